@@ -1,0 +1,14 @@
+# dralloc: build on Debian 12 with the same script users run, ship a slim runtime.
+FROM debian:12 AS build
+WORKDIR /src
+COPY . .
+RUN ./scripts/deps.sh && cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DDRALLOC_TESTS=OFF \
+    && cmake --build build-release -j "$(nproc)"
+
+FROM debian:12-slim
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+      libjansson4 libyaml-0-2 libxxhash0 libre2-9 libmicrohttpd12 libcurl4 libjemalloc2 ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/build-release/dralloc /usr/local/bin/dralloc
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/dralloc"]

@@ -1,0 +1,33 @@
+# Thin wrapper over CMake. `make test` and `make run` work on a fresh Debian 12 machine.
+#   build/          sanitizer build (ASan+UBSan): what the tests run
+#   build-release/  release build with jemalloc: what users and benchmarks run
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build release test run bench clean
+
+all: release
+
+deps:
+	@./scripts/deps.sh
+
+build: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build -j $(JOBS)
+
+release: deps
+	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-release -j $(JOBS)
+
+test: build
+	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure
+	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
+
+run: release
+	@./build-release/dralloc --help
+
+bench: release
+	@./build-release/dralloc bench
+
+clean:
+	rm -rf build build-release

@@ -1,0 +1,60 @@
+/* quantity.h — Kubernetes resource.Quantity: exact decimal values such as "40Gi",
+ * "1500m", "1e3", parsed with the full apimachinery grammar, compared and added
+ * exactly (no floating point), and printed in canonical form exactly as
+ * Kubernetes prints them ("1.5Gi" → "1536Mi", "0.5" → "500m").
+ *
+ * Representation: value = mant × 10^exp with a 128-bit mantissa. Like Kubernetes,
+ * non-zero values are rounded up in magnitude to nano precision (exp >= -9) when
+ * parsed. `format` remembers the suffix family the value was written in
+ * (BinarySI, DecimalSI, DecimalExponent), which canonical printing needs.
+ * Values too large for the mantissa are rejected with an error, never wrapped. */
+#ifndef DRA_QUANTITY_H
+#define DRA_QUANTITY_H
+
+#include "base/base.h"
+#include "base/error.h"
+
+typedef enum quantity_fmt {
+    QTY_DECIMAL_EXPONENT = 0,  /* 1e3, 1E-3 */
+    QTY_BINARY_SI = 1,         /* Ki Mi Gi Ti Pi Ei */
+    QTY_DECIMAL_SI = 2,        /* n u m "" k M G T P E */
+} quantity_fmt;
+
+typedef struct quantity {
+    __int128 mant;
+    int32_t exp;               /* power of ten, >= -9 for parsed values */
+    uint8_t format;            /* quantity_fmt */
+} quantity;
+
+/* Parses s[0..n). On failure fills e->msg with Kubernetes' text:
+ *   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+ *   "unable to parse quantity's suffix" / "unable to parse numeric part of quantity". */
+bool quantity_parse(const char *s, size_t n, quantity *out, err *e);
+/* Convenience for constants in code and tests; aborts on a bad literal. */
+quantity quantity_must(const char *s);
+quantity quantity_from_int(int64_t v, quantity_fmt f);
+
+int quantity_cmp(const quantity *a, const quantity *b);   /* -1, 0, 1; exact */
+int quantity_sign(const quantity *q);                     /* -1, 0, 1 */
+bool quantity_is_zero(const quantity *q);
+/* a + b and a - b, exact; false on overflow of the representation. The result
+ * keeps a's format (as Kubernetes' Add does). */
+bool quantity_add(const quantity *a, const quantity *b, quantity *out);
+bool quantity_sub(const quantity *a, const quantity *b, quantity *out);
+/* a × k, exact; false on overflow. */
+bool quantity_mul_int(const quantity *a, int64_t k, quantity *out);
+/* ceil(a / b) for b > 0, as an integer; false when b <= 0 or the quotient overflows. */
+bool quantity_div_ceil(const quantity *a, const quantity *b, int64_t *out);
+/* true when a is an exact integer multiple of b (b != 0). */
+bool quantity_is_multiple(const quantity *a, const quantity *b);
+/* Whole-number value: true and *out set when the value is an integer that fits int64
+ * (Kubernetes' AsInt64 / CEL isInteger); false otherwise. */
+bool quantity_to_int64(const quantity *q, int64_t *out);
+double quantity_to_double(const quantity *q);             /* nearest double, ±Inf on overflow */
+
+/* Canonical form as Kubernetes' Quantity.String() prints it. Returns the length
+ * (snprintf semantics; 64 bytes always suffice for canonical forms of in-range values). */
+size_t quantity_format(const quantity *q, char *buf, size_t n);
+#define QUANTITY_STR_MAX 96
+
+#endif

@@ -1,0 +1,150 @@
+/* cel.h — the public contract of the CEL layer: compile DRA selector expressions
+ * once, evaluate them per device many times.
+ *
+ * CEL (Common Expression Language) is what DeviceClass and ResourceClaim selectors
+ * are written in. This module implements the language (lexer, parser, checker,
+ * compiler to a flat program, evaluator) with the environment Kubernetes builds
+ * for DRA: the `device` variable and the libraries Kubernetes enables (quantity,
+ * semver, strings v2, regex, lists, sets, optionals, two-variable comprehensions,
+ * cel.bind, includes, url/ip/cidr/format), with the StoredExpressions flavour the
+ * scheduler uses (every field and function available regardless of feature gates).
+ *
+ * Threading: a cel_env and every cel_program are immutable once built and may be
+ * shared by any number of threads. cel_cache is internally locked. A cel_eval_ctx
+ * is per-thread scratch and must not be shared.
+ *
+ * Devices are seen through `cel_device`, a read-only view the engine builds once per
+ * device at ingest (attribute names interned, versions pre-parsed, quantities
+ * parsed), so evaluation never parses or allocates for ordinary selectors.
+ *
+ * Everything else in cel/ (*_internal.h, ast.h, value.h, …) is private to cel/ and to
+ * the tests. */
+#ifndef DRA_CEL_H
+#define DRA_CEL_H
+
+#include "base/arena.h"
+#include "base/base.h"
+#include "base/error.h"
+#include "base/intern.h"
+#include "base/quantity.h"
+#include "base/semver.h"
+
+/* ---- the device view ------------------------------------------------------- */
+
+typedef struct cel_str {
+    const char *s;
+    uint32_t len;
+} cel_str;
+
+typedef enum cel_attr_kind {
+    CEL_ATTR_NONE = 0,     /* attribute present but with no value set (`{}` in the slice) */
+    CEL_ATTR_INT,
+    CEL_ATTR_BOOL,
+    CEL_ATTR_STRING,
+    CEL_ATTR_VERSION,
+    CEL_ATTR_INTS,         /* list-type attributes (DRAListTypeAttributes) */
+    CEL_ATTR_BOOLS,
+    CEL_ATTR_STRINGS,
+    CEL_ATTR_VERSIONS,
+} cel_attr_kind;
+
+typedef struct cel_attr {
+    uint32_t domain;       /* interned domain; an unqualified name gets the driver's name */
+    uint32_t name;         /* interned attribute id within the domain */
+    uint8_t kind;          /* cel_attr_kind */
+    uint32_t count;        /* number of elements for list kinds */
+    union {
+        int64_t i;
+        bool b;
+        cel_str s;
+        semver v;
+        const int64_t *ints;
+        const bool *bools;
+        const cel_str *strs;
+        const semver *vers;
+    } u;
+} cel_attr;
+
+typedef struct cel_capacity {
+    uint32_t domain;
+    uint32_t name;
+    quantity value;
+} cel_capacity;
+
+typedef struct cel_device {
+    cel_str driver;
+    uint32_t driver_id;             /* interned driver name */
+    const cel_attr *attrs;
+    uint32_t nattrs;
+    const cel_capacity *caps;
+    uint32_t ncaps;
+    bool allow_multiple_allocations;
+    /* When the device cannot be converted for CEL at all — an attribute without a
+     * value ("attribute NAME: unsupported attribute value") or a version that does
+     * not parse ("attribute NAME: parse semantic version: ...") — every evaluation
+     * on it fails with this text, as in Kubernetes, where conversion precedes
+     * evaluation. NULL when the device is fine. */
+    const char *conv_error;
+} cel_device;
+
+/* ---- environment, programs, cache ------------------------------------------ */
+
+typedef struct cel_env cel_env;           /* opaque, immutable after creation */
+typedef struct cel_program cel_program;   /* opaque, immutable, shareable */
+typedef struct cel_cache cel_cache;       /* opaque, thread-safe */
+typedef struct cel_eval_ctx cel_eval_ctx; /* opaque, one per thread */
+
+#define CEL_MAX_EXPRESSION_LEN (10 * 1024)   /* CELSelectorExpressionMaxLength */
+#define CEL_MAX_COST 1000000                 /* CELSelectorExpressionMaxCost */
+
+/* The DRA selector environment over the given intern table (the same table the
+ * engine interns attribute names with, so compiled programs look names up by id). */
+cel_env *cel_env_new_dra(intern_table *names);
+void cel_env_free(cel_env *env);
+
+/* Compiles an expression (parse, check, compile). On failure returns NULL and fills
+ * e->msg with the CEL error text as Kubernetes reports it, e.g.
+ *   "ERROR: <input>:1:8: undeclared reference to 'x' (in container '')" */
+cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e);
+void cel_program_free(cel_program *p);
+/* True when the program's static result type is bool (a selector); derived attribute
+ * expressions may also have other types. */
+bool cel_program_returns_bool(const cel_program *p);
+
+/* Expression text → compiled program, compiled once. Only successful compilations are
+ * cached (as Kubernetes does); a failing expression is recompiled and fails again. */
+cel_cache *cel_cache_new(const cel_env *env);
+void cel_cache_free(cel_cache *c);
+const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e);
+
+/* ---- evaluation ------------------------------------------------------------- */
+
+cel_eval_ctx *cel_eval_ctx_new(void);
+void cel_eval_ctx_free(cel_eval_ctx *x);
+
+typedef enum cel_result {
+    CEL_ERROR = -1,
+    CEL_FALSE = 0,
+    CEL_TRUE = 1,
+} cel_result;
+
+/* Evaluates a selector on a device. CEL_ERROR fills e->msg with the runtime error
+ * ("no such key: memory", "operation cancelled: actual cost limit exceeded",
+ * "CEL result of type int could not be converted to bool", …); the caller adds the
+ * "claim X: selector #i on device D/P/N: CEL runtime error: " context. */
+cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e);
+
+/* Evaluates an expression for a derived attribute: the result must be a scalar (int,
+ * bool, string, semver) or, when allow_lists, a list of one scalar kind. The value is
+ * written to *out (name/domain left 0); element arrays and strings are copied into
+ * `out_arena`. Returns false with e->msg on a runtime error or a result of another type. */
+bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, bool allow_lists,
+                   arena *out_arena, cel_attr *out, err *e);
+
+/* Evaluates on a device and prints the typed result as CEL literal text
+ * ("true", "42", "\"abc\"", "[1, 2]", "quantity(\"1Gi\")", "semver(\"1.2.3\")") into buf;
+ * for `dralloc cel eval`. Returns false with e->msg on error. */
+bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
+                     char *buf, size_t n, err *e);
+
+#endif

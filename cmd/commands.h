@@ -1,0 +1,9 @@
+/* commands.h — the `dralloc` subcommands. Each lives in its own cmd/<name>.c and
+ * has the signature of main (argv[0] is the subcommand name). To add one: write
+ * the function, declare it here, add a row to the table in main.c. */
+#ifndef DRA_CMD_COMMANDS_H
+#define DRA_CMD_COMMANDS_H
+
+int cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,47 @@
+/* main.c — the `dralloc` binary: dispatches to one subcommand per cmd/<name>.c.
+ * Exit codes: 0 success, 1 the operation failed (e.g. unsatisfiable, CEL error),
+ * 2 usage or input error. */
+#include "cmd/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DRALLOC_VERSION "0.1.0"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"version", cmd_version, "print the version"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "dralloc — a fast, exact Kubernetes DRA allocator\n\n"
+            "usage: dralloc <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`dralloc <command> --help` describes each command.\n");
+}
+
+int cmd_version(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    printf("dralloc %s\n", DRALLOC_VERSION);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "dralloc: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

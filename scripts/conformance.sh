@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs both conformance corpora from ../shared/conformance (when present) with the given
+# runner and prints their figures. Fails only when a corpus passes fewer cases than the
+# floor recorded in tests/conformance-floor: a ratchet, so results can only go up.
+set -uo pipefail
+runner=${1:?usage: conformance.sh RUNNER}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared="$root/../shared/conformance"
+[[ -d "$shared" ]] || { echo "conformance: $shared not found, skipped"; exit 0; }
+
+floor() { awk -v k="$1" '$1==k {print $2}' "$root/tests/conformance-floor"; }
+status=0
+check() { # name, floor-key, command...
+  local name=$1 key=$2; shift 2
+  local out; out=$("$@" 2>&1); local last; last=$(printf '%s\n' "$out" | tail -n 1)
+  printf '%s\n' "$out" | tail -n 40
+  local passed; passed=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<<"$last")
+  local min; min=$(floor "$key"); min=${min:-0}
+  echo "conformance $name: ${last:-no summary} (floor $min)"
+  if [[ -z "$passed" || "$passed" -lt "$min" ]]; then status=1; fi
+}
+check allocator allocator "$runner" allocator "$shared/allocator/cases"
+check "cel core" cel-core "$runner" cel --tag core "$shared"/cel/*.json
+exit $status

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dralloc builds against, only those that are missing.
+# Idempotent and silent when everything is present (one dpkg query, no network).
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config
+  libjansson-dev        # JSON decode/encode of Kubernetes objects
+  libyaml-dev           # YAML input (kubectl get -o yaml, multi-document files)
+  libxxhash-dev         # hashing for the intern table and hash maps
+  libre2-dev            # RE2: the regex syntax and linear-time matching CEL specifies
+  libmicrohttpd-dev     # extender HTTP server
+  libcurl4-openssl-dev  # list+watch client
+  libjemalloc-dev       # process allocator for release builds
+  libcriterion-dev      # unit tests
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$st" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
