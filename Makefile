@@ -1,4 +1,5 @@
 # Thin wrapper over CMake. `make test` and `make run` work on a fresh Debian 12 machine.
+MAKEFLAGS += --no-print-directory
 #   build/          sanitizer build (ASan+UBSan): what the tests run
 #   build-release/  release build with jemalloc: what users and benchmarks run
 JOBS ?= $(shell nproc)
