@@ -1,5 +1,40 @@
 /* bench.h — the latency/throughput harness behind `dralloc bench`: named
- * workloads, timing loops, and reports with medians, percentiles and ratios. */
+ * workloads, timing loops, and reports with medians, percentiles and ratios.
+ *
+ * The harness pieces, one file each: clock.h (monotonic ns clock), runner.h
+ * (warm-up + timed passes), stats.h (min / median / p50 / p90 / p99 / ratios),
+ * report.h (text tables), rng.h (the deterministic RNG the workloads share).
+ *
+ * Workloads, each a `bench_<name>_main` taking the common options:
+ *   cel — the CEL selector workload of ../shared/bench/cel-peers (cel_devices.h,
+ *         cel_exprs.h): N synthetic devices, selectors E1..E5, ns per evaluation,
+ *         match counts checked against plain-C reference predicates.
+ * A workload returns 0 when it ran and every cross-check held, 1 when a check
+ * failed (printed as MISMATCH) or the code under test reported an error. */
 #ifndef DRA_BENCH_H
 #define DRA_BENCH_H
+
+#include "base/base.h"
+#include "bench/clock.h"
+#include "bench/report.h"
+#include "bench/rng.h"
+#include "bench/runner.h"
+#include "bench/stats.h"
+
+#include <stdio.h>
+
+typedef struct bench_opts {
+    size_t devices;        /* workload size (cel: number of devices), 0 = the workload's default */
+    size_t reps;           /* timed passes, 0 = default */
+    size_t warmup;         /* untimed passes before them */
+    const char *json;      /* when set, also write the results as JSON to this path */
+    FILE *out;             /* report stream (stdout) */
+} bench_opts;
+
+#define BENCH_CEL_DEFAULT_DEVICES 100000
+#define BENCH_CEL_DEFAULT_REPS 10
+#define BENCH_CEL_SEED 42
+
+int bench_cel_main(const bench_opts *o);
+
 #endif

@@ -1,0 +1,172 @@
+/* cel_bench.c — the CEL selector workload: generate the bench.js devices, build
+ * their CEL views, compile E1..E5 once, then per expression one warm-up pass and
+ * R timed passes of cel_eval_bool over every device. Each pass's match count must
+ * equal the plain-C reference count (and for N = 100000 the reference counts must
+ * equal bench.js's published ones, which proves the generator port); any
+ * difference or evaluation error is reported as MISMATCH and fails the run. */
+#include "bench/bench.h"
+#include "bench/cel_exprs.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct cel_pass {
+    const cel_program *prog;
+    const cel_device *views;
+    size_t n;
+    cel_eval_ctx *ctx;
+    err e;
+    uint64_t matches, errors;       /* of the last pass */
+    bool varied;                    /* a pass counted differently from the one before */
+    size_t passes;
+    char first_error[ERR_MSG_MAX];
+} cel_pass;
+
+static uint64_t cel_pass_run(void *arg) {
+    cel_pass *p = arg;
+    uint64_t matches = 0, errors = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        cel_result r = cel_eval_bool(p->prog, &p->views[i], p->ctx, &p->e);
+        if (r == CEL_TRUE) matches++;
+        else if (UNLIKELY(r == CEL_ERROR)) {
+            if (!errors && !p->first_error[0]) snprintf(p->first_error, sizeof p->first_error, "%s", p->e.msg);
+            errors++;
+        }
+    }
+    if (p->passes++ && (matches != p->matches || errors != p->errors)) p->varied = true;
+    p->matches = matches;
+    p->errors = errors;
+    return p->n;
+}
+
+typedef struct cel_row {
+    uint64_t ref, matches, errors;
+    bool ok;
+    bench_stats st;
+} cel_row;
+
+static void write_json(const bench_opts *o, size_t n, size_t reps, size_t warmup, const cel_row *rows) {
+    FILE *f = fopen(o->json, "w");
+    if (!f) {
+        fprintf(stderr, "dralloc bench cel: cannot write %s\n", o->json);
+        return;
+    }
+    fprintf(f, "{\n \"tool\": \"dralloc bench cel\",\n \"N\": %zu,\n \"reps\": %zu,\n \"warmup\": %zu,\n"
+               " \"expressions\": [\n", n, reps, warmup);
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
+        const cel_row *r = &rows[i];
+        fprintf(f,
+                "  {\"id\": \"%s\", \"matches\": %llu, \"refMatches\": %llu, \"errors\": %llu, "
+                "\"nsPerEvalMedian\": %.2f, \"nsPerEvalP90\": %.2f, \"nsPerEvalP99\": %.2f, \"nsPerEvalMin\": %.2f, "
+                "\"evalsPerSec\": %.0f, \"crossCheck\": \"%s\"}%s\n",
+                bench_cel_exprs[i].id, (unsigned long long)r->matches, (unsigned long long)r->ref,
+                (unsigned long long)r->errors, r->st.median, r->st.p90, r->st.p99, r->st.min,
+                r->st.median > 0 ? 1e9 / r->st.median : 0, r->ok ? "ok" : "MISMATCH",
+                i + 1 < BENCH_CEL_NEXPRS ? "," : "");
+    }
+    fprintf(f, " ]\n}\n");
+    fclose(f);
+}
+
+int bench_cel_main(const bench_opts *o) {
+    FILE *out = o->out ? o->out : stdout;
+    size_t n = o->devices ? o->devices : BENCH_CEL_DEFAULT_DEVICES;
+    size_t reps = o->reps ? o->reps : BENCH_CEL_DEFAULT_REPS;
+    size_t warmup = o->warmup;
+    int status = 0;
+
+    bench_celdev *devs = bench_celdevs_make(n, BENCH_CEL_SEED);
+    uint64_t nattrs = 0;
+    for (size_t i = 0; i < n; i++) nattrs += bench_celdev_nattrs(&devs[i]);
+
+    cel_row rows[BENCH_CEL_NEXPRS] = {0};
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
+        rows[i].ref = bench_cel_ref_count(i, devs, n);
+        if (n == 100000 && rows[i].ref != bench_cel_exprs[i].ref_matches_100k) {
+            fprintf(out, "MISMATCH: %s: reference predicate matches %llu devices, bench.js %llu "
+                         "(the generator is not bench.js's makeDevices)\n",
+                    bench_cel_exprs[i].id, (unsigned long long)rows[i].ref,
+                    (unsigned long long)bench_cel_exprs[i].ref_matches_100k);
+            status = 1;
+        }
+    }
+
+    intern_table *names = intern_new();
+    arena a;
+    arena_init(&a, 1 << 20);
+    err e = {0};
+    cel_env *env = NULL;
+    cel_eval_ctx *ctx = NULL;
+    cel_program *progs[BENCH_CEL_NEXPRS] = {0};
+    cel_device *views = bench_celdevs_views(devs, n, names, &a, &e);
+    if (!views) {
+        fprintf(out, "dralloc bench cel: %s\n", e.msg);
+        status = 1;
+        goto done;
+    }
+    /* Names are interned before compiling, as the engine does at ingest. */
+    env = cel_env_new_dra(names);
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
+        err_clear(&e);
+        const char *src = bench_cel_exprs[i].cel;
+        progs[i] = cel_compile(env, src, strlen(src), &e);
+        if (!progs[i]) {
+            fprintf(out, "dralloc bench cel: %s: compile error: %s\n", bench_cel_exprs[i].id, e.msg);
+            status = 1;
+            goto done;
+        }
+    }
+    ctx = cel_eval_ctx_new();
+
+    fprintf(out, "dralloc bench cel: N=%zu devices (avg %.1f attributes, 2 capacities), seed %d; "
+                 "%zu warm-up + %zu timed passes per expression; %ld CPUs online\n",
+            n, n ? (double)nattrs / (double)n : 0.0, BENCH_CEL_SEED, warmup, reps, sysconf(_SC_NPROCESSORS_ONLN));
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+    fprintf(out, "note: debug or sanitizer build, figures are not representative (use build-release/dralloc)\n");
+#endif
+    static const char *const head[] = {"expression", "matches", "ref", "errors", "median ns/eval",
+                                       "p90", "p99", "min", "evals/s", "check"};
+    bench_table *t = bench_table_new(head, ARRAY_SIZE(head));
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
+        cel_pass *p = xcalloc(1, sizeof *p);
+        *p = (cel_pass){.prog = progs[i], .views = views, .n = n, .ctx = ctx};
+        bench_run run;
+        bench_run_passes(cel_pass_run, p, warmup, reps, &run);
+        cel_row *r = &rows[i];
+        r->matches = p->matches;
+        r->errors = p->errors;
+        r->st = run.stats;
+        r->ok = p->matches == r->ref && p->errors == 0 && !p->varied;
+        if (!r->ok) status = 1;
+        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        bench_table_addf(t, "%s", bench_cel_exprs[i].id);
+        bench_table_addf(t, "%llu", (unsigned long long)r->matches);
+        bench_table_addf(t, "%llu", (unsigned long long)r->ref);
+        bench_table_addf(t, "%llu", (unsigned long long)r->errors);
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st.median, b1, sizeof b1));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st.p90, b2, sizeof b2));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st.p99, b3, sizeof b3));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st.min, b4, sizeof b4));
+        bench_table_addf(t, "%s", bench_fmt_rate(r->st.median > 0 ? 1e9 / r->st.median : 0, b5, sizeof b5));
+        bench_table_addf(t, "%s", r->ok ? "ok" : "MISMATCH");
+        if (p->errors) fprintf(out, "%s: first evaluation error: %s\n", bench_cel_exprs[i].id, p->first_error);
+        if (p->varied) fprintf(out, "%s: MISMATCH: match counts differ between passes\n", bench_cel_exprs[i].id);
+        bench_run_free(&run);
+        free(p);
+    }
+    bench_table_print(t, out);
+    bench_table_free(t);
+    fprintf(out, "ns/eval per timed pass (pass time / N): median, p90, p99, min over the %zu passes\n", reps);
+    if (status) fprintf(out, "MISMATCH: match counts differ from the reference predicates\n");
+    if (o->json) write_json(o, n, reps, warmup, rows);
+
+done:
+    cel_eval_ctx_free(ctx);
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) cel_program_free(progs[i]);
+    cel_env_free(env);
+    arena_free(&a);
+    intern_free(names);
+    free(devs);
+    return status;
+}

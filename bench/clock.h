@@ -1,0 +1,11 @@
+/* clock.h — the benchmark clock: CLOCK_MONOTONIC in nanoseconds (never steps
+ * backwards with NTP adjustments; vDSO-backed, ~20 ns per read on Linux), so
+ * time a whole pass of many operations rather than single operations. */
+#ifndef DRA_BENCH_CLOCK_H
+#define DRA_BENCH_CLOCK_H
+
+#include "base/base.h"
+
+uint64_t bench_now_ns(void);
+
+#endif
