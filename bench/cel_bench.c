@@ -42,8 +42,9 @@ static uint64_t cel_pass_run(void *arg) {
 
 typedef struct cel_row {
     uint64_t ref, matches, errors;
-    bool ok;
+    bool ok, varied;
     bench_stats st;
+    char first_error[ERR_MSG_MAX];
 } cel_row;
 
 static void write_json(const bench_opts *o, size_t n, size_t reps, size_t warmup, const cel_row *rows) {
@@ -137,7 +138,9 @@ int bench_cel_main(const bench_opts *o) {
         r->matches = p->matches;
         r->errors = p->errors;
         r->st = run.stats;
+        r->varied = p->varied;
         r->ok = p->matches == r->ref && p->errors == 0 && !p->varied;
+        snprintf(r->first_error, sizeof r->first_error, "%s", p->first_error);
         if (!r->ok) status = 1;
         char b1[32], b2[32], b3[32], b4[32], b5[32];
         bench_table_addf(t, "%s", bench_cel_exprs[i].id);
@@ -150,15 +153,20 @@ int bench_cel_main(const bench_opts *o) {
         bench_table_addf(t, "%s", bench_fmt_ns(r->st.min, b4, sizeof b4));
         bench_table_addf(t, "%s", bench_fmt_rate(r->st.median > 0 ? 1e9 / r->st.median : 0, b5, sizeof b5));
         bench_table_addf(t, "%s", r->ok ? "ok" : "MISMATCH");
-        if (p->errors) fprintf(out, "%s: first evaluation error: %s\n", bench_cel_exprs[i].id, p->first_error);
-        if (p->varied) fprintf(out, "%s: MISMATCH: match counts differ between passes\n", bench_cel_exprs[i].id);
         bench_run_free(&run);
         free(p);
     }
     bench_table_print(t, out);
     bench_table_free(t);
     fprintf(out, "ns/eval per timed pass (pass time / N): median, p90, p99, min over the %zu passes\n", reps);
-    if (status) fprintf(out, "MISMATCH: match counts differ from the reference predicates\n");
+    for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
+        const cel_row *r = &rows[i];
+        if (r->ok) continue;
+        fprintf(out, "MISMATCH: %s: %llu matches and %llu errors, reference %llu matches%s\n", bench_cel_exprs[i].id,
+                (unsigned long long)r->matches, (unsigned long long)r->errors, (unsigned long long)r->ref,
+                r->varied ? "; counts differ between passes" : "");
+        if (r->errors) fprintf(out, "  first evaluation error: %s\n", r->first_error);
+    }
     if (o->json) write_json(o, n, reps, warmup, rows);
 
 done:
