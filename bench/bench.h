@@ -28,6 +28,7 @@ typedef struct bench_opts {
     size_t reps;           /* timed passes, 0 = default */
     size_t warmup;         /* untimed passes before them */
     const char *json;      /* when set, also write the results as JSON to this path */
+    const char *dump;      /* when set, only write the generated input as text to this path ("-": out) */
     FILE *out;             /* report stream (stdout) */
 } bench_opts;
 

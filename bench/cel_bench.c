@@ -78,6 +78,18 @@ int bench_cel_main(const bench_opts *o) {
     int status = 0;
 
     bench_celdev *devs = bench_celdevs_make(n, BENCH_CEL_SEED);
+    if (o->dump) {
+        FILE *f = strcmp(o->dump, "-") ? fopen(o->dump, "w") : out;
+        if (!f) {
+            fprintf(stderr, "dralloc bench cel: cannot write %s\n", o->dump);
+            free(devs);
+            return 1;
+        }
+        bench_celdevs_dump(devs, n, f);
+        if (f != out) fclose(f);
+        free(devs);
+        return 0;
+    }
     uint64_t nattrs = 0;
     for (size_t i = 0; i < n; i++) nattrs += bench_celdev_nattrs(&devs[i]);
 

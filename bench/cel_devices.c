@@ -58,3 +58,20 @@ uint32_t bench_celdev_nattrs(const bench_celdev *d) {
     if (d->nic) return 3;
     return 10 + (d->pcie_root >= 0);
 }
+
+void bench_celdevs_dump(const bench_celdev *devs, size_t n, FILE *f) {
+    for (size_t i = 0; i < n; i++) {
+        const bench_celdev *d = &devs[i];
+        if (d->nic) {
+            fprintf(f, "nic %s %lld %s 400G 16\n", bench_nic_link_types[d->link_type],
+                    (long long)bench_nic_speeds[d->speed], d->rdma ? "true" : "false");
+            continue;
+        }
+        const bench_gpu_product *p = &bench_gpu_products[d->product];
+        char uuid[64];
+        bench_celdev_uuid(d, uuid, sizeof uuid);
+        fprintf(f, "gpu %s %s %d %s|NVIDIA|%s|%s %s %d %s %s %s %s\n", d->mig ? "mig" : "gpu", uuid, d->index, p->name,
+                p->arch, p->cc, bench_driver_versions[d->driver_version], d->numa, d->mig ? "true" : "false",
+                d->pcie_root >= 0 ? bench_pcie_roots[d->pcie_root] : "-", p->memory, p->sms);
+    }
+}

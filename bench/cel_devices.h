@@ -23,6 +23,8 @@
 #include "base/intern.h"
 #include "cel/cel.h"
 
+#include <stdio.h>
+
 #define BENCH_GPU_DRIVER "gpu.example.com"
 #define BENCH_NIC_DRIVER "nic.example.com"
 #define BENCH_STD_DOMAIN "resource.kubernetes.io"
@@ -60,6 +62,10 @@ bench_celdev *bench_celdevs_make(size_t n, uint32_t seed);
 size_t bench_celdev_uuid(const bench_celdev *d, char *buf, size_t n);
 /* Number of attributes of a device (bench.js prints the average). */
 uint32_t bench_celdev_nattrs(const bench_celdev *d);
+
+/* One line per device with every field's value, in the format of
+ * bench/cel-devices-check.sh's JavaScript twin, to diff the port against bench.js. */
+void bench_celdevs_dump(const bench_celdev *devs, size_t n, FILE *f);
 
 /* The CEL views of n canonical devices, all memory in arena `a`, names interned in
  * `names`. Returns NULL with e->msg when a quantity or version does not parse. */
