@@ -24,6 +24,12 @@ typedef struct quantity {
     __int128 mant;
     int32_t exp;               /* power of ten, >= -9 for parsed values */
     uint8_t format;            /* quantity_fmt */
+    /* 1 when Kubernetes would hold this value in its inf.Dec form rather than its
+     * int64-with-scale fast form (parse took the slow path, or arithmetic overflowed
+     * int64). Only quantity_to_int64 (AsInt64, CEL isInteger/asInteger) looks at it;
+     * 0 — what a zero-initialised struct has — is the int64 form. Added after the
+     * other fields, inside what used to be padding. */
+    uint8_t big;
 } quantity;
 
 /* Parses s[0..n). On failure fills e->msg with Kubernetes' text:
@@ -47,9 +53,18 @@ bool quantity_mul_int(const quantity *a, int64_t k, quantity *out);
 bool quantity_div_ceil(const quantity *a, const quantity *b, int64_t *out);
 /* true when a is an exact integer multiple of b (b != 0). */
 bool quantity_is_multiple(const quantity *a, const quantity *b);
-/* Whole-number value: true and *out set when the value is an integer that fits int64
- * (Kubernetes' AsInt64 / CEL isInteger); false otherwise. */
+/* Kubernetes' AsInt64, which CEL isInteger()/asInteger() use: true and *out set only
+ * when Kubernetes holds the value as int64 × 10^scale with scale >= 0 and the product
+ * fits int64. So, as in Kubernetes, "1000m", "0m", "100Ti" (parsed on the slow path)
+ * and "1.5Gi" are NOT integers here although their values are whole numbers. */
 bool quantity_to_int64(const quantity *q, int64_t *out);
+/* The mathematical test: true and *out set when the value is a whole number that
+ * fits int64, whatever its representation ("1000m" → 1, "1.5Gi" → 1610612736). */
+bool quantity_value_int64(const quantity *q, int64_t *out);
+/* Kubernetes' String() of a quantity just parsed from s[0..n): ParseQuantity keeps the
+ * input text when it is already canonical-looking (e.g. "+1", "007", "1.500", "1E3"
+ * come back verbatim), otherwise this is quantity_format. q must be the parse of s. */
+size_t quantity_format_parsed(const char *s, size_t len, const quantity *q, char *buf, size_t n);
 double quantity_to_double(const quantity *q);             /* nearest double, ±Inf on overflow */
 
 /* Canonical form as Kubernetes' Quantity.String() prints it. Returns the length

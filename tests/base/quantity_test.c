@@ -1,0 +1,520 @@
+/* quantity_test.c — resource.Quantity: the parse grammar and its three error texts,
+ * nano round-up, the BinarySI cap, canonical printing (vectors from apimachinery's
+ * quantity_test.go), exact comparison, arithmetic and its overflow edges, and the
+ * two int64 conversions. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/quantity.h"
+
+#define FMT_ERR "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+#define SUF_ERR "unable to parse quantity's suffix"
+#define NUM_ERR "unable to parse numeric part of quantity"
+
+static quantity P(const char *s) {
+    quantity q;
+    err e;
+    err_clear(&e);
+    cr_assert(quantity_parse(s, strlen(s), &q, &e), "parse %s: %s", s, e.msg);
+    return q;
+}
+
+static void expect_canon(const char *in, const char *want) {
+    quantity q = P(in);
+    char buf[QUANTITY_STR_MAX];
+    size_t n = quantity_format(&q, buf, sizeof buf);
+    cr_expect_str_eq(buf, want, "%s: got %s want %s", in, buf, want);
+    cr_expect_eq(n, strlen(want), "%s: length", in);
+    /* the canonical form parses back to the same value and prints the same */
+    quantity r = P(buf);
+    cr_expect_eq(quantity_cmp(&q, &r), 0, "%s: round trip of %s changed the value", in, buf);
+    char again[QUANTITY_STR_MAX];
+    quantity_format(&r, again, sizeof again);
+    cr_expect_str_eq(again, buf, "%s: canonical %s is not stable (%s)", in, buf, again);
+}
+
+static void expect_error(const char *in, const char *msg) {
+    quantity q;
+    err e;
+    err_clear(&e);
+    cr_expect_not(quantity_parse(in, strlen(in), &q, &e), "%s parsed unexpectedly", in);
+    cr_expect_str_eq(e.msg, msg, "%s: message %s", in, e.msg);
+}
+
+static int C(const char *a, const char *b) {
+    quantity x = P(a), y = P(b);
+    return quantity_cmp(&x, &y);
+}
+
+Test(quantity, canonical_plain_and_decimal_si) {
+    expect_canon("0", "0");
+    expect_canon("0n", "0");
+    expect_canon("0Ki", "0");
+    expect_canon("-0", "0");
+    expect_canon("1", "1");
+    expect_canon("9", "9");
+    expect_canon("5n", "5n");
+    expect_canon("4u", "4u");
+    expect_canon("3m", "3m");
+    expect_canon("8k", "8k");
+    expect_canon("50k", "50k");
+    expect_canon("7M", "7M");
+    expect_canon("6G", "6G");
+    expect_canon("5T", "5T");
+    expect_canon("40T", "40T");
+    expect_canon("300T", "300T");
+    expect_canon("2P", "2P");
+    expect_canon("1E", "1E");
+    expect_canon("12E", "12E");
+    expect_canon("1000", "1k");
+    expect_canon("1000M", "1G");
+    expect_canon("100m", "100m");
+    expect_canon("1080m", "1080m");
+    expect_canon("1.08", "1080m");
+    expect_canon("1234567M", "1234567M");
+}
+
+Test(quantity, canonical_fractions) {
+    expect_canon("0.5", "500m");
+    expect_canon("1.5", "1500m");
+    expect_canon("9.01", "9010m");
+    expect_canon("0.001", "1m");
+    expect_canon("0.0005k", "500m");
+    expect_canon("0.00050k", "500m");
+    expect_canon("0.00500", "5m");
+    expect_canon("0.05000", "50m");
+    expect_canon("100.035k", "100035");
+    expect_canon("10.035M", "10035k");
+    expect_canon("8.1k", "8100");
+    expect_canon("7.123456M", "7123456");
+    expect_canon("6.987654321G", "6987654321");
+    expect_canon("5.444T", "5444G");
+    expect_canon("40.1T", "40100G");
+    expect_canon("2.5P", "2500T");
+    expect_canon("1.01E", "1010P");
+    expect_canon(".001", "1m");
+    expect_canon(".0001k", "100m");
+    expect_canon("1.", "1");
+    expect_canon("1.G", "1G");
+    expect_canon("+1.5", "1500m");
+    expect_canon("-1.5", "-1500m");
+    expect_canon("-9.01", "-9010m");
+    expect_canon("000123", "123");
+}
+
+Test(quantity, canonical_decimal_exponent) {
+    expect_canon("1e3", "1e3");
+    expect_canon("1E3", "1e3");
+    expect_canon("1E-3", "1e-3");
+    expect_canon("1E6", "1e6");
+    expect_canon("1e9", "1e9");
+    expect_canon("1E18", "1e18");
+    expect_canon("1e14", "100e12");
+    expect_canon("1e13", "10e12");
+    expect_canon("0.5e0", "500e-3");
+    expect_canon("0.5e-1", "50e-3");
+    expect_canon("0.5e-2", "5e-3");
+    expect_canon("1.2e3", "1200");
+    expect_canon("1.3E+6", "1300e3");
+    expect_canon("1.40e9", "1400e6");
+    expect_canon("1.53E12", "1530e9");
+    expect_canon("1.7E18", "1700e15");
+    expect_canon("80e-3", "80e-3");
+    expect_canon("-1e3", "-1e3");
+}
+
+Test(quantity, canonical_binary_si) {
+    expect_canon("1Ki", "1Ki");
+    expect_canon("8Ki", "8Ki");
+    expect_canon("7Mi", "7Mi");
+    expect_canon("6Gi", "6Gi");
+    expect_canon("5Ti", "5Ti");
+    expect_canon("4Pi", "4Pi");
+    expect_canon("3Ei", "3Ei");
+    expect_canon("100Ti", "100Ti");
+    expect_canon("1024Mi", "1Gi");
+    expect_canon("1.5Gi", "1536Mi");
+    expect_canon("-1.5Gi", "-1536Mi");
+    expect_canon("0.5Mi", "512Ki");
+    expect_canon("1025Ki", "1025Ki");
+    expect_canon("307200Ki", "300Mi");
+    expect_canon("1025024Mi", "1001Gi");
+    /* not whole numbers of bytes, or below 1024: printed as DecimalSI */
+    expect_canon("100.035Ki", "102435840m");
+    expect_canon("0.05Gi", "53687091200m");
+    expect_canon(".001Ki", "1024m");
+    expect_canon(".000001Ki", "1024u");
+    expect_canon(".000000001Ki", "1024n");
+    expect_canon("-.001Ki", "-1024m");
+}
+
+Test(quantity, nano_round_up_in_magnitude) {
+    expect_canon("0.1n", "1n");
+    expect_canon("0.9n", "1n");
+    expect_canon("3.001n", "4n");
+    expect_canon("-3.001n", "-4n");
+    expect_canon("1.1E-9", "2e-9");
+    expect_canon("0.0000000001", "1n");
+    expect_canon("0.00000000050", "1n");
+    expect_canon("0.5e-9", "1e-9");
+    expect_canon("0.00000012345", "124n");
+    expect_canon("0.00000012354", "124n");
+    expect_canon("0.000000000001Ki", "2n");
+    expect_canon(".000000000001Ki", "2n");
+    expect_canon("1e-1000", "1e-9");
+    /* a long tail below nano only decides the round-up */
+    expect_canon("1.0000000000000000000000000000000000000000000000000000000001", "1000000001n");
+    expect_canon("1.0000000000000000000000000000000000000000000000000000000000", "1");
+}
+
+Test(quantity, binary_si_cap) {
+    expect_canon("9Ei", "9223372036854775807");
+    expect_canon("8Ei", "9223372036854775807");
+    expect_canon("9223372036854775807Ki", "9223372036854775807");
+    expect_canon("7Ei", "7Ei");
+    /* decimal values are not capped */
+    expect_canon("18446744073709551616", "18446744073709551616");
+    expect_canon("9999999999999999999999999999999999999G", "9999999999999999999999999999999999999G");
+    expect_canon("1000E", "1e21");
+    expect_canon("5000E", "5e21");
+}
+
+Test(quantity, odd_but_valid_forms) {
+    expect_canon(".", "0");
+    expect_canon("-.", "0");
+    expect_canon("+", "0");
+    expect_canon("-", "0");
+    expect_canon("Ki", "0");
+    expect_canon("e3", "0");
+    expect_canon("0.0", "0");
+}
+
+Test(quantity, invalid_forms_and_messages) {
+    expect_error("", FMT_ERR);
+    expect_error("1.1.M", FMT_ERR);
+    expect_error("1+1.0M", FMT_ERR);
+    expect_error("0.1am", FMT_ERR);
+    expect_error("aoeu", FMT_ERR);
+    expect_error(" 1", FMT_ERR);
+    expect_error("1 ", FMT_ERR);
+    expect_error("10Mo", FMT_ERR);
+    expect_error("1e3x", FMT_ERR);
+    expect_error("0.1mi", SUF_ERR);
+    expect_error(".5i", SUF_ERR);
+    expect_error("1i", SUF_ERR);
+    expect_error("-3.01i", SUF_ERR);
+    expect_error("-3.01e-", SUF_ERR);
+    expect_error("200K", SUF_ERR);
+    expect_error("1ki", SUF_ERR);
+    expect_error("1Mm", SUF_ERR);
+    expect_error("1e", SUF_ERR);
+    expect_error("1Ee3", SUF_ERR);
+    expect_error("1e99999999999999999999", SUF_ERR);
+    expect_error("1m5", SUF_ERR);
+    /* no digit at all and a scale finer than nano: inf.Dec cannot read "." */
+    expect_error(".e-10", NUM_ERR);
+    expect_error("-e-10", NUM_ERR);
+}
+
+Test(quantity, exact_comparison) {
+    cr_expect_eq(C("200M", "0.2G"), 0);
+    cr_expect_eq(C("50M", "50Mi"), -1);
+    cr_expect_eq(C("50Mi", "50M"), 1);
+    cr_expect_eq(C("10000T", "100Gi"), 1);
+    cr_expect_eq(C("100m", "50m"), 1);
+    cr_expect_eq(C("1e3", "1k"), 0);
+    cr_expect_eq(C("1Ki", "1024"), 0);
+    cr_expect_eq(C("1.5Gi", "1536Mi"), 0);
+    cr_expect_eq(C("-1", "0"), -1);
+    cr_expect_eq(C("-2", "-1"), -1);
+    cr_expect_eq(C("-1n", "-1"), 1);
+    cr_expect_eq(C("1n", "0"), 1);
+    cr_expect_eq(C("0", "-0"), 0);
+    cr_expect_eq(C("0m", "0Ki"), 0);
+    cr_expect_eq(C("1e30", "1n"), 1);
+    cr_expect_eq(C("1e-1000", "1n"), 0);
+    cr_expect_eq(C("9999999999999999999999999999999999999G", "1E"), 1);
+    cr_expect_eq(C("1000000000000000000000000000000000001", "1e36"), 1);
+    cr_expect_eq(C("100000000000000000000000000000000000000n", "1e29"), 0);
+    cr_expect_eq(C("99999999999999999999999999999999999999n", "1e29"), -1);
+    cr_expect_eq(C("-99999999999999999999999999999999999999n", "-1e29"), 1);
+    cr_expect_eq(C("1e2147483647", "1e2147483646"), 1);
+    cr_expect_eq(C("9Ei", "8Ei"), 0); /* both capped */
+}
+
+Test(quantity, add_sub_exact_and_formats) {
+    quantity a = P("1Gi"), b = P("1Gi"), r;
+    char buf[QUANTITY_STR_MAX];
+    cr_assert(quantity_add(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "2Gi");
+
+    a = P("1");
+    b = P("1.5");
+    cr_assert(quantity_sub(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "-500m");
+
+    /* the result keeps the receiver's format ... */
+    a = P("10Ki");
+    b = P("1");
+    cr_assert(quantity_sub(&a, &b, &r));
+    cr_expect_eq(r.format, QTY_BINARY_SI);
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "10239");
+    /* ... unless the receiver is zero, then it takes the operand's */
+    a = P("0");
+    b = P("1Gi");
+    cr_assert(quantity_add(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "1Gi");
+    cr_assert(quantity_sub(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "-1Gi");
+    a = P("100m");
+    b = P("0");
+    cr_assert(quantity_add(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "100m");
+
+    /* exact across scales: 1e18 + 1n needs 28 digits, fine in 128 bits */
+    a = P("1E");
+    b = P("1n");
+    cr_assert(quantity_add(&a, &b, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "1000000000000000000000000001n");
+    cr_assert(quantity_sub(&r, &b, &r)); /* out may alias an input */
+    cr_expect_eq(quantity_cmp(&r, &a), 0);
+
+    /* x + y - y == x for many values across scales */
+    const char *vals[] = {"1", "1n", "3.7Gi", "-12k", "0.5e-3", "99E", "123456789012345678", "7Mi"};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
+        for (size_t j = 0; j < sizeof vals / sizeof *vals; j++) {
+            quantity x = P(vals[i]), y = P(vals[j]), s, d;
+            cr_assert(quantity_add(&x, &y, &s), "%s + %s", vals[i], vals[j]);
+            cr_assert(quantity_sub(&s, &y, &d));
+            cr_expect_eq(quantity_cmp(&d, &x), 0, "%s + %s - %s", vals[i], vals[j], vals[j]);
+            cr_expect_eq(quantity_cmp(&s, &x), quantity_sign(&y), "%s + %s vs %s", vals[i], vals[j], vals[i]);
+        }
+}
+
+Test(quantity, arithmetic_overflow_is_reported) {
+    quantity a = P("1e30"), b = P("1n"), r;
+    /* 1e30 + 1e-9 needs 40 significant digits */
+    cr_expect_not(quantity_add(&a, &b, &r));
+    cr_expect_not(quantity_sub(&a, &b, &r));
+    /* 38 nines at nano scale plus a bit more */
+    /* 38 nines at nano scale: fits 2^127-1 (1.7e38) once, not twice */
+    quantity big = P("99999999999999999999999999999999999999n");
+    cr_expect_not(quantity_add(&big, &big, &r));
+    quantity neg = P("-99999999999999999999999999999999999999n");
+    cr_expect_not(quantity_sub(&neg, &big, &r));
+    cr_assert(quantity_sub(&big, &big, &r));
+    cr_expect(quantity_is_zero(&r));
+    /* a mantissa beyond 128 bits is rejected at parse time, never wrapped */
+    quantity q;
+    err e;
+    err_clear(&e);
+    cr_expect_not(quantity_parse("123456789012345678901234567890123456789012", 42, &q, &e));
+    cr_expect(e.set);
+}
+
+Test(quantity, mul_int) {
+    quantity a = P("100m"), r;
+    char buf[QUANTITY_STR_MAX];
+    cr_assert(quantity_mul_int(&a, 3, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "300m");
+    a = P("1Gi");
+    cr_assert(quantity_mul_int(&a, -4, &r));
+    quantity_format(&r, buf, sizeof buf);
+    cr_expect_str_eq(buf, "-4Gi");
+    cr_assert(quantity_mul_int(&a, 0, &r));
+    cr_expect(quantity_is_zero(&r));
+    quantity m = quantity_from_int(INT64_MAX, QTY_DECIMAL_SI);
+    cr_assert(quantity_mul_int(&m, INT64_MAX, &r)); /* (2^63-1)^2 < 2^126 */
+    quantity r2;
+    cr_assert(quantity_mul_int(&r, 2, &r2));        /* still below 2^127 */
+    cr_expect_not(quantity_mul_int(&r, 4, &r2));
+    cr_expect_not(quantity_mul_int(&r, INT64_MIN, &r2));
+}
+
+Test(quantity, div_ceil) {
+    quantity a, b;
+    int64_t q;
+    a = P("10Gi"), b = P("1Gi");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 10);
+    a = P("10.5"), b = P("1");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 11);
+    a = P("-10.5");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, -10);
+    a = P("1"), b = P("3");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 1);
+    a = P("1n"), b = P("1E");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 1);
+    a = P("0"), b = P("5");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 0);
+    a = P("1500m"), b = P("500m");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 3);
+    a = P("9223372036854775807"), b = P("1");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, INT64_MAX);
+    a = P("9223372036854775808");
+    cr_expect_not(quantity_div_ceil(&a, &b, &q));
+    a = P("1e30"), b = P("1n");
+    cr_expect_not(quantity_div_ceil(&a, &b, &q));
+    /* needs the wide path: 38-digit operands at very different scales */
+    a = P("12345678901234567890123456789012345678e5");
+    b = P("12345678901234567890123456789012345678e-5");
+    cr_assert(quantity_div_ceil(&a, &b, &q));
+    cr_expect_eq(q, 10000000000LL);
+    b = P("0");
+    cr_expect_not(quantity_div_ceil(&a, &b, &q));
+    b = P("-1");
+    cr_expect_not(quantity_div_ceil(&a, &b, &q));
+}
+
+Test(quantity, is_multiple) {
+    quantity a, b;
+    a = P("1Gi"), b = P("1Mi");
+    cr_expect(quantity_is_multiple(&a, &b));
+    a = P("1.5Gi"), b = P("512Mi");
+    cr_expect(quantity_is_multiple(&a, &b));
+    a = P("1G"), b = P("1Gi");
+    cr_expect_not(quantity_is_multiple(&a, &b));
+    a = P("3"), b = P("1500m");
+    cr_expect(quantity_is_multiple(&a, &b));
+    a = P("1"), b = P("3");
+    cr_expect_not(quantity_is_multiple(&a, &b));
+    a = P("1e30"), b = P("1n");
+    cr_expect(quantity_is_multiple(&a, &b));
+    a = P("1e30"), b = P("7");
+    cr_expect_not(quantity_is_multiple(&a, &b));
+    a = P("0"), b = P("7");
+    cr_expect(quantity_is_multiple(&a, &b));
+    a = P("1n"), b = P("1");
+    cr_expect_not(quantity_is_multiple(&a, &b));
+    a = P("-6"), b = P("2");
+    cr_expect(quantity_is_multiple(&a, &b));
+    b = P("0");
+    cr_expect_not(quantity_is_multiple(&a, &b));
+}
+
+Test(quantity, to_int64_follows_kubernetes_as_int64) {
+    int64_t v;
+    cr_assert(quantity_to_int64(&(quantity){0}, &v));
+    quantity q = P("5");
+    cr_assert(quantity_to_int64(&q, &v));
+    cr_expect_eq(v, 5);
+    q = P("1k");
+    cr_assert(quantity_to_int64(&q, &v));
+    cr_expect_eq(v, 1000);
+    q = P("10Ti");
+    cr_assert(quantity_to_int64(&q, &v));
+    cr_expect_eq(v, 10LL << 40);
+    q = P("-922337203685477580");
+    cr_assert(quantity_to_int64(&q, &v));
+    cr_expect_eq(v, -922337203685477580LL);
+    /* whole numbers Kubernetes does not hold as int64 at scale >= 0 */
+    const char *no[] = {"1000m", "0m", "1.5Gi", "100Ti", "9223372036854775807", "9Ei", "1n", "10E"};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        q = P(no[i]);
+        cr_expect_not(quantity_to_int64(&q, &v), "%s", no[i]);
+    }
+    /* arithmetic that overflows int64 leaves the int64 form for good */
+    quantity a = quantity_from_int(INT64_MAX, QTY_DECIMAL_SI), one = quantity_from_int(1, QTY_DECIMAL_SI), r;
+    cr_assert(quantity_add(&a, &one, &r));
+    cr_assert(quantity_sub(&r, &one, &r));
+    cr_expect_eq(quantity_cmp(&r, &a), 0);
+    cr_expect_not(quantity_to_int64(&r, &v));
+    cr_assert(quantity_to_int64(&a, &v));
+    cr_expect_eq(v, INT64_MAX);
+}
+
+Test(quantity, value_int64_is_mathematical) {
+    int64_t v;
+    quantity q = P("1000m");
+    cr_assert(quantity_value_int64(&q, &v));
+    cr_expect_eq(v, 1);
+    q = P("1.5Gi");
+    cr_assert(quantity_value_int64(&q, &v));
+    cr_expect_eq(v, 1610612736);
+    q = P("9223372036854775807");
+    cr_assert(quantity_value_int64(&q, &v));
+    cr_expect_eq(v, INT64_MAX);
+    q = P("-9223372036854775808");
+    cr_assert(quantity_value_int64(&q, &v));
+    cr_expect_eq(v, INT64_MIN);
+    q = P("9223372036854775808");
+    cr_expect_not(quantity_value_int64(&q, &v));
+    q = P("1500m");
+    cr_expect_not(quantity_value_int64(&q, &v));
+    q = P("10E");
+    cr_expect_not(quantity_value_int64(&q, &v));
+}
+
+Test(quantity, approximate_float) {
+    quantity q = P("1.1Ki");
+    cr_expect_eq(quantity_to_double(&q), 1126.4);
+    q = P("2Ki");
+    cr_expect_eq(quantity_to_double(&q), 2048.0);
+    q = P("2Gi");
+    cr_expect_eq(quantity_to_double(&q), 2147483648.0);
+    q = P("12E");
+    cr_expect_eq(quantity_to_double(&q), 1.2e19);
+    q = P("0.5");
+    cr_expect_eq(quantity_to_double(&q), 0.5);
+    q = P("-1e400");
+    cr_expect(isinf(quantity_to_double(&q)) && quantity_to_double(&q) < 0);
+    q = P("1e-400");
+    cr_expect_eq(quantity_to_double(&q), 1e-9); /* rounded up to 1n first */
+}
+
+Test(quantity, string_as_parsed_keeps_canonical_looking_input) {
+    struct { const char *in, *out; } t[] = {
+        {"+1", "+1"},       {"007", "007"},     {"1.500", "1.500"}, {"1E3", "1E3"},   {"1e+3", "1e+3"},
+        {"100m", "100m"},   {"1Ki", "1Ki"},     {"+1Ki", "+1Ki"},   {"1000", "1k"},   {"0.5", "500m"},
+        {"1024Ki", "1Mi"},  {"1.5Gi", "1536Mi"}, {"8Ki", "8Ki"},    {"0", "0"},       {"00", "0"},
+        {"1.5", "1500m"},   {"100Ti", "100Ti"}, {"1.100e3", "1.100e3"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        quantity q = P(t[i].in);
+        char buf[QUANTITY_STR_MAX];
+        quantity_format_parsed(t[i].in, strlen(t[i].in), &q, buf, sizeof buf);
+        cr_expect_str_eq(buf, t[i].out, "%s", t[i].in);
+    }
+}
+
+Test(quantity, format_truncates_like_snprintf) {
+    quantity q = P("1536Mi");
+    char small[4];
+    size_t n = quantity_format(&q, small, sizeof small);
+    cr_expect_eq(n, 6);
+    cr_expect_str_eq(small, "153");
+    cr_expect_eq(quantity_format(&q, NULL, 0), 6);
+}
+
+Test(quantity, from_int_and_sign) {
+    quantity q = quantity_from_int(1024, QTY_BINARY_SI);
+    char buf[QUANTITY_STR_MAX];
+    quantity_format(&q, buf, sizeof buf);
+    cr_expect_str_eq(buf, "1Ki");
+    q = quantity_from_int(1000000, QTY_DECIMAL_EXPONENT);
+    quantity_format(&q, buf, sizeof buf);
+    cr_expect_str_eq(buf, "1e6");
+    q = quantity_from_int(-1234000, QTY_DECIMAL_SI);
+    quantity_format(&q, buf, sizeof buf);
+    cr_expect_str_eq(buf, "-1234k");
+    cr_expect_eq(quantity_sign(&q), -1);
+    q = quantity_from_int(0, QTY_BINARY_SI);
+    cr_expect_eq(quantity_sign(&q), 0);
+    cr_expect(quantity_is_zero(&q));
+}
