@@ -1,7 +1,143 @@
 /* engine.h — the DRA allocator layer: the resource.k8s.io/v1 object model, the
- * JSON/YAML decoder and encoder, the immutable world snapshot (pools, devices,
- * node index) and the allocator that reproduces Kubernetes' structured allocation.
- * (Public contract to be filled in by the allocator work; see DESIGN.md.) */
+ * JSON/YAML decoder and encoder, the immutable world snapshot and the allocator that
+ * reproduces Kubernetes' structured allocation (k8s.io/dynamic-resource-allocation,
+ * incubating/experimental variants).
+ *
+ * Life cycle:
+ *   dra_world        objects (DeviceClasses, ResourceSlices, ResourceClaims, templates,
+ *                    Nodes, Pods) decoded once; load with dra_world_add_*, then
+ *                    dra_world_freeze. After freezing it is only read, by any number of
+ *                    threads.
+ *   dra_allocated    what is already in use (devices, shared IDs, consumed capacity),
+ *                    from claims' status.allocation or given directly. Read-only once
+ *                    built; shareable.
+ *   dra_nodeview     the world as seen from one node under one feature set: pools
+ *                    gathered, completeness and validity decided, devices in Kubernetes'
+ *                    search order. Immutable; build once per (node, features) and reuse.
+ *   dra_alloc_ctx    per-thread scratch for dra_allocate (an arena, CEL scratch); reuse
+ *                    it call after call — the search itself never mallocs.
+ *
+ * Outcomes follow Kubernetes: success (one AllocationResult per claim), unsatisfiable
+ * on this node (no error), a per-node error (invalid pools), or a fatal error (CEL
+ * error, missing class, ...) whose text matches Kubernetes'. */
 #ifndef DRA_ENGINE_H
 #define DRA_ENGINE_H
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "engine/model.h"
+
+/* ---- features ------------------------------------------------------------------ */
+
+typedef struct dra_features {
+    bool admin_access;          /* DRAAdminAccess */
+    bool prioritized_list;      /* DRAPrioritizedList */
+    bool partitionable;         /* DRAPartitionableDevices */
+    bool device_taints;         /* DRADeviceTaints */
+    bool binding_conditions;    /* DRADeviceBindingConditions + DRAResourceClaimDeviceStatus */
+    bool consumable_capacity;   /* DRAConsumableCapacity */
+    bool list_type_attributes;  /* DRAListTypeAttributes */
+} dra_features;
+
+/* Kubernetes 1.37 defaults. */
+void dra_features_default(dra_features *f);
+/* "DRAPrioritizedList=true,DRADeviceTaints=false"; unknown gates are an error. */
+bool dra_features_parse(dra_features *f, const char *spec, err *e);
+
+/* ---- world --------------------------------------------------------------------- */
+
+typedef struct dra_world dra_world;
+
+/* apply_defaults: fill in what the API server would default (allocationMode, count)
+ * — right for hand-written files, wrong for conformance cases. */
+dra_world *dra_world_new(bool apply_defaults);
+void dra_world_free(dra_world *w);
+/* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
+ * are skipped. Returns false with an error naming object and field. */
+bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);
+/* A file or a directory of *.yaml / *.yml / *.json files (YAML may be multi-document). */
+bool dra_world_load_path(dra_world *w, const char *path, err *e);
+/* Builds indexes; after this the world is read-only. */
+void dra_world_freeze(dra_world *w);
+
+size_t dra_world_nclaims(const dra_world *w);
+const dra_claim *dra_world_claim(const dra_world *w, size_t i);
+const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name);
+size_t dra_world_nnodes(const dra_world *w);
+const dra_node *dra_world_node(const dra_world *w, size_t i);
+const dra_node *dra_world_find_node(const dra_world *w, const char *name);
+size_t dra_world_npods(const dra_world *w);
+const dra_pod *dra_world_pod(const dra_world *w, size_t i);
+const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name);
+/* A claim instantiated from a template for a pod (lives as long as the world). */
+const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
+                                               const char *name);
+/* A node with just a name and labels (for callers that have no Node object). */
+const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n);
+
+/* ---- allocated state ------------------------------------------------------------ */
+
+typedef struct dra_allocated dra_allocated;
+
+dra_allocated *dra_allocated_new(dra_world *w);
+void dra_allocated_free(dra_allocated *s);
+/* "driver/pool/device" */
+bool dra_allocated_add_device(dra_allocated *s, const char *id, err *e);
+/* "driver/pool/device/shareID" */
+bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e);
+bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *cap, const quantity *q, err *e);
+/* Adds the results of an allocated claim as the scheduler does: adminAccess results
+ * skipped; with consumable capacity, shared results add a shared ID and capacity. */
+void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity);
+
+/* ---- node view and allocation ---------------------------------------------------- */
+
+typedef struct dra_nodeview dra_nodeview;
+
+/* Fails with Kubernetes' "gather pool information: ..." error. */
+dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const dra_features *f, err *e);
+void dra_nodeview_free(dra_nodeview *v);
+
+typedef struct dra_alloc_ctx dra_alloc_ctx;
+
+dra_alloc_ctx *dra_alloc_ctx_new(void);
+void dra_alloc_ctx_free(dra_alloc_ctx *x);
+
+typedef enum dra_alloc_status {
+    DRA_ALLOC_OK = 0,
+    DRA_ALLOC_UNSAT = 1,       /* no allocation on this node */
+    DRA_ALLOC_NODE_ERROR = 2,  /* per-node error: "invalid resource pools were encountered" */
+    DRA_ALLOC_ERROR = 3,       /* fatal: the claims cannot be allocated anywhere */
+} dra_alloc_status;
+
+typedef struct dra_alloc_result {
+    dra_device_result *results;
+    uint32_t nresults;
+    dra_config *configs;
+    uint32_t nconfigs;
+    /* result node selector: NULL = usable everywhere */
+    dra_node_selector *node_selector;
+} dra_alloc_result;
+
+/* Allocates all claims together on the view's node. On DRA_ALLOC_OK, out[i] (valid
+ * until the next call with this ctx) holds claim i's result. `state` may be NULL. */
+dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
+                              const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
+/* allocateOne invocations of the last call (search effort, as Go counts it). */
+uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);
+
+/* ---- encoding --------------------------------------------------------------------- */
+
+/* status.allocation JSON (resource.k8s.io/v1 AllocationResult). */
+json_t *dra_alloc_result_to_json(const dra_alloc_result *r);
+json_t *dra_node_selector_to_json(const dra_node_selector *ns);
+
+/* ---- conformance fixtures ----------------------------------------------------------- */
+
+/* Runs one allocator conformance case (../shared/conformance/allocator format) and
+ * returns the outcome object: {"allocations": [...]}, {"unsatisfiable": true} or
+ * {"error": "..."}. NULL with e set when the case itself is malformed. */
+json_t *dra_fixture_run(const json_t *test_case, err *e);
+
 #endif

@@ -1,0 +1,121 @@
+/* alloc_internal.h — private to the allocator files (alloc*.c, constraints.c): the
+ * per-call state. One dra_alloc_ctx per thread; each dra_allocate call resets its
+ * arena and lays out, in it, per-request data (selector result caches, All-mode
+ * device lists), per-claim constraint state and results, and per-candidate
+ * "allocating" counters — so the recursive search itself never allocates from the
+ * heap. */
+#ifndef DRA_ENGINE_ALLOC_INTERNAL_H
+#define DRA_ENGINE_ALLOC_INTERNAL_H
+
+#include "engine/world.h"
+
+/* ---- constraints (constraints.c) ---------------------------------------------- */
+
+typedef union dra_velem {
+    int64_t i;               /* ints and bools */
+    const cel_str *s;        /* strings and version texts */
+} dra_velem;
+
+typedef struct dra_vset {
+    uint8_t kind;            /* 0 int, 1 bool, 2 string, 3 version */
+    uint32_t n;
+    dra_velem *e;
+} dra_vset;
+
+typedef struct dra_cstate {
+    const dra_constraint *c;
+    bool is_match;
+    bool list_mode;          /* DRAListTypeAttributes: set semantics */
+    uint32_t domain, id;     /* attribute name; domain 0 = qualified by the device's driver */
+    bool no_slash;
+    uint32_t num;            /* devices added */
+    /* scalar matchAttribute: the first device's attribute */
+    const cel_attr *first;
+    const dra_attr_text *first_text;
+    /* list matchAttribute: intersection stack; distinct: one entry per device */
+    dra_vset stack[DRA_RESULTS_MAX + 2];
+    const cel_attr *dattr[DRA_RESULTS_MAX + 2];
+    const dra_attr_text *dtext[DRA_RESULTS_MAX + 2];
+    dra_velem *buf;          /* element storage for the stack, used LIFO */
+    size_t buf_used, buf_cap;
+} dra_cstate;
+
+void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, bool list_mode);
+/* Adds a device (already known to be affected by the constraint). */
+bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
+void dra_cons_remove(dra_cstate *s);
+
+#endif
+
+/* ---- per-call state (alloc.c, alloc_resources.c) --------------------------------- */
+
+typedef struct dra_req_data {
+    const dra_request_spec *spec;
+    const dra_request *parent;   /* set for a firstAvailable subrequest */
+    const char *name;            /* result name: "req" or "req/sub" */
+    const dra_class *cls;
+    int64_t num_devices;
+    bool all_mode, admin;
+    uint32_t *all;               /* All mode: candidates, in search order */
+    uint32_t nall;
+    uint8_t *sel;                /* per candidate: 0 unknown, 1 no, 2 yes, 3 error */
+    const char **sel_err;        /* per candidate error text when sel == 3 */
+    bool *applies;               /* per claim constraint: does it affect this request */
+} dra_req_data;
+
+typedef struct dra_res_entry {
+    uint32_t cand;
+    dra_req_data *rd;
+    bool marked;                 /* counted in ctx->allocating */
+    bool counters;               /* counters reserved */
+    bool cap_inserted;           /* consumed capacity added to ctx allocating capacity */
+    quantity *consumed;          /* per device capacity (multi-allocatable devices) */
+    const char *share_id;
+} dra_res_entry;
+
+typedef struct dra_claim_state {
+    const dra_claim *claim;
+    const char *obj;             /* "ns/name" or "name", as klog.KObj prints */
+    dra_req_data **reqs;         /* reqs[r][variant]: one variant, or one per subrequest */
+    uint32_t *nvar;
+    uint32_t *selected;
+    dra_cstate *cons;
+    uint32_t ncons;
+    dra_res_entry res[DRA_RESULTS_MAX + 1];
+    uint32_t nres;
+} dra_claim_state;
+
+struct dra_alloc_ctx {
+    arena a;
+    cel_eval_ctx *cel;
+    uint64_t steps;
+    uint64_t rng;
+    const dra_nodeview *v;
+    const dra_world *w;
+    const dra_allocated *st;
+    const dra_features *f;
+    dra_claim_state *cs;
+    size_t ncs;
+    uint16_t *allocating;        /* per candidate: claims allocating it in this attempt */
+    quantity **cap_alloc;        /* per candidate: capacity being allocated (shares), lazily */
+    uint16_t *cap_shares;        /* per candidate: shares being allocated */
+    quantity **cnt_avail;        /* per pool: available counters, lazily */
+    quantity **cnt_used;         /* per pool: counters consumed by this attempt */
+    err *e;
+    dra_alloc_result *out;
+};
+
+/* alloc_resources.c: counters, consumable capacity, taints, allocated state. */
+bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand);
+bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand);
+bool dra_rs_counters_take(dra_alloc_ctx *x, uint32_t cand);
+void dra_rs_counters_give(dra_alloc_ctx *x, uint32_t cand);
+/* CmpRequestOverCapacity: false when the device lacks a requested capacity or has too little left.
+ * static_only ignores what is allocated or being allocated (All-mode gathering: a matching
+ * device whose capacity is used up must fail the All request, kubernetes#140769). */
+bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only);
+/* Consumed value per device capacity for this request (into out[ncaps]). */
+void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out);
+void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
+void dra_rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
+bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec);

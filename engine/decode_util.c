@@ -1,0 +1,256 @@
+/* decode_util.c — the type-checked field getters of decode_util.h, plus the core/v1
+ * NodeSelector decoder that slices, devices and results share. */
+#include "engine/decode_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *meta_str(const json_t *obj, const char *key) {
+    const json_t *m = json_object_get(obj, "metadata");
+    const json_t *v = m ? json_object_get(m, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+void dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
+    c->d = d;
+    c->e = e;
+    errpath_init(&c->p);
+    const char *ns = meta_str(obj, "namespace");
+    const char *name = meta_str(obj, "name");
+    if (ns && *ns) snprintf(c->object, sizeof c->object, "%s %s/%s", kind, ns, name ? name : "");
+    else snprintf(c->object, sizeof c->object, "%s %s", kind, name ? name : "<unnamed>");
+}
+
+bool dfail(dctx *c, const char *fmt, ...) {
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_at(c->e, c->object, errpath_str(&c->p), "%s", msg);
+}
+
+size_t dpush_key(dctx *c, const char *key) {
+    return errpath_push(&c->p, "%s%s", c->p.len ? "." : "", key);
+}
+size_t dpush_idx(dctx *c, size_t i) { return errpath_push(&c->p, "[%zu]", i); }
+size_t dpush_mapkey(dctx *c, const char *key) { return errpath_push(&c->p, "[\"%s\"]", key); }
+
+const char *dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
+
+static const char *type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "object";
+    case JSON_ARRAY: return "array";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER: return "integer";
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    default: return "null";
+    }
+}
+
+static bool wrong_type(dctx *c, const char *key, const char *want, const json_t *v) {
+    size_t m = key ? dpush_key(c, key) : c->p.len;
+    dfail(c, "expected %s, got %s", want, type_name(v));
+    dpop(c, m);
+    return false;
+}
+
+bool dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
+    *out = NULL;
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return true;
+    if (json_is_string(v)) {
+        *out = arena_strndup(c->d->a, json_string_value(v), json_string_length(v));
+        return true;
+    }
+    if (json_is_integer(v)) {   /* unquoted YAML number in a string field */
+        *out = arena_printf(c->d->a, "%lld", (long long)json_integer_value(v));
+        return true;
+    }
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v) ? "true" : "false";
+        return true;
+    }
+    return wrong_type(c, key, "string", v);
+}
+
+bool dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
+    *out = -1;
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return true;
+    if (!json_is_boolean(v)) return wrong_type(c, key, "boolean", v);
+    *out = json_is_true(v) ? 1 : 0;
+    return true;
+}
+
+bool dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has) {
+    *out = 0;
+    if (has) *has = false;
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return true;
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+    } else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v)) {
+        *out = (int64_t)json_real_value(v);
+    } else if (json_is_string(v)) {
+        char *end;
+        long long x = strtoll(json_string_value(v), &end, 10);
+        if (*end || !json_string_length(v)) return wrong_type(c, key, "integer", v);
+        *out = x;
+    } else {
+        return wrong_type(c, key, "integer", v);
+    }
+    if (has) *has = true;
+    return true;
+}
+
+bool dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
+    *out = NULL;
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return true;
+    if (!json_is_object(v)) return wrong_type(c, key, "object", v);
+    *out = v;
+    return true;
+}
+
+bool dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
+    *out = NULL;
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return true;
+    if (!json_is_array(v)) return wrong_type(c, key, "array", v);
+    *out = v;
+    return true;
+}
+
+bool dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
+    out->v = NULL;
+    out->n = 0;
+    const json_t *arr;
+    if (!dget_arr(c, o, key, &arr)) return false;
+    if (!arr) return true;
+    size_t n = json_array_size(arr);
+    out->v = ARENA_NEWN(c->d->a, const char *, n ? n : 1);
+    size_t m = dpush_key(c, key);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(arr, i);
+        if (!json_is_string(s)) {
+            size_t m2 = dpush_idx(c, i);
+            dfail(c, "expected string, got %s", type_name(s));
+            dpop(c, m2);
+            return false;
+        }
+        out->v[out->n++] = arena_strndup(c->d->a, json_string_value(s), json_string_length(s));
+    }
+    dpop(c, m);
+    return true;
+}
+
+bool dqty(dctx *c, const json_t *v, quantity *out) {
+    char buf[64];
+    const char *s;
+    size_t n;
+    if (json_is_string(v)) {
+        s = json_string_value(v);
+        n = json_string_length(v);
+    } else if (json_is_integer(v)) {
+        n = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+        s = buf;
+    } else if (json_is_real(v)) {
+        n = (size_t)snprintf(buf, sizeof buf, "%.17g", json_real_value(v));
+        s = buf;
+    } else {
+        return dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
+    }
+    err qe;
+    err_clear(&qe);
+    if (!quantity_parse(s, n, out, &qe)) return dfail(c, "%s", qe.msg);
+    return true;
+}
+
+const char *djson_text(dctx *c, const json_t *v) {
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (!t) return NULL;
+    const char *r = arena_strdup(c->d->a, t);
+    free(t);
+    return r;
+}
+
+static uint8_t ns_op(const char *s) {
+    if (!s) return DRA_NS_INVALID;
+    if (!strcmp(s, "In")) return DRA_NS_IN;
+    if (!strcmp(s, "NotIn")) return DRA_NS_NOT_IN;
+    if (!strcmp(s, "Exists")) return DRA_NS_EXISTS;
+    if (!strcmp(s, "DoesNotExist")) return DRA_NS_DOES_NOT_EXIST;
+    if (!strcmp(s, "Gt")) return DRA_NS_GT;
+    if (!strcmp(s, "Lt")) return DRA_NS_LT;
+    return DRA_NS_INVALID;
+}
+
+static bool decode_reqs(dctx *c, const json_t *term, const char *key, dra_ns_req **out, uint32_t *n) {
+    const json_t *arr;
+    *out = NULL;
+    *n = 0;
+    if (!dget_arr(c, term, key, &arr)) return false;
+    if (!arr) return true;
+    size_t m = dpush_key(c, key);
+    size_t cnt = json_array_size(arr);
+    *out = ARENA_NEWN(c->d->a, dra_ns_req, cnt ? cnt : 1);
+    for (size_t i = 0; i < cnt; i++) {
+        const json_t *r = json_array_get(arr, i);
+        size_t m2 = dpush_idx(c, i);
+        if (!json_is_object(r)) return dfail(c, "expected object");
+        dra_ns_req *q = &(*out)[i];
+        if (!dget_str(c, r, "key", &q->key) || !dget_str(c, r, "operator", &q->op_text) ||
+            !dget_strs(c, r, "values", &q->values))
+            return false;
+        if (!q->key) q->key = "";
+        q->op = ns_op(q->op_text);
+        dpop(c, m2);
+    }
+    *n = (uint32_t)cnt;
+    dpop(c, m);
+    return true;
+}
+
+bool ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
+    *out = NULL;
+    if (!v || json_is_null(v)) return true;
+    if (!json_is_object(v)) return dfail(c, "expected object");
+    dra_node_selector *ns = ARENA_NEW(c->d->a, dra_node_selector);
+    const json_t *terms;
+    if (!dget_arr(c, v, "nodeSelectorTerms", &terms)) return false;
+    size_t n = terms ? json_array_size(terms) : 0;
+    ns->terms = ARENA_NEWN(c->d->a, dra_ns_term, n ? n : 1);
+    size_t m = dpush_key(c, "nodeSelectorTerms");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *t = json_array_get(terms, i);
+        size_t m2 = dpush_idx(c, i);
+        if (!json_is_object(t)) return dfail(c, "expected object");
+        dra_ns_term *tt = &ns->terms[i];
+        if (!decode_reqs(c, t, "matchExpressions", &tt->exprs, &tt->nexprs) ||
+            !decode_reqs(c, t, "matchFields", &tt->fields, &tt->nfields))
+            return false;
+        dpop(c, m2);
+    }
+    ns->nterms = (uint32_t)n;
+    dpop(c, m);
+    *out = ns;
+    return true;
+}
+
+void dra_split_qualified(intern_table *names, const char *qname, uint32_t driver_id, uint32_t *domain,
+                         uint32_t *id) {
+    const char *slash = strchr(qname, '/');
+    if (slash) {
+        *domain = intern_put(names, qname, (size_t)(slash - qname));
+        *id = intern_cstr(names, slash + 1);
+    } else {
+        *domain = driver_id;
+        *id = intern_cstr(names, qname);
+    }
+}

@@ -1,0 +1,266 @@
+/* model.h — the compact in-memory form of the resource.k8s.io/v1 objects (and the
+ * few core/v1 fields of Node and Pod) the allocator reads. Objects are decoded
+ * once (decode_*.c) into these structs, all memory in the owning world's arena:
+ * names that are compared often are interned ids, quantities parsed, versions
+ * pre-parsed, and every device carries the `cel_device` view CEL evaluates on.
+ * Strings are NUL-terminated copies; optional scalars carry a has_/tri-state flag
+ * because Kubernetes distinguishes "unset" from "false" in several places
+ * (adminAccess: false still counts as requested when the feature is off;
+ * perDeviceNodeSelection: false still hides a slice without partitionable devices).
+ * Private to engine/. */
+#ifndef DRA_ENGINE_MODEL_H
+#define DRA_ENGINE_MODEL_H
+
+#include "base/arena.h"
+#include "base/base.h"
+#include "base/quantity.h"
+#include "cel/cel.h"
+
+#define DRA_RESULTS_MAX 32   /* AllocationResultsMaxSize */
+
+typedef struct dra_strs {
+    const char **v;
+    uint32_t n;
+} dra_strs;
+
+/* ---- node selectors (core/v1 NodeSelector) ----------------------------------- */
+
+typedef enum dra_ns_op {
+    DRA_NS_IN, DRA_NS_NOT_IN, DRA_NS_EXISTS, DRA_NS_DOES_NOT_EXIST, DRA_NS_GT, DRA_NS_LT,
+    DRA_NS_INVALID,
+} dra_ns_op;
+
+typedef struct dra_ns_req {
+    const char *key;
+    const char *op_text;     /* as written, for output and error text */
+    uint8_t op;              /* dra_ns_op */
+    dra_strs values;
+} dra_ns_req;
+
+typedef struct dra_ns_term {
+    dra_ns_req *exprs;       /* matchExpressions: node labels */
+    uint32_t nexprs;
+    dra_ns_req *fields;      /* matchFields: only metadata.name is supported */
+    uint32_t nfields;
+} dra_ns_term;
+
+typedef struct dra_node_selector {
+    dra_ns_term *terms;
+    uint32_t nterms;
+} dra_node_selector;
+
+/* ---- ResourceSlice ------------------------------------------------------------ */
+
+typedef struct dra_counter {
+    const char *name;
+    uint32_t name_id;
+    quantity value;
+} dra_counter;
+
+typedef struct dra_counter_set {
+    const char *name;        /* counter set name (sharedCounters) or referenced set (consumesCounters) */
+    uint32_t name_id;
+    dra_counter *counters;
+    uint32_t ncounters;
+} dra_counter_set;
+
+typedef struct dra_capacity {
+    const char *key;         /* the map key as written ("memory", "example.com/bw") */
+    quantity value;
+    bool has_policy;         /* requestPolicy present */
+    bool has_default;
+    quantity dflt;
+    quantity *valid_values;
+    uint32_t nvalid;
+    bool has_range;
+    bool has_min, has_max, has_step;
+    quantity rmin, rmax, step;
+} dra_capacity;
+
+typedef struct dra_taint {
+    const char *key, *value, *effect;
+    const char *time_added;
+} dra_taint;
+
+/* What constraints need beyond the CEL view: versions compare as the text written. */
+typedef struct dra_attr_text {
+    const char *key;         /* the attribute's map key as written */
+    const char *ver;         /* version text (CEL_ATTR_VERSION) */
+    const char **vers;       /* version texts (CEL_ATTR_VERSIONS) */
+} dra_attr_text;
+
+typedef struct dra_device {
+    const char *name;
+    uint32_t name_id;
+    cel_device cel;          /* attributes and capacity as CEL sees them */
+    dra_attr_text *attr_text;   /* parallel to cel.attrs */
+    dra_capacity *caps;      /* parallel to cel.caps */
+    dra_counter_set *consumes;
+    uint32_t nconsumes;
+    /* per-device node access (only with perDeviceNodeSelection) */
+    const char *node_name;
+    bool all_nodes;
+    dra_node_selector *node_selector;
+    bool allow_multi;
+    dra_taint *taints;
+    uint32_t ntaints;
+    dra_strs binding_conditions, binding_failure_conditions;
+    bool binds_to_node;
+} dra_device;
+
+typedef struct dra_slice {
+    const char *name;
+    const char *driver;
+    uint32_t driver_id;
+    const char *pool;
+    uint32_t pool_id;        /* interned pool name */
+    uint32_t pool_key;       /* interned "driver/pool": the pool's identity */
+    int64_t generation;
+    int64_t slice_count;
+    const char *node_name;   /* NULL or "" when unset */
+    bool all_nodes;
+    dra_node_selector *node_selector;
+    int8_t per_device_node_selection;   /* -1 unset, 0 false, 1 true */
+    dra_device *devices;
+    uint32_t ndevices;
+    dra_counter_set *shared_counters;
+    uint32_t nshared;
+    uint32_t index;          /* position in the input order */
+} dra_slice;
+
+/* ---- DeviceClass ---------------------------------------------------------------- */
+
+typedef struct dra_config {
+    const char *source;      /* status only: FromClass / FromClaim */
+    dra_strs requests;
+    bool has_opaque;
+    const char *driver;
+    const char *params_json; /* opaque.parameters, compact JSON text (re-emitted verbatim) */
+} dra_config;
+
+typedef struct dra_selector {
+    const char *cel;         /* NULL when the selector has no `cel` (unsupported type) */
+} dra_selector;
+
+typedef struct dra_class {
+    const char *name;
+    uint32_t name_id;
+    dra_selector *selectors;
+    uint32_t nselectors;
+    dra_config *configs;
+    uint32_t nconfigs;
+    const char *extended_resource_name;
+} dra_class;
+
+/* ---- ResourceClaim ------------------------------------------------------------- */
+
+typedef struct dra_toleration {
+    const char *key, *op, *value, *effect;
+    bool has_seconds;
+    int64_t seconds;
+} dra_toleration;
+
+typedef struct dra_cap_request {
+    const char *key;
+    uint32_t domain, id;     /* resolved like device capacity names (driver-relative unqualified) */
+    quantity value;
+} dra_cap_request;
+
+/* What ExactDeviceRequest and DeviceSubRequest have in common. */
+typedef struct dra_request_spec {
+    const char *name;
+    const char *class_name;
+    dra_selector *selectors;
+    uint32_t nselectors;
+    const char *mode;        /* "ExactCount", "All", or anything else (rejected at allocation) */
+    int64_t count;
+    bool has_count;
+    int8_t admin_access;     /* -1 unset, 0 false, 1 true */
+    dra_toleration *tols;
+    uint32_t ntols;
+    dra_cap_request *caps;
+    uint32_t ncaps;
+    bool has_capacity;       /* capacity field present (even empty) */
+} dra_request_spec;
+
+typedef struct dra_request {
+    const char *name;
+    bool has_exactly;
+    dra_request_spec exactly;
+    dra_request_spec *subs;  /* firstAvailable */
+    uint32_t nsubs;
+} dra_request;
+
+typedef struct dra_constraint {
+    dra_strs requests;
+    const char *match_attr;
+    const char *distinct_attr;
+} dra_constraint;
+
+typedef struct dra_cap_value {
+    const char *key;
+    quantity value;
+} dra_cap_value;
+
+/* One status.allocation.devices.results[] entry (also what the allocator produces). */
+typedef struct dra_device_result {
+    const char *request;
+    const char *driver, *pool, *device;
+    int8_t admin_access;     /* -1 unset */
+    const char *share_id;
+    dra_cap_value *consumed;
+    uint32_t nconsumed;
+    /* produced by the allocator only (copied from request and device) */
+    const dra_toleration *tols;
+    uint32_t ntols;
+    dra_strs binding_conditions, binding_failure_conditions;
+} dra_device_result;
+
+typedef struct dra_claim {
+    const char *ns;          /* may be NULL */
+    const char *name;
+    const char *uid;
+    bool has_spec;
+    dra_request *reqs;
+    uint32_t nreqs;
+    dra_constraint *constraints;
+    uint32_t nconstraints;
+    dra_config *configs;
+    uint32_t nconfigs;
+    bool allocated;          /* status.allocation present */
+    dra_device_result *alloc_results;
+    uint32_t nalloc_results;
+    const char *raw_json;    /* the object as read, for printing it back with a status */
+} dra_claim;
+
+typedef struct dra_claim_template {
+    const char *ns, *name;
+    dra_claim spec;          /* spec.spec, decoded as a claim without metadata */
+} dra_claim_template;
+
+/* ---- core/v1 --------------------------------------------------------------------- */
+
+typedef struct dra_label {
+    const char *key, *value;
+} dra_label;
+
+typedef struct dra_node {
+    const char *name;
+    dra_label *labels;
+    uint32_t nlabels;
+} dra_node;
+
+typedef struct dra_pod_claim {
+    const char *name;
+    const char *claim_name;      /* resourceClaimName */
+    const char *template_name;   /* resourceClaimTemplateName */
+    const char *generated_name;  /* status.resourceClaimStatuses[].resourceClaimName */
+} dra_pod_claim;
+
+typedef struct dra_pod {
+    const char *ns, *name, *node_name;
+    dra_pod_claim *claims;
+    uint32_t nclaims;
+} dra_pod;
+
+#endif

@@ -1,0 +1,128 @@
+/* world.h — private to engine/: the layout of the world snapshot, the allocated
+ * state and the node view behind the opaque handles of engine.h.
+ *
+ * The world owns every decoded object (one arena), the intern table the decoder and
+ * the CEL compiler share, and the CEL environment and expression cache. The node
+ * view is what GatherPools computes in Kubernetes, done once per (node, features):
+ * pools sorted as the incubating allocator sorts them, each pool's slices targeting
+ * the node sorted by name, and one flat array of candidate devices in search order,
+ * so the search walks an array instead of a pool/slice/device tree. */
+#ifndef DRA_ENGINE_WORLD_H
+#define DRA_ENGINE_WORLD_H
+
+#include "base/hmap.h"
+#include "base/intern.h"
+#include "engine/decode.h"
+#include "engine/engine.h"
+
+#define DRA_VEC(T) struct { T *v; size_t n, cap; }
+#define DRA_VEC_PUSH(vec, x)                                                        \
+    do {                                                                            \
+        if ((vec).n == (vec).cap) {                                                 \
+            (vec).cap = (vec).cap ? (vec).cap * 2 : 16;                             \
+            (vec).v = xrealloc((vec).v, (vec).cap * sizeof *(vec).v);               \
+        }                                                                           \
+        (vec).v[(vec).n++] = (x);                                                   \
+    } while (0)
+
+struct dra_world {
+    arena mem;
+    intern_table *names;
+    cel_env *env;
+    cel_cache *cel;
+    dra_decoder dec;
+    DRA_VEC(dra_class *) classes;
+    DRA_VEC(dra_slice *) slices;
+    DRA_VEC(dra_claim *) claims;
+    DRA_VEC(dra_claim_template *) templates;
+    DRA_VEC(dra_node *) nodes;
+    DRA_VEC(dra_pod *) pods;
+    hmap class_by_name;      /* interned name → index + 1 (the last one loaded wins) */
+    hmap slices_by_pool;     /* pool_key → index+1 of the first slice; chain via pool_next */
+    uint32_t *pool_next;     /* per slice: index+1 of the next slice of the same pool, 0 ends */
+    bool frozen;
+};
+
+/* Interned key of a device: pool_key (interned "driver/pool") and device name. */
+static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
+
+struct dra_allocated {
+    dra_world *w;
+    hmap devices;            /* device key → 1: in use exclusively */
+    hmap shared;             /* device key → number of shared allocations (shareIDs) */
+    hmap capacity;           /* device key → index+1 into caps */
+    DRA_VEC(struct dra_alloc_caps *) caps;
+};
+
+typedef struct dra_alloc_caps {
+    uint32_t n;
+    uint32_t id[16];         /* interned capacity key as written */
+    quantity value[16];
+} dra_alloc_caps;
+
+/* A counter of a pool's counter sets, flattened. */
+typedef struct dra_pool_counter {
+    uint32_t set_id, name_id;
+    quantity value;
+} dra_pool_counter;
+
+/* A device's consumption mapped onto its pool's flattened counters. */
+typedef struct dra_consumption {
+    uint32_t counter;        /* index into pool->counters */
+    quantity value;
+} dra_consumption;
+
+/* Every device of a pool (targeting the node or not), for counter accounting. */
+typedef struct dra_pool_device {
+    uint64_t key;
+    const dra_consumption *cons;
+    uint32_t ncons;
+} dra_pool_device;
+
+typedef struct dra_pool {
+    const char *id_text;     /* "driver/pool" */
+    uint32_t pool_key;
+    const char *driver, *pool;
+    int64_t generation;
+    bool incomplete, invalid;
+    const char *invalid_reason;
+    bool has_binding;        /* some device targeting the node has binding conditions */
+    const dra_slice **slices;   /* device slices targeting the node, sorted by name */
+    uint32_t nslices;
+    dra_pool_counter *counters;
+    uint32_t ncounters;
+    uint32_t *set_ids;       /* interned names of the pool's counter sets */
+    uint32_t nsets;
+    dra_pool_device *all_devs;
+    uint32_t nall_devs;
+    uint32_t first_cand, ncands;
+} dra_pool;
+
+typedef struct dra_cand {
+    const dra_device *dev;
+    const dra_slice *slice;
+    uint32_t pool;           /* index into view->pools */
+    uint64_t key;
+    const dra_consumption *cons;
+    uint32_t ncons;
+    bool per_device_node;    /* slice uses perDeviceNodeSelection */
+} dra_cand;
+
+struct dra_nodeview {
+    const dra_world *w;
+    const dra_node *node;
+    dra_features f;
+    arena mem;
+    dra_pool *pools;
+    uint32_t npools;
+    dra_cand *cands;
+    uint32_t ncands;
+};
+
+const dra_class *dra_world_find_class(const dra_world *w, const char *name);
+
+/* nodesel.c: Kubernetes' NodeMatches; false with e->msg on a selector parse error. */
+bool dra_node_matches(const dra_node *n, const char *node_name, bool all_nodes, const dra_node_selector *sel,
+                      bool *match, err *e);
+
+#endif

@@ -1,0 +1,283 @@
+/* yaml.c — YAML text to jansson values, so one decoder (over json_t) serves JSON and
+ * YAML input alike. Every document of a multi-document stream becomes one value.
+ * Scalars are resolved the way sigs.k8s.io/yaml (go-yaml v2 underneath) resolves
+ * them before Kubernetes sees JSON: quoted scalars are strings; plain scalars are
+ * null (`~`, `null`, empty), booleans (true/false, yes/no, on/off in any common
+ * case), integers, floats, or else strings. Anchors and aliases are supported
+ * (an alias shares the anchored value by reference count). */
+#include "engine/decode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+typedef struct anchor {
+    char *name;
+    json_t *value;
+} anchor;
+
+typedef struct yreader {
+    yaml_parser_t parser;
+    anchor *anchors;
+    size_t nanchors, capanchors;
+    err *e;
+    const char *source;
+} yreader;
+
+static bool yfail(yreader *r, const char *what, size_t line) {
+    err_at(r->e, r->source, NULL, "YAML: %s (line %zu)", what, line + 1);
+    return false;
+}
+
+static void anchor_put(yreader *r, const char *name, json_t *v) {
+    if (!name) return;
+    if (r->nanchors == r->capanchors) {
+        r->capanchors = r->capanchors ? r->capanchors * 2 : 8;
+        r->anchors = xrealloc(r->anchors, r->capanchors * sizeof *r->anchors);
+    }
+    r->anchors[r->nanchors].name = xstrdup(name);
+    r->anchors[r->nanchors].value = json_incref(v);
+    r->nanchors++;
+}
+
+static json_t *anchor_get(yreader *r, const char *name) {
+    for (size_t i = r->nanchors; i-- > 0;)
+        if (!strcmp(r->anchors[i].name, name)) return json_incref(r->anchors[i].value);
+    return NULL;
+}
+
+static bool all_digits(const char *s, size_t n) {
+    if (!n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+/* Plain-scalar resolution (YAML 1.1 core types as go-yaml v2 reads them). */
+static json_t *resolve_plain(const char *s, size_t n) {
+    if (n == 0 || (n == 1 && s[0] == '~') || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"))
+        return json_null();
+    static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
+    static const char *const f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
+    for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+        if (!strcmp(s, t[i])) return json_true();
+    for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+        if (!strcmp(s, f[i])) return json_false();
+    const char *p = s;
+    size_t m = n;
+    if (*p == '-' || *p == '+') p++, m--;
+    if (all_digits(p, m)) {
+        errno = 0;
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (!errno && *end == '\0') return json_integer(v);
+        return json_stringn(s, n);
+    }
+    if (m > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 16);
+        if (!errno && *end == '\0') return json_integer(v);
+    }
+    /* float: digits with one '.', optional exponent */
+    bool digit = false, dot = false, bad = false;
+    size_t i = 0;
+    for (; i < m && !bad; i++) {
+        char c = p[i];
+        if (c >= '0' && c <= '9') digit = true;
+        else if (c == '.' && !dot) dot = true;
+        else if ((c == 'e' || c == 'E') && digit) break;
+        else bad = true;
+    }
+    if (!bad && digit) {
+        if (i < m) {
+            i++;
+            if (i < m && (p[i] == '+' || p[i] == '-')) i++;
+            if (!all_digits(p + i, m - i)) return json_stringn(s, n);
+        }
+        char *end;
+        double v = strtod(s, &end);
+        if (*end == '\0') return json_real(v);
+    }
+    if (!strcasecmp(p, ".inf") || !strcasecmp(p, ".nan")) return json_stringn(s, n);
+    return json_stringn(s, n);
+}
+
+static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out);
+
+static bool next_event(yreader *r, yaml_event_t *ev) {
+    if (!yaml_parser_parse(&r->parser, ev))
+        return yfail(r, r->parser.problem ? r->parser.problem : "parse error", r->parser.problem_mark.line);
+    return true;
+}
+
+/* Parses the node that begins with *ev (consumed here). */
+static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
+    switch (ev->type) {
+    case YAML_ALIAS_EVENT: {
+        json_t *v = anchor_get(r, (const char *)ev->data.alias.anchor);
+        size_t line = ev->start_mark.line;
+        yaml_event_delete(ev);
+        if (!v) return yfail(r, "unknown alias", line);
+        *out = v;
+        return true;
+    }
+    case YAML_SCALAR_EVENT: {
+        const char *s = (const char *)ev->data.scalar.value;
+        size_t n = ev->data.scalar.length;
+        json_t *v;
+        if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) v = resolve_plain(s, n);
+        else v = json_stringn(s, n);
+        if (!v) v = json_string("");
+        anchor_put(r, (const char *)ev->data.scalar.anchor, v);
+        yaml_event_delete(ev);
+        *out = v;
+        return true;
+    }
+    case YAML_SEQUENCE_START_EVENT: {
+        json_t *arr = json_array();
+        char *anc = ev->data.sequence_start.anchor ? xstrdup((const char *)ev->data.sequence_start.anchor) : NULL;
+        yaml_event_delete(ev);
+        for (;;) {
+            yaml_event_t e2;
+            if (!next_event(r, &e2)) goto seq_fail;
+            if (e2.type == YAML_SEQUENCE_END_EVENT) {
+                yaml_event_delete(&e2);
+                break;
+            }
+            json_t *item;
+            if (!parse_node(r, &e2, &item)) goto seq_fail;
+            json_array_append_new(arr, item);
+        }
+        anchor_put(r, anc, arr);
+        free(anc);
+        *out = arr;
+        return true;
+    seq_fail:
+        free(anc);
+        json_decref(arr);
+        return false;
+    }
+    case YAML_MAPPING_START_EVENT: {
+        json_t *obj = json_object();
+        char *anc = ev->data.mapping_start.anchor ? xstrdup((const char *)ev->data.mapping_start.anchor) : NULL;
+        yaml_event_delete(ev);
+        for (;;) {
+            yaml_event_t ke;
+            if (!next_event(r, &ke)) goto map_fail;
+            if (ke.type == YAML_MAPPING_END_EVENT) {
+                yaml_event_delete(&ke);
+                break;
+            }
+            size_t line = ke.start_mark.line;
+            json_t *key;
+            if (!parse_node(r, &ke, &key)) goto map_fail;
+            yaml_event_t ve;
+            if (!next_event(r, &ve)) {
+                json_decref(key);
+                goto map_fail;
+            }
+            json_t *val;
+            if (!parse_node(r, &ve, &val)) {
+                json_decref(key);
+                goto map_fail;
+            }
+            char kbuf[64];
+            const char *ks = NULL;
+            if (json_is_string(key)) ks = json_string_value(key);
+            else if (json_is_integer(key)) {
+                snprintf(kbuf, sizeof kbuf, "%lld", (long long)json_integer_value(key));
+                ks = kbuf;
+            } else if (json_is_true(key)) ks = "true";
+            else if (json_is_false(key)) ks = "false";
+            else if (json_is_null(key)) ks = "null";
+            if (!ks) {
+                json_decref(key);
+                json_decref(val);
+                yfail(r, "unsupported mapping key", line);
+                goto map_fail;
+            }
+            if (!strcmp(ks, "<<") && json_is_object(val)) {
+                /* merge key: copy entries not already present */
+                const char *mk;
+                json_t *mv;
+                json_object_foreach(val, mk, mv) if (!json_object_get(obj, mk)) json_object_set(obj, mk, mv);
+                json_decref(val);
+            } else {
+                json_object_set_new(obj, ks, val);
+            }
+            json_decref(key);
+        }
+        anchor_put(r, anc, obj);
+        free(anc);
+        *out = obj;
+        return true;
+    map_fail:
+        free(anc);
+        json_decref(obj);
+        return false;
+    }
+    default: {
+        size_t line = ev->start_mark.line;
+        yaml_event_delete(ev);
+        return yfail(r, "unexpected event", line);
+    }
+    }
+}
+
+json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) {
+    yreader r = {.e = e, .source = source};
+    yaml_parser_initialize(&r.parser);
+    yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, len);
+    json_t *docs = json_array();
+    bool ok = true;
+    for (;;) {
+        yaml_event_t ev;
+        if (!next_event(&r, &ev)) {
+            ok = false;
+            break;
+        }
+        if (ev.type == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&ev);
+            break;
+        }
+        if (ev.type == YAML_STREAM_START_EVENT || ev.type == YAML_DOCUMENT_END_EVENT) {
+            yaml_event_delete(&ev);
+            continue;
+        }
+        if (ev.type == YAML_DOCUMENT_START_EVENT) {
+            yaml_event_delete(&ev);
+            yaml_event_t body;
+            if (!next_event(&r, &body)) {
+                ok = false;
+                break;
+            }
+            if (body.type == YAML_DOCUMENT_END_EVENT) {   /* empty document */
+                yaml_event_delete(&body);
+                continue;
+            }
+            json_t *v;
+            if (!parse_node(&r, &body, &v)) {
+                ok = false;
+                break;
+            }
+            if (!json_is_null(v)) json_array_append_new(docs, v);
+            else json_decref(v);
+            continue;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&r.parser);
+    for (size_t i = 0; i < r.nanchors; i++) {
+        free(r.anchors[i].name);
+        json_decref(r.anchors[i].value);
+    }
+    free(r.anchors);
+    if (!ok) {
+        json_decref(docs);
+        return NULL;
+    }
+    return docs;
+}
