@@ -1,0 +1,321 @@
+/* compile.c — turns a checked AST into the program eval.c runs.
+ *
+ * What happens here, in order of importance for selectors:
+ *  - `device.attributes["dom"].name` and `device.capacity["dom"].name` (by select
+ *    or by constant index) become one OP_DEVATTR/OP_DEVCAP instruction holding the
+ *    interned (domain, name) ids, so evaluation is a scan of the device's id pairs;
+ *    `has()` of them becomes OP_HAS_DEVATTR/CAP; `device.driver` is OP_DRIVER.
+ *  - operators with fixed semantics (&& || ! ?: == != < <= > >= in) get their own
+ *    opcodes; `x == "const"` compares bytes directly.
+ *  - calls to CEL_FN_FOLD functions with constant arguments (quantity("40Gi"),
+ *    semver("8.0.0")) and literals made only of constants are evaluated once here.
+ *  - the `__result__ + [e]` step of map/filter/transformList appends in place.
+ *  - overloads with a prepare hook (regex) get their prepared state. */
+#include "cel/program_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct comp {
+    cel_program *p;
+    const char *src;
+    size_t n;
+    err *e;
+    bool failed;
+} comp;
+
+static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
+    cel_inst *i = ARENA_NEW(&c->p->a, cel_inst);
+    i->op = (uint8_t)op;
+    i->pos = pos;
+    i->cost = 1;
+    return i;
+}
+
+static const cel_inst *build(comp *c, cel_node *n);
+
+static uint32_t intern_name(comp *c, const char *s, size_t len) {
+    return intern_put(c->p->env->names, s, len);
+}
+
+static cel_inst *error_inst(comp *c, uint32_t pos, const char *msg) {
+    cel_inst *i = inst(c, OP_ERROR, pos);
+    i->k = cel_error_static(arena_strdup(&c->p->a, msg));
+    return i;
+}
+
+/* Field or constant-key access on an already built target. */
+static const cel_inst *build_access(comp *c, cel_node *n, const cel_inst *tx, const char *key, size_t klen,
+                                    bool test_only, bool optional) {
+    if (!optional && tx->op == OP_DEVICE && !test_only) {
+        if (!strcmp(key, "driver")) return inst(c, OP_DRIVER, n->pos);
+        if (!strcmp(key, "allowMultipleAllocations")) return inst(c, OP_ALLOW_MULTI, n->pos);
+        if (!strcmp(key, "attributes") || !strcmp(key, "capacity")) {
+            cel_inst *i = inst(c, OP_DEVMAP, n->pos);
+            i->a = key[0] == 'c' ? CEL_DM_CAPS : CEL_DM_ATTRS;
+            return i;
+        }
+    }
+    if (!optional && !test_only && tx->op == OP_DEVMAP) {
+        cel_inst *i = inst(c, OP_DEVDOMAIN, n->pos);
+        i->a = tx->a;
+        i->b = intern_name(c, key, klen);
+        return i;
+    }
+    if (!optional && tx->op == OP_DEVDOMAIN) {
+        cel_op op = test_only ? (tx->a == CEL_DM_CAPS ? OP_HAS_DEVCAP : OP_HAS_DEVATTR)
+                              : (tx->a == CEL_DM_CAPS ? OP_DEVCAP : OP_DEVATTR);
+        cel_inst *i = inst(c, op, n->pos);
+        i->a = tx->b;
+        i->b = intern_name(c, key, klen);
+        i->k = cel_string(arena_strndup(&c->p->a, key, klen), klen);
+        return i;
+    }
+    cel_inst *i = inst(c, test_only ? OP_HAS : optional ? OP_OPT_SELECT : OP_SELECT, n->pos);
+    i->x = tx;
+    i->k = cel_string(arena_strndup(&c->p->a, key, klen), klen);
+    return i;
+}
+
+static bool all_const(const cel_inst **args, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (args[i]->op != OP_CONST) return false;
+    return true;
+}
+
+/* Evaluates a constant-only instruction now; returns it as OP_CONST, or the
+ * instruction unchanged when evaluation fails (the error then happens at run time,
+ * as in Kubernetes). */
+static const cel_inst *fold(comp *c, cel_inst *i) {
+    cel_eval_ctx x;
+    memset(&x, 0, sizeof x);
+    arena_init(&x.a, 4096);
+    x.base = arena_save(&x.a);
+    x.prog = c->p;
+    cel_value v = cel_eval_inst(i, &x);
+    const cel_inst *r = i;
+    if (v.kind != CV_ERROR) {
+        cel_inst *k = inst(c, OP_CONST, i->pos);
+        k->k = cel_value_clone(&c->p->a, c->p->env->names, &v);
+        r = k;
+    }
+    arena_free(&x.a);
+    return r;
+}
+
+static void add_prep(comp *c, void *p, void (*release)(void *)) {
+    cel_program *pr = c->p;
+    if (pr->npreps == pr->cappreps) {
+        uint32_t nc = pr->cappreps ? pr->cappreps * 2 : 4;
+        cel_prep *np = ARENA_NEWN(&pr->a, cel_prep, nc);
+        if (pr->npreps) memcpy(np, pr->preps, sizeof(cel_prep) * pr->npreps);
+        pr->preps = np;
+        pr->cappreps = nc;
+    }
+    pr->preps[pr->npreps].p = p;
+    pr->preps[pr->npreps].release = release;
+    pr->npreps++;
+}
+
+static cel_op binop(const char *name) {
+    static const struct { const char *n; cel_op op; } t[] = {
+        {"_&&_", OP_AND}, {"_||_", OP_OR}, {"_==_", OP_EQ}, {"_!=_", OP_NE}, {"_<_", OP_LT},
+        {"_<=_", OP_LE},  {"_>_", OP_GT},  {"_>=_", OP_GE}, {"@in", OP_IN},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+        if (!strcmp(t[i].n, name)) return t[i].op;
+    return OP_CONST;
+}
+
+static const cel_inst *build_call(comp *c, cel_node *n) {
+    const char *name = n->name;
+    if (!n->target) {
+        cel_op op = binop(name);
+        if (op != OP_CONST && n->nargs == 2) {
+            const cel_inst *l = build(c, n->args[0]), *r = build(c, n->args[1]);
+            if ((op == OP_EQ || op == OP_NE) && (r->op == OP_CONST || l->op == OP_CONST)) {
+                const cel_inst *k = r->op == OP_CONST ? r : l, *o = r->op == OP_CONST ? l : r;
+                if (k->k.kind == CV_STRING) {
+                    cel_inst *i = inst(c, op == OP_EQ ? OP_EQ_STRK : OP_NE_STRK, n->pos);
+                    i->x = o;
+                    i->k = k->k;
+                    return i;
+                }
+            }
+            cel_inst *i = inst(c, op, n->pos);
+            i->x = l;
+            i->y = r;
+            if (op != OP_AND && op != OP_OR && l->op == OP_CONST && r->op == OP_CONST) return fold(c, i);
+            return i;
+        }
+        if (!strcmp(name, "!_") && n->nargs == 1) {
+            cel_inst *i = inst(c, OP_NOT, n->pos);
+            i->x = build(c, n->args[0]);
+            return i;
+        }
+        if (!strcmp(name, "@not_strictly_false") && n->nargs == 1) {
+            cel_inst *i = inst(c, OP_NSF, n->pos);
+            i->x = build(c, n->args[0]);
+            return i;
+        }
+        if (!strcmp(name, "_?_:_") && n->nargs == 3) {
+            cel_inst *i = inst(c, OP_COND, n->pos);
+            i->x = build(c, n->args[0]);
+            i->y = build(c, n->args[1]);
+            i->z = build(c, n->args[2]);
+            return i;
+        }
+        if (!strcmp(name, "cel.@mapInsert") && (n->nargs == 2 || n->nargs == 3)) {
+            cel_inst *i = inst(c, OP_MAPINSERT, n->pos);
+            i->x = build(c, n->args[0]);
+            i->y = build(c, n->args[1]);
+            i->z = n->nargs == 3 ? build(c, n->args[2]) : NULL;
+            return i;
+        }
+        if (!strcmp(name, "_+_") && n->nargs == 2 && n->args[0]->kind == N_IDENT && n->args[0]->slot >= 0 &&
+            !strcmp(n->args[0]->name, "__result__") && n->args[1]->kind == N_LIST && n->args[1]->nargs == 1 &&
+            !n->args[1]->opt_mask) {
+            cel_inst *i = inst(c, OP_APPEND, n->pos);
+            i->a = (uint32_t)n->args[0]->slot;
+            i->x = build(c, n->args[1]->args[0]);
+            return i;
+        }
+    }
+    uint32_t total = n->nargs + (n->target ? 1 : 0);
+    cel_inst *i = inst(c, OP_CALL, n->pos);
+    const cel_inst **args = ARENA_NEWN(&c->p->a, const cel_inst *, total ? total : 1);
+    uint32_t k = 0;
+    if (n->target) args[k++] = build(c, n->target);
+    for (uint32_t j = 0; j < n->nargs; j++) args[k++] = build(c, n->args[j]);
+    i->args = args;
+    i->nargs = (uint16_t)total;
+    i->k = cel_string(name, strlen(name));
+    if (!n->novs) return error_inst(c, n->pos, "no such overload");
+    const cel_fn_decl *const *ovs = (const cel_fn_decl *const *)n->ovs;
+    i->ovs = ovs;
+    i->novs = n->novs;
+    cel_fn fn = ovs[0]->ov->fn;
+    bool fold_ok = true;
+    uint32_t cost = 0;
+    uint16_t flags = 0;
+    for (uint32_t j = 0; j < n->novs; j++) {
+        if (ovs[j]->ov->fn != fn) fn = NULL;
+        if (!(ovs[j]->ov->flags & CEL_FN_FOLD)) fold_ok = false;
+        if (ovs[j]->ov->cost > cost) cost = ovs[j]->ov->cost;
+        flags |= ovs[j]->ov->flags;
+    }
+    /* a single implementation still needs runtime kind checks unless the checker
+     * proved the argument types; keep dispatch when types are dynamic */
+    i->fn = fn;
+    i->fn_flags = flags;
+    i->cost = cost;
+    if (n->novs == 1 && ovs[0]->ov->prepare) {
+        cel_value cv[CEL_MAX_ARGS];
+        bool isc[CEL_MAX_ARGS];
+        for (uint32_t j = 0; j < total; j++) {
+            isc[j] = args[j]->op == OP_CONST;
+            cv[j] = isc[j] ? args[j]->k : cel_error_static("not constant");
+        }
+        void *prep = NULL;
+        err pe;
+        err_clear(&pe);
+        if (!ovs[0]->ov->prepare(cv, isc, total, &prep, &pe)) {
+            cel_error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
+            c->failed = true;
+            return i;
+        }
+        if (prep) {
+            i->prepared = prep;
+            add_prep(c, prep, ovs[0]->ov->release);
+        }
+    }
+    if (fold_ok && all_const(args, total)) return fold(c, i);
+    return i;
+}
+
+static const cel_inst *build(comp *c, cel_node *n) {
+    switch ((cel_node_kind)n->kind) {
+    case N_CONST: {
+        cel_inst *i = inst(c, OP_CONST, n->pos);
+        i->k = n->val;
+        return i;
+    }
+    case N_IDENT: {
+        if (n->slot >= 0) {
+            cel_inst *i = inst(c, OP_LOCAL, n->pos);
+            i->a = (uint32_t)n->slot;
+            return i;
+        }
+        if (n->resolved && !strcmp(n->resolved, "@type")) {
+            cel_inst *i = inst(c, OP_CONST, n->pos);
+            i->k = cel_type_value(n->name);
+            return i;
+        }
+        if (!n->resolved || !strcmp(n->resolved, "@undeclared")) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "no such attribute(s): %s", n->name);
+            return error_inst(c, n->pos, msg);
+        }
+        if (c->p->env->opts.dra && !strcmp(n->resolved, "device")) return inst(c, OP_DEVICE, n->pos);
+        cel_inst *i = inst(c, OP_VAR, n->pos);
+        i->a = (uint32_t)n->accu_slot;
+        return i;
+    }
+    case N_SELECT: {
+        const cel_inst *tx = build(c, n->target);
+        return build_access(c, n, tx, n->name, strlen(n->name), n->test_only, n->optional);
+    }
+    case N_INDEX: {
+        const cel_inst *tx = build(c, n->target);
+        cel_node *ix = n->args[0];
+        if (ix->kind == N_CONST && ix->val.kind == CV_STRING && !n->optional &&
+            (tx->op == OP_DEVMAP || tx->op == OP_DEVDOMAIN))
+            return build_access(c, n, tx, ix->val.u.s, ix->val.len, false, false);
+        cel_inst *i = inst(c, n->optional ? OP_OPT_INDEX : OP_INDEX, n->pos);
+        i->x = tx;
+        i->y = build(c, ix);
+        return i;
+    }
+    case N_CALL: return build_call(c, n);
+    case N_LIST:
+    case N_MAP: {
+        cel_inst *i = inst(c, n->kind == N_LIST ? OP_LIST : OP_MAP, n->pos);
+        const cel_inst **args = ARENA_NEWN(&c->p->a, const cel_inst *, n->nargs ? n->nargs : 1);
+        for (uint32_t j = 0; j < n->nargs; j++) args[j] = build(c, n->args[j]);
+        i->args = args;
+        i->nargs = (uint16_t)n->nargs;
+        i->opt_mask = n->opt_mask;
+        i->cost = n->nargs + 1;
+        if (!n->opt_mask && all_const(args, n->nargs) && n->nargs) return fold(c, i);
+        return i;
+    }
+    case N_STRUCT: return error_inst(c, n->pos, "unknown type: message construction is not supported");
+    case N_COMPREHENSION: {
+        cel_inst *i = inst(c, OP_COMP, n->pos);
+        i->x = build(c, n->range);
+        i->y = build(c, n->accu_init);
+        i->z = build(c, n->cond);
+        i->step = build(c, n->step);
+        i->result = build(c, n->result);
+        i->iv = n->slot;
+        i->iv2 = n->slot2;
+        i->accu = n->accu_slot;
+        return i;
+    }
+    case N_BIND: {
+        cel_inst *i = inst(c, OP_BIND, n->pos);
+        i->a = (uint32_t)n->slot;
+        i->x = build(c, n->args[0]);
+        i->y = build(c, n->args[1]);
+        return i;
+    }
+    }
+    return error_inst(c, n->pos, "internal error: unknown node");
+}
+
+bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
+    comp c = {p, src, n, e, false};
+    p->nslots = (uint32_t)nslots;
+    p->root = build(&c, root);
+    return !c.failed;
+}

@@ -1,0 +1,293 @@
+/* env.c — environments, compilation entry points, the program cache and the
+ * result conversions of the public API (cel.h).
+ *
+ * An environment parses every registry signature once and keeps the overloads
+ * sorted by function name. cel_compile = length check, parse, check, build; the
+ * program owns one arena holding its AST, instructions and constants. The cache
+ * maps expression text to programs under a reader/writer lock; compilation
+ * happens outside the lock, and a racing duplicate is dropped. */
+#include "cel/program_internal.h"
+
+#include "base/hash.h"
+#include "base/hmap.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int decl_cmp(const void *a, const void *b) {
+    const cel_fn_decl *x = a, *y = b;
+    int c = strcmp(x->ov->name, y->ov->name);
+    if (c) return c;
+    /* stable order within a name: by address in the registry tables */
+    return (x->ov > y->ov) - (x->ov < y->ov);
+}
+
+cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
+    cel_env *env = xcalloc(1, sizeof *env);
+    arena_init(&env->a, 64 * 1024);
+    env->names = names;
+    if (o) env->opts = *o;
+    if (env->opts.container) env->opts.container = arena_strdup(&env->a, env->opts.container);
+    size_t total = 0;
+    for (size_t l = 0; l < cel_nlibraries; l++) total += cel_libraries[l]->count;
+    env->fns = ARENA_NEWN(&env->a, cel_fn_decl, total ? total : 1);
+    size_t k = 0;
+    for (size_t l = 0; l < cel_nlibraries; l++) {
+        const cel_library *lib = cel_libraries[l];
+        for (size_t i = 0; i < lib->count; i++) {
+            const cel_overload *ov = &lib->overloads[i];
+            cel_fn_decl *d = &env->fns[k];
+            d->ov = ov;
+            bool ok = ov->nargs <= CEL_MAX_ARGS;
+            for (uint32_t j = 0; j < ov->nargs && ok; j++) {
+                d->args[j] = cel_type_parse(&env->a, ov->args[j]);
+                ok = d->args[j] != NULL;
+                if (ok) d->kinds[j] = (int8_t)cel_type_value_kind(d->args[j]);
+            }
+            d->result = ok ? cel_type_parse(&env->a, ov->result) : NULL;
+            if (!ok || !d->result) {
+                /* a malformed signature is a programming error in a library table */
+                fprintf(stderr, "cel: bad signature in overload %s (library %s)\n", ov->id, lib->name);
+                abort();
+            }
+            k++;
+        }
+    }
+    env->nfns = k;
+    qsort(env->fns, env->nfns, sizeof(cel_fn_decl), decl_cmp);
+    if (env->opts.dra) cel_env_add_var(env, "device", &cel_t_device);
+    return env;
+}
+
+cel_env *cel_env_new_dra(intern_table *names) {
+    cel_env_opts o = {.dra = true};
+    return cel_env_new_opts(names, &o);
+}
+
+void cel_env_free(cel_env *env) {
+    if (!env) return;
+    free(env->vars);
+    arena_free(&env->a);
+    free(env);
+}
+
+int cel_env_add_var(cel_env *env, const char *name, const cel_type *t) {
+    if (env->nvars == env->capvars) {
+        env->capvars = env->capvars ? env->capvars * 2 : 8;
+        env->vars = xrealloc(env->vars, env->capvars * sizeof(cel_var_decl));
+    }
+    env->vars[env->nvars].name = arena_strdup(&env->a, name);
+    env->vars[env->nvars].type = t ? t : &cel_t_dyn;
+    return (int)env->nvars++;
+}
+
+const cel_type *cel_env_type(cel_env *env, const char *text) { return cel_type_parse(&env->a, text); }
+
+size_t cel_env_find_fns(const cel_env *env, const char *name, const cel_fn_decl **first) {
+    size_t lo = 0, hi = env->nfns;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(env->fns[mid].ov->name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t end = lo;
+    while (end < env->nfns && !strcmp(env->fns[end].ov->name, name)) end++;
+    *first = env->fns + lo;
+    return end - lo;
+}
+
+/* ---- compilation ---------------------------------------------------------------- */
+
+cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e) {
+    if (len > CEL_MAX_EXPRESSION_LEN) {
+        err_set(e, "expression too long (%zu bytes, maximum is %d)", len, CEL_MAX_EXPRESSION_LEN);
+        return NULL;
+    }
+    cel_program *p = xcalloc(1, sizeof *p);
+    arena_init(&p->a, 16 * 1024);
+    p->env = env;
+    char *src = arena_strndup(&p->a, expr, len);
+    cel_node *root;
+    cel_check_result cr;
+    if (e) err_clear(e);
+    if (!cel_parse(src, len, NULL, &p->a, &root, e) || !cel_check(env, root, src, len, &p->a, &cr, e) ||
+        !cel_program_build(p, root, cr.nslots, src, len, e)) {
+        cel_program_free(p);
+        return NULL;
+    }
+    p->type = cr.type;
+    return p;
+}
+
+void cel_program_free(cel_program *p) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->npreps; i++)
+        if (p->preps[i].release) p->preps[i].release(p->preps[i].p);
+    arena_free(&p->a);
+    free(p);
+}
+
+bool cel_program_returns_bool(const cel_program *p) { return p->type && p->type->kind == TY_BOOL; }
+const cel_type *cel_program_type(const cel_program *p) { return p->type; }
+
+/* ---- cache ------------------------------------------------------------------------ */
+
+typedef struct cache_entry {
+    struct cache_entry *next;
+    size_t len;
+    cel_program *prog;
+    char text[];
+} cache_entry;
+
+struct cel_cache {
+    const cel_env *env;
+    pthread_rwlock_t lock;
+    hmap by_hash;   /* hash → first entry (chained) */
+};
+
+cel_cache *cel_cache_new(const cel_env *env) {
+    cel_cache *c = xcalloc(1, sizeof *c);
+    c->env = env;
+    pthread_rwlock_init(&c->lock, NULL);
+    hmap_init(&c->by_hash);
+    return c;
+}
+
+void cel_cache_free(cel_cache *c) {
+    if (!c) return;
+    uint64_t k, v;
+    for (size_t it = 0; hmap_next(&c->by_hash, &it, &k, &v);) {
+        cache_entry *e = (cache_entry *)(uintptr_t)v;
+        while (e) {
+            cache_entry *nx = e->next;
+            cel_program_free(e->prog);
+            free(e);
+            e = nx;
+        }
+    }
+    hmap_free(&c->by_hash);
+    pthread_rwlock_destroy(&c->lock);
+    free(c);
+}
+
+static const cel_program *lookup(cel_cache *c, uint64_t h, const char *expr, size_t len) {
+    uint64_t v;
+    if (!hmap_get(&c->by_hash, h, &v)) return NULL;
+    for (cache_entry *e = (cache_entry *)(uintptr_t)v; e; e = e->next)
+        if (e->len == len && !memcmp(e->text, expr, len)) return e->prog;
+    return NULL;
+}
+
+const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e) {
+    uint64_t h = hash_bytes(expr, len);
+    pthread_rwlock_rdlock(&c->lock);
+    const cel_program *p = lookup(c, h, expr, len);
+    pthread_rwlock_unlock(&c->lock);
+    if (p) return p;
+    cel_program *np = cel_compile(c->env, expr, len, e);
+    if (!np) return NULL;
+    pthread_rwlock_wrlock(&c->lock);
+    p = lookup(c, h, expr, len);
+    if (p) {
+        pthread_rwlock_unlock(&c->lock);
+        cel_program_free(np);
+        return p;
+    }
+    cache_entry *ne = xmalloc(sizeof *ne + len + 1);
+    ne->len = len;
+    ne->prog = np;
+    memcpy(ne->text, expr, len);
+    ne->text[len] = '\0';
+    bool inserted;
+    uint64_t *slot = hmap_upsert(&c->by_hash, h, 0, &inserted);
+    ne->next = (cache_entry *)(uintptr_t)*slot;
+    *slot = (uint64_t)(uintptr_t)ne;
+    pthread_rwlock_unlock(&c->lock);
+    return np;
+}
+
+/* ---- results ---------------------------------------------------------------------- */
+
+static bool scalar_attr(const cel_value *v, arena *a, cel_attr *out) {
+    switch (v->kind) {
+    case CV_INT: out->kind = CEL_ATTR_INT; out->u.i = v->u.i; return true;
+    case CV_BOOL: out->kind = CEL_ATTR_BOOL; out->u.b = v->u.b; return true;
+    case CV_STRING:
+        out->kind = CEL_ATTR_STRING;
+        out->u.s.s = arena_strndup(a, v->u.s, v->len);
+        out->u.s.len = v->len;
+        return true;
+    case CV_SEMVER: {
+        out->kind = CEL_ATTR_VERSION;
+        semver s = *v->u.v;
+        if (s.pre) s.pre = arena_strndup(a, s.pre, s.pre_len);
+        if (s.build) s.build = arena_strndup(a, s.build, s.build_len);
+        out->u.v = s;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, bool allow_lists, arena *out_arena,
+                   cel_attr *out, err *e) {
+    cel_value v = cel_eval_value(p, d, NULL, x);
+    memset(out, 0, sizeof *out);
+    if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
+    if (scalar_attr(&v, out_arena, out)) return true;
+    if (v.kind == CV_LIST && allow_lists && v.u.list->n > 0) {
+        const cel_list *l = v.u.list;
+        uint8_t k0 = l->items[0].kind;
+        for (uint32_t i = 1; i < l->n; i++)
+            if (l->items[i].kind != k0) return err_set(e, "list elements must all have the same type");
+        out->count = l->n;
+        switch (k0) {
+        case CV_INT: {
+            int64_t *a = ARENA_NEWN(out_arena, int64_t, l->n);
+            for (uint32_t i = 0; i < l->n; i++) a[i] = l->items[i].u.i;
+            out->kind = CEL_ATTR_INTS;
+            out->u.ints = a;
+            return true;
+        }
+        case CV_BOOL: {
+            bool *a = ARENA_NEWN(out_arena, bool, l->n);
+            for (uint32_t i = 0; i < l->n; i++) a[i] = l->items[i].u.b;
+            out->kind = CEL_ATTR_BOOLS;
+            out->u.bools = a;
+            return true;
+        }
+        case CV_STRING: {
+            cel_str *a = ARENA_NEWN(out_arena, cel_str, l->n);
+            for (uint32_t i = 0; i < l->n; i++) {
+                a[i].s = arena_strndup(out_arena, l->items[i].u.s, l->items[i].len);
+                a[i].len = l->items[i].len;
+            }
+            out->kind = CEL_ATTR_STRINGS;
+            out->u.strs = a;
+            return true;
+        }
+        case CV_SEMVER: {
+            semver *a = ARENA_NEWN(out_arena, semver, l->n);
+            for (uint32_t i = 0; i < l->n; i++) {
+                cel_attr tmp;
+                scalar_attr(&l->items[i], out_arena, &tmp);
+                a[i] = tmp.u.v;
+            }
+            out->kind = CEL_ATTR_VERSIONS;
+            out->u.vers = a;
+            return true;
+        }
+        default: break;
+        }
+    }
+    return err_set(e, "CEL result of type %s cannot be used as an attribute value", cel_kind_type_name(&v));
+}
+
+bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x, char *buf, size_t n, err *e) {
+    cel_value v = cel_eval_value(p, d, NULL, x);
+    if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
+    cel_value_format(&v, p->env->names, buf, n);
+    return true;
+}

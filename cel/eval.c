@@ -1,0 +1,599 @@
+/* eval.c — the evaluator: runs a program (program_internal.h) on a device or an
+ * activation of variables.
+ *
+ * One recursive function with a switch per instruction; values are 16-byte
+ * structs returned in registers. Errors are values (CV_ERROR) so that `&&`, `||`
+ * and `?:` can absorb them as CEL requires: `false && error` and `error && false`
+ * are both false, `true || error` and `error || true` both true. Everything an
+ * evaluation allocates (materialised lists, strings built by functions, error
+ * texts) comes from the context's arena, rolled back at the start of the next
+ * evaluation, so an ordinary selector allocates nothing at all.
+ *
+ * Cost: every call charges its overload's cost, every comprehension iteration 1,
+ * literals their size, and functions charge size-dependent work themselves. Once
+ * the running cost passes the limit the evaluation ends with Kubernetes' "operation
+ * cancelled: actual cost limit exceeded", which no operator absorbs. */
+#include "cel/program_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cel_value cel_call_error(cel_call *c, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return cel_error_static(arena_strdup(c->arena, buf));
+}
+
+cel_value cel_cost_exceeded(void) { return cel_error_static(CEL_COST_EXCEEDED_MSG); }
+
+static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
+    (void)fn;
+    (void)x;
+    return cel_error_static("no such overload");
+}
+
+static inline bool over_budget(const cel_eval_ctx *x) { return x->cost > CEL_MAX_COST; }
+
+static cel_value eval(const cel_inst *n, cel_eval_ctx *x);
+
+static const intern_table *names_of(const cel_eval_ctx *x) { return x->prog->env->names; }
+
+static cel_value no_such_key(cel_eval_ctx *x, const cel_value *k) {
+    if (k->kind == CV_STRING) return cel_error_fmt(&x->a, "no such key: %.*s", (int)k->len, k->u.s);
+    char b[128];
+    cel_value_format(k, names_of(x), b, sizeof b);
+    return cel_error_fmt(&x->a, "no such key: %s", b);
+}
+
+static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n) {
+    const cel_device *d = x->dev;
+    for (uint32_t i = 0; i < d->nattrs; i++) {
+        const cel_attr *at = &d->attrs[i];
+        if (at->name == n->b && at->domain == n->a) {
+            switch (at->kind) {
+            case CEL_ATTR_INT: return cel_int(at->u.i);
+            case CEL_ATTR_BOOL: return cel_bool(at->u.b);
+            case CEL_ATTR_STRING: return cel_string(at->u.s.s, at->u.s.len);
+            case CEL_ATTR_VERSION: return cel_semver_value(&at->u.v);
+            default: return cel_attr_value(&x->a, at);
+            }
+        }
+    }
+    return no_such_key(x, &n->k);
+}
+
+static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n) {
+    const cel_device *d = x->dev;
+    for (uint32_t i = 0; i < d->ncaps; i++)
+        if (d->caps[i].name == n->b && d->caps[i].domain == n->a) return cel_quantity_value(&d->caps[i].value);
+    return no_such_key(x, &n->k);
+}
+
+/* Field selection / indexing by key on any map-like value. */
+static cel_value select_field(cel_eval_ctx *x, cel_value t, const cel_value *key, bool test_only) {
+    if (t.kind == CV_DEVICE && key->kind == CV_STRING) {
+        const cel_device *d = t.u.dev;
+        cel_value v;
+        if (key->len == 6 && !memcmp(key->u.s, "driver", 6)) {
+            if (test_only) return cel_bool(d->driver.len > 0);
+            return cel_string(d->driver.s, d->driver.len);
+        }
+        if (key->len == 10 && !memcmp(key->u.s, "attributes", 10)) {
+            if (test_only) return cel_bool(d->nattrs > 0);
+            v = (cel_value){.kind = CV_DEVMAP, .aux = CEL_DM_ATTRS};
+            v.u.dev = d;
+            return v;
+        }
+        if (key->len == 8 && !memcmp(key->u.s, "capacity", 8)) {
+            if (test_only) return cel_bool(d->ncaps > 0);
+            v = (cel_value){.kind = CV_DEVMAP, .aux = CEL_DM_CAPS};
+            v.u.dev = d;
+            return v;
+        }
+        if (key->len == 24 && !memcmp(key->u.s, "allowMultipleAllocations", 24)) {
+            if (test_only) return cel_bool(d->allow_multiple_allocations);
+            return cel_bool(d->allow_multiple_allocations);
+        }
+        return cel_error_fmt(&x->a, "no such field: %.*s", (int)key->len, key->u.s);
+    }
+    if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN) {
+        cel_value out;
+        if (cel_map_find(&x->a, names_of(x), &t, key, &out)) return test_only ? cel_bool(true) : out;
+        if (test_only) return cel_bool(false);
+        if (t.kind == CV_DEVMAP) {
+            /* an unknown domain is an empty map (Kubernetes' default-map behaviour) */
+            cel_value v = {.kind = CV_DEVDOMAIN, .aux = t.aux, .len = 0};
+            v.u.dev = t.u.dev;
+            return v;
+        }
+        return no_such_key(x, key);
+    }
+    if (t.kind == CV_ERROR) return t;
+    return no_overload(x, "_._");
+}
+
+static bool to_index(const cel_value *k, int64_t *out) {
+    switch (k->kind) {
+    case CV_INT: *out = k->u.i; return true;
+    case CV_UINT:
+        if (k->u.u > (uint64_t)INT64_MAX) return false;
+        *out = (int64_t)k->u.u;
+        return true;
+    case CV_DOUBLE: {
+        double d = k->u.d;
+        if (d != d || d < -9.2e18 || d > 9.2e18 || (double)(int64_t)d != d) return false;
+        *out = (int64_t)d;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static cel_value index_value(cel_eval_ctx *x, cel_value t, cel_value k) {
+    if (t.kind == CV_ERROR) return t;
+    if (k.kind == CV_ERROR) return k;
+    if (t.kind == CV_LIST) {
+        int64_t i;
+        if (!to_index(&k, &i)) {
+            if (k.kind == CV_DOUBLE) return cel_error_fmt(&x->a, "unsupported index value");
+            return no_overload(x, "_[_]");
+        }
+        if (i < 0 || i >= (int64_t)t.u.list->n)
+            return cel_error_fmt(&x->a, "index out of bounds: %lld", (long long)i);
+        return t.u.list->items[i];
+    }
+    if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN || t.kind == CV_DEVICE) {
+        if (k.kind == CV_LIST || k.kind == CV_MAP || k.kind == CV_NULL) return no_overload(x, "_[_]");
+        return select_field(x, t, &k, false);
+    }
+    return no_overload(x, "_[_]");
+}
+
+static bool kind_ok(const cel_fn_decl *d, uint32_t i, const cel_value *v) {
+    int k = d->kinds[i];
+    if (k < 0) return true;
+    if (k == CV_MAP) return v->kind == CV_MAP || v->kind == CV_DEVMAP || v->kind == CV_DEVDOMAIN;
+    if (k == CV_OPAQUE) return v->kind == CV_OPAQUE && !strcmp(v->u.o->type->name, d->args[i]->name);
+    return v->kind == k;
+}
+
+static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value av[CEL_MAX_ARGS];
+    uint32_t na = n->nargs;
+    bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
+    for (uint32_t i = 0; i < na; i++) {
+        av[i] = eval(n->args[i], x);
+        if (strict && av[i].kind == CV_ERROR) return av[i];
+    }
+    x->cost += n->cost;
+    if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+    const cel_fn_decl *d = NULL;
+    for (uint32_t j = 0; j < n->novs && !d; j++) {
+        const cel_fn_decl *c = n->ovs[j];
+        bool ok = true;
+        for (uint32_t i = 0; i < na && ok; i++) ok = (!strict && av[i].kind == CV_ERROR) || kind_ok(c, i, &av[i]);
+        if (ok) d = c;
+    }
+    if (!d) return no_overload(x, n->k.u.s);
+    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
+    cel_value r = d->ov->fn(&cc, av, na);
+    if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+    return r;
+}
+
+static cel_value logic_and(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value l = eval(n->x, x);
+    if (l.kind == CV_BOOL && !l.u.b) return l;
+    cel_value r = eval(n->y, x);
+    if (r.kind == CV_BOOL) {
+        if (!r.u.b) return r;
+        if (l.kind == CV_BOOL) return r;
+    }
+    if (l.kind == CV_ERROR) return l;
+    if (r.kind == CV_ERROR) return r;
+    return no_overload(x, "_&&_");
+}
+
+static cel_value logic_or(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value l = eval(n->x, x);
+    if (l.kind == CV_BOOL && l.u.b) return l;
+    cel_value r = eval(n->y, x);
+    if (r.kind == CV_BOOL) {
+        if (r.u.b) return r;
+        if (l.kind == CV_BOOL) return r;
+    }
+    if (l.kind == CV_ERROR) return l;
+    if (r.kind == CV_ERROR) return r;
+    return no_overload(x, "_||_");
+}
+
+static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value l = eval(n->x, x);
+    if (l.kind == CV_ERROR) return l;
+    cel_value r = eval(n->y, x);
+    if (r.kind == CV_ERROR) return r;
+    if (n->op == OP_EQ) return cel_bool(cel_value_equal(&l, &r));
+    if (n->op == OP_NE) return cel_bool(!cel_value_equal(&l, &r));
+    int c;
+    if (!cel_value_compare(&l, &r, &c)) return no_overload(x, "_<_");
+    switch (n->op) {
+    case OP_LT: return cel_bool(c == -1);
+    case OP_LE: return cel_bool(c == -1 || c == 0);
+    case OP_GT: return cel_bool(c == 1);
+    default: return cel_bool(c == 1 || c == 0);
+    }
+}
+
+static cel_value in_op(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value v = eval(n->x, x);
+    if (v.kind == CV_ERROR) return v;
+    cel_value c = eval(n->y, x);
+    if (c.kind == CV_ERROR) return c;
+    if (c.kind == CV_LIST) {
+        x->cost += c.u.list->n / 10 + 1;
+        for (uint32_t i = 0; i < c.u.list->n; i++)
+            if (cel_value_equal(&v, &c.u.list->items[i])) return cel_bool(true);
+        return cel_bool(false);
+    }
+    if (c.kind == CV_MAP || c.kind == CV_DEVMAP || c.kind == CV_DEVDOMAIN) {
+        cel_value out;
+        return cel_bool(cel_map_find(&x->a, names_of(x), &c, &v, &out));
+    }
+    return no_overload(x, "@in");
+}
+
+static cel_value build_list(const cel_inst *n, cel_eval_ctx *x) {
+    cel_list *l = cel_list_new(&x->a, n->nargs);
+    x->cost += n->cost;
+    for (uint32_t i = 0; i < n->nargs; i++) {
+        cel_value v = eval(n->args[i], x);
+        if (v.kind == CV_ERROR) return v;
+        if (n->opt_mask && n->opt_mask[i]) {
+            if (v.kind != CV_OPTIONAL) return no_overload(x, "optional");
+            if (!v.u.opt) continue;
+            v = *v.u.opt;
+        }
+        l->items[l->n++] = v;
+    }
+    return cel_list_value(l);
+}
+
+static bool valid_key(const cel_value *k) {
+    return k->kind == CV_INT || k->kind == CV_UINT || k->kind == CV_BOOL || k->kind == CV_STRING;
+}
+
+static cel_value build_map(const cel_inst *n, cel_eval_ctx *x) {
+    cel_map *m = cel_map_new(&x->a, n->nargs / 2 + 1);
+    x->cost += n->cost;
+    for (uint32_t i = 0; i + 1 < n->nargs; i += 2) {
+        cel_value k = eval(n->args[i], x);
+        if (k.kind == CV_ERROR) return k;
+        cel_value v = eval(n->args[i + 1], x);
+        if (v.kind == CV_ERROR) return v;
+        if (!valid_key(&k)) return cel_error_fmt(&x->a, "unsupported key type");
+        if (n->opt_mask && n->opt_mask[i / 2]) {
+            if (v.kind != CV_OPTIONAL) return no_overload(x, "optional");
+            if (!v.u.opt) continue;
+            v = *v.u.opt;
+        }
+        cel_value old, mv = cel_map_value(m);
+        if (cel_map_find(&x->a, names_of(x), &mv, &k, &old)) {
+            char b[128];
+            cel_value_format(&k, names_of(x), b, sizeof b);
+            return cel_error_fmt(&x->a, "Failed with repeated key: %s", b);
+        }
+        cel_map_put(&x->a, m, k, v);
+    }
+    return cel_map_value(m);
+}
+
+static cel_value comprehension(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value range = eval(n->x, x);
+    if (range.kind == CV_ERROR) return range;
+    const cel_value *keys = NULL, *vals = NULL;
+    uint32_t cnt;
+    bool is_list;
+    if (range.kind == CV_LIST) {
+        is_list = true;
+        vals = range.u.list->items;
+        cnt = range.u.list->n;
+    } else if (range.kind == CV_MAP || range.kind == CV_DEVMAP || range.kind == CV_DEVDOMAIN) {
+        is_list = false;
+        const cel_map *m = cel_devmap_materialize(&x->a, names_of(x), &range);
+        keys = m->keys;
+        vals = m->vals;
+        cnt = m->n;
+    } else {
+        return cel_error_static("expression of this type cannot be the range of a comprehension");
+    }
+    cel_value *s = x->slots;
+    s[n->accu] = eval(n->y, x);
+    for (uint32_t i = 0; i < cnt; i++) {
+        x->cost++;
+        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        if (is_list) {
+            if (n->iv2 >= 0) {
+                s[n->iv] = cel_int(i);
+                s[n->iv2] = vals[i];
+            } else {
+                s[n->iv] = vals[i];
+            }
+        } else {
+            s[n->iv] = keys[i];
+            if (n->iv2 >= 0) s[n->iv2] = vals[i];
+        }
+        cel_value c = eval(n->z, x);
+        if (c.kind == CV_BOOL && !c.u.b) break;
+        s[n->accu] = eval(n->step, x);
+        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+    }
+    cel_value r = eval(n->result, x);
+    /* the accumulator was grown in place; whoever holds the result must not */
+    r.aux = 0;
+    return r;
+}
+
+static cel_value append(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value acc = x->slots[n->a];
+    if (acc.kind == CV_ERROR) return acc;
+    cel_value v = eval(n->x, x);
+    if (v.kind == CV_ERROR) return v;
+    if (acc.kind != CV_LIST) return no_overload(x, "_+_");
+    cel_list *l;
+    x->cost++;
+    if (acc.aux == 1) {
+        l = (cel_list *)acc.u.list;   /* owned by this comprehension: grow in place */
+    } else {
+        l = cel_list_new(&x->a, acc.u.list->n + 4);
+        if (acc.u.list->n) memcpy(l->items, acc.u.list->items, sizeof(cel_value) * acc.u.list->n);
+        l->n = acc.u.list->n;
+    }
+    cel_list_push(&x->a, l, v);
+    cel_value r = cel_list_value(l);
+    r.aux = 1;
+    return r;
+}
+
+static cel_value map_insert(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value acc = eval(n->x, x);
+    if (acc.kind == CV_ERROR) return acc;
+    cel_value k = eval(n->y, x);
+    if (k.kind == CV_ERROR) return k;
+    cel_value v = cel_null();
+    if (n->z) {
+        v = eval(n->z, x);
+        if (v.kind == CV_ERROR) return v;
+    }
+    if (acc.kind != CV_MAP) return no_overload(x, "cel.@mapInsert");
+    cel_map *m;
+    if (acc.aux == 1) {
+        m = (cel_map *)acc.u.map;
+    } else {
+        m = cel_map_new(&x->a, acc.u.map->n + 4);
+        for (uint32_t i = 0; i < acc.u.map->n; i++) cel_map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
+    }
+    x->cost++;
+    cel_value old, mv = cel_map_value(m);
+    if (n->z) {
+        if (!valid_key(&k)) return cel_error_static("unsupported key type");
+        if (cel_map_find(&x->a, names_of(x), &mv, &k, &old))
+            return cel_error_static("insert failed: key already exists");
+        cel_map_put(&x->a, m, k, v);
+    } else {
+        if (k.kind != CV_MAP) return no_overload(x, "cel.@mapInsert");
+        for (uint32_t i = 0; i < k.u.map->n; i++) {
+            if (cel_map_find(&x->a, names_of(x), &mv, &k.u.map->keys[i], &old))
+                return cel_error_static("insert failed: key already exists");
+            cel_map_put(&x->a, m, k.u.map->keys[i], k.u.map->vals[i]);
+        }
+    }
+    cel_value r = cel_map_value(m);
+    r.aux = 1;
+    return r;
+}
+
+static cel_value optional_access(const cel_inst *n, cel_eval_ctx *x, cel_value t, const cel_value *key) {
+    if (t.kind == CV_ERROR) return t;
+    if (key->kind == CV_ERROR) return *key;
+    if (t.kind == CV_OPTIONAL) {
+        if (!t.u.opt) return t;
+        t = *t.u.opt;
+    }
+    if (t.kind == CV_LIST) {
+        int64_t i;
+        if (!to_index(key, &i)) return no_overload(x, "_[?_]");
+        if (i < 0 || i >= (int64_t)t.u.list->n) return cel_optional_none();
+        return cel_optional_of(&x->a, t.u.list->items[i]);
+    }
+    if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN) {
+        cel_value out;
+        if (cel_map_find(&x->a, names_of(x), &t, key, &out)) return cel_optional_of(&x->a, out);
+        if (t.kind == CV_DEVMAP) {
+            cel_value v = {.kind = CV_DEVDOMAIN, .aux = t.aux, .len = 0};
+            v.u.dev = t.u.dev;
+            return cel_optional_of(&x->a, v);
+        }
+        return cel_optional_none();
+    }
+    if (t.kind == CV_DEVICE) {
+        cel_value v = select_field(x, t, key, false);
+        if (v.kind == CV_ERROR) return v;
+        return cel_optional_of(&x->a, v);
+    }
+    (void)n;
+    return no_overload(x, "_?._");
+}
+
+static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
+    switch ((cel_op)n->op) {
+    case OP_CONST: return n->k;
+    case OP_ERROR: return n->k;
+    case OP_VAR: return x->vars ? x->vars[n->a] : cel_error_static("no such attribute");
+    case OP_LOCAL: return x->slots[n->a];
+    case OP_DEVICE: {
+        cel_value v = {.kind = CV_DEVICE};
+        v.u.dev = x->dev;
+        return v;
+    }
+    case OP_DRIVER: return cel_string(x->dev->driver.s, x->dev->driver.len);
+    case OP_ALLOW_MULTI: return cel_bool(x->dev->allow_multiple_allocations);
+    case OP_DEVMAP: {
+        cel_value v = {.kind = CV_DEVMAP, .aux = (uint8_t)n->a};
+        v.u.dev = x->dev;
+        return v;
+    }
+    case OP_DEVDOMAIN: {
+        cel_value v = {.kind = CV_DEVDOMAIN, .aux = (uint8_t)n->a, .len = n->b};
+        v.u.dev = x->dev;
+        return v;
+    }
+    case OP_DEVATTR: return dev_attr(x, n);
+    case OP_DEVCAP: return dev_cap(x, n);
+    case OP_HAS_DEVATTR:
+        for (uint32_t i = 0; i < x->dev->nattrs; i++)
+            if (x->dev->attrs[i].name == n->b && x->dev->attrs[i].domain == n->a) return cel_bool(true);
+        return cel_bool(false);
+    case OP_HAS_DEVCAP:
+        for (uint32_t i = 0; i < x->dev->ncaps; i++)
+            if (x->dev->caps[i].name == n->b && x->dev->caps[i].domain == n->a) return cel_bool(true);
+        return cel_bool(false);
+    case OP_SELECT: {
+        cel_value t = eval(n->x, x);
+        if (t.kind == CV_OPTIONAL) return optional_access(n, x, t, &n->k);
+        return select_field(x, t, &n->k, false);
+    }
+    case OP_HAS: {
+        cel_value t = eval(n->x, x);
+        if (t.kind == CV_ERROR) return t;
+        if (t.kind == CV_OPTIONAL) {
+            if (!t.u.opt) return cel_bool(false);
+            t = *t.u.opt;
+        }
+        if (t.kind != CV_MAP && t.kind != CV_DEVMAP && t.kind != CV_DEVDOMAIN && t.kind != CV_DEVICE)
+            return no_overload(x, "has");
+        return select_field(x, t, &n->k, true);
+    }
+    case OP_OPT_SELECT: return optional_access(n, x, eval(n->x, x), &n->k);
+    case OP_INDEX: {
+        cel_value t = eval(n->x, x);
+        cel_value k = eval(n->y, x);
+        if (t.kind == CV_OPTIONAL) return optional_access(n, x, t, &k);
+        return index_value(x, t, k);
+    }
+    case OP_OPT_INDEX: {
+        cel_value t = eval(n->x, x);
+        cel_value k = eval(n->y, x);
+        return optional_access(n, x, t, &k);
+    }
+    case OP_AND: return logic_and(n, x);
+    case OP_OR: return logic_or(n, x);
+    case OP_NOT: {
+        cel_value v = eval(n->x, x);
+        if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
+        if (v.kind == CV_ERROR) return v;
+        return no_overload(x, "!_");
+    }
+    case OP_NSF: {
+        cel_value v = eval(n->x, x);
+        return cel_bool(!(v.kind == CV_BOOL && !v.u.b));
+    }
+    case OP_COND: {
+        cel_value c = eval(n->x, x);
+        if (c.kind == CV_BOOL) return eval(c.u.b ? n->y : n->z, x);
+        if (c.kind == CV_ERROR) return c;
+        return no_overload(x, "_?_:_");
+    }
+    case OP_EQ_STRK:
+    case OP_NE_STRK: {
+        cel_value v = eval(n->x, x);
+        bool eq;
+        if (v.kind == CV_STRING) eq = v.len == n->k.len && !memcmp(v.u.s, n->k.u.s, v.len);
+        else if (v.kind == CV_ERROR) return v;
+        else eq = false;
+        return cel_bool(n->op == OP_EQ_STRK ? eq : !eq);
+    }
+    case OP_EQ:
+    case OP_NE:
+    case OP_LT:
+    case OP_LE:
+    case OP_GT:
+    case OP_GE: return compare(n, x);
+    case OP_IN: return in_op(n, x);
+    case OP_CALL: return call(n, x);
+    case OP_LIST: return build_list(n, x);
+    case OP_MAP: return build_map(n, x);
+    case OP_COMP: return comprehension(n, x);
+    case OP_BIND:
+        x->slots[n->a] = eval(n->x, x);
+        return eval(n->y, x);
+    case OP_APPEND: return append(n, x);
+    case OP_MAPINSERT: return map_insert(n, x);
+    case OP_TYPE_IDENT: return n->k;
+    }
+    return cel_error_static("internal error: bad instruction");
+}
+
+cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x); }
+
+/* ---- public entry points ------------------------------------------------------ */
+
+cel_eval_ctx *cel_eval_ctx_new(void) {
+    cel_eval_ctx *x = xcalloc(1, sizeof *x);
+    arena_init(&x->a, 64 * 1024);
+    /* touch the first block now so that the mark covers it and resets never free it */
+    arena_alloc(&x->a, 16);
+    x->base = arena_save(&x->a);
+    return x;
+}
+
+void cel_eval_ctx_free(cel_eval_ctx *x) {
+    if (!x) return;
+    arena_free(&x->a);
+    free(x->slots);
+    free(x);
+}
+
+arena *cel_eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
+
+static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
+    if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
+    x->cost = 0;
+    x->dev = d;
+    x->vars = vars;
+    x->prog = p;
+    if (UNLIKELY(p->nslots > x->cap_slots)) {
+        free(x->slots);
+        x->cap_slots = p->nslots < 16 ? 16 : p->nslots;
+        x->slots = xcalloc(x->cap_slots, sizeof(cel_value));
+    }
+}
+
+cel_value cel_eval_value(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
+    begin(p, d, vars, x);
+    if (d && d->conv_error) return cel_error_static(d->conv_error);
+    cel_value v = eval(p->root, x);
+    if (over_budget(x)) return cel_cost_exceeded();
+    return v;
+}
+
+cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
+    begin(p, d, NULL, x);
+    if (UNLIKELY(d->conv_error)) {
+        err_set(e, "%s", d->conv_error);
+        return CEL_ERROR;
+    }
+    cel_value v = eval(p->root, x);
+    if (LIKELY(v.kind == CV_BOOL && !over_budget(x))) return v.u.b ? CEL_TRUE : CEL_FALSE;
+    if (over_budget(x)) {
+        err_set(e, "%s", CEL_COST_EXCEEDED_MSG);
+        return CEL_ERROR;
+    }
+    if (v.kind == CV_ERROR) err_set(e, "%s", v.u.s);
+    else err_set(e, "CEL result of type %s could not be converted to bool", cel_kind_type_name(&v));
+    return CEL_ERROR;
+}

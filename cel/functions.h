@@ -1,0 +1,109 @@
+/* functions.h — the CEL function registry: how a library of functions plugs into
+ * the checker and the evaluator.
+ *
+ * HOW TO ADD A LIBRARY (e.g. cel/lib_strings.c):
+ *   1. Write the implementations as `cel_value fn(cel_call *c, const cel_value *args,
+ *      uint32_t nargs)`. For a receiver-style function (`s.startsWith(x)`) args[0] is
+ *      the receiver. Arguments already have the kinds the signature promises (the
+ *      evaluator dispatches on runtime kinds; `dyn` admits any kind) and are never
+ *      errors unless the overload is CEL_FN_NONSTRICT. Build results with the
+ *      constructors of cel/value.h, allocating only from c->arena (reset before each
+ *      evaluation; never malloc). Fail by returning cel_call_error(c, "...") (the text
+ *      is what the user sees, e.g. "no such key: x"). Charge size-dependent work with
+ *      cel_call_charge(c, n) so that cost limits stop runaway expressions.
+ *   2. Describe each overload in a const table of cel_overload:
+ *        {"startsWith", "string_starts_with", CEL_RECEIVER, 2, 0, {"string", "string"},
+ *         "bool", str_starts_with, 1}
+ *      Type text: int uint double bool string bytes null dyn list(T) map(K, V)
+ *      optional(T) type(T) Quantity Semver or any dotted name for your own opaque
+ *      type; single capital letters are type parameters, bound per call (so
+ *      "list(A)", "A" → A is the element type). Qualified global functions are
+ *      written with their namespace: "strings.quote", "sets.contains".
+ *   3. Export `const cel_library cel_lib_<name> = {"<name>", table, ARRAY_SIZE(table)};`
+ *      and add ONE line `&cel_lib_<name>,` to the list in cel/libraries.c (and the
+ *      extern declaration at the end of this header).
+ * Optional per overload: `prepare` runs at compile time with the constant arguments
+ * (others are CV_ERROR placeholders with is_const false), e.g. to precompile a regex
+ * and to reject a bad literal pattern as a compile error; its result arrives as
+ * c->prepared at each call and is released with `release` when the program is freed.
+ * Flag CEL_FN_FOLD marks a pure function whose call with constant arguments is
+ * evaluated once at compile time (quantity("40Gi") becomes a constant).
+ *
+ * The registry is const data: no registration at run time, no global state. */
+#ifndef DRA_CEL_FUNCTIONS_H
+#define DRA_CEL_FUNCTIONS_H
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/intern.h"
+#include "cel/value.h"
+
+#define CEL_MAX_ARGS 4   /* including the receiver */
+
+/* What an implementation sees of the evaluation. */
+typedef struct cel_call {
+    arena *arena;                 /* per-evaluation memory; reset before each evaluation */
+    const intern_table *names;    /* the environment's intern table (device names) */
+    uint64_t *cost;               /* running cost of this evaluation */
+    uint64_t cost_limit;
+    const void *prepared;         /* result of the overload's prepare(), or NULL */
+} cel_call;
+
+typedef cel_value (*cel_fn)(cel_call *c, const cel_value *args, uint32_t nargs);
+typedef bool (*cel_prepare_fn)(const cel_value *args, const bool *is_const, uint32_t nargs, void **out, err *e);
+
+typedef enum cel_call_style {
+    CEL_GLOBAL = 0,    /* f(a, b) */
+    CEL_RECEIVER = 1,  /* a.f(b): args[0] is the receiver */
+} cel_call_style;
+
+enum cel_fn_flags {
+    CEL_FN_FOLD = 1 << 0,       /* pure: fold at compile time when all arguments are constant */
+    CEL_FN_NONSTRICT = 1 << 1,  /* receives error arguments instead of propagating them */
+};
+
+typedef struct cel_overload {
+    const char *name;             /* CEL function name: "startsWith", "_+_", "sets.contains" */
+    const char *id;               /* unique overload id: "string_starts_with" */
+    uint8_t style;                /* cel_call_style */
+    uint8_t nargs;                /* number of arguments including the receiver */
+    uint16_t flags;               /* cel_fn_flags */
+    const char *args[CEL_MAX_ARGS];
+    const char *result;
+    cel_fn fn;
+    uint32_t cost;                /* cost charged per call (cel-go's estimate for fixed-cost calls) */
+    cel_prepare_fn prepare;       /* optional */
+    void (*release)(void *prepared);
+} cel_overload;
+
+typedef struct cel_library {
+    const char *name;
+    const cel_overload *overloads;
+    size_t count;
+} cel_library;
+
+/* ---- helpers for implementations -------------------------------------------- */
+
+cel_value cel_call_error(cel_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds n to the running cost; false (and the caller should return
+ * cel_cost_exceeded()) once the limit is passed. */
+static inline bool cel_call_charge(cel_call *c, uint64_t n) {
+    *c->cost += n;
+    return *c->cost <= c->cost_limit;
+}
+cel_value cel_cost_exceeded(void);
+#define CEL_COST_EXCEEDED_MSG "operation cancelled: actual cost limit exceeded"
+
+/* ---- the libraries (listed in cel/libraries.c) ------------------------------ */
+
+extern const cel_library *const cel_libraries[];
+extern const size_t cel_nlibraries;
+
+extern const cel_library cel_lib_std;        /* operators, size, conversions, string basics */
+extern const cel_library cel_lib_quantity;   /* Kubernetes quantity library */
+extern const cel_library cel_lib_semver;     /* Kubernetes semver library */
+extern const cel_library cel_lib_optional;   /* optional types */
+extern const cel_library cel_lib_dra;        /* includes() */
+extern const cel_library cel_lib_regex_interim;  /* matches() via POSIX regex until RE2 lands */
+
+#endif

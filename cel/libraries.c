@@ -1,0 +1,15 @@
+/* libraries.c — the list of function libraries every environment is built from.
+ * One line per library; see functions.h for how to write one. Order matters only
+ * for runtime dispatch among overloads with identical signatures (first wins). */
+#include "cel/functions.h"
+
+const cel_library *const cel_libraries[] = {
+    &cel_lib_std,
+    &cel_lib_quantity,
+    &cel_lib_semver,
+    &cel_lib_optional,
+    &cel_lib_dra,
+    &cel_lib_regex_interim,
+};
+
+const size_t cel_nlibraries = ARRAY_SIZE(cel_libraries);

@@ -1,0 +1,813 @@
+/* parser.c — recursive-descent parser for the CEL grammar, producing the AST of
+ * ast.h with macros expanded as cel-go expands them.
+ *
+ * Precedence, lowest first: ?: , ||, &&, relations (== != < <= > >= in, left
+ * associative), + -, * / %, unary ! and -, member access (. .? [] [?] calls).
+ * Chains of && and || are built as balanced trees (as cel-go does), so long
+ * conjunctions do not nest deeply. An odd run of unary operators applies once, an
+ * even run cancels (`!!x` is `x`), and `-` directly before a number literal is part
+ * of the literal (so -9223372036854775808 is an int).
+ *
+ * Errors are reported cel-go style with line:column and a source snippet; the
+ * parser stops at the first one. Nesting deeper than max_depth is an error. */
+#include "cel/ast.h"
+#include "cel/lexer_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ACCU "__result__"
+
+typedef struct parser {
+    cel_lexer lx;
+    cel_token t, nx;      /* current and next token */
+    arena *a;
+    err *e;
+    bool failed;
+    int depth, max_depth;
+    bool no_macros;
+    const char *src;
+    size_t n;
+} parser;
+
+/* ---- error text ------------------------------------------------------------- */
+
+void cel_error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
+    if (!e) return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (pos > n) pos = (uint32_t)n;
+    int line = 1;
+    size_t ls = 0;
+    for (size_t i = 0; i < pos; i++)
+        if (src[i] == '\n') line++, ls = i + 1;
+    size_t col = cel_utf8_len(src + ls, pos - ls);
+    size_t le = ls;
+    while (le < n && src[le] != '\n') le++;
+    char buf[ERR_MSG_MAX];
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "ERROR: <input>:%d:%zu: %s\n | %.*s\n | ", line, col + 1, msg,
+                          (int)(le - ls), src + ls);
+    for (size_t i = 0; i < col && o + 2 < sizeof buf; i++) buf[o++] = '.';
+    if (o + 2 < sizeof buf) buf[o++] = '^';
+    buf[o < sizeof buf ? o : sizeof buf - 1] = '\0';
+    size_t cur = e->set ? strlen(e->msg) : 0;
+    if (cur && cur + 1 < sizeof e->msg) {
+        e->msg[cur++] = '\n';
+        size_t room = sizeof e->msg - cur - 1, bl = strlen(buf);
+        memcpy(e->msg + cur, buf, bl < room ? bl : room);
+        e->msg[cur + (bl < room ? bl : room)] = '\0';
+    } else if (!cur) {
+        memcpy(e->msg, buf, sizeof buf);
+    }
+    e->set = true;
+}
+
+static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
+    if (p->failed) return;
+    p->failed = true;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cel_error_at(p->e, p->src, p->n, pos, "%s", msg);
+}
+
+static void tok_desc(parser *p, const cel_token *t, char *buf, size_t n) {
+    if (t->kind == T_EOF) snprintf(buf, n, "<EOF>");
+    else snprintf(buf, n, "%.*s", (int)(t->end - t->pos > 60 ? 60 : t->end - t->pos), p->src + t->pos);
+}
+
+static void syntax_error(parser *p, const char *expecting) {
+    char d[80];
+    if (p->t.kind == T_ERROR) {
+        tok_desc(p, &p->t, d, sizeof d);
+        if (!strcmp(p->t.msg, "token recognition error"))
+            fail(p, p->t.pos, "Syntax error: token recognition error at: '%s'", d);
+        else
+            fail(p, p->t.pos, "%s", p->t.msg);
+        return;
+    }
+    tok_desc(p, &p->t, d, sizeof d);
+    if (expecting) fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting %s", d, expecting);
+    else fail(p, p->t.pos, "Syntax error: extraneous input '%s'", d);
+}
+
+/* ---- tokens ------------------------------------------------------------------- */
+
+static void advance(parser *p) {
+    p->t = p->nx;
+    p->nx = cel_lex_next(&p->lx);
+}
+
+static bool accept(parser *p, cel_tok k) {
+    if (p->t.kind != k) return false;
+    advance(p);
+    return true;
+}
+
+static bool expect(parser *p, cel_tok k, const char *what) {
+    if (p->t.kind == k) {
+        advance(p);
+        return true;
+    }
+    syntax_error(p, what);
+    return false;
+}
+
+/* ---- node construction ------------------------------------------------------- */
+
+static cel_node *node(parser *p, cel_node_kind k, uint32_t pos) {
+    cel_node *n = ARENA_NEW(p->a, cel_node);
+    n->kind = (uint8_t)k;
+    n->pos = pos;
+    n->slot = n->slot2 = n->accu_slot = -1;
+    return n;
+}
+
+static cel_node *mk_const(parser *p, uint32_t pos, cel_value v) {
+    cel_node *n = node(p, N_CONST, pos);
+    n->val = v;
+    return n;
+}
+
+static cel_node *mk_ident(parser *p, uint32_t pos, const char *name) {
+    cel_node *n = node(p, N_IDENT, pos);
+    n->name = name;
+    return n;
+}
+
+static cel_node *mk_call(parser *p, uint32_t pos, const char *fn, cel_node *target, int nargs, ...) {
+    cel_node *n = node(p, N_CALL, pos);
+    n->name = fn;
+    n->target = target;
+    n->nargs = (uint32_t)nargs;
+    n->args = ARENA_NEWN(p->a, cel_node *, nargs ? nargs : 1);
+    va_list ap;
+    va_start(ap, nargs);
+    for (int i = 0; i < nargs; i++) n->args[i] = va_arg(ap, cel_node *);
+    va_end(ap);
+    return n;
+}
+
+static cel_node *mk_list1(parser *p, uint32_t pos, cel_node *e) {
+    cel_node *n = node(p, N_LIST, pos);
+    n->nargs = 1;
+    n->args = ARENA_NEWN(p->a, cel_node *, 1);
+    n->args[0] = e;
+    return n;
+}
+
+/* A growable array of node pointers in the arena. */
+typedef struct nvec {
+    cel_node **v;
+    uint8_t *opt;
+    uint32_t n, cap;
+    bool any_opt;
+} nvec;
+
+static void nvec_push(parser *p, nvec *v, cel_node *x, bool opt) {
+    if (v->n == v->cap) {
+        uint32_t nc = v->cap ? v->cap * 2 : 4;
+        cel_node **nv = ARENA_NEWN(p->a, cel_node *, nc);
+        uint8_t *no = ARENA_NEWN(p->a, uint8_t, nc);
+        if (v->n) {
+            memcpy(nv, v->v, sizeof(cel_node *) * v->n);
+            memcpy(no, v->opt, v->n);
+        }
+        v->v = nv;
+        v->opt = no;
+        v->cap = nc;
+    }
+    v->opt[v->n] = opt;
+    v->any_opt |= opt;
+    v->v[v->n++] = x;
+}
+
+/* ---- grammar ------------------------------------------------------------------ */
+
+static cel_node *parse_expr(parser *p);
+
+static const char *const reserved[] = {"as", "break", "const", "continue", "else", "for", "function", "if",
+                                       "import", "let", "loop", "package", "namespace", "return", "var",
+                                       "void", "while"};
+
+static bool is_reserved(const char *s) {
+    for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+        if (!strcmp(reserved[i], s)) return true;
+    return false;
+}
+
+/* Parses `(args)` after the opening parenthesis was seen (current token is '('). */
+static bool parse_args(parser *p, nvec *out) {
+    if (!expect(p, T_LPAREN, "'('")) return false;
+    if (accept(p, T_RPAREN)) return true;
+    for (;;) {
+        cel_node *a = parse_expr(p);
+        if (!a) return false;
+        nvec_push(p, out, a, false);
+        if (accept(p, T_COMMA)) continue;
+        return expect(p, T_RPAREN, "{')', ','}");
+    }
+}
+
+static bool simple_ident(cel_node *n) { return n->kind == N_IDENT && !n->absolute; }
+
+/* Comprehension with cel-go's shape. */
+static cel_node *mk_comp(parser *p, uint32_t pos, const char *iv, const char *iv2, cel_node *range, cel_node *init,
+                         cel_node *cond, cel_node *step, cel_node *result) {
+    cel_node *n = node(p, N_COMPREHENSION, pos);
+    n->iter_var = iv;
+    n->iter_var2 = iv2;
+    n->accu_var = ACCU;
+    n->range = range;
+    n->accu_init = init;
+    n->cond = cond;
+    n->step = step;
+    n->result = result;
+    return n;
+}
+
+static cel_node *accu(parser *p, uint32_t pos) { return mk_ident(p, pos, ACCU); }
+
+static cel_node *empty_list(parser *p, uint32_t pos) {
+    cel_node *n = node(p, N_LIST, pos);
+    n->args = NULL;
+    return n;
+}
+
+/* Expands receiver-style macros; returns NULL (no error) when `fn` with this arity
+ * is not a macro. */
+static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const char *fn, nvec *args, bool *err) {
+    uint32_t na = args->n;
+    cel_node **a = args->v;
+    *err = false;
+    bool two = false;
+    int kind = -1;  /* 0 all, 1 exists, 2 exists_one, 3 map, 4 map3, 5 filter, 6 transformList, 7 transformMap, 8 transformMapEntry */
+    if (!strcmp(fn, "all") && (na == 2 || na == 3)) kind = 0, two = na == 3;
+    else if (!strcmp(fn, "exists") && (na == 2 || na == 3)) kind = 1, two = na == 3;
+    else if ((!strcmp(fn, "exists_one") || !strcmp(fn, "existsOne")) && (na == 2 || na == 3)) kind = 2, two = na == 3;
+    else if (!strcmp(fn, "map") && na == 2) kind = 3;
+    else if (!strcmp(fn, "map") && na == 3) kind = 4;
+    else if (!strcmp(fn, "filter") && na == 2) kind = 5;
+    else if (!strcmp(fn, "transformList") && (na == 3 || na == 4)) kind = 6, two = true;
+    else if (!strcmp(fn, "transformMap") && (na == 3 || na == 4)) kind = 7, two = true;
+    else if (!strcmp(fn, "transformMapEntry") && (na == 3 || na == 4)) kind = 8, two = true;
+    if (!strcmp(fn, "bind") && na == 3 && target->kind == N_IDENT && !strcmp(target->name, "cel")) {
+        if (!simple_ident(a[0])) {
+            fail(p, a[0]->pos, "cel.bind() variable names must be simple identifiers");
+            *err = true;
+            return NULL;
+        }
+        cel_node *b = node(p, N_BIND, pos);
+        b->iter_var = a[0]->name;
+        b->nargs = 2;
+        b->args = ARENA_NEWN(p->a, cel_node *, 2);
+        b->args[0] = a[1];
+        b->args[1] = a[2];
+        return b;
+    }
+    if ((!strcmp(fn, "optMap") || !strcmp(fn, "optFlatMap")) && na == 2) {
+        if (!simple_ident(a[0])) {
+            fail(p, a[0]->pos, "%s() variable name must be a simple identifier", fn);
+            *err = true;
+            return NULL;
+        }
+        cel_node *b = node(p, N_BIND, pos);
+        b->iter_var = a[0]->name;
+        b->nargs = 2;
+        b->args = ARENA_NEWN(p->a, cel_node *, 2);
+        b->args[0] = mk_call(p, pos, "value", target, 0);
+        b->args[1] = a[1];
+        cel_node *some = fn[3] == 'M' ? mk_call(p, pos, "optional.of", NULL, 1, b) : b;
+        cel_node *none = mk_call(p, pos, "optional.none", NULL, 0);
+        return mk_call(p, pos, "_?_:_", NULL, 3, mk_call(p, pos, "hasValue", target, 0), some, none);
+    }
+    if (kind < 0) return NULL;
+    int nvars = two ? 2 : 1;
+    for (int i = 0; i < nvars; i++) {
+        if (!simple_ident(a[i])) {
+            fail(p, a[i]->pos, kind >= 3 && kind <= 5 ? "argument is not an identifier" : "argument must be a simple name");
+            *err = true;
+            return NULL;
+        }
+        if (!strcmp(a[i]->name, ACCU)) {
+            fail(p, a[i]->pos, "iteration variable overwrites accumulator variable");
+            *err = true;
+            return NULL;
+        }
+    }
+    const char *iv = a[0]->name, *iv2 = two ? a[1]->name : NULL;
+    if (two && !strcmp(iv, iv2)) {
+        fail(p, a[1]->pos, "duplicate variable name: %s", iv);
+        *err = true;
+        return NULL;
+    }
+    cel_node **rest = a + nvars;
+    uint32_t nrest = na - (uint32_t)nvars;
+    switch (kind) {
+    case 0:
+        return mk_comp(p, pos, iv, iv2, target, mk_const(p, pos, cel_bool(true)),
+                       mk_call(p, pos, "@not_strictly_false", NULL, 1, accu(p, pos)),
+                       mk_call(p, pos, "_&&_", NULL, 2, accu(p, pos), rest[0]), accu(p, pos));
+    case 1:
+        return mk_comp(p, pos, iv, iv2, target, mk_const(p, pos, cel_bool(false)),
+                       mk_call(p, pos, "@not_strictly_false", NULL, 1, mk_call(p, pos, "!_", NULL, 1, accu(p, pos))),
+                       mk_call(p, pos, "_||_", NULL, 2, accu(p, pos), rest[0]), accu(p, pos));
+    case 2:
+        return mk_comp(p, pos, iv, iv2, target, mk_const(p, pos, cel_int(0)), mk_const(p, pos, cel_bool(true)),
+                       mk_call(p, pos, "_?_:_", NULL, 3, rest[0],
+                               mk_call(p, pos, "_+_", NULL, 2, accu(p, pos), mk_const(p, pos, cel_int(1))), accu(p, pos)),
+                       mk_call(p, pos, "_==_", NULL, 2, accu(p, pos), mk_const(p, pos, cel_int(1))));
+    case 3:
+    case 6:
+        if (nrest == 1)
+            return mk_comp(p, pos, iv, iv2, target, empty_list(p, pos), mk_const(p, pos, cel_bool(true)),
+                           mk_call(p, pos, "_+_", NULL, 2, accu(p, pos), mk_list1(p, pos, rest[0])), accu(p, pos));
+        /* fallthrough: filtered transformList */
+        /* FALLTHROUGH */
+    case 4:
+        return mk_comp(p, pos, iv, iv2, target, empty_list(p, pos), mk_const(p, pos, cel_bool(true)),
+                       mk_call(p, pos, "_?_:_", NULL, 3, rest[0],
+                               mk_call(p, pos, "_+_", NULL, 2, accu(p, pos), mk_list1(p, pos, rest[1])), accu(p, pos)),
+                       accu(p, pos));
+    case 5:
+        return mk_comp(p, pos, iv, iv2, target, empty_list(p, pos), mk_const(p, pos, cel_bool(true)),
+                       mk_call(p, pos, "_?_:_", NULL, 3, rest[0],
+                               mk_call(p, pos, "_+_", NULL, 2, accu(p, pos), mk_list1(p, pos, mk_ident(p, a[0]->pos, iv))),
+                               accu(p, pos)),
+                       accu(p, pos));
+    case 7:
+    case 8: {
+        cel_node *m = node(p, N_MAP, pos);
+        cel_node *ins;
+        cel_node *val = nrest == 1 ? rest[0] : rest[1];
+        if (kind == 7)
+            ins = mk_call(p, pos, "cel.@mapInsert", NULL, 3, accu(p, pos), mk_ident(p, a[0]->pos, iv), val);
+        else
+            ins = mk_call(p, pos, "cel.@mapInsert", NULL, 2, accu(p, pos), val);
+        cel_node *step = nrest == 1 ? ins : mk_call(p, pos, "_?_:_", NULL, 3, rest[0], ins, accu(p, pos));
+        return mk_comp(p, pos, iv, iv2, target, m, mk_const(p, pos, cel_bool(true)), step, accu(p, pos));
+    }
+    default: return NULL;
+    }
+}
+
+static bool depth_enter(parser *p) {
+    if (++p->depth > p->max_depth) {
+        if (!p->failed) {
+            p->failed = true;
+            if (p->e) {
+                snprintf(p->e->msg, sizeof p->e->msg, "ERROR: <input>:-1:0: expression recursion limit exceeded: %d",
+                         p->max_depth);
+                p->e->set = true;
+            }
+        }
+        return false;
+    }
+    return true;
+}
+
+static cel_node *parse_primary(parser *p) {
+    cel_token t = p->t;
+    switch (t.kind) {
+    case T_INT:
+        advance(p);
+        if (t.msg || t.val.u.u > (uint64_t)INT64_MAX) {
+            fail(p, t.pos, "invalid int literal");
+            return NULL;
+        }
+        return mk_const(p, t.pos, cel_int((int64_t)t.val.u.u));
+    case T_UINT:
+        advance(p);
+        if (t.msg) {
+            fail(p, t.pos, "invalid uint literal");
+            return NULL;
+        }
+        return mk_const(p, t.pos, t.val);
+    case T_DOUBLE:
+        advance(p);
+        if (t.msg) {
+            fail(p, t.pos, "invalid double literal");
+            return NULL;
+        }
+        return mk_const(p, t.pos, t.val);
+    case T_STRING:
+    case T_BYTES:
+        advance(p);
+        return mk_const(p, t.pos, t.val);
+    case T_TRUE: advance(p); return mk_const(p, t.pos, cel_bool(true));
+    case T_FALSE: advance(p); return mk_const(p, t.pos, cel_bool(false));
+    case T_NULL: advance(p); return mk_const(p, t.pos, cel_null());
+    case T_MINUS:
+        /* a negative number literal (unary '-' before anything else is handled by
+         * parse_unary) */
+        advance(p);
+        if (p->t.kind == T_INT) {
+            cel_token v = p->t;
+            advance(p);
+            if (v.msg || v.val.u.u > (uint64_t)INT64_MAX + 1) {
+                fail(p, t.pos, "invalid int literal");
+                return NULL;
+            }
+            return mk_const(p, t.pos, cel_int((int64_t)(0 - v.val.u.u)));
+        }
+        if (p->t.kind == T_DOUBLE) {
+            cel_token v = p->t;
+            advance(p);
+            if (v.msg) {
+                fail(p, t.pos, "invalid double literal");
+                return NULL;
+            }
+            return mk_const(p, t.pos, cel_double(-v.val.u.d));
+        }
+        syntax_error(p, "{NUM_FLOAT, NUM_INT}");
+        return NULL;
+    case T_LPAREN: {
+        advance(p);
+        cel_node *e = parse_expr(p);
+        if (!e || !expect(p, T_RPAREN, "')'")) return NULL;
+        return e;
+    }
+    case T_LBRACKET: {
+        advance(p);
+        nvec v = {0};
+        while (p->t.kind != T_RBRACKET) {
+            bool opt = false;
+            uint32_t qpos = p->t.pos;
+            if (accept(p, T_QUESTION)) opt = true;
+            (void)qpos;
+            cel_node *e = parse_expr(p);
+            if (!e) return NULL;
+            nvec_push(p, &v, e, opt);
+            if (!accept(p, T_COMMA)) break;
+        }
+        if (!expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        cel_node *l = node(p, N_LIST, t.pos);
+        l->args = v.v;
+        l->nargs = v.n;
+        l->opt_mask = v.any_opt ? v.opt : NULL;
+        return l;
+    }
+    case T_LBRACE: {
+        advance(p);
+        nvec v = {0};
+        nvec opts = {0};
+        while (p->t.kind != T_RBRACE) {
+            bool opt = accept(p, T_QUESTION);
+            if (p->t.kind == T_COLON) {
+                syntax_error(p, NULL);
+                return NULL;
+            }
+            cel_node *k = parse_expr(p);
+            if (!k || !expect(p, T_COLON, "':'")) return NULL;
+            cel_node *val = parse_expr(p);
+            if (!val) return NULL;
+            nvec_push(p, &v, k, opt);
+            nvec_push(p, &v, val, opt);
+            nvec_push(p, &opts, k, opt);
+            if (!accept(p, T_COMMA)) break;
+        }
+        if (!expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        cel_node *m = node(p, N_MAP, t.pos);
+        m->args = v.v;
+        m->nargs = v.n;
+        m->opt_mask = opts.any_opt ? opts.opt : NULL;
+        return m;
+    }
+    case T_DOT:
+    case T_IDENT: {
+        bool absolute = false;
+        if (t.kind == T_DOT) {
+            advance(p);
+            absolute = true;
+            if (p->t.kind != T_IDENT) {
+                syntax_error(p, "IDENTIFIER");
+                return NULL;
+            }
+            t = p->t;
+        }
+        advance(p);
+        const char *name = t.val.u.s;
+        if (is_reserved(name)) {
+            fail(p, t.pos, "reserved identifier: %s", name);
+            return NULL;
+        }
+        if (p->t.kind == T_LPAREN) {
+            nvec args = {0};
+            if (!parse_args(p, &args)) return NULL;
+            if (!absolute && !p->no_macros && !strcmp(name, "has")) {
+                if (args.n != 1 || args.v[0]->kind != N_SELECT || args.v[0]->optional) {
+                    fail(p, args.n ? args.v[0]->pos : t.pos, "invalid argument to has() macro");
+                    return NULL;
+                }
+                args.v[0]->test_only = true;
+                return args.v[0];
+            }
+            cel_node *c = node(p, N_CALL, t.pos);
+            c->name = name;
+            c->absolute = absolute;
+            c->args = args.v;
+            c->nargs = args.n;
+            return c;
+        }
+        cel_node *id = mk_ident(p, t.pos, name);
+        id->absolute = absolute;
+        return id;
+    }
+    default:
+        syntax_error(p, "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+                        "STRING, BYTES, IDENTIFIER}");
+        return NULL;
+    }
+}
+
+/* `Name.Qualified{field: value, ...}` — the current token is '{'. */
+static cel_node *parse_struct(parser *p, cel_node *type_expr) {
+    char name[512];
+    size_t len = 0;
+    /* rebuild the qualified name from the ident/select chain */
+    cel_node *chain[64];
+    int nc = 0;
+    for (cel_node *x = type_expr; x && nc < 64; x = x->kind == N_SELECT ? x->target : NULL) chain[nc++] = x;
+    name[0] = '\0';
+    if (chain[nc - 1]->absolute) name[len++] = '.';
+    for (int i = nc - 1; i >= 0; i--) {
+        len += (size_t)snprintf(name + len, sizeof name - len, "%s%s", i == nc - 1 ? "" : ".", chain[i]->name);
+        if (len >= sizeof name) len = sizeof name - 1;
+    }
+    uint32_t pos = p->t.pos;
+    advance(p);
+    nvec vals = {0};
+    const char **fields = NULL;
+    uint32_t nf = 0, cap = 0;
+    while (p->t.kind != T_RBRACE) {
+        bool opt = accept(p, T_QUESTION);
+        if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
+            syntax_error(p, "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}");
+            return NULL;
+        }
+        const char *f = p->t.val.u.s;
+        advance(p);
+        if (!expect(p, T_COLON, "':'")) return NULL;
+        cel_node *v = parse_expr(p);
+        if (!v) return NULL;
+        if (nf == cap) {
+            uint32_t ncap = cap ? cap * 2 : 4;
+            const char **nfields = ARENA_NEWN(p->a, const char *, ncap);
+            if (nf) memcpy(nfields, fields, sizeof(char *) * nf);
+            fields = nfields;
+            cap = ncap;
+        }
+        fields[nf++] = f;
+        nvec_push(p, &vals, v, opt);
+        if (!accept(p, T_COMMA)) break;
+    }
+    if (!expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+    cel_node *s = node(p, N_STRUCT, pos);
+    s->name = arena_strndup(p->a, name, len);
+    s->fields = fields;
+    s->args = vals.v;
+    s->nargs = vals.n;
+    s->opt_mask = vals.any_opt ? vals.opt : NULL;
+    return s;
+}
+
+static bool is_name_chain(cel_node *x) {
+    while (x->kind == N_SELECT && !x->optional && !x->test_only) x = x->target;
+    return x->kind == N_IDENT;
+}
+
+static cel_node *parse_member(parser *p) {
+    cel_node *e = parse_primary(p);
+    int entered = 0;
+    while (e) {
+        if (p->t.kind == T_DOT) {
+            uint32_t dpos = p->t.pos;
+            advance(p);
+            bool opt = false;
+            if (p->t.kind == T_QUESTION) {
+                opt = true;
+                advance(p);
+            }
+            if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
+                if (p->t.kind == T_ERROR) syntax_error(p, NULL);
+                else {
+                    char d[80];
+                    tok_desc(p, &p->t, d, sizeof d);
+                    if (p->t.kind == T_EOF || p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL ||
+                        p->t.kind == T_IN)
+                        fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting IDENTIFIER", d);
+                    else
+                        fail(p, dpos, "Syntax error: no viable alternative at input '.%s'", d);
+                }
+                return NULL;
+            }
+            cel_token id = p->t;
+            advance(p);
+            if (!depth_enter(p)) return NULL;
+            entered++;
+            if (p->t.kind == T_LPAREN && id.kind == T_IDENT && !opt) {
+                nvec args = {0};
+                if (!parse_args(p, &args)) return NULL;
+                cel_node *m = NULL;
+                if (!p->no_macros) {
+                    bool merr;
+                    m = expand_macro(p, id.pos, e, id.val.u.s, &args, &merr);
+                    if (merr) return NULL;
+                }
+                if (!m) {
+                    m = node(p, N_CALL, id.pos);
+                    m->name = id.val.u.s;
+                    m->target = e;
+                    m->args = args.v;
+                    m->nargs = args.n;
+                }
+                e = m;
+                continue;
+            }
+            cel_node *s = node(p, N_SELECT, dpos);
+            s->target = e;
+            s->name = id.val.u.s;
+            s->optional = opt;
+            e = s;
+        } else if (p->t.kind == T_LBRACKET) {
+            uint32_t bpos = p->t.pos;
+            advance(p);
+            bool opt = accept(p, T_QUESTION);
+            if (!depth_enter(p)) return NULL;
+            entered++;
+            cel_node *idx = parse_expr(p);
+            if (!idx || !expect(p, T_RBRACKET, "']'")) return NULL;
+            cel_node *x = node(p, N_INDEX, bpos);
+            x->target = e;
+            x->nargs = 1;
+            x->args = ARENA_NEWN(p->a, cel_node *, 1);
+            x->args[0] = idx;
+            x->optional = opt;
+            e = x;
+        } else if (p->t.kind == T_LBRACE && is_name_chain(e)) {
+            e = parse_struct(p, e);
+        } else {
+            break;
+        }
+    }
+    p->depth -= entered;
+    return e;
+}
+
+static cel_node *parse_unary(parser *p) {
+    cel_token t = p->t;
+    if (t.kind == T_EXCLAM || t.kind == T_MINUS) {
+        int count = 0;
+        cel_tok k = t.kind;
+        /* '-' directly before a number is a negative literal */
+        if (k == T_MINUS && (p->nx.kind == T_INT || p->nx.kind == T_DOUBLE)) return parse_member(p);
+        while (p->t.kind == k) {
+            if (k == T_MINUS && count > 0 && (p->nx.kind == T_INT || p->nx.kind == T_DOUBLE)) break;
+            advance(p);
+            count++;
+        }
+        if (!depth_enter(p)) return NULL;
+        cel_node *m = parse_member(p);
+        p->depth--;
+        if (!m) return NULL;
+        if (count % 2 == 0) return m;
+        return mk_call(p, t.pos, k == T_EXCLAM ? "!_" : "-_", NULL, 1, m);
+    }
+    return parse_member(p);
+}
+
+static cel_node *parse_mul(parser *p) {
+    cel_node *l = parse_unary(p);
+    while (l && (p->t.kind == T_STAR || p->t.kind == T_SLASH || p->t.kind == T_PERCENT)) {
+        cel_token op = p->t;
+        advance(p);
+        cel_node *r = parse_unary(p);
+        if (!r) return NULL;
+        l = mk_call(p, op.pos, op.kind == T_STAR ? "_*_" : op.kind == T_SLASH ? "_/_" : "_%_", NULL, 2, l, r);
+    }
+    return l;
+}
+
+static cel_node *parse_add(parser *p) {
+    cel_node *l = parse_mul(p);
+    while (l && (p->t.kind == T_PLUS || p->t.kind == T_MINUS)) {
+        cel_token op = p->t;
+        advance(p);
+        cel_node *r = parse_mul(p);
+        if (!r) return NULL;
+        l = mk_call(p, op.pos, op.kind == T_PLUS ? "_+_" : "_-_", NULL, 2, l, r);
+    }
+    return l;
+}
+
+static const char *relop(cel_tok k) {
+    switch (k) {
+    case T_EQ: return "_==_";
+    case T_NE: return "_!=_";
+    case T_LT: return "_<_";
+    case T_LE: return "_<=_";
+    case T_GT: return "_>_";
+    case T_GE: return "_>=_";
+    case T_IN: return "@in";
+    default: return NULL;
+    }
+}
+
+static cel_node *parse_rel(parser *p) {
+    cel_node *l = parse_add(p);
+    while (l && relop(p->t.kind)) {
+        cel_token op = p->t;
+        advance(p);
+        cel_node *r = parse_add(p);
+        if (!r) return NULL;
+        l = mk_call(p, op.pos, relop(op.kind), NULL, 2, l, r);
+    }
+    return l;
+}
+
+/* Balanced tree over terms[lo..hi) joined by op (positions of the operators kept). */
+static cel_node *balance(parser *p, const char *op, cel_node **terms, uint32_t *ops, uint32_t lo, uint32_t hi) {
+    if (hi - lo == 1) return terms[lo];
+    uint32_t mid = (lo + hi) / 2;
+    cel_node *l = balance(p, op, terms, ops, lo, mid);
+    cel_node *r = balance(p, op, terms, ops, mid, hi);
+    return mk_call(p, ops[mid - 1], op, NULL, 2, l, r);
+}
+
+static cel_node *parse_logic(parser *p, bool is_or) {
+    cel_node *first = is_or ? parse_logic(p, false) : parse_rel(p);
+    cel_tok k = is_or ? T_OR : T_AND;
+    if (!first || p->t.kind != k) return first;
+    uint32_t cap = 8, n = 0;
+    cel_node **terms = ARENA_NEWN(p->a, cel_node *, cap);
+    uint32_t *ops = ARENA_NEWN(p->a, uint32_t, cap);
+    terms[n++] = first;
+    while (p->t.kind == k) {
+        uint32_t opos = p->t.pos;
+        advance(p);
+        cel_node *r = is_or ? parse_logic(p, false) : parse_rel(p);
+        if (!r) return NULL;
+        if (n == cap) {
+            cel_node **nt = ARENA_NEWN(p->a, cel_node *, cap * 2);
+            uint32_t *no = ARENA_NEWN(p->a, uint32_t, cap * 2);
+            memcpy(nt, terms, sizeof(cel_node *) * n);
+            memcpy(no, ops, sizeof(uint32_t) * n);
+            terms = nt;
+            ops = no;
+            cap *= 2;
+        }
+        ops[n - 1] = opos;
+        terms[n++] = r;
+    }
+    return balance(p, is_or ? "_||_" : "_&&_", terms, ops, 0, n);
+}
+
+static cel_node *parse_expr(parser *p) {
+    if (!depth_enter(p)) return NULL;
+    cel_node *c = parse_logic(p, true);
+    if (c && p->t.kind == T_QUESTION) {
+        uint32_t qpos = p->t.pos;
+        advance(p);
+        cel_node *a = parse_logic(p, true);
+        if (!a || !expect(p, T_COLON, "':'")) return NULL;
+        cel_node *b = parse_expr(p);
+        if (!b) return NULL;
+        c = mk_call(p, qpos, "_?_:_", NULL, 3, c, a, b);
+    }
+    p->depth--;
+    return c;
+}
+
+bool cel_parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e) {
+    parser p = {0};
+    p.a = a;
+    p.e = e;
+    p.src = src;
+    p.n = n;
+    p.max_depth = opts && opts->max_depth ? opts->max_depth : 250;
+    p.no_macros = opts && opts->no_macros;
+    cel_lex_init(&p.lx, src, n, a);
+    p.nx = cel_lex_next(&p.lx);
+    advance(&p);
+    cel_node *r = parse_expr(&p);
+    if (r && !p.failed && p.t.kind != T_EOF) {
+        char d[80];
+        tok_desc(&p, &p.t, d, sizeof d);
+        if (p.t.kind == T_ERROR) syntax_error(&p, NULL);
+        else fail(&p, p.t.pos, "Syntax error: mismatched input '%s' expecting <EOF>", d);
+    }
+    if (p.failed || !r) {
+        if (!p.failed) fail(&p, p.t.pos, "Syntax error");
+        return false;
+    }
+    *root = r;
+    return true;
+}

@@ -1,0 +1,106 @@
+/* program_internal.h — the compiled form of an expression (private to cel/).
+ *
+ * A program is a tree of cel_inst laid out in one arena: each instruction has an
+ * opcode, up to three direct children and immediate operands. compile.c chooses
+ * specialised opcodes where the checked AST allows (device field access, attribute
+ * lookups with interned (domain, name) ids, comparisons against constants,
+ * constant-folded calls and literals); eval.c runs it with a switch per node. */
+#ifndef DRA_CEL_PROGRAM_INTERNAL_H
+#define DRA_CEL_PROGRAM_INTERNAL_H
+
+#include "cel/env_internal.h"
+
+typedef enum cel_op {
+    OP_CONST,        /* k */
+    OP_ERROR,        /* k is the error */
+    OP_VAR,          /* global variable a */
+    OP_LOCAL,        /* slot a */
+    OP_DEVICE,
+    OP_DRIVER,
+    OP_ALLOW_MULTI,
+    OP_DEVMAP,       /* a = CEL_DM_ATTRS / CEL_DM_CAPS */
+    OP_DEVDOMAIN,    /* device.attributes["dom"]: a = flavour, b = domain id */
+    OP_DEVATTR,      /* device.attributes["dom"].name: a = domain id, b = name id, k = name */
+    OP_DEVCAP,       /* device.capacity["dom"].name */
+    OP_HAS_DEVATTR,  /* has(device.attributes["dom"].name) */
+    OP_HAS_DEVCAP,
+    OP_SELECT,       /* x.k (k string) */
+    OP_HAS,          /* has(x.k) */
+    OP_OPT_SELECT,   /* x.?k */
+    OP_INDEX,        /* x[y] */
+    OP_OPT_INDEX,    /* x[?y] */
+    OP_AND,
+    OP_OR,
+    OP_NOT,
+    OP_COND,         /* x ? y : z */
+    OP_NSF,          /* @not_strictly_false(x) */
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_EQ_STRK,      /* x == k (string constant) */
+    OP_NE_STRK,
+    OP_IN,
+    OP_CALL,         /* args[0..nargs) */
+    OP_LIST,         /* args; opt mask in flags array */
+    OP_MAP,          /* args as k,v pairs */
+    OP_COMP,
+    OP_BIND,         /* slot a = x; then y */
+    OP_APPEND,       /* accu slot a: append value of x (the map/filter step) */
+    OP_MAPINSERT,    /* cel.@mapInsert(accu, k, v) or (accu, entries-map) */
+    OP_TYPE_IDENT,   /* a type name as a value (k) */
+} cel_op;
+
+typedef struct cel_inst cel_inst;
+struct cel_inst {
+    uint8_t op;
+    uint8_t flags;
+    uint16_t nargs;
+    uint32_t a, b;
+    uint32_t pos;
+    cel_value k;
+    const cel_inst *x, *y, *z;
+    const cel_inst **args;
+    const uint8_t *opt_mask;
+    /* OP_CALL */
+    const cel_fn_decl *const *ovs;
+    uint32_t novs;
+    cel_fn fn;                 /* the implementation when every candidate shares one */
+    uint16_t fn_flags;
+    uint32_t cost;
+    const void *prepared;
+    /* OP_COMP: x = range, y = init, z = cond, step, result */
+    const cel_inst *step, *result;
+    int32_t iv, iv2, accu;
+};
+
+typedef struct cel_prep {
+    void *p;
+    void (*release)(void *);
+} cel_prep;
+
+struct cel_program {
+    arena a;
+    const cel_env *env;
+    const cel_inst *root;
+    const cel_type *type;
+    uint32_t nslots;
+    cel_prep *preps;
+    uint32_t npreps, cappreps;
+};
+
+/* Builds the program from a checked tree (compile.c). */
+bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e);
+
+struct cel_eval_ctx {
+    arena a;
+    arena_mark base;
+    uint64_t cost;
+    cel_value *slots;
+    uint32_t cap_slots;
+    const cel_value *vars;
+    const cel_device *dev;
+    const cel_program *prog;
+};
+
+/* Evaluates one instruction (eval.c); used by compile.c for constant folding. */
+cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x);
+
+#endif

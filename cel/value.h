@@ -1,0 +1,188 @@
+/* value.h — the runtime values of the CEL evaluator (private to cel/ and its tests,
+ * and the vocabulary library files in cel/lib_*.c speak).
+ *
+ * A cel_value is 16 bytes passed by value: a kind tag plus an 8-byte payload.
+ * Scalars live inline; strings and bytes are (pointer, length) views that never own
+ * their text; lists, maps, quantities, optionals point to data that lives either in
+ * the program (constants, built at compile time) or in the evaluation context's
+ * arena (reset before every evaluation), or in the device view the engine owns.
+ * Nothing here calls malloc: whoever builds a value passes an arena.
+ *
+ * Errors are values too (CV_ERROR with a message), because CEL's `&&`, `||` and
+ * `?:` must be able to hold an error and discard it when the other side decides.
+ *
+ * The device maps (`device.attributes`, `device.attributes["dom"]`, and the same for
+ * capacity) are lazy views over the cel_device (CV_DEVMAP, CV_DEVDOMAIN): a lookup
+ * scans the device's interned (domain, name) pairs, and only iteration materialises
+ * an ordinary map. */
+#ifndef DRA_CEL_VALUE_H
+#define DRA_CEL_VALUE_H
+
+#include "base/arena.h"
+#include "base/base.h"
+#include "cel/cel.h"
+
+#include <string.h>
+
+typedef enum cel_kind {
+    CV_ERROR = 0,   /* u.s = message (NUL-terminated) */
+    CV_NULL,
+    CV_BOOL,
+    CV_INT,
+    CV_UINT,
+    CV_DOUBLE,
+    CV_STRING,      /* u.s, len bytes of UTF-8 */
+    CV_BYTES,       /* u.s, len bytes */
+    CV_LIST,        /* u.list */
+    CV_MAP,         /* u.map */
+    CV_TYPE,        /* u.s = type name ("int", "list", "kubernetes.Quantity", ...), len */
+    CV_OPTIONAL,    /* u.opt = the value, NULL for optional.none() */
+    CV_QUANTITY,    /* u.q */
+    CV_SEMVER,      /* u.v */
+    CV_DEVICE,      /* u.dev: the `device` variable */
+    CV_DEVMAP,      /* u.dev; aux = CEL_DM_ATTRS or CEL_DM_CAPS: device.attributes / capacity */
+    CV_DEVDOMAIN,   /* u.dev; aux = CEL_DM_*; len = interned domain id (0: unknown domain) */
+    CV_OPAQUE,      /* u.o: a library-defined value (url, ip, cidr, format, ...) */
+    CV_KIND_COUNT
+} cel_kind;
+
+enum { CEL_DM_ATTRS = 0, CEL_DM_CAPS = 1 };
+
+typedef struct cel_list cel_list;
+typedef struct cel_map cel_map;
+typedef struct cel_opaque cel_opaque;
+typedef struct cel_value cel_value;
+
+struct cel_value {
+    uint8_t kind;   /* cel_kind */
+    uint8_t aux;    /* kind-specific flag (device map flavour) */
+    uint32_t len;   /* byte length of strings/bytes/type names; domain id of a CV_DEVDOMAIN */
+    union {
+        bool b;
+        int64_t i;
+        uint64_t u;
+        double d;
+        const char *s;
+        const cel_list *list;
+        const cel_map *map;
+        const cel_value *opt;
+        const quantity *q;
+        const semver *v;
+        const cel_device *dev;
+        const cel_opaque *o;
+    } u;
+};
+
+struct cel_list {
+    uint32_t n;
+    uint32_t cap;          /* > n only for a list a comprehension is still appending to */
+    cel_value *items;
+};
+
+/* Maps keep insertion order; lookups are linear (CEL maps in selectors are small) with
+ * CEL key equality, so 1, 1u and 1.0 find the same entry. */
+struct cel_map {
+    uint32_t n;
+    uint32_t cap;
+    cel_value *keys;
+    cel_value *vals;
+};
+
+/* A library value: `type` names its CEL type (e.g. "net.IP") and is compared by
+ * pointer, so each library defines one static cel_opaque_type per type. */
+typedef struct cel_opaque_type {
+    const char *name;
+    /* 0 when equal; nonzero otherwise. NULL: identity. */
+    int (*cmp)(const cel_opaque *a, const cel_opaque *b);
+    /* writes a CEL literal form for `dralloc cel eval` */
+    void (*format)(const cel_opaque *o, char *buf, size_t n);
+} cel_opaque_type;
+
+struct cel_opaque {
+    const cel_opaque_type *type;
+    const void *data;
+};
+
+/* ---- constructors ---------------------------------------------------------- */
+
+static inline cel_value cel_null(void) { cel_value v = {.kind = CV_NULL}; return v; }
+static inline cel_value cel_bool(bool b) { cel_value v = {.kind = CV_BOOL}; v.u.b = b; return v; }
+static inline cel_value cel_int(int64_t i) { cel_value v = {.kind = CV_INT}; v.u.i = i; return v; }
+static inline cel_value cel_uint(uint64_t u) { cel_value v = {.kind = CV_UINT}; v.u.u = u; return v; }
+static inline cel_value cel_double(double d) { cel_value v = {.kind = CV_DOUBLE}; v.u.d = d; return v; }
+static inline cel_value cel_string(const char *s, size_t n) {
+    cel_value v = {.kind = CV_STRING, .len = (uint32_t)n}; v.u.s = s; return v;
+}
+static inline cel_value cel_bytes(const char *s, size_t n) {
+    cel_value v = {.kind = CV_BYTES, .len = (uint32_t)n}; v.u.s = s; return v;
+}
+static inline cel_value cel_type_value(const char *name) {
+    cel_value v = {.kind = CV_TYPE, .len = (uint32_t)strlen(name)}; v.u.s = name; return v;
+}
+static inline cel_value cel_list_value(const cel_list *l) { cel_value v = {.kind = CV_LIST}; v.u.list = l; return v; }
+static inline cel_value cel_map_value(const cel_map *m) { cel_value v = {.kind = CV_MAP}; v.u.map = m; return v; }
+static inline cel_value cel_quantity_value(const quantity *q) { cel_value v = {.kind = CV_QUANTITY}; v.u.q = q; return v; }
+static inline cel_value cel_semver_value(const semver *s) { cel_value v = {.kind = CV_SEMVER}; v.u.v = s; return v; }
+static inline cel_value cel_optional_none(void) { cel_value v = {.kind = CV_OPTIONAL}; v.u.opt = NULL; return v; }
+static inline cel_value cel_opaque_value(const cel_opaque *o) { cel_value v = {.kind = CV_OPAQUE}; v.u.o = o; return v; }
+static inline bool cel_is_error(cel_value v) { return v.kind == CV_ERROR; }
+
+/* An error value whose message is a static string or already arena-owned. */
+static inline cel_value cel_error_static(const char *msg) {
+    cel_value v = {.kind = CV_ERROR}; v.u.s = msg; return v;
+}
+/* An error value with a printf-style message copied into `a`. */
+cel_value cel_error_fmt(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+cel_value cel_optional_of(arena *a, cel_value v);
+cel_value cel_string_copy(arena *a, const char *s, size_t n);
+cel_list *cel_list_new(arena *a, uint32_t cap);
+void cel_list_push(arena *a, cel_list *l, cel_value v);
+cel_map *cel_map_new(arena *a, uint32_t cap);
+/* Adds or replaces. */
+void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
+
+/* ---- the CEL type of a value ------------------------------------------------ */
+
+/* "int", "uint", "double", "bool", "string", "bytes", "null_type", "list", "map",
+ * "type", "optional_type", "kubernetes.Quantity", "kubernetes.Semver",
+ * "kubernetes.DRADevice", or an opaque type's name. */
+const char *cel_kind_type_name(const cel_value *v);
+
+/* ---- semantics shared by operators and libraries ----------------------------- */
+
+/* CEL equality, heterogeneous across int/uint/double (1 == 1u == 1.0), deep for lists
+ * and maps. Returns 1 equal, 0 not equal; never errors (values of different kinds
+ * are unequal). */
+bool cel_value_equal(const cel_value *a, const cel_value *b);
+/* Ordering for `<` & co.: sets *out to -1/0/1 and returns true; false when the two
+ * values are not ordered (different non-numeric kinds, NaN involved: *out = 2). */
+bool cel_value_compare(const cel_value *a, const cel_value *b, int *out);
+
+/* Map lookup with CEL key semantics (numeric keys match across int/uint/double).
+ * Works for CV_MAP and the device views. NULL when absent. `out` receives views
+ * materialised on demand in `a`. */
+bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const cel_value *key,
+                  cel_value *out);
+/* Number of entries, for maps and device views. */
+uint32_t cel_map_size(const cel_value *m);
+/* A CV_MAP equivalent of a device view (for iteration and printing). */
+const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const cel_value *m);
+
+/* Value of an attribute of the device as CEL sees it. */
+cel_value cel_attr_value(arena *a, const cel_attr *at);
+
+/* Number of Unicode code points in a UTF-8 string. */
+size_t cel_utf8_len(const char *s, size_t n);
+
+/* Deep copy into `a` (for constants folded at compile time and results that must
+ * outlive the evaluation arena). Device views are copied as materialised maps. */
+cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *v);
+
+/* Go's strconv.FormatFloat(d, 'g', -1, 64), which CEL's string(double) uses. */
+void cel_format_double(double d, char *buf, size_t n);
+
+/* Writes the value as CEL literal text. */
+void cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
+
+#endif
