@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/hmap.h"
 
 /* splitmix64: a deterministic stream for the random tests */
@@ -165,32 +166,41 @@ static void churn(uint64_t seed, bool clustered) {
 Test(hmap, churn_random_keys_matches_reference) { churn(1, false); }
 Test(hmap, churn_sequential_keys_matches_reference) { churn(2, true); }
 
-/* A small table kept near its load limit: deletions happen in long probe runs
- * that wrap around the end of the slot array. */
-Test(hmap, churn_small_table_near_full) {
-    uint64_t s = 3;
-    enum { K = 10 }; /* 16 slots; upsert grows when len + 1 > 11.2 */
-    uint64_t keys[K];
-    bool present[K] = {0};
-    for (int i = 0; i < K; i++) keys[i] = rnd(&s);
-    hmap m;
-    hmap_init(&m);
-    for (int op = 0; op < 20000; op++) {
-        uint64_t r = rnd(&s);
-        int i = (int)(r % K);
-        if (r & 0x100) {
-            cr_assert_eq(hmap_put(&m, keys[i], (uint64_t)i), !present[i]);
-            present[i] = true;
-        } else {
-            cr_assert_eq(hmap_del(&m, keys[i]), present[i]);
-            present[i] = false;
+/* A small table kept near its load limit, with keys chosen so that their home
+ * slots sit at the end of the slot array: probe runs wrap around to the start,
+ * and deletions must shift wrapped entries back across the array boundary. */
+Test(hmap, churn_small_table_with_wrapping_runs) {
+    enum { K = 10, CAP = 16 }; /* 16 slots; upsert grows when len + 1 > 11.2 */
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        uint64_t s = seed;
+        uint64_t keys[K];
+        bool present[K] = {0};
+        for (int i = 0; i < K; i++) {
+            /* 7 keys at home 13..15, 3 at home 0..1 */
+            uint64_t k;
+            do k = rnd(&s);
+            while (i < 7 ? (hash_u64(k) & (CAP - 1)) < 13 : (hash_u64(k) & (CAP - 1)) > 1);
+            keys[i] = k;
         }
-        for (int j = 0; j < K; j++) {
-            uint64_t v;
-            cr_assert_eq(hmap_get(&m, keys[j], &v), present[j], "op %d key %d", op, j);
-            if (present[j]) cr_assert_eq(v, (uint64_t)j);
+        hmap m;
+        hmap_init(&m);
+        for (int op = 0; op < 4000; op++) {
+            uint64_t r = rnd(&s);
+            int i = (int)(r % K);
+            if (r & 0x100) {
+                cr_assert_eq(hmap_put(&m, keys[i], (uint64_t)i), !present[i]);
+                present[i] = true;
+            } else {
+                cr_assert_eq(hmap_del(&m, keys[i]), present[i]);
+                present[i] = false;
+            }
+            for (int j = 0; j < K; j++) {
+                uint64_t v;
+                cr_assert_eq(hmap_get(&m, keys[j], &v), present[j], "seed %d op %d key %d", (int)seed, op, j);
+                if (present[j]) cr_assert_eq(v, (uint64_t)j);
+            }
         }
+        cr_expect_eq(m.cap, CAP, "never needed to grow");
+        hmap_free(&m);
     }
-    cr_expect_eq(m.cap, 16, "never needed to grow");
-    hmap_free(&m);
 }
