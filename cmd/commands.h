@@ -5,5 +5,6 @@
 #define DRA_CMD_COMMANDS_H
 
 int cmd_version(int argc, char **argv);
+int cmd_allocate(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"version", cmd_version, "print the version"},
+    {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
 };
 
 static void usage(FILE *f) {

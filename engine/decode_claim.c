@@ -328,6 +328,7 @@ bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_clai
     if (!dget_obj(&c, spec, "spec", &inner)) return false;
     if (!inner) return true;
     dpush_key(&c, "spec");
+    t->spec.raw_json = djson_text(&c, inner);   /* the claim spec, for printing generated claims */
     return decode_claim_spec(&c, inner, &t->spec);
 }
 

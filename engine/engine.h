@@ -69,6 +69,8 @@ const dra_node *dra_world_node(const dra_world *w, size_t i);
 const dra_node *dra_world_find_node(const dra_world *w, const char *name);
 size_t dra_world_npods(const dra_world *w);
 const dra_pod *dra_world_pod(const dra_world *w, size_t i);
+size_t dra_world_ntemplates(const dra_world *w);
+const dra_claim_template *dra_world_template(const dra_world *w, size_t i);
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name);
 /* A claim instantiated from a template for a pod (lives as long as the world). */
 const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
@@ -126,6 +128,9 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
 /* allocateOne invocations of the last call (search effort, as Go counts it). */
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);
+
+/* Records a fresh allocation result as allocated (for allocating claim after claim). */
+void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity);
 
 /* ---- encoding --------------------------------------------------------------------- */
 

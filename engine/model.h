@@ -230,7 +230,9 @@ typedef struct dra_claim {
     bool allocated;          /* status.allocation present */
     dra_device_result *alloc_results;
     uint32_t nalloc_results;
-    const char *raw_json;    /* the object as read, for printing it back with a status */
+    const char *raw_json;    /* the object as read, for printing it back with a status
+                              * (for a template's claim: its spec only) */
+    bool from_template;      /* generated from a ResourceClaimTemplate */
 } dra_claim;
 
 typedef struct dra_claim_template {

@@ -197,6 +197,8 @@ size_t dra_world_nclaims(const dra_world *w) { return w->claims.n; }
 const dra_claim *dra_world_claim(const dra_world *w, size_t i) { return w->claims.v[i]; }
 size_t dra_world_nnodes(const dra_world *w) { return w->nodes.n; }
 const dra_node *dra_world_node(const dra_world *w, size_t i) { return w->nodes.v[i]; }
+size_t dra_world_ntemplates(const dra_world *w) { return w->templates.n; }
+const dra_claim_template *dra_world_template(const dra_world *w, size_t i) { return w->templates.v[i]; }
 size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
 const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
 
@@ -231,7 +233,7 @@ const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_tem
     c->ns = ns ? arena_strdup(&w->mem, ns) : NULL;
     c->name = arena_strdup(&w->mem, name);
     c->allocated = false;
-    c->raw_json = NULL;
+    c->from_template = true;
     return c;
 }
 
@@ -349,4 +351,9 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
             hmap_put(&s->devices, k, 1);
         }
     }
+}
+
+void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity) {
+    dra_claim c = {.allocated = true, .alloc_results = r->results, .nalloc_results = r->nresults};
+    dra_allocated_add_claim(s, &c, consumable_capacity);
 }
