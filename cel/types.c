@@ -208,9 +208,9 @@ bool cel_type_assignable(arena *a, cel_subst *s, const cel_type *param, const ce
     /* null is assignable to optional? no; to nothing but null and dyn */
     if (param->kind != arg->kind) return false;
     switch ((cel_tkind)param->kind) {
+    case TY_TYPE: return true;   /* type values of any type compare (type(1) == type(1u)) */
     case TY_LIST:
-    case TY_OPTIONAL:
-    case TY_TYPE: return cel_type_assignable(a, s, param->p0, arg->p0);
+    case TY_OPTIONAL: return cel_type_assignable(a, s, param->p0, arg->p0);
     case TY_MAP: return cel_type_assignable(a, s, param->p0, arg->p0) && cel_type_assignable(a, s, param->p1, arg->p1);
     case TY_OPAQUE: return !strcmp(param->name, arg->name);
     default: return true;
@@ -223,9 +223,9 @@ static bool compatible(arena *a, cel_subst *s, const cel_type *x, const cel_type
     if (x->kind == TY_PARAM || y->kind == TY_PARAM) return true;
     if (x->kind != y->kind) return false;
     switch ((cel_tkind)x->kind) {
+    case TY_TYPE: return true;
     case TY_LIST:
-    case TY_OPTIONAL:
-    case TY_TYPE: return compatible(a, s, x->p0, y->p0);
+    case TY_OPTIONAL: return compatible(a, s, x->p0, y->p0);
     case TY_MAP: return compatible(a, s, x->p0, y->p0) && compatible(a, s, x->p1, y->p1);
     case TY_OPAQUE: return !strcmp(x->name, y->name);
     default: return true;

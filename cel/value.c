@@ -122,15 +122,31 @@ static int num_cmp(const cel_value *a, const cel_value *b) {
         switch (a->kind) {
         case CV_INT: return (a->u.i > b->u.i) - (a->u.i < b->u.i);
         case CV_UINT: return (a->u.u > b->u.u) - (a->u.u < b->u.u);
-        default: break;
+        default:
+            if (isnan(a->u.d) || isnan(b->u.d)) return 2;
+            return (a->u.d > b->u.d) - (a->u.d < b->u.d);
         }
     }
     if (a->kind == CV_INT && b->kind == CV_UINT) return a->u.i < 0 ? -1 : ((uint64_t)a->u.i > b->u.u) - ((uint64_t)a->u.i < b->u.u);
     if (a->kind == CV_UINT && b->kind == CV_INT) return b->u.i < 0 ? 1 : (a->u.u > (uint64_t)b->u.i) - (a->u.u < (uint64_t)b->u.i);
-    long double x = a->kind == CV_INT ? (long double)a->u.i : a->kind == CV_UINT ? (long double)a->u.u : (long double)a->u.d;
-    long double y = b->kind == CV_INT ? (long double)b->u.i : b->kind == CV_UINT ? (long double)b->u.u : (long double)b->u.d;
-    if (isnan(x) || isnan(y)) return 2;
-    return (x > y) - (x < y);
+    /* a double against an int or uint: cel-go's compareIntDouble/compareUintDouble —
+     * out-of-range doubles order outright, otherwise compare as doubles */
+    if (a->kind == CV_DOUBLE) {
+        int r = num_cmp(b, a);
+        return r == 2 ? 2 : -r;
+    }
+    double d = b->u.d;
+    if (isnan(d)) return 2;
+    if (a->kind == CV_INT) {
+        if (d < -9223372036854775808.0) return 1;
+        if (d > 9223372036854775807.0) return -1;
+        double x = (double)a->u.i;
+        return (x > d) - (x < d);
+    }
+    if (d < 0) return 1;
+    if (d > 18446744073709551615.0) return -1;
+    double x = (double)a->u.u;
+    return (x > d) - (x < d);
 }
 
 static int bytes_cmp(const cel_value *a, const cel_value *b) {
