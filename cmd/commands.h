@@ -6,5 +6,6 @@
 
 int cmd_version(int argc, char **argv);
 int cmd_allocate(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

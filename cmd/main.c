@@ -17,6 +17,7 @@ typedef struct command {
 static const command commands[] = {
     {"version", cmd_version, "print the version"},
     {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
+    {"bench", cmd_bench, "run a benchmark workload (bench cel: CEL selectors E1..E5)"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,103 @@
+/* bench.c — `dralloc bench [<workload>] [options]`: runs the named benchmark
+ * workload (bench/bench.h), or every workload when none is named. Workloads share
+ * the options below; to add one, write its bench_<name>_main and add a row to
+ * the table. Exit codes: 0 ran and every cross-check held, 1 a cross-check failed
+ * (MISMATCH) or the code under test failed, 2 usage error. */
+#include "bench/bench.h"
+#include "cmd/commands.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct workload {
+    const char *name;
+    int (*run)(const bench_opts *o);
+    const char *summary;
+} workload;
+
+static const workload workloads[] = {
+    {"cel", bench_cel_main, "CEL selectors E1..E5 of ../shared/bench/cel-peers on N synthetic devices"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n\n"
+            "workloads (all of them when none is named):\n");
+    for (size_t i = 0; i < ARRAY_SIZE(workloads); i++) fprintf(f, "  %-8s %s\n", workloads[i].name, workloads[i].summary);
+    fprintf(f,
+            "\noptions:\n"
+            "  --devices N   workload size (cel: devices, default %d)\n"
+            "  --reps R      timed passes (cel: default %d); figures are the median, p90, p99, min over them\n"
+            "  --warmup W    untimed passes first (default 1)\n"
+            "  --json FILE   also write the results as JSON\n"
+            "  --dump FILE   only write the generated input, one line per item (- for stdout)\n"
+            "\nExit status 1 when a match count differs from the reference (MISMATCH).\n",
+            BENCH_CEL_DEFAULT_DEVICES, BENCH_CEL_DEFAULT_REPS);
+}
+
+static bool parse_count(const char *opt, const char *s, size_t min, size_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || s[0] == '-' || v < min) {
+        fprintf(stderr, "dralloc bench: %s needs an integer >= %zu\n", opt, min);
+        return false;
+    }
+    *out = (size_t)v;
+    return true;
+}
+
+int cmd_bench(int argc, char **argv) {
+    bench_opts o = {.warmup = 1, .out = stdout};
+    const workload *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--devices")) {
+            if (!parse_count(a, v, 1, &o.devices)) return 2;
+            i++;
+        } else if (!strcmp(a, "--reps")) {
+            if (!parse_count(a, v, 1, &o.reps)) return 2;
+            i++;
+        } else if (!strcmp(a, "--warmup")) {
+            if (!parse_count(a, v, 0, &o.warmup)) return 2;
+            i++;
+        } else if (!strcmp(a, "--json")) {
+            if (!v) {
+                fprintf(stderr, "dralloc bench: --json needs a file name\n");
+                return 2;
+            }
+            o.json = v;
+            i++;
+        } else if (!strcmp(a, "--dump")) {
+            if (!v) {
+                fprintf(stderr, "dralloc bench: --dump needs a file name (- for stdout)\n");
+                return 2;
+            }
+            o.dump = v;
+            i++;
+        } else if (a[0] != '-' && !only) {
+            for (size_t k = 0; k < ARRAY_SIZE(workloads); k++)
+                if (!strcmp(a, workloads[k].name)) only = &workloads[k];
+            if (!only) {
+                fprintf(stderr, "dralloc bench: unknown workload '%s'\n\n", a);
+                usage(stderr);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "dralloc bench: unexpected argument '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (only) return only->run(&o);
+    int status = 0;
+    for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) {
+        if (k) fputc('\n', stdout);
+        if (workloads[k].run(&o)) status = 1;
+    }
+    return status;
+}
