@@ -41,6 +41,7 @@ typedef struct checker {
     local scope[MAX_SCOPE];
     int nscope;
     int nslots;
+    const cel_node *exempt;   /* literal argument exempt from the homogeneity rule */
 } checker;
 
 static void cfail(checker *c, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -326,21 +327,31 @@ static const cel_type *check_call(checker *c, cel_node *n) {
         n->novs = 0;
         return &cel_t_dyn;
     }
+    bool mixed_ok = false;
+    {
+        const cel_fn_decl *first;
+        size_t cnt = cel_env_find_fns(c->env, n->name, &first);
+        for (size_t i = 0; i < cnt; i++) mixed_ok |= (first[i].ov->flags & CEL_FN_MIXED_LITERALS) != 0;
+    }
     if (n->target) ts[k++] = check(c, n->target);
-    for (uint32_t i = 0; i < n->nargs; i++) ts[k++] = check(c, n->args[i]);
+    for (uint32_t i = 0; i < n->nargs; i++) {
+        if (mixed_ok) c->exempt = n->args[i];
+        ts[k++] = check(c, n->args[i]);
+    }
     if (c->failed) return &cel_t_error;
     /* the conditional's branches must agree */
     return resolve_call(c, n, n->name, n->target != NULL, ts, k);
 }
 
-static const cel_type *join_elem(checker *c, cel_node *at, const cel_type *prev, const cel_type *t, bool *mixed) {
+static const cel_type *join_elem(checker *c, cel_node *at, const cel_type *prev, const cel_type *t, bool *mixed,
+                                 bool exempt) {
     if (!prev) return t;
     if (cel_type_equal(prev, t)) return prev;
     cel_subst s = {0};
     if (cel_type_is_dyn(prev)) return t;   /* dyn elements yield to the concrete type */
     if (cel_type_is_dyn(t)) return prev;
     if (cel_type_assignable(c->a, &s, prev, t) && cel_type_assignable(c->a, &s, t, prev)) return prev;
-    if (c->check && !c->env->opts.heterogeneous) {
+    if (c->check && !c->env->opts.heterogeneous && !exempt) {
         char x[128], y[128];
         cel_type_str(prev, x, sizeof x);
         cel_type_str(t, y, sizeof y);
@@ -363,12 +374,12 @@ static const cel_type *unwrap_opt(checker *c, cel_node *e, const cel_type *t) {
 
 static const cel_type *check_list(checker *c, cel_node *n) {
     const cel_type *elem = NULL;
-    bool mixed = false;
+    bool mixed = false, exempt = c->exempt == n;
     for (uint32_t i = 0; i < n->nargs; i++) {
         const cel_type *t = check(c, n->args[i]);
         if (n->opt_mask && n->opt_mask[i]) t = unwrap_opt(c, n->args[i], t);
         if (c->failed) return &cel_t_error;
-        elem = join_elem(c, n->args[i], elem, t, &mixed);
+        elem = join_elem(c, n->args[i], elem, t, &mixed, exempt);
         if (c->failed) return &cel_t_error;
     }
     return cel_type_list(c->a, mixed || !elem ? &cel_t_dyn : elem);
@@ -376,7 +387,7 @@ static const cel_type *check_list(checker *c, cel_node *n) {
 
 static const cel_type *check_map(checker *c, cel_node *n) {
     const cel_type *kt = NULL, *vt = NULL;
-    bool mk = false, mv = false;
+    bool mk = false, mv = false, exempt = c->exempt == n;
     for (uint32_t i = 0; i + 1 < n->nargs; i += 2) {
         const cel_type *k = check(c, n->args[i]);
         const cel_type *v = check(c, n->args[i + 1]);
@@ -389,8 +400,8 @@ static const cel_type *check_map(checker *c, cel_node *n) {
             cfail(c, n->args[i]->pos, "unsupported map key type: %s", b);
             return &cel_t_error;
         }
-        kt = join_elem(c, n->args[i], kt, k, &mk);
-        vt = join_elem(c, n->args[i + 1], vt, v, &mv);
+        kt = join_elem(c, n->args[i], kt, k, &mk, exempt);
+        vt = join_elem(c, n->args[i + 1], vt, v, &mv, exempt);
         if (c->failed) return &cel_t_error;
     }
     return cel_type_map(c->a, mk || !kt ? &cel_t_dyn : kt, mv || !vt ? &cel_t_dyn : vt);
@@ -421,7 +432,8 @@ static const cel_type *check_comp(checker *c, cel_node *n) {
     check(c, n->cond);
     const cel_type *st = check(c, n->step);
     if (c->failed) return &cel_t_error;
-    (void)st;
+    /* the step refines an empty-literal accumulator (list(dyn) → list(int)) */
+    if (st && !cel_type_is_dyn(st) && st->kind == at->kind && (at->kind == TY_LIST || at->kind == TY_MAP)) at = st;
     c->nscope = mark;
     push_local(c, n->accu_var, at);
     c->scope[c->nscope - 1].slot = n->accu_slot;

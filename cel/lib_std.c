@@ -408,7 +408,15 @@ static cel_value conv_type(cel_call *c, const cel_value *a, uint32_t n) {
 #define R CEL_RECEIVER
 #define F CEL_FN_FOLD
 
+/* cel.@mapInsert is emitted by the transformMap macros and runs as an instruction. */
+static cel_value map_insert_stub(cel_call *c, const cel_value *a, uint32_t n) {
+    (void)c, (void)a, (void)n;
+    return cel_error_static("no such overload");
+}
+
 static const cel_overload std_overloads[] = {
+    {"cel.@mapInsert", "cel_@mapInsert_map_key_value", G, 3, 0, {"map(K, V)", "K", "V"}, "map(K, V)", map_insert_stub, 1, NULL, NULL},
+    {"cel.@mapInsert", "cel_@mapInsert_map_map", G, 2, 0, {"map(K, V)", "map(K, V)"}, "map(K, V)", map_insert_stub, 1, NULL, NULL},
     {"_+_", "add_int64", G, 2, F, {"int", "int"}, "int", std_add, 1, NULL, NULL},
     {"_+_", "add_uint64", G, 2, F, {"uint", "uint"}, "uint", std_add, 1, NULL, NULL},
     {"_+_", "add_double", G, 2, F, {"double", "double"}, "double", std_add, 1, NULL, NULL},
