@@ -34,7 +34,9 @@ typedef struct quantity {
 
 /* Parses s[0..n). On failure fills e->msg with Kubernetes' text:
  *   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
- *   "unable to parse quantity's suffix" / "unable to parse numeric part of quantity". */
+ *   "unable to parse quantity's suffix" / "unable to parse numeric part of quantity".
+ * A value needing more than 38 significant digits (Kubernetes would accept it) fails
+ * with "quantity out of range: more than 38 significant digits". */
 bool quantity_parse(const char *s, size_t n, quantity *out, err *e);
 /* Convenience for constants in code and tests; aborts on a bad literal. */
 quantity quantity_must(const char *s);
@@ -65,7 +67,9 @@ bool quantity_value_int64(const quantity *q, int64_t *out);
  * input text when it is already canonical-looking (e.g. "+1", "007", "1.500", "1E3"
  * come back verbatim), otherwise this is quantity_format. q must be the parse of s. */
 size_t quantity_format_parsed(const char *s, size_t len, const quantity *q, char *buf, size_t n);
-double quantity_to_double(const quantity *q);             /* nearest double, ±Inf on overflow */
+/* Kubernetes' AsApproximateFloat64: (double)mant × Go's math.Pow10(exp), so the
+ * result rounds exactly as Kubernetes' does; ±Inf on overflow. */
+double quantity_to_double(const quantity *q);
 
 /* Canonical form as Kubernetes' Quantity.String() prints it. Returns the length
  * (snprintf semantics; 64 bytes always suffice for canonical forms of in-range values). */

@@ -608,3 +608,75 @@ Test(quantity, canonical_of_built_values) {
     expect_struct((__int128)((((unsigned __int128)1) << 127) - 1), 0, QTY_DECIMAL_SI, "170141183460469231731687303715884105727");
     expect_struct((__int128)((((unsigned __int128)1) << 127) - 1), 0, QTY_BINARY_SI, "170141183460469231731687303715884105727");
 }
+
+static uint64_t qrnd(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static quantity random_quantity(uint64_t *s) {
+    uint64_t r = qrnd(s);
+    int64_t digits = (int64_t)(r % 19);
+    int64_t m = (int64_t)(qrnd(s) % 1000000000000000000ULL);
+    int64_t p = 1;
+    for (int i = 0; i < digits; i++) p *= 10;
+    m %= p ? p : 1;
+    if (r & 1) m = -m;
+    int32_t e = (int32_t)((r >> 8) % 40) - 9;
+    quantity_fmt f = (quantity_fmt)((r >> 16) % 3);
+    if (f == QTY_BINARY_SI && e > 0) e = 0; /* stay below the 2^63 BinarySI parse cap */
+    return (quantity){.mant = m, .exp = e, .format = (uint8_t)f};
+}
+
+/* Every canonical string parses back to the same value and prints the same. */
+Test(quantity, random_canonical_round_trip) {
+    uint64_t s = 42;
+    for (int i = 0; i < 20000; i++) {
+        quantity q = random_quantity(&s);
+        char buf[QUANTITY_STR_MAX], again[QUANTITY_STR_MAX];
+        quantity_format(&q, buf, sizeof buf);
+        quantity r;
+        err e;
+        err_clear(&e);
+        cr_assert(quantity_parse(buf, strlen(buf), &r, &e), "%s: %s", buf, e.msg);
+        cr_assert_eq(quantity_cmp(&q, &r), 0, "%s does not parse back to its value", buf);
+        quantity_format(&r, again, sizeof again);
+        /* the text keeps the value, not the format: a BinarySI value printed
+         * without an "i" suffix comes back as DecimalSI (so in Kubernetes too) */
+        if (q.format != QTY_BINARY_SI || strchr(buf, 'i')) cr_assert_str_eq(again, buf);
+        quantity r2;
+        cr_assert(quantity_parse(again, strlen(again), &r2, &e));
+        cr_assert_eq(quantity_cmp(&q, &r2), 0);
+        quantity_format(&r2, buf, sizeof buf);
+        cr_assert_str_eq(again, buf, "second round trip not stable");
+    }
+}
+
+/* Comparison and addition against plain 128-bit arithmetic on aligned values. */
+Test(quantity, random_cmp_add_against_aligned_reference) {
+    uint64_t s = 7;
+    for (int i = 0; i < 50000; i++) {
+        quantity a = random_quantity(&s), b = random_quantity(&s);
+        int32_t e = a.exp < b.exp ? a.exp : b.exp;
+        /* only pairs whose aligned values stay well inside 128 bits */
+        if (a.exp - e > 19 || b.exp - e > 19) continue;
+        __int128 x = a.mant, y = b.mant;
+        for (int32_t k = e; k < a.exp; k++) x *= 10;
+        for (int32_t k = e; k < b.exp; k++) y *= 10;
+        int want = x < y ? -1 : x > y;
+        cr_assert_eq(quantity_cmp(&a, &b), want, "cmp #%d", i);
+        cr_assert_eq(quantity_cmp(&b, &a), -want);
+        quantity r;
+        cr_assert(quantity_add(&a, &b, &r));
+        __int128 z = r.mant;
+        cr_assert_geq(r.exp, e);
+        for (int32_t k = e; k < r.exp; k++) z *= 10;
+        cr_assert(z == x + y, "add #%d", i);
+        cr_assert(quantity_sub(&a, &b, &r));
+        z = r.mant;
+        for (int32_t k = e; k < r.exp; k++) z *= 10;
+        cr_assert(z == x - y, "sub #%d", i);
+    }
+}
