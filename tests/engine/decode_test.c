@@ -1,0 +1,129 @@
+/* decode_test.c — the decoder: kinds, lists, YAML documents, and errors that name the
+ * object and the field path. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+static bool load_yaml(dra_world *w, const char *text, err *e) {
+    char path[] = "/tmp/dralloc-decode-XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    bool ok = dra_world_load_path(w, path, e);
+    remove(path);
+    return ok;
+}
+
+Test(decode, multi_document_yaml_and_lists) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    cr_assert(load_yaml(w,
+                        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\n"
+                        "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: c}\n"
+                        "---\n"
+                        "apiVersion: v1\nkind: List\nitems:\n"
+                        "- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: {zone: \"1\"}}\n"
+                        "---\n"
+                        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimList\nitems:\n"
+                        "- metadata: {name: b}\n  spec: {}\n  unknownField: 3\n",
+                        &e),
+              "%s", e.msg);
+    dra_world_freeze(w);
+    cr_assert_eq(dra_world_nclaims(w), 2);
+    const dra_claim *a = dra_world_find_claim(w, "ns", "a");
+    cr_assert_not_null(a);
+    cr_assert_eq(a->nreqs, 1);
+    /* API defaults applied to hand-written objects */
+    cr_assert_str_eq(a->reqs[0].exactly.mode, "ExactCount");
+    cr_assert_eq(a->reqs[0].exactly.count, 1);
+    cr_assert_not_null(dra_world_find_claim(w, NULL, "b"));
+    const dra_node *n = dra_world_find_node(w, "n1");
+    cr_assert_not_null(n);
+    cr_assert_str_eq(n->labels[0].value, "1");
+    dra_world_free(w);
+}
+
+Test(decode, bad_quantity_names_object_and_path) {
+    dra_world *w = dra_world_new(false);
+    err e;
+    err_clear(&e);
+    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},\"spec\":{\"driver\":\"d\","
+                           "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                           "\"devices\":[{\"name\":\"a\"},{\"name\":\"b\",\"capacity\":{\"memory\":{\"value\":\"12XB\"}}}]}}",
+                           0, NULL);
+    cr_assert_not(dra_world_add_json(w, s, &e));
+    cr_assert_str_eq(e.object, "ResourceSlice node-1-gpus");
+    cr_assert_str_eq(e.path, "spec.devices[1].capacity[\"memory\"].value");
+    json_decref(s);
+    dra_world_free(w);
+}
+
+Test(decode, wrong_type_rejected) {
+    dra_world *w = dra_world_new(false);
+    err e;
+    err_clear(&e);
+    json_t *c = json_loads("{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"},"
+                           "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"x\","
+                           "\"count\":\"many\"}}]}}}",
+                           0, NULL);
+    cr_assert_not(dra_world_add_json(w, c, &e));
+    cr_assert_str_eq(e.object, "ResourceClaim default/c");
+    cr_assert_str_eq(e.path, "spec.devices.requests[0].exactly.count");
+    json_decref(c);
+    dra_world_free(w);
+}
+
+Test(decode, attribute_with_two_values_rejected) {
+    dra_world *w = dra_world_new(false);
+    err e;
+    err_clear(&e);
+    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                           "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
+                           "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1,\"string\":\"y\"}}}]}}",
+                           0, NULL);
+    cr_assert_not(dra_world_add_json(w, s, &e));
+    cr_assert_str_eq(e.path, "spec.devices[0].attributes[\"x\"]");
+    json_decref(s);
+    dra_world_free(w);
+}
+
+Test(decode, empty_attribute_is_a_lazy_cel_error) {
+    dra_world *w = dra_world_new(false);
+    err e;
+    err_clear(&e);
+    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                           "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
+                           "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{}}}]}}",
+                           0, NULL);
+    cr_assert(dra_world_add_json(w, s, &e), "%s", e.msg);
+    json_decref(s);
+    dra_world_free(w);
+}
+
+Test(decode, invalid_yaml) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    cr_assert_not(load_yaml(w, "kind: Node\nmetadata: [unclosed\n", &e));
+    cr_assert(strstr(e.msg, "YAML") != NULL);
+    dra_world_free(w);
+}
+
+Test(features, gates) {
+    dra_features f;
+    dra_features_default(&f);
+    cr_assert(f.prioritized_list);
+    cr_assert_not(f.list_type_attributes);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_features_parse(&f, "DRAListTypeAttributes=true,DRAPrioritizedList=false", &e));
+    cr_assert(f.list_type_attributes);
+    cr_assert_not(f.prioritized_list);
+    cr_assert(dra_features_parse(&f, "DRAResourceClaimDeviceStatus=false", &e));
+    cr_assert_not(f.binding_conditions);
+    cr_assert_not(dra_features_parse(&f, "NoSuchGate=true", &e));
+}
