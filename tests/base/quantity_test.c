@@ -3,6 +3,7 @@
  * quantity_test.go), exact comparison, arithmetic and its overflow edges, and the
  * two int64 conversions. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,175 +65,191 @@ static int C(const char *a, const char *b) {
     return quantity_cmp(&x, &y);
 }
 
-Test(quantity, canonical_plain_and_decimal_si) {
-    expect_canon("0", "0");
-    expect_canon("0n", "0");
-    expect_canon("0Ki", "0");
-    expect_canon("-0", "0");
-    expect_canon("1", "1");
-    expect_canon("9", "9");
-    expect_canon("5n", "5n");
-    expect_canon("4u", "4u");
-    expect_canon("3m", "3m");
-    expect_canon("8k", "8k");
-    expect_canon("50k", "50k");
-    expect_canon("7M", "7M");
-    expect_canon("6G", "6G");
-    expect_canon("5T", "5T");
-    expect_canon("40T", "40T");
-    expect_canon("300T", "300T");
-    expect_canon("2P", "2P");
-    expect_canon("1E", "1E");
-    expect_canon("12E", "12E");
-    expect_canon("1000", "1k");
-    expect_canon("1000M", "1G");
-    expect_canon("100m", "100m");
-    expect_canon("1080m", "1080m");
-    expect_canon("1.08", "1080m");
-    expect_canon("1234567M", "1234567M");
+/* Parameters are copied into the test process by value (criterion re-executes the
+ * binary, so pointers into it would not survive): strings are held inline. */
+typedef struct canon_case {
+    char in[64], want[48];
+} canon_case;
+
+/* Parse, then print canonically (and the same with "+" and "-" in front). */
+ParameterizedTestParameters(quantity, canonical) {
+    static canon_case cases[] = {
+        /* canonical plain and decimal si */
+        {"0", "0"},
+        {"0n", "0"},
+        {"0Ki", "0"},
+        {"-0", "0"},
+        {"1", "1"},
+        {"9", "9"},
+        {"5n", "5n"},
+        {"4u", "4u"},
+        {"3m", "3m"},
+        {"8k", "8k"},
+        {"50k", "50k"},
+        {"7M", "7M"},
+        {"6G", "6G"},
+        {"5T", "5T"},
+        {"40T", "40T"},
+        {"300T", "300T"},
+        {"2P", "2P"},
+        {"1E", "1E"},
+        {"12E", "12E"},
+        {"1000", "1k"},
+        {"1000M", "1G"},
+        {"100m", "100m"},
+        {"1080m", "1080m"},
+        {"1.08", "1080m"},
+        {"1234567M", "1234567M"},
+        /* canonical fractions */
+        {"0.5", "500m"},
+        {"1.5", "1500m"},
+        {"9.01", "9010m"},
+        {"0.001", "1m"},
+        {"0.0005k", "500m"},
+        {"0.00050k", "500m"},
+        {"0.00500", "5m"},
+        {"0.05000", "50m"},
+        {"100.035k", "100035"},
+        {"10.035M", "10035k"},
+        {"8.1k", "8100"},
+        {"7.123456M", "7123456"},
+        {"6.987654321G", "6987654321"},
+        {"5.444T", "5444G"},
+        {"40.1T", "40100G"},
+        {"2.5P", "2500T"},
+        {"1.01E", "1010P"},
+        {".001", "1m"},
+        {".0001k", "100m"},
+        {"1.", "1"},
+        {"1.G", "1G"},
+        {"+1.5", "1500m"},
+        {"-1.5", "-1500m"},
+        {"-9.01", "-9010m"},
+        {"000123", "123"},
+        /* canonical decimal exponent */
+        {"1e3", "1e3"},
+        {"1E3", "1e3"},
+        {"1E-3", "1e-3"},
+        {"1E6", "1e6"},
+        {"1e9", "1e9"},
+        {"1E18", "1e18"},
+        {"1e14", "100e12"},
+        {"1e13", "10e12"},
+        {"0.5e0", "500e-3"},
+        {"0.5e-1", "50e-3"},
+        {"0.5e-2", "5e-3"},
+        {"1.2e3", "1200"},
+        {"1.3E+6", "1300e3"},
+        {"1.40e9", "1400e6"},
+        {"1.53E12", "1530e9"},
+        {"1.7E18", "1700e15"},
+        {"80e-3", "80e-3"},
+        {"-1e3", "-1e3"},
+        /* canonical binary si */
+        {"1Ki", "1Ki"},
+        {"8Ki", "8Ki"},
+        {"7Mi", "7Mi"},
+        {"6Gi", "6Gi"},
+        {"5Ti", "5Ti"},
+        {"4Pi", "4Pi"},
+        {"3Ei", "3Ei"},
+        {"100Ti", "100Ti"},
+        {"1024Mi", "1Gi"},
+        {"1.5Gi", "1536Mi"},
+        {"-1.5Gi", "-1536Mi"},
+        {"0.5Mi", "512Ki"},
+        {"1025Ki", "1025Ki"},
+        {"307200Ki", "300Mi"},
+        {"1025024Mi", "1001Gi"},
+        /* not whole numbers of bytes, or below 1024: printed as DecimalSI */
+        {"100.035Ki", "102435840m"},
+        {"0.05Gi", "53687091200m"},
+        {".001Ki", "1024m"},
+        {".000001Ki", "1024u"},
+        {".000000001Ki", "1024n"},
+        {"-.001Ki", "-1024m"},
+        /* nano round up in magnitude */
+        {"0.1n", "1n"},
+        {"0.9n", "1n"},
+        {"3.001n", "4n"},
+        {"-3.001n", "-4n"},
+        {"1.1E-9", "2e-9"},
+        {"0.0000000001", "1n"},
+        {"0.00000000050", "1n"},
+        {"0.5e-9", "1e-9"},
+        {"0.00000012345", "124n"},
+        {"0.00000012354", "124n"},
+        {"0.000000000001Ki", "2n"},
+        {".000000000001Ki", "2n"},
+        {"1e-1000", "1e-9"},
+        /* a long tail below nano only decides the round-up */
+        {"1.0000000000000000000000000000000000000000000000000000000001", "1000000001n"},
+        {"1.0000000000000000000000000000000000000000000000000000000000", "1"},
+        /* binary si cap */
+        {"9Ei", "9223372036854775807"},
+        {"8Ei", "9223372036854775807"},
+        {"9223372036854775807Ki", "9223372036854775807"},
+        {"7Ei", "7Ei"},
+        /* decimal values are not capped */
+        {"18446744073709551616", "18446744073709551616"},
+        {"9999999999999999999999999999999999999G", "9999999999999999999999999999999999999G"},
+        {"1000E", "1e21"},
+        {"5000E", "5e21"},
+        /* odd but valid forms */
+        {".", "0"},
+        {"-.", "0"},
+        {"+", "0"},
+        {"-", "0"},
+        {"Ki", "0"},
+        {"e3", "0"},
+        {"0.0", "0"},
+    };
+    return cr_make_param_array(canon_case, cases, sizeof cases / sizeof *cases);
 }
 
-Test(quantity, canonical_fractions) {
-    expect_canon("0.5", "500m");
-    expect_canon("1.5", "1500m");
-    expect_canon("9.01", "9010m");
-    expect_canon("0.001", "1m");
-    expect_canon("0.0005k", "500m");
-    expect_canon("0.00050k", "500m");
-    expect_canon("0.00500", "5m");
-    expect_canon("0.05000", "50m");
-    expect_canon("100.035k", "100035");
-    expect_canon("10.035M", "10035k");
-    expect_canon("8.1k", "8100");
-    expect_canon("7.123456M", "7123456");
-    expect_canon("6.987654321G", "6987654321");
-    expect_canon("5.444T", "5444G");
-    expect_canon("40.1T", "40100G");
-    expect_canon("2.5P", "2500T");
-    expect_canon("1.01E", "1010P");
-    expect_canon(".001", "1m");
-    expect_canon(".0001k", "100m");
-    expect_canon("1.", "1");
-    expect_canon("1.G", "1G");
-    expect_canon("+1.5", "1500m");
-    expect_canon("-1.5", "-1500m");
-    expect_canon("-9.01", "-9010m");
-    expect_canon("000123", "123");
+ParameterizedTest(canon_case *c, quantity, canonical) { expect_canon(c->in, c->want); }
+
+
+
+
+
+
+
+typedef struct error_case {
+    char in[32], msg[128];
+} error_case;
+
+ParameterizedTestParameters(quantity, invalid) {
+    static error_case cases[] = {
+        {"", FMT_ERR},
+        {"1.1.M", FMT_ERR},
+        {"1+1.0M", FMT_ERR},
+        {"0.1am", FMT_ERR},
+        {"aoeu", FMT_ERR},
+        {" 1", FMT_ERR},
+        {"1 ", FMT_ERR},
+        {"10Mo", FMT_ERR},
+        {"1e3x", FMT_ERR},
+        {"0.1mi", SUF_ERR},
+        {".5i", SUF_ERR},
+        {"1i", SUF_ERR},
+        {"-3.01i", SUF_ERR},
+        {"-3.01e-", SUF_ERR},
+        {"200K", SUF_ERR},
+        {"1ki", SUF_ERR},
+        {"1Mm", SUF_ERR},
+        {"1e", SUF_ERR},
+        {"1Ee3", SUF_ERR},
+        {"1e99999999999999999999", SUF_ERR},
+        {"1m5", SUF_ERR},
+        /* no digit at all and a scale finer than nano: inf.Dec cannot read "." */
+        {".e-10", NUM_ERR},
+        {"-e-10", NUM_ERR},
+    };
+    return cr_make_param_array(error_case, cases, sizeof cases / sizeof *cases);
 }
 
-Test(quantity, canonical_decimal_exponent) {
-    expect_canon("1e3", "1e3");
-    expect_canon("1E3", "1e3");
-    expect_canon("1E-3", "1e-3");
-    expect_canon("1E6", "1e6");
-    expect_canon("1e9", "1e9");
-    expect_canon("1E18", "1e18");
-    expect_canon("1e14", "100e12");
-    expect_canon("1e13", "10e12");
-    expect_canon("0.5e0", "500e-3");
-    expect_canon("0.5e-1", "50e-3");
-    expect_canon("0.5e-2", "5e-3");
-    expect_canon("1.2e3", "1200");
-    expect_canon("1.3E+6", "1300e3");
-    expect_canon("1.40e9", "1400e6");
-    expect_canon("1.53E12", "1530e9");
-    expect_canon("1.7E18", "1700e15");
-    expect_canon("80e-3", "80e-3");
-    expect_canon("-1e3", "-1e3");
-}
-
-Test(quantity, canonical_binary_si) {
-    expect_canon("1Ki", "1Ki");
-    expect_canon("8Ki", "8Ki");
-    expect_canon("7Mi", "7Mi");
-    expect_canon("6Gi", "6Gi");
-    expect_canon("5Ti", "5Ti");
-    expect_canon("4Pi", "4Pi");
-    expect_canon("3Ei", "3Ei");
-    expect_canon("100Ti", "100Ti");
-    expect_canon("1024Mi", "1Gi");
-    expect_canon("1.5Gi", "1536Mi");
-    expect_canon("-1.5Gi", "-1536Mi");
-    expect_canon("0.5Mi", "512Ki");
-    expect_canon("1025Ki", "1025Ki");
-    expect_canon("307200Ki", "300Mi");
-    expect_canon("1025024Mi", "1001Gi");
-    /* not whole numbers of bytes, or below 1024: printed as DecimalSI */
-    expect_canon("100.035Ki", "102435840m");
-    expect_canon("0.05Gi", "53687091200m");
-    expect_canon(".001Ki", "1024m");
-    expect_canon(".000001Ki", "1024u");
-    expect_canon(".000000001Ki", "1024n");
-    expect_canon("-.001Ki", "-1024m");
-}
-
-Test(quantity, nano_round_up_in_magnitude) {
-    expect_canon("0.1n", "1n");
-    expect_canon("0.9n", "1n");
-    expect_canon("3.001n", "4n");
-    expect_canon("-3.001n", "-4n");
-    expect_canon("1.1E-9", "2e-9");
-    expect_canon("0.0000000001", "1n");
-    expect_canon("0.00000000050", "1n");
-    expect_canon("0.5e-9", "1e-9");
-    expect_canon("0.00000012345", "124n");
-    expect_canon("0.00000012354", "124n");
-    expect_canon("0.000000000001Ki", "2n");
-    expect_canon(".000000000001Ki", "2n");
-    expect_canon("1e-1000", "1e-9");
-    /* a long tail below nano only decides the round-up */
-    expect_canon("1.0000000000000000000000000000000000000000000000000000000001", "1000000001n");
-    expect_canon("1.0000000000000000000000000000000000000000000000000000000000", "1");
-}
-
-Test(quantity, binary_si_cap) {
-    expect_canon("9Ei", "9223372036854775807");
-    expect_canon("8Ei", "9223372036854775807");
-    expect_canon("9223372036854775807Ki", "9223372036854775807");
-    expect_canon("7Ei", "7Ei");
-    /* decimal values are not capped */
-    expect_canon("18446744073709551616", "18446744073709551616");
-    expect_canon("9999999999999999999999999999999999999G", "9999999999999999999999999999999999999G");
-    expect_canon("1000E", "1e21");
-    expect_canon("5000E", "5e21");
-}
-
-Test(quantity, odd_but_valid_forms) {
-    expect_canon(".", "0");
-    expect_canon("-.", "0");
-    expect_canon("+", "0");
-    expect_canon("-", "0");
-    expect_canon("Ki", "0");
-    expect_canon("e3", "0");
-    expect_canon("0.0", "0");
-}
-
-Test(quantity, invalid_forms_and_messages) {
-    expect_error("", FMT_ERR);
-    expect_error("1.1.M", FMT_ERR);
-    expect_error("1+1.0M", FMT_ERR);
-    expect_error("0.1am", FMT_ERR);
-    expect_error("aoeu", FMT_ERR);
-    expect_error(" 1", FMT_ERR);
-    expect_error("1 ", FMT_ERR);
-    expect_error("10Mo", FMT_ERR);
-    expect_error("1e3x", FMT_ERR);
-    expect_error("0.1mi", SUF_ERR);
-    expect_error(".5i", SUF_ERR);
-    expect_error("1i", SUF_ERR);
-    expect_error("-3.01i", SUF_ERR);
-    expect_error("-3.01e-", SUF_ERR);
-    expect_error("200K", SUF_ERR);
-    expect_error("1ki", SUF_ERR);
-    expect_error("1Mm", SUF_ERR);
-    expect_error("1e", SUF_ERR);
-    expect_error("1Ee3", SUF_ERR);
-    expect_error("1e99999999999999999999", SUF_ERR);
-    expect_error("1m5", SUF_ERR);
-    /* no digit at all and a scale finer than nano: inf.Dec cannot read "." */
-    expect_error(".e-10", NUM_ERR);
-    expect_error("-e-10", NUM_ERR);
-}
+ParameterizedTest(error_case *c, quantity, invalid) { expect_error(c->in, c->msg); }
 
 Test(quantity, exact_comparison) {
     cr_expect_eq(C("200M", "0.2G"), 0);

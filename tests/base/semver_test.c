@@ -2,6 +2,7 @@
  * precedence (the semver.org chain, numeric vs alphanumeric identifiers, build
  * metadata ignored), formatting, and Kubernetes' CEL semver(s, true) normalisation. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -67,69 +68,85 @@ Test(semver, parse_fields) {
     cr_expect_null(v.pre);
 }
 
-Test(semver, valid_forms_round_trip) {
-    const char *ok[] = {
-        "0.0.0",
-        "1.0.0-alpha",
-        "1.0.0-alpha.1",
-        "1.0.0-0.3.7",
-        "1.0.0-x.7.z.92",
-        "1.0.0-x-y-z.--",
-        "1.0.0-alpha+001",
-        "1.0.0+20130313144700",
-        "1.0.0-beta+exp.sha.5114f85",
-        "1.0.0+21AF26D3----117B344092BD",
-        "1.2.3----RC-SNAPSHOT.12.9.1--.12+788",
-        "1.0.0-0A.is.legal",
-        "2.0.0-rc.1+build.123",
-        "99999999999999999.99999999999999999.99999999999999999",
+/* Parameters are copied by value into the test process: strings are inline. */
+typedef struct sv_case {
+    char in[64], out[96];
+} sv_case;
+
+ParameterizedTestParameters(semver, valid_round_trip) {
+    static sv_case cases[] = {
+        {"0.0.0", ""},
+        {"1.0.0-alpha", ""},
+        {"1.0.0-alpha.1", ""},
+        {"1.0.0-0.3.7", ""},
+        {"1.0.0-x.7.z.92", ""},
+        {"1.0.0-x-y-z.--", ""},
+        {"1.0.0-alpha+001", ""},
+        {"1.0.0+20130313144700", ""},
+        {"1.0.0-beta+exp.sha.5114f85", ""},
+        {"1.0.0+21AF26D3----117B344092BD", ""},
+        {"1.2.3----RC-SNAPSHOT.12.9.1--.12+788", ""},
+        {"1.0.0-0A.is.legal", ""},
+        {"2.0.0-rc.1+build.123", ""},
+        {"99999999999999999.99999999999999999.99999999999999999", ""},
     };
-    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) expect_roundtrip(ok[i]);
+    return cr_make_param_array(sv_case, cases, sizeof cases / sizeof *cases);
 }
 
-Test(semver, structure_errors) {
-    expect_error("", "Version string empty");
-    expect_error("1", "No Major.Minor.Patch elements found");
-    expect_error("1.0", "No Major.Minor.Patch elements found");
-    expect_error("200K", "No Major.Minor.Patch elements found");
-    expect_error("v1.0.0", "Invalid character(s) found in major number \"v1\"");
-    expect_error(" 1.2.3", "Invalid character(s) found in major number \" 1\"");
-    expect_error("1.a.3", "Invalid character(s) found in minor number \"a\"");
-    expect_error("1.2.x", "Invalid character(s) found in patch number \"x\"");
-    expect_error("1.2.3.4", "Invalid character(s) found in patch number \"3.4\"");
-    expect_error("1.2.3 ", "Invalid character(s) found in patch number \"3 \"");
-    expect_error("1.2.\t", "Invalid character(s) found in patch number \"\\t\"");
+ParameterizedTest(sv_case *c, semver, valid_round_trip) { expect_roundtrip(c->in); }
+
+ParameterizedTestParameters(semver, invalid) {
+    static sv_case cases[] = {
+        /* structure errors */
+        {"", "Version string empty"},
+        {"1", "No Major.Minor.Patch elements found"},
+        {"1.0", "No Major.Minor.Patch elements found"},
+        {"200K", "No Major.Minor.Patch elements found"},
+        {"v1.0.0", "Invalid character(s) found in major number \"v1\""},
+        {" 1.2.3", "Invalid character(s) found in major number \" 1\""},
+        {"1.a.3", "Invalid character(s) found in minor number \"a\""},
+        {"1.2.x", "Invalid character(s) found in patch number \"x\""},
+        {"1.2.3.4", "Invalid character(s) found in patch number \"3.4\""},
+        {"1.2.3 ", "Invalid character(s) found in patch number \"3 \""},
+        {"1.2.\t", "Invalid character(s) found in patch number \"\\t\""},
+        /* number errors */
+        {"01.2.3", "Major number must not contain leading zeroes \"01\""},
+        {"1.02.3", "Minor number must not contain leading zeroes \"02\""},
+        {"1.2.03", "Patch number must not contain leading zeroes \"03\""},
+        {"18446744073709551616.0.0", "strconv.ParseUint: parsing \"18446744073709551616\": value out of range"},
+        {".1.2", "strconv.ParseUint: parsing \"\": invalid syntax"},
+        {"1..2", "strconv.ParseUint: parsing \"\": invalid syntax"},
+        {"1.2.-rc", "strconv.ParseUint: parsing \"\": invalid syntax"},
+        /* prerelease and build errors */
+        {"1.2.3-", "Prerelease is empty"},
+        {"1.2.3-rc..1", "Prerelease is empty"},
+        {"1.2.3-+b", "Prerelease is empty"},
+        {"1.2.3-01", "Numeric PreRelease version must not contain leading zeroes \"01\""},
+        {"1.2.3-rc_1", "Invalid character(s) found in prerelease \"rc_1\""},
+        {"1.2.3-a\"b", "Invalid character(s) found in prerelease \"a\\\"b\""},
+        {"1.2.3-rc.99999999999999999999", "strconv.ParseUint: parsing \"99999999999999999999\": value out of range"},
+        {"1.2.3+", "Build meta data is empty"},
+        {"1.2.3+a..b", "Build meta data is empty"},
+        {"1.2.3+a_b", "Invalid character(s) found in build meta data \"a_b\""},
+        /* Go's %q: printable UTF-8 kept, invalid bytes as \x escapes */
+        {"1.2.3-\xc3\xa9", "Invalid character(s) found in prerelease \"\xc3\xa9\""},
+        {"1.2.3-a\xff", "Invalid character(s) found in prerelease \"a\\xff\""},
+        /* checks run major, minor, patch, prerelease, build */
+        {"1.2.x-01", "Invalid character(s) found in patch number \"x\""},
+        {"1.2.3-01+a_b", "Numeric PreRelease version must not contain leading zeroes \"01\""},
+    };
+    return cr_make_param_array(sv_case, cases, sizeof cases / sizeof *cases);
 }
 
-Test(semver, number_errors) {
-    expect_error("01.2.3", "Major number must not contain leading zeroes \"01\"");
-    expect_error("1.02.3", "Minor number must not contain leading zeroes \"02\"");
-    expect_error("1.2.03", "Patch number must not contain leading zeroes \"03\"");
-    expect_error("18446744073709551616.0.0",
-                 "strconv.ParseUint: parsing \"18446744073709551616\": value out of range");
-    expect_error(".1.2", "strconv.ParseUint: parsing \"\": invalid syntax");
-    expect_error("1..2", "strconv.ParseUint: parsing \"\": invalid syntax");
-    expect_error("1.2.-rc", "strconv.ParseUint: parsing \"\": invalid syntax");
+ParameterizedTest(sv_case *c, semver, invalid) { expect_error(c->in, c->out); }
+
+Test(semver, build_may_have_leading_zeros) {
+    semver v = V("1.2.3+01.007");
+    cr_expect_eq(v.build_len, 6);
+    cr_expect_null(v.pre);
 }
 
-Test(semver, prerelease_and_build_errors) {
-    expect_error("1.2.3-", "Prerelease is empty");
-    expect_error("1.2.3-rc..1", "Prerelease is empty");
-    expect_error("1.2.3-+b", "Prerelease is empty");
-    expect_error("1.2.3-01", "Numeric PreRelease version must not contain leading zeroes \"01\"");
-    expect_error("1.2.3-rc_1", "Invalid character(s) found in prerelease \"rc_1\"");
-    expect_error("1.2.3-a\"b", "Invalid character(s) found in prerelease \"a\\\"b\"");
-    expect_error("1.2.3-rc.99999999999999999999",
-                 "strconv.ParseUint: parsing \"99999999999999999999\": value out of range");
-    expect_error("1.2.3+", "Build meta data is empty");
-    expect_error("1.2.3+a..b", "Build meta data is empty");
-    expect_error("1.2.3+a_b", "Invalid character(s) found in build meta data \"a_b\"");
-    /* build identifiers may have leading zeros */
-    V("1.2.3+01");
-    /* checks run major, minor, patch, prerelease, build */
-    expect_error("1.2.x-01", "Invalid character(s) found in patch number \"x\"");
-    expect_error("1.2.3-01+a_b", "Numeric PreRelease version must not contain leading zeroes \"01\"");
-}
+
 
 Test(semver, precedence_chain_from_semver_org) {
     const char *chain[] = {
@@ -195,34 +212,44 @@ static void expect_norm_error(const char *in, const char *msg) {
     cr_expect_str_eq(e.msg, msg, "%s: %s", in, e.msg);
 }
 
-Test(semver, normalize_leniency) {
-    expect_norm("v1", "1.0.0");
-    expect_norm("1", "1.0.0");
-    expect_norm("1.2", "1.2.0");
-    expect_norm("v1.2", "1.2.0");
-    expect_norm("01.02.03", "1.2.3");
-    expect_norm("v01.02.03", "1.2.3");
-    expect_norm("1.2.00", "1.2.0");
-    expect_norm("00", "0.0.0");
-    expect_norm("1.0.0", "1.0.0");
-    expect_norm("1.2.03-rc.1", "1.2.3-rc.1");
-    expect_norm("1.2.0-rc", "1.2.0-rc");
-    expect_norm("1.2.00-rc", "1.2.0-rc");
-    expect_norm("v1.2.3+build.7", "1.2.3+build.7");
+ParameterizedTestParameters(semver, normalize) {
+    static sv_case cases[] = {
+        {"v1", "1.0.0"},
+        {"1", "1.0.0"},
+        {"1.2", "1.2.0"},
+        {"v1.2", "1.2.0"},
+        {"01.02.03", "1.2.3"},
+        {"v01.02.03", "1.2.3"},
+        {"1.2.00", "1.2.0"},
+        {"00", "0.0.0"},
+        {"1.0.0", "1.0.0"},
+        {"1.2.03-rc.1", "1.2.3-rc.1"},
+        {"1.2.0-rc", "1.2.0-rc"},
+        {"1.2.00-rc", "1.2.0-rc"},
+        {"v1.2.3+build.7", "1.2.3+build.7"},
+    };
+    return cr_make_param_array(sv_case, cases, sizeof cases / sizeof *cases);
 }
 
-Test(semver, normalize_errors) {
-    expect_norm_error("1.0-rc", "short version cannot contain PreRelease/Build meta data");
-    expect_norm_error("1+b", "short version cannot contain PreRelease/Build meta data");
-    expect_norm_error("v2-alpha", "short version cannot contain PreRelease/Build meta data");
-    /* only the leading zeros of each part go, not those inside the prerelease */
-    expect_norm_error("1.2.3-01", "Numeric PreRelease version must not contain leading zeroes \"01\"");
-    /* one "v" only; and a part that does not start with a digit gets a "0" in
-     * front (Kubernetes' normalizeAndParse does this too) */
-    expect_norm_error("vv1.0.0", "Invalid character(s) found in major number \"0v1\"");
-    expect_norm_error("", "strconv.ParseUint: parsing \"\": invalid syntax");
-    expect_norm_error("1.2.3.4", "Invalid character(s) found in patch number \"3.4\"");
+ParameterizedTest(sv_case *c, semver, normalize) { expect_norm(c->in, c->out); }
+
+ParameterizedTestParameters(semver, normalize_invalid) {
+    static sv_case cases[] = {
+        {"1.0-rc", "short version cannot contain PreRelease/Build meta data"},
+        {"1+b", "short version cannot contain PreRelease/Build meta data"},
+        {"v2-alpha", "short version cannot contain PreRelease/Build meta data"},
+        /* only the leading zeros of each part go, not those inside the prerelease */
+        {"1.2.3-01", "Numeric PreRelease version must not contain leading zeroes \"01\""},
+        /* one "v" only; and a part that does not start with a digit gets a "0" in
+        * front (Kubernetes' normalizeAndParse does this too) */
+        {"vv1.0.0", "Invalid character(s) found in major number \"0v1\""},
+        {"", "strconv.ParseUint: parsing \"\": invalid syntax"},
+        {"1.2.3.4", "Invalid character(s) found in patch number \"3.4\""},
+    };
+    return cr_make_param_array(sv_case, cases, sizeof cases / sizeof *cases);
 }
+
+ParameterizedTest(sv_case *c, semver, normalize_invalid) { expect_norm_error(c->in, c->out); }
 
 Test(semver, k8s_without_normalize_is_strict) {
     semver v;
