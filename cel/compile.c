@@ -117,6 +117,24 @@ static void add_prep(comp *c, void *p, void (*release)(void *)) {
     pr->npreps++;
 }
 
+/* Collects the operands of a chain of the same logical operator (the parser builds
+ * balanced trees; evaluation order does not change the result of && and ||). */
+static void flatten(comp *c, cel_node *n, const char *op, const cel_inst ***v, uint32_t *cnt, uint32_t *cap) {
+    if (n->kind == N_CALL && !n->target && n->nargs == 2 && !strcmp(n->name, op)) {
+        flatten(c, n->args[0], op, v, cnt, cap);
+        flatten(c, n->args[1], op, v, cnt, cap);
+        return;
+    }
+    if (*cnt == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        const cel_inst **nv = ARENA_NEWN(&c->p->a, const cel_inst *, nc);
+        if (*cnt) memcpy(nv, *v, sizeof(cel_inst *) * *cnt);
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*cnt)++] = build(c, n);
+}
+
 static cel_op binop(const char *name) {
     static const struct { const char *n; cel_op op; } t[] = {
         {"_&&_", OP_AND}, {"_||_", OP_OR}, {"_==_", OP_EQ}, {"_!=_", OP_NE}, {"_<_", OP_LT},
@@ -131,16 +149,37 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
     const char *name = n->name;
     if (!n->target) {
         cel_op op = binop(name);
+        if ((op == OP_AND || op == OP_OR) && n->nargs == 2) {
+            const cel_inst **v = NULL;
+            uint32_t cnt = 0, cap = 0;
+            flatten(c, n, name, &v, &cnt, &cap);
+            cel_inst *i = inst(c, op == OP_AND ? OP_ANDN : OP_ORN, n->pos);
+            i->args = v;
+            i->nargs = (uint16_t)cnt;
+            return i;
+        }
         if (op != OP_CONST && n->nargs == 2) {
             const cel_inst *l = build(c, n->args[0]), *r = build(c, n->args[1]);
             if ((op == OP_EQ || op == OP_NE) && (r->op == OP_CONST || l->op == OP_CONST)) {
                 const cel_inst *k = r->op == OP_CONST ? r : l, *o = r->op == OP_CONST ? l : r;
                 if (k->k.kind == CV_STRING) {
-                    cel_inst *i = inst(c, op == OP_EQ ? OP_EQ_STRK : OP_NE_STRK, n->pos);
+                    cel_op fop = op == OP_EQ ? OP_EQ_STRK : OP_NE_STRK;
+                    if (o->op == OP_DRIVER) fop = op == OP_EQ ? OP_DRIVER_EQK : OP_DRIVER_NEK;
+                    if (o->op == OP_DEVATTR) fop = op == OP_EQ ? OP_ATTR_EQK : OP_ATTR_NEK;
+                    cel_inst *i = inst(c, fop, n->pos);
                     i->x = o;
+                    i->y = o;
+                    i->a = o->a;
+                    i->b = o->b;
                     i->k = k->k;
                     return i;
                 }
+            }
+            if (op == OP_IN && r->op == OP_DEVMAP && l->op == OP_CONST && l->k.kind == CV_STRING) {
+                cel_inst *i = inst(c, OP_HAS_DOMAIN, n->pos);
+                i->a = r->a;
+                i->b = intern_name(c, l->k.u.s, l->k.len);
+                return i;
             }
             cel_inst *i = inst(c, op, n->pos);
             i->x = l;
@@ -208,6 +247,25 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
      * proved the argument types; keep dispatch when types are dynamic */
     i->fn = fn;
     i->fn_flags = flags;
+    /* one overload and statically known argument kinds: no runtime dispatch needed */
+    if (n->novs == 1 && !(flags & CEL_FN_NONSTRICT)) {
+        bool typed = true;
+        uint32_t j = 0;
+        const cel_type *at;
+        if (n->target) {
+            at = n->target->type;
+            typed &= at && ovs[0]->kinds[j] >= 0 && cel_type_value_kind(at) == ovs[0]->kinds[j] &&
+                     ovs[0]->kinds[j] != CV_MAP && ovs[0]->kinds[j] != CV_OPAQUE;
+            j++;
+        }
+        for (uint32_t q = 0; q < n->nargs; q++, j++) {
+            at = n->args[q]->type;
+            typed &= ovs[0]->kinds[j] < 0 ||
+                     (at && cel_type_value_kind(at) == ovs[0]->kinds[j] && ovs[0]->kinds[j] != CV_MAP &&
+                      ovs[0]->kinds[j] != CV_OPAQUE);
+        }
+        if (typed && !c->p->env->opts.no_check) i->flags |= 1;
+    }
     i->cost = cost;
     if (n->novs == 1 && ovs[0]->ov->prepare) {
         cel_value cv[CEL_MAX_ARGS];

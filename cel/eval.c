@@ -40,21 +40,32 @@ static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
 static inline bool over_budget(const cel_eval_ctx *x) { return x->cost > CEL_MAX_COST; }
 
 static cel_value eval(const cel_inst *n, cel_eval_ctx *x);
+static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n);
+static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n);
+static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x);
 
 static const intern_table *names_of(const cel_eval_ctx *x) { return x->prog->env->names; }
 
-static cel_value no_such_key(cel_eval_ctx *x, const cel_value *k) {
+__attribute__((noinline)) static cel_value no_such_key(cel_eval_ctx *x, const cel_value *k) {
     if (k->kind == CV_STRING) return cel_error_fmt(&x->a, "no such key: %.*s", (int)k->len, k->u.s);
     char b[128];
     cel_value_format(k, names_of(x), b, sizeof b);
     return cel_error_fmt(&x->a, "no such key: %s", b);
 }
 
-static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n) {
+/* The attribute with interned (domain, name), or NULL. */
+static inline const cel_attr *find_attr(const cel_device *d, uint32_t dom, uint32_t name) {
+    const cel_attr *at = d->attrs, *end = at + d->nattrs;
+    for (; at < end; at++)
+        if (at->name == name && at->domain == dom) return at;
+    return NULL;
+}
+
+__attribute__((noinline)) static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n) {
     const cel_device *d = x->dev;
-    for (uint32_t i = 0; i < d->nattrs; i++) {
-        const cel_attr *at = &d->attrs[i];
-        if (at->name == n->b && at->domain == n->a) {
+    {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (at) {
             switch (at->kind) {
             case CEL_ATTR_INT: return cel_int(at->u.i);
             case CEL_ATTR_BOOL: return cel_bool(at->u.b);
@@ -67,7 +78,7 @@ static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n) {
     return no_such_key(x, &n->k);
 }
 
-static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n) {
+__attribute__((noinline)) static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n) {
     const cel_device *d = x->dev;
     for (uint32_t i = 0; i < d->ncaps; i++)
         if (d->caps[i].name == n->b && d->caps[i].domain == n->a) return cel_quantity_value(&d->caps[i].value);
@@ -75,7 +86,7 @@ static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n) {
 }
 
 /* Field selection / indexing by key on any map-like value. */
-static cel_value select_field(cel_eval_ctx *x, cel_value t, const cel_value *key, bool test_only) {
+__attribute__((noinline)) static cel_value select_field(cel_eval_ctx *x, cel_value t, const cel_value *key, bool test_only) {
     if (t.kind == CV_DEVICE && key->kind == CV_STRING) {
         const cel_device *d = t.u.dev;
         cel_value v;
@@ -134,7 +145,7 @@ static bool to_index(const cel_value *k, int64_t *out) {
     }
 }
 
-static cel_value index_value(cel_eval_ctx *x, cel_value t, cel_value k) {
+__attribute__((noinline)) static cel_value index_value(cel_eval_ctx *x, cel_value t, cel_value k) {
     if (t.kind == CV_ERROR) return t;
     if (k.kind == CV_ERROR) return k;
     if (t.kind == CV_LIST) {
@@ -162,16 +173,19 @@ static bool kind_ok(const cel_fn_decl *d, uint32_t i, const cel_value *v) {
     return v->kind == k;
 }
 
-static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
     cel_value av[CEL_MAX_ARGS];
     uint32_t na = n->nargs;
     bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
     for (uint32_t i = 0; i < na; i++) {
-        av[i] = eval(n->args[i], x);
+        av[i] = eval_leaf(n->args[i], x);
         if (strict && av[i].kind == CV_ERROR) return av[i];
     }
     x->cost += n->cost;
-    if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+    if (n->flags & 1) {
+        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
+        return n->ovs[0]->ov->fn(&cc, av, na);
+    }
     const cel_fn_decl *d = NULL;
     for (uint32_t j = 0; j < n->novs && !d; j++) {
         const cel_fn_decl *c = n->ovs[j];
@@ -181,9 +195,28 @@ static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
     }
     if (!d) return no_overload(x, n->k.u.s);
     cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
-    cel_value r = d->ov->fn(&cc, av, na);
-    if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
-    return r;
+    return d->ov->fn(&cc, av, na);
+}
+
+/* Flattened && / ||: the first deciding operand wins; otherwise the first error. */
+static cel_value logic_n(const cel_inst *n, cel_eval_ctx *x, bool is_and) {
+    cel_value err = {.kind = CV_BOOL};
+    bool have_err = false, bad = false;
+    for (uint32_t i = 0; i < n->nargs; i++) {
+        cel_value v = eval_leaf(n->args[i], x);
+        if (LIKELY(v.kind == CV_BOOL)) {
+            if (v.u.b != is_and) return v;
+            continue;
+        }
+        if (v.kind == CV_ERROR) {
+            if (!have_err) err = v, have_err = true;
+        } else {
+            bad = true;
+        }
+    }
+    if (have_err) return err;
+    if (bad) return no_overload(x, is_and ? "_&&_" : "_||_");
+    return cel_bool(is_and);
 }
 
 static cel_value logic_and(const cel_inst *n, cel_eval_ctx *x) {
@@ -213,10 +246,21 @@ static cel_value logic_or(const cel_inst *n, cel_eval_ctx *x) {
 }
 
 static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
-    cel_value l = eval(n->x, x);
+    cel_value l = eval_leaf(n->x, x);
     if (l.kind == CV_ERROR) return l;
-    cel_value r = eval(n->y, x);
+    cel_value r = eval_leaf(n->y, x);
     if (r.kind == CV_ERROR) return r;
+    if (LIKELY(l.kind == CV_INT && r.kind == CV_INT)) {
+        int64_t a = l.u.i, b = r.u.i;
+        switch (n->op) {
+        case OP_EQ: return cel_bool(a == b);
+        case OP_NE: return cel_bool(a != b);
+        case OP_LT: return cel_bool(a < b);
+        case OP_LE: return cel_bool(a <= b);
+        case OP_GT: return cel_bool(a > b);
+        default: return cel_bool(a >= b);
+        }
+    }
     if (n->op == OP_EQ) return cel_bool(cel_value_equal(&l, &r));
     if (n->op == OP_NE) return cel_bool(!cel_value_equal(&l, &r));
     int c;
@@ -229,13 +273,20 @@ static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
     }
 }
 
-static cel_value in_op(const cel_inst *n, cel_eval_ctx *x) {
-    cel_value v = eval(n->x, x);
+__attribute__((noinline)) static cel_value in_op(const cel_inst *n, cel_eval_ctx *x) {
+    cel_value v = eval_leaf(n->x, x);
     if (v.kind == CV_ERROR) return v;
-    cel_value c = eval(n->y, x);
+    cel_value c = eval_leaf(n->y, x);
     if (c.kind == CV_ERROR) return c;
     if (c.kind == CV_LIST) {
         x->cost += c.u.list->n / 10 + 1;
+        if (v.kind == CV_STRING) {
+            for (uint32_t i = 0; i < c.u.list->n; i++) {
+                const cel_value *e = &c.u.list->items[i];
+                if (e->kind == CV_STRING && e->len == v.len && cel_bytes_eq(e->u.s, v.u.s, v.len)) return cel_bool(true);
+            }
+            return cel_bool(false);
+        }
         for (uint32_t i = 0; i < c.u.list->n; i++)
             if (cel_value_equal(&v, &c.u.list->items[i])) return cel_bool(true);
         return cel_bool(false);
@@ -247,7 +298,7 @@ static cel_value in_op(const cel_inst *n, cel_eval_ctx *x) {
     return no_overload(x, "@in");
 }
 
-static cel_value build_list(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value build_list(const cel_inst *n, cel_eval_ctx *x) {
     cel_list *l = cel_list_new(&x->a, n->nargs);
     x->cost += n->cost;
     for (uint32_t i = 0; i < n->nargs; i++) {
@@ -267,7 +318,7 @@ static bool valid_key(const cel_value *k) {
     return k->kind == CV_INT || k->kind == CV_UINT || k->kind == CV_BOOL || k->kind == CV_STRING;
 }
 
-static cel_value build_map(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value build_map(const cel_inst *n, cel_eval_ctx *x) {
     cel_map *m = cel_map_new(&x->a, n->nargs / 2 + 1);
     x->cost += n->cost;
     for (uint32_t i = 0; i + 1 < n->nargs; i += 2) {
@@ -292,7 +343,7 @@ static cel_value build_map(const cel_inst *n, cel_eval_ctx *x) {
     return cel_map_value(m);
 }
 
-static cel_value comprehension(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_eval_ctx *x) {
     cel_value range = eval(n->x, x);
     if (range.kind == CV_ERROR) return range;
     const cel_value *keys = NULL, *vals = NULL;
@@ -338,7 +389,7 @@ static cel_value comprehension(const cel_inst *n, cel_eval_ctx *x) {
     return r;
 }
 
-static cel_value append(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ctx *x) {
     cel_value acc = x->slots[n->a];
     if (acc.kind == CV_ERROR) return acc;
     cel_value v = eval(n->x, x);
@@ -359,7 +410,7 @@ static cel_value append(const cel_inst *n, cel_eval_ctx *x) {
     return r;
 }
 
-static cel_value map_insert(const cel_inst *n, cel_eval_ctx *x) {
+__attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eval_ctx *x) {
     cel_value acc = eval(n->x, x);
     if (acc.kind == CV_ERROR) return acc;
     cel_value k = eval(n->y, x);
@@ -397,7 +448,7 @@ static cel_value map_insert(const cel_inst *n, cel_eval_ctx *x) {
     return r;
 }
 
-static cel_value optional_access(const cel_inst *n, cel_eval_ctx *x, cel_value t, const cel_value *key) {
+__attribute__((noinline)) static cel_value optional_access(const cel_inst *n, cel_eval_ctx *x, cel_value t, const cel_value *key) {
     if (t.kind == CV_ERROR) return t;
     if (key->kind == CV_ERROR) return *key;
     if (t.kind == CV_OPTIONAL) {
@@ -458,6 +509,17 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         for (uint32_t i = 0; i < x->dev->nattrs; i++)
             if (x->dev->attrs[i].name == n->b && x->dev->attrs[i].domain == n->a) return cel_bool(true);
         return cel_bool(false);
+    case OP_HAS_DOMAIN: {
+        const cel_device *d = x->dev;
+        if (n->a == CEL_DM_CAPS) {
+            for (uint32_t i = 0; i < d->ncaps; i++)
+                if (d->caps[i].domain == n->b) return cel_bool(true);
+        } else {
+            for (uint32_t i = 0; i < d->nattrs; i++)
+                if (d->attrs[i].domain == n->b) return cel_bool(true);
+        }
+        return cel_bool(false);
+    }
     case OP_HAS_DEVCAP:
         for (uint32_t i = 0; i < x->dev->ncaps; i++)
             if (x->dev->caps[i].name == n->b && x->dev->caps[i].domain == n->a) return cel_bool(true);
@@ -490,10 +552,12 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         cel_value k = eval(n->y, x);
         return optional_access(n, x, t, &k);
     }
+    case OP_ANDN: return logic_n(n, x, true);
+    case OP_ORN: return logic_n(n, x, false);
     case OP_AND: return logic_and(n, x);
     case OP_OR: return logic_or(n, x);
     case OP_NOT: {
-        cel_value v = eval(n->x, x);
+        cel_value v = eval_leaf(n->x, x);
         if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
         if (v.kind == CV_ERROR) return v;
         return no_overload(x, "!_");
@@ -508,11 +572,24 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         if (c.kind == CV_ERROR) return c;
         return no_overload(x, "_?_:_");
     }
+    case OP_DRIVER_EQK:
+    case OP_DRIVER_NEK: {
+        const cel_str *dr = &x->dev->driver;
+        bool eq = dr->len == n->k.len && cel_bytes_eq(dr->s, n->k.u.s, dr->len);
+        return cel_bool(eq == (n->op == OP_DRIVER_EQK));
+    }
+    case OP_ATTR_EQK:
+    case OP_ATTR_NEK: {
+        const cel_attr *at = find_attr(x->dev, n->a, n->b);
+        if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
+        bool eq = at->kind == CEL_ATTR_STRING && at->u.s.len == n->k.len && cel_bytes_eq(at->u.s.s, n->k.u.s, n->k.len);
+        return cel_bool(eq == (n->op == OP_ATTR_EQK));
+    }
     case OP_EQ_STRK:
     case OP_NE_STRK: {
         cel_value v = eval(n->x, x);
         bool eq;
-        if (v.kind == CV_STRING) eq = v.len == n->k.len && !memcmp(v.u.s, n->k.u.s, v.len);
+        if (v.kind == CV_STRING) eq = v.len == n->k.len && cel_bytes_eq(v.u.s, n->k.u.s, v.len);
         else if (v.kind == CV_ERROR) return v;
         else eq = false;
         return cel_bool(n->op == OP_EQ_STRK ? eq : !eq);
@@ -536,6 +613,39 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_TYPE_IDENT: return n->k;
     }
     return cel_error_static("internal error: bad instruction");
+}
+
+/* The frequent leaves of selectors, dispatched at their parent's own branch site
+ * (better predicted than the one big switch) and without a call. */
+static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
+    switch (n->op) {
+    case OP_CONST: return n->k;
+    case OP_DRIVER_EQK: {
+        const cel_str *dr = &x->dev->driver;
+        return cel_bool(dr->len == n->k.len && cel_bytes_eq(dr->s, n->k.u.s, dr->len));
+    }
+    case OP_ATTR_EQK: {
+        const cel_attr *at = find_attr(x->dev, n->a, n->b);
+        if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
+        return cel_bool(at->kind == CEL_ATTR_STRING && at->u.s.len == n->k.len &&
+                        cel_bytes_eq(at->u.s.s, n->k.u.s, n->k.len));
+    }
+    case OP_DEVATTR: {
+        const cel_attr *at = find_attr(x->dev, n->a, n->b);
+        if (at) {
+            switch (at->kind) {
+            case CEL_ATTR_INT: return cel_int(at->u.i);
+            case CEL_ATTR_BOOL: return cel_bool(at->u.b);
+            case CEL_ATTR_STRING: return cel_string(at->u.s.s, at->u.s.len);
+            case CEL_ATTR_VERSION: return cel_semver_value(&at->u.v);
+            default: break;
+            }
+        }
+        return dev_attr(x, n);
+    }
+    case OP_DEVCAP: return dev_cap(x, n);
+    default: return eval(n, x);
+    }
 }
 
 cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x); }

@@ -212,11 +212,11 @@ static cel_value str_contains(cel_call *c, const cel_value *a, uint32_t n) {
 }
 static cel_value str_starts(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
-    return cel_bool(a[1].len <= a[0].len && !memcmp(a[0].u.s, a[1].u.s, a[1].len));
+    return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s, a[1].u.s, a[1].len));
 }
 static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
-    return cel_bool(a[1].len <= a[0].len && !memcmp(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
+    return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
 }
 
 /* ---- conversions ---------------------------------------------------------------- */

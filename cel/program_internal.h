@@ -24,6 +24,7 @@ typedef enum cel_op {
     OP_DEVCAP,       /* device.capacity["dom"].name */
     OP_HAS_DEVATTR,  /* has(device.attributes["dom"].name) */
     OP_HAS_DEVCAP,
+    OP_HAS_DOMAIN,   /* "dom" in device.attributes / device.capacity: a = flavour, b = domain id */
     OP_SELECT,       /* x.k (k string) */
     OP_HAS,          /* has(x.k) */
     OP_OPT_SELECT,   /* x.?k */
@@ -31,12 +32,18 @@ typedef enum cel_op {
     OP_OPT_INDEX,    /* x[?y] */
     OP_AND,
     OP_OR,
+    OP_ANDN,         /* args[0] && args[1] && ... (a flattened chain) */
+    OP_ORN,
     OP_NOT,
     OP_COND,         /* x ? y : z */
     OP_NSF,          /* @not_strictly_false(x) */
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
     OP_EQ_STRK,      /* x == k (string constant) */
     OP_NE_STRK,
+    OP_DRIVER_EQK,   /* device.driver == k */
+    OP_DRIVER_NEK,
+    OP_ATTR_EQK,     /* device.attributes["dom"].name == k (string): a, b as OP_DEVATTR; y = the lookup */
+    OP_ATTR_NEK,
     OP_IN,
     OP_CALL,         /* args[0..nargs) */
     OP_LIST,         /* args; opt mask in flags array */

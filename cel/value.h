@@ -142,6 +142,21 @@ cel_map *cel_map_new(arena *a, uint32_t cap);
 /* Adds or replaces. */
 void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
 
+/* Byte equality for short strings without a libc call (attribute values and
+ * driver names are a few dozen bytes at most). */
+static inline bool cel_bytes_eq(const char *a, const char *b, size_t n) {
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return false;
+        a += 8, b += 8, n -= 8;
+    }
+    while (n--)
+        if (*a++ != *b++) return false;
+    return true;
+}
+
 /* ---- the CEL type of a value ------------------------------------------------ */
 
 /* "int", "uint", "double", "bool", "string", "bytes", "null_type", "list", "map",
