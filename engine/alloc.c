@@ -619,8 +619,9 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->out = NULL;
     uint32_t nc = v->ncands ? v->ncands : 1;
     x->allocating = ARENA_NEWN(&x->a, uint16_t, nc);
-    x->cap_alloc = ARENA_NEWN(&x->a, quantity *, nc);
-    x->cap_shares = ARENA_NEWN(&x->a, uint16_t, nc);
+    /* capacity bookkeeping only exists with DRAConsumableCapacity */
+    x->cap_alloc = v->f.consumable_capacity ? ARENA_NEWN(&x->a, quantity *, nc) : NULL;
+    x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint16_t, nc) : NULL;
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;

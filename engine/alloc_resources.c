@@ -29,7 +29,7 @@ bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
 
 bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     uint64_t v;
-    if (x->cap_shares[cand]) return true;
+    if (x->cap_shares && x->cap_shares[cand]) return true;
     return x->st && hmap_get(&x->st->capacity, x->v->cands[cand].key, &v);
 }
 
