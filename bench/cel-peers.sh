@@ -3,9 +3,11 @@
 # JavaScript CEL evaluators, node bench.js) and ours (dralloc bench cel) on the same
 # N synthetic devices in one go, and prints ns per evaluation side by side.
 #
-#   bench/cel-peers.sh [--devices N] [--reps R] [--build]
+#   bench/cel-peers.sh [--devices N] [--reps R] [--runs K] [--build]
 #
-# Defaults: N=100000, R=3 (bench.js's default). The peers are copied to a temp dir
+# Defaults: N=100000, R=3 (bench.js's default), K=1. With K > 1 the whole comparison
+# runs K times (peers, then ours, each time) and every figure is the median of the K runs
+# (the machine is shared; single runs are noisy). The peers are copied to a temp dir
 # and installed with npm (the shared folder is read-only). build-release/dralloc is
 # built with `make release` when missing (or always with --build).
 #
@@ -19,13 +21,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 peers_src=${CEL_PEERS_DIR:-$root/../shared/bench/cel-peers}
 N=100000
 R=3
+RUNS=1
 build=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --devices|-n) N=$2; shift 2 ;;
     --reps|-r) R=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
     --build) build=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     *) echo "cel-peers.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -44,47 +48,58 @@ cp -r "$peers_src"/. "$work"/
 echo "== npm install ($work)"
 (cd "$work" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
 
-echo "== node bench.js $N --reps $R"
-(cd "$work" && node bench.js "$N" --reps "$R" --json "$work/peers.json")
-echo
-echo "== dralloc bench cel --devices $N --reps $R"
 status=0
-"$dralloc" bench cel --devices "$N" --reps "$R" --json "$work/ours.json" || status=$?
-if [[ $status -ne 0 ]]; then
-  echo "cel-peers.sh: dralloc bench cel failed (exit $status)" >&2
-  [[ -f $work/ours.json ]] || exit $status
-fi
+for ((k = 1; k <= RUNS; k++)); do
+  echo "== run $k/$RUNS: node bench.js $N --reps $R"
+  (cd "$work" && node bench.js "$N" --reps "$R" --json "$work/peers-$k.json")
+  echo
+  echo "== run $k/$RUNS: dralloc bench cel --devices $N --reps $R"
+  rc=0
+  "$dralloc" bench cel --devices "$N" --reps "$R" --json "$work/ours-$k.json" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    echo "cel-peers.sh: dralloc bench cel failed (exit $rc)" >&2
+    status=$rc
+    [[ -f $work/ours-$k.json ]] || exit $rc
+  fi
+  echo
+done
 
-echo
-echo "== ns per evaluation, N=$N, R=$R ($(nproc) CPUs, $(date -u +%Y-%m-%d))"
-node - "$work/peers.json" "$work/ours.json" <<'JS'
+echo "== ns per evaluation, N=$N, R=$R, median of $RUNS run(s) ($(nproc) CPUs, $(date -u +%Y-%m-%d), dralloc $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+node - "$work" "$RUNS" <<'JS'
 const fs = require("fs");
-const peers = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const ours = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
+const [dir, runs] = [process.argv[2], Number(process.argv[3])];
+const load = (f) => JSON.parse(fs.readFileSync(`${dir}/${f}`, "utf8"));
+const P = [], O = [];
+for (let k = 1; k <= runs; k++) { P.push(load(`peers-${k}.json`)); O.push(load(`ours-${k}.json`)); }
+const median = (a) => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (ns) => (ns < 100 ? ns.toFixed(1) : ns.toFixed(0));
-const head = ["expression", "matches", "ours min", "ours median", "ours p99"];
-for (const p of peers.peers) head.push(p.name);
-head.push("fastest peer / ours");
+const names = P[0].peers.map((p) => p.name);
+const head = ["expression", "matches", "ours min", "ours median", "ours p99", ...names, "fastest peer / ours"];
 const rows = [head];
-for (const o of ours.expressions) {
-  const row = [o.id, String(o.matches) + (o.crossCheck === "ok" ? "" : " MISMATCH"), fmt(o.nsPerEvalMin), fmt(o.nsPerEvalMedian), fmt(o.nsPerEvalP99)];
-  let best = null;
-  for (const p of peers.peers) {
-    const e = p.exprs.find((x) => x.id === o.id);
-    if (!e || e.unsupported) { row.push("n/a"); continue; }
-    const ok = e.crossCheck === "ok";
-    row.push(fmt(e.nsPerEval) + (ok ? "" : " !"));
-    if (ok && (best === null || e.nsPerEval < best)) best = e.nsPerEval;
+for (const o0 of O[0].expressions) {
+  const id = o0.id;
+  const ours = O.map((o) => o.expressions.find((x) => x.id === id));
+  const ok = ours.every((x) => x.crossCheck === "ok");
+  const row = [id, String(o0.matches) + (ok ? "" : " MISMATCH")];
+  for (const key of ["nsPerEvalMin", "nsPerEvalMedian", "nsPerEvalP99"]) row.push(fmt(median(ours.map((x) => x[key]))));
+  const ratios = O.map(() => null);
+  for (const name of names) {
+    const es = P.map((p) => (p.peers.find((q) => q.name === name) || { exprs: [] }).exprs.find((x) => x.id === id));
+    if (es.some((e) => !e || e.unsupported)) { row.push("n/a"); continue; }
+    const good = es.every((e) => e.crossCheck === "ok");
+    row.push(fmt(median(es.map((e) => e.nsPerEval))) + (good ? "" : " !"));
+    if (!good) continue;
+    es.forEach((e, k) => { if (ratios[k] === null || e.nsPerEval < ratios[k]) ratios[k] = e.nsPerEval; });
   }
-  row.push(best === null ? "n/a" : (best / o.nsPerEvalMin).toFixed(1) + "x");
+  const r = ratios.every((x) => x !== null) ? median(ratios.map((best, k) => best / ours[k].nsPerEvalMin)) : null;
+  row.push(r === null ? "n/a" : r.toFixed(1) + "x");
   rows.push(row);
 }
 const w = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
 const line = (r) => r.map((s, c) => (c === 0 ? s.padEnd(w[c]) : s.padStart(w[c]))).join("  ");
-console.log(line(rows[0]));
-for (const r of rows.slice(1)) console.log(line(r));
-console.log("(ns/eval; peers: best of R passes; '!' = peer's match count or errors differ from the reference)");
-// Markdown for bench/README.md
+for (const r of rows) console.log(line(r));
+console.log("(ns/eval, median over runs; peers: best of R passes; ratio: median over runs of fastest correct peer's best / our best;");
+console.log(" '!' = the peer's match count or errors differ from the reference)");
 console.log("\n| " + head.join(" | ") + " |\n|" + head.map((_, c) => (c === 0 ? "---" : "---:")).join("|") + "|");
 for (const r of rows.slice(1)) console.log("| " + r.join(" | ") + " |");
 JS
