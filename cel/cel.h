@@ -100,6 +100,9 @@ typedef struct cel_eval_ctx cel_eval_ctx; /* opaque, one per thread */
 /* The DRA selector environment over the given intern table (the same table the
  * engine interns attribute names with, so compiled programs look names up by id). */
 cel_env *cel_env_new_dra(intern_table *names);
+/* The same environment without the selector rule that the result be bool (or dyn):
+ * for derived attribute expressions (cel_eval_attr) and `dralloc cel eval`. */
+cel_env *cel_env_new_dra_any(intern_table *names);
 void cel_env_free(cel_env *env);
 
 /* Compiles an expression (parse, check, compile). On failure returns NULL and fills

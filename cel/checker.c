@@ -496,7 +496,7 @@ bool cel_check(const cel_env *env, cel_node *root, const char *src, size_t n, ar
     c.check = !env->opts.no_check;
     const cel_type *t = check(&c, root);
     if (c.failed) return false;
-    if (env->opts.dra && c.check && t->kind != TY_BOOL && !cel_type_is_dyn(t)) {
+    if (env->opts.dra && !env->opts.any_result && c.check && t->kind != TY_BOOL && !cel_type_is_dyn(t)) {
         char b[128];
         cel_type_str(t, b, sizeof b);
         if (e) {

@@ -66,6 +66,11 @@ cel_env *cel_env_new_dra(intern_table *names) {
     return cel_env_new_opts(names, &o);
 }
 
+cel_env *cel_env_new_dra_any(intern_table *names) {
+    cel_env_opts o = {.dra = true, .any_result = true};
+    return cel_env_new_opts(names, &o);
+}
+
 void cel_env_free(cel_env *env) {
     if (!env) return;
     free(env->vars);
@@ -102,7 +107,7 @@ size_t cel_env_find_fns(const cel_env *env, const char *name, const cel_fn_decl 
 
 cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e) {
     if (len > CEL_MAX_EXPRESSION_LEN) {
-        err_set(e, "expression too long (%zu bytes, maximum is %d)", len, CEL_MAX_EXPRESSION_LEN);
+        err_set(e, "Too long: may not be more than %d bytes", CEL_MAX_EXPRESSION_LEN);
         return NULL;
     }
     cel_program *p = xcalloc(1, sizeof *p);

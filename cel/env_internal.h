@@ -26,7 +26,8 @@ typedef struct cel_var_decl {
 } cel_var_decl;
 
 typedef struct cel_env_opts {
-    bool dra;            /* declare `device`; result must be bool or dyn */
+    bool dra;            /* declare `device`; result must be bool or dyn (unless any_result) */
+    bool any_result;
     bool no_check;       /* skip static type checking (names still resolve; type errors surface at run time) */
     bool heterogeneous;  /* allow mixed-type list/map literals (cel-spec default; Kubernetes forbids) */
     const char *container;

@@ -18,6 +18,7 @@ static const command commands[] = {
     {"version", cmd_version, "print the version"},
     {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
     {"bench", cmd_bench, "run a benchmark workload (bench cel: CEL selectors E1..E5)"},
+    {"cel", cmd_cel, "evaluate a CEL selector on a device (cel eval EXPR --device-json FILE)"},
 };
 
 static void usage(FILE *f) {

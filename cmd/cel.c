@@ -1,0 +1,227 @@
+/* cel.c — `dralloc cel eval EXPR (--device-json FILE | --slice FILE --device NAME)`:
+ * compiles a CEL expression in the DRA environment and evaluates it on one device,
+ * printing the typed result as CEL literal text ("true", "42", "quantity(\"40Gi\")")
+ * or the error.
+ *
+ * --device-json reads a JSON object shaped like a resource.k8s.io/v1 Device plus
+ * the driver name:
+ *   {"name": "gpu-0", "driver": "gpu.example.com",
+ *    "attributes": {"model": {"string": "H100"}, "dom.io/index": {"int": 3},
+ *                   "cc": {"version": "9.0.0"}, "ids": {"ints": [1, 2]}},
+ *    "capacity": {"memory": {"value": "80Gi"}},
+ *    "allowMultipleAllocations": false}
+ * Unqualified attribute and capacity names belong to the driver's domain, as in
+ * Kubernetes. --slice needs the engine's ResourceSlice decoder and is not wired yet.
+ * Exit codes: 0 result printed, 1 compile or runtime error, 2 usage or input error. */
+#include "cmd/commands.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/intern.h"
+#include "cel/cel.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: dralloc cel eval EXPR --device-json FILE\n"
+            "       dralloc cel eval EXPR --slice FILE --device NAME\n");
+    return 2;
+}
+
+/* Splits "dom/id" (or "id" → driver domain) into interned ids. */
+static void qualified(intern_table *t, const char *name, const char *driver, uint32_t *dom, uint32_t *id) {
+    const char *slash = strchr(name, '/');
+    if (slash) {
+        *dom = intern_put(t, name, (size_t)(slash - name));
+        *id = intern_cstr(t, slash + 1);
+    } else {
+        *dom = intern_cstr(t, driver);
+        *id = intern_cstr(t, name);
+    }
+}
+
+static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char **conv_error) {
+    const char *kind = NULL;
+    json_t *val = NULL;
+    if (json_object_size(v) == 1) {
+        kind = json_object_iter_key(json_object_iter(v));
+        val = json_object_iter_value(json_object_iter(v));
+    }
+    if (!kind) {
+        at->kind = CEL_ATTR_NONE;
+        if (!*conv_error) *conv_error = arena_printf(a, "attribute %s: unsupported attribute value", name);
+        return true;
+    }
+    size_t n = json_is_array(val) ? json_array_size(val) : 0;
+    at->count = (uint32_t)n;
+    if (!strcmp(kind, "int") && json_is_integer(val)) {
+        at->kind = CEL_ATTR_INT;
+        at->u.i = json_integer_value(val);
+    } else if (!strcmp(kind, "bool") && json_is_boolean(val)) {
+        at->kind = CEL_ATTR_BOOL;
+        at->u.b = json_is_true(val);
+    } else if (!strcmp(kind, "string") && json_is_string(val)) {
+        at->kind = CEL_ATTR_STRING;
+        at->u.s.s = arena_strdup(a, json_string_value(val));
+        at->u.s.len = (uint32_t)json_string_length(val);
+    } else if (!strcmp(kind, "version") && json_is_string(val)) {
+        at->kind = CEL_ATTR_VERSION;
+        const char *s = arena_strdup(a, json_string_value(val));
+        err e;
+        err_clear(&e);
+        if (!semver_parse(s, strlen(s), &at->u.v, &e) && !*conv_error)
+            *conv_error = arena_printf(a, "attribute %s: parse semantic version: %s", name, e.msg);
+    } else if (!strcmp(kind, "ints") && json_is_array(val)) {
+        int64_t *xs = ARENA_NEWN(a, int64_t, n + 1);
+        for (size_t i = 0; i < n; i++) xs[i] = json_integer_value(json_array_get(val, i));
+        at->kind = CEL_ATTR_INTS;
+        at->u.ints = xs;
+    } else if (!strcmp(kind, "bools") && json_is_array(val)) {
+        bool *xs = ARENA_NEWN(a, bool, n + 1);
+        for (size_t i = 0; i < n; i++) xs[i] = json_is_true(json_array_get(val, i));
+        at->kind = CEL_ATTR_BOOLS;
+        at->u.bools = xs;
+    } else if (!strcmp(kind, "strings") && json_is_array(val)) {
+        cel_str *xs = ARENA_NEWN(a, cel_str, n + 1);
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_array_get(val, i);
+            xs[i].s = arena_strdup(a, json_is_string(e) ? json_string_value(e) : "");
+            xs[i].len = (uint32_t)strlen(xs[i].s);
+        }
+        at->kind = CEL_ATTR_STRINGS;
+        at->u.strs = xs;
+    } else if (!strcmp(kind, "versions") && json_is_array(val)) {
+        semver *xs = ARENA_NEWN(a, semver, n + 1);
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_array_get(val, i);
+            const char *s = arena_strdup(a, json_is_string(e) ? json_string_value(e) : "");
+            err er;
+            err_clear(&er);
+            if (!semver_parse(s, strlen(s), &xs[i], &er) && !*conv_error)
+                *conv_error = arena_printf(a, "attribute %s: parse semantic version: %s", name, er.msg);
+        }
+        at->kind = CEL_ATTR_VERSIONS;
+        at->u.vers = xs;
+    } else {
+        fprintf(stderr, "dralloc cel: attribute %s: unsupported value kind '%s'\n", name, kind);
+        return false;
+    }
+    return true;
+}
+
+static bool load_device(const char *path, arena *a, intern_table *t, cel_device *d) {
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        fprintf(stderr, "dralloc cel: %s:%d: %s\n", path, je.line, je.text);
+        return false;
+    }
+    bool ok = false;
+    if (!json_is_object(root)) {
+        fprintf(stderr, "dralloc cel: %s: expected a JSON object (a Device)\n", path);
+        goto out;
+    }
+    const char *driver = json_string_value(json_object_get(root, "driver"));
+    if (!driver) {
+        fprintf(stderr, "dralloc cel: %s: driver: required string\n", path);
+        goto out;
+    }
+    memset(d, 0, sizeof *d);
+    d->driver.s = arena_strdup(a, driver);
+    d->driver.len = (uint32_t)strlen(driver);
+    d->driver_id = intern_cstr(t, driver);
+    d->allow_multiple_allocations = json_is_true(json_object_get(root, "allowMultipleAllocations"));
+    json_t *attrs = json_object_get(root, "attributes");
+    json_t *caps = json_object_get(root, "capacity");
+    cel_attr *av = ARENA_NEWN(a, cel_attr, json_object_size(attrs) + 1);
+    cel_capacity *cv = ARENA_NEWN(a, cel_capacity, json_object_size(caps) + 1);
+    char *conv_error = NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(attrs, k, v) {
+        cel_attr *at = &av[d->nattrs];
+        qualified(t, k, driver, &at->domain, &at->name);
+        if (!read_attr(a, k, v, at, &conv_error)) goto out;
+        d->nattrs++;
+    }
+    json_object_foreach(caps, k, v) {
+        cel_capacity *c = &cv[d->ncaps];
+        qualified(t, k, driver, &c->domain, &c->name);
+        const char *q = json_string_value(json_object_get(v, "value"));
+        err e;
+        err_clear(&e);
+        if (!q || !quantity_parse(q, strlen(q), &c->value, &e)) {
+            fprintf(stderr, "dralloc cel: %s: capacity[\"%s\"].value: %s\n", path, k, q ? e.msg : "required string");
+            goto out;
+        }
+        d->ncaps++;
+    }
+    d->attrs = av;
+    d->caps = cv;
+    d->conv_error = conv_error;
+    ok = true;
+out:
+    json_decref(root);
+    return ok;
+}
+
+static int cel_eval_cmd(int argc, char **argv) {
+    const char *expr = NULL, *devjson = NULL, *slice = NULL, *devname = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device-json") && i + 1 < argc) devjson = argv[++i];
+        else if (!strcmp(argv[i], "--slice") && i + 1 < argc) slice = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc) devname = argv[++i];
+        else if (!expr && argv[i][0] != '-') expr = argv[i];
+        else return usage();
+    }
+    if (!expr || (!devjson && !slice)) return usage();
+    if (slice) {
+        (void)devname;
+        fprintf(stderr, "dralloc cel: --slice is not available yet (it needs the engine's ResourceSlice "
+                        "decoder); use --device-json\n");
+        return 2;
+    }
+    intern_table *t = intern_new();
+    arena a;
+    arena_init(&a, 0);
+    cel_device d;
+    int rc = 2;
+    cel_env *env = NULL;
+    cel_eval_ctx *x = NULL;
+    cel_program *p = NULL;
+    if (!load_device(devjson, &a, t, &d)) goto out;
+    env = cel_env_new_dra_any(t);
+    err e;
+    err_clear(&e);
+    p = cel_compile(env, expr, strlen(expr), &e);
+    if (!p) {
+        fprintf(stderr, "CEL compile error: %s\n", e.msg);
+        rc = 1;
+        goto out;
+    }
+    x = cel_eval_ctx_new();
+    char buf[16384];
+    if (!cel_eval_format(p, &d, x, buf, sizeof buf, &e)) {
+        fprintf(stderr, "CEL runtime error: %s\n", e.msg);
+        rc = 1;
+        goto out;
+    }
+    printf("%s\n", buf);
+    rc = 0;
+out:
+    cel_program_free(p);
+    cel_eval_ctx_free(x);
+    cel_env_free(env);
+    arena_free(&a);
+    intern_free(t);
+    return rc;
+}
+
+int cmd_cel(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "eval")) return cel_eval_cmd(argc - 1, argv + 1);
+    return usage();
+}
