@@ -371,6 +371,63 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
     return n;
 }
 
+/* Adds the free candidates a request variant could take to the union in x->mark;
+ * false when one of them would raise a CEL error (then nothing may be pruned). */
+static bool mark_candidates(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t start, uint32_t *n) {
+    const dra_nodeview *v = x->v;
+    if (rd->all_mode) {
+        for (uint32_t i = 0; i < rd->nall; i++) {
+            uint32_t c = rd->all[i];
+            if (!dra_rs_device_in_use(x, c) && !x->mark[c]) x->mark[c] = 1, (*n)++;
+        }
+        return true;
+    }
+    for (uint32_t c = start; c < v->ncands; c++) {
+        const dra_pool *p = &v->pools[v->cands[c].pool];
+        if (p->incomplete || p->invalid) {
+            c = p->first_cand + p->ncands - 1;
+            continue;
+        }
+        if (x->mark[c] || dra_rs_device_in_use(x, c)) continue;
+        int s = selectable(x, cs, rd, c, true);
+        if (s < 0) return false;
+        if (s) x->mark[c] = 1, (*n)++;
+    }
+    return true;
+}
+
+/* Whole-claim feasibility: every device serves one slot of one non-admin request, so
+ * the slots still to fill in this claim cannot outnumber the free devices any of the
+ * remaining requests could take. Without this, two requests that together want more
+ * devices than are free would enumerate every combination of the first. Skipped with
+ * consumable capacity (a multi-allocatable device serves many slots). */
+static bool claim_infeasible(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                             uint32_t start) {
+    const dra_claim *cl = cs->claim;
+    if (x->f->consumable_capacity || rd->admin || ri + 1 >= cl->nreqs) return false;
+    int64_t total = need;
+    for (uint32_t r = ri + 1; r < cl->nreqs; r++) {
+        int64_t mn = INT64_MAX;
+        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
+            const dra_req_data *o = &cs->reqs[r][s];
+            int64_t k = o->admin ? 0 : o->num_devices;
+            if (k < mn) mn = k;
+        }
+        if (mn > 0) total += mn;
+    }
+    if (total <= need) return false;
+    memset(x->mark, 0, x->v->ncands);
+    uint32_t n = 0;
+    if (!mark_candidates(x, cs, rd, start, &n)) return false;
+    for (uint32_t r = ri + 1; r < cl->nreqs; r++)
+        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
+            dra_req_data *o = &cs->reqs[r][s];
+            if (o->admin) continue;
+            if (!mark_candidates(x, cs, o, 0, &n)) return false;
+        }
+    return (int64_t)n < total;
+}
+
 static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
     x->steps++;
     if (ci >= x->ncs) return R_OK;
@@ -409,6 +466,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
     int64_t need = rd->num_devices - di;
     int64_t avail = count_free(x, cs, rd, start, need);
     if (avail >= 0 && avail < need) return R_FAIL;
+    if (claim_infeasible(x, cs, ri, rd, need, start)) return R_FAIL;
     const dra_nodeview *v = x->v;
     for (uint32_t c = start; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
@@ -622,6 +680,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     /* capacity bookkeeping only exists with DRAConsumableCapacity */
     x->cap_alloc = v->f.consumable_capacity ? ARENA_NEWN(&x->a, quantity *, nc) : NULL;
     x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint16_t, nc) : NULL;
+    x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;

@@ -99,6 +99,7 @@ struct dra_alloc_ctx {
     uint16_t *allocating;        /* per candidate: claims allocating it in this attempt */
     quantity **cap_alloc;        /* per candidate: capacity being allocated (shares), lazily */
     uint16_t *cap_shares;        /* per candidate: shares being allocated */
+    uint8_t *mark;               /* per candidate scratch for feasibility counting */
     quantity **cnt_avail;        /* per pool: available counters, lazily */
     quantity **cnt_used;         /* per pool: counters consumed by this attempt */
     err *e;

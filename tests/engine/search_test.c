@@ -68,3 +68,11 @@ Test(search, thirty_two_of_thirty_one_is_unsatisfiable) {
     cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));
     json_decref(out);
 }
+
+Test(search, two_requests_wanting_more_than_free_answer_fast, .timeout = 5) {
+    /* 16 + 16 wanted, 31 free: without the whole-claim bound the first request would
+     * enumerate all C(31,16) combinations before giving up. */
+    json_t *out = run("two-requests-want-more-than-free");
+    cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));
+    json_decref(out);
+}
