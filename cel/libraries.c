@@ -9,7 +9,10 @@ const cel_library *const cel_libraries[] = {
     &cel_lib_semver,
     &cel_lib_optional,
     &cel_lib_dra,
-    &cel_lib_regex_interim,
+    &cel_lib_regex,
+    &cel_lib_strings,
+    &cel_lib_lists,
+    &cel_lib_sets,
 };
 
 const size_t cel_nlibraries = ARRAY_SIZE(cel_libraries);
