@@ -68,7 +68,7 @@ static int C(const char *a, const char *b) {
 /* Parameters are copied into the test process by value (criterion re-executes the
  * binary, so pointers into it would not survive): strings are held inline. */
 typedef struct canon_case {
-    char in[64], want[48];
+    char in[96], want[48];
 } canon_case;
 
 /* Parse, then print canonically (and the same with "+" and "-" in front). */
@@ -185,6 +185,9 @@ ParameterizedTestParameters(quantity, canonical) {
         /* a long tail below nano only decides the round-up */
         {"1.0000000000000000000000000000000000000000000000000000000001", "1000000001n"},
         {"1.0000000000000000000000000000000000000000000000000000000000", "1"},
+        /* a binary fraction far below nano still rounds the result up */
+        {"1.000000000000000000000000000000000000000000000000000000000000000000000000000001Ki", "1024000000001n"},
+        {"1.000000000000000000000000000000000000000000000000000000000000000000000000000000Ki", "1Ki"},
         /* binary si cap */
         {"9Ei", "9223372036854775807"},
         {"8Ei", "9223372036854775807"},
@@ -695,5 +698,24 @@ Test(quantity, random_cmp_add_against_aligned_reference) {
         z = r.mant;
         for (int32_t k = e; k < r.exp; k++) z *= 10;
         cr_assert(z == x - y, "sub #%d", i);
+    }
+}
+
+/* The format each parse remembers (the expectations of quantity_test.go). */
+Test(quantity, parsed_format) {
+    struct { const char *in; quantity_fmt f; } t[] = {
+        {"0", QTY_DECIMAL_SI},         {"0Ki", QTY_BINARY_SI},        {"1", QTY_DECIMAL_SI},
+        {"1Ki", QTY_BINARY_SI},        {"5n", QTY_DECIMAL_SI},        {"1E", QTY_DECIMAL_SI},
+        {"1E-3", QTY_DECIMAL_EXPONENT}, {"1e3", QTY_DECIMAL_EXPONENT}, {"0.5e0", QTY_DECIMAL_EXPONENT},
+        {"1.1E-9", QTY_DECIMAL_EXPONENT}, {"9Ei", QTY_BINARY_SI},     {"100.035Ki", QTY_BINARY_SI},
+        {"0.5Mi", QTY_BINARY_SI},      {"0.025Ti", QTY_BINARY_SI},
+        /* a BinarySI value strictly between 0 and 1 becomes DecimalSI */
+        {"0.000000000001Ki", QTY_DECIMAL_SI}, {".0001Ki", QTY_DECIMAL_SI}, {"-.0001Ki", QTY_DECIMAL_SI},
+        {".001Ki", QTY_BINARY_SI}, /* 1.024 */
+        {"0.0Ki", QTY_BINARY_SI},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        quantity q = P(t[i].in);
+        cr_expect_eq(q.format, t[i].f, "%s: format %d", t[i].in, q.format);
     }
 }
