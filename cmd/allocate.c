@@ -223,23 +223,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
     job *jobs = xcalloc(cap, sizeof *jobs);
     size_t njobs = 0;
     int rc = 0;
-    if (claim_ref) {
-        const char *sl = strchr(claim_ref, '/');
-        char ns[256] = "default";
-        const char *name = claim_ref;
-        if (sl) {
-            snprintf(ns, sizeof ns, "%.*s", (int)(sl - claim_ref), claim_ref);
-            name = sl + 1;
-        }
-        const dra_claim *c = dra_world_find_claim(w, ns, name);
-        if (!c) {
-            fprintf(stderr, "dralloc allocate: ResourceClaim %s/%s not found in the input\n", ns, name);
-            rc = 2;
-            goto out;
-        }
-        jobs[njobs].claims[jobs[njobs].n++] = c;
-        njobs++;
-    } else {
+    {
         for (size_t p = 0; p < dra_world_npods(w); p++) {
             const dra_pod *pod = dra_world_pod(w, p);
             if (pod->node_name && *pod->node_name && strcmp(pod->node_name, node_name)) continue;
@@ -283,6 +267,47 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 njobs++;
             }
         }
+    }
+    if (claim_ref) {
+        /* Only the named claim: a pending claim (also one generated for a pod from a
+         * template), or an allocated one, which is printed as it is. */
+        const char *sl = strchr(claim_ref, '/');
+        char ns[256] = "default";
+        const char *name = claim_ref;
+        if (sl) {
+            snprintf(ns, sizeof ns, "%.*s", (int)(sl - claim_ref), claim_ref);
+            name = sl + 1;
+        }
+        const dra_claim *found = NULL;
+        for (size_t i = 0; i < njobs && !found; i++)
+            for (size_t k = 0; k < jobs[i].n; k++) {
+                const dra_claim *c = jobs[i].claims[k];
+                if (!strcmp(c->name, name) && !strcmp(c->ns && *c->ns ? c->ns : "default", ns)) found = c;
+            }
+        if (!found) {
+            const dra_claim *c = dra_world_find_claim(w, ns, name);
+            if (!c) {
+                fprintf(stderr, "dralloc allocate: ResourceClaim %s/%s not found in the input\n", ns, name);
+                rc = 2;
+                goto out;
+            }
+            fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
+            json_t *o = json_loads(c->raw_json, 0, NULL);
+            if (o) {
+                if (yaml) yaml_node(o, 0, false);
+                else {
+                    char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                    printf("%s\n", t);
+                    free(t);
+                }
+                json_decref(o);
+            }
+            goto out;
+        }
+        memset(jobs, 0, sizeof *jobs);
+        jobs[0].claims[0] = found;
+        jobs[0].n = 1;
+        njobs = 1;
     }
     if (!njobs) {
         fprintf(stderr, "dralloc allocate: nothing to allocate (no pending ResourceClaims, pods or templates)\n");

@@ -340,7 +340,10 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
         const dra_device_result *r = &c->alloc_results[i];
         if (r->admin_access == 1) continue;
-        char *id = arena_printf(&s->w->mem, "%s/%s/%s", r->driver, r->pool, r->device);
+        /* keys come from the intern table only: the world's arena stays untouched, so
+         * allocated states can be built while other threads read the world */
+        char id[1024];
+        snprintf(id, sizeof id, "%s/%s/%s", r->driver, r->pool, r->device);
         uint64_t k;
         if (!device_key_of(s, id, false, &k, NULL)) continue;
         if (consumable_capacity && r->share_id) {
