@@ -60,6 +60,8 @@ extern "C" cel_regex *cel_regex_compile(const char *pattern, size_t n, char *err
             // RE2 reports the program-size failure without an argument; Go names the pattern
             std::string arg = r->re.error_arg();
             if (r->re.error_code() == re2::RE2::ErrorPatternTooLarge || arg.empty()) arg.assign(pattern, n);
+            // Go names nothing for a trailing backslash
+            if (r->re.error_code() == re2::RE2::ErrorTrailingBackslash) arg.clear();
             set_error(errbuf, errlen, go_error_text(r->re.error_code()), arg);
             delete r;
             return nullptr;
