@@ -219,7 +219,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
 
     /* What to allocate. */
-    size_t cap = dra_world_nclaims(w) + dra_world_npods(w) + 8;
+    size_t cap = dra_world_nclaims(w) + dra_world_npods(w) + dra_world_ntemplates(w) + 8;
     job *jobs = xcalloc(cap, sizeof *jobs);
     size_t njobs = 0;
     int rc = 0;

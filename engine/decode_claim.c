@@ -11,20 +11,20 @@ static bool decode_selectors(dctx *c, const json_t *o, dra_selector **out, uint3
     const json_t *arr;
     *out = NULL;
     *n = 0;
-    if (!dget_arr(c, o, "selectors", &arr)) return false;
+    if (!dra_dget_arr(c, o, "selectors", &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_selector, cnt ? cnt : 1);
-    size_t m = dpush_key(c, "selectors");
+    size_t m = dra_dpush_key(c, "selectors");
     for (size_t i = 0; i < cnt; i++) {
         const json_t *s = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(s)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(s)) return dra_dfail(c, "expected object");
         const json_t *cel;
-        if (!dget_obj(c, s, "cel", &cel)) return false;
+        if (!dra_dget_obj(c, s, "cel", &cel)) return false;
         if (cel) {
-            size_t m3 = dpush_key(c, "cel");
-            if (!dget_str(c, cel, "expression", &(*out)[i].cel)) return false;
+            size_t m3 = dra_dpush_key(c, "cel");
+            if (!dra_dget_str(c, cel, "expression", &(*out)[i].cel)) return false;
             if (!(*out)[i].cel) (*out)[i].cel = "";
             dpop(c, m3);
         }
@@ -39,26 +39,26 @@ static bool decode_configs(dctx *c, const json_t *o, bool with_source, dra_confi
     const json_t *arr;
     *out = NULL;
     *n = 0;
-    if (!dget_arr(c, o, "config", &arr)) return false;
+    if (!dra_dget_arr(c, o, "config", &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_config, cnt ? cnt : 1);
-    size_t m = dpush_key(c, "config");
+    size_t m = dra_dpush_key(c, "config");
     for (size_t i = 0; i < cnt; i++) {
         const json_t *cf = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(cf)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(cf)) return dra_dfail(c, "expected object");
         dra_config *x = &(*out)[i];
-        if (!dget_strs(c, cf, "requests", &x->requests)) return false;
-        if (with_source && !dget_str(c, cf, "source", &x->source)) return false;
+        if (!dra_dget_strs(c, cf, "requests", &x->requests)) return false;
+        if (with_source && !dra_dget_str(c, cf, "source", &x->source)) return false;
         const json_t *op;
-        if (!dget_obj(c, cf, "opaque", &op)) return false;
+        if (!dra_dget_obj(c, cf, "opaque", &op)) return false;
         if (op) {
             x->has_opaque = true;
-            size_t m3 = dpush_key(c, "opaque");
-            if (!dget_str(c, op, "driver", &x->driver)) return false;
+            size_t m3 = dra_dpush_key(c, "opaque");
+            if (!dra_dget_str(c, op, "driver", &x->driver)) return false;
             const json_t *p = json_object_get(op, "parameters");
-            if (p) x->params_json = djson_text(c, p);
+            if (p) x->params_json = dra_djson_text(c, p);
             dpop(c, m3);
         }
         dpop(c, m2);
@@ -72,19 +72,19 @@ static bool decode_tolerations(dctx *c, const json_t *o, dra_toleration **out, u
     const json_t *arr;
     *out = NULL;
     *n = 0;
-    if (!dget_arr(c, o, "tolerations", &arr)) return false;
+    if (!dra_dget_arr(c, o, "tolerations", &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_toleration, cnt ? cnt : 1);
-    size_t m = dpush_key(c, "tolerations");
+    size_t m = dra_dpush_key(c, "tolerations");
     for (size_t i = 0; i < cnt; i++) {
         const json_t *t = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(t)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(t)) return dra_dfail(c, "expected object");
         dra_toleration *x = &(*out)[i];
-        if (!dget_str(c, t, "key", &x->key) || !dget_str(c, t, "operator", &x->op) ||
-            !dget_str(c, t, "value", &x->value) || !dget_str(c, t, "effect", &x->effect) ||
-            !dget_int(c, t, "tolerationSeconds", &x->seconds, &x->has_seconds))
+        if (!dra_dget_str(c, t, "key", &x->key) || !dra_dget_str(c, t, "operator", &x->op) ||
+            !dra_dget_str(c, t, "value", &x->value) || !dra_dget_str(c, t, "effect", &x->effect) ||
+            !dra_dget_int(c, t, "tolerationSeconds", &x->seconds, &x->has_seconds))
             return false;
         dpop(c, m2);
     }
@@ -94,38 +94,38 @@ static bool decode_tolerations(dctx *c, const json_t *o, dra_toleration **out, u
 }
 
 static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, bool sub) {
-    if (!dget_str(c, o, "name", &r->name)) return false;
-    if (!dget_str(c, o, "deviceClassName", &r->class_name)) return false;
+    if (!dra_dget_str(c, o, "name", &r->name)) return false;
+    if (!dra_dget_str(c, o, "deviceClassName", &r->class_name)) return false;
     if (!r->class_name) r->class_name = "";
     if (!decode_selectors(c, o, &r->selectors, &r->nselectors)) return false;
-    if (!dget_str(c, o, "allocationMode", &r->mode)) return false;
-    if (!dget_int(c, o, "count", &r->count, &r->has_count)) return false;
+    if (!dra_dget_str(c, o, "allocationMode", &r->mode)) return false;
+    if (!dra_dget_int(c, o, "count", &r->count, &r->has_count)) return false;
     if (c->d->apply_defaults) {
         if (!r->mode || !*r->mode) r->mode = "ExactCount";
         if (!r->has_count && !strcmp(r->mode, "ExactCount")) r->count = 1, r->has_count = true;
     }
     if (!r->mode) r->mode = "";
     r->admin_access = -1;
-    if (!sub && !dget_bool(c, o, "adminAccess", &r->admin_access)) return false;
+    if (!sub && !dra_dget_bool(c, o, "adminAccess", &r->admin_access)) return false;
     if (!decode_tolerations(c, o, &r->tols, &r->ntols)) return false;
     const json_t *cap;
-    if (!dget_obj(c, o, "capacity", &cap)) return false;
+    if (!dra_dget_obj(c, o, "capacity", &cap)) return false;
     if (cap) {
         r->has_capacity = true;
-        size_t m = dpush_key(c, "capacity");
+        size_t m = dra_dpush_key(c, "capacity");
         const json_t *reqs;
-        if (!dget_obj(c, cap, "requests", &reqs)) return false;
+        if (!dra_dget_obj(c, cap, "requests", &reqs)) return false;
         if (reqs) {
             size_t n = json_object_size(reqs);
             r->caps = ARENA_NEWN(c->d->a, dra_cap_request, n ? n : 1);
-            size_t m2 = dpush_key(c, "requests");
+            size_t m2 = dra_dpush_key(c, "requests");
             const char *k;
             const json_t *v;
             json_object_foreach((json_t *)reqs, k, v) {
-                size_t m3 = dpush_mapkey(c, k);
+                size_t m3 = dra_dpush_mapkey(c, k);
                 dra_cap_request *q = &r->caps[r->ncaps++];
-                q->key = dstrdup(c, k);
-                if (!dqty(c, v, &q->value)) return false;
+                q->key = dra_dstrdup(c, k);
+                if (!dra_dqty(c, v, &q->value)) return false;
                 dpop(c, m3);
             }
             dpop(c, m2);
@@ -138,27 +138,27 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
 static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
     cl->has_spec = true;
     const json_t *devs;
-    if (!dget_obj(c, spec, "devices", &devs)) return false;
+    if (!dra_dget_obj(c, spec, "devices", &devs)) return false;
     if (!devs) return true;
-    size_t m = dpush_key(c, "devices");
+    size_t m = dra_dpush_key(c, "devices");
     const json_t *reqs;
-    if (!dget_arr(c, devs, "requests", &reqs)) return false;
+    if (!dra_dget_arr(c, devs, "requests", &reqs)) return false;
     if (reqs) {
         size_t n = json_array_size(reqs);
         cl->reqs = ARENA_NEWN(c->d->a, dra_request, n ? n : 1);
-        size_t m2 = dpush_key(c, "requests");
+        size_t m2 = dra_dpush_key(c, "requests");
         for (size_t i = 0; i < n; i++) {
             const json_t *rq = json_array_get(reqs, i);
-            size_t m3 = dpush_idx(c, i);
-            if (!json_is_object(rq)) return dfail(c, "expected object");
+            size_t m3 = dra_dpush_idx(c, i);
+            if (!json_is_object(rq)) return dra_dfail(c, "expected object");
             dra_request *r = &cl->reqs[i];
-            if (!dget_str(c, rq, "name", &r->name)) return false;
+            if (!dra_dget_str(c, rq, "name", &r->name)) return false;
             if (!r->name) r->name = "";
             const json_t *ex, *fa;
-            if (!dget_obj(c, rq, "exactly", &ex) || !dget_arr(c, rq, "firstAvailable", &fa)) return false;
+            if (!dra_dget_obj(c, rq, "exactly", &ex) || !dra_dget_arr(c, rq, "firstAvailable", &fa)) return false;
             if (ex) {
                 r->has_exactly = true;
-                size_t m4 = dpush_key(c, "exactly");
+                size_t m4 = dra_dpush_key(c, "exactly");
                 if (!decode_request_spec(c, ex, &r->exactly, false)) return false;
                 dpop(c, m4);
             }
@@ -167,11 +167,11 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
             if (fa) {
                 size_t ns = json_array_size(fa);
                 r->subs = ARENA_NEWN(c->d->a, dra_request_spec, ns ? ns : 1);
-                size_t m4 = dpush_key(c, "firstAvailable");
+                size_t m4 = dra_dpush_key(c, "firstAvailable");
                 for (size_t j = 0; j < ns; j++) {
                     const json_t *sr = json_array_get(fa, j);
-                    size_t m5 = dpush_idx(c, j);
-                    if (!json_is_object(sr)) return dfail(c, "expected object");
+                    size_t m5 = dra_dpush_idx(c, j);
+                    if (!json_is_object(sr)) return dra_dfail(c, "expected object");
                     if (!decode_request_spec(c, sr, &r->subs[j], true)) return false;
                     if (!r->subs[j].name) r->subs[j].name = "";
                     dpop(c, m5);
@@ -185,18 +185,18 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
         dpop(c, m2);
     }
     const json_t *cons;
-    if (!dget_arr(c, devs, "constraints", &cons)) return false;
+    if (!dra_dget_arr(c, devs, "constraints", &cons)) return false;
     if (cons) {
         size_t n = json_array_size(cons);
         cl->constraints = ARENA_NEWN(c->d->a, dra_constraint, n ? n : 1);
-        size_t m2 = dpush_key(c, "constraints");
+        size_t m2 = dra_dpush_key(c, "constraints");
         for (size_t i = 0; i < n; i++) {
             const json_t *k = json_array_get(cons, i);
-            size_t m3 = dpush_idx(c, i);
-            if (!json_is_object(k)) return dfail(c, "expected object");
+            size_t m3 = dra_dpush_idx(c, i);
+            if (!json_is_object(k)) return dra_dfail(c, "expected object");
             dra_constraint *x = &cl->constraints[i];
-            if (!dget_strs(c, k, "requests", &x->requests) || !dget_str(c, k, "matchAttribute", &x->match_attr) ||
-                !dget_str(c, k, "distinctAttribute", &x->distinct_attr))
+            if (!dra_dget_strs(c, k, "requests", &x->requests) || !dra_dget_str(c, k, "matchAttribute", &x->match_attr) ||
+                !dra_dget_str(c, k, "distinctAttribute", &x->distinct_attr))
                 return false;
             dpop(c, m3);
         }
@@ -211,37 +211,37 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
 static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
     cl->allocated = true;
     const json_t *devs, *res;
-    if (!dget_obj(c, al, "devices", &devs)) return false;
+    if (!dra_dget_obj(c, al, "devices", &devs)) return false;
     if (!devs) return true;
-    size_t m = dpush_key(c, "devices");
-    if (!dget_arr(c, devs, "results", &res)) return false;
+    size_t m = dra_dpush_key(c, "devices");
+    if (!dra_dget_arr(c, devs, "results", &res)) return false;
     if (res) {
         size_t n = json_array_size(res);
         cl->alloc_results = ARENA_NEWN(c->d->a, dra_device_result, n ? n : 1);
-        size_t m2 = dpush_key(c, "results");
+        size_t m2 = dra_dpush_key(c, "results");
         for (size_t i = 0; i < n; i++) {
             const json_t *r = json_array_get(res, i);
-            size_t m3 = dpush_idx(c, i);
-            if (!json_is_object(r)) return dfail(c, "expected object");
+            size_t m3 = dra_dpush_idx(c, i);
+            if (!json_is_object(r)) return dra_dfail(c, "expected object");
             dra_device_result *x = &cl->alloc_results[i];
-            if (!dget_str(c, r, "request", &x->request) || !dget_str(c, r, "driver", &x->driver) ||
-                !dget_str(c, r, "pool", &x->pool) || !dget_str(c, r, "device", &x->device) ||
-                !dget_bool(c, r, "adminAccess", &x->admin_access) || !dget_str(c, r, "shareID", &x->share_id))
+            if (!dra_dget_str(c, r, "request", &x->request) || !dra_dget_str(c, r, "driver", &x->driver) ||
+                !dra_dget_str(c, r, "pool", &x->pool) || !dra_dget_str(c, r, "device", &x->device) ||
+                !dra_dget_bool(c, r, "adminAccess", &x->admin_access) || !dra_dget_str(c, r, "shareID", &x->share_id))
                 return false;
-            if (!x->driver || !x->pool || !x->device) return dfail(c, "driver, pool and device are required");
+            if (!x->driver || !x->pool || !x->device) return dra_dfail(c, "driver, pool and device are required");
             const json_t *cc;
-            if (!dget_obj(c, r, "consumedCapacity", &cc)) return false;
+            if (!dra_dget_obj(c, r, "consumedCapacity", &cc)) return false;
             if (cc) {
                 size_t nc = json_object_size(cc);
                 x->consumed = ARENA_NEWN(c->d->a, dra_cap_value, nc ? nc : 1);
-                size_t m4 = dpush_key(c, "consumedCapacity");
+                size_t m4 = dra_dpush_key(c, "consumedCapacity");
                 const char *k;
                 const json_t *v;
                 json_object_foreach((json_t *)cc, k, v) {
-                    size_t m5 = dpush_mapkey(c, k);
+                    size_t m5 = dra_dpush_mapkey(c, k);
                     dra_cap_value *cv = &x->consumed[x->nconsumed++];
-                    cv->key = dstrdup(c, k);
-                    if (!dqty(c, v, &cv->value)) return false;
+                    cv->key = dra_dstrdup(c, k);
+                    if (!dra_dqty(c, v, &cv->value)) return false;
                     dpop(c, m5);
                 }
                 dpop(c, m4);
@@ -257,11 +257,11 @@ static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
 
 static bool decode_meta(dctx *c, const json_t *obj, const char **ns, const char **name) {
     const json_t *meta;
-    if (!dget_obj(c, obj, "metadata", &meta)) return false;
+    if (!dra_dget_obj(c, obj, "metadata", &meta)) return false;
     *ns = *name = NULL;
     if (!meta) return true;
-    size_t m = dpush_key(c, "metadata");
-    if (!dget_str(c, meta, "namespace", ns) || !dget_str(c, meta, "name", name)) return false;
+    size_t m = dra_dpush_key(c, "metadata");
+    if (!dra_dget_str(c, meta, "namespace", ns) || !dra_dget_str(c, meta, "name", name)) return false;
     dpop(c, m);
     if (*ns && !**ns) *ns = NULL;
     return true;
@@ -269,72 +269,72 @@ static bool decode_meta(dctx *c, const json_t *obj, const char **ns, const char 
 
 bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "DeviceClass", obj);
+    dra_dctx_init(&c, d, e, "DeviceClass", obj);
     memset(cl, 0, sizeof *cl);
     const char *ns;
     if (!decode_meta(&c, obj, &ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
     cl->name_id = intern_cstr(d->names, cl->name);
     const json_t *spec;
-    if (!dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) return true;
-    dpush_key(&c, "spec");
+    dra_dpush_key(&c, "spec");
     if (!decode_selectors(&c, spec, &cl->selectors, &cl->nselectors)) return false;
     if (!decode_configs(&c, spec, false, &cl->configs, &cl->nconfigs)) return false;
-    return dget_str(&c, spec, "extendedResourceName", &cl->extended_resource_name);
+    return dra_dget_str(&c, spec, "extendedResourceName", &cl->extended_resource_name);
 }
 
 bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "ResourceClaim", obj);
+    dra_dctx_init(&c, d, e, "ResourceClaim", obj);
     memset(cl, 0, sizeof *cl);
     if (!decode_meta(&c, obj, &cl->ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
     const json_t *meta = json_object_get(obj, "metadata");
-    if (meta && !dget_str(&c, meta, "uid", &cl->uid)) return false;
+    if (meta && !dra_dget_str(&c, meta, "uid", &cl->uid)) return false;
     const json_t *spec, *status;
-    if (!dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (spec) {
-        size_t m = dpush_key(&c, "spec");
+        size_t m = dra_dpush_key(&c, "spec");
         if (!decode_claim_spec(&c, spec, cl)) return false;
         dpop(&c, m);
     }
-    if (!dget_obj(&c, obj, "status", &status)) return false;
+    if (!dra_dget_obj(&c, obj, "status", &status)) return false;
     if (status) {
-        size_t m = dpush_key(&c, "status");
+        size_t m = dra_dpush_key(&c, "status");
         const json_t *al;
-        if (!dget_obj(&c, status, "allocation", &al)) return false;
+        if (!dra_dget_obj(&c, status, "allocation", &al)) return false;
         if (al) {
-            size_t m2 = dpush_key(&c, "allocation");
+            size_t m2 = dra_dpush_key(&c, "allocation");
             if (!decode_allocation(&c, al, cl)) return false;
             dpop(&c, m2);
         }
         dpop(&c, m);
     }
-    cl->raw_json = djson_text(&c, obj);
+    cl->raw_json = dra_djson_text(&c, obj);
     return true;
 }
 
 bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
+    dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
     memset(t, 0, sizeof *t);
     if (!decode_meta(&c, obj, &t->ns, &t->name)) return false;
     if (!t->name) t->name = "";
     const json_t *spec, *inner;
-    if (!dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) return true;
-    dpush_key(&c, "spec");
-    if (!dget_obj(&c, spec, "spec", &inner)) return false;
+    dra_dpush_key(&c, "spec");
+    if (!dra_dget_obj(&c, spec, "spec", &inner)) return false;
     if (!inner) return true;
-    dpush_key(&c, "spec");
-    t->spec.raw_json = djson_text(&c, inner);   /* the claim spec, for printing generated claims */
+    dra_dpush_key(&c, "spec");
+    t->spec.raw_json = dra_djson_text(&c, inner);   /* the claim spec, for printing generated claims */
     return decode_claim_spec(&c, inner, &t->spec);
 }
 
 bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "Node", obj);
+    dra_dctx_init(&c, d, e, "Node", obj);
     memset(n, 0, sizeof *n);
     const char *ns;
     if (!decode_meta(&c, obj, &ns, &n->name)) return false;
@@ -342,18 +342,18 @@ bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *
     const json_t *meta = json_object_get(obj, "metadata");
     const json_t *labels;
     if (meta) {
-        dpush_key(&c, "metadata");
-        if (!dget_obj(&c, meta, "labels", &labels)) return false;
+        dra_dpush_key(&c, "metadata");
+        if (!dra_dget_obj(&c, meta, "labels", &labels)) return false;
         if (labels) {
             size_t cnt = json_object_size(labels);
             n->labels = ARENA_NEWN(d->a, dra_label, cnt ? cnt : 1);
-            dpush_key(&c, "labels");
+            dra_dpush_key(&c, "labels");
             const char *k;
             const json_t *v;
             json_object_foreach((json_t *)labels, k, v) {
                 dra_label *l = &n->labels[n->nlabels];
-                l->key = dstrdup(&c, k);
-                if (!dget_str(&c, labels, k, &l->value)) return false;
+                l->key = dra_dstrdup(&c, k);
+                if (!dra_dget_str(&c, labels, k, &l->value)) return false;
                 if (!l->value) l->value = "";
                 n->nlabels++;
             }
@@ -364,27 +364,27 @@ bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *
 
 bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "Pod", obj);
+    dra_dctx_init(&c, d, e, "Pod", obj);
     memset(p, 0, sizeof *p);
     if (!decode_meta(&c, obj, &p->ns, &p->name)) return false;
     if (!p->name) p->name = "";
     const json_t *spec, *status, *arr;
-    if (!dget_obj(&c, obj, "spec", &spec) || !dget_obj(&c, obj, "status", &status)) return false;
+    if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
-        size_t m = dpush_key(&c, "spec");
-        if (!dget_str(&c, spec, "nodeName", &p->node_name)) return false;
-        if (!dget_arr(&c, spec, "resourceClaims", &arr)) return false;
+        size_t m = dra_dpush_key(&c, "spec");
+        if (!dra_dget_str(&c, spec, "nodeName", &p->node_name)) return false;
+        if (!dra_dget_arr(&c, spec, "resourceClaims", &arr)) return false;
         if (arr) {
             size_t n = json_array_size(arr);
             p->claims = ARENA_NEWN(d->a, dra_pod_claim, n ? n : 1);
-            size_t m2 = dpush_key(&c, "resourceClaims");
+            size_t m2 = dra_dpush_key(&c, "resourceClaims");
             for (size_t i = 0; i < n; i++) {
                 const json_t *pc = json_array_get(arr, i);
-                size_t m3 = dpush_idx(&c, i);
-                if (!json_is_object(pc)) return dfail(&c, "expected object");
+                size_t m3 = dra_dpush_idx(&c, i);
+                if (!json_is_object(pc)) return dra_dfail(&c, "expected object");
                 dra_pod_claim *x = &p->claims[i];
-                if (!dget_str(&c, pc, "name", &x->name) || !dget_str(&c, pc, "resourceClaimName", &x->claim_name) ||
-                    !dget_str(&c, pc, "resourceClaimTemplateName", &x->template_name))
+                if (!dra_dget_str(&c, pc, "name", &x->name) || !dra_dget_str(&c, pc, "resourceClaimName", &x->claim_name) ||
+                    !dra_dget_str(&c, pc, "resourceClaimTemplateName", &x->template_name))
                     return false;
                 dpop(&c, m3);
             }
@@ -394,13 +394,13 @@ bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e)
         dpop(&c, m);
     }
     if (status) {
-        size_t m = dpush_key(&c, "status");
-        if (!dget_arr(&c, status, "resourceClaimStatuses", &arr)) return false;
+        size_t m = dra_dpush_key(&c, "status");
+        if (!dra_dget_arr(&c, status, "resourceClaimStatuses", &arr)) return false;
         for (size_t i = 0; arr && i < json_array_size(arr); i++) {
             const json_t *st = json_array_get(arr, i);
             if (!json_is_object(st)) continue;
             const char *name, *gen;
-            if (!dget_str(&c, st, "name", &name) || !dget_str(&c, st, "resourceClaimName", &gen)) return false;
+            if (!dra_dget_str(&c, st, "name", &name) || !dra_dget_str(&c, st, "resourceClaimName", &gen)) return false;
             for (uint32_t j = 0; name && j < p->nclaims; j++)
                 if (p->claims[j].name && !strcmp(p->claims[j].name, name)) p->claims[j].generated_name = gen;
         }

@@ -13,21 +13,21 @@ static bool decode_counters(dctx *c, const json_t *obj, const char *key, dra_cou
     *out = NULL;
     *n = 0;
     const json_t *m;
-    if (!dget_obj(c, obj, key, &m)) return false;
+    if (!dra_dget_obj(c, obj, key, &m)) return false;
     if (!m) return true;
     size_t cnt = json_object_size(m);
     *out = ARENA_NEWN(c->d->a, dra_counter, cnt ? cnt : 1);
-    size_t mk = dpush_key(c, key);
+    size_t mk = dra_dpush_key(c, key);
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)m, k, v) {
-        size_t m2 = dpush_mapkey(c, k);
+        size_t m2 = dra_dpush_mapkey(c, k);
         dra_counter *ct = &(*out)[(*n)++];
-        ct->name = dstrdup(c, k);
+        ct->name = dra_dstrdup(c, k);
         ct->name_id = intern_cstr(c->d->names, k);
-        if (!json_is_object(v)) return dfail(c, "expected object");
-        size_t m3 = dpush_key(c, "value");
-        if (!dqty(c, json_object_get(v, "value"), &ct->value)) return false;
+        if (!json_is_object(v)) return dra_dfail(c, "expected object");
+        size_t m3 = dra_dpush_key(c, "value");
+        if (!dra_dqty(c, json_object_get(v, "value"), &ct->value)) return false;
         dpop(c, m3);
         dpop(c, m2);
     }
@@ -40,17 +40,17 @@ static bool decode_counter_sets(dctx *c, const json_t *obj, const char *key, con
     *out = NULL;
     *n = 0;
     const json_t *arr;
-    if (!dget_arr(c, obj, key, &arr)) return false;
+    if (!dra_dget_arr(c, obj, key, &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_counter_set, cnt ? cnt : 1);
-    size_t mk = dpush_key(c, key);
+    size_t mk = dra_dpush_key(c, key);
     for (size_t i = 0; i < cnt; i++) {
         const json_t *s = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(s)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(s)) return dra_dfail(c, "expected object");
         dra_counter_set *cs = &(*out)[i];
-        if (!dget_str(c, s, name_key, &cs->name)) return false;
+        if (!dra_dget_str(c, s, name_key, &cs->name)) return false;
         if (!cs->name) cs->name = "";
         cs->name_id = intern_cstr(c->d->names, cs->name);
         if (!decode_counters(c, s, "counters", &cs->counters, &cs->ncounters)) return false;
@@ -65,28 +65,28 @@ static bool decode_counter_sets(dctx *c, const json_t *obj, const char *key, con
 static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, dra_attr_text *t,
                         const char **conv_error) {
     arena *ar = c->d->a;
-    if (!json_is_object(v)) return dfail(c, "expected object");
+    if (!json_is_object(v)) return dra_dfail(c, "expected object");
     const json_t *x;
     int kinds = 0;
     a->kind = CEL_ATTR_NONE;
     if ((x = json_object_get(v, "int")) && !json_is_null(x)) {
         int64_t iv;
-        if (!dget_int(c, v, "int", &iv, NULL)) return false;
+        if (!dra_dget_int(c, v, "int", &iv, NULL)) return false;
         a->kind = CEL_ATTR_INT, a->u.i = iv, kinds++;
     }
     if ((x = json_object_get(v, "bool")) && !json_is_null(x)) {
         int8_t b;
-        if (!dget_bool(c, v, "bool", &b)) return false;
+        if (!dra_dget_bool(c, v, "bool", &b)) return false;
         a->kind = CEL_ATTR_BOOL, a->u.b = b == 1, kinds++;
     }
     if ((x = json_object_get(v, "string")) && !json_is_null(x)) {
         const char *s;
-        if (!dget_str(c, v, "string", &s)) return false;
+        if (!dra_dget_str(c, v, "string", &s)) return false;
         a->kind = CEL_ATTR_STRING, a->u.s = (cel_str){s, (uint32_t)strlen(s)}, kinds++;
     }
     if ((x = json_object_get(v, "version")) && !json_is_null(x)) {
         const char *s;
-        if (!dget_str(c, v, "version", &s)) return false;
+        if (!dra_dget_str(c, v, "version", &s)) return false;
         a->kind = CEL_ATTR_VERSION, kinds++;
         t->ver = s;
         err ve;
@@ -97,11 +97,11 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
     static const char *const lists[] = {"ints", "bools", "strings", "versions"};
     for (int li = 0; li < 4; li++) {
         const json_t *arr;
-        if (!dget_arr(c, v, lists[li], &arr)) return false;
+        if (!dra_dget_arr(c, v, lists[li], &arr)) return false;
         if (!arr) continue;
         kinds++;
         size_t n = json_array_size(arr);
-        size_t mk = dpush_key(c, lists[li]);
+        size_t mk = dra_dpush_key(c, lists[li]);
         a->count = (uint32_t)n;
         switch (li) {
         case 0: {
@@ -109,8 +109,8 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_integer(e)) {
-                    dpush_idx(c, i);
-                    return dfail(c, "expected integer");
+                    dra_dpush_idx(c, i);
+                    return dra_dfail(c, "expected integer");
                 }
                 iv[i] = json_integer_value(e);
             }
@@ -122,8 +122,8 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_boolean(e)) {
-                    dpush_idx(c, i);
-                    return dfail(c, "expected boolean");
+                    dra_dpush_idx(c, i);
+                    return dra_dfail(c, "expected boolean");
                 }
                 bv[i] = json_is_true(e);
             }
@@ -137,8 +137,8 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_string(e)) {
-                    dpush_idx(c, i);
-                    return dfail(c, "expected string");
+                    dra_dpush_idx(c, i);
+                    return dra_dfail(c, "expected string");
                 }
                 const char *s = arena_strndup(ar, json_string_value(e), json_string_length(e));
                 sv[i] = (cel_str){s, (uint32_t)json_string_length(e)};
@@ -157,55 +157,55 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
         }
         dpop(c, mk);
     }
-    if (kinds > 1) return dfail(c, "exactly one value must be set, got %d", kinds);
+    if (kinds > 1) return dra_dfail(c, "exactly one value must be set, got %d", kinds);
     if (kinds == 0 && !*conv_error) *conv_error = arena_printf(ar, "attribute %s: unsupported attribute value", key);
     return true;
 }
 
 static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
-    if (!json_is_object(v)) return dfail(c, "expected object");
-    size_t m = dpush_key(c, "value");
-    if (!dqty(c, json_object_get(v, "value"), &cap->value)) return false;
+    if (!json_is_object(v)) return dra_dfail(c, "expected object");
+    size_t m = dra_dpush_key(c, "value");
+    if (!dra_dqty(c, json_object_get(v, "value"), &cap->value)) return false;
     dpop(c, m);
     const json_t *pol;
-    if (!dget_obj(c, v, "requestPolicy", &pol)) return false;
+    if (!dra_dget_obj(c, v, "requestPolicy", &pol)) return false;
     if (!pol) return true;
     cap->has_policy = true;
-    m = dpush_key(c, "requestPolicy");
+    m = dra_dpush_key(c, "requestPolicy");
     const json_t *x = json_object_get(pol, "default");
     if (x && !json_is_null(x)) {
-        size_t m2 = dpush_key(c, "default");
-        if (!dqty(c, x, &cap->dflt)) return false;
+        size_t m2 = dra_dpush_key(c, "default");
+        if (!dra_dqty(c, x, &cap->dflt)) return false;
         cap->has_default = true;
         dpop(c, m2);
     }
     const json_t *vals;
-    if (!dget_arr(c, pol, "validValues", &vals)) return false;
+    if (!dra_dget_arr(c, pol, "validValues", &vals)) return false;
     if (vals) {
         size_t n = json_array_size(vals);
         cap->valid_values = ARENA_NEWN(c->d->a, quantity, n ? n : 1);
-        size_t m2 = dpush_key(c, "validValues");
+        size_t m2 = dra_dpush_key(c, "validValues");
         for (size_t i = 0; i < n; i++) {
-            size_t m3 = dpush_idx(c, i);
-            if (!dqty(c, json_array_get(vals, i), &cap->valid_values[i])) return false;
+            size_t m3 = dra_dpush_idx(c, i);
+            if (!dra_dqty(c, json_array_get(vals, i), &cap->valid_values[i])) return false;
             dpop(c, m3);
         }
         cap->nvalid = (uint32_t)n;
         dpop(c, m2);
     }
     const json_t *rng;
-    if (!dget_obj(c, pol, "validRange", &rng)) return false;
+    if (!dra_dget_obj(c, pol, "validRange", &rng)) return false;
     if (rng) {
         cap->has_range = true;
-        size_t m2 = dpush_key(c, "validRange");
+        size_t m2 = dra_dpush_key(c, "validRange");
         static const char *const keys[] = {"min", "max", "step"};
         quantity *dst[] = {&cap->rmin, &cap->rmax, &cap->step};
         bool *has[] = {&cap->has_min, &cap->has_max, &cap->has_step};
         for (int i = 0; i < 3; i++) {
             const json_t *q = json_object_get(rng, keys[i]);
             if (!q || json_is_null(q)) continue;
-            size_t m3 = dpush_key(c, keys[i]);
-            if (!dqty(c, q, dst[i])) return false;
+            size_t m3 = dra_dpush_key(c, keys[i]);
+            if (!dra_dqty(c, q, dst[i])) return false;
             *has[i] = true;
             dpop(c, m3);
         }
@@ -219,18 +219,18 @@ static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t 
     const json_t *arr;
     *out = NULL;
     *n = 0;
-    if (!dget_arr(c, dev, "taints", &arr)) return false;
+    if (!dra_dget_arr(c, dev, "taints", &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_taint, cnt ? cnt : 1);
-    size_t m = dpush_key(c, "taints");
+    size_t m = dra_dpush_key(c, "taints");
     for (size_t i = 0; i < cnt; i++) {
         const json_t *t = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(t)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(t)) return dra_dfail(c, "expected object");
         dra_taint *tt = &(*out)[i];
-        if (!dget_str(c, t, "key", &tt->key) || !dget_str(c, t, "value", &tt->value) ||
-            !dget_str(c, t, "effect", &tt->effect) || !dget_str(c, t, "timeAdded", &tt->time_added))
+        if (!dra_dget_str(c, t, "key", &tt->key) || !dra_dget_str(c, t, "value", &tt->value) ||
+            !dra_dget_str(c, t, "effect", &tt->effect) || !dra_dget_str(c, t, "timeAdded", &tt->time_added))
             return false;
         dpop(c, m2);
     }
@@ -241,31 +241,31 @@ static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t 
 
 static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
-    if (!json_is_object(v)) return dfail(c, "expected object");
-    if (!dget_str(c, v, "name", &d->name)) return false;
+    if (!json_is_object(v)) return dra_dfail(c, "expected object");
+    if (!dra_dget_str(c, v, "name", &d->name)) return false;
     if (!d->name || !*d->name) {
-        dpush_key(c, "name");
-        return dfail(c, "required value");
+        dra_dpush_key(c, "name");
+        return dra_dfail(c, "required value");
     }
     d->name_id = intern_cstr(c->d->names, d->name);
     d->cel.driver = (cel_str){s->driver, (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
     const json_t *attrs;
-    if (!dget_obj(c, v, "attributes", &attrs)) return false;
+    if (!dra_dget_obj(c, v, "attributes", &attrs)) return false;
     if (attrs) {
         size_t n = json_object_size(attrs);
         cel_attr *ca = ARENA_NEWN(ar, cel_attr, n ? n : 1);
         d->attr_text = ARENA_NEWN(ar, dra_attr_text, n ? n : 1);
-        size_t m = dpush_key(c, "attributes");
+        size_t m = dra_dpush_key(c, "attributes");
         const char *k;
         const json_t *av;
         size_t i = 0;
         const char *conv = NULL;
         json_object_foreach((json_t *)attrs, k, av) {
-            size_t m2 = dpush_mapkey(c, k);
+            size_t m2 = dra_dpush_mapkey(c, k);
             dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &ca[i].name);
-            d->attr_text[i].key = dstrdup(c, k);
+            d->attr_text[i].key = dra_dstrdup(c, k);
             if (!decode_attr(c, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);
             i++;
@@ -276,19 +276,19 @@ static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_devi
         dpop(c, m);
     }
     const json_t *caps;
-    if (!dget_obj(c, v, "capacity", &caps)) return false;
+    if (!dra_dget_obj(c, v, "capacity", &caps)) return false;
     if (caps) {
         size_t n = json_object_size(caps);
         cel_capacity *cc = ARENA_NEWN(ar, cel_capacity, n ? n : 1);
         d->caps = ARENA_NEWN(ar, dra_capacity, n ? n : 1);
-        size_t m = dpush_key(c, "capacity");
+        size_t m = dra_dpush_key(c, "capacity");
         const char *k;
         const json_t *cv;
         size_t i = 0;
         json_object_foreach((json_t *)caps, k, cv) {
-            size_t m2 = dpush_mapkey(c, k);
+            size_t m2 = dra_dpush_mapkey(c, k);
             dra_split_qualified(c->d->names, k, s->driver_id, &cc[i].domain, &cc[i].name);
-            d->caps[i].key = dstrdup(c, k);
+            d->caps[i].key = dra_dstrdup(c, k);
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
             cc[i].value = d->caps[i].value;
             dpop(c, m2);
@@ -300,78 +300,78 @@ static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_devi
     }
     if (!decode_counter_sets(c, v, "consumesCounters", "counterSet", &d->consumes, &d->nconsumes)) return false;
     int8_t b;
-    if (!dget_str(c, v, "nodeName", &d->node_name)) return false;
-    if (!dget_bool(c, v, "allNodes", &b)) return false;
+    if (!dra_dget_str(c, v, "nodeName", &d->node_name)) return false;
+    if (!dra_dget_bool(c, v, "allNodes", &b)) return false;
     d->all_nodes = b == 1;
     {
-        size_t m = dpush_key(c, "nodeSelector");
-        if (!ddecode_node_selector(c, json_object_get(v, "nodeSelector"), &d->node_selector)) return false;
+        size_t m = dra_dpush_key(c, "nodeSelector");
+        if (!dra_ddecode_node_selector(c, json_object_get(v, "nodeSelector"), &d->node_selector)) return false;
         dpop(c, m);
     }
-    if (!dget_bool(c, v, "allowMultipleAllocations", &b)) return false;
+    if (!dra_dget_bool(c, v, "allowMultipleAllocations", &b)) return false;
     d->allow_multi = b == 1;
     d->cel.allow_multiple_allocations = d->allow_multi;
     if (!decode_taints(c, v, &d->taints, &d->ntaints)) return false;
-    if (!dget_strs(c, v, "bindingConditions", &d->binding_conditions) ||
-        !dget_strs(c, v, "bindingFailureConditions", &d->binding_failure_conditions))
+    if (!dra_dget_strs(c, v, "bindingConditions", &d->binding_conditions) ||
+        !dra_dget_strs(c, v, "bindingFailureConditions", &d->binding_failure_conditions))
         return false;
-    if (!dget_bool(c, v, "bindsToNode", &b)) return false;
+    if (!dra_dget_bool(c, v, "bindsToNode", &b)) return false;
     d->binds_to_node = b == 1;
     return true;
 }
 
 bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
     dctx c;
-    dctx_init(&c, d, e, "ResourceSlice", obj);
+    dra_dctx_init(&c, d, e, "ResourceSlice", obj);
     memset(s, 0, sizeof *s);
     const json_t *meta, *spec, *pool;
-    if (!dget_obj(&c, obj, "metadata", &meta)) return false;
-    if (meta && !dget_str(&c, meta, "name", &s->name)) return false;
+    if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
+    if (meta && !dra_dget_str(&c, meta, "name", &s->name)) return false;
     if (!s->name) s->name = "";
-    if (!dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) {
-        dpush_key(&c, "spec");
-        return dfail(&c, "required value");
+        dra_dpush_key(&c, "spec");
+        return dra_dfail(&c, "required value");
     }
-    dpush_key(&c, "spec");
-    if (!dget_str(&c, spec, "driver", &s->driver)) return false;
+    dra_dpush_key(&c, "spec");
+    if (!dra_dget_str(&c, spec, "driver", &s->driver)) return false;
     if (!s->driver || !*s->driver) {
-        dpush_key(&c, "driver");
-        return dfail(&c, "required value");
+        dra_dpush_key(&c, "driver");
+        return dra_dfail(&c, "required value");
     }
     s->driver_id = intern_cstr(d->names, s->driver);
-    if (!dget_obj(&c, spec, "pool", &pool)) return false;
+    if (!dra_dget_obj(&c, spec, "pool", &pool)) return false;
     if (!pool) {
-        dpush_key(&c, "pool");
-        return dfail(&c, "required value");
+        dra_dpush_key(&c, "pool");
+        return dra_dfail(&c, "required value");
     }
-    size_t m = dpush_key(&c, "pool");
-    if (!dget_str(&c, pool, "name", &s->pool)) return false;
+    size_t m = dra_dpush_key(&c, "pool");
+    if (!dra_dget_str(&c, pool, "name", &s->pool)) return false;
     if (!s->pool) s->pool = "";
-    if (!dget_int(&c, pool, "generation", &s->generation, NULL) ||
-        !dget_int(&c, pool, "resourceSliceCount", &s->slice_count, NULL))
+    if (!dra_dget_int(&c, pool, "generation", &s->generation, NULL) ||
+        !dra_dget_int(&c, pool, "resourceSliceCount", &s->slice_count, NULL))
         return false;
     dpop(&c, m);
     s->pool_id = intern_cstr(d->names, s->pool);
     char *key = arena_printf(d->a, "%s/%s", s->driver, s->pool);
     s->pool_key = intern_cstr(d->names, key);
     int8_t b;
-    if (!dget_str(&c, spec, "nodeName", &s->node_name)) return false;
-    if (!dget_bool(&c, spec, "allNodes", &b)) return false;
+    if (!dra_dget_str(&c, spec, "nodeName", &s->node_name)) return false;
+    if (!dra_dget_bool(&c, spec, "allNodes", &b)) return false;
     s->all_nodes = b == 1;
-    m = dpush_key(&c, "nodeSelector");
-    if (!ddecode_node_selector(&c, json_object_get(spec, "nodeSelector"), &s->node_selector)) return false;
+    m = dra_dpush_key(&c, "nodeSelector");
+    if (!dra_ddecode_node_selector(&c, json_object_get(spec, "nodeSelector"), &s->node_selector)) return false;
     dpop(&c, m);
-    if (!dget_bool(&c, spec, "perDeviceNodeSelection", &s->per_device_node_selection)) return false;
+    if (!dra_dget_bool(&c, spec, "perDeviceNodeSelection", &s->per_device_node_selection)) return false;
     if (!decode_counter_sets(&c, spec, "sharedCounters", "name", &s->shared_counters, &s->nshared)) return false;
     const json_t *devs;
-    if (!dget_arr(&c, spec, "devices", &devs)) return false;
+    if (!dra_dget_arr(&c, spec, "devices", &devs)) return false;
     if (devs) {
         size_t n = json_array_size(devs);
         s->devices = ARENA_NEWN(d->a, dra_device, n ? n : 1);
-        m = dpush_key(&c, "devices");
+        m = dra_dpush_key(&c, "devices");
         for (size_t i = 0; i < n; i++) {
-            size_t m2 = dpush_idx(&c, i);
+            size_t m2 = dra_dpush_idx(&c, i);
             if (!decode_device(&c, json_array_get(devs, i), s, &s->devices[i])) return false;
             dpop(&c, m2);
         }

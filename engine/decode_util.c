@@ -13,7 +13,7 @@ static const char *meta_str(const json_t *obj, const char *key) {
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-void dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
+void dra_dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
     c->d = d;
     c->e = e;
     errpath_init(&c->p);
@@ -23,7 +23,7 @@ void dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const js
     else snprintf(c->object, sizeof c->object, "%s %s", kind, name ? name : "<unnamed>");
 }
 
-bool dfail(dctx *c, const char *fmt, ...) {
+bool dra_dfail(dctx *c, const char *fmt, ...) {
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -32,13 +32,13 @@ bool dfail(dctx *c, const char *fmt, ...) {
     return err_at(c->e, c->object, errpath_str(&c->p), "%s", msg);
 }
 
-size_t dpush_key(dctx *c, const char *key) {
+size_t dra_dpush_key(dctx *c, const char *key) {
     return errpath_push(&c->p, "%s%s", c->p.len ? "." : "", key);
 }
-size_t dpush_idx(dctx *c, size_t i) { return errpath_push(&c->p, "[%zu]", i); }
-size_t dpush_mapkey(dctx *c, const char *key) { return errpath_push(&c->p, "[\"%s\"]", key); }
+size_t dra_dpush_idx(dctx *c, size_t i) { return errpath_push(&c->p, "[%zu]", i); }
+size_t dra_dpush_mapkey(dctx *c, const char *key) { return errpath_push(&c->p, "[\"%s\"]", key); }
 
-const char *dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
+const char *dra_dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
 
 static const char *type_name(const json_t *v) {
     switch (json_typeof(v)) {
@@ -54,13 +54,13 @@ static const char *type_name(const json_t *v) {
 }
 
 static bool wrong_type(dctx *c, const char *key, const char *want, const json_t *v) {
-    size_t m = key ? dpush_key(c, key) : c->p.len;
-    dfail(c, "expected %s, got %s", want, type_name(v));
+    size_t m = key ? dra_dpush_key(c, key) : c->p.len;
+    dra_dfail(c, "expected %s, got %s", want, type_name(v));
     dpop(c, m);
     return false;
 }
 
-bool dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
+bool dra_dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -79,7 +79,7 @@ bool dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
     return wrong_type(c, key, "string", v);
 }
 
-bool dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
+bool dra_dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
     *out = -1;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -88,7 +88,7 @@ bool dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
     return true;
 }
 
-bool dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has) {
+bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has) {
     *out = 0;
     if (has) *has = false;
     const json_t *v = json_object_get(o, key);
@@ -109,7 +109,7 @@ bool dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has
     return true;
 }
 
-bool dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
+bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -118,7 +118,7 @@ bool dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
     return true;
 }
 
-bool dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
+bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -127,20 +127,20 @@ bool dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
     return true;
 }
 
-bool dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
+bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     out->v = NULL;
     out->n = 0;
     const json_t *arr;
-    if (!dget_arr(c, o, key, &arr)) return false;
+    if (!dra_dget_arr(c, o, key, &arr)) return false;
     if (!arr) return true;
     size_t n = json_array_size(arr);
     out->v = ARENA_NEWN(c->d->a, const char *, n ? n : 1);
-    size_t m = dpush_key(c, key);
+    size_t m = dra_dpush_key(c, key);
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(arr, i);
         if (!json_is_string(s)) {
-            size_t m2 = dpush_idx(c, i);
-            dfail(c, "expected string, got %s", type_name(s));
+            size_t m2 = dra_dpush_idx(c, i);
+            dra_dfail(c, "expected string, got %s", type_name(s));
             dpop(c, m2);
             return false;
         }
@@ -150,7 +150,7 @@ bool dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     return true;
 }
 
-bool dqty(dctx *c, const json_t *v, quantity *out) {
+bool dra_dqty(dctx *c, const json_t *v, quantity *out) {
     char buf[64];
     const char *s;
     size_t n;
@@ -164,15 +164,15 @@ bool dqty(dctx *c, const json_t *v, quantity *out) {
         n = (size_t)snprintf(buf, sizeof buf, "%.17g", json_real_value(v));
         s = buf;
     } else {
-        return dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
+        return dra_dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
     }
     err qe;
     err_clear(&qe);
-    if (!quantity_parse(s, n, out, &qe)) return dfail(c, "%s", qe.msg);
+    if (!quantity_parse(s, n, out, &qe)) return dra_dfail(c, "%s", qe.msg);
     return true;
 }
 
-const char *djson_text(dctx *c, const json_t *v) {
+const char *dra_djson_text(dctx *c, const json_t *v) {
     char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
     if (!t) return NULL;
     const char *r = arena_strdup(c->d->a, t);
@@ -195,18 +195,18 @@ static bool decode_reqs(dctx *c, const json_t *term, const char *key, dra_ns_req
     const json_t *arr;
     *out = NULL;
     *n = 0;
-    if (!dget_arr(c, term, key, &arr)) return false;
+    if (!dra_dget_arr(c, term, key, &arr)) return false;
     if (!arr) return true;
-    size_t m = dpush_key(c, key);
+    size_t m = dra_dpush_key(c, key);
     size_t cnt = json_array_size(arr);
     *out = ARENA_NEWN(c->d->a, dra_ns_req, cnt ? cnt : 1);
     for (size_t i = 0; i < cnt; i++) {
         const json_t *r = json_array_get(arr, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(r)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(r)) return dra_dfail(c, "expected object");
         dra_ns_req *q = &(*out)[i];
-        if (!dget_str(c, r, "key", &q->key) || !dget_str(c, r, "operator", &q->op_text) ||
-            !dget_strs(c, r, "values", &q->values))
+        if (!dra_dget_str(c, r, "key", &q->key) || !dra_dget_str(c, r, "operator", &q->op_text) ||
+            !dra_dget_strs(c, r, "values", &q->values))
             return false;
         if (!q->key) q->key = "";
         q->op = ns_op(q->op_text);
@@ -217,20 +217,20 @@ static bool decode_reqs(dctx *c, const json_t *term, const char *key, dra_ns_req
     return true;
 }
 
-bool ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
+bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
     *out = NULL;
     if (!v || json_is_null(v)) return true;
-    if (!json_is_object(v)) return dfail(c, "expected object");
+    if (!json_is_object(v)) return dra_dfail(c, "expected object");
     dra_node_selector *ns = ARENA_NEW(c->d->a, dra_node_selector);
     const json_t *terms;
-    if (!dget_arr(c, v, "nodeSelectorTerms", &terms)) return false;
+    if (!dra_dget_arr(c, v, "nodeSelectorTerms", &terms)) return false;
     size_t n = terms ? json_array_size(terms) : 0;
     ns->terms = ARENA_NEWN(c->d->a, dra_ns_term, n ? n : 1);
-    size_t m = dpush_key(c, "nodeSelectorTerms");
+    size_t m = dra_dpush_key(c, "nodeSelectorTerms");
     for (size_t i = 0; i < n; i++) {
         const json_t *t = json_array_get(terms, i);
-        size_t m2 = dpush_idx(c, i);
-        if (!json_is_object(t)) return dfail(c, "expected object");
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(t)) return dra_dfail(c, "expected object");
         dra_ns_term *tt = &ns->terms[i];
         if (!decode_reqs(c, t, "matchExpressions", &tt->exprs, &tt->nexprs) ||
             !decode_reqs(c, t, "matchFields", &tt->fields, &tt->nfields))

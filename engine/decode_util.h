@@ -14,25 +14,25 @@ typedef struct dctx {
     char object[ERR_OBJECT_MAX];
 } dctx;
 
-void dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj);
-bool dfail(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-size_t dpush_key(dctx *c, const char *key);
-size_t dpush_idx(dctx *c, size_t i);
-size_t dpush_mapkey(dctx *c, const char *key);
+void dra_dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj);
+bool dra_dfail(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t dra_dpush_key(dctx *c, const char *key);
+size_t dra_dpush_idx(dctx *c, size_t i);
+size_t dra_dpush_mapkey(dctx *c, const char *key);
 static inline void dpop(dctx *c, size_t to) { errpath_pop(&c->p, to); }
 
-const char *dstrdup(dctx *c, const char *s);
-bool dget_str(dctx *c, const json_t *o, const char *key, const char **out);
-bool dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
-bool dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
-bool dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
-bool dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
-bool dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
+const char *dra_dstrdup(dctx *c, const char *s);
+bool dra_dget_str(dctx *c, const json_t *o, const char *key, const char **out);
+bool dra_dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
+bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
+bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
+bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
+bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
-bool dqty(dctx *c, const json_t *v, quantity *out);
+bool dra_dqty(dctx *c, const json_t *v, quantity *out);
 /* Compact JSON text of a value. */
-const char *djson_text(dctx *c, const json_t *v);
+const char *dra_djson_text(dctx *c, const json_t *v);
 
-bool ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
+bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
 
 #endif
