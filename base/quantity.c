@@ -889,11 +889,11 @@ size_t quantity_format(const quantity *q, char *buf, size_t n) {
 
 /* ParseQuantity keeps the input as the cached String() when it looks canonical:
  * fast path, and for decimal forms a scale that is a multiple of 3 with digits not
- * ending in "000" and not starting with '0'; for binary ones a multiplier with a
- * low bit among the last three set. */
-size_t quantity_format_parsed(const char *s, size_t len, const quantity *q, char *buf, size_t n) {
-    if (len == 1 && s[0] == '0') return qty_emit(s, len, buf, n);
-    if (q->big || len == 0 || len > INT32_MAX) return quantity_format(q, buf, n);
+ * ending in "000" and not starting with '0'; for binary ones a multiplier that is
+ * not a multiple of 8 (value & 7 != 0). */
+bool quantity_keeps_text(const char *s, size_t len, const quantity *q) {
+    if (len == 1 && s[0] == '0') return true;
+    if (q->big || len == 0 || len > INT32_MAX) return false;
     /* re-scan just enough to find the digits and the suffix */
     size_t pos = 0;
     if (s[0] == '-' || s[0] == '+') pos++;
@@ -907,24 +907,48 @@ size_t quantity_format_parsed(const char *s, size_t len, const quantity *q, char
         den_len = pos - den_start;
     }
     qty_suffix sx;
-    if (!qty_suffix_interpret(s + pos, len - pos, &sx)) return quantity_format(q, buf, n);
-    char shifted[40];
-    size_t sl = 0;
-    if (num_len + den_len == 0 || num_len + den_len > 38) return quantity_format(q, buf, n);
+    if (!qty_suffix_interpret(s + pos, len - pos, &sx)) return false;
+    /* shifted = num + denom; num empty means Kubernetes used "0", which starts with '0' */
+    if (num_len == 0 || num_len + den_len > 18) return false;
+    char shifted[20];
     memcpy(shifted, s + ns, num_len);
-    sl = num_len;
-    memcpy(shifted + sl, s + den_start, den_len);
-    sl += den_len;
+    memcpy(shifted + num_len, s + den_start, den_len);
+    size_t sl = num_len + den_len;
     if (sx.base == 2) {
-        if (den_len || num_len == 0) return quantity_format(q, buf, n);
-        /* value & 7 != 0 ⇔ not a multiple of 8 ⇔ its last three digits are not */
+        if (den_len) return false;
+        /* not a multiple of 8 ⇔ its last three digits are not */
         unsigned last3 = 0;
         for (size_t i = sl > 3 ? sl - 3 : 0; i < sl; i++) last3 = last3 * 10 + (unsigned)(shifted[i] - '0');
-        if (last3 % 8 == 0) return quantity_format(q, buf, n);
-        return qty_emit(s, len, buf, n);
+        return last3 % 8 != 0;
     }
-    if (num_len == 0) return quantity_format(q, buf, n); /* shifted starts with '0' */
     int32_t scale = qty_wrap32((int64_t)sx.exp - (int64_t)den_len);
-    if (scale % 3 == 0 && !(sl >= 3 && memcmp(shifted + sl - 3, "000", 3) == 0)) return qty_emit(s, len, buf, n);
+    return scale % 3 == 0 && !(sl >= 3 && memcmp(shifted + sl - 3, "000", 3) == 0);
+}
+
+size_t quantity_format_parsed(const char *s, size_t len, const quantity *q, char *buf, size_t n) {
+    if (quantity_keeps_text(s, len, q)) return qty_emit(s, len, buf, n);
     return quantity_format(q, buf, n);
+}
+
+bool quantity_scaled_value(const quantity *q, int32_t scale, int64_t *out) {
+    if (q->mant == 0) { *out = 0; return true; }
+    u128 m = qty_uabs(q->mant);
+    int64_t d = (int64_t)q->exp - scale;
+    if (d >= 0) {
+        if (d > 18 || m > ((u128)1 << 64) / POW10[d]) return false;
+        m *= POW10[d];
+    } else if (-d > 38) {
+        m = 1; /* 0 < |value| < 1 rounds up to 1 */
+    } else {
+        u128 p = POW10[-d];
+        m = m / p + (m % p != 0);
+    }
+    if (q->mant > 0) {
+        if (m > INT64_MAX) return false;
+        *out = (int64_t)m;
+    } else {
+        if (m > (u128)INT64_MAX + 1) return false;
+        *out = m == (u128)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+    }
+    return true;
 }

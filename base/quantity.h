@@ -63,6 +63,15 @@ bool quantity_to_int64(const quantity *q, int64_t *out);
 /* The mathematical test: true and *out set when the value is a whole number that
  * fits int64, whatever its representation ("1000m" → 1, "1.5Gi" → 1610612736). */
 bool quantity_value_int64(const quantity *q, int64_t *out);
+/* Kubernetes' ScaledValue(scale): the value in units of 10^scale, rounded up in
+ * magnitude (Value() is scale 0, MilliValue() scale -3). Kubernetes silently
+ * overflows; this returns false instead. */
+bool quantity_scaled_value(const quantity *q, int32_t scale, int64_t *out);
+/* Whether ParseQuantity keeps s[0..len) as the cached String() of its result q (the
+ * fast path on text that already looks canonical). Go's `==` on two Quantity values
+ * compares that cached text too, besides the int64 form (mant, exp), the format, and
+ * — for the inf.Dec form (`big`) — a pointer, so it never holds between two parses. */
+bool quantity_keeps_text(const char *s, size_t len, const quantity *q);
 /* Kubernetes' String() of a quantity just parsed from s[0..n): ParseQuantity keeps the
  * input text when it is already canonical-looking (e.g. "+1", "007", "1.500", "1E3"
  * come back verbatim), otherwise this is quantity_format. q must be the parse of s. */

@@ -719,3 +719,42 @@ Test(quantity, parsed_format) {
         cr_expect_eq(q.format, t[i].f, "%s: format %d", t[i].in, q.format);
     }
 }
+
+Test(quantity, scaled_value_rounds_up_in_magnitude) {
+    struct { const char *in; int32_t scale; int64_t want; } t[] = {
+        {"1n", -9, 1},       {"1n", -6, 1},        {"1n", 0, 1},          {"1u", -9, 1000},
+        {"1m", -6, 1000},    {"1", -9, 1000000000}, {"1k", -3, 1000000},  {"1", 2, 1},
+        {"100", 2, 1},       {"101", 2, 2},        {"9.01", 0, 10},       {"-9.01", 0, -10},
+        {"1.5Gi", 0, 1610612736}, {"1.1Ki", 0, 1127}, {"1Ki", -3, 1024000}, {"0", 5, 0},
+        {"9223372036854775807", 0, INT64_MAX}, {"-9223372036854775808", 0, INT64_MIN},
+        {"1e-100", 0, 1},    {"-1e-100", 0, -1},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        quantity q = P(t[i].in);
+        int64_t v;
+        cr_assert(quantity_scaled_value(&q, t[i].scale, &v), "%s at %d", t[i].in, t[i].scale);
+        cr_expect_eq(v, t[i].want, "%s at %d: %lld", t[i].in, t[i].scale, (long long)v);
+    }
+    int64_t v;
+    quantity q = P("9223372036854775808");
+    cr_expect_not(quantity_scaled_value(&q, 0, &v));
+    q = P("10E");
+    cr_expect_not(quantity_scaled_value(&q, 0, &v));
+    q = P("1G");
+    cr_expect_not(quantity_scaled_value(&q, -12, &v));
+}
+
+Test(quantity, keeps_text_as_kubernetes_caches_it) {
+    struct { const char *in; bool keep; } t[] = {
+        {"0", true},      {"1", true},       {"+1", true},     {"007", true},    {"100m", true},
+        {"1Ki", true},    {"9Ki", true},     {"1025Ki", true}, {"1E", true},     {"1e3", true},
+        {"1.500", true},  {"1.100e3", true},
+        {"1000", false},  {"0.5", false},    {"8Ki", false},   {"1024Ki", false}, {"1.5", false},
+        {"1.5Gi", false}, {"100Ti", false},  {"-0", false},    {"00", false},    {"15e2", false},
+        {"1234567890123456789", false},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        quantity q = P(t[i].in);
+        cr_expect_eq(quantity_keeps_text(t[i].in, strlen(t[i].in), &q), t[i].keep, "%s", t[i].in);
+    }
+}
