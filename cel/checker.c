@@ -41,7 +41,9 @@ typedef struct checker {
     local scope[MAX_SCOPE];
     int nscope;
     int nslots;
-    const cel_node *exempt;   /* literal argument exempt from the homogeneity rule */
+    bool lit_exempt;   /* the literal checked next is a direct argument of a CEL_FN_MIXED_LITERALS
+                        * call (string format), or nested in such a literal through lists and maps
+                        * only: it may mix types (cel-go's hasStringFormatAncestor) */
 } checker;
 
 static void cfail(checker *c, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -335,7 +337,7 @@ static const cel_type *check_call(checker *c, cel_node *n) {
     }
     if (n->target) ts[k++] = check(c, n->target);
     for (uint32_t i = 0; i < n->nargs; i++) {
-        if (mixed_ok) c->exempt = n->args[i];
+        c->lit_exempt = mixed_ok;
         ts[k++] = check(c, n->args[i]);
     }
     if (c->failed) return &cel_t_error;
@@ -343,20 +345,49 @@ static const cel_type *check_call(checker *c, cel_node *n) {
     return resolve_call(c, n, n->name, n->target != NULL, ts, k);
 }
 
+/* cel-go's IsEquivalentType on fully inferred types. Our checker has no free type
+ * variables: an empty literal or optional.none() gets dyn parameters where cel-go
+ * would have inferred them from the neighbours, so dyn *inside* a type matches
+ * anything, while a top-level dyn (an explicit dyn()) only matches dyn. */
+static bool equivalent(const cel_type *a, const cel_type *b, int depth) {
+    if (depth > 0 && (cel_type_is_dyn(a) || cel_type_is_dyn(b))) return true;
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case TY_LIST:
+    case TY_OPTIONAL:
+    case TY_TYPE: return equivalent(a->p0, b->p0, depth + 1);
+    case TY_MAP: return equivalent(a->p0, b->p0, depth + 1) && equivalent(a->p1, b->p1, depth + 1);
+    default: return cel_type_equal(a, b);
+    }
+}
+
 static const cel_type *join_elem(checker *c, cel_node *at, const cel_type *prev, const cel_type *t, bool *mixed,
-                                 bool exempt) {
+                                 bool exempt, int depth) {
     if (!prev) return t;
     if (cel_type_equal(prev, t)) return prev;
-    cel_subst s = {0};
-    if (cel_type_is_dyn(prev)) return t;   /* dyn elements yield to the concrete type */
-    if (cel_type_is_dyn(t)) return prev;
-    if (cel_type_assignable(c->a, &s, prev, t) && cel_type_assignable(c->a, &s, t, prev)) return prev;
-    if (c->check && !c->env->opts.heterogeneous && !exempt) {
+    if (equivalent(prev, t, depth) && !c->env->opts.heterogeneous) {
+        if (cel_type_is_dyn(prev)) return t;
+        if (cel_type_is_dyn(t)) return prev;
+        cel_subst s = {0};
+        (void)s;
+        /* keep the more specific of the two (list(int) over list(dyn)) */
+        return t->kind == prev->kind && (t->kind == TY_LIST || t->kind == TY_MAP || t->kind == TY_OPTIONAL) &&
+                       cel_type_is_dyn(prev->p0) ? t : prev;
+    }
+    /* Kubernetes (cel-go's homogeneous aggregate literal validator): element types must
+     * be equivalent — dyn is not equivalent to int, so mixing needs dyn() on every element */
+    if (c->check && !c->env->opts.heterogeneous && !exempt && prev->kind != TY_ERROR && t->kind != TY_ERROR) {
         char x[128], y[128];
         cel_type_str(prev, x, sizeof x);
         cel_type_str(t, y, sizeof y);
         cfail(c, at->pos, "expected type '%s' but found '%s'", x, y);
+        *mixed = true;
+        return &cel_t_dyn;
     }
+    cel_subst s = {0};
+    if (cel_type_is_dyn(prev)) return t;   /* dyn elements yield to the concrete type */
+    if (cel_type_is_dyn(t)) return prev;
+    if (cel_type_assignable(c->a, &s, prev, t) && cel_type_assignable(c->a, &s, t, prev)) return prev;
     *mixed = true;
     return &cel_t_dyn;
 }
@@ -374,12 +405,16 @@ static const cel_type *unwrap_opt(checker *c, cel_node *e, const cel_type *t) {
 
 static const cel_type *check_list(checker *c, cel_node *n) {
     const cel_type *elem = NULL;
-    bool mixed = false, exempt = c->exempt == n;
+    bool mixed = false, exempt = c->lit_exempt, prev_opt = false;
     for (uint32_t i = 0; i < n->nargs; i++) {
+        c->lit_exempt = exempt;
         const cel_type *t = check(c, n->args[i]);
-        if (n->opt_mask && n->opt_mask[i]) t = unwrap_opt(c, n->args[i], t);
+        bool opt = n->opt_mask && n->opt_mask[i];
+        if (opt) t = unwrap_opt(c, n->args[i], t);
         if (c->failed) return &cel_t_error;
-        elem = join_elem(c, n->args[i], elem, t, &mixed, exempt);
+        /* a type unwrapped from optional(...) is a type parameter in cel-go */
+        elem = join_elem(c, n->args[i], elem, t, &mixed, exempt, (opt || prev_opt) ? 1 : 0);
+        prev_opt = opt && cel_type_is_dyn(t) ? true : (opt ? prev_opt : false);
         if (c->failed) return &cel_t_error;
     }
     return cel_type_list(c->a, mixed || !elem ? &cel_t_dyn : elem);
@@ -387,9 +422,11 @@ static const cel_type *check_list(checker *c, cel_node *n) {
 
 static const cel_type *check_map(checker *c, cel_node *n) {
     const cel_type *kt = NULL, *vt = NULL;
-    bool mk = false, mv = false, exempt = c->exempt == n;
+    bool mk = false, mv = false, exempt = c->lit_exempt, prev_opt = false;
     for (uint32_t i = 0; i + 1 < n->nargs; i += 2) {
+        c->lit_exempt = exempt;
         const cel_type *k = check(c, n->args[i]);
+        c->lit_exempt = exempt;
         const cel_type *v = check(c, n->args[i + 1]);
         if (n->opt_mask && n->opt_mask[i / 2]) v = unwrap_opt(c, n->args[i + 1], v);
         if (c->failed) return &cel_t_error;
@@ -400,8 +437,10 @@ static const cel_type *check_map(checker *c, cel_node *n) {
             cfail(c, n->args[i]->pos, "unsupported map key type: %s", b);
             return &cel_t_error;
         }
-        kt = join_elem(c, n->args[i], kt, k, &mk, exempt);
-        vt = join_elem(c, n->args[i + 1], vt, v, &mv, exempt);
+        bool opt = n->opt_mask && n->opt_mask[i / 2];
+        kt = join_elem(c, n->args[i], kt, k, &mk, exempt, 0);
+        vt = join_elem(c, n->args[i + 1], vt, v, &mv, exempt, (opt || prev_opt) ? 1 : 0);
+        prev_opt = opt && cel_type_is_dyn(v) ? true : (opt ? prev_opt : false);
         if (c->failed) return &cel_t_error;
     }
     return cel_type_map(c->a, mk || !kt ? &cel_t_dyn : kt, mv || !vt ? &cel_t_dyn : vt);
@@ -445,6 +484,8 @@ static const cel_type *check_comp(checker *c, cel_node *n) {
 
 static const cel_type *check(checker *c, cel_node *n) {
     if (c->failed) return &cel_t_error;
+    bool lit_exempt = c->lit_exempt;
+    c->lit_exempt = false;
     const cel_type *t;
     switch ((cel_node_kind)n->kind) {
     case N_CONST: t = const_type(&n->val); break;
@@ -464,8 +505,8 @@ static const cel_type *check(checker *c, cel_node *n) {
         break;
     }
     case N_CALL: t = check_call(c, n); break;
-    case N_LIST: t = check_list(c, n); break;
-    case N_MAP: t = check_map(c, n); break;
+    case N_LIST: c->lit_exempt = lit_exempt; t = check_list(c, n); break;
+    case N_MAP: c->lit_exempt = lit_exempt; t = check_map(c, n); break;
     case N_STRUCT:
         for (uint32_t i = 0; i < n->nargs; i++) check(c, n->args[i]);
         if (c->check) cfail(c, n->pos, "undeclared reference to '%s' (in container '%s')", n->name, container_text(c));

@@ -60,7 +60,7 @@ typedef enum cel_call_style {
 enum cel_fn_flags {
     CEL_FN_FOLD = 1 << 0,       /* pure: fold at compile time when all arguments are constant */
     CEL_FN_NONSTRICT = 1 << 1,  /* receives error arguments instead of propagating them */
-    CEL_FN_MIXED_LITERALS = 1 << 2, /* list/map literals written directly as arguments may mix
+    CEL_FN_MIXED_LITERALS = 1 << 2, /* list/map literals anywhere inside the arguments may mix
                                      * element types (exempt from Kubernetes' homogeneous
                                      * aggregate literal rule, e.g. "%s %d".format([a, 1])) */
 };

@@ -273,6 +273,27 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
         b->args[1] = a[2];
         return b;
     }
+    if (!strcmp(fn, "sortBy") && na == 2) {
+        /* cel-go ext.Lists: l.sortBy(v, key) →
+         * cel.bind(@__sortBy_input__, l, @__sortBy_input__.@sortByAssociatedKeys(
+         *          @__sortBy_input__.map(v, key))) */
+        if (!simple_ident(a[0])) {
+            fail(p, a[0]->pos, "sortBy(var, ...) variable name must be a simple identifier");
+            *err = true;
+            return NULL;
+        }
+        const char *in = "@__sortBy_input__";
+        cel_node *mapped = mk_comp(p, pos, a[0]->name, NULL, mk_ident(p, pos, in), empty_list(p, pos),
+                                   mk_const(p, pos, cel_bool(true)),
+                                   mk_call(p, pos, "_+_", NULL, 2, accu(p, pos), mk_list1(p, pos, a[1])), accu(p, pos));
+        cel_node *b = node(p, N_BIND, pos);
+        b->iter_var = in;
+        b->nargs = 2;
+        b->args = ARENA_NEWN(p->a, cel_node *, 2);
+        b->args[0] = target;
+        b->args[1] = mk_call(p, pos, "@sortByAssociatedKeys", mk_ident(p, pos, in), 1, mapped);
+        return b;
+    }
     if ((!strcmp(fn, "optMap") || !strcmp(fn, "optFlatMap")) && na == 2) {
         if (!simple_ident(a[0])) {
             fail(p, a[0]->pos, "%s() variable name must be a simple identifier", fn);

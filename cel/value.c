@@ -461,7 +461,12 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     case CV_BOOL: puts_(o, v->u.b ? "true" : "false"); break;
     case CV_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v->u.i); puts_(o, tmp); break;
     case CV_UINT: snprintf(tmp, sizeof tmp, "%lluu", (unsigned long long)v->u.u); puts_(o, tmp); break;
-    case CV_DOUBLE: cel_format_double(v->u.d, tmp, sizeof tmp); puts_(o, tmp); break;
+    case CV_DOUBLE:
+        cel_format_double(v->u.d, tmp, sizeof tmp);
+        /* keep doubles recognisable in literal text: 1.0, not 1 */
+        if (!strpbrk(tmp, ".eIN")) strcat(tmp, ".0");
+        puts_(o, tmp);
+        break;
     case CV_STRING: put_quoted(o, v->u.s, v->len, false); break;
     case CV_BYTES: put_quoted(o, v->u.s, v->len, true); break;
     case CV_TYPE: put(o, v->u.s, v->len); break;

@@ -1,0 +1,264 @@
+/* eval_test.c — the checker and the evaluator: compile-time errors (undeclared
+ * references, undefined fields, overloads, result type, homogeneous literals),
+ * runtime error paths (overflow, division, conversions, indexes), error absorption
+ * of && and ||, the quantity and semver libraries, includes(), and the DRA rules
+ * (missing domain → empty map, missing attribute → "no such key", conversion errors,
+ * cost and length limits, the program cache). */
+#include <criterion/criterion.h>
+
+#include "tests/cel/cel_helpers.h"
+
+#include <stdlib.h>
+
+#define EXPECT(expr, want) cr_expect_str_eq(fx_eval(&f, expr), want, "%s", expr)
+#define EXPECT_PREFIX(expr, want)                                                                    \
+    do {                                                                                             \
+        const char *got_ = fx_eval(&f, expr);                                                        \
+        cr_expect(strncmp(got_, want, strlen(want)) == 0, "%s => %s (want %s...)", expr, got_, want); \
+    } while (0)
+
+Test(checker, compile_errors) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("x == 1", "compile: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x == 1\n | ^");
+    EXPECT_PREFIX("device.foo", "compile: ERROR: <input>:1:7: undefined field 'foo'");
+    EXPECT_PREFIX("1 + 'a'", "compile: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'");
+    EXPECT_PREFIX("'a'.startsWith(1)", "compile: ERROR: <input>:1:5: found no matching overload for 'startsWith' applied to 'string.(int)'");
+    EXPECT_PREFIX("[1, 'a']", "compile: ERROR: <input>:1:5: expected type 'int' but found 'string'");
+    EXPECT("[dyn(1), dyn('a')].size()", "2");
+    EXPECT_PREFIX("foo(1)", "compile: ERROR: <input>:1:1: undeclared reference to 'foo'");
+    EXPECT_PREFIX("quantity('1') < quantity('2')", "compile: ERROR");
+    fx_fini(&f);
+}
+
+Test(checker, selector_result_must_be_bool) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    cr_expect_eq(fx_sel(&f, "1", &e), -2);
+    cr_expect_str_eq(e.msg, "must evaluate to bool or the unknown type, not int");
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].mig", &e), CEL_FALSE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].models", &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "CEL result of type list could not be converted to bool");
+    fx_fini(&f);
+}
+
+Test(eval, arithmetic_errors) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("9223372036854775807 + 1", "error: integer overflow");
+    EXPECT("-9223372036854775808 - 1", "error: integer overflow");
+    EXPECT("-9223372036854775808 / -1", "error: integer overflow");
+    EXPECT("1 / 0", "error: division by zero");
+    EXPECT("1 % 0", "error: modulus by zero");
+    EXPECT("0u - 1u", "error: integer overflow");
+    EXPECT("1.0 / 0.0", "+Inf");
+    EXPECT("7 / -2", "-3");
+    EXPECT("-7 % 3", "-1");
+    EXPECT("int(1e19)", "error: integer overflow");
+    EXPECT("uint(-1)", "error: integer overflow");
+    EXPECT_PREFIX("int('x')", "error:");
+    EXPECT("[1, 2][2]", "error: index out of bounds: 2");
+    EXPECT("{'a': 1}['b']", "error: no such key: b");
+    fx_fini(&f);
+}
+
+Test(eval, conversions_and_strings) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("string(1.5)", "\"1.5\"");
+    EXPECT("string(1e21)", "\"1e+21\"");
+    EXPECT("string(123456789.0)", "\"1.23456789e+08\"");
+    EXPECT("int('-42') + int(3.9)", "-39");
+    EXPECT("uint('7')", "7u");
+    EXPECT("double('2.5')", "2.5");
+    EXPECT("bytes('abc') == b'abc'", "true");
+    EXPECT("string(b'\\xff')", "error: invalid UTF-8 in bytes, cannot convert to string");
+    EXPECT("type(1) == int && type('a') == string && type(type(1)) == type", "true");
+    EXPECT("size('héllo') == 5 && size(b'h\\xc3\\xa9') == 3", "true");
+    EXPECT("'hello'.contains('ell') && 'hello'.startsWith('he') && 'hello'.endsWith('lo')", "true");
+    EXPECT("'abc'.matches('^a.c$') && !'abc'.matches('^b')", "true");
+    EXPECT("dyn(1) == 1.0 && dyn(1u) == 1 && dyn(2) < 2.5 && 1 < 2.5", "true");
+    EXPECT_PREFIX("1 == 1.0", "compile: ERROR: <input>:1:3: found no matching overload for '_==_'");
+    EXPECT("[1, 2] + [3]", "[1, 2, 3]");
+    EXPECT("'ab' + 'cd' < 'abd'", "true");
+    fx_fini(&f);
+}
+
+Test(eval, logic_absorbs_errors) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("false && 1 / 0 == 1", "false");
+    EXPECT("1 / 0 == 1 && false", "false");
+    EXPECT("true || 1 / 0 == 1", "true");
+    EXPECT("1 / 0 == 1 || true", "true");
+    EXPECT("true && 1 / 0 == 1", "error: division by zero");
+    EXPECT("false || 1 / 0 == 1", "error: division by zero");
+    EXPECT("1 / 0 == 1 ? 1 : 2", "error: division by zero");
+    EXPECT("[1, 0].exists(x, 1 / x == 1)", "true");
+    fx_fini(&f);
+}
+
+Test(libs, quantity) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("quantity('200M') == quantity('0.2G')", "true");
+    EXPECT("quantity('50M').compareTo(quantity('50Mi'))", "-1");
+    EXPECT("quantity('50Mi').isGreaterThan(quantity('50M'))", "true");
+    EXPECT("quantity('1Ki').isLessThan(quantity('1024'))", "false");
+    EXPECT("quantity('1.5').isInteger()", "false");
+    EXPECT("quantity('3k').asInteger()", "3000");
+    EXPECT("quantity('1.5').asInteger()", "error: cannot convert value to integer");
+    EXPECT("quantity('1.5').asApproximateFloat()", "1.5");
+    EXPECT("quantity('1Gi').add(quantity('1Gi')) == quantity('2Gi')", "true");
+    EXPECT("quantity('1').sub(2) == quantity('-1')", "true");
+    EXPECT("sign(quantity('-5m'))", "-1");
+    EXPECT("isQuantity('10Mo') || isQuantity('')", "false");
+    EXPECT_PREFIX("quantity('200K')", "error: ");
+    EXPECT("device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0", "true");
+    fx_fini(&f);
+}
+
+Test(libs, semver) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("semver('1.2.3').major() + semver('1.2.3').minor() + semver('1.2.3').patch()", "6");
+    EXPECT("semver('1.0.0-rc.1').isLessThan(semver('1.0.0'))", "true");
+    EXPECT("semver('1.0.0+build') == semver('1.0.0')", "true");
+    EXPECT("semver('v1.2', true) == semver('1.2.0')", "true");
+    EXPECT("isSemver('1.0') || isSemver('01.0.0')", "false");
+    EXPECT("isSemver('v1', true)", "true");
+    EXPECT_PREFIX("semver('1.0')", "error: ");
+    EXPECT("device.attributes['gpu.example.com'].cc.isGreaterThan(semver('8.0.0'))", "true");
+    EXPECT("device.attributes['gpu.example.com'].cc.compareTo(semver('9.0.0'))", "0");
+    fx_fini(&f);
+}
+
+Test(libs, includes_and_optionals) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("device.attributes['gpu.example.com'].models.includes('h100')", "true");
+    EXPECT("device.attributes['gpu.example.com'].type.includes('gpu')", "true");
+    EXPECT("lists_dummy == 1", "compile: ERROR: <input>:1:1: undeclared reference to 'lists_dummy' (in container '')\n | lists_dummy == 1\n | ^");
+    /* 49 elements */
+    char buf[512] = "[";
+    for (int i = 0; i < 49; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%d", i ? "," : "", i);
+    strcat(buf, "].includes(3)");
+    EXPECT(buf, "error: 'includes' function cannot be applied to lists longer than 48 values");
+    EXPECT("optional.ofNonZeroValue(0).hasValue()", "false");
+    EXPECT("optional.none().orValue(3)", "3");
+    EXPECT("optional.of(1).or(optional.of(2)).value()", "1");
+    EXPECT("optional.none().value()", "error: optional.none() dereference");
+    EXPECT("[1, 2].first().value() + [1, 2].last().value()", "3");
+    EXPECT("optional.unwrap([optional.of(1), optional.none()])", "[1]");
+    fx_fini(&f);
+}
+
+Test(dra, device_maps) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    cr_expect_eq(fx_sel(&f, "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].type == 'gpu'", &e),
+                 CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].nope == 1", &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "no such key: nope");
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com']['nope'] == 1", &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "no such key: nope");
+    /* an unknown domain is an empty map, not an error, but `in` tells the truth */
+    cr_expect_eq(fx_sel(&f, "device.attributes['other.example.com'].size() == 0", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "'other.example.com' in device.attributes", &e), CEL_FALSE);
+    cr_expect_eq(fx_sel(&f, "'resource.kubernetes.io' in device.attributes", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['other.example.com'].x == 1", &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "no such key: x");
+    cr_expect_eq(fx_sel(&f, "has(device.attributes['gpu.example.com'].index)", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "has(device.attributes['gpu.example.com'].nope)", &e), CEL_FALSE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].?nope.orValue(1) == 1", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "'memory' in device.capacity['gpu.example.com']", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.driver == 'nic' && device.attributes['gpu.example.com'].nope", &e), CEL_FALSE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].exists_one(x, x == 'type')", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.attributes.exists(d, d == 'resource.kubernetes.io')", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.allowMultipleAllocations == false", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "cel.bind(d, device.attributes['gpu.example.com'], d.index < 4 && !d.mig)", &e), CEL_TRUE);
+    cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].index in [1, 3]", &e), CEL_TRUE);
+    fx_fini(&f);
+}
+
+Test(dra, conversion_error_fails_every_evaluation) {
+    fixture f;
+    fx_init(&f);
+    f.dev.conv_error = "attribute bad: unsupported attribute value";
+    err e;
+    cr_expect_eq(fx_sel(&f, "true", &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "attribute bad: unsupported attribute value");
+    fx_fini(&f);
+}
+
+Test(dra, limits) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    char *big = malloc(CEL_MAX_EXPRESSION_LEN + 2);
+    memset(big, ' ', CEL_MAX_EXPRESSION_LEN + 1);
+    big[0] = 't', big[1] = 'r', big[2] = 'u', big[3] = 'e';
+    big[CEL_MAX_EXPRESSION_LEN + 1] = '\0';
+    cr_expect_null(cel_compile(f.env, big, strlen(big), &e));
+    cr_expect_str_eq(e.msg, "Too long: may not be more than 10240 bytes");
+    big[CEL_MAX_EXPRESSION_LEN] = '\0';
+    cel_program *p = cel_compile(f.env, big, strlen(big), &e);
+    cr_expect_not_null(p);
+    cel_program_free(p);
+    free(big);
+    const char *L = "[1,2,3,4,5,6,7,8,9,10]";
+    char bomb[1024];
+    snprintf(bomb, sizeof bomb, "%s.all(a, %s.all(b, %s.all(c, %s.all(d, %s.all(e, %s.all(f, %s.all(g, true)))))))", L, L,
+             L, L, L, L, L);
+    cr_expect_eq(fx_sel(&f, bomb, &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "operation cancelled: actual cost limit exceeded");
+    snprintf(bomb, sizeof bomb, "%s.map(a, %s.map(b, %s.map(c, %s.map(d, %s.map(e, %s.map(f, 'xxxxxxxx')))))).size() > 0",
+             L, L, L, L, L, L);
+    cr_expect_eq(fx_sel(&f, bomb, &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "operation cancelled: actual cost limit exceeded");
+    /* the error is not absorbed by && */
+    snprintf(bomb, sizeof bomb, "false && %s.all(a, %s.all(b, %s.all(c, %s.all(d, %s.all(e, %s.all(f, %s.all(g, true)))))))",
+             L, L, L, L, L, L, L);
+    cr_expect_eq(fx_sel(&f, bomb, &e), CEL_FALSE);
+    fx_fini(&f);
+}
+
+Test(dra, cache) {
+    fixture f;
+    fx_init(&f);
+    cel_cache *c = cel_cache_new(f.env);
+    err e;
+    const char *s = "device.driver == 'gpu.example.com'";
+    const cel_program *p1 = cel_cache_get(c, s, strlen(s), &e);
+    const cel_program *p2 = cel_cache_get(c, s, strlen(s), &e);
+    cr_expect_not_null(p1);
+    cr_expect_eq(p1, p2);
+    cr_expect(cel_program_returns_bool(p1));
+    cr_expect_null(cel_cache_get(c, "nope", 4, &e));
+    cr_expect(strstr(e.msg, "undeclared reference to 'nope'") != NULL);
+    cr_expect_eq(cel_eval_bool(p1, &f.dev, f.ctx, &e), CEL_TRUE);
+    cel_cache_free(c);
+    fx_fini(&f);
+}
+
+Test(dra, eval_attr) {
+    fixture f;
+    fx_init(&f);
+    arena a;
+    arena_init(&a, 0);
+    err e;
+    const char *s = "device.attributes['gpu.example.com'].models.map(m, m + '-x')";
+    cel_program *p = cel_compile(f.any, s, strlen(s), &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    cel_attr out;
+    cr_expect_not(cel_eval_attr(p, &f.dev, f.ctx, false, &a, &out, &e));
+    cr_expect(cel_eval_attr(p, &f.dev, f.ctx, true, &a, &out, &e));
+    cr_expect_eq(out.kind, CEL_ATTR_STRINGS);
+    cr_expect_eq(out.count, 2);
+    cr_expect_eq(out.u.strs[1].len, 6);
+    cel_program_free(p);
+    arena_free(&a);
+    fx_fini(&f);
+}
