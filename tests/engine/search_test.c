@@ -76,3 +76,14 @@ Test(search, two_requests_wanting_more_than_free_answer_fast, .timeout = 5) {
     cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));
     json_decref(out);
 }
+
+Test(search, list_distinct_backtracking_removes_entries) {
+    /* Pairwise-disjoint sets across three requests; the first two choices for req-0
+     * fail later, so entries must be taken back exactly. */
+    json_t *out = run("list-distinct-backtracking-removes");
+    cr_assert_not_null(json_object_get(out, "allocations"));
+    cr_assert_str_eq(result_device(out, 0, 0), "d3");
+    cr_assert_str_eq(result_device(out, 0, 1), "d4");
+    cr_assert_str_eq(result_device(out, 0, 2), "d0");
+    json_decref(out);
+}
