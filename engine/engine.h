@@ -17,6 +17,17 @@
  *   dra_alloc_ctx    per-thread scratch for dra_allocate (an arena, CEL scratch); reuse
  *                    it call after call — the search itself never mallocs.
  *
+ * Typical use (what `dralloc allocate` and a benchmark do):
+ *   dra_world *w = dra_world_new(true);
+ *   dra_world_load_path(w, "cluster.yaml", &e);          // or dra_world_add_json per object
+ *   dra_world_freeze(w);
+ *   dra_allocated *st = dra_allocated_new(w);            // + dra_allocated_add_claim per allocated claim
+ *   dra_nodeview *v = dra_nodeview_new(w, dra_world_find_node(w, "node-1"), &features, &e);
+ *   dra_alloc_ctx *x = dra_alloc_ctx_new();
+ *   dra_alloc_result *res;
+ *   if (dra_allocate(x, v, st, &claim, 1, &res, &e) == DRA_ALLOC_OK)
+ *       json_t *j = dra_alloc_result_to_json(&res[0]);  // status.allocation
+ *
  * Outcomes follow Kubernetes: success (one AllocationResult per claim), unsatisfiable
  * on this node (no error), a per-node error (invalid pools), or a fatal error (CEL
  * error, missing class, ...) whose text matches Kubernetes'. */
