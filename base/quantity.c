@@ -579,6 +579,13 @@ bool quantity_is_zero(const quantity *q) { return q->mant == 0; }
 /* Compares ma × 10^ea with mb × 10^eb, both magnitudes non-zero. */
 static int qty_cmp_mag(u128 ma, int64_t ea, u128 mb, int64_t eb) {
     if (ea == eb) return ma < mb ? -1 : ma > mb;
+    /* the common case: both mantissas within 64 bits and scales at most 10^18
+     * apart, so aligning them cannot overflow 128 bits */
+    if ((ma >> 64) == 0 && (mb >> 64) == 0 && ea - eb <= 18 && eb - ea <= 18) {
+        if (ea > eb) ma *= POW10[ea - eb];
+        else mb *= POW10[eb - ea];
+        return ma < mb ? -1 : ma > mb;
+    }
     int64_t la = qty_ndigits(ma) + ea, lb = qty_ndigits(mb) + eb;
     if (la != lb) return la < lb ? -1 : 1;
     /* same order of magnitude, so |ea - eb| <= 38: divide the finer one down */
