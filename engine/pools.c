@@ -37,6 +37,11 @@ static int cmp_pool(const void *a, const void *b) {
     return strcmp(x->pool, y->pool);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static bool is_counter_slice(const dra_nodeview *v, const dra_slice *s) {
     return v->f.partitionable && s->nshared > 0;
 }
@@ -192,8 +197,20 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     hmap idx;
     hmap_init(&idx);
     bool ok = true;
-    for (size_t i = 0; i < w->slices.n && ok; i++) {
-        const dra_slice *s = w->slices.v[i];
+    /* The node's own slices (by nodeName) and all slices without a node name, in
+     * input order; slices naming another node are never relevant here. */
+    size_t nown = 0;
+    uint32_t *order = xmalloc((w->slices.n + 1) * sizeof *order);
+    {
+        uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
+        uint64_t head = 0;
+        if (nid) hmap_get(&w->slices_by_node, nid, &head);
+        for (uint32_t si = (uint32_t)head; si; si = w->node_next[si - 1]) order[nown++] = si - 1;
+        for (size_t k = 0; k < w->unnamed.n; k++) order[nown++] = w->unnamed.v[k];
+        qsort(order, nown, sizeof *order, cmp_u32);
+    }
+    for (size_t oi = 0; oi < nown && ok; oi++) {
+        const dra_slice *s = w->slices.v[order[oi]];
         if (!f->partitionable && (s->per_device_node_selection != -1 || s->nshared > 0)) continue;
         bool rel;
         if (!slice_relevant(v, s, &rel, e)) {
@@ -216,6 +233,7 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         if (s->generation == g->gen) DRA_VEC_PUSH(g->rel, s);
     }
     hmap_free(&idx);
+    free(order);
     if (!ok) {
         for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
         free(gp.v);

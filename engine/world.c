@@ -21,6 +21,7 @@ dra_world *dra_world_new(bool apply_defaults) {
     w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
+    hmap_init(&w->slices_by_node);
     return w;
 }
 
@@ -36,6 +37,9 @@ void dra_world_free(dra_world *w) {
     free(w->nodes.v);
     free(w->pods.v);
     free(w->pool_next);
+    free(w->node_next);
+    free(w->unnamed.v);
+    hmap_free(&w->slices_by_node);
     hmap_free(&w->class_by_name);
     hmap_free(&w->slices_by_pool);
     arena_free(&w->mem);
@@ -183,6 +187,21 @@ void dra_world_freeze(dra_world *w) {
         w->pool_next[i] = (uint32_t)head;
         hmap_put(&w->slices_by_pool, w->slices.v[i]->pool_key, i + 1);
     }
+    hmap_clear(&w->slices_by_node);
+    free(w->node_next);
+    w->node_next = xcalloc(w->slices.n + 1, sizeof *w->node_next);
+    w->unnamed.n = 0;
+    for (size_t i = w->slices.n; i-- > 0;) {
+        const dra_slice *sl = w->slices.v[i];
+        if (!sl->node_name || !*sl->node_name) continue;
+        uint32_t id = intern_cstr(w->names, sl->node_name);
+        uint64_t head = 0;
+        hmap_get(&w->slices_by_node, id, &head);
+        w->node_next[i] = (uint32_t)head;
+        hmap_put(&w->slices_by_node, id, i + 1);
+    }
+    for (size_t i = 0; i < w->slices.n; i++)
+        if (!w->slices.v[i]->node_name || !*w->slices.v[i]->node_name) DRA_VEC_PUSH(w->unnamed, (uint32_t)i);
     w->frozen = true;
 }
 

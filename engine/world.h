@@ -40,6 +40,11 @@ struct dra_world {
     hmap class_by_name;      /* interned name → index + 1 (the last one loaded wins) */
     hmap slices_by_pool;     /* pool_key → index+1 of the first slice; chain via pool_next */
     uint32_t *pool_next;     /* per slice: index+1 of the next slice of the same pool, 0 ends */
+    /* Kubernetes looks at a node's own slices (spec.nodeName) and the ones without a
+     * node name only; indexing them keeps gathering proportional to what the node sees. */
+    hmap slices_by_node;     /* interned nodeName → index+1 of the first slice; chain via node_next */
+    uint32_t *node_next;
+    DRA_VEC(uint32_t) unnamed;   /* slices without nodeName, in input order */
     bool frozen;
 };
 
