@@ -7,7 +7,11 @@
  * non-zero values are rounded up in magnitude to nano precision (exp >= -9) when
  * parsed. `format` remembers the suffix family the value was written in
  * (BinarySI, DecimalSI, DecimalExponent), which canonical printing needs.
- * Values too large for the mantissa are rejected with an error, never wrapped. */
+ * Values too large for the mantissa are rejected with an error, never wrapped.
+ * The split between mant and exp follows Kubernetes' own (the digits as written on
+ * its int64 fast path, a 10^-9 scale on its inf.Dec slow path), because AsInt64 and
+ * AsApproximateFloat64 observe it: equal values can have different fields, so compare
+ * with quantity_cmp, never field by field. */
 #ifndef DRA_QUANTITY_H
 #define DRA_QUANTITY_H
 
@@ -26,9 +30,9 @@ typedef struct quantity {
     uint8_t format;            /* quantity_fmt */
     /* 1 when Kubernetes would hold this value in its inf.Dec form rather than its
      * int64-with-scale fast form (parse took the slow path, or arithmetic overflowed
-     * int64). Only quantity_to_int64 (AsInt64, CEL isInteger/asInteger) looks at it;
-     * 0 — what a zero-initialised struct has — is the int64 form. Added after the
-     * other fields, inside what used to be padding. */
+     * int64). Only quantity_to_int64 (AsInt64, CEL isInteger/asInteger) and
+     * quantity_keeps_text look at it; 0 — what a zero-initialised struct has — is the
+     * int64 form. Added after the other fields, inside what used to be padding. */
     uint8_t big;
 } quantity;
 
@@ -46,10 +50,11 @@ int quantity_cmp(const quantity *a, const quantity *b);   /* -1, 0, 1; exact */
 int quantity_sign(const quantity *q);                     /* -1, 0, 1 */
 bool quantity_is_zero(const quantity *q);
 /* a + b and a - b, exact; false on overflow of the representation. The result
- * keeps a's format (as Kubernetes' Add does). */
+ * keeps a's format, or takes b's when a is zero (as Kubernetes' Add/Sub do). out may
+ * alias a or b. */
 bool quantity_add(const quantity *a, const quantity *b, quantity *out);
 bool quantity_sub(const quantity *a, const quantity *b, quantity *out);
-/* a × k, exact; false on overflow. */
+/* a × k, exact; false on overflow. Keeps a's format. */
 bool quantity_mul_int(const quantity *a, int64_t k, quantity *out);
 /* ceil(a / b) for b > 0, as an integer; false when b <= 0 or the quotient overflows. */
 bool quantity_div_ceil(const quantity *a, const quantity *b, int64_t *out);
