@@ -274,8 +274,8 @@ int semver_cmp(const semver *a, const semver *b) {
     if (!bp) return -1;
     const char *pa = a->pre, *pb = b->pre, *ea = a->pre + a->pre_len, *eb = b->pre + b->pre_len;
     for (;;) {
-        const char *ia, *ib;
-        size_t la, lb;
+        const char *ia = NULL, *ib = NULL;
+        size_t la = 0, lb = 0;
         bool ha = sv_next_id(&pa, ea, &ia, &la), hb = sv_next_id(&pb, eb, &ib, &lb);
         if (!ha || !hb) return ha == hb ? 0 : (ha ? 1 : -1);
         int c = sv_cmp_id(ia, la, ib, lb);
