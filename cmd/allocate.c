@@ -335,6 +335,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             continue;
         }
         rc = 1;
+        char why[4096];
+        why[0] = '\0';
+        if (s == DRA_ALLOC_UNSAT) dra_alloc_explain(x, why, sizeof why);
         for (size_t k = 0; k < jobs[i].n; k++) {
             obj_name(jobs[i].claims[k], buf, sizeof buf);
             if (s == DRA_ALLOC_UNSAT)
@@ -342,6 +345,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                         "ResourceClaim %s: cannot be allocated on node %s: no combination of available devices "
                         "satisfies the requests, selectors and constraints%s\n",
                         buf, node_name, jobs[i].n > 1 ? " (allocated together with the pod's other claims)" : "");
+        if (why[0]) fputs(why, stderr);
             else
                 fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae.msg);
         }

@@ -699,3 +699,54 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (out) *out = x->out;
     return DRA_ALLOC_OK;
 }
+
+/* ---- diagnostics ------------------------------------------------------------------------ */
+
+size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n) {
+    size_t off = 0;
+    if (!n) return 0;
+    buf[0] = '\0';
+    if (!x->v || !x->cs) return 0;
+    const dra_nodeview *v = x->v;
+    uint32_t usable = 0, incomplete = 0, invalid = 0;
+    for (uint32_t p = 0; p < v->npools; p++) {
+        if (v->pools[p].incomplete) incomplete++;
+        else if (v->pools[p].invalid) invalid++;
+        else usable += v->pools[p].ncands;
+    }
+#define OUT(...)                                                                       \
+    do {                                                                               \
+        if (off < n) off += (size_t)snprintf(buf + off, n - off, __VA_ARGS__);        \
+    } while (0)
+    OUT("node %s: %u pool(s), %u device(s) in complete and valid pools", v->node ? v->node->name : "?", v->npools,
+        usable);
+    if (incomplete) OUT(", %u pool(s) incomplete (being updated)", incomplete);
+    if (invalid) OUT(", %u pool(s) invalid", invalid);
+    OUT("\n");
+    for (size_t ci = 0; ci < x->ncs; ci++) {
+        dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t s = 0; s < cs->nvar[ri]; s++) {
+                dra_req_data *rd = &cs->reqs[ri][s];
+                uint32_t match = 0, fr = 0;
+                bool errs = false;
+                for (uint32_t c = 0; c < v->ncands; c++) {
+                    const dra_pool *p = &v->pools[v->cands[c].pool];
+                    if (p->incomplete || p->invalid) continue;
+                    int sel = selectable(x, cs, rd, c, true);
+                    if (sel < 0) errs = true;
+                    if (sel <= 0) continue;
+                    match++;
+                    uint64_t val;
+                    if (rd->admin || !x->st || !hmap_get(&x->st->devices, v->cands[c].key, &val)) fr++;
+                }
+                OUT("  claim %s, request %s: wants %s%lld, %u device(s) match class %s and the selectors, %u of them "
+                    "not allocated yet%s\n",
+                    cs->obj, rd->name, rd->all_mode ? "all, i.e. " : "", (long long)rd->num_devices, match,
+                    rd->cls ? rd->cls->name : "?", fr, errs ? " (some selectors fail to evaluate)" : "");
+            }
+        if (cs->claim->nconstraints) OUT("  claim %s has %u constraint(s) that must hold as well\n", cs->obj, cs->claim->nconstraints);
+    }
+#undef OUT
+    return off < n ? off : n - 1;
+}

@@ -49,6 +49,9 @@ typedef struct dra_features {
     bool binding_conditions;    /* DRADeviceBindingConditions + DRAResourceClaimDeviceStatus */
     bool consumable_capacity;   /* DRAConsumableCapacity */
     bool list_type_attributes;  /* DRAListTypeAttributes */
+    bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
+    bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
+    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
 } dra_features;
 
 /* Kubernetes 1.37 defaults. */
@@ -137,6 +140,9 @@ typedef struct dra_alloc_result {
  * until the next call with this ctx) holds claim i's result. `state` may be NULL. */
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
+/* After DRA_ALLOC_UNSAT: why, per request (devices on the node, how many match the
+ * class and selectors, how many of those are free), as text for a user. */
+size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n);
 /* allocateOne invocations of the last call (search effort, as Go counts it). */
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);
 
