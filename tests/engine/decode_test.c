@@ -127,3 +127,39 @@ Test(features, gates) {
     cr_assert_not(f.binding_conditions);
     cr_assert_not(dra_features_parse(&f, "NoSuchGate=true", &e));
 }
+
+Test(decode, yaml_anchors_quotes_and_numbers) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    cr_assert(load_yaml(w,
+                        "kind: ResourceSlice\n"
+                        "metadata: {name: s}\n"
+                        "spec:\n"
+                        "  driver: d\n"
+                        "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+                        "  allNodes: true\n"
+                        "  devices:\n"
+                        "  - &dev\n"
+                        "    name: a\n"
+                        "    attributes:\n"
+                        "      v: {version: 1.2.3}\n"
+                        "      s: {string: \"true\"}\n"
+                        "      i: {int: 7}\n"
+                        "    capacity:\n"
+                        "      memory: {value: 8}\n"
+                        "  - <<: *dev\n"
+                        "    name: b\n",
+                        &e),
+              "%s", e.msg);
+    dra_world_freeze(w);
+    const dra_slice *s = w ? NULL : NULL;
+    (void)s;
+    dra_node n = {.name = "x"};
+    dra_features f;
+    dra_features_default(&f);
+    dra_nodeview *v = dra_nodeview_new(w, &n, &f, &e);
+    cr_assert_not_null(v);
+    dra_nodeview_free(v);
+    dra_world_free(w);
+}

@@ -177,3 +177,31 @@ Test(nodes, invalid_operator_is_an_error) {
     cr_assert(strstr(e.msg, "gather pool information") != NULL, "%s", e.msg);
     dra_world_free(w);
 }
+
+Test(nodes, selector_operators) {
+    dra_label labels[] = {{"gpus", "8"}, {"zone", "a"}};
+    dra_node n = {.name = "n1", .labels = labels, .nlabels = 2};
+    dra_ns_req gt = {.key = "gpus", .op_text = "Gt", .op = DRA_NS_GT, .values = {(const char *[]){"4"}, 1}};
+    dra_ns_req lt = {.key = "gpus", .op_text = "Lt", .op = DRA_NS_LT, .values = {(const char *[]){"4"}, 1}};
+    dra_ns_req notin = {.key = "zone", .op_text = "NotIn", .op = DRA_NS_NOT_IN, .values = {(const char *[]){"b"}, 1}};
+    dra_ns_req dne = {.key = "rack", .op_text = "DoesNotExist", .op = DRA_NS_DOES_NOT_EXIST};
+    dra_ns_req name = {.key = "metadata.name", .op_text = "In", .op = DRA_NS_IN, .values = {(const char *[]){"n1"}, 1}};
+    err e;
+    err_clear(&e);
+    bool m;
+    dra_ns_term t1 = {.exprs = (dra_ns_req[]){gt, notin, dne}, .nexprs = 3, .fields = &name, .nfields = 1};
+    dra_node_selector s1 = {.terms = &t1, .nterms = 1};
+    cr_assert(dra_node_matches(&n, NULL, false, &s1, &m, &e));
+    cr_assert(m);
+    dra_ns_term t2 = {.exprs = &lt, .nexprs = 1};
+    dra_ns_term empty = {0};
+    dra_node_selector s2 = {.terms = (dra_ns_term[]){t2, empty}, .nterms = 2};
+    cr_assert(dra_node_matches(&n, NULL, false, &s2, &m, &e));
+    cr_assert_not(m, "Lt fails and an empty term matches nothing");
+    cr_assert(dra_node_matches(&n, "n2", true, &s1, &m, &e));
+    cr_assert_not(m, "nodeName wins over allNodes and the selector");
+    cr_assert(dra_node_matches(&n, NULL, true, NULL, &m, &e));
+    cr_assert(m);
+    cr_assert(dra_node_matches(&n, NULL, false, NULL, &m, &e));
+    cr_assert_not(m, "nothing set matches nothing");
+}
