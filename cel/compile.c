@@ -25,6 +25,13 @@ typedef struct comp {
 } comp;
 
 static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
+    switch (op) {
+    case OP_DEVICE: c->p->touches |= CEL_TOUCH_ATTRS | CEL_TOUCH_CAPS; break;
+    case OP_DEVMAP: case OP_DEVDOMAIN: case OP_HAS_DOMAIN: c->p->touches |= CEL_TOUCH_ATTRS | CEL_TOUCH_CAPS; break;
+    case OP_DEVATTR: case OP_HAS_DEVATTR: case OP_ATTR_EQK: case OP_ATTR_NEK: c->p->touches |= CEL_TOUCH_ATTRS; break;
+    case OP_DEVCAP: case OP_HAS_DEVCAP: c->p->touches |= CEL_TOUCH_CAPS; break;
+    default: break;
+    }
     cel_inst *i = ARENA_NEW(&c->p->a, cel_inst);
     i->op = (uint8_t)op;
     i->pos = pos;

@@ -707,3 +707,43 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
     else err_set(e, "CEL result of type %s could not be converted to bool", cel_kind_type_name(&v));
     return CEL_ERROR;
 }
+
+/* How far ahead cel_eval_bool_many prefetches: far enough to cover a memory latency
+ * with a few evaluations, near enough that the lines are still cached when used. */
+#define PREFETCH_AHEAD 4
+
+static inline void prefetch_device(const cel_device *d, unsigned touches) {
+    if (touches & CEL_TOUCH_ATTRS) {
+        const char *a = (const char *)d->attrs;
+        size_t bytes = (size_t)d->nattrs * sizeof(cel_attr);
+        for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(a + o);
+    }
+    if ((touches & CEL_TOUCH_CAPS) && d->ncaps) {
+        const char *c = (const char *)d->caps;
+        size_t bytes = (size_t)d->ncaps * sizeof(cel_capacity);
+        for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
+    }
+}
+
+size_t cel_eval_bool_many(const cel_program *p, const cel_device *devs, size_t n, cel_eval_ctx *x, cel_result *out,
+                          err *e, size_t *first_error) {
+    size_t trues = 0;
+    bool have_err = false;
+    err tmp;
+    unsigned t = p->touches;
+    for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++) prefetch_device(&devs[i], t);
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n) {
+            if (i + PREFETCH_AHEAD + 4 < n) __builtin_prefetch(&devs[i + PREFETCH_AHEAD + 4]);
+            prefetch_device(&devs[i + PREFETCH_AHEAD], t);
+        }
+        cel_result r = cel_eval_bool(p, &devs[i], x, have_err ? &tmp : e);
+        out[i] = r;
+        trues += r == CEL_TRUE;
+        if (r == CEL_ERROR && !have_err) {
+            have_err = true;
+            if (first_error) *first_error = i;
+        }
+    }
+    return trues;
+}

@@ -83,12 +83,15 @@ typedef struct cel_prep {
     void (*release)(void *);
 } cel_prep;
 
+enum { CEL_TOUCH_ATTRS = 1, CEL_TOUCH_CAPS = 2 };
+
 struct cel_program {
     arena a;
     const cel_env *env;
     const cel_inst *root;
     const cel_type *type;
     uint32_t nslots;
+    uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (prefetching) */
     cel_prep *preps;
     uint32_t npreps, cappreps;
 };
