@@ -213,7 +213,12 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         }
     dra_world_freeze(w);
     const dra_node *node = dra_world_find_node(w, node_name);
-    if (!node) node = dra_world_add_node(w, node_name, NULL, 0);
+    if (!node) {
+        /* Without the Node object its labels are unknown: node selectors on labels
+         * will not match. Say so, since the result depends on it. */
+        fprintf(stderr, "dralloc allocate: note: Node %s is not in the input; assuming it has no labels\n", node_name);
+        node = dra_world_add_node(w, node_name, NULL, 0);
+    }
 
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
