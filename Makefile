@@ -21,7 +21,7 @@ release: deps
 	@cmake --build build-release -j $(JOBS)
 
 test: build
-	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure
+	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
 
 run: release
