@@ -112,5 +112,8 @@ extern const cel_library cel_lib_regex;      /* matches, find, findAll (RE2) */
 extern const cel_library cel_lib_strings;    /* cel-go ext.Strings v2 */
 extern const cel_library cel_lib_lists;      /* Kubernetes lists + cel-go ext.Lists v3 */
 extern const cel_library cel_lib_sets;       /* cel-go ext.Sets */
+extern const cel_library cel_lib_net;        /* Kubernetes IP and CIDR */
+extern const cel_library cel_lib_url;        /* Kubernetes URLs */
+extern const cel_library cel_lib_format;     /* Kubernetes named formats */
 
 #endif

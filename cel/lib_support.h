@@ -152,6 +152,12 @@ static inline cel_value lib_runes_string(arena *a, const uint32_t *r, size_t k) 
     return abuf_string(&b);
 }
 
+/* ---- shared between library files ------------------------------------------------- */
+
+/* Go's url.ParseRequestURI(s) error text (`parse "x": invalid URI for request`), or
+ * NULL when s parses (lib_url.c; the format library's "uri" uses it). */
+const char *cel_lib_url_request_uri_error(arena *a, const char *s, size_t n);
+
 /* Cost of traversing a string of n bytes: cel-go's StringTraversalCostFactor 0.1. */
 static inline uint64_t lib_str_cost(size_t n) { return (uint64_t)(n / 10); }
 

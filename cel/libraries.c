@@ -13,6 +13,9 @@ const cel_library *const cel_libraries[] = {
     &cel_lib_strings,
     &cel_lib_lists,
     &cel_lib_sets,
+    &cel_lib_net,
+    &cel_lib_url,
+    &cel_lib_format,
 };
 
 const size_t cel_nlibraries = ARRAY_SIZE(cel_libraries);

@@ -16,6 +16,7 @@
  * reach them and abort), so errors surface exactly as upstream. Selector results are
  * cached per (request, candidate) for the call. */
 #include "engine/alloc_internal.h"
+#include "engine/derived.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +125,7 @@ static int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data 
                 r = 0;
             }
         }
+        if (r == 1 && rd->derived) r = dra_derived_eval(x, cs, rd, cand, &msg);
         if (r < 0) {
             if (!rd->sel_err) rd->sel_err = ARENA_NEWN(&x->a, const char *, x->v->ncands);
             rd->sel_err[cand] = msg;
@@ -163,6 +165,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     if (!rd->cls)
         return fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     cs->obj, spec->name, spec->class_name, spec->class_name);
+    if (!dra_derived_prepare(x, cs, rd)) return false;
     if (!strcmp(spec->mode, "ExactCount")) {
         rd->num_devices = spec->count;
     } else if (!strcmp(spec->mode, "All")) {
@@ -302,6 +305,7 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
     }
     for (uint32_t k = 0; k < cs->ncons; k++) {
         if (!rd->applies[k]) continue;
+        if (x->f->derived_attributes) dra_derived_bind(x, rd, k, cand, &cs->cons[k]);
         if (!dra_cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) {
             undo_constraints(cs, rd, k);
             if (counters) dra_rs_counters_give(x, cand);

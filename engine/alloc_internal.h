@@ -38,6 +38,9 @@ typedef struct dra_cstate {
     const dra_attr_text *dtext[DRA_RESULTS_MAX + 2];
     dra_velem *buf;          /* element storage for the stack, used LIFO */
     size_t buf_used, buf_cap;
+    /* derived attribute shadowing the named one for the device being added (derived.c) */
+    const cel_attr *dv;
+    const dra_attr_text *dv_text;
 } dra_cstate;
 
 void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, bool list_mode);
@@ -61,6 +64,7 @@ typedef struct dra_req_data {
     uint8_t *sel;                /* per candidate: 0 unknown, 1 no, 2 yes, 3 error */
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
+    struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */
 } dra_req_data;
 
 typedef struct dra_res_entry {

@@ -32,6 +32,10 @@ void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, 
 }
 
 static const cel_attr *lookup(const dra_cstate *s, const dra_device *d, const dra_attr_text **text) {
+    if (s->dv) {   /* a derived attribute of the request shadows the device's own */
+        *text = s->dv_text;
+        return s->dv;
+    }
     uint32_t dom = s->no_slash ? d->cel.driver_id : s->domain;
     for (uint32_t i = 0; i < d->cel.nattrs; i++)
         if (d->cel.attrs[i].domain == dom && d->cel.attrs[i].name == s->id) {

@@ -4,6 +4,7 @@
  * count, adminAccess, tolerations, capacity requests), so features that are still
  * off in the allocator only need logic, not decoding. */
 #include "engine/decode_util.h"
+#include "engine/derived.h"
 
 #include <string.h>
 
@@ -132,7 +133,7 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
         }
         dpop(c, m);
     }
-    return true;
+    return dra_derived_decode(c, o, r);
 }
 
 static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
@@ -359,6 +360,7 @@ bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *
             }
         }
     }
+    n->raw_json = dra_djson_text(&c, obj);
     return true;
 }
 
@@ -406,5 +408,6 @@ bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e)
         }
         dpop(&c, m);
     }
+    p->raw_json = dra_djson_text(&c, obj);
     return true;
 }

@@ -49,6 +49,9 @@ typedef struct dra_features {
     bool binding_conditions;    /* DRADeviceBindingConditions + DRAResourceClaimDeviceStatus */
     bool consumable_capacity;   /* DRAConsumableCapacity */
     bool list_type_attributes;  /* DRAListTypeAttributes */
+    bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
+    bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
+    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
 } dra_features;
 
 /* Kubernetes 1.37 defaults. */

@@ -17,6 +17,9 @@ void dra_features_default(dra_features *f) {
         .binding_conditions = true,    /* beta, on (both gates) */
         .consumable_capacity = true,   /* beta, on */
         .list_type_attributes = false, /* alpha */
+        .derived_attributes = false,   /* alpha in 1.37 */
+        .extended_resource = true,     /* on by default in 1.37 */
+        .workload_claims = false,      /* beta in 1.37, off by default */
     };
 }
 
@@ -44,9 +47,11 @@ bool dra_features_parse(dra_features *f, const char *spec, err *e) {
         else if (!strcmp(tok, "DRAResourceClaimDeviceStatus")) status = on;
         else if (!strcmp(tok, "DRAConsumableCapacity")) f->consumable_capacity = on;
         else if (!strcmp(tok, "DRAListTypeAttributes")) f->list_type_attributes = on;
-        else if (!strcmp(tok, "DynamicResourceAllocation") || !strcmp(tok, "DRAExtendedResource") ||
-                 !strcmp(tok, "DRADeviceTaintRules") || !strcmp(tok, "DRASchedulerFilterTimeout") ||
-                 !strcmp(tok, "DRADerivedAttributes") || !strcmp(tok, "DRAWorkloadResourceClaims"))
+        else if (!strcmp(tok, "DRADerivedAttributes")) f->derived_attributes = on;
+        else if (!strcmp(tok, "DRAExtendedResource")) f->extended_resource = on;
+        else if (!strcmp(tok, "DRAWorkloadResourceClaims")) f->workload_claims = on;
+        else if (!strcmp(tok, "DynamicResourceAllocation") || !strcmp(tok, "DRADeviceTaintRules") ||
+                 !strcmp(tok, "DRASchedulerFilterTimeout"))
             continue;
         else return err_set(e, "unknown feature gate %s", tok);
     }

@@ -3,6 +3,7 @@
  * (no API defaulting), the claims are allocated together on the node, and the
  * outcome is returned in the case's expectation shape. Shared by
  * `dralloc allocate --fixture` and the conformance runner. */
+#include "engine/extres.h"
 #include "engine/world.h"
 
 #include <string.h>
@@ -43,7 +44,12 @@ json_t *dra_fixture_run(const json_t *c, err *e) {
         .binding_conditions = feature(fs, "deviceBindingConditions") || feature(fs, "deviceStatus"),
         .consumable_capacity = feature(fs, "consumableCapacity"),
         .list_type_attributes = feature(fs, "listTypeAttributes"),
+        .derived_attributes = feature(fs, "derivedAttributes"),
+        .extended_resource = !json_is_false(json_object_get(fs, "extendedResource")),
+        .workload_claims = feature(fs, "workloadResourceClaims"),
     };
+    /* a pod to schedule (extended resources, PodGroup claims): engine/extres_case.c */
+    if (json_object_get(c, "pod")) return dra_podcase_run(c, &f, e);
     dra_world *w = dra_world_new(false);
     json_t *out = NULL;
     dra_allocated *st = NULL;

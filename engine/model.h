@@ -166,6 +166,14 @@ typedef struct dra_cap_request {
     quantity value;
 } dra_cap_request;
 
+/* derivedAttributes[] entry (DRADerivedAttributes): a virtual attribute computed
+ * per candidate device, seen only by matchAttribute / distinctAttribute. */
+typedef struct dra_derived_attr {
+    const char *name;        /* "domain/id" as written */
+    uint32_t domain, id;     /* interned parts (0 when the name has no '/') */
+    const char *expression;
+} dra_derived_attr;
+
 /* What ExactDeviceRequest and DeviceSubRequest have in common. */
 typedef struct dra_request_spec {
     const char *name;
@@ -181,6 +189,8 @@ typedef struct dra_request_spec {
     dra_cap_request *caps;
     uint32_t ncaps;
     bool has_capacity;       /* capacity field present (even empty) */
+    dra_derived_attr *derived;   /* derivedAttributes (engine/derived.c) */
+    uint32_t nderived;
 } dra_request_spec;
 
 typedef struct dra_request {
@@ -250,6 +260,7 @@ typedef struct dra_node {
     const char *name;
     dra_label *labels;
     uint32_t nlabels;
+    const char *raw_json;    /* the object as read (status.allocatable for engine/extres.c) */
 } dra_node;
 
 typedef struct dra_pod_claim {
@@ -263,6 +274,7 @@ typedef struct dra_pod {
     const char *ns, *name, *node_name;
     dra_pod_claim *claims;
     uint32_t nclaims;
+    const char *raw_json;    /* the object as read (containers, schedulingGroup: extres.c, podgroup.c) */
 } dra_pod;
 
 #endif

@@ -3,6 +3,8 @@
  * freezing (indexes by class name and by pool), read accessors, and the allocated
  * state (devices in use, shared IDs, consumed capacity) that allocation reads. */
 #include "engine/world.h"
+#include "engine/podgroup.h"
+#include "engine/taintrule.h"
 
 #include "base/strbuf.h"
 
@@ -18,6 +20,8 @@ dra_world *dra_world_new(bool apply_defaults) {
     w->names = intern_new();
     w->env = cel_env_new_dra(w->names);
     w->cel = cel_cache_new(w->env);
+    w->env_any = cel_env_new_dra_any(w->names);
+    w->cel_any = cel_cache_new(w->env_any);
     w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
@@ -28,6 +32,10 @@ dra_world *dra_world_new(bool apply_defaults) {
 void dra_world_free(dra_world *w) {
     if (!w) return;
     cel_cache_free(w->cel);
+    cel_cache_free(w->cel_any);
+    cel_env_free(w->env_any);
+    free(w->taint_rules.v);
+    free(w->podgroups.v);
     cel_env_free(w->env);
     intern_free(w->names);
     free(w->classes.v);
@@ -94,6 +102,10 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
         dra_pod *p = ARENA_NEW(&w->mem, dra_pod);
         if (!dra_decode_pod(&w->dec, obj, p, e)) return false;
         DRA_VEC_PUSH(w->pods, p);
+    } else if (!strcmp(kind, "DeviceTaintRule")) {
+        if (!dra_taintrule_add(w, obj, e)) return false;
+    } else if (!strcmp(kind, "PodGroup")) {
+        if (!dra_podgroup_add(w, obj, e)) return false;
     }
     return true;
 }
@@ -202,6 +214,7 @@ void dra_world_freeze(dra_world *w) {
     }
     for (size_t i = 0; i < w->slices.n; i++)
         if (!w->slices.v[i]->node_name || !*w->slices.v[i]->node_name) DRA_VEC_PUSH(w->unnamed, (uint32_t)i);
+    dra_taintrule_apply(w);
     w->frozen = true;
 }
 

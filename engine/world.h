@@ -46,6 +46,13 @@ struct dra_world {
     uint32_t *node_next;
     DRA_VEC(uint32_t) unnamed;   /* slices without nodeName, in input order */
     bool frozen;
+    /* derived attribute expressions (derived.c): CEL without the bool-result rule */
+    cel_env *env_any;
+    cel_cache *cel_any;
+    /* DeviceTaintRules (taintrule.c), merged into device taints at freeze; PodGroups (podgroup.c) */
+    DRA_VEC(struct dra_taint_rule *) taint_rules;
+    bool taint_rules_applied;
+    DRA_VEC(struct dra_podgroup *) podgroups;
 };
 
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */

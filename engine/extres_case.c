@@ -1,0 +1,75 @@
+/* extres_case.c — allocator cases with a "pod" (testdata/README.md): the shared case
+ * format (features, node, classes, slices, claims, allocatedDevices) plus
+ *   "pod":        the Pod to schedule on the node,
+ *   "pods":       other Pods (those bound to the node count against device-plugin
+ *                 allocatable),
+ *   "templates":  ResourceClaimTemplates, "podGroups": PodGroups,
+ *   "deviceTaintRules": DeviceTaintRules,
+ * and "node" may carry status.allocatable. Objects are hand-written, so the API
+ * server's defaults apply (allocationMode ExactCount, count 1). Claims that already
+ * have status.allocation are in use. The outcome is dra_pod_allocate's object. */
+#include "engine/extres.h"
+
+#include "engine/world.h"
+
+#include <string.h>
+
+static bool add_one(dra_world *w, const json_t *v, const char *key, const char *kind, err *e) {
+    json_t *o = json_copy((json_t *)v);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return err_set(e, "case field %s: expected object", key);
+    }
+    if (!json_object_get(o, "kind")) json_object_set_new(o, "kind", json_string(kind));
+    bool ok = dra_world_add_json(w, o, e);
+    json_decref(o);
+    return ok;
+}
+
+static bool add_list(dra_world *w, const json_t *c, const char *key, const char *kind, err *e) {
+    const json_t *v = json_object_get(c, key);
+    if (!v || json_is_null(v)) return true;
+    if (json_is_object(v)) return add_one(w, v, key, kind, e);
+    if (!json_is_array(v)) return err_set(e, "case field %s: expected array", key);
+    for (size_t i = 0; i < json_array_size(v); i++)
+        if (!add_one(w, json_array_get(v, i), key, kind, e)) return false;
+    return true;
+}
+
+json_t *dra_podcase_run(const json_t *c, const dra_features *f, err *e) {
+    dra_world *w = dra_world_new(true);
+    dra_allocated *st = NULL;
+    json_t *out = NULL;
+    const json_t *pod = json_object_get(c, "pod"), *node = json_object_get(c, "node");
+    if (!json_is_object(pod) || !json_is_object(node)) {
+        err_set(e, "case: pod and node objects are required");
+        goto done;
+    }
+    if (!add_list(w, c, "node", "Node", e) || !add_list(w, c, "classes", "DeviceClass", e) ||
+        !add_list(w, c, "slices", "ResourceSlice", e) || !add_list(w, c, "claims", "ResourceClaim", e) ||
+        !add_list(w, c, "templates", "ResourceClaimTemplate", e) || !add_list(w, c, "podGroups", "PodGroup", e) ||
+        !add_list(w, c, "deviceTaintRules", "DeviceTaintRule", e) || !add_list(w, c, "pods", "Pod", e) ||
+        !add_list(w, c, "pod", "Pod", e))
+        goto done;
+    dra_world_freeze(w);
+    st = dra_allocated_new(w);
+    for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f->consumable_capacity);
+    const json_t *ad = json_object_get(c, "allocatedDevices");
+    for (size_t i = 0; json_is_array(ad) && i < json_array_size(ad); i++)
+        if (!dra_allocated_add_device(st, json_string_value(json_array_get(ad, i)) ?: "", e)) goto done;
+    const json_t *meta = json_object_get(pod, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    const char *nname = json_string_value(json_object_get(json_object_get(node, "metadata"), "name"));
+    const dra_pod *p = name ? dra_extres_find_pod(w, ns, name) : NULL;
+    const dra_node *n = nname ? dra_world_find_node(w, nname) : NULL;
+    if (!p || !n) {
+        err_set(e, "case: pod and node need metadata.name");
+        goto done;
+    }
+    out = dra_pod_allocate(w, p, n, f, st);
+done:
+    dra_allocated_free(st);
+    dra_world_free(w);
+    return out;
+}

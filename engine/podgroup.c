@@ -1,0 +1,96 @@
+/* podgroup.c — PodGroup decoding and the group-claim rule of podgroup.h. */
+#include "engine/podgroup.h"
+
+#include "engine/decode_util.h"
+#include "engine/world.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dra_podgroup {
+    const char *ns, *name;
+    dra_pod_claim *claims;   /* spec.resourceClaims; generated_name from status */
+    uint32_t nclaims;
+} dra_podgroup;
+
+static bool str_eq0(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
+    dctx c;
+    dra_dctx_init(&c, &w->dec, e, "PodGroup", obj);
+    dra_podgroup *g = ARENA_NEW(&w->mem, dra_podgroup);
+    const json_t *meta, *spec, *status, *arr;
+    if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
+    if (meta && (!dra_dget_str(&c, meta, "namespace", &g->ns) || !dra_dget_str(&c, meta, "name", &g->name))) return false;
+    if (!g->name) g->name = "";
+    if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
+    if (spec) {
+        size_t m = dra_dpush_key(&c, "spec");
+        if (!dra_dget_arr(&c, spec, "resourceClaims", &arr)) return false;
+        size_t n = arr ? json_array_size(arr) : 0;
+        g->claims = ARENA_NEWN(&w->mem, dra_pod_claim, n ? n : 1);
+        size_t m2 = dra_dpush_key(&c, "resourceClaims");
+        for (size_t i = 0; i < n; i++) {
+            const json_t *pc = json_array_get(arr, i);
+            size_t m3 = dra_dpush_idx(&c, i);
+            if (!json_is_object(pc)) return dra_dfail(&c, "expected object");
+            dra_pod_claim *x = &g->claims[i];
+            if (!dra_dget_str(&c, pc, "name", &x->name) || !dra_dget_str(&c, pc, "resourceClaimName", &x->claim_name) ||
+                !dra_dget_str(&c, pc, "resourceClaimTemplateName", &x->template_name))
+                return false;
+            if (!x->name || !*x->name) return dra_dfail(&c, "name: Required value");
+            if (!x->claim_name == !x->template_name)
+                return dra_dfail(&c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
+            dpop(&c, m3);
+        }
+        g->nclaims = (uint32_t)n;
+        dpop(&c, m2);
+        dpop(&c, m);
+    }
+    if (status) {
+        size_t m = dra_dpush_key(&c, "status");
+        if (!dra_dget_arr(&c, status, "resourceClaimStatuses", &arr)) return false;
+        for (size_t i = 0; arr && i < json_array_size(arr); i++) {
+            const json_t *st = json_array_get(arr, i);
+            const char *name = NULL, *gen = NULL;
+            if (!json_is_object(st)) continue;
+            if (!dra_dget_str(&c, st, "name", &name) || !dra_dget_str(&c, st, "resourceClaimName", &gen)) return false;
+            for (uint32_t j = 0; name && j < g->nclaims; j++)
+                if (!strcmp(g->claims[j].name, name)) g->claims[j].generated_name = gen;
+        }
+        dpop(&c, m);
+    }
+    DRA_VEC_PUSH(w->podgroups, g);
+    return true;
+}
+
+const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name) {
+    for (size_t i = 0; i < w->podgroups.n; i++) {
+        const dra_podgroup *g = w->podgroups.v[i];
+        const char *gns = g->ns && *g->ns ? g->ns : "default", *pns = ns && *ns ? ns : "default";
+        if (!strcmp(g->name, name) && !strcmp(gns, pns)) return g;
+    }
+    return NULL;
+}
+
+bool dra_podgroup_claim(dra_world *w, const dra_podgroup *g, const dra_pod_claim *pc, const dra_claim **claim) {
+    *claim = NULL;
+    for (uint32_t i = 0; i < g->nclaims; i++) {
+        const dra_pod_claim *gc = &g->claims[i];
+        if (!str_eq0(gc->name, pc->name) || !str_eq0(gc->claim_name, pc->claim_name) ||
+            !str_eq0(gc->template_name, pc->template_name))
+            continue;
+        if (gc->claim_name) {
+            *claim = dra_world_find_claim(w, g->ns, gc->claim_name);
+            return true;
+        }
+        char nm[512];
+        snprintf(nm, sizeof nm, "%s-%s", g->name, gc->name);
+        *claim = dra_world_find_claim(w, g->ns, gc->generated_name ? gc->generated_name : nm);
+        if (*claim || gc->generated_name) return true;   /* named in status but missing: not found */
+        const dra_claim_template *t = dra_world_find_template(w, g->ns, gc->template_name);
+        if (t) *claim = dra_world_claim_from_template(w, t, g->ns, nm);
+        return true;
+    }
+    return false;
+}
