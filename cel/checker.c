@@ -118,7 +118,7 @@ static const char *const type_idents[] = {"int", "uint", "double", "bool", "stri
 static bool is_type_ident(const char *s) {
     for (size_t i = 0; i < ARRAY_SIZE(type_idents); i++)
         if (!strcmp(type_idents[i], s)) return true;
-    return false;
+    return !strcmp(s, "google.protobuf.Timestamp") || !strcmp(s, "google.protobuf.Duration");
 }
 
 static const char *container_text(checker *c) { return c->env->opts.container ? c->env->opts.container : ""; }
@@ -220,6 +220,14 @@ static const cel_type *check_select(checker *c, cel_node *n) {
             n->accu_slot = v;
             n->resolved = c->env->vars[v].name;
             return c->env->vars[v].type;
+        }
+        if (is_type_ident(q)) {
+            n->kind = N_IDENT;
+            n->name = q;
+            n->target = NULL;
+            n->slot = -1;
+            n->resolved = "@type";
+            return cel_type_type(c->a, &cel_t_dyn);
         }
     }
     const cel_type *t = check(c, n->target);

@@ -9,6 +9,7 @@ const cel_library *const cel_libraries[] = {
     &cel_lib_semver,
     &cel_lib_optional,
     &cel_lib_dra,
+    &cel_lib_time,
     &cel_lib_regex,
     &cel_lib_strings,
     &cel_lib_lists,

@@ -19,6 +19,8 @@ const cel_type cel_t_error = {TY_ERROR, NULL, NULL, NULL};
 const cel_type cel_t_device = {TY_DEVICE, "kubernetes.DRADevice", NULL, NULL};
 const cel_type cel_t_quantity = {TY_OPAQUE, "kubernetes.Quantity", NULL, NULL};
 const cel_type cel_t_semver = {TY_OPAQUE, "kubernetes.Semver", NULL, NULL};
+const cel_type cel_t_timestamp = {TY_OPAQUE, "google.protobuf.Timestamp", NULL, NULL};
+const cel_type cel_t_duration = {TY_OPAQUE, "google.protobuf.Duration", NULL, NULL};
 const cel_type cel_t_type_dyn = {TY_TYPE, NULL, &cel_t_dyn, NULL};
 const cel_type cel_t_list_dyn = {TY_LIST, NULL, &cel_t_dyn, NULL};
 const cel_type cel_t_map_dyn = {TY_MAP, NULL, &cel_t_dyn, &cel_t_dyn};
@@ -104,6 +106,8 @@ static const cel_type *parse_t(tp *p) {
     if (IS("Quantity") || IS("kubernetes.Quantity")) return &cel_t_quantity;
     if (IS("Semver") || IS("kubernetes.Semver")) return &cel_t_semver;
     if (IS("kubernetes.DRADevice")) return &cel_t_device;
+    if (IS("timestamp") || IS("google.protobuf.Timestamp")) return &cel_t_timestamp;
+    if (IS("duration") || IS("google.protobuf.Duration")) return &cel_t_duration;
     if (n == 1 && st[0] >= 'A' && st[0] <= 'Z') {
         cel_type *t = ARENA_NEW(p->a, cel_type);
         t->kind = TY_PARAM;
@@ -263,6 +267,8 @@ int cel_type_value_kind(const cel_type *t) {
     case TY_OPAQUE:
         if (!strcmp(t->name, "kubernetes.Quantity")) return CV_QUANTITY;
         if (!strcmp(t->name, "kubernetes.Semver")) return CV_SEMVER;
+        if (!strcmp(t->name, "google.protobuf.Timestamp")) return CV_TIMESTAMP;
+        if (!strcmp(t->name, "google.protobuf.Duration")) return CV_DURATION;
         return CV_OPAQUE;
     default: return -1;
     }

@@ -31,7 +31,8 @@ struct cel_type {
 };
 
 extern const cel_type cel_t_dyn, cel_t_null, cel_t_bool, cel_t_int, cel_t_uint, cel_t_double,
-    cel_t_string, cel_t_bytes, cel_t_error, cel_t_device, cel_t_quantity, cel_t_semver, cel_t_type_dyn,
+    cel_t_string, cel_t_bytes, cel_t_error, cel_t_device, cel_t_quantity, cel_t_semver, cel_t_timestamp,
+    cel_t_duration, cel_t_type_dyn,
     cel_t_list_dyn, cel_t_map_dyn;
 
 const cel_type *cel_type_list(arena *a, const cel_type *elem);

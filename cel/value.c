@@ -106,6 +106,8 @@ const char *cel_kind_type_name(const cel_value *v) {
     case CV_SEMVER: return "kubernetes.Semver";
     case CV_DEVICE: return "kubernetes.DRADevice";
     case CV_OPAQUE: return v->u.o->type->name;
+    case CV_TIMESTAMP: return "google.protobuf.Timestamp";
+    case CV_DURATION: return "google.protobuf.Duration";
     case CV_KIND_COUNT: break;
     }
     return "unknown";
@@ -192,6 +194,8 @@ bool cel_value_equal(const cel_value *a, const cel_value *b) {
     case CV_QUANTITY: return quantity_cmp(a->u.q, b->u.q) == 0;
     case CV_SEMVER: return semver_cmp(a->u.v, b->u.v) == 0;
     case CV_DEVICE: return a->u.dev == b->u.dev;
+    case CV_TIMESTAMP:
+    case CV_DURATION: return a->u.i == b->u.i && a->len == b->len;
     case CV_OPAQUE:
         if (a->u.o->type != b->u.o->type) return false;
         if (!a->u.o->type->cmp) return a->u.o->data == b->u.o->data;
@@ -227,6 +231,10 @@ bool cel_value_compare(const cel_value *a, const cel_value *b, int *out) {
     case CV_BOOL: *out = (a->u.b > b->u.b) - (a->u.b < b->u.b); return true;
     case CV_STRING:
     case CV_BYTES: *out = bytes_cmp(a, b); return true;
+    case CV_TIMESTAMP:
+    case CV_DURATION:
+        *out = a->u.i != b->u.i ? (a->u.i > b->u.i) - (a->u.i < b->u.i) : (a->len > b->len) - (a->len < b->len);
+        return true;
     default: return false;
     }
 }
@@ -521,6 +529,18 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
         break;
     }
     case CV_DEVICE: puts_(o, "device"); break;
+    case CV_TIMESTAMP:
+        cel_format_timestamp(v->u.i, v->len, tmp, sizeof tmp);
+        puts_(o, "timestamp(\"");
+        puts_(o, tmp);
+        puts_(o, "\")");
+        break;
+    case CV_DURATION:
+        cel_format_duration(v->u.i, v->len, tmp, sizeof tmp);
+        puts_(o, "duration(\"");
+        puts_(o, tmp);
+        puts_(o, "\")");
+        break;
     case CV_OPAQUE:
         if (v->u.o->type->format) {
             char b[512];

@@ -43,6 +43,8 @@ typedef enum cel_kind {
     CV_DEVMAP,      /* u.dev; aux = CEL_DM_ATTRS or CEL_DM_CAPS: device.attributes / capacity */
     CV_DEVDOMAIN,   /* u.dev; aux = CEL_DM_*; len = interned domain id (0: unknown domain) */
     CV_OPAQUE,      /* u.o: a library-defined value (url, ip, cidr, format, ...) */
+    CV_TIMESTAMP,   /* u.i = seconds since the Unix epoch, len = nanoseconds [0, 1e9) */
+    CV_DURATION,    /* u.i = seconds (floor), len = nanoseconds [0, 1e9): value = u.i + len / 1e9 */
     CV_KIND_COUNT
 } cel_kind;
 
@@ -126,6 +128,16 @@ static inline cel_value cel_semver_value(const semver *s) { cel_value v = {.kind
 static inline cel_value cel_optional_none(void) { cel_value v = {.kind = CV_OPTIONAL}; v.u.opt = NULL; return v; }
 static inline cel_value cel_opaque_value(const cel_opaque *o) { cel_value v = {.kind = CV_OPAQUE}; v.u.o = o; return v; }
 static inline bool cel_is_error(cel_value v) { return v.kind == CV_ERROR; }
+static inline cel_value cel_timestamp(int64_t sec, uint32_t nanos) {
+    cel_value v = {.kind = CV_TIMESTAMP, .len = nanos}; v.u.i = sec; return v;
+}
+static inline cel_value cel_duration(int64_t sec, uint32_t nanos) {
+    cel_value v = {.kind = CV_DURATION, .len = nanos}; v.u.i = sec; return v;
+}
+/* RFC 3339 text of a timestamp in UTC with trailing fractional zeros removed, and
+ * a duration in seconds ("1.5s"), as cel-go's string() prints them (lib_time.c). */
+void cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n);
+void cel_format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n);
 
 /* An error value whose message is a static string or already arena-owned. */
 static inline cel_value cel_error_static(const char *msg) {

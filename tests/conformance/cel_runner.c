@@ -105,6 +105,27 @@ static bool to_value(arena *a, json_t *j, cel_value *out, const char **why) {
         *out = cel_null();
         return true;
     }
+    if (!strcmp(k, "duration") && json_is_string(v)) {
+        /* proto-JSON duration "123.321456789s" */
+        const char *d = json_string_value(v);
+        bool neg = *d == '-';
+        if (neg) d++;
+        char *end;
+        long long sec = strtoll(d, &end, 10);
+        long long ns = 0;
+        if (*end == '.') {
+            int k2 = 0;
+            for (end++; *end >= '0' && *end <= '9'; end++, k2++)
+                if (k2 < 9) ns = ns * 10 + (*end - '0');
+            for (; k2 < 9; k2++) ns *= 10;
+        }
+        __int128 total = (__int128)sec * 1000000000 + ns;
+        if (neg) total = -total;
+        __int128 s2 = total / 1000000000, r = total % 1000000000;
+        if (r < 0) r += 1000000000, s2 -= 1;
+        *out = cel_duration((int64_t)s2, (uint32_t)r);
+        return true;
+    }
     if (!strcmp(k, "type")) {
         *out = cel_type_value(arena_strdup(a, json_string_value(v)));
         return true;
