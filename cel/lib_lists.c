@@ -11,8 +11,8 @@
  * runtime only sees "a list"); indexOf/lastIndexOf/distinct use CEL equality (1 ==
  * 1u == 1.0). sort() requires every element to have the first element's type.
  *
- * Comparable element types are int, uint, double, bool, string and bytes (cel-go
- * also lists duration and timestamp, which this evaluator does not have). Costs
+ * Comparable element types are int, uint, double, bool, string, bytes, duration and
+ * timestamp; sum takes int, uint, double and duration. Costs
  * follow cel-go's trackers: one unit per element traversed, 2·n² for sorting and
  * distinct, the output size for slice/range/reverse/flatten. */
 #include "cel/lib_support.h"
@@ -30,7 +30,8 @@ static int cmp(const cel_value *a, const cel_value *b) {
 }
 
 static bool comparable_kind(uint8_t k) {
-    return k == CV_INT || k == CV_UINT || k == CV_DOUBLE || k == CV_BOOL || k == CV_STRING || k == CV_BYTES;
+    return k == CV_INT || k == CV_UINT || k == CV_DOUBLE || k == CV_BOOL || k == CV_STRING || k == CV_BYTES ||
+           k == CV_TIMESTAMP || k == CV_DURATION;
 }
 
 /* ---- Kubernetes lists library ------------------------------------------------------- */
@@ -80,6 +81,27 @@ static cel_value list_sum_double(cel_call *c, const cel_value *a, uint32_t n) {
         s += l->items[i].u.d;
     }
     return cel_double(s);
+}
+
+/* Durations add as Go's time.Duration (int64 nanoseconds): "integer overflow" past it. */
+static cel_value list_sum_duration(cel_call *c, const cel_value *a, uint32_t n) {
+    (void)n;
+    const cel_list *l = a[0].u.list;
+    LIB_CHARGE(c, l->n);
+    __int128 ns = 0;
+    const __int128 lim = (__int128)INT64_MAX;
+    for (uint32_t i = 0; i < l->n; i++) {
+        if (l->items[i].kind != CV_DURATION) return no_overload(c);
+        ns += (__int128)l->items[i].u.i * 1000000000 + l->items[i].len;
+        if (ns > lim || ns < -lim - 1) return cel_call_error(c, "integer overflow");
+    }
+    int64_t sec = (int64_t)(ns / 1000000000);
+    int64_t rem = (int64_t)(ns % 1000000000);
+    if (rem < 0) {
+        rem += 1000000000;
+        sec -= 1;
+    }
+    return cel_duration(sec, (uint32_t)rem);
 }
 
 /* cel-go's cmp(): keep the current result unless Compare says the next one is
@@ -284,14 +306,18 @@ static cel_value list_distinct(cel_call *c, const cel_value *a, uint32_t n) {
     CMP_OV("isSorted", "list_double_is_sorted_bool", "double", "bool", list_is_sorted), \
     CMP_OV("isSorted", "list_bool_is_sorted_bool", "bool", "bool", list_is_sorted),     \
     CMP_OV("isSorted", "list_string_is_sorted_bool", "string", "bool", list_is_sorted), \
-    CMP_OV("isSorted", "list_bytes_is_sorted_bool", "bytes", "bool", list_is_sorted)
+    CMP_OV("isSorted", "list_bytes_is_sorted_bool", "bytes", "bool", list_is_sorted),   \
+    CMP_OV("isSorted", "list_duration_is_sorted_bool", "duration", "bool", list_is_sorted), \
+    CMP_OV("isSorted", "list_timestamp_is_sorted_bool", "timestamp", "bool", list_is_sorted)
 #define MIN_MAX_OVS(name, fn)                                        \
     CMP_OV(name, "list_int_" name "_int", "int", "int", fn),          \
     CMP_OV(name, "list_uint_" name "_uint", "uint", "uint", fn),      \
     CMP_OV(name, "list_double_" name "_double", "double", "double", fn), \
     CMP_OV(name, "list_bool_" name "_bool", "bool", "bool", fn),      \
     CMP_OV(name, "list_string_" name "_string", "string", "string", fn), \
-    CMP_OV(name, "list_bytes_" name "_bytes", "bytes", "bytes", fn)
+    CMP_OV(name, "list_bytes_" name "_bytes", "bytes", "bytes", fn),    \
+    CMP_OV(name, "list_duration_" name "_duration", "duration", "duration", fn), \
+    CMP_OV(name, "list_timestamp_" name "_timestamp", "timestamp", "timestamp", fn)
 
 static const cel_overload lists_overloads[] = {
     /* Kubernetes lists library */
@@ -299,6 +325,7 @@ static const cel_overload lists_overloads[] = {
     {"sum", "list_int_sum_int", R, 1, F, {"list(int)"}, "int", list_sum_int, 1, NULL, NULL},
     {"sum", "list_uint_sum_uint", R, 1, F, {"list(uint)"}, "uint", list_sum_uint, 1, NULL, NULL},
     {"sum", "list_double_sum_double", R, 1, F, {"list(double)"}, "double", list_sum_double, 1, NULL, NULL},
+    {"sum", "list_duration_sum_duration", R, 1, F, {"list(duration)"}, "duration", list_sum_duration, 1, NULL, NULL},
     MIN_MAX_OVS("min", list_min),
     MIN_MAX_OVS("max", list_max),
     {"indexOf", "list_a_index_of_int", R, 2, F, {"list(A)", "A"}, "int", list_index_of, 1, NULL, NULL},
@@ -313,6 +340,8 @@ static const cel_overload lists_overloads[] = {
     {"sort", "list_bool_sort", R, 1, F, {"list(bool)"}, "list(bool)", list_sort, 1, NULL, NULL},
     {"sort", "list_string_sort", R, 1, F, {"list(string)"}, "list(string)", list_sort, 1, NULL, NULL},
     {"sort", "list_bytes_sort", R, 1, F, {"list(bytes)"}, "list(bytes)", list_sort, 1, NULL, NULL},
+    {"sort", "list_duration_sort", R, 1, F, {"list(duration)"}, "list(duration)", list_sort, 1, NULL, NULL},
+    {"sort", "list_timestamp_sort", R, 1, F, {"list(timestamp)"}, "list(timestamp)", list_sort, 1, NULL, NULL},
     {"@sortByAssociatedKeys", "list_int_sortByAssociatedKeys", R, 2, F, {"list(T)", "list(int)"}, "list(T)",
      list_sort_by_keys, 1, NULL, NULL},
     {"@sortByAssociatedKeys", "list_uint_sortByAssociatedKeys", R, 2, F, {"list(T)", "list(uint)"}, "list(T)",
@@ -325,6 +354,10 @@ static const cel_overload lists_overloads[] = {
      list_sort_by_keys, 1, NULL, NULL},
     {"@sortByAssociatedKeys", "list_bytes_sortByAssociatedKeys", R, 2, F, {"list(T)", "list(bytes)"}, "list(T)",
      list_sort_by_keys, 1, NULL, NULL},
+    {"@sortByAssociatedKeys", "list_duration_sortByAssociatedKeys", R, 2, F, {"list(T)", "list(duration)"}, "list(T)",
+     list_sort_by_keys, 1, NULL, NULL},
+    {"@sortByAssociatedKeys", "list_timestamp_sortByAssociatedKeys", R, 2, F, {"list(T)", "list(timestamp)"},
+     "list(T)", list_sort_by_keys, 1, NULL, NULL},
     {"lists.range", "lists_range", G, 1, F, {"int"}, "list(int)", lists_range, 1, NULL, NULL},
     {"reverse", "list_reverse", R, 1, F, {"list(T)"}, "list(T)", list_reverse, 1, NULL, NULL},
     {"distinct", "list_distinct", R, 1, F, {"list(T)"}, "list(T)", list_distinct, 1, NULL, NULL},

@@ -441,6 +441,15 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
     case CV_BYTES:
     case CV_TYPE: abuf_add(b, v->u.s, v->len); return true;
     case CV_NULL: abuf_adds(b, "null"); return true;
+    case CV_TIMESTAMP:
+    case CV_DURATION: {
+        /* RFC 3339 in UTC / seconds with an "s", as cel-go's string() prints them */
+        char t[64];
+        if (v->kind == CV_TIMESTAMP) cel_format_timestamp(v->u.i, v->len, t, sizeof t);
+        else cel_format_duration(v->u.i, v->len, t, sizeof t);
+        abuf_adds(b, t);
+        return true;
+    }
     case CV_LIST: {
         const cel_list *l = v->u.list;
         abuf_addc(b, '[');

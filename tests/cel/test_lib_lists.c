@@ -32,6 +32,17 @@ Test(lib_lists, min_max) {
     EXPECT("[dyn(2), dyn(1.5), dyn(3u)].min()", "1.5");
 }
 
+Test(lib_lists, durations_and_timestamps) {
+    EXPECT("[duration('1m'), duration('1s')].sum() == duration('61s')", "true");
+    EXPECT("[duration('1m'), duration('-90s')].sum() == duration('-30s')", "true");
+    EXPECT("[duration('2562047h'), duration('2562047h')].sum()", "error: integer overflow");
+    EXPECT("[duration('1m'), duration('1s')].min() == duration('1s')", "true");
+    EXPECT("[timestamp('2023-01-01T00:00:00Z'), timestamp('2022-01-01T00:00:00Z')].isSorted()", "false");
+    EXPECT("[timestamp('2023-01-01T00:00:00Z'), timestamp('2022-01-01T00:00:00Z')].sort()[0] == "
+           "timestamp('2022-01-01T00:00:00Z')",
+           "true");
+}
+
 Test(lib_lists, index_of) {
     EXPECT("[1, 2, 2, 3].indexOf(2)", "1");
     EXPECT("['a', 'b', 'b', 'c'].lastIndexOf('b')", "2");

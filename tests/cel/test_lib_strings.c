@@ -127,6 +127,12 @@ Test(lib_strings, format_values) {
     EXPECT("'%s'.format([[dyn(6), dyn('a string')]])", "\"[6, a string]\"");
     EXPECT("'%s'.format([{'b': 2, 'a': 1}])", "\"{a: 1, b: 2}\"");
     EXPECT("'%s'.format([[double('NaN'), double('-Infinity')]])", "\"[NaN, -Infinity]\"");
+    EXPECT("'%s'.format([timestamp('2023-02-03T23:31:20+00:00')])", "\"2023-02-03T23:31:20Z\"");
+    EXPECT("'%s %s'.format([duration('1h45m47s'), duration('1.5s')])", "\"6347s 1.5s\"");
+    EXPECT("'%s'.format([{'k2': duration('2h'), 'k1': duration('1s')}])", "\"{k1: 1s, k2: 7200s}\"");
+    EXPECT("'%d'.format([duration('1s')])",
+           "error: error during formatting: decimal clause can only be used on integers, was given "
+           "google.protobuf.Duration");
 }
 
 Test(lib_strings, format_errors) {
