@@ -48,6 +48,7 @@ typedef struct podres {
     int64_t peak[MAX_RES];        /* init peak */
     uint32_t peak_at[MAX_RES];    /* container index of the init peak */
     uint32_t n;
+    json_t *doc;                  /* the pod's JSON: names above point into it */
 } podres;
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -112,7 +113,7 @@ static bool pod_resources(const char *raw, podres *p, err *e) {
     const json_t *spec = json_object_get(o, "spec");
     bool ok = read_containers(p, json_object_get(spec, "initContainers"), true, e) &&
               read_containers(p, json_object_get(spec, "containers"), false, e);
-    json_decref(o);
+    p->doc = o;
     if (!ok) return false;
     qsort(p->names, p->n, sizeof *p->names, cmp_cstr);
     for (uint32_t r = 0; r < p->n; r++) {
@@ -165,12 +166,15 @@ static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_p
     for (size_t i = 0; i < w->pods.n; i++) {
         const dra_pod *p = w->pods.v[i];
         if (same_pod(p, self) || !p->node_name || strcmp(p->node_name, node->name) || pod_terminated(p)) continue;
-        podres pr;
+        podres *pr = xcalloc(1, sizeof *pr);
         err e;
         err_clear(&e);
-        if (!pod_resources(p->raw_json, &pr, &e)) continue;
-        int r = res_index(&pr, res);
-        if (r >= 0) sum += pr.total[r];
+        if (pod_resources(p->raw_json, pr, &e)) {
+            int r = res_index(pr, res);
+            if (r >= 0) sum += pr->total[r];
+        }
+        json_decref(pr->doc);
+        free(pr);
     }
     return sum;
 }
@@ -464,6 +468,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
 done:
     json_decref(reused);
     json_decref(dp);
+    json_decref(p->doc);
     free(p);
     return out;
 }
