@@ -71,7 +71,7 @@ json_t *dra_fixture_run(const json_t *c, err *e) {
         goto done;
     }
     if (!add_all(w, c, "classes", "DeviceClass", e) || !add_all(w, c, "slices", "ResourceSlice", e) ||
-        !add_all(w, c, "claims", "ResourceClaim", e))
+        !add_all(w, c, "claims", "ResourceClaim", e) || !add_all(w, c, "deviceTaintRules", "DeviceTaintRule", e))
         goto done;
     dra_world_freeze(w);
     st = dra_allocated_new(w);
