@@ -551,6 +551,43 @@ static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
     }
 }
 
+/* The clause syntax at s[i] == '%' (not "%%"): sets *verb, *prec and *end (the
+ * index after the clause); on a syntax error returns the error text (arena). */
+static const char *parse_clause(arena *a, const char *s, size_t len, size_t i, char *verb, int *prec, size_t *end) {
+    size_t j = i + 1;
+    *prec = 6;
+    if (s[j] == '.') {
+        j++;
+        size_t d0 = j;
+        for (;;) {
+            if (j >= len)
+                return "could not parse formatting clause: error while parsing precision: could not find end of "
+                       "precision specifier";
+            if (s[j] < '0' || s[j] > '9') break;
+            j++;
+        }
+        if (j == d0 || j - d0 > 9)
+            return arena_printf(a,
+                                "could not parse formatting clause: error while parsing precision: error while "
+                                "converting precision to integer: strconv.Atoi: parsing \"%.*s\": %s",
+                                (int)(j - d0), s + d0, j == d0 ? "invalid syntax" : "value out of range");
+        *prec = atoi(s + d0);
+    }
+    *verb = s[j];
+    switch (*verb) {
+    case 's': case 'd': case 'f': case 'e': case 'b': case 'x': case 'X': case 'o': break;
+    default: {
+        /* Go prints the byte as a rune (%c of rune(formatStr[i])) */
+        char tmp[4];
+        size_t w = lib_utf8_encode((unsigned char)*verb, tmp);
+        return arena_printf(a, "could not parse formatting clause: unrecognized formatting clause \"%.*s\"", (int)w,
+                            tmp);
+    }
+    }
+    *end = j + 1;
+    return NULL;
+}
+
 /* cel-go parseFormatString. */
 static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
@@ -574,44 +611,73 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
         }
         if (argi >= args->n) return cel_call_error(c, "index %u out of range", argi);
         if (i + 1 >= len) return cel_call_error(c, "unexpected end of string");
-        size_t j = i + 1;
-        int prec = 6;
-        if (s[j] == '.') {
-            j++;
-            size_t d0 = j;
-            for (;;) {
-                if (j >= len)
-                    return cel_call_error(c, "could not parse formatting clause: error while parsing precision: "
-                                             "could not find end of precision specifier");
-                if (s[j] < '0' || s[j] > '9') break;
-                j++;
-            }
-            if (j == d0 || j - d0 > 9)
-                return cel_call_error(c, "could not parse formatting clause: error while parsing precision: error "
-                                         "while converting precision to integer: strconv.Atoi: parsing \"%.*s\": %s",
-                                      (int)(j - d0), s + d0, j == d0 ? "invalid syntax" : "value out of range");
-            prec = atoi(s + d0);
-        }
-        char verb = s[j];
-        switch (verb) {
-        case 's': case 'd': case 'f': case 'e': case 'b': case 'x': case 'X': case 'o': break;
-        default: {
-            /* Go prints the byte as a rune (%c of rune(formatStr[i])) */
-            char tmp[4];
-            size_t w = lib_utf8_encode((unsigned char)verb, tmp);
-            return cel_call_error(c, "could not parse formatting clause: unrecognized formatting clause \"%.*s\"",
-                                  (int)w, tmp);
-        }
-        }
+        char verb;
+        int prec;
+        size_t end;
+        const char *perr = parse_clause(c->arena, s, len, i, &verb, &prec, &end);
+        if (perr) return cel_error_static(perr);
         if (!format_clause(&f, verb, prec, &args->items[argi])) {
             if (!strcmp(f.err, CEL_COST_EXCEEDED_MSG)) return cel_cost_exceeded();
             return cel_call_error(c, "error during formatting: %s", f.err);
         }
-        i = j + 1;
+        i = end;
         argi++;
     }
     LIB_CHARGE(c, lib_str_cost(f.out.n));
     return abuf_string(&f.out);
+}
+
+/* cel-go's string.format validator, the part that does not need static types: a
+ * constant format string with a bad clause, too few or too many arguments in a
+ * constant list, is a compile error. (Argument types are checked when formatting.) */
+static bool format_prepare(const cel_value *args, const bool *is_const, uint32_t nargs, void **out, err *e) {
+    *out = NULL;
+    /* like cel-go, only a literal format string with a literal list is checked */
+    if (nargs < 2 || !is_const[0] || args[0].kind != CV_STRING || !is_const[1] || args[1].kind != CV_LIST) return true;
+    const bool have_list = true;
+    const char *s = args[0].u.s;
+    size_t len = args[0].len, i = 0;
+    uint32_t clauses = 0;
+    arena tmp;
+    arena_init(&tmp, 512);
+    bool ok = true;
+    while (i < len && ok) {
+        if (s[i] != '%') {
+            i++;
+            continue;
+        }
+        if (i + 1 < len && s[i + 1] == '%') {
+            i += 2;
+            continue;
+        }
+        if (have_list && clauses >= args[1].u.list->n) {
+            err_set(e, "index %u out of range", clauses);
+            ok = false;
+            break;
+        }
+        if (i + 1 >= len) {
+            err_set(e, "unexpected end of string");
+            ok = false;
+            break;
+        }
+        char verb;
+        int prec;
+        size_t end;
+        const char *perr = parse_clause(&tmp, s, len, i, &verb, &prec, &end);
+        if (perr) {
+            err_set(e, "%s", perr);
+            ok = false;
+            break;
+        }
+        clauses++;
+        i = end;
+    }
+    if (ok && have_list && args[1].u.list->n > clauses) {
+        err_set(e, "too many arguments supplied to string.format (expected %u, got %u)", clauses, args[1].u.list->n);
+        ok = false;
+    }
+    arena_free(&tmp);
+    return ok;
 }
 
 /* ---- the library ------------------------------------------------------------------- */
@@ -643,7 +709,7 @@ static const cel_overload strings_overloads[] = {
     {"join", "list_join", R, 1, F, {"list(string)"}, "string", list_join, 1, NULL, NULL},
     {"join", "list_join_string", R, 2, F, {"list(string)", "string"}, "string", list_join, 1, NULL, NULL},
     {"format", "string_format", R, 2, F | CEL_FN_MIXED_LITERALS, {"string", "list(dyn)"}, "string", str_format, 1,
-     NULL, NULL},
+     format_prepare, NULL},
     {"strings.quote", "strings_quote", G, 1, F, {"string"}, "string", strings_quote, 1, NULL, NULL},
 };
 

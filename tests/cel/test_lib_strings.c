@@ -136,10 +136,11 @@ Test(lib_strings, format_values) {
 }
 
 Test(lib_strings, format_errors) {
-    EXPECT("'%a'.format([1])", "error: could not parse formatting clause: unrecognized formatting clause \"a\"");
-    EXPECT("'%d %d %d'.format([0, 1])", "error: index 2 out of range");
-    EXPECT("'%'.format([1])", "error: unexpected end of string");
-    EXPECT("'%.3'.format([1.0])",
+    /* format strings computed at run time (a literal one is checked when compiling) */
+    EXPECT("['%a'][0].format([1])", "error: could not parse formatting clause: unrecognized formatting clause \"a\"");
+    EXPECT("['%d %d %d'][0].format([0, 1])", "error: index 2 out of range");
+    EXPECT("['%'][0].format([1])", "error: unexpected end of string");
+    EXPECT("['%.3'][0].format([1.0])",
            "error: could not parse formatting clause: error while parsing precision: could not find end of precision "
            "specifier");
     EXPECT("'%b'.format(['abc'])",
@@ -158,6 +159,18 @@ Test(lib_strings, format_errors) {
     EXPECT("'%s'.format([optional.none()])",
            "error: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, "
            "maps, lists, types, durations, and timestamps, was given optional_type");
+}
+
+Test(lib_strings, format_validated_at_compile_time) {
+    const char *r = ev("'%s %s'.format(['a', 'b', 'c'])");
+    cr_expect(strstr(r, "compile: ") == r && strstr(r, "too many arguments supplied to string.format (expected 2, got 3)"),
+              "%s", r);
+    r = ev("'%s %s %s'.format(['a', 'b'])");
+    cr_expect(strstr(r, "compile: ") == r && strstr(r, "index 2 out of range"), "%s", r);
+    r = ev("'%q'.format(['a'])");
+    cr_expect(strstr(r, "compile: ") == r && strstr(r, "unrecognized formatting clause \"q\""), "%s", r);
+    /* a format string known only at run time is checked at run time */
+    EXPECT("['%s %s'][0].format(['a', 'b', 'c'])", "\"a b\"");
 }
 
 Test(lib_strings, type_errors_unchecked) {
