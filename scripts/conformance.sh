@@ -21,4 +21,7 @@ check() { # name, floor-key, command...
 }
 check allocator allocator "$runner" allocator "$shared/allocator/cases"
 check "cel core" cel-core "$runner" cel --tag core "$shared"/cel/*.json
+# dralloc's own allocator cases (derived attributes, DeviceTaintRules, extended resources,
+# PodGroup claims); the floor is their count, so any failing case fails the run.
+check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup}
 exit $status
