@@ -271,8 +271,14 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
                      (at && cel_type_value_kind(at) == ovs[0]->kinds[j] && ovs[0]->kinds[j] != CV_MAP &&
                       ovs[0]->kinds[j] != CV_OPAQUE);
         }
-        if (typed && !c->p->env->opts.no_check) i->flags |= 1;
+        if (typed && !c->p->env->opts.no_check) i->flags |= CALL_TYPED;
     }
+    uint32_t first = 0;
+    if (total && args[0]->op == OP_DEVATTR) i->flags |= CALL_RECV_ATTR, first = 1;
+    else if (total && args[0]->op == OP_DEVCAP) i->flags |= CALL_RECV_CAP, first = 1;
+    bool rest_const = true;
+    for (uint32_t j = first; j < total; j++) rest_const &= args[j]->op == OP_CONST;
+    if (rest_const) i->flags |= CALL_ARGS_CONST;
     i->cost = cost;
     if (n->novs == 1 && ovs[0]->ov->prepare) {
         cel_value cv[CEL_MAX_ARGS];

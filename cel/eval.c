@@ -61,6 +61,19 @@ static inline const cel_attr *find_attr(const cel_device *d, uint32_t dom, uint3
     return NULL;
 }
 
+/* Scalar attribute by interned ids without a call; NULL-kind result → slow path. */
+static inline bool attr_fast(const cel_eval_ctx *x, const cel_inst *n, cel_value *out) {
+    const cel_attr *at = find_attr(x->dev, n->a, n->b);
+    if (!at) return false;
+    switch (at->kind) {
+    case CEL_ATTR_INT: *out = cel_int(at->u.i); return true;
+    case CEL_ATTR_BOOL: *out = cel_bool(at->u.b); return true;
+    case CEL_ATTR_STRING: *out = cel_string(at->u.s.s, at->u.s.len); return true;
+    case CEL_ATTR_VERSION: *out = cel_semver_value(&at->u.v); return true;
+    default: return false;
+    }
+}
+
 __attribute__((noinline)) static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n) {
     const cel_device *d = x->dev;
     {
@@ -177,12 +190,28 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     cel_value av[CEL_MAX_ARGS];
     uint32_t na = n->nargs;
     bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
-    for (uint32_t i = 0; i < na; i++) {
-        av[i] = eval_leaf(n->args[i], x);
-        if (strict && av[i].kind == CV_ERROR) return av[i];
+    /* receiver and constant arguments straight from the device / the program: the
+     * common `attr.method(constant)` shape needs no dispatch at all */
+    uint32_t i0 = 0;
+    if (n->flags & CALL_RECV_ATTR) {
+        if (!attr_fast(x, n->args[0], &av[0])) av[0] = dev_attr(x, n->args[0]);
+        if (strict && av[0].kind == CV_ERROR) return av[0];
+        i0 = 1;
+    } else if (n->flags & CALL_RECV_CAP) {
+        av[0] = dev_cap(x, n->args[0]);
+        if (strict && av[0].kind == CV_ERROR) return av[0];
+        i0 = 1;
+    }
+    if (n->flags & CALL_ARGS_CONST) {
+        for (uint32_t i = i0; i < na; i++) av[i] = n->args[i]->k;
+    } else {
+        for (uint32_t i = i0; i < na; i++) {
+            av[i] = eval_leaf(n->args[i], x);
+            if (strict && av[i].kind == CV_ERROR) return av[i];
+        }
     }
     x->cost += n->cost;
-    if (n->flags & 1) {
+    if (n->flags & CALL_TYPED) {
         cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
@@ -246,9 +275,9 @@ static cel_value logic_or(const cel_inst *n, cel_eval_ctx *x) {
 }
 
 static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
-    cel_value l = eval_leaf(n->x, x);
+    cel_value l = n->x->op == OP_CALL ? call(n->x, x) : eval_leaf(n->x, x);
     if (l.kind == CV_ERROR) return l;
-    cel_value r = eval_leaf(n->y, x);
+    cel_value r = n->y->op == OP_CONST ? n->y->k : eval_leaf(n->y, x);
     if (r.kind == CV_ERROR) return r;
     if (LIKELY(l.kind == CV_INT && r.kind == CV_INT)) {
         int64_t a = l.u.i, b = r.u.i;
@@ -644,6 +673,13 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
         return dev_attr(x, n);
     }
     case OP_DEVCAP: return dev_cap(x, n);
+    case OP_CALL: return call(n, x);
+    case OP_EQ:
+    case OP_NE:
+    case OP_LT:
+    case OP_LE:
+    case OP_GT:
+    case OP_GE: return compare(n, x);
     default: return eval(n, x);
     }
 }

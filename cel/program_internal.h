@@ -55,6 +55,14 @@ typedef enum cel_op {
     OP_TYPE_IDENT,   /* a type name as a value (k) */
 } cel_op;
 
+/* cel_inst.flags of OP_CALL */
+enum {
+    CALL_TYPED = 1,        /* one overload, argument kinds proven by the checker */
+    CALL_RECV_ATTR = 2,    /* args[0] is an OP_DEVATTR */
+    CALL_RECV_CAP = 4,     /* args[0] is an OP_DEVCAP */
+    CALL_ARGS_CONST = 8,   /* every argument after the receiver (or all, without one) is OP_CONST */
+};
+
 typedef struct cel_inst cel_inst;
 struct cel_inst {
     uint8_t op;
