@@ -11,7 +11,12 @@
  *       allocation, each pod's claims together (template claims generated), claim
  *       after claim so later ones see earlier allocations — and prints the
  *       ResourceClaims with status.allocation filled; a claim that cannot be
- *       allocated is reported on stderr with the reason (exit 1). */
+ *       allocated is reported on stderr with the reason (exit 1).
+ *   dralloc allocate -f FILE_OR_DIR... --node NAME --pod NS/NAME [-o yaml|json]
+ *       everything one pod needs on the node (engine/extres.h): its claims (by name,
+ *       from templates, or its PodGroup's), the implicit extended-resource claim, or
+ *       the device-plugin count; prints the claims it allocates, notes reused claims
+ *       and device-plugin fits on stderr; exit 1 when the pod does not fit. */
 #include "cmd/commands.h"
 
 #include <jansson.h>
@@ -20,12 +25,16 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/extres.h"
 
 static int usage(FILE *f) {
     fprintf(f,
             "usage: dralloc allocate --fixture CASE.json\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim NS/NAME] [-o yaml|json]\n"
-            "                        [--feature-gates DRAPrioritizedList=true,...]\n");
+            "                        [--feature-gates DRAPrioritizedList=true,...]\n"
+            "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod NS/NAME [-o yaml|json]\n"
+            "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
+            "                        extended resources on the node)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -378,8 +387,92 @@ out:
     return rc;
 }
 
+/* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
+
+static void print_doc(const json_t *o, bool yaml) {
+    if (yaml) {
+        yaml_node(o, 0, false);
+    } else {
+        char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("%s\n", t);
+        free(t);
+    }
+}
+
+static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates) {
+    dra_features f;
+    dra_features_default(&f);
+    err e;
+    err_clear(&e);
+    char buf[2048];
+    if (gates && !dra_features_parse(&f, gates, &e)) {
+        fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
+        return 2;
+    }
+    dra_world *w = dra_world_new(true);
+    for (int i = 0; i < npaths; i++)
+        if (!dra_world_load_path(w, paths[i], &e)) {
+            fprintf(stderr, "dralloc allocate: %s\n", err_format(&e, buf, sizeof buf));
+            dra_world_free(w);
+            return 2;
+        }
+    dra_world_freeze(w);
+    char ns[256] = "default";
+    const char *name = pod_ref, *sl = strchr(pod_ref, '/');
+    if (sl) {
+        snprintf(ns, sizeof ns, "%.*s", (int)(sl - pod_ref), pod_ref);
+        name = sl + 1;
+    }
+    const dra_pod *pod = dra_extres_find_pod(w, ns, name);
+    if (!pod) {
+        fprintf(stderr, "dralloc allocate: Pod %s/%s not found in the input\n", ns, name);
+        dra_world_free(w);
+        return 2;
+    }
+    const dra_node *node = dra_world_find_node(w, node_name);
+    if (!node) node = dra_world_add_node(w, node_name, NULL, 0);
+    dra_allocated *st = dra_allocated_new(w);
+    for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
+    json_t *out = dra_pod_allocate(w, pod, node, &f, st);
+    int rc = 0;
+    const json_t *v;
+    size_t i;
+    if ((v = json_object_get(out, "error"))) {
+        fprintf(stderr, "Pod %s/%s: cannot be scheduled: %s\n", ns, name, json_string_value(v));
+        rc = 1;
+    } else if (json_object_get(out, "unsatisfiable")) {
+        fprintf(stderr, "Pod %s/%s: does not fit node %s: %s\n", ns, name, node_name,
+                json_string_value(json_object_get(out, "reason")));
+        rc = 1;
+    } else {
+        json_array_foreach(json_object_get(out, "reused"), i, v)
+            fprintf(stderr, "Pod %s/%s: ResourceClaim %s is already allocated; reused\n", ns, name, json_string_value(v));
+        const char *res;
+        json_object_foreach(json_object_get(out, "devicePlugin"), res, v)
+            fprintf(stderr, "Pod %s/%s: fits node %s by device plugin: %s %lld requested, %lld allocatable, %lld in use\n", ns,
+                    name, node_name, res, (long long)json_integer_value(json_object_get(v, "requested")),
+                    (long long)json_integer_value(json_object_get(v, "allocatable")),
+                    (long long)json_integer_value(json_object_get(v, "inUse")));
+        const json_t *claims = json_object_get(out, "claims");
+        if (json_array_size(claims)) {
+            json_t *list = json_object();
+            json_object_set_new(list, "apiVersion", json_string("v1"));
+            json_object_set_new(list, "kind", json_string("List"));
+            json_object_set(list, "items", (json_t *)claims);
+            print_doc(list, yaml);
+            json_decref(list);
+        } else {
+            fprintf(stderr, "Pod %s/%s: fits node %s; no ResourceClaim to allocate\n", ns, name, node_name);
+        }
+    }
+    json_decref(out);
+    dra_allocated_free(st);
+    dra_world_free(w);
+    return rc;
+}
+
 int cmd_allocate(int argc, char **argv) {
-    const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL;
+    const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL;
     bool yaml = true;
     char **files = xcalloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -398,6 +491,8 @@ int cmd_allocate(int argc, char **argv) {
             while (i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
         } else if (!strcmp(a, "--node") && val) {
             node = val, i++;
+        } else if (!strcmp(a, "--pod") && val) {
+            pod = val, i++;
         } else if (!strcmp(a, "--claim") && val) {
             claim = val, i++;
         } else if (!strcmp(a, "-o") && val) {
@@ -420,6 +515,7 @@ int cmd_allocate(int argc, char **argv) {
         }
     }
     if (fixture) rc = run_fixture(fixture);
+    else if (nfiles && node && pod) rc = run_pod(files, nfiles, node, pod, yaml, gates);
     else if (nfiles && node) rc = run_files(files, nfiles, node, claim, yaml, gates);
     else rc = usage(stderr);
     free(files);
