@@ -179,6 +179,8 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
                     i->a = o->a;
                     i->b = o->b;
                     i->k = k->k;
+                    /* the driver is compared by interned id (devices carry driver_id) */
+                    if (o->op == OP_DRIVER) i->b = intern_name(c, k->k.u.s, k->k.len);
                     return i;
                 }
             }

@@ -603,8 +603,9 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     }
     case OP_DRIVER_EQK:
     case OP_DRIVER_NEK: {
-        const cel_str *dr = &x->dev->driver;
-        bool eq = dr->len == n->k.len && cel_bytes_eq(dr->s, n->k.u.s, dr->len);
+        const cel_device *d = x->dev;
+        bool eq = d->driver_id ? d->driver_id == n->b
+                               : d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len);
         return cel_bool(eq == (n->op == OP_DRIVER_EQK));
     }
     case OP_ATTR_EQK:
@@ -650,8 +651,9 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     switch (n->op) {
     case OP_CONST: return n->k;
     case OP_DRIVER_EQK: {
-        const cel_str *dr = &x->dev->driver;
-        return cel_bool(dr->len == n->k.len && cel_bytes_eq(dr->s, n->k.u.s, dr->len));
+        const cel_device *d = x->dev;
+        if (LIKELY(d->driver_id)) return cel_bool(d->driver_id == n->b);
+        return cel_bool(d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len));
     }
     case OP_ATTR_EQK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
@@ -733,7 +735,8 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
         err_set(e, "%s", d->conv_error);
         return CEL_ERROR;
     }
-    cel_value v = eval(p->root, x);
+    const cel_inst *r = p->root;
+    cel_value v = r->op == OP_ANDN ? logic_n(r, x, true) : eval_leaf(r, x);
     if (LIKELY(v.kind == CV_BOOL && !over_budget(x))) return v.u.b ? CEL_TRUE : CEL_FALSE;
     if (over_budget(x)) {
         err_set(e, "%s", CEL_COST_EXCEEDED_MSG);
