@@ -64,7 +64,7 @@ for ((k = 1; k <= RUNS; k++)); do
   echo
 done
 
-echo "== ns per evaluation, N=$N, R=$R, median of $RUNS run(s) ($(nproc) CPUs, $(date -u +%Y-%m-%d), dralloc $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "== ns per evaluation, N=$N, R=$R, median of $RUNS run(s) ($(nproc) CPUs, load $(cut -d" " -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d), dralloc $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 node - "$work" "$RUNS" <<'JS'
 const fs = require("fs");
 const [dir, runs] = [process.argv[2], Number(process.argv[3])];
