@@ -1,0 +1,106 @@
+/* test_derived.c — derived attributes (engine/derived.c) and DeviceTaintRules
+ * (engine/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
+ * checks of the rules those cases rely on (evaluation only after the selectors,
+ * backtracking through derived values, the feature gate). */
+#include "tests/engine/case_check.h"
+
+Test(derived, testdata_cases) {
+    int failed = 0;
+    int n = cc_run_dir("derived", &failed);
+    cr_expect_geq(n, 24, "testdata/derived: %d cases", n);
+    cr_assert_eq(failed, 0, "%d of %d testdata/derived cases failed", failed, n);
+}
+
+Test(taintrules, testdata_cases) {
+    int failed = 0;
+    int n = cc_run_dir("taintrules", &failed);
+    cr_expect_geq(n, 12);
+    cr_assert_eq(failed, 0, "%d of %d testdata/taintrules cases failed", failed, n);
+}
+
+Test(derived, gpu_nic_numa_backtracks_to_the_aligned_pair) {
+    /* gpu-0 (numa 0) comes first; no NIC has numaNode 0, so the search must take it back */
+    json_t *out = cc_run_case("derived", "gpu-nic-numa");
+    cr_assert_not_null(json_object_get(out, "allocations"));
+    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-1");
+    cr_assert_str_eq(cc_device(out, 0, 1), "nic-0");
+    json_decref(out);
+}
+
+static json_t *run_inline(const char *text) {
+    json_error_t je;
+    json_t *c = json_loads(text, 0, &je);
+    cr_assert_not_null(c, "%s (line %d)", je.text, je.line);
+    err e;
+    err_clear(&e);
+    json_t *out = dra_fixture_run(c, &e);
+    cr_assert_not_null(out, "%s", e.msg);
+    json_decref(c);
+    return out;
+}
+
+#define SLICE_NO_NUMA_FIRST                                                                                      \
+    "\"node\": {\"metadata\": {\"name\": \"n\"}},"                                                              \
+    "\"classes\": [{\"metadata\": {\"name\": \"gpu\"}, \"spec\": {}}],"                                           \
+    "\"slices\": [{\"metadata\": {\"name\": \"s\"}, \"spec\": {\"driver\": \"gpu.example.com\", \"nodeName\": \"n\"," \
+    "  \"pool\": {\"name\": \"p\", \"generation\": 1, \"resourceSliceCount\": 1},"                              \
+    "  \"devices\": [{\"name\": \"plain\"}, {\"name\": \"numa\", \"attributes\": {\"numa\": {\"int\": 3}}}]}}],"   \
+    "\"allocatedDevices\": [],"
+
+Test(derived, evaluated_only_after_the_selectors_accept_the_device) {
+    /* "plain" has no numa attribute: the expression would fail on it, but the request's
+     * selector rejects it first, so it is never evaluated there. */
+    json_t *out = run_inline("{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
+                             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+                             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+                             "    \"allocationMode\": \"ExactCount\", \"count\": 1,"
+                             "    \"selectors\": [{\"cel\": {\"expression\": \"'numa' in device.attributes['gpu.example.com']\"}}],"
+                             "    \"derivedAttributes\": [{\"name\": \"x.example.com/numa\", "
+                             "       \"expression\": \"device.attributes['gpu.example.com'].numa\"}]}}],"
+                             "  \"constraints\": [{\"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
+    cr_assert_null(json_object_get(out, "error"), "%s", json_string_value(json_object_get(out, "error")));
+    cr_assert_str_eq(cc_device(out, 0, 0), "numa");
+    json_decref(out);
+}
+
+Test(derived, runtime_error_on_any_candidate_aborts) {
+    /* without the selector "plain" is a candidate: the missing attribute aborts the
+     * allocation although "numa" would have worked */
+    json_t *out = run_inline("{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
+                             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+                             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+                             "    \"allocationMode\": \"ExactCount\", \"count\": 1,"
+                             "    \"derivedAttributes\": [{\"name\": \"x.example.com/numa\", "
+                             "       \"expression\": \"device.attributes['gpu.example.com'].numa\"}]}}],"
+                             "  \"constraints\": [{\"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
+    const char *msg = json_string_value(json_object_get(out, "error"));
+    cr_assert_not_null(msg);
+    cr_expect(strstr(msg, "claim c, request r: derived attribute x.example.com/numa on device gpu.example.com/p/plain") != NULL,
+              "%s", msg);
+    cr_expect(strstr(msg, "consider using CEL optional chaining") != NULL, "%s", msg);
+    json_decref(out);
+}
+
+Test(derived, optional_chaining_avoids_the_error) {
+    json_t *out = run_inline("{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
+                             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+                             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+                             "    \"allocationMode\": \"ExactCount\", \"count\": 2,"
+                             "    \"derivedAttributes\": [{\"name\": \"x.example.com/numa\", "
+                             "       \"expression\": \"device.attributes['gpu.example.com'].?numa.orValue(-1)\"}]}}],"
+                             "  \"constraints\": [{\"distinctAttribute\": \"x.example.com/numa\"}]}}}]}");
+    cr_assert_null(json_object_get(out, "error"), "%s", json_string_value(json_object_get(out, "error")));
+    cr_assert_str_eq(cc_device(out, 0, 0), "plain");
+    cr_assert_str_eq(cc_device(out, 0, 1), "numa");
+    json_decref(out);
+}
+
+Test(derived, feature_gate) {
+    dra_features f;
+    dra_features_default(&f);
+    cr_assert_not(f.derived_attributes, "alpha: off by default");
+    err e;
+    err_clear(&e);
+    cr_assert(dra_features_parse(&f, "DRADerivedAttributes=true", &e), "%s", e.msg);
+    cr_assert(f.derived_attributes);
+}

@@ -1,0 +1,74 @@
+/* test_extres.c — extended resources (engine/extres.c): every case of testdata/extres,
+ * and the example cluster of testdata/extres/cluster through dra_pod_allocate, the
+ * code behind `dralloc allocate --pod`: a DRA node gets the implicit claim, a
+ * device-plugin node is counted, and allocations feed the allocated state. */
+#include "tests/engine/case_check.h"
+
+#include "engine/extres.h"
+
+Test(extres, testdata_cases) {
+    int failed = 0;
+    int n = cc_run_dir("extres", &failed);
+    cr_expect_geq(n, 20);
+    cr_assert_eq(failed, 0, "%d of %d testdata/extres cases failed", failed, n);
+}
+
+static dra_world *cluster(void) {
+    dra_world *w = dra_world_new(true);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/testdata/extres/cluster", DRALLOC_SOURCE_DIR);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_world_load_path(w, path, &e), "%s", e.msg);
+    dra_world_freeze(w);
+    return w;
+}
+
+Test(extres, dra_node_gets_the_implicit_claim) {
+    dra_world *w = cluster();
+    dra_features f;
+    dra_features_default(&f);
+    dra_allocated *st = dra_allocated_new(w);
+    const dra_pod *pod = dra_extres_find_pod(w, "default", "trainer");
+    cr_assert_not_null(pod);
+    json_t *out = dra_pod_allocate(w, pod, dra_world_find_node(w, "node-dra"), &f, st);
+    const json_t *claims = json_object_get(out, "claims");
+    cr_assert_eq(json_array_size(claims), 1, "%s", json_string_value(json_object_get(out, "reason")));
+    const json_t *c = json_array_get(claims, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(c, "metadata"), "name")), "trainer-extended-resources");
+    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-0");
+    cr_assert_str_eq(cc_device(out, 0, 1), "gpu-1");
+    json_decref(out);
+    /* the allocation is recorded: a second pod gets the other two GPUs, a third none */
+    const dra_pod *small = dra_extres_find_pod(w, "default", "small");
+    out = dra_pod_allocate(w, small, dra_world_find_node(w, "node-dra"), &f, st);
+    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-2");
+    json_decref(out);
+    out = dra_pod_allocate(w, pod, dra_world_find_node(w, "node-dra"), &f, st);
+    cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));
+    json_decref(out);
+    dra_allocated_free(st);
+    dra_world_free(w);
+}
+
+Test(extres, device_plugin_node_is_counted) {
+    dra_world *w = cluster();
+    dra_features f;
+    dra_features_default(&f);
+    const dra_pod *pod = dra_extres_find_pod(w, "default", "trainer");
+    json_t *out = dra_pod_allocate(w, pod, dra_world_find_node(w, "node-dp"), &f, NULL);
+    cr_assert(json_is_true(json_object_get(out, "unsatisfiable")), "4 allocatable, 3 used by busy, 2 wanted");
+    cr_assert(strstr(json_string_value(json_object_get(out, "reason")), "Insufficient example.com/gpu") != NULL);
+    json_decref(out);
+    dra_world_free(w);
+}
+
+Test(extres, feature_gate_default_on) {
+    dra_features f;
+    dra_features_default(&f);
+    cr_assert(f.extended_resource);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_features_parse(&f, "DRAExtendedResource=false", &e), "%s", e.msg);
+    cr_assert_not(f.extended_resource);
+}
