@@ -25,13 +25,6 @@ typedef struct comp {
 } comp;
 
 static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
-    switch (op) {
-    case OP_DEVICE: c->p->touches |= CEL_TOUCH_ATTRS | CEL_TOUCH_CAPS; break;
-    case OP_DEVMAP: case OP_DEVDOMAIN: case OP_HAS_DOMAIN: c->p->touches |= CEL_TOUCH_ATTRS | CEL_TOUCH_CAPS; break;
-    case OP_DEVATTR: case OP_HAS_DEVATTR: case OP_ATTR_EQK: case OP_ATTR_NEK: c->p->touches |= CEL_TOUCH_ATTRS; break;
-    case OP_DEVCAP: case OP_HAS_DEVCAP: c->p->touches |= CEL_TOUCH_CAPS; break;
-    default: break;
-    }
     cel_inst *i = ARENA_NEW(&c->p->a, cel_inst);
     i->op = (uint8_t)op;
     i->pos = pos;
@@ -386,9 +379,33 @@ static const cel_inst *build(comp *c, cel_node *n) {
     return error_inst(c, n->pos, "internal error: unknown node");
 }
 
+/* Which device arrays the final program reads (for cel_eval_bool_many's prefetching). */
+static unsigned touches(const cel_inst *i) {
+    if (!i) return 0;
+    unsigned t = 0;
+    switch ((cel_op)i->op) {
+    case OP_DEVICE:
+    case OP_DEVMAP: return CEL_TOUCH_ATTRS | CEL_TOUCH_CAPS;
+    case OP_DEVDOMAIN:
+    case OP_HAS_DOMAIN: return i->a == CEL_DM_CAPS ? CEL_TOUCH_CAPS : CEL_TOUCH_ATTRS;
+    case OP_DEVATTR:
+    case OP_HAS_DEVATTR:
+    case OP_ATTR_EQK:
+    case OP_ATTR_NEK: return CEL_TOUCH_ATTRS;
+    case OP_DEVCAP:
+    case OP_HAS_DEVCAP: return CEL_TOUCH_CAPS;
+    default: break;
+    }
+    t |= touches(i->x) | touches(i->y) | touches(i->z) | touches(i->step) | touches(i->result);
+    if (i->op != OP_ATTR_EQK && i->op != OP_ATTR_NEK)
+        for (uint32_t k = 0; k < i->nargs && i->args; k++) t |= touches(i->args[k]);
+    return t;
+}
+
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
     comp c = {p, src, n, e, false};
     p->nslots = (uint32_t)nslots;
     p->root = build(&c, root);
+    p->touches = (uint8_t)touches(p->root);
     return !c.failed;
 }
