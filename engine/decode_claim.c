@@ -276,6 +276,8 @@ bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, er
     if (!decode_meta(&c, obj, &ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
     cl->name_id = intern_cstr(d->names, cl->name);
+    const json_t *meta = json_object_get(obj, "metadata");
+    if (json_is_object(meta) && !dra_dget_str(&c, meta, "creationTimestamp", &cl->creation_timestamp)) return false;
     const json_t *spec;
     if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) return true;

@@ -180,15 +180,19 @@ static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_p
 }
 
 /* The DeviceClass backing an extended resource: the class named by the
- * deviceclass.resource.kubernetes.io/ form, else a class whose extendedResourceName
- * is the name (several: the first by name). */
+ * deviceclass.resource.kubernetes.io/ form, else the class whose extendedResourceName
+ * is the name. Several such classes: as Kubernetes documents the field, the one
+ * created later wins, and among classes created at the same time the name sorted
+ * first (RFC 3339 UTC timestamps compare as text; a class without one counts as
+ * oldest). */
 static const dra_class *class_for(const dra_world *w, const char *res) {
     if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX))) return dra_world_find_class(w, res + strlen(DC_PREFIX));
     const dra_class *best = NULL;
     for (size_t i = 0; i < w->classes.n; i++) {
         const dra_class *c = w->classes.v[i];
-        if (c->extended_resource_name && !strcmp(c->extended_resource_name, res) && (!best || strcmp(c->name, best->name) < 0))
-            best = c;
+        if (!c->extended_resource_name || strcmp(c->extended_resource_name, res)) continue;
+        int t = best ? strcmp(c->creation_timestamp ? c->creation_timestamp : "", best->creation_timestamp ? best->creation_timestamp : "") : 1;
+        if (t > 0 || (t == 0 && strcmp(c->name, best->name) < 0)) best = c;
     }
     return best;
 }

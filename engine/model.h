@@ -150,6 +150,7 @@ typedef struct dra_class {
     dra_config *configs;
     uint32_t nconfigs;
     const char *extended_resource_name;
+    const char *creation_timestamp;   /* metadata.creationTimestamp (RFC 3339), may be NULL */
 } dra_class;
 
 /* ---- ResourceClaim ------------------------------------------------------------- */
