@@ -707,25 +707,35 @@ static cel_node *parse_unary(parser *p) {
 
 static cel_node *parse_mul(parser *p) {
     cel_node *l = parse_unary(p);
+    int entered = 0;
     while (l && (p->t.kind == T_STAR || p->t.kind == T_SLASH || p->t.kind == T_PERCENT)) {
         cel_token op = p->t;
         advance(p);
+        /* operator chains nest (left-associated), so they count toward the depth limit */
+        if (!depth_enter(p)) return NULL;
+        entered++;
         cel_node *r = parse_unary(p);
         if (!r) return NULL;
         l = mk_call(p, op.pos, op.kind == T_STAR ? "_*_" : op.kind == T_SLASH ? "_/_" : "_%_", NULL, 2, l, r);
     }
+    p->depth -= entered;
     return l;
 }
 
 static cel_node *parse_add(parser *p) {
     cel_node *l = parse_mul(p);
+    int entered = 0;
     while (l && (p->t.kind == T_PLUS || p->t.kind == T_MINUS)) {
         cel_token op = p->t;
         advance(p);
+        /* operator chains nest (left-associated), so they count toward the depth limit */
+        if (!depth_enter(p)) return NULL;
+        entered++;
         cel_node *r = parse_mul(p);
         if (!r) return NULL;
         l = mk_call(p, op.pos, op.kind == T_PLUS ? "_+_" : "_-_", NULL, 2, l, r);
     }
+    p->depth -= entered;
     return l;
 }
 
@@ -744,13 +754,18 @@ static const char *relop(cel_tok k) {
 
 static cel_node *parse_rel(parser *p) {
     cel_node *l = parse_add(p);
+    int entered = 0;
     while (l && relop(p->t.kind)) {
         cel_token op = p->t;
         advance(p);
+        /* operator chains nest (left-associated), so they count toward the depth limit */
+        if (!depth_enter(p)) return NULL;
+        entered++;
         cel_node *r = parse_add(p);
         if (!r) return NULL;
         l = mk_call(p, op.pos, relop(op.kind), NULL, 2, l, r);
     }
+    p->depth -= entered;
     return l;
 }
 

@@ -262,3 +262,65 @@ Test(dra, eval_attr) {
     arena_free(&a);
     fx_fini(&f);
 }
+
+/* Many threads share one cache and one set of programs; each has its own context. */
+#include <pthread.h>
+
+typedef struct cache_job {
+    fixture *f;
+    cel_cache *cache;
+    const cel_program *progs[20];
+    int trues;
+} cache_job;
+
+static void *cache_worker(void *arg) {
+    cache_job *j = arg;
+    cel_eval_ctx *x = cel_eval_ctx_new();
+    err e;
+    for (int round = 0; round < 50; round++) {
+        for (int k = 0; k < 20; k++) {
+            char expr[128];
+            snprintf(expr, sizeof expr, "device.attributes['gpu.example.com'].index < %d", k);
+            const cel_program *p = cel_cache_get(j->cache, expr, strlen(expr), &e);
+            if (round == 0) j->progs[k] = p;
+            else if (p != j->progs[k]) j->trues = -1000000;
+            if (cel_eval_bool(p, &j->f->dev, x, &e) == CEL_TRUE) j->trues++;
+        }
+    }
+    cel_eval_ctx_free(x);
+    return NULL;
+}
+
+Test(dra, cache_shared_by_threads) {
+    fixture f;
+    fx_init(&f);
+    cel_cache *c = cel_cache_new(f.env);
+    cache_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].f = &f;
+        jobs[i].cache = c;
+        pthread_create(&th[i], NULL, cache_worker, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(jobs[i].trues, 50 * 16, "thread %d", i);   /* index 3 < k for k = 4..19 */
+        for (int k = 0; k < 20; k++) cr_expect_eq(jobs[i].progs[k], jobs[0].progs[k]);
+    }
+    cel_cache_free(c);
+    fx_fini(&f);
+}
+
+Test(parser, long_operator_chains_hit_the_depth_limit) {
+    fixture f;
+    fx_init(&f);
+    char buf[4096] = "1";
+    for (int i = 0; i < 300; i++) strcat(buf, "+1");
+    const char *r = fx_eval(&f, buf);
+    cr_expect(strstr(r, "recursion limit") != NULL, "%s", r);
+    char ok[1024] = "1";
+    for (int i = 0; i < 100; i++) strcat(ok, "+1");
+    cr_expect_str_eq(fx_eval(&f, ok), "101");
+    fx_fini(&f);
+}
