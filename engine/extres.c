@@ -5,6 +5,7 @@
  * read from the objects' JSON as loaded. */
 #include "engine/extres.h"
 
+#include "engine/decode_util.h"
 #include "engine/podgroup.h"
 #include "engine/world.h"
 
@@ -329,6 +330,25 @@ static dra_claim *implicit_claim(dra_world *w, const dra_pod *pod, const podres 
     return c;
 }
 
+/* An allocated claim can only be used where its status.allocation.nodeSelector
+ * allows (none: everywhere). */
+static bool usable_on(dra_world *w, const dra_claim *c, const dra_node *node) {
+    json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
+    const json_t *sel = json_object_get(json_object_get(json_object_get(o, "status"), "allocation"), "nodeSelector");
+    bool ok = true;
+    if (sel) {
+        err e;
+        err_clear(&e);
+        dctx dc;
+        dra_dctx_init(&dc, &w->dec, &e, "ResourceClaim", o);
+        dra_node_selector *ns = NULL;
+        bool m = false;
+        ok = dra_ddecode_node_selector(&dc, sel, &ns) && (!ns || (dra_node_matches(node, NULL, false, ns, &m, &e) && m));
+    }
+    json_decref(o);
+    return ok;
+}
+
 static bool listed(const dra_claim *const *v, size_t n, const dra_claim *c) {
     for (size_t i = 0; i < n; i++)
         if (v[i] == c) return true;
@@ -421,7 +441,12 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         }
         if (c->allocated) {
             char ref[600];
-            json_array_append_new(reused, json_string(claim_ref(c, ref, sizeof ref)));
+            claim_ref(c, ref, sizeof ref);
+            if (!usable_on(w, c, node)) {
+                out = outcome_unsat("ResourceClaim %s is allocated for other nodes than %s", ref, node->name);
+                goto done;
+            }
+            json_array_append_new(reused, json_string(ref));
         } else if (!listed(todo, ntodo, c) && ntodo < 64) {
             todo[ntodo++] = c;
         }
