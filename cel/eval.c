@@ -682,6 +682,33 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     case OP_LE:
     case OP_GT:
     case OP_GE: return compare(n, x);
+    case OP_IN: return in_op(n, x);
+    case OP_NOT: {
+        cel_value v;
+        if (n->x->op == OP_DEVATTR && attr_fast(x, n->x, &v)) {
+            if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
+        } else {
+            v = eval(n->x, x);
+        }
+        if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
+        if (v.kind == CV_ERROR) return v;
+        if (n->x->op == OP_DEVATTR) {
+            v = dev_attr(x, n->x);
+            if (v.kind == CV_ERROR) return v;
+        }
+        return no_overload(x, "!_");
+    }
+    case OP_HAS_DOMAIN: {
+        const cel_device *d = x->dev;
+        if (n->a == CEL_DM_CAPS) {
+            for (uint32_t i = 0; i < d->ncaps; i++)
+                if (d->caps[i].domain == n->b) return cel_bool(true);
+        } else {
+            for (uint32_t i = 0; i < d->nattrs; i++)
+                if (d->attrs[i].domain == n->b) return cel_bool(true);
+        }
+        return cel_bool(false);
+    }
     default: return eval(n, x);
     }
 }
