@@ -98,25 +98,36 @@ static bool matches(dra_world *w, cel_eval_ctx *x, const dra_taint_rule *r, cons
     return cel_all(w, x, r->selectors, r->nselectors, d);
 }
 
-void dra_taintrule_apply(dra_world *w) {
-    if (w->taint_rules_applied || !w->taint_rules.n) return;
-    w->taint_rules_applied = true;
-    cel_eval_ctx *x = cel_eval_ctx_new();
-    for (size_t si = 0; si < w->slices.n; si++) {
+/* Appends the taints of rules [r0, r1) to the devices of slices [s0, s1). */
+static void apply_range(dra_world *w, cel_eval_ctx *x, size_t s0, size_t s1, size_t r0, size_t r1) {
+    for (size_t si = s0; si < s1; si++) {
         dra_slice *s = w->slices.v[si];
         for (uint32_t di = 0; di < s->ndevices; di++) {
             dra_device *d = &s->devices[di];
             uint32_t add = 0;
-            for (size_t ri = 0; ri < w->taint_rules.n; ri++) add += matches(w, x, w->taint_rules.v[ri], s, d);
+            for (size_t ri = r0; ri < r1; ri++) add += matches(w, x, w->taint_rules.v[ri], s, d);
             if (!add) continue;
             dra_taint *t = ARENA_NEWN(&w->mem, dra_taint, d->ntaints + add);
             if (d->ntaints) memcpy(t, d->taints, d->ntaints * sizeof *t);
             uint32_t n = d->ntaints;
-            for (size_t ri = 0; ri < w->taint_rules.n; ri++)
+            for (size_t ri = r0; ri < r1; ri++)
                 if (matches(w, x, w->taint_rules.v[ri], s, d)) t[n++] = w->taint_rules.v[ri]->taint;
             d->taints = t;
             d->ntaints = n;
         }
     }
-    cel_eval_ctx_free(x);
+}
+
+/* Idempotent across freezes: slices and rules added since the last freeze are merged
+ * (old slices × new rules, new slices × all rules), nothing twice. */
+void dra_taintrule_apply(dra_world *w) {
+    size_t ns = w->slices.n, nr = w->taint_rules.n;
+    if (nr && (ns > w->taint_slices_done || nr > w->taint_rules_done)) {
+        cel_eval_ctx *x = cel_eval_ctx_new();
+        apply_range(w, x, 0, w->taint_slices_done, w->taint_rules_done, nr);
+        apply_range(w, x, w->taint_slices_done, ns, 0, nr);
+        cel_eval_ctx_free(x);
+    }
+    w->taint_slices_done = ns;
+    w->taint_rules_done = nr;
 }

@@ -51,7 +51,7 @@ struct dra_world {
     cel_cache *cel_any;
     /* DeviceTaintRules (taintrule.c), merged into device taints at freeze; PodGroups (podgroup.c) */
     DRA_VEC(struct dra_taint_rule *) taint_rules;
-    bool taint_rules_applied;
+    size_t taint_slices_done, taint_rules_done;   /* what earlier freezes already merged */
     DRA_VEC(struct dra_podgroup *) podgroups;
 };
 

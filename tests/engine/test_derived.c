@@ -104,3 +104,53 @@ Test(derived, feature_gate) {
     cr_assert(dra_features_parse(&f, "DRADerivedAttributes=true", &e), "%s", e.msg);
     cr_assert(f.derived_attributes);
 }
+
+#include "engine/world.h"
+
+Test(taintrules, merged_once_across_freezes) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    json_t *slice = json_loads("{\"kind\": \"ResourceSlice\", \"metadata\": {\"name\": \"s\"}, \"spec\": {\"driver\": \"d\","
+                               " \"nodeName\": \"n\", \"pool\": {\"name\": \"p\", \"generation\": 1, \"resourceSliceCount\": 1},"
+                               " \"devices\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}}",
+                               0, NULL);
+    json_t *rule = json_loads("{\"apiVersion\": \"resource.k8s.io/v1beta2\", \"kind\": \"DeviceTaintRule\", \"metadata\": {\"name\": \"r\"},"
+                              " \"spec\": {\"deviceSelector\": {\"device\": \"a\"}, \"taint\": {\"key\": \"k\", \"effect\": \"NoSchedule\"}}}",
+                              0, NULL);
+    cr_assert(dra_world_add_json(w, slice, &e), "%s", e.msg);
+    cr_assert(dra_world_add_json(w, rule, &e), "%s", e.msg);
+    dra_world_freeze(w);
+    dra_world_freeze(w);
+    const dra_slice *s = w->slices.v[0];
+    cr_assert_eq(s->devices[0].ntaints, 1);
+    cr_assert_str_eq(s->devices[0].taints[0].key, "k");
+    cr_assert_eq(s->devices[1].ntaints, 0);
+    /* a rule added later reaches the old slice; a slice added later gets both rules */
+    json_object_set_new(json_object_get(json_object_get(rule, "spec"), "deviceSelector"), "device", json_string("b"));
+    cr_assert(dra_world_add_json(w, rule, &e), "%s", e.msg);
+    json_object_set_new(json_object_get(slice, "metadata"), "name", json_string("s2"));
+    cr_assert(dra_world_add_json(w, slice, &e), "%s", e.msg);
+    dra_world_freeze(w);
+    cr_assert_eq(w->slices.v[0]->devices[0].ntaints, 1);
+    cr_assert_eq(w->slices.v[0]->devices[1].ntaints, 1);
+    cr_assert_eq(w->slices.v[1]->devices[0].ntaints, 1);
+    cr_assert_eq(w->slices.v[1]->devices[1].ntaints, 1);
+    json_decref(slice);
+    json_decref(rule);
+    dra_world_free(w);
+}
+
+Test(taintrules, rule_without_taint_is_rejected) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    json_t *rule = json_loads("{\"kind\": \"DeviceTaintRule\", \"metadata\": {\"name\": \"r\"}, \"spec\": {\"deviceSelector\": {}}}", 0,
+                              NULL);
+    cr_assert_not(dra_world_add_json(w, rule, &e));
+    char buf[1024];
+    cr_expect(strstr(err_format(&e, buf, sizeof buf), "DeviceTaintRule r") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "taint: Required value") != NULL, "%s", buf);
+    json_decref(rule);
+    dra_world_free(w);
+}
