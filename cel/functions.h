@@ -108,7 +108,6 @@ extern const cel_library cel_lib_semver;     /* Kubernetes semver library */
 extern const cel_library cel_lib_optional;   /* optional types */
 extern const cel_library cel_lib_dra;        /* includes() */
 extern const cel_library cel_lib_time;       /* timestamp, duration */
-extern const cel_library cel_lib_regex_interim;  /* matches() via POSIX regex until RE2 lands */
 extern const cel_library cel_lib_regex;      /* matches, find, findAll (RE2) */
 extern const cel_library cel_lib_strings;    /* cel-go ext.Strings v2 */
 extern const cel_library cel_lib_lists;      /* Kubernetes lists + cel-go ext.Lists v3 */
