@@ -521,6 +521,7 @@ static cel_node *parse_primary(parser *p) {
             return NULL;
         }
         if (p->t.kind == T_LPAREN) {
+            uint32_t open = p->t.pos;   /* cel-go places a call at its '(' */
             nvec args = {0};
             if (!parse_args(p, &args)) return NULL;
             if (!absolute && !p->no_macros && !strcmp(name, "has")) {
@@ -531,7 +532,7 @@ static cel_node *parse_primary(parser *p) {
                 args.v[0]->test_only = true;
                 return args.v[0];
             }
-            cel_node *c = node(p, N_CALL, t.pos);
+            cel_node *c = node(p, N_CALL, open);
             c->name = name;
             c->absolute = absolute;
             c->args = args.v;
@@ -635,16 +636,17 @@ static cel_node *parse_member(parser *p) {
             if (!depth_enter(p)) return NULL;
             entered++;
             if (p->t.kind == T_LPAREN && id.kind == T_IDENT && !opt) {
+                uint32_t open = p->t.pos;
                 nvec args = {0};
                 if (!parse_args(p, &args)) return NULL;
                 cel_node *m = NULL;
                 if (!p->no_macros) {
                     bool merr;
-                    m = expand_macro(p, id.pos, e, id.val.u.s, &args, &merr);
+                    m = expand_macro(p, open, e, id.val.u.s, &args, &merr);
                     if (merr) return NULL;
                 }
                 if (!m) {
-                    m = node(p, N_CALL, id.pos);
+                    m = node(p, N_CALL, open);
                     m->name = id.val.u.s;
                     m->target = e;
                     m->args = args.v;

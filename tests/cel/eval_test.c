@@ -23,10 +23,10 @@ Test(checker, compile_errors) {
     EXPECT("x == 1", "compile: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x == 1\n | ^");
     EXPECT_PREFIX("device.foo", "compile: ERROR: <input>:1:7: undefined field 'foo'");
     EXPECT_PREFIX("1 + 'a'", "compile: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'");
-    EXPECT_PREFIX("'a'.startsWith(1)", "compile: ERROR: <input>:1:5: found no matching overload for 'startsWith' applied to 'string.(int)'");
+    EXPECT_PREFIX("'a'.startsWith(1)", "compile: ERROR: <input>:1:15: found no matching overload for 'startsWith' applied to 'string.(int)'");
     EXPECT_PREFIX("[1, 'a']", "compile: ERROR: <input>:1:5: expected type 'int' but found 'string'");
     EXPECT("[dyn(1), dyn('a')].size()", "2");
-    EXPECT_PREFIX("foo(1)", "compile: ERROR: <input>:1:1: undeclared reference to 'foo'");
+    EXPECT_PREFIX("foo(1)", "compile: ERROR: <input>:1:4: undeclared reference to 'foo'");
     EXPECT_PREFIX("quantity('1') < quantity('2')", "compile: ERROR");
     fx_fini(&f);
 }
