@@ -69,6 +69,28 @@ static bool qty_int(const json_t *v, int64_t *out) {
     return s && quantity_parse(s, strlen(s), &q, &e) && quantity_value_int64(&q, out);
 }
 
+/* Adds the extended resources of one resource map (requests or limits) to a
+ * container; `skip`: names already taken from the other map. */
+static bool read_resources(podres *p, cont *k, const json_t *src, const json_t *skip, err *e) {
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)src, key, v) {
+        if (!is_extended(key) || (skip && json_object_get(skip, key))) continue;
+        int64_t n;
+        if (!qty_int(v, &n) || n < 0)
+            return err_set(e, "container %s: resources %s: extended resources must be whole numbers",
+                           k->name ? k->name : "?", key);
+        if (k->nres == MAX_RES) return err_set(e, "too many extended resources");
+        k->res[k->nres] = key;
+        k->count[k->nres++] = n;
+        if (res_index(p, key) < 0) {
+            if (p->n == MAX_RES) return err_set(e, "too many extended resources");
+            p->names[p->n++] = key;
+        }
+    }
+    return true;
+}
+
 static bool read_containers(podres *p, const json_t *arr, bool init, err *e) {
     for (size_t i = 0; i < json_array_size(arr); i++) {
         if (p->nc == MAX_CONT) return err_set(e, "too many containers");
@@ -78,25 +100,11 @@ static bool read_containers(podres *p, const json_t *arr, bool init, err *e) {
         k->init = init;
         k->sidecar = init && json_is_string(json_object_get(c, "restartPolicy")) &&
                      !strcmp(json_string_value(json_object_get(c, "restartPolicy")), "Always");
+        /* requests, and limits for what requests leave out (the API server defaults
+         * requests to limits per resource; for extended resources both must be equal) */
         const json_t *res = json_object_get(c, "resources");
-        const json_t *src = json_object_get(res, "requests");
-        if (!json_is_object(src) || !json_object_size(src)) src = json_object_get(res, "limits");
-        const char *key;
-        const json_t *v;
-        json_object_foreach((json_t *)src, key, v) {
-            if (!is_extended(key)) continue;
-            int64_t n;
-            if (!qty_int(v, &n) || n < 0)
-                return err_set(e, "container %s: resources %s: extended resources must be whole numbers",
-                               k->name ? k->name : "?", key);
-            if (k->nres == MAX_RES) return err_set(e, "too many extended resources");
-            k->res[k->nres] = key;
-            k->count[k->nres++] = n;
-            if (res_index(p, key) < 0) {
-                if (p->n == MAX_RES) return err_set(e, "too many extended resources");
-                p->names[p->n++] = key;
-            }
-        }
+        const json_t *reqs = json_object_get(res, "requests"), *lims = json_object_get(res, "limits");
+        if (!read_resources(p, k, reqs, NULL, e) || !read_resources(p, k, lims, reqs, e)) return false;
     }
     return true;
 }
