@@ -154,3 +154,40 @@ Test(taintrules, rule_without_taint_is_rejected) {
     json_decref(rule);
     dra_world_free(w);
 }
+
+/* One claim with one derived attribute called `name`, used by a distinct constraint. */
+static json_t *run_named(const char *name) {
+    char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
+             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+             "    \"allocationMode\": \"ExactCount\", \"count\": 1,"
+             "    \"derivedAttributes\": [{\"name\": \"%s\", \"expression\": \"device.driver\"}]}}],"
+             "  \"constraints\": [{\"distinctAttribute\": \"%s\"}]}}}]}",
+             name, name);
+    return run_inline(buf);
+}
+
+Test(derived, name_format) {
+    static const char *const ok[] = {
+        "derived/numa", "a.b-c.example.com/_x9", "d/N", "x/abcdefghijklmnopqrstuvwxyz012345",
+        "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyza/id",   /* 63-character domain */
+    };
+    static const char *const bad[] = {
+        "numa", "/numa", "derived/", "Derived/numa", "-d/numa", "d-/numa", "d..e/numa", "derived/9numa",
+        "derived/numa-node", "derived/a/b", "x/abcdefghijklmnopqrstuvwxyz0123456",   /* 33-character id */
+        "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyzab/id",         /* 64-character domain */
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        json_t *out = run_named(ok[i]);
+        cr_expect_null(json_object_get(out, "error"), "%s: %s", ok[i], json_string_value(json_object_get(out, "error")));
+        json_decref(out);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *out = run_named(bad[i]);
+        const char *msg = json_string_value(json_object_get(out, "error"));
+        cr_expect(msg && strstr(msg, "derivedAttributes[0].name: Invalid value"), "%s: %s", bad[i], msg ? msg : "accepted");
+        json_decref(out);
+    }
+}
