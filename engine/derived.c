@@ -12,6 +12,7 @@
 
 #include "engine/alloc_internal.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +21,9 @@ typedef struct dra_derived_state {
     const dra_request_spec *spec;
     int16_t *map;            /* per claim constraint: derived attribute index, -1 none */
     bool *by_driver;         /* per constraint: unqualified name, domain = device driver */
-    cel_attr *vals;          /* [cand * nderived], valid where rd->sel[cand] == 2 */
-    dra_attr_text *texts;    /* parallel to vals */
+    cel_attr **vals;         /* per candidate: nderived values, set once evaluated
+                              * (valid where rd->sel[cand] == 2) */
+    dra_attr_text **texts;   /* parallel to vals */
     const cel_program **progs;
 } dra_derived_state;
 
@@ -212,8 +214,8 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
             }
         }
     }
-    st->vals = ARENA_NEWN(&x->a, cel_attr, (size_t)(x->v->ncands ? x->v->ncands : 1) * spec->nderived);
-    st->texts = ARENA_NEWN(&x->a, dra_attr_text, (size_t)(x->v->ncands ? x->v->ncands : 1) * spec->nderived);
+    st->vals = ARENA_NEWN(&x->a, cel_attr *, x->v->ncands ? x->v->ncands : 1);
+    st->texts = ARENA_NEWN(&x->a, dra_attr_text *, x->v->ncands ? x->v->ncands : 1);
     rd->derived = st;
     return true;
 }
@@ -230,9 +232,13 @@ int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *
     dra_derived_state *st = rd->derived;
     const dra_cand *c = &x->v->cands[cand];
     uint32_t n = st->spec->nderived;
+    if (!st->vals[cand]) {
+        st->vals[cand] = ARENA_NEWN(&x->a, cel_attr, n);
+        st->texts[cand] = ARENA_NEWN(&x->a, dra_attr_text, n);
+    }
     for (uint32_t i = 0; i < n; i++) {
-        cel_attr *out = &st->vals[(size_t)cand * n + i];
-        dra_attr_text *t = &st->texts[(size_t)cand * n + i];
+        cel_attr *out = &st->vals[cand][i];
+        dra_attr_text *t = &st->texts[cand][i];
         err e;
         err_clear(&e);
         if (!cel_eval_attr(st->progs[i], &c->dev->cel, x->cel, x->f->list_type_attributes, &x->a, out, &e)) {
@@ -268,7 +274,8 @@ void dra_derived_bind(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t k
     uint32_t i = (uint32_t)st->map[k];
     const dra_cand *c = &x->v->cands[cand];
     if (st->by_driver[k] && st->spec->derived[i].domain != c->dev->cel.driver_id) return;
-    size_t at = (size_t)cand * st->spec->nderived + i;
-    s->dv = &st->vals[at];
-    s->dv_text = &st->texts[at];
+    assert(st->vals[cand]);   /* evaluated when the candidate passed the selectors */
+    if (!st->vals[cand]) return;
+    s->dv = &st->vals[cand][i];
+    s->dv_text = &st->texts[cand][i];
 }
