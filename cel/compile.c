@@ -34,6 +34,17 @@ static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
 
 static const cel_inst *build(comp *c, cel_node *n);
 
+/* Evaluated nodes under i (constants are free), capped: a static stand-in for the
+ * per-node charges of cel-go's cost tracker inside loops. */
+static uint32_t node_count(const cel_inst *i) {
+    if (!i || i->op == OP_CONST) return 0;
+    uint32_t n = 1;
+    if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
+    n += node_count(i->x) + node_count(i->y) + node_count(i->z);
+    for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(i->args[k]);
+    return n > 1000 ? 1000 : n;
+}
+
 static uint32_t intern_name(comp *c, const char *s, size_t len) {
     return intern_put(c->p->env->names, s, len);
 }
@@ -358,6 +369,8 @@ static const cel_inst *build(comp *c, cel_node *n) {
     case N_STRUCT: return error_inst(c, n->pos, "unknown type: message construction is not supported");
     case N_COMPREHENSION: {
         cel_inst *i = inst(c, OP_COMP, n->pos);
+        /* cost per iteration: about one unit per evaluated node of the loop condition
+         * and step, as cel-go's actual-cost tracker charges (set below) */
         i->x = build(c, n->range);
         i->y = build(c, n->accu_init);
         i->z = build(c, n->cond);
@@ -366,6 +379,8 @@ static const cel_inst *build(comp *c, cel_node *n) {
         i->iv = n->slot;
         i->iv2 = n->slot2;
         i->accu = n->accu_slot;
+        uint32_t per = node_count(i->z) + node_count(i->step);
+        i->cost = per ? per : 1;
         return i;
     }
     case N_BIND: {

@@ -394,7 +394,7 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
     cel_value *s = x->slots;
     s[n->accu] = eval(n->y, x);
     for (uint32_t i = 0; i < cnt; i++) {
-        x->cost++;
+        x->cost += n->cost;
         if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
         if (is_list) {
             if (n->iv2 >= 0) {
