@@ -324,3 +324,25 @@ Test(parser, long_operator_chains_hit_the_depth_limit) {
     cr_expect_str_eq(fx_eval(&f, ok), "101");
     fx_fini(&f);
 }
+
+Test(libs, timestamps_and_durations) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("timestamp('2009-02-13T23:31:30Z')", "timestamp(\"2009-02-13T23:31:30Z\")");
+    EXPECT("int(timestamp('2009-02-13T23:31:30Z'))", "1234567890");
+    EXPECT("string(timestamp('2009-02-13T23:31:30.120+01:00'))", "\"2009-02-13T22:31:30.12Z\"");
+    EXPECT("string(duration('1h30m0.5s'))", "\"5400.5s\"");
+    EXPECT("duration('-1.5s') < duration('0s')", "true");
+    EXPECT("timestamp('2009-02-13T23:00:00Z') + duration('1h') == timestamp('2009-02-14T00:00:00Z')", "true");
+    EXPECT("timestamp('2009-02-14T00:00:00Z') - timestamp('2009-02-13T23:00:00Z') == duration('3600s')", "true");
+    EXPECT("timestamp('2009-02-13T23:31:30Z').getDayOfWeek()", "5");
+    EXPECT("timestamp('2009-02-13T23:31:30Z').getDayOfYear()", "43");
+    EXPECT("timestamp('2009-02-13T23:31:30Z').getHours('-02:30')", "21");
+    EXPECT("timestamp('2009-07-01T12:00:00Z').getHours('Asia/Kathmandu')", "17");
+    EXPECT("duration('3730s').getMinutes()", "62");
+    EXPECT_PREFIX("timestamp('9999-12-31T23:59:59Z') + duration('1s')", "error: range error");
+    EXPECT_PREFIX("timestamp('2009-02-30T00:00:00Z')", "error: ");
+    EXPECT_PREFIX("duration('1d')", "error: ");
+    EXPECT("type(duration('1s')) == google.protobuf.Duration", "true");
+    fx_fini(&f);
+}
