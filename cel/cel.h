@@ -137,6 +137,13 @@ typedef enum cel_result {
  * "claim X: selector #i on device D/P/N: CEL runtime error: " context. */
 cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e);
 
+/* Kubernetes' EnhanceRuntimeError (dynamic-resource-allocation cel/errors.go), which
+ * the allocator applies to selector runtime errors before adding its context: a
+ * message containing "no such key:" gets ". consider using CEL optional chaining
+ * (.? followed by orValue()) or guarding the check with has() for optional fields"
+ * appended (once: calling it again changes nothing). Other messages are unchanged. */
+void cel_enhance_runtime_error(err *e);
+
 /* Evaluates a selector on devs[0..n) (an array of views), writing out[i]. Same
  * results as n calls of cel_eval_bool; faster on large device sets because it
  * prefetches the next devices' attribute arrays while evaluating the current one

@@ -44,7 +44,14 @@ cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
             for (uint32_t j = 0; j < ov->nargs && ok; j++) {
                 d->args[j] = cel_type_parse(&env->a, ov->args[j]);
                 ok = d->args[j] != NULL;
-                if (ok) d->kinds[j] = (int8_t)cel_type_value_kind(d->args[j]);
+                if (ok) {
+                    int k = cel_type_value_kind(d->args[j]);
+                    d->kinds[j] = (int8_t)k;
+                    if (k < 0) d->kmask[j] = ~0u;
+                    else if (k == CV_MAP) d->kmask[j] = 1u << CV_MAP | 1u << CV_DEVMAP | 1u << CV_DEVDOMAIN;
+                    else d->kmask[j] = 1u << k;
+                    if (k == CV_OPAQUE) d->opaque = true;
+                }
             }
             d->result = ok ? cel_type_parse(&env->a, ov->result) : NULL;
             if (!ok || !d->result) {
@@ -295,4 +302,14 @@ bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
     if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
     cel_value_format(&v, p->env->names, buf, n);
     return true;
+}
+
+#define CEL_NO_SUCH_KEY_HINT                                                                     \
+    ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with " \
+    "has() for optional fields"
+
+void cel_enhance_runtime_error(err *e) {
+    if (!e || !strstr(e->msg, "no such key:") || strstr(e->msg, CEL_NO_SUCH_KEY_HINT)) return;
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, "%s", CEL_NO_SUCH_KEY_HINT);
 }

@@ -18,6 +18,8 @@ typedef struct cel_fn_decl {
     const cel_type *args[CEL_MAX_ARGS];
     const cel_type *result;
     int8_t kinds[CEL_MAX_ARGS];   /* runtime cel_kind each argument must have, -1 any */
+    uint32_t kmask[CEL_MAX_ARGS]; /* the same as a bit set of accepted cel_kinds (dispatch) */
+    bool opaque;                  /* some argument is a library opaque type: compare names too */
 } cel_fn_decl;
 
 typedef struct cel_var_decl {

@@ -219,7 +219,12 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     for (uint32_t j = 0; j < n->novs && !d; j++) {
         const cel_fn_decl *c = n->ovs[j];
         bool ok = true;
-        for (uint32_t i = 0; i < na && ok; i++) ok = (!strict && av[i].kind == CV_ERROR) || kind_ok(c, i, &av[i]);
+        if (LIKELY(strict && !c->opaque)) {
+            for (uint32_t i = 0; i < na && ok; i++) ok = (c->kmask[i] >> av[i].kind) & 1;
+        } else {
+            for (uint32_t i = 0; i < na && ok; i++)
+                ok = (!strict && av[i].kind == CV_ERROR) || kind_ok(c, i, &av[i]);
+        }
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);

@@ -48,6 +48,8 @@ typedef enum cel_kind {
     CV_KIND_COUNT
 } cel_kind;
 
+_Static_assert(CV_KIND_COUNT <= 32, "dispatch keeps accepted kinds in a 32-bit mask");
+
 enum { CEL_DM_ATTRS = 0, CEL_DM_CAPS = 1 };
 
 typedef struct cel_list cel_list;

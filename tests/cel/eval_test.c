@@ -346,3 +346,16 @@ Test(libs, timestamps_and_durations) {
     EXPECT("type(duration('1s')) == google.protobuf.Duration", "true");
     fx_fini(&f);
 }
+
+Test(dra, enhance_runtime_error) {
+    err e;
+    err_clear(&e);
+    err_set(&e, "no such key: memory");
+    cel_enhance_runtime_error(&e);
+    cel_enhance_runtime_error(&e);
+    cr_expect_str_eq(e.msg, "no such key: memory. consider using CEL optional chaining (.? followed by orValue()) or "
+                            "guarding the check with has() for optional fields");
+    err_set(&e, "division by zero");
+    cel_enhance_runtime_error(&e);
+    cr_expect_str_eq(e.msg, "division by zero");
+}
