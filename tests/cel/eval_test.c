@@ -359,3 +359,31 @@ Test(dra, enhance_runtime_error) {
     cel_enhance_runtime_error(&e);
     cr_expect_str_eq(e.msg, "division by zero");
 }
+
+Test(dra, eval_bool_many_matches_single_evaluations) {
+    fixture f;
+    fx_init(&f);
+    cel_device devs[9];
+    for (int i = 0; i < 9; i++) {
+        devs[i] = f.dev;
+        if (i % 3 == 1) devs[i].nattrs = 1;                 /* only "type": index missing → error */
+        if (i % 3 == 2) devs[i].driver_id = intern_cstr(f.names, "nic.example.com");
+    }
+    err e;
+    const char *s = "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].index == 3";
+    cel_program *p = cel_compile(f.env, s, strlen(s), &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    cel_result out[9];
+    size_t first = 99;
+    err_clear(&e);
+    size_t trues = cel_eval_bool_many(p, devs, 9, f.ctx, out, &e, &first);
+    cr_expect_eq(trues, 3);
+    cr_expect_eq(first, 1);
+    cr_expect_str_eq(e.msg, "no such key: index");
+    for (int i = 0; i < 9; i++) {
+        err e2;
+        cr_expect_eq(out[i], cel_eval_bool(p, &devs[i], f.ctx, &e2), "device %d", i);
+    }
+    cel_program_free(p);
+    fx_fini(&f);
+}
