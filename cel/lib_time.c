@@ -211,6 +211,22 @@ static bool parse_go_duration(const char *s, size_t n, cel_value *out) {
 /* ---- time zones ------------------------------------------------------------------------ */
 
 /* A loaded zone: transition times and the UTC offsets in force from each. */
+/* A POSIX TZ rule date: Mm.w.d (month, week 1..5, weekday), Jn (1..365, no Feb 29)
+ * or n (0..365), plus the local time of day of the change. */
+typedef struct tzrule_date {
+    char kind;           /* 'M', 'J' or 'n' */
+    int m, w, d;         /* 'M' */
+    int n;               /* 'J' / 'n' */
+    int32_t secs;        /* local time of day of the change */
+} tzrule_date;
+
+/* The TZif footer: offsets (seconds east of UTC) and, with DST, when it applies. */
+typedef struct tzrule {
+    bool valid, has_dst;
+    int32_t std_off, dst_off;
+    tzrule_date start, end;
+} tzrule;
+
 typedef struct tzone {
     int64_t *times;
     int32_t *offs;
@@ -218,7 +234,112 @@ typedef struct tzone {
     int32_t first_off;   /* before the first transition */
     bool fixed;
     int32_t fixed_off;
+    tzrule rule;         /* after the last transition */
 } tzone;
+
+/* ---- POSIX TZ strings ("EST5EDT,M3.2.0,M11.1.0", "<+0545>-5:45") ---- */
+
+static const char *tz_name(const char *p) {
+    if (*p == '<') {
+        while (*p && *p != '>') p++;
+        return *p ? p + 1 : NULL;
+    }
+    const char *st = p;
+    while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) p++;
+    return p - st >= 3 ? p : NULL;
+}
+
+/* [+-]hh[:mm[:ss]] → seconds; NULL on error */
+static const char *tz_hms(const char *p, int32_t *out) {
+    int sign = 1;
+    if (*p == '+' || *p == '-') sign = *p++ == '-' ? -1 : 1;
+    if (*p < '0' || *p > '9') return NULL;
+    int32_t v[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        if (*p < '0' || *p > '9') return NULL;
+        while (*p >= '0' && *p <= '9') v[k] = v[k] * 10 + (*p++ - '0');
+        if (*p != ':' || k == 2) break;
+        p++;
+    }
+    *out = sign * (v[0] * 3600 + v[1] * 60 + v[2]);
+    return p;
+}
+
+static const char *tz_date(const char *p, tzrule_date *d) {
+    d->secs = 7200;   /* default 02:00:00 */
+    if (*p == 'M') {
+        d->kind = 'M';
+        p++;
+        d->m = (int)strtol(p, (char **)&p, 10);
+        if (*p++ != '.') return NULL;
+        d->w = (int)strtol(p, (char **)&p, 10);
+        if (*p++ != '.') return NULL;
+        d->d = (int)strtol(p, (char **)&p, 10);
+        if (d->m < 1 || d->m > 12 || d->w < 1 || d->w > 5 || d->d < 0 || d->d > 6) return NULL;
+    } else if (*p == 'J') {
+        d->kind = 'J';
+        p++;
+        d->n = (int)strtol(p, (char **)&p, 10);
+    } else if (*p >= '0' && *p <= '9') {
+        d->kind = 'n';
+        d->n = (int)strtol(p, (char **)&p, 10);
+    } else {
+        return NULL;
+    }
+    if (*p == '/') p = tz_hms(p + 1, &d->secs);
+    return p;
+}
+
+static bool tz_parse_rule(const char *p, tzrule *r) {
+    memset(r, 0, sizeof *r);
+    int32_t off;
+    if (!(p = tz_name(p)) || !(p = tz_hms(p, &off))) return false;
+    r->std_off = -off;   /* POSIX offsets count west of UTC */
+    if (*p == '\0' || *p == '\n') return r->valid = true;
+    if (!(p = tz_name(p))) return false;
+    r->has_dst = true;
+    r->dst_off = r->std_off + 3600;
+    if (*p && *p != ',' && *p != '\n') {
+        if (!(p = tz_hms(p, &off))) return false;
+        r->dst_off = -off;
+    }
+    if (*p != ',') return false;
+    if (!(p = tz_date(p + 1, &r->start)) || *p != ',') return false;
+    if (!(p = tz_date(p + 1, &r->end))) return false;
+    return r->valid = true;
+}
+
+static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/* Local seconds (in the offset in force before the change) of a rule date in year y. */
+static int64_t tz_rule_local(const tzrule_date *d, int64_t y) {
+    int64_t day;
+    if (d->kind == 'M') {
+        int64_t first = days_from_civil(y, (unsigned)d->m, 1);
+        int wd = (int)(((first % 7) + 11) % 7);          /* weekday of the 1st */
+        int64_t dd = first + (d->d - wd + 7) % 7 + (d->w - 1) * 7;
+        static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        int len = mdays[d->m - 1] + (d->m == 2 && is_leap(y));
+        while (dd >= first + len) dd -= 7;
+        day = dd;
+    } else if (d->kind == 'J') {
+        day = days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
+    } else {
+        day = days_from_civil(y, 1, 1) + d->n;
+    }
+    return day * 86400 + d->secs;
+}
+
+static int32_t tz_rule_offset(const tzrule *r, int64_t t) {
+    if (!r->has_dst) return r->std_off;
+    int64_t days = floor_div(t + r->std_off, 86400), y;
+    unsigned m, d;
+    civil_from_days(days, &y, &m, &d);
+    int64_t start = tz_rule_local(&r->start, y) - r->std_off;   /* UTC instants */
+    int64_t end = tz_rule_local(&r->end, y) - r->dst_off;
+    bool dst = start < end ? (t >= start && t < end) : !(t >= end && t < start);
+    return dst ? r->dst_off : r->std_off;
+}
 
 static uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 static int64_t be64(const unsigned char *p) { return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4)); }
@@ -231,8 +352,8 @@ static void tz_free(void *p) {
     free(z);
 }
 
-/* Loads a TZif file (version 2+ 64-bit section when present). Times after the last
- * transition keep its offset (the POSIX rule footer is not evaluated). */
+/* Loads a TZif file (version 2+ 64-bit section when present); times after the last
+ * transition follow the POSIX TZ rule of the footer. */
 static tzone *tz_load(const char *name, size_t len, err *e) {
     tzone *z = xcalloc(1, sizeof *z);
     if ((len == 3 && !memcmp(name, "UTC", 3)) || len == 0) {
@@ -286,6 +407,17 @@ static tzone *tz_load(const char *name, size_t len, err *e) {
         z->offs[k] = (int32_t)be32(tt + 6 * idx);
     }
     z->first_off = (int32_t)be32(tt);
+    if (tsize == 8) {
+        /* the footer after the 64-bit data: "\n<POSIX TZ>\n" */
+        size_t end = (size_t)(tt - buf) + (size_t)typecnt * 6 + cnt[5] + (size_t)cnt[2] * 12 + cnt[1] + cnt[0];
+        if (end + 2 < sz && buf[end] == '\n') {
+            char rule[128];
+            size_t k = 0;
+            for (size_t i = end + 1; i < sz && buf[i] != '\n' && k + 1 < sizeof rule; i++) rule[k++] = (char)buf[i];
+            rule[k] = '\0';
+            tz_parse_rule(rule, &z->rule);
+        }
+    }
     free(buf);
     return z;
 bad:
@@ -296,7 +428,8 @@ bad:
 
 static int32_t tz_offset(const tzone *z, int64_t t) {
     if (z->fixed) return z->fixed_off;
-    if (!z->n || t < z->times[0]) return z->first_off;
+    if (!z->n || t < z->times[0]) return z->n || !z->rule.valid ? z->first_off : tz_rule_offset(&z->rule, t);
+    if (t >= z->times[z->n - 1] && z->rule.valid) return tz_rule_offset(&z->rule, t);
     uint32_t lo = 0, hi = z->n;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;

@@ -339,6 +339,14 @@ Test(libs, timestamps_and_durations) {
     EXPECT("timestamp('2009-02-13T23:31:30Z').getDayOfYear()", "43");
     EXPECT("timestamp('2009-02-13T23:31:30Z').getHours('-02:30')", "21");
     EXPECT("timestamp('2009-07-01T12:00:00Z').getHours('Asia/Kathmandu')", "17");
+    /* beyond the zone file's transitions, the POSIX rule in its footer decides */
+    EXPECT("timestamp('2040-07-01T12:00:00Z').getHours('America/New_York')", "8");
+    EXPECT("timestamp('2040-01-01T12:00:00Z').getHours('America/New_York')", "7");
+    EXPECT("timestamp('2040-01-01T00:00:00Z').getHours('Australia/Sydney')", "11");
+    EXPECT("timestamp('2040-07-01T00:00:00Z').getHours('Australia/Sydney')", "10");
+    EXPECT("timestamp('2040-07-01T00:00:00Z').getMinutes('Asia/Kathmandu')", "45");
+    EXPECT("timestamp('2040-03-11T06:59:59Z').getHours('America/New_York')", "1");
+    EXPECT("timestamp('2040-03-11T07:00:00Z').getHours('America/New_York')", "3");
     EXPECT("duration('3730s').getMinutes()", "62");
     EXPECT_PREFIX("timestamp('9999-12-31T23:59:59Z') + duration('1s')", "error: range error");
     EXPECT_PREFIX("timestamp('2009-02-30T00:00:00Z')", "error: ");
