@@ -376,8 +376,6 @@ static const cel_type *join_elem(checker *c, cel_node *at, const cel_type *prev,
     if (equivalent(prev, t, depth) && !c->env->opts.heterogeneous) {
         if (cel_type_is_dyn(prev)) return t;
         if (cel_type_is_dyn(t)) return prev;
-        cel_subst s = {0};
-        (void)s;
         /* keep the more specific of the two (list(int) over list(dyn)) */
         return t->kind == prev->kind && (t->kind == TY_LIST || t->kind == TY_MAP || t->kind == TY_OPTIONAL) &&
                        cel_type_is_dyn(prev->p0) ? t : prev;

@@ -460,10 +460,7 @@ static cel_node *parse_primary(parser *p) {
         advance(p);
         nvec v = {0};
         while (p->t.kind != T_RBRACKET) {
-            bool opt = false;
-            uint32_t qpos = p->t.pos;
-            if (accept(p, T_QUESTION)) opt = true;
-            (void)qpos;
+            bool opt = accept(p, T_QUESTION);
             cel_node *e = parse_expr(p);
             if (!e) return NULL;
             nvec_push(p, &v, e, opt);
