@@ -781,12 +781,15 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
 
 /* How far ahead cel_eval_bool_many prefetches: far enough to cover a memory latency
  * with a few evaluations, near enough that the lines are still cached when used. */
-#define PREFETCH_AHEAD 4
+#define PREFETCH_AHEAD 8    /* devices ahead whose attribute/capacity lines are requested */
+#define PREFETCH_VIEW 16    /* devices ahead whose cel_device view is requested */
+#define PREFETCH_BYTES 128  /* of the attribute array: scans start there; the hardware follows */
 
 static inline void prefetch_device(const cel_device *d, unsigned touches) {
     if (touches & CEL_TOUCH_ATTRS) {
         const char *a = (const char *)d->attrs;
         size_t bytes = (size_t)d->nattrs * sizeof(cel_attr);
+        if (bytes > PREFETCH_BYTES) bytes = PREFETCH_BYTES;
         for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(a + o);
     }
     if ((touches & CEL_TOUCH_CAPS) && d->ncaps) {
@@ -805,7 +808,7 @@ size_t cel_eval_bool_many(const cel_program *p, const cel_device *devs, size_t n
     for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++) prefetch_device(&devs[i], t);
     for (size_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {
-            if (i + PREFETCH_AHEAD + 4 < n) __builtin_prefetch(&devs[i + PREFETCH_AHEAD + 4]);
+            if (i + PREFETCH_VIEW < n) __builtin_prefetch(&devs[i + PREFETCH_VIEW]);
             prefetch_device(&devs[i + PREFETCH_AHEAD], t);
         }
         cel_result r = cel_eval_bool(p, &devs[i], x, have_err ? &tmp : e);
