@@ -37,5 +37,7 @@ typedef struct bench_opts {
 #define BENCH_CEL_SEED 42
 
 int bench_cel_main(const bench_opts *o);
+/* alloc — dra_allocate latency on scheduler_perf-shaped worlds (alloc_bench.c). */
+int bench_alloc_main(const bench_opts *o);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct workload {
 
 static const workload workloads[] = {
     {"cel", bench_cel_main, "CEL selectors E1..E5 of ../shared/bench/cel-peers on N synthetic devices"},
+    {"alloc", bench_alloc_main, "dra_allocate latency on scheduler_perf-shaped nodes (single, filter-500, backtracking, ...)"},
 };
 
 static void usage(FILE *f) {
