@@ -121,6 +121,16 @@ static bool is_type_ident(const char *s) {
     return !strcmp(s, "google.protobuf.Timestamp") || !strcmp(s, "google.protobuf.Duration");
 }
 
+/* The static type of a type name used as a value: `int` is type(int), `type` is
+ * type(type). */
+static const cel_type *type_ident_type(checker *c, const char *name) {
+    if (!strcmp(name, "type")) return cel_type_type(c->a, cel_type_type(c->a, &cel_t_dyn));
+    if (!strcmp(name, "null_type")) return cel_type_type(c->a, &cel_t_null);
+    if (!strcmp(name, "optional_type")) return cel_type_type(c->a, cel_type_optional(c->a, &cel_t_dyn));
+    const cel_type *t = cel_type_parse(c->a, name);
+    return cel_type_type(c->a, t ? t : &cel_t_dyn);
+}
+
 static const char *container_text(checker *c) { return c->env->opts.container ? c->env->opts.container : ""; }
 
 /* "a.b.c" for an ident/select chain (no test-only or optional selects), else NULL. */
@@ -166,7 +176,7 @@ static const cel_type *check_ident(checker *c, cel_node *n) {
     }
     if (is_type_ident(n->name)) {
         n->resolved = "@type";
-        return cel_type_type(c->a, &cel_t_dyn);
+        return type_ident_type(c, n->name);
     }
     if (c->check) {
         cfail(c, n->pos, "undeclared reference to '%s' (in container '%s')", n->name, container_text(c));
@@ -227,7 +237,7 @@ static const cel_type *check_select(checker *c, cel_node *n) {
             n->target = NULL;
             n->slot = -1;
             n->resolved = "@type";
-            return cel_type_type(c->a, &cel_t_dyn);
+            return type_ident_type(c, q);
         }
     }
     const cel_type *t = check(c, n->target);

@@ -137,7 +137,7 @@ static size_t tstr(const cel_type *t, char *b, size_t n) {
     if (!t) return (size_t)snprintf(b, n, "dyn");
     switch ((cel_tkind)t->kind) {
     case TY_DYN: return (size_t)snprintf(b, n, "dyn");
-    case TY_NULL: return (size_t)snprintf(b, n, "null_type");
+    case TY_NULL: return (size_t)snprintf(b, n, "null");
     case TY_BOOL: return (size_t)snprintf(b, n, "bool");
     case TY_INT: return (size_t)snprintf(b, n, "int");
     case TY_UINT: return (size_t)snprintf(b, n, "uint");
@@ -153,6 +153,10 @@ static size_t tstr(const cel_type *t, char *b, size_t n) {
     case TY_OPTIONAL: tstr(t->p0, x, sizeof x); return (size_t)snprintf(b, n, "optional_type(%s)", x);
     case TY_TYPE: tstr(t->p0, x, sizeof x); return (size_t)snprintf(b, n, "type(%s)", x);
     case TY_OPAQUE:
+        /* the well-known protobuf types print as cel-go prints them */
+        if (!strcmp(t->name, "google.protobuf.Timestamp")) return (size_t)snprintf(b, n, "timestamp");
+        if (!strcmp(t->name, "google.protobuf.Duration")) return (size_t)snprintf(b, n, "duration");
+        return (size_t)snprintf(b, n, "%s", t->name);
     case TY_DEVICE:
     case TY_PARAM: return (size_t)snprintf(b, n, "%s", t->name);
     }
