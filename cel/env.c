@@ -118,7 +118,7 @@ cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *
         return NULL;
     }
     cel_program *p = xcalloc(1, sizeof *p);
-    arena_init(&p->a, 16 * 1024);
+    arena_init(&p->a, 4096);   /* most selectors need a few KiB; caches hold thousands */
     p->env = env;
     char *src = arena_strndup(&p->a, expr, len);
     cel_node *root;

@@ -145,7 +145,19 @@ static cel_token lex_string(cel_lexer *lx, size_t prefix) {
     char q = s[i];
     bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
     i += triple ? 3 : 1;
-    char *out = arena_alloc(lx->a, n - i + 1);
+    /* The decoded text is never longer than the literal: size the buffer by a
+     * quick scan to the closing quote rather than by the rest of the source. */
+    size_t e = i;
+    while (e < n) {
+        if (!raw && s[e] == '\\') {
+            e += 2;
+            continue;
+        }
+        if (s[e] == q && (!triple || (e + 2 < n && s[e + 1] == q && s[e + 2] == q))) break;
+        if (!triple && (s[e] == '\n' || s[e] == '\r')) break;
+        e++;
+    }
+    char *out = arena_alloc(lx->a, (e < n ? e : n) - i + 1);
     size_t o = 0;
     for (;;) {
         if (i >= n) return lx->i = n, tok_err(st, n, "token recognition error");
