@@ -566,15 +566,19 @@ int bench_alloc_main(const bench_opts *o) {
         fprintf(out, "note: debug or sanitizer build, figures are not representative (use build-release/dralloc)\n");
 #endif
     }
-    scen sc[6];
+    scen sc[6] = {0};
     view_cost vc = {0};
     int status = 0;
-    status |= scen_single(&sc[0], &c, &f);
-    status |= scen_filter(&sc[1], &c, &f, F_PLAIN, &vc);
-    status |= scen_filter(&sc[2], &c, &f, F_MATCH, NULL);
-    status |= scen_worst(&sc[3], &c, &f);
-    status |= scen_backtracking(&sc[4], &c, &f);
-    status |= scen_filter(&sc[5], &c, &f, F_SELECTOR, NULL);
+    /* DRALLOC_BENCH_ONLY=name,name: run only these scenarios (for profiling one). */
+    const char *only = getenv("DRALLOC_BENCH_ONLY");
+#define WANT(n) (!only || strstr(only, n))
+    if (WANT("single")) status |= scen_single(&sc[0], &c, &f);
+    if (WANT("filter-500")) status |= scen_filter(&sc[1], &c, &f, F_PLAIN, &vc);
+    if (WANT("filter-500-match")) status |= scen_filter(&sc[2], &c, &f, F_MATCH, NULL);
+    if (WANT("worst-32-of-31")) status |= scen_worst(&sc[3], &c, &f);
+    if (WANT("backtracking-70gi")) status |= scen_backtracking(&sc[4], &c, &f);
+    if (WANT("selector-500")) status |= scen_filter(&sc[5], &c, &f, F_SELECTOR, NULL);
+#undef WANT
     if (c.dump) {
         if (c.dump != out) fclose(c.dump);
         return status;
