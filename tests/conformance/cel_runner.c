@@ -8,7 +8,10 @@
  * from `typeEnv` where given, else dyn). `disableCheck` tests compile without the
  * checker. A compile error counts as an error result. Values are compared
  * type-exactly (1 is not 1u); an `error` expectation passes on any error, as
- * upstream does. go_parsing.json cases only parse. */
+ * upstream does. go_parsing.json cases only parse.
+ *
+ * --spec-literals turns Kubernetes' homogeneous-literal rule off, to see the
+ * evaluator on the tests that rule rejects (tests/cel-divergences.md). */
 #include "tests/conformance/conformance.h"
 
 #include "cel/env_internal.h"
@@ -25,6 +28,7 @@
 typedef struct run {
     const char **tags;
     int ntags;
+    bool spec_literals;   /* --spec-literals: allow mixed-type literals as cel-spec does (informational) */
     int passed, failed;
     intern_table *names;
     cel_eval_ctx *ctx;
@@ -276,6 +280,7 @@ static void run_test(run *r, json_t *t) {
     cel_env_opts o = {0};
     o.no_check = json_is_true(json_object_get(t, "disableCheck"));
     o.container = json_string_value(json_object_get(t, "container"));
+    o.heterogeneous = r->spec_literals;
     cel_env *env = cel_env_new_opts(r->names, &o);
     arena a;
     arena_init(&a, 0);
@@ -412,6 +417,7 @@ int conf_cel(int argc, char **argv) {
     int np = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tag") && i + 1 < argc) r.tags[r.ntags++] = argv[++i];
+        else if (!strcmp(argv[i], "--spec-literals")) r.spec_literals = true;
         else paths[np++] = argv[i];
     }
     if (!np) {
