@@ -15,7 +15,7 @@
  *        {"startsWith", "string_starts_with", CEL_RECEIVER, 2, 0, {"string", "string"},
  *         "bool", str_starts_with, 1}
  *      Type text: int uint double bool string bytes null dyn list(T) map(K, V)
- *      optional(T) type(T) Quantity Semver or any dotted name for your own opaque
+ *      optional(T) type(T) Quantity Semver timestamp duration, or any dotted name for your own opaque
  *      type; single capital letters are type parameters, bound per call (so
  *      "list(A)", "A" → A is the element type). Qualified global functions are
  *      written with their namespace: "strings.quote", "sets.contains".
@@ -23,7 +23,8 @@
  *      and add ONE line `&cel_lib_<name>,` to the list in cel/libraries.c (and the
  *      extern declaration at the end of this header).
  * Optional per overload: `prepare` runs at compile time with the constant arguments
- * (others are CV_ERROR placeholders with is_const false), e.g. to precompile a regex
+ * (others are CV_ERROR placeholders with is_const false) when the call resolved to
+ * that single overload, e.g. to precompile a regex
  * and to reject a bad literal pattern as a compile error; its result arrives as
  * c->prepared at each call and is released with `release` when the program is freed.
  * Flag CEL_FN_FOLD marks a pure function whose call with constant arguments is
