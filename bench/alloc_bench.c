@@ -515,6 +515,19 @@ out:
 
 /* ---- report ------------------------------------------------------------------------------- */
 
+/* Is name one of the comma-separated names in list? */
+static bool listed(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        if (!q) break;
+        p = q + 1;
+    }
+    return false;
+}
+
 static double stat_of(const bench_stats *st, int which) { return which == 2 ? st->p99 : st->p50; }
 
 static void write_json(const char *path, const scen *sc, size_t n, const view_cost *vc, const runcfg *c, double clk) {
@@ -573,7 +586,7 @@ int bench_alloc_main(const bench_opts *o) {
     int status = 0;
     /* DRALLOC_BENCH_ONLY=name,name: run only these scenarios (for profiling one). */
     const char *only = getenv("DRALLOC_BENCH_ONLY");
-#define WANT(n) (!only || strstr(only, n))
+#define WANT(n) (!only || listed(only, n))
     if (WANT("single")) status |= scen_single(&sc[0], &c, &f);
     if (WANT("filter-500")) status |= scen_filter(&sc[1], &c, &f, F_PLAIN, &vc);
     if (WANT("filter-500-match")) status |= scen_filter(&sc[2], &c, &f, F_MATCH, NULL);
