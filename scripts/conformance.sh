@@ -21,6 +21,12 @@ check() { # name, floor-key, command...
 }
 check allocator allocator "$runner" allocator "$shared/allocator/cases"
 check "cel core" cel-core "$runner" cel --tag core "$shared"/cel/*.json
+# The extension tags DRA enables, and cel-go's parser cases (those that do not depend
+# on the options cel-go's own parser test used).
+for tag in ext-strings ext-bindings ext-two-var optional; do
+  check "cel $tag" "cel-$tag" "$runner" cel --tag "$tag" "$shared"/cel/*.json
+done
+check "cel go_parsing" cel-go-parsing "$runner" cel --skip-tag parser-option-dependent "$shared"/cel/go_parsing.json
 # dralloc's own allocator cases (derived attributes, DeviceTaintRules, extended resources,
 # PodGroup claims); the floor is their count, so any failing case fails the run.
 check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup}

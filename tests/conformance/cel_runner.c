@@ -28,6 +28,8 @@
 typedef struct run {
     const char **tags;
     int ntags;
+    const char **skip;    /* --skip-tag: tests carrying any of these are not run */
+    int nskip;
     bool spec_literals;   /* --spec-literals: allow mixed-type literals as cel-spec does (informational) */
     int passed, failed;
     intern_table *names;
@@ -224,14 +226,19 @@ static const cel_type *typeenv_type(cel_env *env, json_t *t) {
 
 /* ---- one test ------------------------------------------------------------------------ */
 
+static bool has_tag(json_t *tags, const char *tag) {
+    size_t k;
+    json_t *x;
+    json_array_foreach(tags, k, x) if (json_is_string(x) && !strcmp(json_string_value(x), tag)) return true;
+    return false;
+}
+
 static bool has_tags(run *r, json_t *t) {
     json_t *tags = json_object_get(t, "tags");
+    for (int i = 0; i < r->nskip; i++)
+        if (has_tag(tags, r->skip[i])) return false;
     for (int i = 0; i < r->ntags; i++) {
-        bool found = false;
-        size_t k;
-        json_t *x;
-        json_array_foreach(tags, k, x) if (json_is_string(x) && !strcmp(json_string_value(x), r->tags[i])) found = true;
-        if (!found) return false;
+        if (!has_tag(tags, r->tags[i])) return false;
     }
     return true;
 }
@@ -413,16 +420,19 @@ static void run_path(run *r, const char *path) {
 int conf_cel(int argc, char **argv) {
     run r = {0};
     r.tags = calloc((size_t)argc, sizeof(char *));
+    r.skip = calloc((size_t)argc, sizeof(char *));
     const char **paths = calloc((size_t)argc, sizeof(char *));
     int np = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tag") && i + 1 < argc) r.tags[r.ntags++] = argv[++i];
+        else if (!strcmp(argv[i], "--skip-tag") && i + 1 < argc) r.skip[r.nskip++] = argv[++i];
         else if (!strcmp(argv[i], "--spec-literals")) r.spec_literals = true;
         else paths[np++] = argv[i];
     }
     if (!np) {
-        fprintf(stderr, "usage: dralloc-conformance cel [--tag TAG]... FILE_OR_DIR...\n");
+        fprintf(stderr, "usage: dralloc-conformance cel [--tag TAG]... [--skip-tag TAG]... [--spec-literals] FILE_OR_DIR...\n");
         free(r.tags);
+        free(r.skip);
         free(paths);
         return 2;
     }
@@ -433,6 +443,7 @@ int conf_cel(int argc, char **argv) {
     cel_eval_ctx_free(r.ctx);
     intern_free(r.names);
     free(r.tags);
+    free(r.skip);
     free(paths);
     return r.failed ? 1 : 0;
 }
