@@ -11,7 +11,7 @@
  *    "capacity": {"memory": {"value": "80Gi"}},
  *    "allowMultipleAllocations": false}
  * Unqualified attribute and capacity names belong to the driver's domain, as in
- * Kubernetes. --slice needs the engine's ResourceSlice decoder and is not wired yet.
+ * Kubernetes. --slice decodes ResourceSlices with the engine and picks the device by name.
  * Exit codes: 0 result printed, 1 compile or runtime error, 2 usage or input error. */
 #include "cmd/commands.h"
 
@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/intern.h"
 #include "cel/cel.h"
+#include "engine/engine.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -169,6 +170,54 @@ out:
     return ok;
 }
 
+/* --slice FILE --device NAME: the device as the allocator sees it, decoded by the
+ * engine from ResourceSlice objects (a file or a directory, YAML or JSON). */
+static int cel_eval_slice(const char *expr, const char *path, const char *devname) {
+    if (!devname) {
+        fprintf(stderr, "dralloc cel: --slice needs --device NAME\n");
+        return 2;
+    }
+    err e;
+    err_clear(&e);
+    char msg[ERR_OBJECT_MAX + ERR_PATH_MAX + ERR_MSG_MAX + 8];
+    dra_world *w = dra_world_new(true);
+    int rc = 2;
+    cel_program *p = NULL;
+    cel_eval_ctx *x = NULL;
+    if (!dra_world_load_path(w, path, &e)) {
+        fprintf(stderr, "dralloc cel: %s\n", err_format(&e, msg, sizeof msg));
+        goto out;
+    }
+    dra_world_freeze(w);
+    const char *driver = NULL, *pool = NULL;
+    const cel_device *d = dra_world_find_device(w, NULL, devname, &driver, &pool);
+    if (!d) {
+        fprintf(stderr, "dralloc cel: no device named %s in the ResourceSlices of %s\n", devname, path);
+        goto out;
+    }
+    p = cel_compile(dra_world_cel_env(w), expr, strlen(expr), &e);
+    if (!p) {
+        fprintf(stderr, "CEL compile error: %s\n", e.msg);
+        rc = 1;
+        goto out;
+    }
+    x = cel_eval_ctx_new();
+    char buf[16384];
+    if (!cel_eval_format(p, d, x, buf, sizeof buf, &e)) {
+        cel_enhance_runtime_error(&e);
+        fprintf(stderr, "CEL runtime error on device %s/%s/%s: %s\n", driver, pool, devname, e.msg);
+        rc = 1;
+        goto out;
+    }
+    printf("%s\n", buf);
+    rc = 0;
+out:
+    cel_program_free(p);
+    cel_eval_ctx_free(x);
+    dra_world_free(w);
+    return rc;
+}
+
 static int cel_eval_cmd(int argc, char **argv) {
     const char *expr = NULL, *devjson = NULL, *slice = NULL, *devname = NULL;
     for (int i = 1; i < argc; i++) {
@@ -179,12 +228,7 @@ static int cel_eval_cmd(int argc, char **argv) {
         else return usage();
     }
     if (!expr || (!devjson && !slice)) return usage();
-    if (slice) {
-        (void)devname;
-        fprintf(stderr, "dralloc cel: --slice is not available yet (it needs the engine's ResourceSlice "
-                        "decoder); use --device-json\n");
-        return 2;
-    }
+    if (slice) return cel_eval_slice(expr, slice, devname);
     intern_table *t = intern_new();
     arena a;
     arena_init(&a, 0);

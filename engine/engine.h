@@ -92,6 +92,15 @@ const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_tem
 /* A node with just a name and labels (for callers that have no Node object). */
 const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n);
 
+/* The CEL view of the device named `device` — in the ResourceSlice named `slice`, or
+ * in any slice when `slice` is NULL (the first in input order) — and its driver and
+ * pool; NULL when there is none. */
+const cel_device *dra_world_find_device(const dra_world *w, const char *slice, const char *device,
+                                        const char **driver, const char **pool);
+/* The DRA CEL environment of the world, without the bool-result rule (any result
+ * type prints), over the world's intern table. */
+const cel_env *dra_world_cel_env(const dra_world *w);
+
 /* ---- allocated state ------------------------------------------------------------ */
 
 typedef struct dra_allocated dra_allocated;

@@ -1,0 +1,70 @@
+/* world_lookup_test.c — finding a device's CEL view by name (what `dralloc cel eval
+ * --slice` uses): the view evaluates like the allocator's, a slice name narrows the
+ * search, unknown names give NULL. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cel/cel.h"
+#include "engine/engine.h"
+
+static dra_world *load(const char *json) {
+    dra_world *w = dra_world_new(true);
+    json_t *o = json_loads(json, 0, NULL);
+    cr_assert_not_null(o);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_world_add_json(w, o, &e), "%s", e.msg);
+    json_decref(o);
+    dra_world_freeze(w);
+    return w;
+}
+
+static const char *two_slices =
+    "{\"kind\":\"List\",\"items\":["
+    "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"s1\"},"
+    "\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n1\",\"pool\":{\"name\":\"p1\",\"generation\":1,"
+    "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\",\"attributes\":{\"model\":{\"string\":\"A\"}},"
+    "\"capacity\":{\"memory\":{\"value\":\"40Gi\"}}}]}},"
+    "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"s2\"},"
+    "\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n2\",\"pool\":{\"name\":\"p2\",\"generation\":1,"
+    "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\",\"attributes\":{\"model\":{\"string\":\"B\"}}}]}}]}";
+
+static char *eval(dra_world *w, const cel_device *d, const char *expr, char *buf, size_t n) {
+    err e;
+    err_clear(&e);
+    cel_program *p = cel_compile(dra_world_cel_env(w), expr, strlen(expr), &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    cel_eval_ctx *x = cel_eval_ctx_new();
+    bool ok = cel_eval_format(p, d, x, buf, n, &e);
+    cel_eval_ctx_free(x);
+    cel_program_free(p);
+    if (!ok) snprintf(buf, n, "error: %s", e.msg);
+    return buf;
+}
+
+Test(world_lookup, first_slice_wins_and_slice_name_narrows) {
+    dra_world *w = load(two_slices);
+    const char *driver = NULL, *pool = NULL;
+    char buf[256];
+    const cel_device *d = dra_world_find_device(w, NULL, "gpu-0", &driver, &pool);
+    cr_assert_not_null(d);
+    cr_assert_str_eq(driver, "gpu.example.com");
+    cr_assert_str_eq(pool, "p1");
+    cr_assert_str_eq(eval(w, d, "device.attributes[\"gpu.example.com\"].model", buf, sizeof buf), "\"A\"");
+    cr_assert_str_eq(eval(w, d, "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) == 0",
+                          buf, sizeof buf), "true");
+    d = dra_world_find_device(w, "s2", "gpu-0", NULL, &pool);
+    cr_assert_not_null(d);
+    cr_assert_str_eq(pool, "p2");
+    cr_assert_str_eq(eval(w, d, "device.attributes[\"gpu.example.com\"].model", buf, sizeof buf), "\"B\"");
+    cr_assert_str_eq(eval(w, d, "device.capacity[\"gpu.example.com\"].memory", buf, sizeof buf),
+                     "error: no such key: memory");
+    dra_world_free(w);
+}
+
+Test(world_lookup, unknown_names) {
+    dra_world *w = load(two_slices);
+    cr_assert_null(dra_world_find_device(w, NULL, "gpu-1", NULL, NULL));
+    cr_assert_null(dra_world_find_device(w, "s3", "gpu-0", NULL, NULL));
+    dra_world_free(w);
+}
