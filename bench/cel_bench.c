@@ -1,6 +1,8 @@
 /* cel_bench.c — the CEL selector workload: generate the bench.js devices, build
  * their CEL views, compile E1..E5 once, then per expression one warm-up pass and
- * R timed passes of cel_eval_bool over every device. Each pass's match count must
+ * R timed passes of cel_eval_bool over every device, then the same with one
+ * cel_eval_bool_many call per pass (the batch form the engine uses to filter a
+ * device set; it prefetches the next devices' views). Each pass's match count must
  * equal the plain-C reference count (and for N = 100000 the reference counts must
  * equal bench.js's published ones, which proves the generator port); any
  * difference or evaluation error is reported as MISMATCH and fails the run. */
@@ -21,7 +23,14 @@ typedef struct cel_pass {
     bool varied;                    /* a pass counted differently from the one before */
     size_t passes;
     char first_error[ERR_MSG_MAX];
+    cel_result *out;                /* n results, for cel_eval_bool_many */
 } cel_pass;
+
+static void cel_pass_count(cel_pass *p, uint64_t matches, uint64_t errors) {
+    if (p->passes++ && (matches != p->matches || errors != p->errors)) p->varied = true;
+    p->matches = matches;
+    p->errors = errors;
+}
 
 static uint64_t cel_pass_run(void *arg) {
     cel_pass *p = arg;
@@ -34,18 +43,31 @@ static uint64_t cel_pass_run(void *arg) {
             errors++;
         }
     }
-    if (p->passes++ && (matches != p->matches || errors != p->errors)) p->varied = true;
-    p->matches = matches;
-    p->errors = errors;
+    cel_pass_count(p, matches, errors);
     return p->n;
 }
 
+static uint64_t cel_pass_run_many(void *arg) {
+    cel_pass *p = arg;
+    size_t first = SIZE_MAX;
+    uint64_t matches = cel_eval_bool_many(p->prog, p->views, p->n, p->ctx, p->out, &p->e, &first), errors = 0;
+    if (UNLIKELY(first != SIZE_MAX)) {   /* the error path only: count them */
+        if (!p->first_error[0]) snprintf(p->first_error, sizeof p->first_error, "%s", p->e.msg);
+        for (size_t i = first; i < p->n; i++) errors += p->out[i] == CEL_ERROR;
+    }
+    cel_pass_count(p, matches, errors);
+    return p->n;
+}
+
+/* One expression's results; [0] per-device cel_eval_bool, [1] cel_eval_bool_many. */
 typedef struct cel_row {
-    uint64_t ref, matches, errors;
-    bool ok, varied;
-    bench_stats st;
-    char first_error[ERR_MSG_MAX];
+    uint64_t ref, matches[2], errors[2];
+    bool ok, varied[2];
+    bench_stats st[2];
+    char first_error[2][ERR_MSG_MAX];
 } cel_row;
+
+static const char *const cel_mode_name[2] = {"cel_eval_bool", "cel_eval_bool_many"};
 
 static void write_json(const bench_opts *o, size_t n, size_t reps, size_t warmup, const cel_row *rows) {
     FILE *f = fopen(o->json, "w");
@@ -60,11 +82,14 @@ static void write_json(const bench_opts *o, size_t n, size_t reps, size_t warmup
         fprintf(f,
                 "  {\"id\": \"%s\", \"matches\": %llu, \"refMatches\": %llu, \"errors\": %llu, "
                 "\"nsPerEvalMedian\": %.2f, \"nsPerEvalP90\": %.2f, \"nsPerEvalP99\": %.2f, \"nsPerEvalMin\": %.2f, "
-                "\"evalsPerSec\": %.0f, \"crossCheck\": \"%s\"}%s\n",
-                bench_cel_exprs[i].id, (unsigned long long)r->matches, (unsigned long long)r->ref,
-                (unsigned long long)r->errors, r->st.median, r->st.p90, r->st.p99, r->st.min,
-                r->st.median > 0 ? 1e9 / r->st.median : 0, r->ok ? "ok" : "MISMATCH",
-                i + 1 < BENCH_CEL_NEXPRS ? "," : "");
+                "\"evalsPerSec\": %.0f, \"batchMatches\": %llu, \"batchErrors\": %llu, "
+                "\"batchNsPerEvalMedian\": %.2f, \"batchNsPerEvalP99\": %.2f, \"batchNsPerEvalMin\": %.2f, "
+                "\"crossCheck\": \"%s\"}%s\n",
+                bench_cel_exprs[i].id, (unsigned long long)r->matches[0], (unsigned long long)r->ref,
+                (unsigned long long)r->errors[0], r->st[0].median, r->st[0].p90, r->st[0].p99, r->st[0].min,
+                r->st[0].median > 0 ? 1e9 / r->st[0].median : 0, (unsigned long long)r->matches[1],
+                (unsigned long long)r->errors[1], r->st[1].median, r->st[1].p99, r->st[1].min,
+                r->ok ? "ok" : "MISMATCH", i + 1 < BENCH_CEL_NEXPRS ? "," : "");
     }
     fprintf(f, " ]\n}\n");
     fclose(f);
@@ -138,46 +163,57 @@ int bench_cel_main(const bench_opts *o) {
 #if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
     fprintf(out, "note: debug or sanitizer build, figures are not representative (use build-release/dralloc)\n");
 #endif
-    static const char *const head[] = {"expression", "matches", "ref", "errors", "median ns/eval",
-                                       "p90", "p99", "min", "evals/s", "check"};
+    static const char *const head[] = {"expression", "matches", "ref", "errors", "median ns/eval", "p90",
+                                       "p99", "min", "evals/s", "batch median", "batch min", "check"};
     bench_table *t = bench_table_new(head, ARRAY_SIZE(head));
+    cel_result *results = xcalloc(n ? n : 1, sizeof *results);
     for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
-        cel_pass *p = xcalloc(1, sizeof *p);
-        *p = (cel_pass){.prog = progs[i], .views = views, .n = n, .ctx = ctx};
-        bench_run run;
-        bench_run_passes(cel_pass_run, p, warmup, reps, &run);
         cel_row *r = &rows[i];
-        r->matches = p->matches;
-        r->errors = p->errors;
-        r->st = run.stats;
-        r->varied = p->varied;
-        r->ok = p->matches == r->ref && p->errors == 0 && !p->varied;
-        snprintf(r->first_error, sizeof r->first_error, "%s", p->first_error);
+        r->ok = true;
+        for (int m = 0; m < 2; m++) {
+            cel_pass *p = xcalloc(1, sizeof *p);
+            *p = (cel_pass){.prog = progs[i], .views = views, .n = n, .ctx = ctx, .out = results};
+            bench_run run;
+            bench_run_passes(m ? cel_pass_run_many : cel_pass_run, p, warmup, reps, &run);
+            r->matches[m] = p->matches;
+            r->errors[m] = p->errors;
+            r->st[m] = run.stats;
+            r->varied[m] = p->varied;
+            if (p->matches != r->ref || p->errors || p->varied) r->ok = false;
+            snprintf(r->first_error[m], sizeof r->first_error[m], "%s", p->first_error);
+            bench_run_free(&run);
+            free(p);
+        }
         if (!r->ok) status = 1;
-        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        char b[7][32];
         bench_table_addf(t, "%s", bench_cel_exprs[i].id);
-        bench_table_addf(t, "%llu", (unsigned long long)r->matches);
+        bench_table_addf(t, "%llu", (unsigned long long)r->matches[0]);
         bench_table_addf(t, "%llu", (unsigned long long)r->ref);
-        bench_table_addf(t, "%llu", (unsigned long long)r->errors);
-        bench_table_addf(t, "%s", bench_fmt_ns(r->st.median, b1, sizeof b1));
-        bench_table_addf(t, "%s", bench_fmt_ns(r->st.p90, b2, sizeof b2));
-        bench_table_addf(t, "%s", bench_fmt_ns(r->st.p99, b3, sizeof b3));
-        bench_table_addf(t, "%s", bench_fmt_ns(r->st.min, b4, sizeof b4));
-        bench_table_addf(t, "%s", bench_fmt_rate(r->st.median > 0 ? 1e9 / r->st.median : 0, b5, sizeof b5));
+        bench_table_addf(t, "%llu", (unsigned long long)r->errors[0]);
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[0].median, b[0], sizeof b[0]));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[0].p90, b[1], sizeof b[1]));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[0].p99, b[2], sizeof b[2]));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[0].min, b[3], sizeof b[3]));
+        bench_table_addf(t, "%s", bench_fmt_rate(r->st[0].median > 0 ? 1e9 / r->st[0].median : 0, b[4], sizeof b[4]));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[1].median, b[5], sizeof b[5]));
+        bench_table_addf(t, "%s", bench_fmt_ns(r->st[1].min, b[6], sizeof b[6]));
         bench_table_addf(t, "%s", r->ok ? "ok" : "MISMATCH");
-        bench_run_free(&run);
-        free(p);
     }
+    free(results);
     bench_table_print(t, out);
     bench_table_free(t);
-    fprintf(out, "ns/eval per timed pass (pass time / N): median, p90, p99, min over the %zu passes\n", reps);
+    fprintf(out, "ns/eval per timed pass (pass time / N) of cel_eval_bool per device: median, p90, p99, min over the "
+                 "%zu passes; batch: one cel_eval_bool_many call per pass\n", reps);
     for (size_t i = 0; i < BENCH_CEL_NEXPRS; i++) {
         const cel_row *r = &rows[i];
-        if (r->ok) continue;
-        fprintf(out, "MISMATCH: %s: %llu matches and %llu errors, reference %llu matches%s\n", bench_cel_exprs[i].id,
-                (unsigned long long)r->matches, (unsigned long long)r->errors, (unsigned long long)r->ref,
-                r->varied ? "; counts differ between passes" : "");
-        if (r->errors) fprintf(out, "  first evaluation error: %s\n", r->first_error);
+        for (int m = 0; m < 2 && !r->ok; m++) {
+            if (r->matches[m] == r->ref && !r->errors[m] && !r->varied[m]) continue;
+            fprintf(out, "MISMATCH: %s (%s): %llu matches and %llu errors, reference %llu matches%s\n",
+                    bench_cel_exprs[i].id, cel_mode_name[m], (unsigned long long)r->matches[m],
+                    (unsigned long long)r->errors[m], (unsigned long long)r->ref,
+                    r->varied[m] ? "; counts differ between passes" : "");
+            if (r->errors[m]) fprintf(out, "  first evaluation error: %s\n", r->first_error[m]);
+        }
     }
     if (o->json) write_json(o, n, reps, warmup, rows);
 
