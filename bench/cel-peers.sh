@@ -12,8 +12,9 @@
 # built with `make release` when missing (or always with --build).
 #
 # Statistics: bench.js reports the best (fastest) of R timed passes after one warm-up;
-# dralloc reports median/p99/min over R timed passes after one warm-up. The ratio
-# column compares like with like: fastest peer's best pass / our best pass (so 10.0
+# dralloc reports median/p99/min over R timed passes after one warm-up, per-device
+# cel_eval_bool calls and (batch) one cel_eval_bool_many call per pass. The ratio
+# column compares like with like: fastest peer's best pass / our best cel_eval_bool pass (so 10.0
 # means we are 10x faster). A peer whose match count differs from the reference is
 # marked '!' and left out of "fastest peer".
 set -euo pipefail
@@ -74,14 +75,15 @@ for (let k = 1; k <= runs; k++) { P.push(load(`peers-${k}.json`)); O.push(load(`
 const median = (a) => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (ns) => (ns < 100 ? ns.toFixed(1) : ns.toFixed(0));
 const names = P[0].peers.map((p) => p.name);
-const head = ["expression", "matches", "ours min", "ours median", "ours p99", ...names, "fastest peer / ours"];
+const head = ["expression", "matches", "ours min", "ours median", "ours p99", "ours batch min", ...names, "fastest peer / ours"];
 const rows = [head];
 for (const o0 of O[0].expressions) {
   const id = o0.id;
   const ours = O.map((o) => o.expressions.find((x) => x.id === id));
   const ok = ours.every((x) => x.crossCheck === "ok");
   const row = [id, String(o0.matches) + (ok ? "" : " MISMATCH")];
-  for (const key of ["nsPerEvalMin", "nsPerEvalMedian", "nsPerEvalP99"]) row.push(fmt(median(ours.map((x) => x[key]))));
+  for (const key of ["nsPerEvalMin", "nsPerEvalMedian", "nsPerEvalP99", "batchNsPerEvalMin"])
+    row.push(ours.every((x) => typeof x[key] === "number") ? fmt(median(ours.map((x) => x[key]))) : "n/a");
   const ratios = O.map(() => null);
   for (const name of names) {
     const es = P.map((p) => (p.peers.find((q) => q.name === name) || { exprs: [] }).exprs.find((x) => x.id === id));
@@ -98,7 +100,8 @@ for (const o0 of O[0].expressions) {
 const w = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
 const line = (r) => r.map((s, c) => (c === 0 ? s.padEnd(w[c]) : s.padStart(w[c]))).join("  ");
 for (const r of rows) console.log(line(r));
-console.log("(ns/eval, median over runs; peers: best of R passes; ratio: median over runs of fastest correct peer's best / our best;");
+console.log("(ns/eval, median over runs; ours: cel_eval_bool per device, batch: cel_eval_bool_many; peers: best of R passes;");
+console.log(" ratio: median over runs of fastest correct peer's best / our best cel_eval_bool pass;");
 console.log(" '!' = the peer's match count or errors differ from the reference)");
 console.log("\n| " + head.join(" | ") + " |\n|" + head.map((_, c) => (c === 0 ? "---" : "---:")).join("|") + "|");
 for (const r of rows.slice(1)) console.log("| " + r.join(" | ") + " |");
