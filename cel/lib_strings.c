@@ -611,9 +611,11 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
         }
         if (argi >= args->n) return cel_call_error(c, "index %u out of range", argi);
         if (i + 1 >= len) return cel_call_error(c, "unexpected end of string");
-        char verb;
-        int prec;
-        size_t end;
+        /* set by parse_clause on success; initialised because GCC's -O2 flow analysis
+         * cannot see that (-Wmaybe-uninitialized with -Werror in Release) */
+        char verb = 0;
+        int prec = 0;
+        size_t end = i;
         const char *perr = parse_clause(c->arena, s, len, i, &verb, &prec, &end);
         if (perr) return cel_error_static(perr);
         if (!format_clause(&f, verb, prec, &args->items[argi])) {
@@ -660,9 +662,11 @@ static bool format_prepare(const cel_value *args, const bool *is_const, uint32_t
             ok = false;
             break;
         }
-        char verb;
-        int prec;
-        size_t end;
+        /* set by parse_clause on success; initialised because GCC's -O2 flow analysis
+         * cannot see that (-Wmaybe-uninitialized with -Werror in Release) */
+        char verb = 0;
+        int prec = 0;
+        size_t end = i;
         const char *perr = parse_clause(&tmp, s, len, i, &verb, &prec, &end);
         if (perr) {
             err_set(e, "%s", perr);
