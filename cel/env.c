@@ -228,14 +228,17 @@ static bool scalar_attr(const cel_value *v, arena *a, cel_attr *out) {
     case CV_BOOL: out->kind = CEL_ATTR_BOOL; out->u.b = v->u.b; return true;
     case CV_STRING:
         out->kind = CEL_ATTR_STRING;
-        out->u.s.s = arena_strndup(a, v->u.s, v->len);
-        out->u.s.len = v->len;
+        cel_str *s = ARENA_NEW(a, cel_str);
+        s->s = arena_strndup(a, v->u.s, v->len);
+        s->len = v->len;
+        out->u.s = s;
         return true;
     case CV_SEMVER: {
         out->kind = CEL_ATTR_VERSION;
-        semver s = *v->u.v;
-        if (s.pre) s.pre = arena_strndup(a, s.pre, s.pre_len);
-        if (s.build) s.build = arena_strndup(a, s.build, s.build_len);
+        semver *s = ARENA_NEW(a, semver);
+        *s = *v->u.v;
+        if (s->pre) s->pre = arena_strndup(a, s->pre, s->pre_len);
+        if (s->build) s->build = arena_strndup(a, s->build, s->build_len);
         out->u.v = s;
         return true;
     }
@@ -285,7 +288,7 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
             for (uint32_t i = 0; i < l->n; i++) {
                 cel_attr tmp;
                 scalar_attr(&l->items[i], out_arena, &tmp);
-                a[i] = tmp.u.v;
+                a[i] = *tmp.u.v;
             }
             out->kind = CEL_ATTR_VERSIONS;
             out->u.vers = a;

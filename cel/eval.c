@@ -68,8 +68,8 @@ static inline bool attr_fast(const cel_eval_ctx *x, const cel_inst *n, cel_value
     switch (at->kind) {
     case CEL_ATTR_INT: *out = cel_int(at->u.i); return true;
     case CEL_ATTR_BOOL: *out = cel_bool(at->u.b); return true;
-    case CEL_ATTR_STRING: *out = cel_string(at->u.s.s, at->u.s.len); return true;
-    case CEL_ATTR_VERSION: *out = cel_semver_value(&at->u.v); return true;
+    case CEL_ATTR_STRING: *out = cel_string(at->u.s->s, at->u.s->len); return true;
+    case CEL_ATTR_VERSION: *out = cel_semver_value(at->u.v); return true;
     default: return false;
     }
 }
@@ -82,8 +82,8 @@ __attribute__((noinline)) static cel_value dev_attr(cel_eval_ctx *x, const cel_i
             switch (at->kind) {
             case CEL_ATTR_INT: return cel_int(at->u.i);
             case CEL_ATTR_BOOL: return cel_bool(at->u.b);
-            case CEL_ATTR_STRING: return cel_string(at->u.s.s, at->u.s.len);
-            case CEL_ATTR_VERSION: return cel_semver_value(&at->u.v);
+            case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
+            case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
             default: return cel_attr_value(&x->a, at);
             }
         }
@@ -94,7 +94,7 @@ __attribute__((noinline)) static cel_value dev_attr(cel_eval_ctx *x, const cel_i
 __attribute__((noinline)) static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n) {
     const cel_device *d = x->dev;
     for (uint32_t i = 0; i < d->ncaps; i++)
-        if (d->caps[i].name == n->b && d->caps[i].domain == n->a) return cel_quantity_value(&d->caps[i].value);
+        if (d->caps[i].name == n->b && d->caps[i].domain == n->a) return cel_quantity_value(d->caps[i].value);
     return no_such_key(x, &n->k);
 }
 
@@ -617,7 +617,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_NEK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
         if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
-        bool eq = at->kind == CEL_ATTR_STRING && at->u.s.len == n->k.len && cel_bytes_eq(at->u.s.s, n->k.u.s, n->k.len);
+        bool eq = at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len && cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len);
         return cel_bool(eq == (n->op == OP_ATTR_EQK));
     }
     case OP_EQ_STRK:
@@ -663,8 +663,8 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_EQK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
         if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
-        return cel_bool(at->kind == CEL_ATTR_STRING && at->u.s.len == n->k.len &&
-                        cel_bytes_eq(at->u.s.s, n->k.u.s, n->k.len));
+        return cel_bool(at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len &&
+                        cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len));
     }
     case OP_DEVATTR: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
@@ -672,8 +672,8 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
             switch (at->kind) {
             case CEL_ATTR_INT: return cel_int(at->u.i);
             case CEL_ATTR_BOOL: return cel_bool(at->u.b);
-            case CEL_ATTR_STRING: return cel_string(at->u.s.s, at->u.s.len);
-            case CEL_ATTR_VERSION: return cel_semver_value(&at->u.v);
+            case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
+            case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
             default: break;
             }
         }

@@ -250,8 +250,8 @@ cel_value cel_attr_value(arena *a, const cel_attr *at) {
     switch ((cel_attr_kind)at->kind) {
     case CEL_ATTR_INT: return cel_int(at->u.i);
     case CEL_ATTR_BOOL: return cel_bool(at->u.b);
-    case CEL_ATTR_STRING: return cel_string(at->u.s.s, at->u.s.len);
-    case CEL_ATTR_VERSION: return cel_semver_value(&at->u.v);
+    case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
+    case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
     case CEL_ATTR_INTS: {
         cel_list *l = cel_list_new(a, at->count);
         for (uint32_t i = 0; i < at->count; i++) l->items[i] = cel_int(at->u.ints[i]);
@@ -307,7 +307,7 @@ bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const
         if (m->aux == CEL_DM_CAPS) {
             for (uint32_t i = 0; i < d->ncaps; i++)
                 if (d->caps[i].domain == m->len && d->caps[i].name == id) {
-                    *out = cel_quantity_value(&d->caps[i].value);
+                    *out = cel_quantity_value(d->caps[i].value);
                     return true;
                 }
         } else {
@@ -380,7 +380,7 @@ const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const
         } else {
             if (dom != m->len) continue;
             out->keys[out->n] = interned_string(names, name);
-            out->vals[out->n] = m->aux == CEL_DM_CAPS ? cel_quantity_value(&d->caps[i].value)
+            out->vals[out->n] = m->aux == CEL_DM_CAPS ? cel_quantity_value(d->caps[i].value)
                                                       : cel_attr_value(a, &d->attrs[i]);
             out->n++;
         }

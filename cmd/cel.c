@@ -67,14 +67,18 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
         at->u.b = json_is_true(val);
     } else if (!strcmp(kind, "string") && json_is_string(val)) {
         at->kind = CEL_ATTR_STRING;
-        at->u.s.s = arena_strdup(a, json_string_value(val));
-        at->u.s.len = (uint32_t)json_string_length(val);
+        cel_str *s = ARENA_NEW(a, cel_str);
+        s->s = arena_strdup(a, json_string_value(val));
+        s->len = (uint32_t)json_string_length(val);
+        at->u.s = s;
     } else if (!strcmp(kind, "version") && json_is_string(val)) {
         at->kind = CEL_ATTR_VERSION;
         const char *s = arena_strdup(a, json_string_value(val));
         err e;
         err_clear(&e);
-        if (!semver_parse(s, strlen(s), &at->u.v, &e) && !*conv_error)
+        semver *v = ARENA_NEW(a, semver);
+        at->u.v = v;
+        if (!semver_parse(s, strlen(s), v, &e) && !*conv_error)
             *conv_error = arena_printf(a, "attribute %s: parse semantic version: %s", name, e.msg);
     } else if (!strcmp(kind, "ints") && json_is_array(val)) {
         int64_t *xs = ARENA_NEWN(a, int64_t, n + 1);
@@ -155,7 +159,9 @@ static bool load_device(const char *path, arena *a, intern_table *t, cel_device 
         const char *q = json_string_value(json_object_get(v, "value"));
         err e;
         err_clear(&e);
-        if (!q || !quantity_parse(q, strlen(q), &c->value, &e)) {
+        quantity *qv = ARENA_NEW(a, quantity);
+        c->value = qv;
+        if (!q || !quantity_parse(q, strlen(q), qv, &e)) {
             fprintf(stderr, "dralloc cel: %s: capacity[\"%s\"].value: %s\n", path, k, q ? e.msg : "required string");
             goto out;
         }

@@ -74,7 +74,7 @@ static dra_velem elem(const cel_attr *a, const dra_attr_text *t, uint32_t i, cel
     case CEL_ATTR_STRINGS: e.s = &a->u.strs[i]; break;
     case CEL_ATTR_INT: e.i = a->u.i; break;
     case CEL_ATTR_BOOL: e.i = a->u.b; break;
-    case CEL_ATTR_STRING: e.s = &a->u.s; break;
+    case CEL_ATTR_STRING: e.s = a->u.s; break;
     case CEL_ATTR_VERSIONS:
         scratch->s = t && t->vers ? t->vers[i] : "";
         scratch->len = (uint32_t)strlen(scratch->s);
@@ -171,7 +171,7 @@ static bool match_scalar_add(dra_cstate *s, const cel_attr *at, const dra_attr_t
     }
     const cel_attr *f = s->first;
     switch (at->kind) {
-    case CEL_ATTR_STRING: return f->kind == CEL_ATTR_STRING && str_eq(f->u.s, at->u.s);
+    case CEL_ATTR_STRING: return f->kind == CEL_ATTR_STRING && str_eq(*f->u.s, *at->u.s);
     case CEL_ATTR_INT: return f->kind == CEL_ATTR_INT && f->u.i == at->u.i;
     case CEL_ATTR_BOOL: return f->kind == CEL_ATTR_BOOL && f->u.b == at->u.b;
     case CEL_ATTR_VERSION:
@@ -190,7 +190,7 @@ static bool distinct_scalar_ok(const dra_cstate *s, const cel_attr *at) {
         switch (x->kind) {
         case CEL_ATTR_STRING:
             if (at->kind != CEL_ATTR_STRING) return true;
-            if (str_eq(x->u.s, at->u.s)) return false;
+            if (str_eq(*x->u.s, *at->u.s)) return false;
             break;
         case CEL_ATTR_INT:
             if (at->kind != CEL_ATTR_INT) return true;
@@ -202,7 +202,7 @@ static bool distinct_scalar_ok(const dra_cstate *s, const cel_attr *at) {
             break;
         case CEL_ATTR_VERSION:
             if (at->kind != CEL_ATTR_VERSION) return true;
-            if (semver_cmp(&x->u.v, &at->u.v) == 0) return false;
+            if (semver_cmp(x->u.v, at->u.v) == 0) return false;
             break;
         default: return false;
         }

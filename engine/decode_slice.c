@@ -61,8 +61,62 @@ static bool decode_counter_sets(dctx *c, const json_t *obj, const char *key, con
     return true;
 }
 
+/* The CEL view refers to string, version and quantity values instead of holding
+ * them (that keeps cel_attr at 24 bytes and cel_capacity at 16, see cel/cel.h).
+ * Devices of one slice mostly repeat the same few values (a model name, a
+ * driverVersion, "80Gi"), so the last few distinct ones are remembered and shared:
+ * fewer bytes, and the shared values stay cached while selectors run over many
+ * devices. */
+#define VIEW_SHARED 8
+typedef struct view_shared {
+    const cel_str *str[VIEW_SHARED];
+    unsigned nstr;
+    const char *ver_text[VIEW_SHARED];
+    const semver *ver[VIEW_SHARED];
+    const quantity *qty[VIEW_SHARED];
+    unsigned nver, nqty;   /* next slot, round robin */
+} view_shared;
+
+/* A cel_str for s (arena text), shared with an earlier equal string when remembered. */
+static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
+    size_t len = strlen(s);
+    for (unsigned i = 0; i < VIEW_SHARED; i++) {
+        const cel_str *o = vs->str[i];
+        if (o && o->len == len && !memcmp(o->s, s, len)) return o;
+    }
+    cel_str *n = ARENA_NEW(ar, cel_str);
+    *n = (cel_str){s, (uint32_t)len};
+    vs->str[vs->nstr++ % VIEW_SHARED] = n;
+    return n;
+}
+
+/* *out = the parse of version text s, shared with an earlier equal text when
+ * remembered; false with ve set when s does not parse (then nothing is remembered). */
+static bool shared_version(arena *ar, view_shared *vs, const char *s, const semver **out, err *ve) {
+    for (unsigned i = 0; i < VIEW_SHARED; i++)
+        if (vs->ver_text[i] && !strcmp(vs->ver_text[i], s)) return *out = vs->ver[i], true;
+    semver *v = ARENA_NEW(ar, semver);
+    *out = v;
+    if (!semver_parse(s, strlen(s), v, ve)) return false;
+    unsigned k = vs->nver++ % VIEW_SHARED;
+    vs->ver_text[k] = s;
+    vs->ver[k] = v;
+    return true;
+}
+
+/* q itself or an earlier quantity with identical fields (not just an equal value:
+ * the representation is observable, see base/quantity.h). */
+static const quantity *shared_quantity(view_shared *vs, const quantity *q) {
+    for (unsigned i = 0; i < VIEW_SHARED; i++) {
+        const quantity *o = vs->qty[i];
+        if (o && o->mant == q->mant && o->exp == q->exp && o->format == q->format && o->big == q->big) return o;
+    }
+    vs->qty[vs->nqty++ % VIEW_SHARED] = q;
+    return q;
+}
+
 /* One attribute value; returns false only on a decode error. */
-static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, dra_attr_text *t,
+static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *key, cel_attr *a, dra_attr_text *t,
                         const char **conv_error) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra_dfail(c, "expected object");
@@ -82,7 +136,7 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
     if ((x = json_object_get(v, "string")) && !json_is_null(x)) {
         const char *s;
         if (!dra_dget_str(c, v, "string", &s)) return false;
-        a->kind = CEL_ATTR_STRING, a->u.s = (cel_str){s, (uint32_t)strlen(s)}, kinds++;
+        a->kind = CEL_ATTR_STRING, a->u.s = shared_string(ar, vs, s), kinds++;
     }
     if ((x = json_object_get(v, "version")) && !json_is_null(x)) {
         const char *s;
@@ -91,7 +145,7 @@ static bool decode_attr(dctx *c, const json_t *v, const char *key, cel_attr *a, 
         t->ver = s;
         err ve;
         err_clear(&ve);
-        if (!semver_parse(s, strlen(s), &a->u.v, &ve) && !*conv_error)
+        if (!shared_version(ar, vs, s, &a->u.v, &ve) && !*conv_error)
             *conv_error = arena_printf(ar, "attribute %s: parse semantic version: %s", key, ve.msg);
     }
     static const char *const lists[] = {"ints", "bools", "strings", "versions"};
@@ -239,7 +293,7 @@ static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t 
     return true;
 }
 
-static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_device *d) {
+static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra_dfail(c, "expected object");
     if (!dra_dget_str(c, v, "name", &d->name)) return false;
@@ -266,7 +320,7 @@ static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_devi
             size_t m2 = dra_dpush_mapkey(c, k);
             dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &ca[i].name);
             d->attr_text[i].key = dra_dstrdup(c, k);
-            if (!decode_attr(c, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
+            if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);
             i++;
         }
@@ -290,7 +344,7 @@ static bool decode_device(dctx *c, const json_t *v, const dra_slice *s, dra_devi
             dra_split_qualified(c->d->names, k, s->driver_id, &cc[i].domain, &cc[i].name);
             d->caps[i].key = dra_dstrdup(c, k);
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
-            cc[i].value = d->caps[i].value;
+            cc[i].value = shared_quantity(vs, &d->caps[i].value);
             dpop(c, m2);
             i++;
         }
@@ -370,9 +424,10 @@ bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err
         size_t n = json_array_size(devs);
         s->devices = ARENA_NEWN(d->a, dra_device, n ? n : 1);
         m = dra_dpush_key(&c, "devices");
+        view_shared vs = {0};
         for (size_t i = 0; i < n; i++) {
             size_t m2 = dra_dpush_idx(&c, i);
-            if (!decode_device(&c, json_array_get(devs, i), s, &s->devices[i])) return false;
+            if (!decode_device(&c, &vs, json_array_get(devs, i), s, &s->devices[i])) return false;
             dpop(&c, m2);
         }
         s->ndevices = (uint32_t)n;

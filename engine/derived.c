@@ -256,7 +256,7 @@ int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *
         out->name = st->spec->derived[i].id;
         t->key = st->spec->derived[i].name;
         if (out->kind == CEL_ATTR_VERSION) {
-            t->ver = version_text(&x->a, &out->u.v);
+            t->ver = version_text(&x->a, out->u.v);
         } else if (out->kind == CEL_ATTR_VERSIONS) {
             const char **v = ARENA_NEWN(&x->a, const char *, out->count ? out->count : 1);
             for (uint32_t j = 0; j < out->count; j++) v[j] = version_text(&x->a, &out->u.vers[j]);

@@ -17,6 +17,8 @@ typedef struct fixture {
     cel_eval_ctx *ctx;
     cel_attr attrs[8];
     cel_capacity caps[2];
+    semver cc;          /* the values the views refer to */
+    quantity memory;
     cel_device dev;
     char out[4096];
 } fixture;
@@ -31,20 +33,23 @@ static inline void fx_init(fixture *f) {
     int n = 0;
     cel_attr *a = f->attrs;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "type"), .kind = CEL_ATTR_STRING};
-    a[n++].u.s = (cel_str){"gpu", 3};
+    static const cel_str gpu = {"gpu", 3}, root = {"pci0000:40", 10};
+    a[n++].u.s = &gpu;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "index"), .kind = CEL_ATTR_INT};
     a[n++].u.i = 3;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "mig"), .kind = CEL_ATTR_BOOL};
     a[n++].u.b = false;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "cc"), .kind = CEL_ATTR_VERSION};
-    semver_parse("9.0.0", 5, &a[n++].u.v, NULL);
+    semver_parse("9.0.0", 5, &f->cc, NULL);
+    a[n++].u.v = &f->cc;
     static const cel_str models[] = {{"a100", 4}, {"h100", 4}};
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "models"), .kind = CEL_ATTR_STRINGS, .count = 2};
     a[n++].u.strs = models;
     a[n] = (cel_attr){.domain = intern_cstr(f->names, "resource.kubernetes.io"),
                       .name = intern_cstr(f->names, "pcieRoot"), .kind = CEL_ATTR_STRING};
-    a[n++].u.s = (cel_str){"pci0000:40", 10};
-    f->caps[0] = (cel_capacity){.domain = dom, .name = intern_cstr(f->names, "memory"), .value = quantity_must("80Gi")};
+    a[n++].u.s = &root;
+    f->caps[0] = (cel_capacity){.domain = dom, .name = intern_cstr(f->names, "memory"), .value = &f->memory};
+    f->memory = quantity_must("80Gi");
     f->dev.driver = (cel_str){"gpu.example.com", 15};
     f->dev.driver_id = dom;
     f->dev.attrs = f->attrs;
