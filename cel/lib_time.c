@@ -202,6 +202,7 @@ static bool parse_go_duration(const char *s, size_t n, cel_value *out) {
         else if (ul == 1 && u[0] == 'm') unit = 60LL * 1000000000;
         else if (ul == 1 && u[0] == 'h') unit = 3600LL * 1000000000;
         else return false;
+        if (whole > ((__int128)1 << 100) / unit) return false;   /* the sum below would exceed it */
         total += whole * unit + frac * unit / scale;
         if (total > ((__int128)1 << 100)) return false;
     }

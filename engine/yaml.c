@@ -4,7 +4,13 @@
  * them before Kubernetes sees JSON: quoted scalars are strings; plain scalars are
  * null (`~`, `null`, empty), booleans (true/false, yes/no, on/off in any common
  * case), integers, floats, or else strings. Anchors and aliases are supported
- * (an alias shares the anchored value by reference count). */
+ * (an alias shares the anchored value by reference count).
+ *
+ * Hostile input is bounded as go-yaml bounds it: nesting deeper than
+ * YAML_MAX_DEPTH is an error (the reader recurses), and so is a document whose
+ * aliases expand to far more nodes than it spells out ("document contains excessive
+ * aliasing", go-yaml's ratio rule) — a billion-laughs document would otherwise load
+ * in microseconds by sharing and then blow up in whoever walks or prints it. */
 #include "engine/decode.h"
 
 #include <errno.h>
@@ -13,9 +19,12 @@
 #include <strings.h>
 #include <yaml.h>
 
+#define YAML_MAX_DEPTH 1000
+
 typedef struct anchor {
     char *name;
     json_t *value;
+    size_t nodes;            /* nodes in the value with its own aliases expanded */
 } anchor;
 
 typedef struct yreader {
@@ -24,14 +33,29 @@ typedef struct yreader {
     size_t nanchors, capanchors;
     err *e;
     const char *source;
+    int depth;               /* sequences and mappings open */
+    /* per document, as go-yaml counts: nodes decoded (aliases expanded) and how many
+     * of those came from alias expansion */
+    size_t decoded, aliased;
 } yreader;
+
+/* go-yaml's allowedAliasRatio: up to 400k decoded nodes 99% may come from aliases,
+ * falling linearly to 10% at 4M. */
+static bool excessive_aliasing(const yreader *r) {
+    if (r->aliased <= 100 || r->decoded <= 1000) return false;
+    double d = (double)r->decoded, ratio;
+    if (d <= 400000) ratio = 0.99;
+    else if (d >= 4000000) ratio = 0.10;
+    else ratio = 0.99 - 0.89 * ((d - 400000) / 3600000);
+    return (double)r->aliased / d > ratio;
+}
 
 static bool yfail(yreader *r, const char *what, size_t line) {
     err_at(r->e, r->source, NULL, "YAML: %s (line %zu)", what, line + 1);
     return false;
 }
 
-static void anchor_put(yreader *r, const char *name, json_t *v) {
+static void anchor_put(yreader *r, const char *name, json_t *v, size_t nodes) {
     if (!name) return;
     if (r->nanchors == r->capanchors) {
         r->capanchors = r->capanchors ? r->capanchors * 2 : 8;
@@ -39,12 +63,16 @@ static void anchor_put(yreader *r, const char *name, json_t *v) {
     }
     r->anchors[r->nanchors].name = xstrdup(name);
     r->anchors[r->nanchors].value = json_incref(v);
+    r->anchors[r->nanchors].nodes = nodes;
     r->nanchors++;
 }
 
-static json_t *anchor_get(yreader *r, const char *name) {
+static json_t *anchor_get(yreader *r, const char *name, size_t *nodes) {
     for (size_t i = r->nanchors; i-- > 0;)
-        if (!strcmp(r->anchors[i].name, name)) return json_incref(r->anchors[i].value);
+        if (!strcmp(r->anchors[i].name, name)) {
+            *nodes = r->anchors[i].nodes;
+            return json_incref(r->anchors[i].value);
+        }
     return NULL;
 }
 
@@ -115,12 +143,20 @@ static bool next_event(yreader *r, yaml_event_t *ev) {
 
 /* Parses the node that begins with *ev (consumed here). */
 static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
+    size_t first = r->decoded++;   /* this node's own count, its subtree follows */
     switch (ev->type) {
     case YAML_ALIAS_EVENT: {
-        json_t *v = anchor_get(r, (const char *)ev->data.alias.anchor);
+        size_t nodes = 0;
+        json_t *v = anchor_get(r, (const char *)ev->data.alias.anchor, &nodes);
         size_t line = ev->start_mark.line;
         yaml_event_delete(ev);
         if (!v) return yfail(r, "unknown alias", line);
+        r->decoded += nodes;
+        r->aliased += nodes;
+        if (excessive_aliasing(r)) {
+            json_decref(v);
+            return yfail(r, "document contains excessive aliasing", line);
+        }
         *out = v;
         return true;
     }
@@ -131,12 +167,18 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
         if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) v = resolve_plain(s, n);
         else v = json_stringn(s, n);
         if (!v) v = json_string("");
-        anchor_put(r, (const char *)ev->data.scalar.anchor, v);
+        anchor_put(r, (const char *)ev->data.scalar.anchor, v, 1);
         yaml_event_delete(ev);
         *out = v;
         return true;
     }
     case YAML_SEQUENCE_START_EVENT: {
+        if (r->depth >= YAML_MAX_DEPTH) {
+            size_t line = ev->start_mark.line;
+            yaml_event_delete(ev);
+            return yfail(r, "nesting deeper than 1000 levels", line);
+        }
+        r->depth++;
         json_t *arr = json_array();
         char *anc = ev->data.sequence_start.anchor ? xstrdup((const char *)ev->data.sequence_start.anchor) : NULL;
         yaml_event_delete(ev);
@@ -151,16 +193,24 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
             if (!parse_node(r, &e2, &item)) goto seq_fail;
             json_array_append_new(arr, item);
         }
-        anchor_put(r, anc, arr);
+        anchor_put(r, anc, arr, r->decoded - first);
         free(anc);
+        r->depth--;
         *out = arr;
         return true;
     seq_fail:
+        r->depth--;
         free(anc);
         json_decref(arr);
         return false;
     }
     case YAML_MAPPING_START_EVENT: {
+        if (r->depth >= YAML_MAX_DEPTH) {
+            size_t line = ev->start_mark.line;
+            yaml_event_delete(ev);
+            return yfail(r, "nesting deeper than 1000 levels", line);
+        }
+        r->depth++;
         json_t *obj = json_object();
         char *anc = ev->data.mapping_start.anchor ? xstrdup((const char *)ev->data.mapping_start.anchor) : NULL;
         yaml_event_delete(ev);
@@ -210,11 +260,13 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
             }
             json_decref(key);
         }
-        anchor_put(r, anc, obj);
+        anchor_put(r, anc, obj, r->decoded - first);
         free(anc);
+        r->depth--;
         *out = obj;
         return true;
     map_fail:
+        r->depth--;
         free(anc);
         json_decref(obj);
         return false;
@@ -249,6 +301,7 @@ json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) 
         }
         if (ev.type == YAML_DOCUMENT_START_EVENT) {
             yaml_event_delete(&ev);
+            r.decoded = r.aliased = 0;
             yaml_event_t body;
             if (!next_event(&r, &body)) {
                 ok = false;

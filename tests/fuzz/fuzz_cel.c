@@ -1,0 +1,136 @@
+/* fuzz_cel.c — input: CEL expression text. Compiled in both DRA environments (selector
+ * and any-result); what compiles is evaluated on three fixed devices: a plain GPU, one
+ * with list-type attributes and one whose conversion failed (conv_error), decoded
+ * from a fixed ResourceSlice by the engine. Must never
+ * crash, leak or hang: the cost limit has to stop loops, so one evaluation taking more
+ * than a second aborts the harness. */
+#include "tests/fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel/cel.h"
+#include "engine/world.h"
+
+#define NDEV 3
+
+/* The devices come from a ResourceSlice decoded by the engine (dra_world_find_device),
+ * so they are exactly what the allocator evaluates selectors on. */
+static const char SLICE[] =
+    "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"gpu.example.com\","
+    "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"node-1\",\"devices\":["
+    /* a plain GPU */
+    "{\"name\":\"gpu\",\"attributes\":{\"type\":{\"string\":\"gpu\"},\"index\":{\"int\":3},\"mig\":{\"bool\":false},"
+    "\"cc\":{\"version\":\"9.0.0\"},\"resource.kubernetes.io/pcieRoot\":{\"string\":\"pci0000:40\"}},"
+    "\"capacity\":{\"memory\":{\"value\":\"80Gi\"},\"cores\":{\"value\":\"1500m\"}}},"
+    /* list-type attributes */
+    "{\"name\":\"lists\",\"allowMultipleAllocations\":true,\"attributes\":{"
+    "\"ints\":{\"ints\":[1,-2,9223372036854775807,-9223372036854775808]},\"bools\":{\"bools\":[true,false]},"
+    "\"models\":{\"strings\":[\"a100\",\"h100\",\"\"]},\"vers\":{\"versions\":[\"1.2.3-rc.1+b\",\"0.0.1\"]},"
+    "\"none\":{\"strings\":[]}}},"
+    /* an attribute without a value: every evaluation fails with the conversion error */
+    "{\"name\":\"broken\",\"attributes\":{\"type\":{\"string\":\"gpu\"},\"empty\":{}}}"
+    "]}}";
+
+static struct {
+    dra_world *w;
+    cel_env *sel, *any;
+    cel_eval_ctx *x;
+    cel_device dev[NDEV];
+} F;
+
+static void setup(void) {
+    if (F.w) return;
+    F.w = dra_world_new(false);
+    json_t *j = json_loads(SLICE, 0, NULL);
+    err e;
+    err_clear(&e);
+    if (!j || !dra_world_add_json(F.w, j, &e)) {
+        fprintf(stderr, "fuzz_cel: fixed slice: %s\n", e.msg);
+        abort();
+    }
+    json_decref(j);
+    dra_world_freeze(F.w);
+    static const char *const names[NDEV] = {"gpu", "lists", "broken"};
+    for (int i = 0; i < NDEV; i++) {
+        const cel_device *d = dra_world_find_device(F.w, "s", names[i], NULL, NULL);
+        if (!d) abort();
+        F.dev[i] = *d;
+    }
+    if (!F.dev[2].conv_error) abort();
+    F.sel = cel_env_new_dra(F.w->names);
+    F.any = cel_env_new_dra_any(F.w->names);
+    F.x = cel_eval_ctx_new();
+}
+
+/* One evaluation must finish within a second whatever the expression: the cost limit
+ * (CEL_MAX_COST) is what bounds it. */
+static void check_time(double t0, const char *what, const uint8_t *data, size_t size) {
+    double dt = fuzz_now() - t0;
+    if (dt > 1.0) {
+        fprintf(stderr, "fuzz_cel: %s took %.2fs on %.*s\n", what, dt, (int)(size > 200 ? 200 : size), (const char *)data);
+        abort();
+    }
+}
+
+static void check_err(const err *e, const char *what) {
+    if (!e->msg[0]) {
+        fprintf(stderr, "fuzz_cel: %s failed without an error message\n", what);
+        abort();
+    }
+}
+
+int fuzz_cel_one(const uint8_t *data, size_t size) {
+    setup();
+    const char *expr = (const char *)data;
+    err e;
+    err_clear(&e);
+    cel_program *p = cel_compile(F.sel, expr, size, &e);
+    if (p) {
+        for (int i = 0; i < NDEV; i++) {
+            err_clear(&e);
+            double t0 = fuzz_now();
+            cel_result r = cel_eval_bool(p, &F.dev[i], F.x, &e);
+            check_time(t0, "cel_eval_bool", data, size);
+            if (r == CEL_ERROR) {
+                check_err(&e, "cel_eval_bool");
+                cel_enhance_runtime_error(&e);
+            }
+        }
+        cel_result out[NDEV];
+        err_clear(&e);
+        double t0 = fuzz_now();
+        cel_eval_bool_many(p, F.dev, NDEV, F.x, out, &e, NULL);
+        check_time(t0, "cel_eval_bool_many", data, size);
+        cel_program_free(p);
+    } else {
+        check_err(&e, "cel_compile (selector)");
+    }
+
+    err_clear(&e);
+    p = cel_compile(F.any, expr, size, &e);
+    if (!p) {
+        check_err(&e, "cel_compile (any)");
+        return 0;
+    }
+    char buf[512];
+    arena a;
+    arena_init(&a, 4096);
+    for (int i = 0; i < NDEV; i++) {
+        err_clear(&e);
+        double t0 = fuzz_now();
+        if (!cel_eval_format(p, &F.dev[i], F.x, buf, sizeof buf, &e)) check_err(&e, "cel_eval_format");
+        check_time(t0, "cel_eval_format", data, size);
+        err_clear(&e);
+        cel_attr out;
+        t0 = fuzz_now();
+        if (!cel_eval_attr(p, &F.dev[i], F.x, i != 0, &a, &out, &e)) check_err(&e, "cel_eval_attr");
+        check_time(t0, "cel_eval_attr", data, size);
+    }
+    arena_free(&a);
+    cel_program_free(p);
+    return 0;
+}
+
+FUZZ_ENTRY(fuzz_cel_one)

@@ -1,0 +1,81 @@
+/* fuzz_world.c — the part the JSON and YAML decode harnesses share: documents into a
+ * world, freeze, a node view, allocation of every pending claim (alone, then all
+ * together), and encoding of the results. Every failure must come with an error text;
+ * nothing may crash, leak or take more than a few seconds (libFuzzer's -timeout). */
+#include "tests/fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine/engine.h"
+
+static void need_msg(const err *e, const char *what) {
+    if (!e->msg[0]) {
+        fprintf(stderr, "fuzz_world: %s failed without an error message\n", what);
+        abort();
+    }
+}
+
+static void encode(const dra_alloc_result *r) {
+    json_t *j = dra_alloc_result_to_json(r);
+    if (!j) abort();
+    char *s = json_dumps(j, JSON_COMPACT);
+    free(s);
+    json_decref(j);
+}
+
+void fuzz_world_run(const struct json_t *docs) {
+    dra_world *w = dra_world_new(json_is_array(docs) && json_array_size(docs) % 2);
+    err e;
+    err_clear(&e);
+    if (!dra_world_add_json(w, docs, &e)) {
+        need_msg(&e, "dra_world_add_json");
+        dra_world_free(w);
+        return;
+    }
+    dra_world_freeze(w);
+    dra_features f;
+    dra_features_default(&f);
+    /* every gate on: the most code to reach (the defaults are what `dralloc` runs) */
+    f = (dra_features){true, true, true, true, true, true, true, true, true, true};
+    const dra_node *node = dra_world_find_node(w, "node-1");
+    if (!node && dra_world_nnodes(w)) node = dra_world_node(w, 0);
+    if (!node) node = dra_world_add_node(w, "node-1", NULL, 0);
+    dra_allocated *st = dra_allocated_new(w);
+    size_t nc = dra_world_nclaims(w);
+    const dra_claim **pending = calloc(nc + 1, sizeof *pending);
+    size_t np = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const dra_claim *c = dra_world_claim(w, i);
+        dra_allocated_add_claim(st, c, f.consumable_capacity);
+        if (!c->allocated) pending[np++] = c;
+    }
+    err_clear(&e);
+    dra_nodeview *v = dra_nodeview_new(w, node, &f, &e);
+    if (!v) {
+        need_msg(&e, "dra_nodeview_new");
+    } else {
+        dra_alloc_ctx *x = dra_alloc_ctx_new();
+        char why[1024];
+        for (size_t i = 0; i <= np && np; i++) {
+            /* i < np: claim i alone; i == np: all together */
+            const dra_claim *const *cs = i < np ? &pending[i] : pending;
+            size_t n = i < np ? 1 : np;
+            dra_alloc_result *res = NULL;
+            err_clear(&e);
+            dra_alloc_status s = dra_allocate(x, v, st, cs, n, &res, &e);
+            if (s == DRA_ALLOC_OK) {
+                for (size_t k = 0; k < n; k++) encode(&res[k]);
+            } else if (s == DRA_ALLOC_UNSAT) {
+                dra_alloc_explain(x, why, sizeof why);
+            } else {
+                need_msg(&e, "dra_allocate");
+            }
+        }
+        dra_alloc_ctx_free(x);
+        dra_nodeview_free(v);
+    }
+    free(pending);
+    dra_allocated_free(st);
+    dra_world_free(w);
+}
