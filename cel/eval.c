@@ -55,9 +55,9 @@ __attribute__((noinline)) static cel_value no_such_key(cel_eval_ctx *x, const ce
 
 /* The attribute with interned (domain, name), or NULL. */
 static inline const cel_attr *find_attr(const cel_device *d, uint32_t dom, uint32_t name) {
-    const cel_attr *at = d->attrs, *end = at + d->nattrs;
-    for (; at < end; at++)
-        if (at->name == name && at->domain == dom) return at;
+    const cel_attr *at = d->attrs;
+    for (uint32_t i = 0; i < d->nattrs; i++)   /* by index: attrs is NULL when nattrs is 0 */
+        if (at[i].name == name && at[i].domain == dom) return &at[i];
     return NULL;
 }
 

@@ -67,3 +67,17 @@ Test(hostile, duration_digits_overflow) {
                      "error: duration(\"99999999999999999999999999999h\"): invalid or out of range");
     fx_fini(&f);
 }
+
+/* Found by fuzz_decode_json: a device without attributes has attrs == NULL, and the
+ * attribute lookup computed NULL + 0 (undefined; clang's UBSan stops there). */
+Test(hostile, device_without_attributes) {
+    fixture f;
+    fx_init(&f);
+    f.dev.attrs = NULL;
+    f.dev.nattrs = 0;
+    err e;
+    cr_assert_eq(fx_sel(&f, "device.attributes[\"gpu.example.com\"].index > 2", &e), CEL_ERROR);
+    cr_assert_str_eq(e.msg, "no such key: index");
+    cr_assert_eq(fx_sel(&f, "!has(device.attributes[\"gpu.example.com\"].index)", &e), CEL_TRUE, "%s", e.msg);
+    fx_fini(&f);
+}
