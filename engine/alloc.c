@@ -74,16 +74,20 @@ static const char *enhance(dra_alloc_ctx *x, const char *msg) {
 
 /* Evaluates one selector list. Returns 1/0, or -1 with *errmsg set. */
 static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra_class *cls, const dra_selector *sels,
-                          uint32_t n, uint32_t cand, const char **errmsg) {
+                          uint32_t n, const cel_program ***progs, uint32_t cand, const char **errmsg) {
     const dra_device *d = x->v->cands[cand].dev;
+    if (n && !*progs) *progs = ARENA_NEWN(&x->a, const cel_program *, n);
     for (uint32_t i = 0; i < n; i++) {
         err e;
         err_clear(&e);
-        const char *expr = sels[i].cel ? sels[i].cel : "";
-        const cel_program *p = cel_cache_get(x->w->cel, expr, strlen(expr), &e);
+        const cel_program *p = (*progs)[i];
+        if (!p) {
+            const char *expr = sels[i].cel ? sels[i].cel : "";
+            p = (*progs)[i] = cel_cache_get(x->w->cel, expr, strlen(expr), &e);
+        }
         if (!p) {
             if (cls) *errmsg = arena_printf(&x->a, "class %s: selector #%u: CEL compile error: %s", cls->name, i, e.msg);
-            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s", cs->obj, i, e.msg);
+            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s", dra_claim_obj(x, cs), i, e.msg);
             return -1;
         }
         cel_result r = cel_eval_bool(p, &d->cel, x->cel, &e);
@@ -95,7 +99,7 @@ static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
                 *errmsg = arena_printf(&x->a, "class %s: selector #%u on device %s: CEL runtime error: %s", cls->name, i,
                                        id, m);
             else
-                *errmsg = arena_printf(&x->a, "claim %s: selector #%u on device %s: CEL runtime error: %s", cs->obj, i,
+                *errmsg = arena_printf(&x->a, "claim %s: selector #%u on device %s: CEL runtime error: %s", dra_claim_obj(x, cs), i,
                                        id, m);
             return -1;
         }
@@ -112,8 +116,9 @@ static int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data 
     if (s == 0) {
         const char *msg = NULL;
         int r = 1;
-        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, cand, &msg);
-        if (r == 1) r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, cand, &msg);
+        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, cand, &msg);
+        if (r == 1)
+            r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, cand, &msg);
         if (r == 1 && c->per_device_node) {
             bool m;
             err e;
@@ -154,17 +159,17 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->applies = ARENA_NEWN(&x->a, bool, cs->claim->nconstraints ? cs->claim->nconstraints : 1);
     for (uint32_t i = 0; i < spec->nselectors; i++)
         if (!spec->selectors[i].cel)
-            return fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", cs->obj,
+            return fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
                         spec->name, i);
     if (!f->admin_access && spec->admin_access != -1)
-        return fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", cs->obj, spec->name);
+        return fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", dra_claim_obj(x, cs), spec->name);
     rd->admin = spec->admin_access == 1;
     if (!spec->class_name || !*spec->class_name)
-        return fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", cs->obj, spec->name);
+        return fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
     rd->cls = dra_world_find_class(x->w, spec->class_name);
     if (!rd->cls)
         return fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
-                    cs->obj, spec->name, spec->class_name, spec->class_name);
+                    dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
     if (!dra_derived_prepare(x, cs, rd)) return false;
     if (!strcmp(spec->mode, "ExactCount")) {
         rd->num_devices = spec->count;
@@ -175,10 +180,10 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
             const dra_pool *p = &x->v->pools[pi];
             if (p->incomplete)
                 return fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently being updated",
-                            cs->obj, spec->name, p->id_text);
+                            dra_claim_obj(x, cs), spec->name, p->id_text);
             if (p->invalid)
                 return fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
-                            cs->obj, spec->name, p->id_text);
+                            dra_claim_obj(x, cs), spec->name, p->id_text);
             for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
                 int s = selectable(x, cs, rd, c, false);
                 if (s < 0) return false;
@@ -189,7 +194,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
         }
         rd->num_devices = rd->nall;
     } else {
-        return fail(x, "claim %s, request %s: unsupported count mode %s", cs->obj, spec->name, spec->mode);
+        return fail(x, "claim %s, request %s: unsupported count mode %s", dra_claim_obj(x, cs), spec->name, spec->mode);
     }
     return true;
 }
@@ -206,13 +211,14 @@ static bool constraint_applies(const dra_constraint *k, const dra_req_data *rd) 
 
 static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) {
     const dra_features *f = x->f;
-    x->cs = ARENA_NEWN(&x->a, dra_claim_state, n ? n : 1);
+    /* not zeroed as a whole: see dra_claim_state.res */
+    x->cs = arena_alloc(&x->a, sizeof(dra_claim_state) * (n ? n : 1));
     x->ncs = n;
     for (size_t ci = 0; ci < n; ci++) {
         dra_claim_state *cs = &x->cs[ci];
+        memset(cs, 0, offsetof(dra_claim_state, res));
         const dra_claim *cl = claims[ci];
         cs->claim = cl;
-        cs->obj = cl->ns && *cl->ns ? arena_printf(&x->a, "%s/%s", cl->ns, cl->name) : cl->name;
         cs->reqs = ARENA_NEWN(&x->a, dra_req_data *, cl->nreqs ? cl->nreqs : 1);
         cs->nvar = ARENA_NEWN(&x->a, uint32_t, cl->nreqs ? cl->nreqs : 1);
         cs->selected = ARENA_NEWN(&x->a, uint32_t, cl->nreqs ? cl->nreqs : 1);
@@ -222,17 +228,17 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             bool subs = r->nsubs > 0;
             if (!f->prioritized_list && subs)
                 return fail(x, "claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled",
-                            cs->obj, r->name);
+                            dra_claim_obj(x, cs), r->name);
             if (!f->consumable_capacity) {
                 if (r->has_exactly && r->exactly.has_capacity)
                     return fail(x, "claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled",
-                                cs->obj, r->name);
+                                dra_claim_obj(x, cs), r->name);
                 for (uint32_t s = 0; s < r->nsubs; s++)
                     if (r->subs[s].has_capacity)
                         return fail(x,
                                     "claim %s, subrequest %s: has capacity requests, but the DRAConsumableCapacity feature is "
                                     "disabled",
-                                    cs->obj, r->subs[s].name);
+                                    dra_claim_obj(x, cs), r->subs[s].name);
             }
             cs->nvar[ri] = subs ? r->nsubs : 1;
             cs->reqs[ri] = ARENA_NEWN(&x->a, dra_req_data, cs->nvar[ri]);
@@ -249,14 +255,14 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             }
         }
         if (min_claim > DRA_RESULTS_MAX)
-            return fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", cs->obj,
+            return fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
                         (long long)min_claim, DRA_RESULTS_MAX);
         cs->ncons = cl->nconstraints;
-        cs->cons = ARENA_NEWN(&x->a, dra_cstate, cs->ncons ? cs->ncons : 1);
+        cs->cons = cs->ncons ? ARENA_NEWN(&x->a, dra_cstate, cs->ncons) : NULL;
         for (uint32_t k = 0; k < cl->nconstraints; k++) {
             const dra_constraint *c = &cl->constraints[k];
             if (!c->match_attr && !c->distinct_attr)
-                return fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", cs->obj, k);
+                return fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
             dra_cons_init(&cs->cons[k], c, x->w->names, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
@@ -312,7 +318,7 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
             if (must) {
                 char id[512];
                 fail(x, "claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied",
-                     cs->obj, rd->spec->name, device_id(x, cand, id, sizeof id));
+                     dra_claim_obj(x, cs), rd->spec->name, device_id(x, cand, id, sizeof id));
                 return -1;
             }
             return 0;
@@ -685,6 +691,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->cap_alloc = v->f.consumable_capacity ? ARENA_NEWN(&x->a, quantity *, nc) : NULL;
     x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint16_t, nc) : NULL;
     x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
+    x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
@@ -746,10 +753,10 @@ size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n) {
                 }
                 OUT("  claim %s, request %s: wants %s%lld, %u device(s) match class %s and the selectors, %u of them "
                     "not allocated yet%s\n",
-                    cs->obj, rd->name, rd->all_mode ? "all, i.e. " : "", (long long)rd->num_devices, match,
+                    dra_claim_obj(x, cs), rd->name, rd->all_mode ? "all, i.e. " : "", (long long)rd->num_devices, match,
                     rd->cls ? rd->cls->name : "?", fr, errs ? " (some selectors fail to evaluate)" : "");
             }
-        if (cs->claim->nconstraints) OUT("  claim %s has %u constraint(s) that must hold as well\n", cs->obj, cs->claim->nconstraints);
+        if (cs->claim->nconstraints) OUT("  claim %s has %u constraint(s) that must hold as well\n", dra_claim_obj(x, cs), cs->claim->nconstraints);
     }
 #undef OUT
     return off < n ? off : n - 1;

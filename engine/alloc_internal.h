@@ -62,6 +62,10 @@ typedef struct dra_req_data {
     uint32_t *all;               /* All mode: candidates, in search order */
     uint32_t nall;
     uint8_t *sel;                /* per candidate: 0 unknown, 1 no, 2 yes, 3 error */
+    /* The class's and the request's selector programs, looked up in the world's
+     * cache (strlen + hash + lock) at first use in the call rather than per device;
+     * NULL until then, and after a compile error (which is not cached). */
+    const cel_program **cls_progs, **req_progs;
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
     struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */
@@ -79,14 +83,15 @@ typedef struct dra_res_entry {
 
 typedef struct dra_claim_state {
     const dra_claim *claim;
-    const char *obj;             /* "ns/name" or "name", as klog.KObj prints */
     dra_req_data **reqs;         /* reqs[r][variant]: one variant, or one per subrequest */
     uint32_t *nvar;
     uint32_t *selected;
-    dra_cstate *cons;
+    dra_cstate *cons;            /* ncons; NULL without constraints (each is ~1 KB) */
     uint32_t ncons;
-    dra_res_entry res[DRA_RESULTS_MAX + 1];
     uint32_t nres;
+    /* Last, and not zeroed when the state is set up (1.3 KB per claim): an entry is
+     * cleared when it is taken (allocate_device), and only res[0..nres) is read. */
+    dra_res_entry res[DRA_RESULTS_MAX + 1];
 } dra_claim_state;
 
 struct dra_alloc_ctx {
@@ -104,11 +109,25 @@ struct dra_alloc_ctx {
     quantity **cap_alloc;        /* per candidate: capacity being allocated (shares), lazily */
     uint16_t *cap_shares;        /* per candidate: shares being allocated */
     uint8_t *mark;               /* per candidate scratch for feasibility counting */
+    /* Per candidate, the allocated state's answers (hash lookups) memoised for the
+     * call, which asks them again and again (free-device count, feasibility bound,
+     * search): DRA_USE_* bits; NULL without a state. The state does not change
+     * during a call. */
+    uint8_t *st_use;
     quantity **cnt_avail;        /* per pool: available counters, lazily */
     quantity **cnt_used;         /* per pool: counters consumed by this attempt */
     err *e;
     dra_alloc_result *out;
 };
+
+enum { DRA_USE_DEV_KNOWN = 1, DRA_USE_DEV = 2, DRA_USE_CAP_KNOWN = 4, DRA_USE_CAP = 8 };
+
+/* The claim as klog.KObj prints it ("ns/name" or "name"), for error texts only:
+ * formatted when asked (in x's arena), not for every call. */
+static inline const char *dra_claim_obj(dra_alloc_ctx *x, const dra_claim_state *cs) {
+    const dra_claim *cl = cs->claim;
+    return cl->ns && *cl->ns ? arena_printf(&x->a, "%s/%s", cl->ns, cl->name) : cl->name;
+}
 
 /* alloc_resources.c: counters, consumable capacity, taints, allocated state. */
 bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand);

@@ -22,15 +22,27 @@ static bool is_device_allocated(const dra_allocated *st, uint64_t key) {
 }
 
 bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
-    uint64_t v;
     if (x->allocating[cand]) return true;
-    return x->st && hmap_get(&x->st->devices, x->v->cands[cand].key, &v);
+    if (!x->st) return false;
+    uint8_t m = x->st_use[cand];
+    if (!(m & DRA_USE_DEV_KNOWN)) {
+        uint64_t v;
+        m |= DRA_USE_DEV_KNOWN | (hmap_get(&x->st->devices, x->v->cands[cand].key, &v) ? DRA_USE_DEV : 0);
+        x->st_use[cand] = m;
+    }
+    return m & DRA_USE_DEV;
 }
 
 bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand) {
-    uint64_t v;
     if (x->cap_shares && x->cap_shares[cand]) return true;
-    return x->st && hmap_get(&x->st->capacity, x->v->cands[cand].key, &v);
+    if (!x->st) return false;
+    uint8_t m = x->st_use[cand];
+    if (!(m & DRA_USE_CAP_KNOWN)) {
+        uint64_t v;
+        m |= DRA_USE_CAP_KNOWN | (hmap_get(&x->st->capacity, x->v->cands[cand].key, &v) ? DRA_USE_CAP : 0);
+        x->st_use[cand] = m;
+    }
+    return m & DRA_USE_CAP;
 }
 
 static void counters_init(dra_alloc_ctx *x, uint32_t pi) {

@@ -156,7 +156,7 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
     char path[160];
     spec_path(cl, spec, path, sizeof path);
     if (spec->nderived > DRA_DERIVED_MAX)
-        return fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", cs->obj, path,
+        return fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", dra_claim_obj(x, cs), path,
                     spec->nderived, DRA_DERIVED_MAX);
     dra_derived_state *st = ARENA_NEW(&x->a, dra_derived_state);
     st->spec = spec;
@@ -165,18 +165,18 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         const dra_derived_attr *da = &spec->derived[i];
         const char *ne = name_error(da->name);
         if (ne)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", cs->obj, path, i,
+            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", dra_claim_obj(x, cs), path, i,
                         da->name, ne);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(spec->derived[j].name, da->name))
-                return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", cs->obj, path, i,
+                return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", dra_claim_obj(x, cs), path, i,
                             da->name);
         size_t len = strlen(da->expression);
         if (len == 0)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", cs->obj, path, i);
+            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", dra_claim_obj(x, cs), path, i);
         if (len > CEL_MAX_EXPRESSION_LEN)
             return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Too long: may not be more than %d bytes",
-                        cs->obj, path, i, CEL_MAX_EXPRESSION_LEN);
+                        dra_claim_obj(x, cs), path, i, CEL_MAX_EXPRESSION_LEN);
         bool used = false;
         for (uint32_t k = 0; k < cl->nconstraints && !used; k++) {
             const char *cn = constraint_name(&cl->constraints[k]);
@@ -186,13 +186,13 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
             return fail(x,
                         "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": must be used by a "
                         "matchAttribute or distinctAttribute constraint that applies to request %s",
-                        cs->obj, path, i, da->name, rd->name);
+                        dra_claim_obj(x, cs), path, i, da->name, rd->name);
         err e;
         err_clear(&e);
         st->progs[i] = cel_cache_get(x->w->cel_any, da->expression, len, &e);
         if (!st->progs[i])
             return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
-                        cs->obj, path, i, da->expression, e.msg);
+                        dra_claim_obj(x, cs), path, i, da->expression, e.msg);
     }
     /* constraint k → the derived attribute that shadows its attribute for this request */
     uint32_t nk = cl->nconstraints;
@@ -248,7 +248,7 @@ int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *
                                         "check with has() for optional fields",
                                  m);
             *errmsg = arena_printf(&x->a, "claim %s, request %s: derived attribute %s on device %s/%s/%s: CEL runtime error: %s",
-                                   cs->obj, rd->name, st->spec->derived[i].name, c->slice->driver, c->slice->pool,
+                                   dra_claim_obj(x, cs), rd->name, st->spec->derived[i].name, c->slice->driver, c->slice->pool,
                                    c->dev->name, m);
             return -1;
         }
