@@ -147,6 +147,16 @@ void cel_program_free(cel_program *p);
 /* True when the program's static result type is bool (a selector); derived attribute
  * expressions may also have other types. */
 bool cel_program_returns_bool(const cel_program *p);
+/* The estimated worst-case cost Kubernetes computes at compile time (cel-go's
+ * EstimateCost with the apiserver's function estimates and the DRA size estimator:
+ * the max of the {min, max} estimate; cel/cost_estimate.c). */
+uint64_t cel_program_estimated_cost(const cel_program *p);
+/* Kubernetes' API validation of a selector expression: the compile errors of
+ * cel_compile, and for an expression whose estimated cost exceeds CEL_MAX_COST
+ * e->msg = CEL_TOO_COMPLEX_MSG (the body of the field.Forbidden error Kubernetes
+ * reports as "<field>.cel.expression: Forbidden: too complex, exceeds cost limit"). */
+#define CEL_TOO_COMPLEX_MSG "Forbidden: too complex, exceeds cost limit"
+bool cel_validate_selector(const cel_env *env, const char *expr, size_t len, err *e);
 
 /* Expression text → compiled program, compiled once. Only successful compilations are
  * cached (as Kubernetes does); a failing expression is recompiled and fails again. */

@@ -420,6 +420,7 @@ static unsigned touches(const cel_inst *i) {
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
     comp c = {p, src, n, e, false};
     p->nslots = (uint32_t)nslots;
+    p->est_cost = cel_estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
     p->touches = (uint8_t)touches(p->root);
     return !c.failed;

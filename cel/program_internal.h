@@ -102,7 +102,12 @@ struct cel_program {
     uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (prefetching) */
     cel_prep *preps;
     uint32_t npreps, cappreps;
+    uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
 };
+
+/* cel-go's estimated maximum cost of a checked tree, with Kubernetes' function
+ * estimates and the DRA size estimator (cost_estimate.c). */
+uint64_t cel_estimate_cost(const cel_node *root);
 
 /* Builds the program from a checked tree (compile.c). */
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e);

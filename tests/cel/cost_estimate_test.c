@@ -1,0 +1,168 @@
+/* cost_estimate_test.c — the estimated cost (cel_program_estimated_cost) against
+ * Kubernetes' reference figures, and selector validation (cel_validate_selector).
+ *
+ * Every expression and figure below is an `expectCost` of kubernetes/
+ * dynamic-resource-allocation cel/compile_test.go (its "expensive" case is also the
+ * CEL-cost case of pkg/apis/resource/validation), computed there by cel-go's
+ * EstimateCost with the apiserver library estimator and the DRA size estimator. All
+ * are asserted exactly. Where both flavours of the DRA environment exist
+ * (DRAListTypeAttributes off/on) the figures are the same: the attribute value's
+ * MaxElements is 64 either way; dralloc's environment is Kubernetes'
+ * StoredExpressions one, which always has `includes` and allowMultipleAllocations.
+ *
+ * Known gaps (not covered by a Kubernetes figure, so not asserted here):
+ *  - cel-go extension libraries that register their own overload estimators other
+ *    than ext.Sets (implemented) are costed with the default 1 per call;
+ *  - Kubernetes' `validate` (named formats) and `==` on named formats need
+ *    MaxNameFormatRegexSize / MaxFormatSize, which were not found: default cost;
+ *  - the estimator follows the Kubernetes apiserver library as of the stored copy
+ *    (quantity()/isQuantity() cost 1, the `target != nil` guard there never holds
+ *    for these global functions). */
+#include "cel/cel.h"
+
+#include <criterion/criterion.h>
+
+static intern_table *names;
+static cel_env *env, *any;
+
+static void setup(void) {
+    names = intern_new();
+    env = cel_env_new_dra(names);
+    any = cel_env_new_dra_any(names);
+}
+static void teardown(void) {
+    cel_env_free(env);
+    cel_env_free(any);
+    intern_free(names);
+}
+
+TestSuite(cost_estimate, .init = setup, .fini = teardown);
+
+static uint64_t estimate(const cel_env *en, const char *expr) {
+    err e;
+    err_clear(&e);
+    cel_program *p = cel_compile(en, expr, strlen(expr), &e);
+    cr_assert(p, "compile %s: %s", expr, e.msg);
+    uint64_t c = cel_program_estimated_cost(p);
+    cel_program_free(p);
+    return c;
+}
+
+typedef struct ref {
+    const char *name, *expr;
+    uint64_t cost;
+} ref;
+
+#define ML 64   /* maxElementsListTypeEnabled */
+
+static const ref refs[] = {
+    {"true", "true", 0},
+    {"false", "false", 0},
+    {"runtime-error-lookup-identifier", "device.attributes[\"no-such-domain\"].noSuchAttr.isGreaterThan(quantity(\"0\"))", 6},
+    {"runtime-error-lookup-map", "device.attributes[\"no-such-domain\"][\"noSuchAttr\"].isGreaterThan(quantity(\"0\"))", 6},
+    {"domain-check-negative", "\"no-such-domain\" in device.attributes", 3},
+    {"domain-check-positive", "\"dra.example.com\" in device.attributes", 3},
+    {"empty-driver-name", "device.driver == \"\"", 2},
+    {"real-driver-name", "device.driver == \"dra.example.com\"", 4},
+    {"driver-name-qualifier", "device.attributes[\"dra.example.com\"].name", 4},
+    {"driver-name-qualifier-map-lookup", "device.attributes[\"dra.example.com\"][\"name\"]", 4},
+    {"bind", "cel.bind(dra, device.attributes[\"dra.example.com\"], dra.name)", 15},
+    {"qualified-attribute-name", "device.attributes[\"other.example.com\"].name", 4},
+    {"int", "device.attributes[\"dra.example.com\"].name > 0", 5},
+    {"string", "device.attributes[\"dra.example.com\"].name == \"fish\"", 5},
+    {"macro-exists-on-int", "device.attributes[\"dra.example.com\"].name.exists(x, x > 0)", 5 + (3 + 3) * ML},
+    {"macro-exists-on-bool", "device.attributes[\"dra.example.com\"].name.exists(x, x == true)", 5 + (3 + 3) * ML},
+    {"macro-exists-on-string", "device.attributes[\"dra.example.com\"].name.exists(x, x == \"fish\")", 5 + (3 + 3) * ML},
+    {"attribute-access-causes-match-error", "device.attributes[\"dra.example.com\"].names", 4},
+    {"list-of-x", "device.attributes[\"dra.example.com\"].names.size() == 2", 6},
+    {"macro-on-list-of-int", "device.attributes[\"dra.example.com\"].names.exists(x, x > 0)", 5 + (3 + 3) * ML},
+    {"macro-on-list-of-string", "device.attributes[\"dra.example.com\"].names.all(x, x != \"\")", 5 + (2 + 2) * ML},
+    {"macro-on-list-of-semver", "device.attributes[\"dra.example.com\"].names.all(x, x.isGreaterThan(semver(\"0.0.1\")))",
+     5 + (2 + 4) * ML},
+    {"includes-bool", "device.attributes[\"dra.example.com\"].name.includes(true)", 4 + 48},
+    {"includes-int", "device.attributes[\"dra.example.com\"].name.includes(1)", 4 + 48},
+    {"includes-string", "device.attributes[\"dra.example.com\"].name.includes(\"fish\")", 4 + 48},
+    {"includes-semver", "device.attributes[\"dra.example.com\"].name.includes(semver(\"1.0.0\"))", 4 + 48 + 1},
+    {"includes-very-long", "device.attributes[\"dra.example.com\"].name.includes(\"value-48\")", 4 + 48},
+    {"in-operator-on-list", "1 in device.attributes[\"dra.example.com\"].names", 4 + 64},
+    {"version", "device.attributes[\"dra.example.com\"].name.isGreaterThan(semver(\"0.0.1\"))", 6},
+    {"version_v",
+     "device.attributes[\"dra.example.com\"].name.isGreaterThan(semver(\"v0.0.1\", true)) && isSemver(\"v1.0.0\", true)", 7},
+    {"macro-exists-on-version", "device.attributes[\"dra.example.com\"].name.exists(x, x.isGreaterThan(semver(\"0.0.1\")))",
+     5 + (3 + 4) * ML},
+    {"quantity", "device.capacity[\"dra.example.com\"].name.isGreaterThan(quantity(\"1Ki\"))", 6},
+    {"check-positive",
+     "\"name\" in device.capacity[\"dra.example.com\"] && "
+     "device.capacity[\"dra.example.com\"].name.isGreaterThan(quantity(\"1Ki\"))",
+     10},
+    {"check-negative",
+     "!(\"name\" in device.capacity[\"dra.example.com\"]) || "
+     "device.capacity[\"dra.example.com\"].name.isGreaterThan(quantity(\"1Ki\"))",
+     11},
+    {"all",
+     "\ndevice.capacity[\"dra.example.com\"].quantity.isGreaterThan(quantity(\"1Ki\")) &&\n"
+     "device.attributes[\"dra.example.com\"].bool &&\n"
+     "device.attributes[\"dra.example.com\"].int > 0 &&\n"
+     "device.attributes[\"dra.example.com\"].string == \"fish\" &&\n"
+     "device.attributes[\"dra.example.com\"].version.isGreaterThan(semver(\"0.0.1\")) &&\n"
+     "device.capacity[\"dra.example.com\"][\"quantity\"].isGreaterThan(quantity(\"1Ki\")) &&\n"
+     "device.attributes[\"dra.example.com\"][\"bool\"] &&\n"
+     "device.attributes[\"dra.example.com\"][\"int\"] > 0 &&\n"
+     "device.attributes[\"dra.example.com\"][\"string\"] == \"fish\" &&\n"
+     "device.attributes[\"dra.example.com\"][\"version\"].isGreaterThan(semver(\"0.0.1\"))\n",
+     52},
+    {"many",
+     "device.attributes[\"dra.example.com\"].a && device.attributes[\"dra.example.com\"].b && "
+     "device.attributes[\"dra.example.com\"].c",
+     12},
+    {"check_attribute_domains", "device.attributes.exists_one(x, x == \"dra.example.com\")", 164},
+    {"check_attribute_ids", "device.attributes[\"dra.example.com\"].exists_one(x, x == \"services\")", 133},
+    {"split_attribute", "device.attributes[\"dra.example.com\"].services.split(\"example\").size() >= 2", 19},
+    {"regexp_attribute", "device.attributes[\"dra.example.com\"].services.matches(\"[^a]?sym\")", 18},
+    {"check_capacity_domains", "device.capacity.exists_one(x, x == \"dra.example.com\")", 164},
+    {"check_capacity_ids", "device.capacity[\"dra.example.com\"].exists_one(x, x == \"memory\")", 133},
+    {"expensive",
+     "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y, [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+     "10].all(z, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z3, [1, 2, 3, 4, 5, 6, "
+     "7, 8, 9, 10].all(z4, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z5, int('1'.find('[0-9]*')) < 100)))))))",
+     85555551},
+    {"allow_multiple_allocations", "device.allowMultipleAllocations == true", 3},
+    {"allow_multiple_allocations_default", "device.allowMultipleAllocations == false", 3},
+};
+
+Test(cost_estimate, kubernetes_compile_test_figures) {
+    int bad = 0;
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        uint64_t got = estimate(env, refs[i].expr);
+        if (got != refs[i].cost) {
+            cr_log_error("%s: estimated %llu, Kubernetes %llu", refs[i].name, (unsigned long long)got,
+                         (unsigned long long)refs[i].cost);
+            bad++;
+        }
+    }
+    cr_assert_eq(bad, 0, "%d of %zu reference figures differ", bad, sizeof refs / sizeof refs[0]);
+}
+
+Test(cost_estimate, derived_environment_same_estimate) {
+    /* derived attributes compile in the any-result environment: same model */
+    cr_assert_eq(estimate(any, "device.attributes[\"dra.example.com\"].exists_one(x, x == \"services\")"), 133);
+    cr_assert_eq(estimate(any, "device.attributes[\"dra.example.com\"].numa"), 4);
+}
+
+Test(cost_estimate, validate_selector) {
+    err e;
+    err_clear(&e);
+    cr_assert(cel_validate_selector(env, "device.driver == \"dra.example.com\"", 34, &e));
+    const char *expensive = refs[sizeof refs / sizeof refs[0] - 3].expr;
+    cr_assert(!cel_validate_selector(env, expensive, strlen(expensive), &e));
+    cr_assert_str_eq(e.msg, "Forbidden: too complex, exceeds cost limit");
+    err_clear(&e);
+    cr_assert(!cel_validate_selector(env, "1", 1, &e));
+    cr_assert(strstr(e.msg, "must evaluate to bool or the unknown type, not int"), "%s", e.msg);
+    /* comprehensions over the device maps stay under the limit (dralloc's own figures, not
+     * Kubernetes': 32 domains × 32 ids × 64 values) */
+    const char *nested = "device.attributes.all(d, device.attributes[d].all(i, device.attributes[d][i].exists(v, v == \"abc\")))";
+    err_clear(&e);
+    cr_assert(cel_validate_selector(env, nested, strlen(nested), &e), "%s", e.msg);
+    cr_assert_eq(estimate(env, nested), 403715);
+}
