@@ -148,6 +148,44 @@ static bool applies(const dra_constraint *k, const dra_req_data *rd) {
 
 static const char *constraint_name(const dra_constraint *k) { return k->match_attr ? k->match_attr : k->distinct_attr; }
 
+/* The per-claim limit on the summed estimated cost of all derived attribute
+ * expressions (DRA_DERIVED_CLAIM_MAX_COST), checked once every request of the claim
+ * has passed its own checks: when `spec` is the claim's last request spec with
+ * derived attributes. Expressions that do not compile were reported by their own
+ * request already and count nothing. */
+static bool claim_cost_ok(dra_alloc_ctx *x, const dra_claim_state *cs, const dra_request_spec *spec) {
+    const dra_claim *cl = cs->claim;
+    const dra_request_spec *last = NULL;
+    for (uint32_t i = 0; i < cl->nreqs; i++) {
+        const dra_request *r = &cl->reqs[i];
+        if (r->exactly.nderived) last = &r->exactly;
+        for (uint32_t j = 0; j < r->nsubs; j++)
+            if (r->subs[j].nderived) last = &r->subs[j];
+    }
+    if (last != spec) return true;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < cl->nreqs; i++) {
+        const dra_request *r = &cl->reqs[i];
+        for (uint32_t j = 0; j <= r->nsubs; j++) {
+            const dra_request_spec *s = j < r->nsubs ? &r->subs[j] : &r->exactly;
+            for (uint32_t k = 0; k < s->nderived; k++) {
+                err e;
+                err_clear(&e);
+                const char *ex = s->derived[k].expression;
+                const cel_program *p = cel_cache_get(x->w->cel_any, ex, strlen(ex), &e);
+                uint64_t c = p ? cel_program_estimated_cost(p) : 0;
+                total = c > UINT64_MAX - total ? UINT64_MAX : total + c;
+            }
+        }
+    }
+    if (total > DRA_DERIVED_CLAIM_MAX_COST)
+        return fail(x,
+                    "ResourceClaim %s: spec.devices.requests: Forbidden: too complex, the total estimated cost of all "
+                    "derivedAttributes expressions (%llu) exceeds the limit of %d per claim",
+                    dra_claim_obj(x, cs), (unsigned long long)total, DRA_DERIVED_CLAIM_MAX_COST);
+    return true;
+}
+
 bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd) {
     const dra_request_spec *spec = rd->spec;
     rd->derived = NULL;
@@ -193,7 +231,11 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         if (!st->progs[i])
             return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
                         dra_claim_obj(x, cs), path, i, da->expression, e.msg);
+        if (cel_program_estimated_cost(st->progs[i]) > DRA_DERIVED_MAX_COST)
+            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
+                        CEL_TOO_COMPLEX_MSG);
     }
+    if (!claim_cost_ok(x, cs, spec)) return false;
     /* constraint k → the derived attribute that shadows its attribute for this request */
     uint32_t nk = cl->nconstraints;
     st->map = ARENA_NEWN(&x->a, int16_t, nk ? nk : 1);

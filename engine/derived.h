@@ -13,8 +13,10 @@
  *
  * Validation (claim invalid → allocation error naming claim and field): the name is
  * "<DNS subdomain>/<C identifier>"; names are unique within a request; the expression
- * is non-empty, at most 10Ki long and compiles; every derived attribute is used by at
- * least one constraint that applies to its request. With the gate off derived
+ * is non-empty, at most 10Ki long and compiles; its estimated cost is at most
+ * DRA_DERIVED_MAX_COST and that of all expressions of the claim together at most
+ * DRA_DERIVED_CLAIM_MAX_COST ("Forbidden: too complex, ..."); every derived attribute
+ * is used by at least one constraint that applies to its request. With the gate off derived
  * attributes are ignored (as the scheduler does after a downgrade). */
 #ifndef DRA_ENGINE_DERIVED_H
 #define DRA_ENGINE_DERIVED_H
@@ -22,6 +24,14 @@
 #include "engine/decode_util.h"
 
 #define DRA_DERIVED_MAX 32   /* derivedAttributes per request */
+/* Estimated-cost limits (cel_program_estimated_cost, Kubernetes' worst-case CEL
+ * estimate): one expression, and all derived attribute expressions of a claim
+ * together. KEP-6080 / kubernetes#140029 limit derived attribute expressions by
+ * estimated cost, but the values and names of those constants could not be found in
+ * the reference material; both are set to the selector limit CEL_MAX_COST
+ * (CELSelectorExpressionMaxCost, 1,000,000) until they can be checked. */
+#define DRA_DERIVED_MAX_COST CEL_MAX_COST
+#define DRA_DERIVED_CLAIM_MAX_COST CEL_MAX_COST
 
 struct dra_alloc_ctx;
 struct dra_claim_state;
