@@ -24,7 +24,8 @@
  *    Kubernetes' estimates by function name: lowerAscii/upperAscii/substring/trim
  *    0.1 × size, split/replace 0.2 × size, find/findAll like matches, join,
  *    isSorted/sum/min/max/indexOf/lastIndexOf over the list size, quantity and
- *    semver methods 1, `==` on quantities/semvers/IPs/CIDRs 1; DRA's includes 48;
+ *    semver methods 1, `==` on quantities/semvers/IPs/CIDRs 1, on named formats
+ *    ceil(0.1 × 64), format validate() 32 × ceil(0.1 × size); DRA's includes 48;
  *    sets.contains/intersects size × size (equivalent 2×).
  *  - a comprehension: range + init + result + (range size) × (condition + step);
  *    cel.bind (and optMap/optFlatMap, which cel-go expands to a bind): 10 for its
@@ -71,6 +72,8 @@ static rng fixed(uint64_t v) { return (rng){v, v}; }
 #define MAP_CREATE 30          /* common.MapCreateBaseCost */
 #define STRUCT_CREATE 40       /* common.StructCreateBaseCost */
 #define DRA_MAX_LIST_VALUES 48 /* ResourceSliceMaxAttributeValuesPerDevice (includes) */
+#define MAX_FORMAT_SIZE 64     /* apiserver cel.MaxFormatSize */
+#define MAX_NAME_FORMAT_REGEX 128 /* apiserver cel.MaxNameFormatRegexSize */
 
 /* Where a node sits in the declared `device` type (the DRA size estimator's path walk). */
 typedef enum pos {
@@ -475,7 +478,8 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
         *out = ce(rfactor(size_or_unknown(c, k->args[0]), 2 * STRING_TRAVERSAL));
         return true;
     }
-    if (!strcmp(f, "masked") || !strcmp(f, "prefixLength") || !strcmp(f, "family") || !strcmp(f, "isUnspecified") ||
+    if (!strcmp(f, "major") || !strcmp(f, "minor") || !strcmp(f, "patch") || !strcmp(f, "masked") ||
+        !strcmp(f, "prefixLength") || !strcmp(f, "family") || !strcmp(f, "isUnspecified") ||
         !strcmp(f, "isLoopback") || !strcmp(f, "isLinkLocalMulticast") || !strcmp(f, "isLinkLocalUnicast") ||
         !strcmp(f, "isGlobalUnicast") || !strcmp(f, "format.named") || !strcmp(f, "sign") ||
         !strcmp(f, "asInteger") || !strcmp(f, "isInteger") || !strcmp(f, "asApproximateFloat") ||
@@ -496,9 +500,14 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
         *out = ce(r);
         return true;
     }
-    if (!strcmp(f, "quantity") || !strcmp(f, "isQuantity")) {
+    if (!strcmp(f, "quantity") || !strcmp(f, "isQuantity") || !strcmp(f, "semver") || !strcmp(f, "isSemver")) {
         if (!t || k->nargs < 1) return false;   /* global: upstream's `target != nil` never holds */
         *out = ce(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL));
+        return true;
+    }
+    if (!strcmp(f, "validate")) {   /* named format: MaxNameFormatRegexSize 128 × 0.25 per 0.1 × size */
+        if (!t || k->nargs < 1) return false;
+        *out = ce(rfactor(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL), MAX_NAME_FORMAT_REGEX * REGEX_LENGTH));
         return true;
     }
     if (!strcmp(f, "_==_") && k->nargs == 2) {
@@ -507,6 +516,10 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
             if (!strcmp(l->name, "net.IP") || !strcmp(l->name, "net.CIDR") || !strcmp(l->name, "kubernetes.Quantity") ||
                 !strcmp(l->name, "kubernetes.Semver")) {
                 *out = ce(fixed(1));
+                return true;
+            }
+            if (!strcmp(l->name, "kubernetes.NamedFormat")) {
+                *out = ce(rfactor((rng){1, MAX_FORMAT_SIZE}, STRING_TRAVERSAL));
                 return true;
             }
             if (!strcmp(l->name, "kubernetes.URL")) {
