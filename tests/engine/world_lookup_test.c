@@ -38,7 +38,7 @@ static char *eval(dra_world *w, const cel_device *d, const char *expr, char *buf
     bool ok = cel_eval_format(p, d, x, buf, n, &e);
     cel_eval_ctx_free(x);
     cel_program_free(p);
-    if (!ok) snprintf(buf, n, "error: %s", e.msg);
+    if (!ok) snprintf(buf, n, "error: %.200s", e.msg);   /* bounded: -Wformat-truncation in Release */
     return buf;
 }
 
