@@ -55,7 +55,10 @@
  *     device, which the hardware prefetcher follows; mixed into one region, the
  *     first attribute of each device is a lone line several lines from the
  *     previous one, and each costs a memory latency (E2 67 ns → 20 ns at 100k
- *     devices once the capacities had their own region).
+ *     devices once the capacities had their own region). cel_eval_bool requests a
+ *     device's first capacity line up front when the program reads capacities,
+ *     which keeps that region a dense stream even for selectors that reach the
+ *     capacity on few devices (E5 28 → 21 ns).
  *
  * Evaluation never writes to a view; views and everything they refer to may be
  * shared by threads. */

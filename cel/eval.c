@@ -762,6 +762,13 @@ cel_value cel_eval_value(const cel_program *p, const cel_device *d, const cel_va
 }
 
 cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
+    /* A selector that reads a capacity often does so only after several attribute
+     * tests, for a minority of devices; read that late and that sparsely, the
+     * capacity line is a full memory latency each time. Requested now, it arrives
+     * while the attributes are examined, and asking for it on every device keeps the
+     * capacity region a dense stream that the hardware prefetcher follows (see the
+     * layout contract in cel.h). */
+    if (p->touches & CEL_TOUCH_CAPS) __builtin_prefetch(d->caps);
     begin(p, d, NULL, x);
     if (UNLIKELY(d->conv_error)) {
         err_set(e, "%s", d->conv_error);
