@@ -6,6 +6,7 @@
  * text instead of splitting them into lists: identifiers are split again when two
  * versions are compared, which costs nothing when neither has a pre-release. */
 #include "base/semver.h"
+#include "base/goquote.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,19 +58,7 @@ static void sv_quote(const char *s, size_t n, char *out, size_t cap) {
     SV_PUT('"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        const char *esc = NULL;
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\a': esc = "\\a"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\v': esc = "\\v"; break;
-        default: break;
-        }
+        const char *esc = goquote_escape(c);
         if (esc) {
             for (; *esc; esc++) SV_PUT(*esc);
         } else if (c >= 0x20 && c < 0x7F) {

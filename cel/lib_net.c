@@ -22,6 +22,7 @@
  * Values live in the evaluation arena; these constructors are not folded at
  * compile time because a folded constant must be deep-copied into the program and
  * opaque values carry no copy hook. */
+#include "base/goquote.h"
 #include "cel/lib_support.h"
 
 #include <inttypes.h>
@@ -36,20 +37,10 @@ static void go_quote(abuf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x80) {
-            switch (c) {
-            case '"': abuf_adds(b, "\\\""); break;
-            case '\\': abuf_adds(b, "\\\\"); break;
-            case '\a': abuf_adds(b, "\\a"); break;
-            case '\b': abuf_adds(b, "\\b"); break;
-            case '\f': abuf_adds(b, "\\f"); break;
-            case '\n': abuf_adds(b, "\\n"); break;
-            case '\r': abuf_adds(b, "\\r"); break;
-            case '\t': abuf_adds(b, "\\t"); break;
-            case '\v': abuf_adds(b, "\\v"); break;
-            default:
-                if (c < 0x20 || c == 0x7F) abuf_addf(b, "\\x%02x", c);
-                else abuf_addc(b, (char)c);
-            }
+            const char *esc = goquote_escape(c);
+            if (esc) abuf_adds(b, esc);
+            else if (c < 0x20 || c == 0x7F) abuf_addf(b, "\\x%02x", c);
+            else abuf_addc(b, (char)c);
             i++;
             continue;
         }

@@ -20,6 +20,7 @@
  * runs cel-go's first formatter, which quotes strings inside lists, locale-formats
  * %f and %e (en-US digit grouping, "2.718280 × 10⁰⁰") and rejects doubles for %d;
  * those differences are deliberate and listed in the library report. */
+#include "base/goquote.h"
 #include "cel/lib_support.h"
 
 #include <inttypes.h>
@@ -289,19 +290,7 @@ static cel_value strings_quote(cel_call *c, const cel_value *a, uint32_t n) {
     for (size_t i = 0; i < len;) {
         uint32_t r;
         size_t w = lib_utf8_decode(s + i, len - i, &r);
-        const char *esc = NULL;
-        switch (r) {
-        case '\a': esc = "\\a"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\v': esc = "\\v"; break;
-        case '\\': esc = "\\\\"; break;
-        case '"': esc = "\\\""; break;
-        default: break;
-        }
+        const char *esc = goquote_escape(r);
         if (esc) {
             abuf_adds(&b, esc);
         } else {

@@ -15,6 +15,7 @@
  *
  * Not ported: Go's newer checks on the inside of bracketed hosts, URL.String()
  * (equality compares the parsed components instead). */
+#include "base/goquote.h"
 #include "cel/lib_support.h"
 
 /* ---- percent-encoding rules (net/url) --------------------------------------------- */
@@ -70,20 +71,10 @@ static void quote(abuf *b, const char *s, size_t n) {
             i += w;
             continue;
         }
-        switch (c) {
-        case '"': abuf_adds(b, "\\\""); break;
-        case '\\': abuf_adds(b, "\\\\"); break;
-        case '\a': abuf_adds(b, "\\a"); break;
-        case '\b': abuf_adds(b, "\\b"); break;
-        case '\f': abuf_adds(b, "\\f"); break;
-        case '\n': abuf_adds(b, "\\n"); break;
-        case '\r': abuf_adds(b, "\\r"); break;
-        case '\t': abuf_adds(b, "\\t"); break;
-        case '\v': abuf_adds(b, "\\v"); break;
-        default:
-            if (c < 0x20 || c == 0x7F) abuf_addf(b, "\\x%02x", c);
-            else abuf_addc(b, (char)c);
-        }
+        const char *esc = goquote_escape(c);
+        if (esc) abuf_adds(b, esc);
+        else if (c < 0x20 || c == 0x7F) abuf_addf(b, "\\x%02x", c);
+        else abuf_addc(b, (char)c);
         i++;
     }
     abuf_addc(b, '"');
