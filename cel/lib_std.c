@@ -38,19 +38,26 @@ static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     return a->kind == CV_STRING ? cel_string(s, n) : cel_bytes(s, n);
 }
 
+/* The int and uint arms of +, - and * (one switch arm each): Go's checked
+ * arithmetic, where overflow is CEL's "return error for overflow". A macro because
+ * the __builtin_*_overflow family is type-generic and cannot be passed as a
+ * function; one definition keeps the three operators from drifting apart. */
+#define STD_CHECKED_ARMS(builtin)                                \
+    case CV_INT: {                                               \
+        int64_t r;                                               \
+        if (builtin(a[0].u.i, a[1].u.i, &r)) return overflow();  \
+        return cel_int(r);                                       \
+    }                                                            \
+    case CV_UINT: {                                              \
+        uint64_t r;                                              \
+        if (builtin(a[0].u.u, a[1].u.u, &r)) return overflow();  \
+        return cel_uint(r);                                      \
+    }
+
 static cel_value std_add(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     switch (a[0].kind) {
-    case CV_INT: {
-        int64_t r;
-        if (__builtin_add_overflow(a[0].u.i, a[1].u.i, &r)) return overflow();
-        return cel_int(r);
-    }
-    case CV_UINT: {
-        uint64_t r;
-        if (__builtin_add_overflow(a[0].u.u, a[1].u.u, &r)) return overflow();
-        return cel_uint(r);
-    }
+    STD_CHECKED_ARMS(__builtin_add_overflow)
     case CV_DOUBLE: return cel_double(a[0].u.d + a[1].u.d);
     default: return concat(c, &a[0], &a[1]);
     }
@@ -59,16 +66,7 @@ static cel_value std_add(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value std_sub(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
     switch (a[0].kind) {
-    case CV_INT: {
-        int64_t r;
-        if (__builtin_sub_overflow(a[0].u.i, a[1].u.i, &r)) return overflow();
-        return cel_int(r);
-    }
-    case CV_UINT: {
-        uint64_t r;
-        if (__builtin_sub_overflow(a[0].u.u, a[1].u.u, &r)) return overflow();
-        return cel_uint(r);
-    }
+    STD_CHECKED_ARMS(__builtin_sub_overflow)
     default: return cel_double(a[0].u.d - a[1].u.d);
     }
 }
@@ -76,16 +74,7 @@ static cel_value std_sub(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value std_mul(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
     switch (a[0].kind) {
-    case CV_INT: {
-        int64_t r;
-        if (__builtin_mul_overflow(a[0].u.i, a[1].u.i, &r)) return overflow();
-        return cel_int(r);
-    }
-    case CV_UINT: {
-        uint64_t r;
-        if (__builtin_mul_overflow(a[0].u.u, a[1].u.u, &r)) return overflow();
-        return cel_uint(r);
-    }
+    STD_CHECKED_ARMS(__builtin_mul_overflow)
     default: return cel_double(a[0].u.d * a[1].u.d);
     }
 }
@@ -221,19 +210,28 @@ static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* ---- conversions ---------------------------------------------------------------- */
 
-/* Go's strconv.ParseInt(s, 10, 64) / ParseUint: optional sign (signed only), digits only. */
-static bool parse_i64(const char *s, size_t n, int64_t *out) {
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-    if (i == n) return false;
+/* The unsigned decimal digits both parsers below accept: at least one, nothing
+ * else, no overflow of uint64. */
+static bool parse_digits(const char *s, size_t n, uint64_t *out) {
+    if (n == 0) return false;
     uint64_t v = 0;
-    for (; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') return false;
         uint64_t d = (uint64_t)(s[i] - '0');
         if (v > (UINT64_MAX - d) / 10) return false;
         v = v * 10 + d;
     }
+    *out = v;
+    return true;
+}
+
+/* Go's strconv.ParseInt(s, 10, 64) / ParseUint: optional sign (signed only), digits only. */
+static bool parse_i64(const char *s, size_t n, int64_t *out) {
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+    uint64_t v;
+    if (!parse_digits(s + i, n - i, &v)) return false;
     if (neg) {
         if (v > (uint64_t)INT64_MAX + 1) return false;
         *out = (int64_t)(0 - v);
@@ -247,16 +245,7 @@ static bool parse_i64(const char *s, size_t n, int64_t *out) {
 static bool parse_u64(const char *s, size_t n, uint64_t *out) {
     size_t i = 0;
     if (i < n && s[i] == '+') i++;
-    if (i == n) return false;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
+    return parse_digits(s + i, n - i, out);
 }
 
 static cel_value conv_int(cel_call *c, const cel_value *a, uint32_t n) {
