@@ -202,25 +202,37 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
     return false;
 }
 
-static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates) {
-    dra_features f;
-    dra_features_default(&f);
+/* The start both modes share: the feature gates (defaults, then --feature-gates),
+ * then every input path loaded into one frozen world. NULL, with the reason on
+ * stderr, when either fails. */
+static dra_world *load_world(char **paths, int npaths, const char *gates, dra_features *f) {
+    dra_features_default(f);
     err e;
     err_clear(&e);
-    char buf[2048];
-    if (gates && !dra_features_parse(&f, gates, &e)) {
+    if (gates && !dra_features_parse(f, gates, &e)) {
         fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
-        return 2;
+        return NULL;
     }
     dra_world *w = dra_world_new(true);
     for (int i = 0; i < npaths; i++)
         if (!dra_world_load_path(w, paths[i], &e)) {
+            char buf[2048];
             fprintf(stderr, "dralloc allocate: %s\n", err_format(&e, buf, sizeof buf));
             dra_world_free(w);
-            return 2;
+            return NULL;
         }
     dra_world_freeze(w);
+    return w;
+}
+
+static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
+                     const char *gates) {
+    dra_features f;
+    dra_world *w = load_world(paths, npaths, gates, &f);
+    if (!w) return 2;
+    err e;
+    err_clear(&e);
+    char buf[2048];
     const dra_node *node = dra_world_find_node(w, node_name);
     if (!node) {
         /* Without the Node object its labels are unknown: node selectors on labels
@@ -244,17 +256,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             job *j = &jobs[njobs];
             for (uint32_t k = 0; k < pod->nclaims && j->n < ARRAY_SIZE(j->claims); k++) {
                 const dra_pod_claim *pc = &pod->claims[k];
-                const dra_claim *c = NULL;
-                if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
-                else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
-                if (!c && pc->template_name) {
-                    const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
-                    if (t) {
-                        char nm[512];
-                        snprintf(nm, sizeof nm, "%s-%s", pod->name, pc->name ? pc->name : "claim");
-                        c = dra_world_claim_from_template(w, t, pod->ns, nm);
-                    }
-                }
+                const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
                 if (!c) {
                     fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s not found in the input\n",
                             pod->ns ? pod->ns : "default", pod->name, pc->name ? pc->name : "?");
@@ -401,22 +403,8 @@ static void print_doc(const json_t *o, bool yaml) {
 
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates) {
     dra_features f;
-    dra_features_default(&f);
-    err e;
-    err_clear(&e);
-    char buf[2048];
-    if (gates && !dra_features_parse(&f, gates, &e)) {
-        fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
-        return 2;
-    }
-    dra_world *w = dra_world_new(true);
-    for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e)) {
-            fprintf(stderr, "dralloc allocate: %s\n", err_format(&e, buf, sizeof buf));
-            dra_world_free(w);
-            return 2;
-        }
-    dra_world_freeze(w);
+    dra_world *w = load_world(paths, npaths, gates, &f);
+    if (!w) return 2;
     char ns[256] = "default";
     const char *name = pod_ref, *sl = strchr(pod_ref, '/');
     if (sl) {

@@ -287,6 +287,21 @@ const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const cha
     return NULL;
 }
 
+const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
+    const dra_claim *c = NULL;
+    if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
+    else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
+    if (!c && pc->template_name) {
+        const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
+        if (t) {
+            char nm[512];
+            snprintf(nm, sizeof nm, "%s-%s", pod->name, pc->name ? pc->name : "claim");
+            c = dra_world_claim_from_template(w, t, pod->ns, nm);
+        }
+    }
+    return c;
+}
+
 static const char *group_name(const dra_pod *pod) {
     static __thread char buf[256];
     json_t *o = pod->raw_json ? json_loads(pod->raw_json, 0, NULL) : NULL;
@@ -430,16 +445,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
                 goto done;
             }
         } else {
-            if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
-            else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
-            if (!c && pc->template_name) {
-                const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
-                if (t) {
-                    char nm[512];
-                    snprintf(nm, sizeof nm, "%s-%s", pod->name, pc->name ? pc->name : "claim");
-                    c = dra_world_claim_from_template(w, t, pod->ns, nm);
-                }
-            }
+            c = dra_extres_pod_claim(w, pod, pc);
             if (!c) {
                 snprintf(buf, sizeof buf, "Pod %s/%s: claim %s: ResourceClaim or template %s not found", pns, pod->name,
                          pc->name ? pc->name : "?", what);

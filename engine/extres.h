@@ -29,6 +29,12 @@
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 
+/* The ResourceClaim one of the pod's claim entries stands for, outside a PodGroup:
+ * the claim it names, else the claim generated for it (status), else a claim made
+ * from its template named "<pod>-<entry>". NULL when none of them is in the world.
+ * Shared by dra_pod_allocate and `dralloc allocate`, which must resolve alike. */
+const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
+
 /* Allocates what the pod needs on the node. Returns
  *   {"claims": [ResourceClaim with status.allocation...], "allocations": [AllocationResult...],
  *    "reused": ["ns/name"...], "devicePlugin": {"<resource>": {"allocatable": N, "inUse": M,
