@@ -385,11 +385,7 @@ bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e)
             for (size_t i = 0; i < n; i++) {
                 const json_t *pc = json_array_get(arr, i);
                 size_t m3 = dra_dpush_idx(&c, i);
-                if (!json_is_object(pc)) return dra_dfail(&c, "expected object");
-                dra_pod_claim *x = &p->claims[i];
-                if (!dra_dget_str(&c, pc, "name", &x->name) || !dra_dget_str(&c, pc, "resourceClaimName", &x->claim_name) ||
-                    !dra_dget_str(&c, pc, "resourceClaimTemplateName", &x->template_name))
-                    return false;
+                if (!dra_ddecode_claim_ref(&c, pc, &p->claims[i])) return false;
                 dpop(&c, m3);
             }
             p->nclaims = (uint32_t)n;
@@ -397,19 +393,7 @@ bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e)
         }
         dpop(&c, m);
     }
-    if (status) {
-        size_t m = dra_dpush_key(&c, "status");
-        if (!dra_dget_arr(&c, status, "resourceClaimStatuses", &arr)) return false;
-        for (size_t i = 0; arr && i < json_array_size(arr); i++) {
-            const json_t *st = json_array_get(arr, i);
-            if (!json_is_object(st)) continue;
-            const char *name, *gen;
-            if (!dra_dget_str(&c, st, "name", &name) || !dra_dget_str(&c, st, "resourceClaimName", &gen)) return false;
-            for (uint32_t j = 0; name && j < p->nclaims; j++)
-                if (p->claims[j].name && !strcmp(p->claims[j].name, name)) p->claims[j].generated_name = gen;
-        }
-        dpop(&c, m);
-    }
+    if (status && !dra_ddecode_claim_statuses(&c, status, p->claims, p->nclaims)) return false;
     p->raw_json = dra_djson_text(&c, obj);
     return true;
 }

@@ -1,5 +1,6 @@
 /* decode_util.c — the type-checked field getters of decode_util.h, plus the core/v1
- * NodeSelector decoder that slices, devices and results share. */
+ * NodeSelector decoder that slices, devices and results share, and the claim-list
+ * decoders that Pods and PodGroups share. */
 #include "engine/decode_util.h"
 
 #include <stdarg.h>
@@ -253,4 +254,26 @@ void dra_split_qualified(intern_table *names, const char *qname, uint32_t driver
         *domain = driver_id;
         *id = intern_cstr(names, qname);
     }
+}
+
+bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, dra_pod_claim *x) {
+    if (!json_is_object(pc)) return dra_dfail(c, "expected object");
+    return dra_dget_str(c, pc, "name", &x->name) && dra_dget_str(c, pc, "resourceClaimName", &x->claim_name) &&
+           dra_dget_str(c, pc, "resourceClaimTemplateName", &x->template_name);
+}
+
+bool dra_ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n) {
+    const json_t *arr;
+    size_t m = dra_dpush_key(c, "status");
+    if (!dra_dget_arr(c, status, "resourceClaimStatuses", &arr)) return false;
+    for (size_t i = 0; arr && i < json_array_size(arr); i++) {
+        const json_t *st = json_array_get(arr, i);
+        if (!json_is_object(st)) continue;
+        const char *name, *gen;
+        if (!dra_dget_str(c, st, "name", &name) || !dra_dget_str(c, st, "resourceClaimName", &gen)) return false;
+        for (uint32_t j = 0; name && j < n; j++)
+            if (claims[j].name && !strcmp(claims[j].name, name)) claims[j].generated_name = gen;
+    }
+    dpop(c, m);
+    return true;
 }

@@ -35,4 +35,12 @@ const char *dra_djson_text(dctx *c, const json_t *v);
 
 bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
 
+/* The claim lists a Pod and a PodGroup share (engine/decode_claim.c, podgroup.c).
+ * One entry of spec.resourceClaims: its name and the ResourceClaim or template it
+ * names, unvalidated (the callers' rules differ). */
+bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, dra_pod_claim *x);
+/* status.resourceClaimStatuses: each entry's resourceClaimName becomes the
+ * generated_name of the claim entry (among the n in claims) with the same name. */
+bool dra_ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n);
+
 #endif

@@ -33,11 +33,8 @@ bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
         for (size_t i = 0; i < n; i++) {
             const json_t *pc = json_array_get(arr, i);
             size_t m3 = dra_dpush_idx(&c, i);
-            if (!json_is_object(pc)) return dra_dfail(&c, "expected object");
             dra_pod_claim *x = &g->claims[i];
-            if (!dra_dget_str(&c, pc, "name", &x->name) || !dra_dget_str(&c, pc, "resourceClaimName", &x->claim_name) ||
-                !dra_dget_str(&c, pc, "resourceClaimTemplateName", &x->template_name))
-                return false;
+            if (!dra_ddecode_claim_ref(&c, pc, x)) return false;
             if (!x->name || !*x->name) return dra_dfail(&c, "name: Required value");
             if (!x->claim_name == !x->template_name)
                 return dra_dfail(&c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
@@ -47,19 +44,7 @@ bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
         dpop(&c, m2);
         dpop(&c, m);
     }
-    if (status) {
-        size_t m = dra_dpush_key(&c, "status");
-        if (!dra_dget_arr(&c, status, "resourceClaimStatuses", &arr)) return false;
-        for (size_t i = 0; arr && i < json_array_size(arr); i++) {
-            const json_t *st = json_array_get(arr, i);
-            const char *name = NULL, *gen = NULL;
-            if (!json_is_object(st)) continue;
-            if (!dra_dget_str(&c, st, "name", &name) || !dra_dget_str(&c, st, "resourceClaimName", &gen)) return false;
-            for (uint32_t j = 0; name && j < g->nclaims; j++)
-                if (!strcmp(g->claims[j].name, name)) g->claims[j].generated_name = gen;
-        }
-        dpop(&c, m);
-    }
+    if (status && !dra_ddecode_claim_statuses(&c, status, g->claims, g->nclaims)) return false;
     DRA_VEC_PUSH(w->podgroups, g);
     return true;
 }
