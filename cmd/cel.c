@@ -176,6 +176,37 @@ out:
     return ok;
 }
 
+/* Compiles expr in env and prints its value on d: the step both device sources
+ * share. on_device (slice mode: "driver/pool/device") names the device in a runtime
+ * error, which is then worded as the allocator reports it; NULL for --device-json.
+ * Returns the exit code: 0 printed, 1 compile or runtime error. */
+static int compile_and_print(const cel_env *env, const char *expr, const cel_device *d, const char *on_device) {
+    err e;
+    err_clear(&e);
+    cel_program *p = cel_compile(env, expr, strlen(expr), &e);
+    if (!p) {
+        fprintf(stderr, "CEL compile error: %s\n", e.msg);
+        return 1;
+    }
+    cel_eval_ctx *x = cel_eval_ctx_new();
+    char buf[16384];
+    int rc = 0;
+    if (!cel_eval_format(p, d, x, buf, sizeof buf, &e)) {
+        if (on_device) {
+            cel_enhance_runtime_error(&e);
+            fprintf(stderr, "CEL runtime error on device %s: %s\n", on_device, e.msg);
+        } else {
+            fprintf(stderr, "CEL runtime error: %s\n", e.msg);
+        }
+        rc = 1;
+    } else {
+        printf("%s\n", buf);
+    }
+    cel_program_free(p);
+    cel_eval_ctx_free(x);
+    return rc;
+}
+
 /* --slice FILE --device NAME: the device as the allocator sees it, decoded by the
  * engine from ResourceSlice objects (a file or a directory, YAML or JSON). */
 static int cel_eval_slice(const char *expr, const char *path, const char *devname) {
@@ -188,8 +219,6 @@ static int cel_eval_slice(const char *expr, const char *path, const char *devnam
     char msg[ERR_OBJECT_MAX + ERR_PATH_MAX + ERR_MSG_MAX + 8];
     dra_world *w = dra_world_new(true);
     int rc = 2;
-    cel_program *p = NULL;
-    cel_eval_ctx *x = NULL;
     if (!dra_world_load_path(w, path, &e)) {
         fprintf(stderr, "dralloc cel: %s\n", err_format(&e, msg, sizeof msg));
         goto out;
@@ -201,25 +230,12 @@ static int cel_eval_slice(const char *expr, const char *path, const char *devnam
         fprintf(stderr, "dralloc cel: no device named %s in the ResourceSlices of %s\n", devname, path);
         goto out;
     }
-    p = cel_compile(dra_world_cel_env(w), expr, strlen(expr), &e);
-    if (!p) {
-        fprintf(stderr, "CEL compile error: %s\n", e.msg);
-        rc = 1;
-        goto out;
-    }
-    x = cel_eval_ctx_new();
-    char buf[16384];
-    if (!cel_eval_format(p, d, x, buf, sizeof buf, &e)) {
-        cel_enhance_runtime_error(&e);
-        fprintf(stderr, "CEL runtime error on device %s/%s/%s: %s\n", driver, pool, devname, e.msg);
-        rc = 1;
-        goto out;
-    }
-    printf("%s\n", buf);
-    rc = 0;
+    size_t n = strlen(driver) + strlen(pool) + strlen(devname) + 3;
+    char *where = xmalloc(n);
+    snprintf(where, n, "%s/%s/%s", driver, pool, devname);
+    rc = compile_and_print(dra_world_cel_env(w), expr, d, where);
+    free(where);
 out:
-    cel_program_free(p);
-    cel_eval_ctx_free(x);
     dra_world_free(w);
     return rc;
 }
@@ -241,30 +257,10 @@ static int cel_eval_cmd(int argc, char **argv) {
     cel_device d;
     int rc = 2;
     cel_env *env = NULL;
-    cel_eval_ctx *x = NULL;
-    cel_program *p = NULL;
     if (!load_device(devjson, &a, t, &d)) goto out;
     env = cel_env_new_dra_any(t);
-    err e;
-    err_clear(&e);
-    p = cel_compile(env, expr, strlen(expr), &e);
-    if (!p) {
-        fprintf(stderr, "CEL compile error: %s\n", e.msg);
-        rc = 1;
-        goto out;
-    }
-    x = cel_eval_ctx_new();
-    char buf[16384];
-    if (!cel_eval_format(p, &d, x, buf, sizeof buf, &e)) {
-        fprintf(stderr, "CEL runtime error: %s\n", e.msg);
-        rc = 1;
-        goto out;
-    }
-    printf("%s\n", buf);
-    rc = 0;
+    rc = compile_and_print(env, expr, &d, NULL);
 out:
-    cel_program_free(p);
-    cel_eval_ctx_free(x);
     cel_env_free(env);
     arena_free(&a);
     intern_free(t);
