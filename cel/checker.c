@@ -199,13 +199,9 @@ static const cel_type *field_type(checker *c, cel_node *n, const cel_type *t) {
         if (c->check) cfail(c, n->pos, "undefined field '%s'", n->name);
         return &cel_t_error;
     case TY_MAP:
-        if (c->check && !cel_type_is_dyn(t->p0) && t->p0->kind != TY_STRING) {
-            char b[128];
-            cel_type_str(t, b, sizeof b);
-            cfail(c, n->pos, "type '%s' does not support field selection", b);
-            return &cel_t_error;
-        }
-        return t->p1;
+        if (!c->check || cel_type_is_dyn(t->p0) || t->p0->kind == TY_STRING) return t->p1;
+        /* a map with other keys has no fields, as any other type: */
+        /* FALLTHROUGH */
     default:
         if (c->check) {
             char b[128];
