@@ -194,6 +194,16 @@ static cel_value list_flatten(cel_call *c, const cel_value *a, uint32_t n) {
     return cel_list_value(out);
 }
 
+/* cel-go's tracker cost of sorting and distinct over l: 2·n² comparisons (2.1·n²
+ * when the first element is a string or bytes, whose comparisons also traverse)
+ * plus the list creation. */
+static uint64_t quadratic_cost(const cel_list *l) {
+    uint64_t sz = l->n;
+    uint64_t factor = 20;   /* 2.0 in tenths, plus the string traversal factor below */
+    if (sz && (l->items[0].kind == CV_STRING || l->items[0].kind == CV_BYTES)) factor += 1;
+    return sz * sz * factor / 10 + LIST_CREATE_COST;
+}
+
 /* Stable merge sort of indices by keys (cel-go's sort.Slice gives the same order
  * for the comparable types, where equal keys are equal values). */
 static void merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n, const cel_value *keys) {
@@ -219,10 +229,7 @@ static cel_value sort_by_keys(cel_call *c, const cel_list *l, const cel_list *ke
                               "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
                               "but got %u and %u elements respectively",
                               l->n, keys->n);
-    uint64_t sz = keys->n;
-    uint64_t factor = 20;   /* 2.0 in tenths, plus the string traversal factor below */
-    if (sz && (keys->items[0].kind == CV_STRING || keys->items[0].kind == CV_BYTES)) factor += 1;
-    LIB_CHARGE(c, sz * sz * factor / 10 + LIST_CREATE_COST);
+    LIB_CHARGE(c, quadratic_cost(keys));
     if (l->n == 0) return cel_list_value(l);
     uint8_t k0 = keys->items[0].kind;
     if (!comparable_kind(k0)) return cel_call_error(c, "list elements must be comparable");
@@ -277,10 +284,7 @@ static cel_value list_reverse(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_distinct(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    uint64_t sz = l->n;
-    uint64_t factor = 20;
-    if (sz && (l->items[0].kind == CV_STRING || l->items[0].kind == CV_BYTES)) factor += 1;
-    LIB_CHARGE(c, sz * sz * factor / 10 + LIST_CREATE_COST);
+    LIB_CHARGE(c, quadratic_cost(l));
     if (l->n == 0) return a[0];
     cel_list *r = cel_list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) {
