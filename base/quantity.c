@@ -123,6 +123,15 @@ static void qb_set(qbig *b, u128 v) {
     }
 }
 
+/* Appends c, the carry out of the top limb, as a new limb when it is not zero;
+ * false when b has no room for it. The common end of qb_mul and qb_add. */
+static bool qb_carry_out(qbig *b, uint64_t c) {
+    if (!c) return true;
+    if (b->n == QB_LIMBS) return false;
+    b->l[b->n++] = (uint32_t)c;
+    return true;
+}
+
 static bool qb_mul(qbig *b, uint32_t m) {
     if (m == 0) { b->n = 0; return true; }
     uint64_t c = 0;
@@ -131,11 +140,7 @@ static bool qb_mul(qbig *b, uint32_t m) {
         b->l[i] = (uint32_t)t;
         c = t >> 32;
     }
-    if (c) {
-        if (b->n == QB_LIMBS) return false;
-        b->l[b->n++] = (uint32_t)c;
-    }
-    return true;
+    return qb_carry_out(b, c);
 }
 
 static bool qb_add(qbig *b, uint32_t a) {
@@ -145,11 +150,7 @@ static bool qb_add(qbig *b, uint32_t a) {
         b->l[i] = (uint32_t)t;
         c = t >> 32;
     }
-    if (c) {
-        if (b->n == QB_LIMBS) return false;
-        b->l[b->n++] = (uint32_t)c;
-    }
-    return true;
+    return qb_carry_out(b, c);
 }
 
 /* b /= d, returns the remainder. */
