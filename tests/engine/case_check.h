@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "tests/engine/helpers.h"
 
 static inline char *cc_result_key(const json_t *r) {
     char *s = malloc(1024);
@@ -166,23 +167,10 @@ static inline int cc_run_dir(const char *dir, int *failed) {
 
 /* Loads one case file of testdata/<dir> and runs it. */
 static inline json_t *cc_run_case(const char *dir, const char *name) {
-    char file[1024];
-    snprintf(file, sizeof file, "%s/testdata/%s/%s.json", DRALLOC_SOURCE_DIR, dir, name);
-    json_error_t je;
-    json_t *c = json_load_file(file, 0, &je);
-    cr_assert_not_null(c, "%s: %s", file, je.text);
-    err e;
-    err_clear(&e);
-    json_t *out = dra_fixture_run(c, &e);
-    cr_assert_not_null(out, "%s", e.msg);
+    json_t *c = th_load_case(dir, name);
+    json_t *out = th_run(c);
     json_decref(c);
     return out;
-}
-
-static inline const char *cc_device(const json_t *out, size_t claim, size_t i) {
-    const json_t *a = json_array_get(json_object_get(out, "allocations"), claim);
-    const json_t *r = json_array_get(json_object_get(json_object_get(a, "devices"), "results"), i);
-    return json_string_value(json_object_get(r, "device"));
 }
 
 #endif

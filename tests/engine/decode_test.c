@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "tests/engine/helpers.h"
 
 static bool load_yaml(dra_world *w, const char *text, err *e) {
     char path[] = "/tmp/dralloc-decode-XXXXXX.yaml";
@@ -51,14 +52,11 @@ Test(decode, bad_quantity_names_object_and_path) {
     dra_world *w = dra_world_new(false);
     err e;
     err_clear(&e);
-    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},\"spec\":{\"driver\":\"d\","
-                           "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
-                           "\"devices\":[{\"name\":\"a\"},{\"name\":\"b\",\"capacity\":{\"memory\":{\"value\":\"12XB\"}}}]}}",
-                           0, NULL);
-    cr_assert_not(dra_world_add_json(w, s, &e));
+    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},\"spec\":{\"driver\":\"d\","
+                                 "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                                 "\"devices\":[{\"name\":\"a\"},{\"name\":\"b\",\"capacity\":{\"memory\":{\"value\":\"12XB\"}}}]}}", &e));
     cr_assert_str_eq(e.object, "ResourceSlice node-1-gpus");
     cr_assert_str_eq(e.path, "spec.devices[1].capacity[\"memory\"].value");
-    json_decref(s);
     dra_world_free(w);
 }
 
@@ -66,14 +64,11 @@ Test(decode, wrong_type_rejected) {
     dra_world *w = dra_world_new(false);
     err e;
     err_clear(&e);
-    json_t *c = json_loads("{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"},"
-                           "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"x\","
-                           "\"count\":\"many\"}}]}}}",
-                           0, NULL);
-    cr_assert_not(dra_world_add_json(w, c, &e));
+    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"},"
+                                 "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"x\","
+                                 "\"count\":\"many\"}}]}}}", &e));
     cr_assert_str_eq(e.object, "ResourceClaim default/c");
     cr_assert_str_eq(e.path, "spec.devices.requests[0].exactly.count");
-    json_decref(c);
     dra_world_free(w);
 }
 
@@ -81,13 +76,10 @@ Test(decode, attribute_with_two_values_rejected) {
     dra_world *w = dra_world_new(false);
     err e;
     err_clear(&e);
-    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
-                           "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
-                           "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1,\"string\":\"y\"}}}]}}",
-                           0, NULL);
-    cr_assert_not(dra_world_add_json(w, s, &e));
+    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                                 "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
+                                 "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1,\"string\":\"y\"}}}]}}", &e));
     cr_assert_str_eq(e.path, "spec.devices[0].attributes[\"x\"]");
-    json_decref(s);
     dra_world_free(w);
 }
 
@@ -95,12 +87,9 @@ Test(decode, empty_attribute_is_a_lazy_cel_error) {
     dra_world *w = dra_world_new(false);
     err e;
     err_clear(&e);
-    json_t *s = json_loads("{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
-                           "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
-                           "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{}}}]}}",
-                           0, NULL);
-    cr_assert(dra_world_add_json(w, s, &e), "%s", e.msg);
-    json_decref(s);
+    cr_assert(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                             "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
+                             "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{}}}]}}", &e), "%s", e.msg);
     dra_world_free(w);
 }
 

@@ -6,17 +6,13 @@
 #include <string.h>
 
 #include "engine/world.h"
+#include "tests/engine/helpers.h"
 
 static dra_world *world(const char *const *objs) {
     dra_world *w = dra_world_new(false);
     err e;
     err_clear(&e);
-    for (; *objs; objs++) {
-        json_t *o = json_loads(*objs, 0, NULL);
-        cr_assert_not_null(o, "bad JSON in test: %s", *objs);
-        cr_assert(dra_world_add_json(w, o, &e), "%s", e.msg);
-        json_decref(o);
-    }
+    for (; *objs; objs++) cr_assert(th_add_json(w, *objs, &e), "%s", e.msg);
     dra_world_freeze(w);
     return w;
 }

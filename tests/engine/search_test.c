@@ -9,43 +9,31 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "tests/engine/helpers.h"
 
 static json_t *run(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/testdata/engine/%s.json", DRALLOC_SOURCE_DIR, name);
-    json_error_t je;
-    json_t *c = json_load_file(path, 0, &je);
-    cr_assert_not_null(c, "%s: %s", path, je.text);
-    err e;
-    err_clear(&e);
-    json_t *out = dra_fixture_run(c, &e);
-    cr_assert_not_null(out, "%s", e.msg);
+    json_t *c = th_load_case("engine", name);
+    json_t *out = th_run(c);
     json_t *exp = json_incref(json_object_get(c, "expect"));
     json_decref(c);
     json_object_set_new(out, "expect", exp);
     return out;
 }
 
-static const char *result_device(const json_t *out, size_t claim, size_t i) {
-    const json_t *a = json_array_get(json_object_get(out, "allocations"), claim);
-    const json_t *r = json_array_get(json_object_get(json_object_get(a, "devices"), "results"), i);
-    return json_string_value(json_object_get(r, "device"));
-}
-
 Test(search, counters_released_when_candidate_rejected_140436) {
     json_t *out = run("counters-released-on-rejection");
     cr_assert_not_null(json_object_get(out, "allocations"), "a leaked reservation makes this unsatisfiable");
-    cr_assert_str_eq(result_device(out, 0, 0), "c");
-    cr_assert_str_eq(result_device(out, 0, 1), "b");
+    cr_assert_str_eq(th_device(out, 0, 0), "c");
+    cr_assert_str_eq(th_device(out, 0, 1), "b");
     json_decref(out);
 }
 
 Test(search, list_intersection_restored_on_backtracking_140326) {
     json_t *out = run("list-intersection-restored");
     cr_assert_not_null(json_object_get(out, "allocations"));
-    cr_assert_str_eq(result_device(out, 0, 0), "d1");
-    cr_assert_str_eq(result_device(out, 0, 1), "d3");
-    cr_assert_str_eq(result_device(out, 0, 2), "d4");
+    cr_assert_str_eq(th_device(out, 0, 0), "d1");
+    cr_assert_str_eq(th_device(out, 0, 1), "d3");
+    cr_assert_str_eq(th_device(out, 0, 2), "d4");
     json_decref(out);
 }
 
@@ -82,8 +70,8 @@ Test(search, list_distinct_backtracking_removes_entries) {
      * fail later, so entries must be taken back exactly. */
     json_t *out = run("list-distinct-backtracking-removes");
     cr_assert_not_null(json_object_get(out, "allocations"));
-    cr_assert_str_eq(result_device(out, 0, 0), "d3");
-    cr_assert_str_eq(result_device(out, 0, 1), "d4");
-    cr_assert_str_eq(result_device(out, 0, 2), "d0");
+    cr_assert_str_eq(th_device(out, 0, 0), "d3");
+    cr_assert_str_eq(th_device(out, 0, 1), "d4");
+    cr_assert_str_eq(th_device(out, 0, 2), "d0");
     json_decref(out);
 }

@@ -22,8 +22,8 @@ Test(derived, gpu_nic_numa_backtracks_to_the_aligned_pair) {
     /* gpu-0 (numa 0) comes first; no NIC has numaNode 0, so the search must take it back */
     json_t *out = cc_run_case("derived", "gpu-nic-numa");
     cr_assert_not_null(json_object_get(out, "allocations"));
-    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-1");
-    cr_assert_str_eq(cc_device(out, 0, 1), "nic-0");
+    cr_assert_str_eq(th_device(out, 0, 0), "gpu-1");
+    cr_assert_str_eq(th_device(out, 0, 1), "nic-0");
     json_decref(out);
 }
 
@@ -31,10 +31,7 @@ static json_t *run_inline(const char *text) {
     json_error_t je;
     json_t *c = json_loads(text, 0, &je);
     cr_assert_not_null(c, "%s (line %d)", je.text, je.line);
-    err e;
-    err_clear(&e);
-    json_t *out = dra_fixture_run(c, &e);
-    cr_assert_not_null(out, "%s", e.msg);
+    json_t *out = th_run(c);
     json_decref(c);
     return out;
 }
@@ -59,7 +56,7 @@ Test(derived, evaluated_only_after_the_selectors_accept_the_device) {
                              "       \"expression\": \"device.attributes['gpu.example.com'].numa\"}]}}],"
                              "  \"constraints\": [{\"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
     cr_assert_null(json_object_get(out, "error"), "%s", json_string_value(json_object_get(out, "error")));
-    cr_assert_str_eq(cc_device(out, 0, 0), "numa");
+    cr_assert_str_eq(th_device(out, 0, 0), "numa");
     json_decref(out);
 }
 
@@ -90,8 +87,8 @@ Test(derived, optional_chaining_avoids_the_error) {
                              "       \"expression\": \"device.attributes['gpu.example.com'].?numa.orValue(-1)\"}]}}],"
                              "  \"constraints\": [{\"distinctAttribute\": \"x.example.com/numa\"}]}}}]}");
     cr_assert_null(json_object_get(out, "error"), "%s", json_string_value(json_object_get(out, "error")));
-    cr_assert_str_eq(cc_device(out, 0, 0), "plain");
-    cr_assert_str_eq(cc_device(out, 0, 1), "numa");
+    cr_assert_str_eq(th_device(out, 0, 0), "plain");
+    cr_assert_str_eq(th_device(out, 0, 1), "numa");
     json_decref(out);
 }
 

@@ -13,16 +13,7 @@ Test(extres, testdata_cases) {
     cr_assert_eq(failed, 0, "%d of %d testdata/extres cases failed", failed, n);
 }
 
-static dra_world *cluster(void) {
-    dra_world *w = dra_world_new(true);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/testdata/extres/cluster", DRALLOC_SOURCE_DIR);
-    err e;
-    err_clear(&e);
-    cr_assert(dra_world_load_path(w, path, &e), "%s", e.msg);
-    dra_world_freeze(w);
-    return w;
-}
+static dra_world *cluster(void) { return th_world_testdata("extres/cluster"); }
 
 Test(extres, dra_node_gets_the_implicit_claim) {
     dra_world *w = cluster();
@@ -36,13 +27,13 @@ Test(extres, dra_node_gets_the_implicit_claim) {
     cr_assert_eq(json_array_size(claims), 1, "%s", json_string_value(json_object_get(out, "reason")));
     const json_t *c = json_array_get(claims, 0);
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(c, "metadata"), "name")), "trainer-extended-resources");
-    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-0");
-    cr_assert_str_eq(cc_device(out, 0, 1), "gpu-1");
+    cr_assert_str_eq(th_device(out, 0, 0), "gpu-0");
+    cr_assert_str_eq(th_device(out, 0, 1), "gpu-1");
     json_decref(out);
     /* the allocation is recorded: a second pod gets the other two GPUs, a third none */
     const dra_pod *small = dra_extres_find_pod(w, "default", "small");
     out = dra_pod_allocate(w, small, dra_world_find_node(w, "node-dra"), &f, st);
-    cr_assert_str_eq(cc_device(out, 0, 0), "gpu-2");
+    cr_assert_str_eq(th_device(out, 0, 0), "gpu-2");
     json_decref(out);
     out = dra_pod_allocate(w, pod, dra_world_find_node(w, "node-dra"), &f, st);
     cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));

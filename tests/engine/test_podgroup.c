@@ -20,13 +20,7 @@ Test(podgroup, later_member_allocates_nothing) {
 }
 
 static json_t *worker0(bool gate) {
-    dra_world *w = dra_world_new(true);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/testdata/extres/cluster", DRALLOC_SOURCE_DIR);
-    err e;
-    err_clear(&e);
-    cr_assert(dra_world_load_path(w, path, &e), "%s", e.msg);
-    dra_world_freeze(w);
+    dra_world *w = th_world_testdata("extres/cluster");
     dra_features f;
     dra_features_default(&f);
     cr_assert_not(f.workload_claims, "beta, off by default");

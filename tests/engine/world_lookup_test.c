@@ -6,15 +6,13 @@
 
 #include "cel/cel.h"
 #include "engine/engine.h"
+#include "tests/engine/helpers.h"
 
 static dra_world *load(const char *json) {
     dra_world *w = dra_world_new(true);
-    json_t *o = json_loads(json, 0, NULL);
-    cr_assert_not_null(o);
     err e;
     err_clear(&e);
-    cr_assert(dra_world_add_json(w, o, &e), "%s", e.msg);
-    json_decref(o);
+    cr_assert(th_add_json(w, json, &e), "%s", e.msg);
     dra_world_freeze(w);
     return w;
 }
