@@ -176,22 +176,11 @@ static json_t *claim_json(const dra_claim *c, const dra_alloc_result *r) {
     if (c->raw_json && !c->from_template) {
         o = json_loads(c->raw_json, 0, NULL);
     } else {
-        o = json_object();
-        json_object_set_new(o, "apiVersion", json_string("resource.k8s.io/v1"));
-        json_object_set_new(o, "kind", json_string("ResourceClaim"));
-        json_t *m = json_object();
-        json_object_set_new(m, "name", json_string(c->name));
-        if (c->ns) json_object_set_new(m, "namespace", json_string(c->ns));
-        json_object_set_new(o, "metadata", m);
+        o = dra_claim_json_new(c, NULL);
         json_t *spec = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
         json_object_set_new(o, "spec", spec ? spec : json_object());
     }
-    json_t *st = json_object_get(o, "status");
-    if (!json_is_object(st)) {
-        st = json_object();
-        json_object_set_new(o, "status", st);
-    }
-    json_object_set_new(st, "allocation", dra_alloc_result_to_json(r));
+    dra_claim_json_set_allocation(o, r);
     return o;
 }
 

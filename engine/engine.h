@@ -163,6 +163,13 @@ void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool 
 /* status.allocation JSON (resource.k8s.io/v1 AllocationResult). */
 json_t *dra_alloc_result_to_json(const dra_alloc_result *r);
 json_t *dra_node_selector_to_json(const dra_node_selector *ns);
+/* For printing allocated ResourceClaims (`dralloc allocate`, dra_pod_allocate) alike:
+ * a new {apiVersion, kind, metadata: {name, namespace}} object for a claim that has
+ * no object of its own (*meta, unless NULL: the metadata, for more fields; spec is
+ * the caller's), and status.allocation set on a claim object (status created when
+ * missing). */
+json_t *dra_claim_json_new(const dra_claim *c, json_t **meta);
+void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
 /* ---- conformance fixtures ----------------------------------------------------------- */
 

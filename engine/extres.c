@@ -236,18 +236,13 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
     json_t *o = NULL;
     if (c->raw_json && !c->from_template && !implicit) o = json_loads(c->raw_json, 0, NULL);
     if (!o) {
-        o = json_object();
-        json_object_set_new(o, "apiVersion", json_string("resource.k8s.io/v1"));
-        json_object_set_new(o, "kind", json_string("ResourceClaim"));
-        json_t *m = json_object();
-        json_object_set_new(m, "name", json_string(c->name));
-        if (c->ns) json_object_set_new(m, "namespace", json_string(c->ns));
+        json_t *m;
+        o = dra_claim_json_new(c, &m);
         if (implicit) {
             json_t *an = json_object();
             json_object_set_new(an, "resource.kubernetes.io/extended-resource-claim", json_string("true"));
             json_object_set_new(m, "annotations", an);
         }
-        json_object_set_new(o, "metadata", m);
         json_t *spec = NULL;
         if (c->raw_json && !implicit) spec = json_loads(c->raw_json, 0, NULL);
         if (!spec) {
@@ -269,12 +264,7 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
         }
         json_object_set_new(o, "spec", spec);
     }
-    json_t *st = json_object_get(o, "status");
-    if (!json_is_object(st)) {
-        st = json_object();
-        json_object_set_new(o, "status", st);
-    }
-    json_object_set_new(st, "allocation", dra_alloc_result_to_json(r));
+    dra_claim_json_set_allocation(o, r);
     return o;
 }
 

@@ -2,7 +2,8 @@
  * jansson values, field names and omission rules as the Go types serialise them:
  * adminAccess only when true, tolerations/bindingConditions/shareID/consumedCapacity
  * only when present, config and nodeSelector omitted when empty. Quantities print in
- * Kubernetes' canonical form. */
+ * Kubernetes' canonical form. Also the ResourceClaim object around an allocation,
+ * as both printers of allocated claims build it. */
 #include "engine/engine.h"
 
 #include <stdlib.h>
@@ -106,4 +107,25 @@ json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
     json_object_set_new(o, "devices", devs);
     if (r->node_selector) json_object_set_new(o, "nodeSelector", dra_node_selector_to_json(r->node_selector));
     return o;
+}
+
+json_t *dra_claim_json_new(const dra_claim *c, json_t **meta) {
+    json_t *o = json_object();
+    json_object_set_new(o, "apiVersion", json_string("resource.k8s.io/v1"));
+    json_object_set_new(o, "kind", json_string("ResourceClaim"));
+    json_t *m = json_object();
+    json_object_set_new(m, "name", json_string(c->name));
+    if (c->ns) json_object_set_new(m, "namespace", json_string(c->ns));
+    json_object_set_new(o, "metadata", m);
+    if (meta) *meta = m;
+    return o;
+}
+
+void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r) {
+    json_t *st = json_object_get(claim, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(claim, "status", st);
+    }
+    json_object_set_new(st, "allocation", dra_alloc_result_to_json(r));
 }
