@@ -165,6 +165,15 @@ static inline int cc_run_dir(const char *dir, int *failed) {
     return count;
 }
 
+/* The testdata_cases test of each folder: at least min_cases cases (so a folder
+ * that loses its files does not pass quietly), none failing. */
+static inline void cc_check_dir(const char *dir, int min_cases) {
+    int failed = 0;
+    int n = cc_run_dir(dir, &failed);
+    cr_expect_geq(n, min_cases, "testdata/%s: %d cases", dir, n);
+    cr_assert_eq(failed, 0, "%d of %d testdata/%s cases failed", failed, n, dir);
+}
+
 /* Loads one case file of testdata/<dir> and runs it. */
 static inline json_t *cc_run_case(const char *dir, const char *name) {
     json_t *c = th_load_case(dir, name);

@@ -5,17 +5,11 @@
 #include "tests/engine/case_check.h"
 
 Test(derived, testdata_cases) {
-    int failed = 0;
-    int n = cc_run_dir("derived", &failed);
-    cr_expect_geq(n, 24, "testdata/derived: %d cases", n);
-    cr_assert_eq(failed, 0, "%d of %d testdata/derived cases failed", failed, n);
+    cc_check_dir("derived", 24);
 }
 
 Test(taintrules, testdata_cases) {
-    int failed = 0;
-    int n = cc_run_dir("taintrules", &failed);
-    cr_expect_geq(n, 12);
-    cr_assert_eq(failed, 0, "%d of %d testdata/taintrules cases failed", failed, n);
+    cc_check_dir("taintrules", 12);
 }
 
 Test(derived, gpu_nic_numa_backtracks_to_the_aligned_pair) {

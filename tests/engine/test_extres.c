@@ -7,10 +7,7 @@
 #include "engine/extres.h"
 
 Test(extres, testdata_cases) {
-    int failed = 0;
-    int n = cc_run_dir("extres", &failed);
-    cr_expect_geq(n, 20);
-    cr_assert_eq(failed, 0, "%d of %d testdata/extres cases failed", failed, n);
+    cc_check_dir("extres", 20);
 }
 
 static dra_world *cluster(void) { return th_world_testdata("extres/cluster"); }

@@ -6,10 +6,7 @@
 #include "engine/extres.h"
 
 Test(podgroup, testdata_cases) {
-    int failed = 0;
-    int n = cc_run_dir("podgroup", &failed);
-    cr_expect_geq(n, 9);
-    cr_assert_eq(failed, 0, "%d of %d testdata/podgroup cases failed", failed, n);
+    cc_check_dir("podgroup", 9);
 }
 
 Test(podgroup, later_member_allocates_nothing) {
