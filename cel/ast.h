@@ -10,6 +10,8 @@
 #ifndef DRA_CEL_AST_H
 #define DRA_CEL_AST_H
 
+#include <stdarg.h>
+
 #include "base/arena.h"
 #include "base/error.h"
 #include "cel/value.h"
@@ -71,5 +73,8 @@ bool cel_parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, 
  * e->msg (joined with '\n' after a previous one). */
 void cel_error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same with a va_list, for a variadic reporter of its own (the checker's cfail). */
+void cel_error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -50,12 +50,10 @@ static void cfail(checker *c, uint32_t pos, const char *fmt, ...) __attribute__(
 static void cfail(checker *c, uint32_t pos, const char *fmt, ...) {
     if (c->failed) return;
     c->failed = true;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    cel_error_atv(c->e, c->src, c->n, pos, fmt, ap);
     va_end(ap);
-    cel_error_at(c->e, c->src, c->n, pos, "%s", msg);
 }
 
 static const cel_type *check(checker *c, cel_node *n);

@@ -34,12 +34,16 @@ typedef struct parser {
 /* ---- error text ------------------------------------------------------------- */
 
 void cel_error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
-    if (!e) return;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    cel_error_atv(e, src, n, pos, fmt, ap);
     va_end(ap);
+}
+
+void cel_error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
+    if (!e) return;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     if (pos > n) pos = (uint32_t)n;
     int line = 1;
     size_t ls = 0;
