@@ -142,6 +142,21 @@ static bool next_event(yreader *r, yaml_event_t *ev) {
 }
 
 /* Parses the node that begins with *ev (consumed here). */
+/* The start of a sequence or a mapping: past YAML_MAX_DEPTH an error; otherwise one
+ * level deeper, with the node's anchor (NULL when none) copied into *anc, since the
+ * event holding it is consumed here either way. */
+static bool enter_collection(yreader *r, yaml_event_t *ev, const yaml_char_t *anchor, char **anc) {
+    if (r->depth >= YAML_MAX_DEPTH) {
+        size_t line = ev->start_mark.line;
+        yaml_event_delete(ev);
+        return yfail(r, "nesting deeper than 1000 levels", line);
+    }
+    r->depth++;
+    *anc = anchor ? xstrdup((const char *)anchor) : NULL;
+    yaml_event_delete(ev);
+    return true;
+}
+
 static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
     size_t first = r->decoded++;   /* this node's own count, its subtree follows */
     switch (ev->type) {
@@ -173,15 +188,9 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
         return true;
     }
     case YAML_SEQUENCE_START_EVENT: {
-        if (r->depth >= YAML_MAX_DEPTH) {
-            size_t line = ev->start_mark.line;
-            yaml_event_delete(ev);
-            return yfail(r, "nesting deeper than 1000 levels", line);
-        }
-        r->depth++;
+        char *anc;
+        if (!enter_collection(r, ev, ev->data.sequence_start.anchor, &anc)) return false;
         json_t *arr = json_array();
-        char *anc = ev->data.sequence_start.anchor ? xstrdup((const char *)ev->data.sequence_start.anchor) : NULL;
-        yaml_event_delete(ev);
         for (;;) {
             yaml_event_t e2;
             if (!next_event(r, &e2)) goto seq_fail;
@@ -205,15 +214,9 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
         return false;
     }
     case YAML_MAPPING_START_EVENT: {
-        if (r->depth >= YAML_MAX_DEPTH) {
-            size_t line = ev->start_mark.line;
-            yaml_event_delete(ev);
-            return yfail(r, "nesting deeper than 1000 levels", line);
-        }
-        r->depth++;
+        char *anc;
+        if (!enter_collection(r, ev, ev->data.mapping_start.anchor, &anc)) return false;
         json_t *obj = json_object();
-        char *anc = ev->data.mapping_start.anchor ? xstrdup((const char *)ev->data.mapping_start.anchor) : NULL;
-        yaml_event_delete(ev);
         for (;;) {
             yaml_event_t ke;
             if (!next_event(r, &ke)) goto map_fail;
