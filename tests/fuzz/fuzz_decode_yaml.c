@@ -18,7 +18,16 @@ int fuzz_decode_yaml_one(const uint8_t *data, size_t size) {
         }
         return 0;
     }
-    fuzz_world_run(docs);
+    /* a document that is itself a sequence (JSON-style input) contributes its items,
+     * so the JSON seeds reach the decoder through YAML too */
+    json_t *flat = json_array();
+    for (size_t i = 0; i < json_array_size(docs); i++) {
+        json_t *d = json_array_get(docs, i);
+        if (json_is_array(d)) json_array_extend(flat, d);
+        else json_array_append(flat, d);
+    }
+    fuzz_world_run(flat);
+    json_decref(flat);
     json_decref(docs);
     return 0;
 }

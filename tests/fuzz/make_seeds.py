@@ -35,7 +35,11 @@ for f in cases:
 for f in glob.glob(S+'/reference/realdata/*.y*ml')+glob.glob(ROOT+'/testdata/**/*.yaml', recursive=True):
     put('seeds/decode_yaml', open(f,'rb').read())
 for f in glob.glob(ROOT+'/testdata/**/*.json', recursive=True):
-    put('seeds/decode_json', open(f,'rb').read())
+    b = open(f,'rb').read()
+    put('seeds/decode_json', b)
+    try: c = json.loads(b)
+    except ValueError: continue
+    if isinstance(c, dict) and ('node' in c or 'pod' in c): put('seeds/fixture', b)   # case format
 for e in exprs:
     if len(e.encode())<=10240: put('seeds/cel', e)
 # CEL dictionary: identifiers and operators seen in the expressions
