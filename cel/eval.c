@@ -212,7 +212,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     }
     x->cost += n->cost;
     if (n->flags & CALL_TYPED) {
-        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
+        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
     const cel_fn_decl *d = NULL;
@@ -228,7 +228,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);
-    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared};
+    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work};
     return d->ov->fn(&cc, av, na);
 }
 
@@ -743,6 +743,7 @@ arena *cel_eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
     x->cost = 0;
+    x->work = 0;
     x->dev = d;
     x->vars = vars;
     x->prog = p;

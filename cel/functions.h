@@ -48,6 +48,7 @@ typedef struct cel_call {
     uint64_t *cost;               /* running cost of this evaluation */
     uint64_t cost_limit;
     const void *prepared;         /* result of the overload's prepare(), or NULL */
+    uint64_t *work;               /* hidden work of this evaluation (see cel_call_work), or NULL */
 } cel_call;
 
 typedef cel_value (*cel_fn)(cel_call *c, const cel_value *args, uint32_t nargs);
@@ -96,6 +97,19 @@ static inline bool cel_call_charge(cel_call *c, uint64_t n) {
     return *c->cost <= c->cost_limit;
 }
 cel_value cel_cost_exceeded(void);
+
+/* Some calls cost cel-go a constant while their real work grows with the input:
+ * `size()` of a string counts code points in O(n) and is charged 1. Charged exactly as
+ * cel-go does, an expression could run for tens of seconds inside the cost budget
+ * (where Kubernetes' scheduler would hit its filter timeout instead). Such work is
+ * counted here, apart from the CEL cost so that cost figures stay cel-go's, and an
+ * evaluation that exceeds CEL_MAX_WORK bytes of it stops with the cost-limit error. */
+#define CEL_MAX_WORK ((uint64_t)1 << 30)
+static inline bool cel_call_work(cel_call *c, uint64_t n) {
+    if (!c->work) return true;
+    *c->work += n;
+    return *c->work <= CEL_MAX_WORK;
+}
 #define CEL_COST_EXCEEDED_MSG "operation cancelled: actual cost limit exceeded"
 
 /* ---- the libraries (listed in cel/libraries.c) ------------------------------ */

@@ -179,9 +179,11 @@ static cel_value std_index(cel_call *c, const cel_value *a, uint32_t n) {
 /* ---- size and strings ------------------------------------------------------------ */
 
 static cel_value std_size(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)c, (void)n;
+    (void)n;
     switch (a[0].kind) {
-    case CV_STRING: return cel_int((int64_t)cel_utf8_len(a[0].u.s, a[0].len));
+    case CV_STRING:
+        if (!cel_call_work(c, a[0].len)) return cel_cost_exceeded();
+        return cel_int((int64_t)cel_utf8_len(a[0].u.s, a[0].len));
     case CV_BYTES: return cel_int(a[0].len);
     case CV_LIST: return cel_int(a[0].u.list->n);
     default: return cel_int(cel_map_size(&a[0]));

@@ -116,6 +116,7 @@ struct cel_eval_ctx {
     arena a;
     arena_mark base;
     uint64_t cost;
+    uint64_t work;            /* hidden O(n) work (cel_call_work), reset per evaluation */
     cel_value *slots;
     uint32_t cap_slots;
     const cel_value *vars;

@@ -225,6 +225,31 @@ Test(dra, limits) {
     fx_fini(&f);
 }
 
+/* size() of a string is O(n) but costs 1 in cel-go: a long string sized in a long
+ * loop stays inside the cost budget; the hidden work counter stops it quickly. */
+Test(dra, size_of_long_string_in_long_loop_stops) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    char expr[4096], inner[2048];
+    snprintf(inner, sizeof inner, "lists.range(200000).map(i, v14.size()).size() > 0");
+    for (int k = 14; k >= 1; k--) {
+        char tmp[sizeof inner];
+        int w = snprintf(tmp, sizeof tmp, "cel.bind(v%d, v%d + v%d, ", k, k - 1, k - 1);
+        cr_assert(w > 0 && strlen(inner) + (size_t)w + 2 < sizeof tmp);
+        memcpy(tmp + w, inner, strlen(inner));
+        memcpy(tmp + w + strlen(inner), ")", 2);
+        memcpy(inner, tmp, sizeof inner);
+    }
+    snprintf(expr, sizeof expr, "cel.bind(v0, '%s', %s)",
+             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", inner);
+    cr_expect_eq(fx_sel(&f, expr, &e), CEL_ERROR);
+    cr_expect_str_eq(e.msg, "operation cancelled: actual cost limit exceeded");
+    /* ordinary sizes are unaffected */
+    cr_expect_eq(fx_sel(&f, "lists.range(1000).map(i, 'abc'.size()).size() == 1000", &e), CEL_TRUE);
+    fx_fini(&f);
+}
+
 Test(dra, cache) {
     fixture f;
     fx_init(&f);
