@@ -40,6 +40,19 @@ static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
 static inline bool over_budget(const cel_eval_ctx *x) { return x->cost > CEL_MAX_COST; }
 
 static cel_value eval(const cel_inst *n, cel_eval_ctx *x);
+/* `"dom" in device.attributes` / `device.capacity`: a domain is present when some
+ * attribute (or capacity) of the device is in it. */
+static inline bool has_domain(const cel_device *d, uint32_t which, uint32_t domain) {
+    if (which == CEL_DM_CAPS) {
+        for (uint32_t i = 0; i < d->ncaps; i++)
+            if (d->caps[i].domain == domain) return true;
+    } else {
+        for (uint32_t i = 0; i < d->nattrs; i++)
+            if (d->attrs[i].domain == domain) return true;
+    }
+    return false;
+}
+
 static cel_value dev_attr(cel_eval_ctx *x, const cel_inst *n);
 static cel_value dev_cap(cel_eval_ctx *x, const cel_inst *n);
 static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x);
@@ -543,17 +556,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         for (uint32_t i = 0; i < x->dev->nattrs; i++)
             if (x->dev->attrs[i].name == n->b && x->dev->attrs[i].domain == n->a) return cel_bool(true);
         return cel_bool(false);
-    case OP_HAS_DOMAIN: {
-        const cel_device *d = x->dev;
-        if (n->a == CEL_DM_CAPS) {
-            for (uint32_t i = 0; i < d->ncaps; i++)
-                if (d->caps[i].domain == n->b) return cel_bool(true);
-        } else {
-            for (uint32_t i = 0; i < d->nattrs; i++)
-                if (d->attrs[i].domain == n->b) return cel_bool(true);
-        }
-        return cel_bool(false);
-    }
+    case OP_HAS_DOMAIN: return cel_bool(has_domain(x->dev, n->a, n->b));
     case OP_HAS_DEVCAP:
         for (uint32_t i = 0; i < x->dev->ncaps; i++)
             if (x->dev->caps[i].name == n->b && x->dev->caps[i].domain == n->a) return cel_bool(true);
@@ -703,17 +706,7 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
         }
         return no_overload(x, "!_");
     }
-    case OP_HAS_DOMAIN: {
-        const cel_device *d = x->dev;
-        if (n->a == CEL_DM_CAPS) {
-            for (uint32_t i = 0; i < d->ncaps; i++)
-                if (d->caps[i].domain == n->b) return cel_bool(true);
-        } else {
-            for (uint32_t i = 0; i < d->nattrs; i++)
-                if (d->attrs[i].domain == n->b) return cel_bool(true);
-        }
-        return cel_bool(false);
-    }
+    case OP_HAS_DOMAIN: return cel_bool(has_domain(x->dev, n->a, n->b));
     default: return eval(n, x);
     }
 }

@@ -43,8 +43,9 @@ void dra_alloc_ctx_free(dra_alloc_ctx *x) {
 
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x) { return x->steps; }
 
-static bool fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(dra_alloc_ctx *x, const char *fmt, ...) {
+/* Fills the call's error (message only: allocation errors name the claim in the text,
+ * as Kubernetes' do) and returns false. Shared with derived.c. */
+bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) {
     if (!x->e) return false;
     va_list ap;
     va_start(ap, fmt);
@@ -141,7 +142,7 @@ static int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data 
         rd->sel[cand] = s;
     }
     if (s == 3) {
-        if (!quiet) fail(x, "%s", rd->sel_err[cand]);
+        if (!quiet) dra_alloc_fail(x, "%s", rd->sel_err[cand]);
         return -1;
     }
     return s == 2;
@@ -159,16 +160,16 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->applies = ARENA_NEWN(&x->a, bool, cs->claim->nconstraints ? cs->claim->nconstraints : 1);
     for (uint32_t i = 0; i < spec->nselectors; i++)
         if (!spec->selectors[i].cel)
-            return fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
+            return dra_alloc_fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
                         spec->name, i);
     if (!f->admin_access && spec->admin_access != -1)
-        return fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", dra_claim_obj(x, cs), spec->name);
+        return dra_alloc_fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", dra_claim_obj(x, cs), spec->name);
     rd->admin = spec->admin_access == 1;
     if (!spec->class_name || !*spec->class_name)
-        return fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
+        return dra_alloc_fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
     rd->cls = dra_world_find_class(x->w, spec->class_name);
     if (!rd->cls)
-        return fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
+        return dra_alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
     if (!dra_derived_prepare(x, cs, rd)) return false;
     if (!strcmp(spec->mode, "ExactCount")) {
@@ -179,10 +180,10 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
         for (uint32_t pi = 0; pi < x->v->npools; pi++) {
             const dra_pool *p = &x->v->pools[pi];
             if (p->incomplete)
-                return fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently being updated",
+                return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently being updated",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             if (p->invalid)
-                return fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
+                return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
                 int s = selectable(x, cs, rd, c, false);
@@ -194,7 +195,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
         }
         rd->num_devices = rd->nall;
     } else {
-        return fail(x, "claim %s, request %s: unsupported count mode %s", dra_claim_obj(x, cs), spec->name, spec->mode);
+        return dra_alloc_fail(x, "claim %s, request %s: unsupported count mode %s", dra_claim_obj(x, cs), spec->name, spec->mode);
     }
     return true;
 }
@@ -227,15 +228,15 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             const dra_request *r = &cl->reqs[ri];
             bool subs = r->nsubs > 0;
             if (!f->prioritized_list && subs)
-                return fail(x, "claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled",
+                return dra_alloc_fail(x, "claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled",
                             dra_claim_obj(x, cs), r->name);
             if (!f->consumable_capacity) {
                 if (r->has_exactly && r->exactly.has_capacity)
-                    return fail(x, "claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                    return dra_alloc_fail(x, "claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled",
                                 dra_claim_obj(x, cs), r->name);
                 for (uint32_t s = 0; s < r->nsubs; s++)
                     if (r->subs[s].has_capacity)
-                        return fail(x,
+                        return dra_alloc_fail(x,
                                     "claim %s, subrequest %s: has capacity requests, but the DRAConsumableCapacity feature is "
                                     "disabled",
                                     dra_claim_obj(x, cs), r->subs[s].name);
@@ -255,14 +256,14 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             }
         }
         if (min_claim > DRA_RESULTS_MAX)
-            return fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
+            return dra_alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
                         (long long)min_claim, DRA_RESULTS_MAX);
         cs->ncons = cl->nconstraints;
         cs->cons = cs->ncons ? ARENA_NEWN(&x->a, dra_cstate, cs->ncons) : NULL;
         for (uint32_t k = 0; k < cl->nconstraints; k++) {
             const dra_constraint *c = &cl->constraints[k];
             if (!c->match_attr && !c->distinct_attr)
-                return fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
+                return dra_alloc_fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
             dra_cons_init(&cs->cons[k], c, x->w->names, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
@@ -317,7 +318,7 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
             if (counters) dra_rs_counters_give(x, cand);
             if (must) {
                 char id[512];
-                fail(x, "claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied",
+                dra_alloc_fail(x, "claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied",
                      dra_claim_obj(x, cs), rd->spec->name, device_id(x, cand, id, sizeof id));
                 return -1;
             }
@@ -625,7 +626,7 @@ static bool build_node_selector(dra_alloc_ctx *x, dra_claim_state *cs, dra_alloc
         }
         if (!s || s->nterms == 0) continue;
         if (s->nterms > 1)
-            return fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
+            return dra_alloc_fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
                         cs->claim->name, s->nterms);
         merge_reqs(s->terms[0].fields, s->terms[0].nfields, t->fields, &t->nfields);
         merge_reqs(s->terms[0].exprs, s->terms[0].nexprs, t->exprs, &t->nexprs);
@@ -701,7 +702,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (r != R_OK) {
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {
-                fail(x, "invalid resource pools were encountered");
+                dra_alloc_fail(x, "invalid resource pools were encountered");
                 return DRA_ALLOC_NODE_ERROR;
             }
         return DRA_ALLOC_UNSAT;

@@ -48,8 +48,6 @@ void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, 
 bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
 void dra_cons_remove(dra_cstate *s);
 
-#endif
-
 /* ---- per-call state (alloc.c, alloc_resources.c) --------------------------------- */
 
 typedef struct dra_req_data {
@@ -143,3 +141,9 @@ void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, ui
 void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
 void dra_rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
 bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec);
+
+/* Sets the call's error message (allocation errors name the claim in their text, as
+ * Kubernetes' do) and returns false. Defined in alloc.c, shared with derived.c. */
+bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -62,17 +62,6 @@ bool dra_derived_decode(dctx *c, const json_t *o, dra_request_spec *r) {
 
 /* ---- validation ------------------------------------------------------------------- */
 
-static bool fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(dra_alloc_ctx *x, const char *fmt, ...) {
-    if (!x->e) return false;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->e->msg, sizeof x->e->msg, fmt, ap);
-    va_end(ap);
-    x->e->object[0] = x->e->path[0] = '\0';
-    x->e->set = true;
-    return false;
-}
 
 static bool is_alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
@@ -179,7 +168,7 @@ static bool claim_cost_ok(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
         }
     }
     if (total > DRA_DERIVED_CLAIM_MAX_COST)
-        return fail(x,
+        return dra_alloc_fail(x,
                     "ResourceClaim %s: spec.devices.requests: Forbidden: too complex, the total estimated cost of all "
                     "derivedAttributes expressions (%llu) exceeds the limit of %d per claim",
                     dra_claim_obj(x, cs), (unsigned long long)total, DRA_DERIVED_CLAIM_MAX_COST);
@@ -194,7 +183,7 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
     char path[160];
     spec_path(cl, spec, path, sizeof path);
     if (spec->nderived > DRA_DERIVED_MAX)
-        return fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", dra_claim_obj(x, cs), path,
+        return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", dra_claim_obj(x, cs), path,
                     spec->nderived, DRA_DERIVED_MAX);
     dra_derived_state *st = ARENA_NEW(&x->a, dra_derived_state);
     st->spec = spec;
@@ -203,17 +192,17 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         const dra_derived_attr *da = &spec->derived[i];
         const char *ne = name_error(da->name);
         if (ne)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", dra_claim_obj(x, cs), path, i,
+            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", dra_claim_obj(x, cs), path, i,
                         da->name, ne);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(spec->derived[j].name, da->name))
-                return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", dra_claim_obj(x, cs), path, i,
+                return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", dra_claim_obj(x, cs), path, i,
                             da->name);
         size_t len = strlen(da->expression);
         if (len == 0)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", dra_claim_obj(x, cs), path, i);
+            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", dra_claim_obj(x, cs), path, i);
         if (len > CEL_MAX_EXPRESSION_LEN)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Too long: may not be more than %d bytes",
+            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Too long: may not be more than %d bytes",
                         dra_claim_obj(x, cs), path, i, CEL_MAX_EXPRESSION_LEN);
         bool used = false;
         for (uint32_t k = 0; k < cl->nconstraints && !used; k++) {
@@ -221,7 +210,7 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
             used = cn && !strcmp(cn, da->name) && applies(&cl->constraints[k], rd);
         }
         if (!used)
-            return fail(x,
+            return dra_alloc_fail(x,
                         "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": must be used by a "
                         "matchAttribute or distinctAttribute constraint that applies to request %s",
                         dra_claim_obj(x, cs), path, i, da->name, rd->name);
@@ -229,10 +218,10 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         err_clear(&e);
         st->progs[i] = cel_cache_get(x->w->cel_any, da->expression, len, &e);
         if (!st->progs[i])
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
+            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
                         dra_claim_obj(x, cs), path, i, da->expression, e.msg);
         if (cel_program_estimated_cost(st->progs[i]) > DRA_DERIVED_MAX_COST)
-            return fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
+            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
                         CEL_TOO_COMPLEX_MSG);
     }
     if (!claim_cost_ok(x, cs, spec)) return false;
