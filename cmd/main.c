@@ -17,8 +17,8 @@ typedef struct command {
 static const command commands[] = {
     {"version", cmd_version, "print the version"},
     {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
-    {"bench", cmd_bench, "run a benchmark workload (bench cel: CEL selectors E1..E5)"},
-    {"cel", cmd_cel, "evaluate a CEL selector on a device (cel eval EXPR --device-json FILE)"},
+    {"bench", cmd_bench, "run a benchmark workload (cel: CEL selectors E1..E5; alloc: allocation latency)"},
+    {"cel", cmd_cel, "evaluate a CEL expression on a device (cel eval EXPR --slice FILE --device NAME)"},
 };
 
 static void usage(FILE *f) {
