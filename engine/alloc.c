@@ -43,6 +43,28 @@ void dra_alloc_ctx_free(dra_alloc_ctx *x) {
 
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x) { return x->steps; }
 
+uint64_t dra_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel) {
+    x->deadline_ns = deadline_ns;
+    x->cancel = cancel;
+}
+
+/* Go's allocator checks ctx.Err() per allocateOne; a clock read costs ~20 ns, so
+ * it is read every DRA_DEADLINE_EVERY steps instead. */
+static bool past_deadline(dra_alloc_ctx *x) {
+    if (x->timed_out) return true;
+    if (x->steps % DRA_DEADLINE_EVERY) return false;
+    if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
+        x->timed_out = true;
+    return x->timed_out;
+}
+
 /* Fills the call's error (message only: allocation errors name the claim in the text,
  * as Kubernetes' do) and returns false. Shared with derived.c. */
 bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) {
@@ -441,6 +463,7 @@ static bool claim_infeasible(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri,
 
 static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
     x->steps++;
+    if ((x->deadline_ns || x->cancel) && past_deadline(x)) return R_ERR;
     if (ci >= x->ncs) return R_OK;
     dra_claim_state *cs = &x->cs[ci];
     const dra_claim *cl = cs->claim;
@@ -680,6 +703,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e) {
     arena_clear(&x->a);
     x->steps = 0;
+    x->timed_out = false;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -698,6 +722,10 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (out) *out = NULL;
     if (!prepare(x, claims, nclaims)) return DRA_ALLOC_ERROR;
     int r = alloc_one(x, 0, 0, 0, 0, false, 0);
+    if (x->timed_out) {
+        err_set(e, "timed out trying to allocate devices");
+        return DRA_ALLOC_TIMEOUT;
+    }
     if (r == R_ERR) return DRA_ALLOC_ERROR;
     if (r != R_OK) {
         for (uint32_t i = 0; i < v->npools; i++)

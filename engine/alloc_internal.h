@@ -9,6 +9,8 @@
 
 #include "engine/world.h"
 
+#include <stdatomic.h>
+
 /* ---- constraints (constraints.c) ---------------------------------------------- */
 
 typedef union dra_velem {
@@ -116,7 +118,14 @@ struct dra_alloc_ctx {
     quantity **cnt_used;         /* per pool: counters consumed by this attempt */
     err *e;
     dra_alloc_result *out;
+    /* deadline (CLOCK_MONOTONIC ns, 0 none) and cancel flag, checked every
+     * DRA_DEADLINE_EVERY steps; timed_out once either fired in this call */
+    uint64_t deadline_ns;
+    const _Atomic bool *cancel;
+    bool timed_out;
 };
+
+enum { DRA_DEADLINE_EVERY = 64 };
 
 enum { DRA_USE_DEV_KNOWN = 1, DRA_USE_DEV = 2, DRA_USE_CAP_KNOWN = 4, DRA_USE_CAP = 8 };
 

@@ -38,6 +38,7 @@
 
 #include "base/error.h"
 #include "engine/model.h"
+#include "engine/snapshot.h"
 
 /* ---- features ------------------------------------------------------------------ */
 
@@ -134,7 +135,17 @@ typedef enum dra_alloc_status {
     DRA_ALLOC_UNSAT = 1,       /* no allocation on this node */
     DRA_ALLOC_NODE_ERROR = 2,  /* per-node error: "invalid resource pools were encountered" */
     DRA_ALLOC_ERROR = 3,       /* fatal: the claims cannot be allocated anywhere */
+    DRA_ALLOC_TIMEOUT = 4,     /* the deadline passed or the call was cancelled: e says
+                                * "timed out trying to allocate devices" (Kubernetes' text) */
 } dra_alloc_status;
+
+/* Bounds the search of every later dra_allocate call on x: it stops with
+ * DRA_ALLOC_TIMEOUT once CLOCK_MONOTONIC passes deadline_ns (0: no deadline) or
+ * *cancel (may be NULL) turns true — checked every few search steps, as Go's
+ * allocator checks its context. */
+void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel);
+/* CLOCK_MONOTONIC in nanoseconds: the clock deadlines are measured on. */
+uint64_t dra_monotonic_ns(void);
 
 typedef struct dra_alloc_result {
     dra_device_result *results;

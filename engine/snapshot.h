@@ -1,0 +1,122 @@
+/* snapshot.h — the long-running core: a store of Kubernetes objects that publishes
+ * immutable, reference-counted snapshots, and scheduling one Pod against a snapshot
+ * as kube-scheduler's DynamicResources plugin would (the extender's /filter and
+ * /prioritize, `dralloc plan`).
+ *
+ * Life cycle (one writer, any number of readers):
+ *   dra_store        the writer side: the objects by kind/namespace/name and the
+ *                    catalog (intern table, compiled CEL programs) every snapshot
+ *                    shares. dra_store_apply(upserts, deletes) builds the next
+ *                    snapshot from the current one and swaps it in atomically.
+ *   dra_snapshot     immutable; readers pin it with dra_store_acquire and let go with
+ *                    dra_snapshot_release. The last release frees what only it held.
+ *   dra_pod_request  one Pod resolved against one snapshot, per request: its claims
+ *                    (templates instantiated in the request's memory, never in the
+ *                    snapshot), its implicit extended-resource claim, its PodGroup.
+ *                    Read-only once built: dra_pod_fit may run on many threads at once,
+ *                    each with its own dra_alloc_ctx.
+ *
+ *   dra_store *st = dra_store_new(&features);
+ *   dra_store_load_path(st, "cluster/", &e);            // or dra_store_apply
+ *   dra_snapshot *s = dra_store_acquire(st);
+ *   dra_pod_request *pr = dra_pod_request_new(s, pod_json, &e);
+ *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, deadline_ns, &fit);
+ *   dra_pod_request_free(pr); dra_snapshot_release(s); */
+#ifndef DRA_ENGINE_SNAPSHOT_H
+#define DRA_ENGINE_SNAPSHOT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+typedef struct dra_features dra_features;
+typedef struct dra_alloc_ctx dra_alloc_ctx;
+typedef struct dra_store dra_store;
+typedef struct dra_snapshot dra_snapshot;
+typedef struct dra_pod_request dra_pod_request;
+
+/* ---- store and snapshots --------------------------------------------------------- */
+
+dra_store *dra_store_new(const dra_features *f);
+void dra_store_free(dra_store *st);   /* after every snapshot it published is released */
+
+/* One change: an object to add or replace (kind/namespace/name taken from it), or a
+ * deletion by kind ("ResourceSlice", ...), namespace (NULL or "" when cluster-scoped)
+ * and name. */
+typedef struct dra_change {
+    const json_t *upsert;    /* one object; Lists and arrays are expanded by the caller */
+    const char *kind, *ns, *name;   /* deletion, when upsert is NULL */
+} dra_change;
+
+/* Applies the changes in order and publishes the next snapshot. All or nothing: an
+ * invalid object leaves the current snapshot in place and names the object in e.
+ * Returns the new generation (≥ 1), 0 on error. Deleting what is not there is an
+ * error ("ResourceSlice x not found"). One writer at a time (internally locked). */
+uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err *e);
+/* Objects of a file or directory (as `dralloc allocate -f`), Lists expanded; one
+ * object per kind/namespace/name (the same object twice is fine; a different one
+ * under the same key is an error naming both sources). */
+uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e);
+/* Any JSON the HTTP API accepts: one object, an array of objects, a `kind: List`. */
+uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
+
+/* The current snapshot, pinned (NULL before the first apply). */
+dra_snapshot *dra_store_acquire(dra_store *st);
+dra_snapshot *dra_snapshot_retain(dra_snapshot *s);
+void dra_snapshot_release(dra_snapshot *s);
+
+uint64_t dra_snapshot_generation(const dra_snapshot *s);
+/* Wall-clock time it was published (Unix nanoseconds) and how long building took. */
+int64_t dra_snapshot_built_unix_ns(const dra_snapshot *s);
+uint64_t dra_snapshot_build_ns(const dra_snapshot *s);
+/* Object counts by kind; the JSON is {"DeviceClass": n, "ResourceSlice": n, ...}. */
+size_t dra_snapshot_count(const dra_snapshot *s, const char *kind);
+json_t *dra_snapshot_counts_json(const dra_snapshot *s);
+/* Names of the nodes the snapshot knows (Node objects), in name order. */
+size_t dra_snapshot_nnodes(const dra_snapshot *s);
+const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
+
+/* ---- one pod ------------------------------------------------------------------------ */
+
+/* Decodes the Pod (v1.Pod JSON as kube-scheduler sends it) and resolves its claims
+ * against the snapshot. NULL with e set when the Pod itself is malformed (a 400 for
+ * the extender). A pod whose claims are missing is not an error here: dra_pod_fit
+ * reports it per node (unresolvable). */
+dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e);
+void dra_pod_request_free(dra_pod_request *pr);
+/* False when the pod has no claims and no DRA-backed extended resources: every node
+ * passes and nothing needs to be computed. */
+bool dra_pod_request_needs_dra(const dra_pod_request *pr);
+/* When the whole pod cannot be scheduled anywhere, whatever the node (a claim is
+ * missing and no template exists, a DeviceClass is missing, a CEL error): the text,
+ * else NULL. The extender answers it as `Error`. */
+const char *dra_pod_request_error(const dra_pod_request *pr);
+
+typedef enum dra_fit_status {
+    DRA_FIT_OK = 0,
+    DRA_FIT_UNSCHEDULABLE = 1,    /* not now; could fit when usage changes */
+    DRA_FIT_UNRESOLVABLE = 2,     /* no change in usage helps (no such node, selector mismatch, no matching device) */
+    DRA_FIT_TIMEOUT = 3,          /* the deadline passed before the node was decided */
+    DRA_FIT_ERROR = 4,            /* fatal for the pod (CEL runtime error, ...) */
+} dra_fit_status;
+
+typedef enum dra_score_mode { DRA_SCORE_NONE = 0, DRA_SCORE_BINPACK, DRA_SCORE_SPREAD } dra_score_mode;
+
+typedef struct dra_fit {
+    dra_fit_status status;
+    char reason[512];             /* why not (status != OK), for FailedNodes */
+    int64_t score;                /* 0..10 (MaxExtenderPriority) under the request's mode */
+    uint64_t steps;               /* allocator search steps spent */
+} dra_fit;
+
+/* Decides one node. `node_obj`, when not NULL, is the Node as the request carried it
+ * (nodeCacheCapable: false) and is used instead of the snapshot's. deadline_ns is
+ * CLOCK_MONOTONIC nanoseconds (0: none). Thread-safe for distinct ctx. */
+void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, const json_t *node_obj,
+                 dra_score_mode mode, uint64_t deadline_ns, dra_fit *out);
+
+const char *dra_fit_status_name(dra_fit_status s);   /* "fit", "unschedulable", ... */
+bool dra_score_mode_parse(const char *s, dra_score_mode *out);   /* binpack|spread|none */
+
+#endif
