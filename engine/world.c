@@ -3,41 +3,79 @@
  * freezing (indexes by class name and by pool), read accessors, and the allocated
  * state (devices in use, shared IDs, consumed capacity) that allocation reads. */
 #include "engine/world.h"
+#include "engine/extres.h"
 #include "engine/podgroup.h"
 #include "engine/taintrule.h"
 
+#include "base/hash.h"
 #include "base/strbuf.h"
 
+#include <assert.h>
 #include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-dra_world *dra_world_new(bool apply_defaults) {
+dra_catalog *dra_catalog_new(void) {
+    dra_catalog *c = xcalloc(1, sizeof *c);
+    atomic_init(&c->refs, 1);
+    c->names = intern_new();
+    c->env = cel_env_new_dra(c->names);
+    c->cel = cel_cache_new(c->env);
+    c->env_any = cel_env_new_dra_any(c->names);
+    c->cel_any = cel_cache_new(c->env_any);
+    return c;
+}
+
+dra_catalog *dra_catalog_retain(dra_catalog *c) {
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    return c;
+}
+
+void dra_catalog_release(dra_catalog *c) {
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    cel_cache_free(c->cel);
+    cel_cache_free(c->cel_any);
+    cel_env_free(c->env_any);
+    cel_env_free(c->env);
+    intern_free(c->names);
+    free(c);
+}
+
+dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     dra_world *w = xcalloc(1, sizeof *w);
     arena_init(&w->mem, 0);
-    w->names = intern_new();
-    w->env = cel_env_new_dra(w->names);
-    w->cel = cel_cache_new(w->env);
-    w->env_any = cel_env_new_dra_any(w->names);
-    w->cel_any = cel_cache_new(w->env_any);
+    arena_init(&w->cli_mem, 4096);
+    w->cat = dra_catalog_retain(cat);
+    w->names = cat->names;
+    w->env = cat->env;
+    w->cel = cat->cel;
+    w->env_any = cat->env_any;
+    w->cel_any = cat->cel_any;
     w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
     hmap_init(&w->slices_by_node);
+    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
+    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
+    return w;
+}
+
+dra_world *dra_world_new(bool apply_defaults) {
+    dra_catalog *cat = dra_catalog_new();
+    dra_world *w = dra__world_new_in(cat, apply_defaults);
+    dra_catalog_release(cat);
     return w;
 }
 
 void dra_world_free(dra_world *w) {
     if (!w) return;
-    cel_cache_free(w->cel);
-    cel_cache_free(w->cel_any);
-    cel_env_free(w->env_any);
     free(w->taint_rules.v);
     free(w->podgroups.v);
-    cel_env_free(w->env);
-    intern_free(w->names);
     free(w->classes.v);
     free(w->slices.v);
     free(w->claims.v);
@@ -47,11 +85,98 @@ void dra_world_free(dra_world *w) {
     free(w->pool_next);
     free(w->node_next);
     free(w->unnamed.v);
+    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
+    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) {
+        hmap_free(&idx[i]->first);
+        free(idx[i]->next);
+    }
     hmap_free(&w->slices_by_node);
     hmap_free(&w->class_by_name);
     hmap_free(&w->slices_by_pool);
     arena_free(&w->mem);
+    arena_free(&w->cli_mem);
+    dra_catalog_release(w->cat);
     free(w);
+}
+
+static const char *const kind_names[DRA_KIND_COUNT] = {
+    [DRA_KIND_CLASS] = "DeviceClass",     [DRA_KIND_SLICE] = "ResourceSlice",
+    [DRA_KIND_CLAIM] = "ResourceClaim",   [DRA_KIND_TEMPLATE] = "ResourceClaimTemplate",
+    [DRA_KIND_NODE] = "Node",             [DRA_KIND_POD] = "Pod",
+    [DRA_KIND_TAINT_RULE] = "DeviceTaintRule", [DRA_KIND_POD_GROUP] = "PodGroup",
+};
+
+dra_kind dra__kind_of(const char *kind) {
+    for (int k = 1; kind && k < DRA_KIND_COUNT; k++)
+        if (!strcmp(kind, kind_names[k])) return (dra_kind)k;
+    return DRA_KIND_NONE;
+}
+
+const char *dra__kind_name(dra_kind k) { return k > 0 && k < DRA_KIND_COUNT ? kind_names[k] : "?"; }
+
+bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e) {
+    *out = NULL;
+    switch (k) {
+    case DRA_KIND_CLASS: {
+        dra_class *c = ARENA_NEW(d->a, dra_class);
+        if (!dra_decode_class(d, obj, c, e)) return false;
+        *out = c;
+        return true;
+    }
+    case DRA_KIND_SLICE: {
+        dra_slice *s = ARENA_NEW(d->a, dra_slice);
+        if (!dra_decode_slice(d, obj, s, e)) return false;
+        *out = s;
+        return true;
+    }
+    case DRA_KIND_CLAIM: {
+        dra_claim *c = ARENA_NEW(d->a, dra_claim);
+        if (!dra_decode_claim(d, obj, c, e)) return false;
+        dra_ingest_claim(d, obj, c);
+        *out = c;
+        return true;
+    }
+    case DRA_KIND_TEMPLATE: {
+        dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
+        if (!dra_decode_claim_template(d, obj, t, e)) return false;
+        *out = t;
+        return true;
+    }
+    case DRA_KIND_NODE: {
+        dra_node *n = ARENA_NEW(d->a, dra_node);
+        if (!dra_decode_node(d, obj, n, e)) return false;
+        dra_ingest_node(d, obj, n);
+        *out = n;
+        return true;
+    }
+    case DRA_KIND_POD: {
+        dra_pod *p = ARENA_NEW(d->a, dra_pod);
+        if (!dra_decode_pod(d, obj, p, e)) return false;
+        dra_ingest_pod(d, obj, p);
+        *out = p;
+        return true;
+    }
+    default:
+        return true;
+    }
+}
+
+void dra__world_push(dra_world *w, dra_kind k, void *obj) {
+    switch (k) {
+    case DRA_KIND_CLASS: DRA_VEC_PUSH(w->classes, (dra_class *)obj); break;
+    case DRA_KIND_SLICE: {
+        dra_slice *s = obj;
+        /* a borrowed slice keeps the index (a stable-sort tie-break) its owner gave it */
+        if (!w->borrowed) s->index = (uint32_t)w->slices.n;
+        DRA_VEC_PUSH(w->slices, s);
+        break;
+    }
+    case DRA_KIND_CLAIM: DRA_VEC_PUSH(w->claims, (dra_claim *)obj); break;
+    case DRA_KIND_TEMPLATE: DRA_VEC_PUSH(w->templates, (dra_claim_template *)obj); break;
+    case DRA_KIND_NODE: DRA_VEC_PUSH(w->nodes, (dra_node *)obj); break;
+    case DRA_KIND_POD: DRA_VEC_PUSH(w->pods, (dra_pod *)obj); break;
+    default: assert(!"dra__world_push: kind decoded per world");
+    }
 }
 
 static bool add_one(dra_world *w, const json_t *obj, err *e) {
@@ -77,36 +202,13 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
         }
         return true;
     }
-    if (!strcmp(kind, "DeviceClass")) {
-        dra_class *c = ARENA_NEW(&w->mem, dra_class);
-        if (!dra_decode_class(&w->dec, obj, c, e)) return false;
-        DRA_VEC_PUSH(w->classes, c);
-    } else if (!strcmp(kind, "ResourceSlice")) {
-        dra_slice *s = ARENA_NEW(&w->mem, dra_slice);
-        if (!dra_decode_slice(&w->dec, obj, s, e)) return false;
-        s->index = (uint32_t)w->slices.n;
-        DRA_VEC_PUSH(w->slices, s);
-    } else if (!strcmp(kind, "ResourceClaim")) {
-        dra_claim *c = ARENA_NEW(&w->mem, dra_claim);
-        if (!dra_decode_claim(&w->dec, obj, c, e)) return false;
-        DRA_VEC_PUSH(w->claims, c);
-    } else if (!strcmp(kind, "ResourceClaimTemplate")) {
-        dra_claim_template *t = ARENA_NEW(&w->mem, dra_claim_template);
-        if (!dra_decode_claim_template(&w->dec, obj, t, e)) return false;
-        DRA_VEC_PUSH(w->templates, t);
-    } else if (!strcmp(kind, "Node")) {
-        dra_node *n = ARENA_NEW(&w->mem, dra_node);
-        if (!dra_decode_node(&w->dec, obj, n, e)) return false;
-        DRA_VEC_PUSH(w->nodes, n);
-    } else if (!strcmp(kind, "Pod")) {
-        dra_pod *p = ARENA_NEW(&w->mem, dra_pod);
-        if (!dra_decode_pod(&w->dec, obj, p, e)) return false;
-        DRA_VEC_PUSH(w->pods, p);
-    } else if (!strcmp(kind, "DeviceTaintRule")) {
-        if (!dra_taintrule_add(w, obj, e)) return false;
-    } else if (!strcmp(kind, "PodGroup")) {
-        if (!dra_podgroup_add(w, obj, e)) return false;
-    }
+    dra_kind k = dra__kind_of(kind);
+    if (k == DRA_KIND_TAINT_RULE) return dra_taintrule_add(w, obj, e);
+    if (k == DRA_KIND_POD_GROUP) return dra_podgroup_add(w, obj, e);
+    if (k == DRA_KIND_NONE) return true;
+    void *o;
+    if (!dra__decode_object(&w->dec, k, obj, &o, e)) return false;
+    dra__world_push(w, k, o);
     return true;
 }
 
@@ -186,6 +288,66 @@ bool dra_world_load_path(dra_world *w, const char *path, err *e) {
     return ok;
 }
 
+/* ---- namespace/name indexes ------------------------------------------------------------- */
+
+static const char *field_str(const void *obj, size_t off) {
+    return off == SIZE_MAX ? NULL : *(const char *const *)((const char *)obj + off);
+}
+
+static uint64_t name_hash(const char *ns, const char *name) {
+    if (!ns || !*ns) ns = "default";
+    size_t a = strlen(ns), b = strlen(name);
+    char stack[256];
+    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
+    memcpy(buf, ns, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, name, b);
+    uint64_t h = hash_bytes(buf, a + b + 1);
+    if (buf != stack) free(buf);
+    return h;
+}
+
+/* Objects in input order; a chain lists the ones whose key hashes alike, first
+ * loaded first, so a lookup finds what the former linear scan found. */
+static void index_names(dra_name_index *ix, const void *const *objs, size_t n, size_t ns_off, size_t name_off) {
+    hmap_clear(&ix->first);
+    free(ix->next);
+    ix->next = xcalloc(n + 1, sizeof *ix->next);
+    for (size_t i = n; i-- > 0;) {
+        uint64_t h = name_hash(field_str(objs[i], ns_off), field_str(objs[i], name_off));
+        uint64_t head = 0;
+        hmap_get(&ix->first, h, &head);
+        ix->next[i] = (uint32_t)head;
+        hmap_put(&ix->first, h, i + 1);
+    }
+}
+
+static bool ns_eq(const char *a, const char *b) {
+    if (!a || !*a) a = "default";
+    if (!b || !*b) b = "default";
+    return !strcmp(a, b);
+}
+
+/* Index+1 of the object, 0 when absent. Before the first freeze (objects added
+ * but not indexed yet) the scan is linear. */
+static size_t lookup_name(const dra_world *w, const dra_name_index *ix, const void *const *objs, size_t n,
+                          size_t ns_off, size_t name_off, const char *ns, const char *name) {
+    if (!w->frozen || !ix->next) {
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(field_str(objs[i], name_off), name) &&
+                (ns_off == SIZE_MAX || ns_eq(field_str(objs[i], ns_off), ns)))
+                return i + 1;
+        return 0;
+    }
+    uint64_t head = 0;
+    if (!hmap_get(&ix->first, name_hash(ns_off == SIZE_MAX ? NULL : ns, name), &head)) return 0;
+    for (uint32_t i = (uint32_t)head; i; i = ix->next[i - 1])
+        if (i - 1 < n && !strcmp(field_str(objs[i - 1], name_off), name) &&
+            (ns_off == SIZE_MAX || ns_eq(field_str(objs[i - 1], ns_off), ns)))
+            return i;
+    return 0;
+}
+
 void dra_world_freeze(dra_world *w) {
     hmap_clear(&w->class_by_name);
     for (size_t i = 0; i < w->classes.n; i++) hmap_put(&w->class_by_name, w->classes.v[i]->name_id, i + 1);
@@ -214,7 +376,23 @@ void dra_world_freeze(dra_world *w) {
     }
     for (size_t i = 0; i < w->slices.n; i++)
         if (!w->slices.v[i]->node_name || !*w->slices.v[i]->node_name) DRA_VEC_PUSH(w->unnamed, (uint32_t)i);
+    if (w->borrowed && w->taint_rules.n && !w->taint_rules_done) {
+        /* DeviceTaintRules merge taints into devices; borrowed slices are shared with
+         * other snapshots, so this world's rules go into copies (their cost is paid
+         * only while some rule exists) */
+        for (size_t i = 0; i < w->slices.n; i++) {
+            dra_slice *c = arena_memdup(&w->mem, w->slices.v[i], sizeof *c);
+            if (c->ndevices) c->devices = arena_memdup(&w->mem, c->devices, c->ndevices * sizeof *c->devices);
+            w->slices.v[i] = c;
+        }
+    }
     dra_taintrule_apply(w);
+    index_names(&w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
+                offsetof(dra_claim, name));
+    index_names(&w->template_idx, (const void *const *)w->templates.v, w->templates.n,
+                offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name));
+    index_names(&w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX, offsetof(dra_node, name));
+    index_names(&w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns), offsetof(dra_pod, name));
     w->frozen = true;
 }
 
@@ -234,51 +412,47 @@ const dra_claim_template *dra_world_template(const dra_world *w, size_t i) { ret
 size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
 const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
 
-static bool ns_eq(const char *a, const char *b) {
-    if (!a || !*a) a = "default";
-    if (!b || !*b) b = "default";
-    return !strcmp(a, b);
-}
-
 const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name) {
-    for (size_t i = 0; i < w->claims.n; i++)
-        if (!strcmp(w->claims.v[i]->name, name) && ns_eq(w->claims.v[i]->ns, ns)) return w->claims.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
+                           offsetof(dra_claim, name), ns, name);
+    return i ? w->claims.v[i - 1] : NULL;
 }
 
 const dra_node *dra_world_find_node(const dra_world *w, const char *name) {
-    for (size_t i = 0; i < w->nodes.n; i++)
-        if (!strcmp(w->nodes.v[i]->name, name)) return w->nodes.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX,
+                           offsetof(dra_node, name), NULL, name);
+    return i ? w->nodes.v[i - 1] : NULL;
+}
+
+const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name) {
+    size_t i = lookup_name(w, &w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns),
+                           offsetof(dra_pod, name), ns, name);
+    return i ? w->pods.v[i - 1] : NULL;
 }
 
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name) {
-    for (size_t i = 0; i < w->templates.n; i++)
-        if (!strcmp(w->templates.v[i]->name, name) && ns_eq(w->templates.v[i]->ns, ns)) return w->templates.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->template_idx, (const void *const *)w->templates.v, w->templates.n,
+                           offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name), ns, name);
+    return i ? w->templates.v[i - 1] : NULL;
 }
 
+/* For the CLI: the claim lives in cli_mem, as long as the world (requests use
+ * dra_claim_instantiate in their own arena). */
 const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
                                                const char *name) {
-    dra_claim *c = ARENA_NEW(&w->mem, dra_claim);
-    *c = t->spec;
-    c->ns = ns ? arena_strdup(&w->mem, ns) : NULL;
-    c->name = arena_strdup(&w->mem, name);
-    c->allocated = false;
-    c->from_template = true;
-    return c;
+    return dra_claim_instantiate(&w->cli_mem, t, ns, name);
 }
 
+/* For the CLI: a node that has no Node object, in cli_mem; not added to the world. */
 const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n) {
-    dra_node *nd = ARENA_NEW(&w->mem, dra_node);
-    nd->name = arena_strdup(&w->mem, name);
-    nd->labels = ARENA_NEWN(&w->mem, dra_label, n ? n : 1);
+    dra_node *nd = ARENA_NEW(&w->cli_mem, dra_node);
+    nd->name = arena_strdup(&w->cli_mem, name);
+    nd->labels = ARENA_NEWN(&w->cli_mem, dra_label, n ? n : 1);
     for (size_t i = 0; i < n; i++) {
-        nd->labels[i].key = arena_strdup(&w->mem, labels[i].key);
-        nd->labels[i].value = arena_strdup(&w->mem, labels[i].value);
+        nd->labels[i].key = arena_strdup(&w->cli_mem, labels[i].key);
+        nd->labels[i].value = arena_strdup(&w->cli_mem, labels[i].value);
     }
     nd->nlabels = (uint32_t)n;
-    DRA_VEC_PUSH(w->nodes, nd);
     return nd;
 }
 
