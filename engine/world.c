@@ -229,9 +229,10 @@ static bool has_suffix(const char *s, const char *suf) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool load_file(dra_world *w, const char *path, err *e) {
+/* The documents of one file: a JSON value, or a YAML stream as an array. */
+static json_t *load_file_docs(const char *path, err *e) {
     FILE *f = fopen(path, "rb");
-    if (!f) return err_at(e, path, NULL, "cannot open file");
+    if (!f) return err_at(e, path, NULL, "cannot open file"), NULL;
     strbuf sb;
     sbuf_init(&sb);
     char buf[65536];
@@ -244,27 +245,25 @@ static bool load_file(dra_world *w, const char *path, err *e) {
     if (*p == '{' || *p == '[') {
         json_error_t je;
         docs = json_loadb(sb.buf, sb.len, 0, &je);
-        if (!docs) {
-            sbuf_free(&sb);
-            return err_at(e, path, NULL, "JSON: %s (line %d)", je.text, je.line);
-        }
+        if (!docs) err_at(e, path, NULL, "JSON: %s (line %d)", je.text, je.line);
     } else {
         docs = dra_yaml_load(sb.buf ? sb.buf : "", sb.len, path, e);
-        if (!docs) {
-            sbuf_free(&sb);
-            return false;
-        }
     }
     sbuf_free(&sb);
-    bool ok = dra_world_add_json(w, docs, e);
-    json_decref(docs);
-    return ok;
+    return docs;
 }
 
-bool dra_world_load_path(dra_world *w, const char *path, err *e) {
+bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
+                    err *e) {
     struct stat st;
     if (stat(path, &st) != 0) return err_at(e, path, NULL, "no such file or directory");
-    if (!S_ISDIR(st.st_mode)) return load_file(w, path, e);
+    if (!S_ISDIR(st.st_mode)) {
+        json_t *docs = load_file_docs(path, e);
+        if (!docs) return false;
+        bool ok = fn(arg, path, docs, e);
+        json_decref(docs);
+        return ok;
+    }
     DIR *d = opendir(path);
     if (!d) return err_at(e, path, NULL, "cannot read directory");
     DRA_VEC(char *) names = {0};
@@ -281,12 +280,23 @@ bool dra_world_load_path(dra_world *w, const char *path, err *e) {
     qsort(names.v, names.n, sizeof *names.v, cmp_str);
     bool ok = true;
     for (size_t i = 0; i < names.n; i++) {
-        if (ok) ok = load_file(w, names.v[i], e);
+        if (ok) {
+            json_t *docs = load_file_docs(names.v[i], e);
+            ok = docs && fn(arg, names.v[i], docs, e);
+            json_decref(docs);
+        }
         free(names.v[i]);
     }
     free(names.v);
     return ok;
 }
+
+static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
+    (void)file;
+    return dra_world_add_json(arg, docs, e);
+}
+
+bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, add_docs, w, e); }
 
 /* ---- namespace/name indexes ------------------------------------------------------------- */
 

@@ -94,6 +94,17 @@ typedef enum dra_kind {
 dra_kind dra__kind_of(const char *kind);
 const char *dra__kind_name(dra_kind k);
 void dra__world_push(dra_world *w, dra_kind k, void *obj);
+/* Calls fn with the documents of a file, or of each YAML or JSON file (.yaml, .yml, .json) of a
+ * directory in name order (a JSON value, or a YAML stream as an array). */
+bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
+                    err *e);
+/* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
+ * first use and shared (NULL with *errmsg when gathering its pools failed). */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg);
+const dra_world *dra__snapshot_world(const dra_snapshot *s);
+const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s);
+const dra_features *dra__snapshot_features(const dra_snapshot *s);
+dra_catalog *dra__snapshot_catalog(const dra_snapshot *s);
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
 /* Decodes one object of kind k into memory from d (names interned in d->names);
  * *out is the decoded model object (taint rules and pod groups: NULL, they are
