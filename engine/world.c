@@ -482,7 +482,11 @@ void dra_allocated_free(dra_allocated *s) {
     hmap_free(&s->devices);
     hmap_free(&s->shared);
     hmap_free(&s->capacity);
-    for (size_t i = 0; i < s->caps.n; i++) free(s->caps.v[i]);
+    for (size_t i = 0; i < s->caps.n; i++) {
+        free(s->caps.v[i]->id);
+        free(s->caps.v[i]->value);
+        free(s->caps.v[i]);
+    }
     free(s->caps.v);
     free(s);
 }
@@ -524,6 +528,7 @@ bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e) {
 }
 
 static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, const quantity *q) {
+    /* false only when the sum overflows Quantity's range */
     uint64_t idx;
     dra_alloc_caps *c;
     if (hmap_get(&s->capacity, k, &idx)) {
@@ -537,7 +542,11 @@ static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, cons
     uint32_t id = intern_cstr(s->w->names, cap);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->id[i] == id) return quantity_add(&c->value[i], q, &c->value[i]);
-    if (c->n == ARRAY_SIZE(c->id)) return false;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 4;
+        c->id = xrealloc(c->id, c->cap * sizeof *c->id);
+        c->value = xrealloc(c->value, c->cap * sizeof *c->value);
+    }
     c->id[c->n] = id;
     c->value[c->n] = *q;
     c->n++;
@@ -551,6 +560,20 @@ bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *ca
     return true;
 }
 
+/* The device key of a result: interned "driver/pool" and device name, whatever
+ * their length. */
+static uint64_t result_key(intern_table *names, const dra_device_result *r) {
+    size_t a = strlen(r->driver), b = strlen(r->pool);
+    char stack[512];
+    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
+    memcpy(buf, r->driver, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, r->pool, b);
+    uint32_t pk = intern_put(names, buf, a + b + 1);
+    if (buf != stack) free(buf);
+    return dra_device_key(pk, intern_cstr(names, r->device));
+}
+
 void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
@@ -558,10 +581,7 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
         if (r->admin_access == 1) continue;
         /* keys come from the intern table only: the world's arena stays untouched, so
          * allocated states can be built while other threads read the world */
-        char id[1024];
-        snprintf(id, sizeof id, "%s/%s/%s", r->driver, r->pool, r->device);
-        uint64_t k;
-        if (!device_key_of(s, id, false, &k, NULL)) continue;
+        uint64_t k = result_key(s->w->names, r);
         if (consumable_capacity && r->share_id) {
             bool ins;
             (*hmap_upsert(&s->shared, k, 0, &ins))++;

@@ -122,10 +122,12 @@ struct dra_allocated {
     DRA_VEC(struct dra_alloc_caps *) caps;
 };
 
+/* Capacity consumed from one device, per capacity name (grows as needed: a device
+ * has at most 32 capacities in resource/v1, but nothing here relies on it). */
 typedef struct dra_alloc_caps {
-    uint32_t n;
-    uint32_t id[16];         /* interned capacity key as written */
-    quantity value[16];
+    uint32_t n, cap;
+    uint32_t *id;            /* interned capacity key as written */
+    quantity *value;
 } dra_alloc_caps;
 
 /* A counter of a pool's counter sets, flattened. */

@@ -291,3 +291,55 @@ Test(store, readers_see_whole_snapshots_while_the_writer_swaps, .timeout = 120) 
     json_decref(all);
     dra_store_free(r.st);
 }
+
+/* The in-use state keeps every consumed capacity of a device (it kept 16 and dropped
+ * the rest, so a device could be handed out beyond its capacity). */
+Test(store, in_use_capacity_is_not_capped) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    json_t *caps = json_object(), *used = json_object();
+    for (int i = 0; i < 20; i++) {
+        char k[8];
+        snprintf(k, sizeof k, "c%d", i);
+        json_object_set_new(caps, k, json_pack("{s:s}", "value", "10"));
+        json_object_set_new(used, k, json_string("10"));
+    }
+    json_t *objs = json_pack(
+        "[{s:s, s:s, s:{s:s}, s:{s:[{s:{s:s}}]}},"
+        " {s:s, s:s, s:{s:s}},"
+        " {s:s, s:s, s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:[{s:s, s:b, s:o}]}},"
+        " {s:s, s:s, s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s}}]}},"
+        "  s:{s:{s:{s:[{s:s, s:s, s:s, s:s, s:s, s:o}]}}}}]",
+        "apiVersion", "resource.k8s.io/v1", "kind", "DeviceClass", "metadata", "name", "net.example.com", "spec",
+        "selectors", "cel", "expression", "device.driver == 'net.example.com'",
+        "apiVersion", "v1", "kind", "Node", "metadata", "name", "node-1",
+        "apiVersion", "resource.k8s.io/v1", "kind", "ResourceSlice", "metadata", "name", "nics", "spec", "driver",
+        "net.example.com", "nodeName", "node-1", "pool", "name", "node-1", "generation", 1, "resourceSliceCount", 1,
+        "devices", "name", "nic-0", "allowMultipleAllocations", 1, "capacity", caps,
+        "apiVersion", "resource.k8s.io/v1", "kind", "ResourceClaim", "metadata", "name", "all", "namespace", "default",
+        "spec", "devices", "requests", "name", "nic", "exactly", "deviceClassName", "net.example.com",
+        "status", "allocation", "devices", "results", "request", "nic", "driver", "net.example.com", "pool", "node-1",
+        "device", "nic-0", "shareID", "a1b2c3d4-0000-4000-8000-000000000001", "consumedCapacity", used);
+    cr_assert_not_null(objs);
+    err e;
+    err_clear(&e);
+    char buf[2048];
+    cr_assert_eq(dra_store_apply_json(st, objs, &e), 1, "%s", err_format(&e, buf, sizeof buf));
+    json_decref(objs);
+    dra_snapshot *s = dra_store_acquire(st);
+    const char *pod = "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":[{\"name\":\"n\","
+                      "\"resourceClaimName\":\"want\"}]}}";
+    dra_snapshot_release(s);
+    json_t *want = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:{s:{s:s}}}}]}}}", "apiVersion",
+                             "resource.k8s.io/v1", "kind", "ResourceClaim", "metadata", "name", "want", "namespace",
+                             "default", "spec", "devices", "requests", "name", "nic", "exactly", "deviceClassName",
+                             "net.example.com", "capacity", "requests", "c19", "1");
+    cr_assert_eq(dra_store_apply_json(st, want, &e), 2, "%s", err_format(&e, buf, sizeof buf));
+    json_decref(want);
+    s = dra_store_acquire(st);
+    dra_fit fr;
+    cr_assert_eq(fit(s, pod, "node-1", &fr), DRA_FIT_UNSCHEDULABLE, "c19 is used up: %s", fr.reason);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
