@@ -302,7 +302,9 @@ Test(store, in_use_capacity_is_not_capped) {
     for (int i = 0; i < 20; i++) {
         char k[8];
         snprintf(k, sizeof k, "c%d", i);
-        json_object_set_new(caps, k, json_pack("{s:s}", "value", "10"));
+        /* requests consume 0 of what they do not name, so only c19 matters below */
+        json_object_set_new(caps, k, json_pack("{s:s, s:{s:s, s:{s:s}}}", "value", "10", "requestPolicy", "default",
+                                               "0", "validRange", "min", "0"));
         json_object_set_new(used, k, json_string("10"));
     }
     json_t *objs = json_pack(
