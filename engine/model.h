@@ -273,9 +273,15 @@ typedef struct dra_node {
     dra_label *labels;
     uint32_t nlabels;
     const char *raw_json;    /* the object as read */
-    /* status.allocatable entries that are whole numbers, sorted by name (ingest.c) */
+    /* status.allocatable entries that are whole numbers, sorted by name (extres.c) */
     dra_res_count *allocatable;
     uint32_t nallocatable;
+    /* for the whole-pod checks (nodefit.c), decoded at ingest */
+    dra_taint *taints;       /* spec.taints */
+    uint32_t ntaints;
+    bool unschedulable;      /* spec.unschedulable */
+    bool has_allocatable;    /* status.allocatable present */
+    int64_t alloc_cpu_milli, alloc_memory, alloc_pods;   /* -1: not listed */
 } dra_node;
 
 typedef struct dra_pod_claim {
@@ -297,6 +303,7 @@ typedef struct dra_pod {
     bool terminated;         /* status.phase Succeeded or Failed */
     const dra_podres *res;   /* NULL when the pod asks for no extended resource */
     const char *res_error;   /* why its resources could not be read, else NULL */
+    int64_t req_cpu_milli, req_memory;   /* effective requests (init/sidecar rule) */
 } dra_pod;
 
 #endif
