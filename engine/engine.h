@@ -71,6 +71,9 @@ void dra_world_free(dra_world *w);
 /* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
  * are skipped. Returns false with an error naming object and field. */
 bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);
+/* A YAML stream as sigs.k8s.io/yaml reads it (kubeconfigs, workload files): a JSON
+ * array with one element per non-empty document. NULL with e set on a syntax error. */
+json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e);
 /* A file or a directory of *.yaml / *.yml / *.json files (YAML may be multi-document). */
 bool dra_world_load_path(dra_world *w, const char *path, err *e);
 /* Builds indexes; after this the world is read-only. */

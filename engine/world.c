@@ -291,6 +291,10 @@ bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, js
     return ok;
 }
 
+json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e) {
+    return dra_yaml_load(text, len, source, e);
+}
+
 static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
     (void)file;
     return dra_world_add_json(arg, docs, e);
