@@ -548,10 +548,11 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     }
 }
 
-void cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
+size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
     out o = {buf, n, 0};
     if (n) buf[0] = '\0';
     fmt_value(&o, v, names);
+    return o.len;
 }
 
 cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *v) {

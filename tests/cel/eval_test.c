@@ -420,3 +420,29 @@ Test(dra, eval_bool_many_matches_single_evaluations) {
     cel_program_free(p);
     fx_fini(&f);
 }
+
+/* `dralloc cel eval` prints results whole: cel_eval_format_alloc sizes its buffer
+ * from the text (cel_eval_format into a fixed buffer cut it at 16,383 bytes). */
+Test(dra, format_alloc_prints_long_results_whole) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    err_clear(&e);
+    const char *expr = "lists.range(5000).map(i, 'abcdefgh')";
+    cel_program *p = cel_compile(f.any, expr, strlen(expr), &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    char *text = cel_eval_format_alloc(p, &f.dev, f.ctx, &e);
+    cr_assert_not_null(text, "%s", e.msg);
+    /* "[" + 5000 × "\"abcdefgh\"" + 4999 × ", " + "]" */
+    cr_expect_eq(strlen(text), 1 + 5000 * 10 + 4999 * 2 + 1);
+    cr_expect_eq(strncmp(text, "[\"abcdefgh\", ", 13), 0);
+    cr_expect_eq(strcmp(text + strlen(text) - 13, ", \"abcdefgh\"]"), 0);
+    free(text);
+    cel_program_free(p);
+    expr = "1 / 0";
+    p = cel_compile(f.any, expr, strlen(expr), &e);
+    cr_expect_null(cel_eval_format_alloc(p, &f.dev, f.ctx, &e));
+    cr_expect_str_eq(e.msg, "division by zero");
+    cel_program_free(p);
+    fx_fini(&f);
+}
