@@ -34,11 +34,46 @@ static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
 
 static const cel_inst *build(comp *c, cel_node *n);
 
-/* Evaluated nodes under i (constants are free), capped: a static stand-in for the
- * per-node charges of cel-go's cost tracker inside loops. */
+/* What cel-go's cost tracker charges a node of itself, for the instructions that
+ * do not charge when evaluated: identifiers, field selections and index calls 1
+ * (SelectAndIdentCost, the `_[_]` call), `!_` and @not_strictly_false 1 (calls);
+ * constants nothing, and neither `&&`, `||`, `?:` nor the fold itself. Calls,
+ * comparisons, `in`, literals and the map/filter/transformMap steps charge their
+ * cel-go cost when evaluated (eval.c), so they count 0 here. */
+static uint32_t node_weight(const cel_inst *i) {
+    switch ((cel_op)i->op) {
+    case OP_CONST:
+    case OP_ERROR:
+    case OP_AND:
+    case OP_OR:
+    case OP_ANDN:
+    case OP_ORN:
+    case OP_COND:
+    case OP_BIND:
+    case OP_COMP:
+    case OP_CALL:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_EQ_STRK:
+    case OP_NE_STRK:
+    case OP_DRIVER_EQK:
+    case OP_DRIVER_NEK:
+    case OP_ATTR_EQK:
+    case OP_ATTR_NEK:
+    case OP_IN:
+    case OP_LIST:
+    case OP_MAP:
+    case OP_APPEND:
+    case OP_MAPINSERT: return 0;
+    default: return 1;
+    }
+}
+
+/* The static part of a comprehension's per-iteration cost: node_weight summed over
+ * the loop condition and step (every branch, whether evaluated or not: an upper
+ * bound of cel-go's charge), capped. */
 static uint32_t node_count(const cel_inst *i) {
     if (!i || i->op == OP_CONST) return 0;
-    uint32_t n = 1;
+    uint32_t n = node_weight(i);
     if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
     n += node_count(i->x) + node_count(i->y) + node_count(i->z);
     for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(i->args[k]);
@@ -362,7 +397,8 @@ static const cel_inst *build(comp *c, cel_node *n) {
         i->args = args;
         i->nargs = (uint16_t)n->nargs;
         i->opt_mask = n->opt_mask;
-        i->cost = n->nargs + 1;
+        /* cel-go's ListCreateBaseCost / MapCreateBaseCost, charged when evaluated */
+        i->cost = n->kind == N_LIST ? CEL_LIST_CREATE : CEL_MAP_CREATE;
         if (!n->opt_mask && all_const(args, n->nargs) && n->nargs) return fold(c, i);
         return i;
     }

@@ -34,6 +34,8 @@
 #ifndef DRA_CEL_FUNCTIONS_H
 #define DRA_CEL_FUNCTIONS_H
 
+#include <assert.h>
+
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/intern.h"
@@ -49,6 +51,7 @@ typedef struct cel_call {
     uint64_t cost_limit;
     const void *prepared;         /* result of the overload's prepare(), or NULL */
     uint64_t *work;               /* hidden work of this evaluation (see cel_call_work), or NULL */
+    uint32_t charged;             /* fixed cost the evaluator charged before the call (see cel_call_cost) */
 } cel_call;
 
 typedef cel_value (*cel_fn)(cel_call *c, const cel_value *args, uint32_t nargs);
@@ -98,6 +101,35 @@ static inline bool cel_call_charge(cel_call *c, uint64_t n) {
 }
 cel_value cel_cost_exceeded(void);
 
+/* ---- cel-go's runtime cost of a call -----------------------------------------
+ *
+ * cel-go charges each call what interpreter/runtimecost.go's costCall returns: an
+ * overload tracker of the library (ext lists, sets), else Kubernetes' CallCost
+ * (apiserver pkg/cel/library/cost.go, by function name), else cel-go's default (a
+ * size-dependent rule for a few standard overloads, 1 for everything else). Sizes
+ * are cel-go's actualSize (cel_value_size). A function whose cost depends on its
+ * arguments computes that figure and passes it to cel_call_cost, which replaces the
+ * fixed cost the evaluator charged before the call (the overload's `cost`). */
+
+#define CEL_STRING_TRAVERSAL 0.1   /* cel-go common.StringTraversalCostFactor */
+#define CEL_REGEX_LENGTH 0.25      /* common.RegexStringLengthCostFactor */
+#define CEL_LIST_CREATE 10         /* common.ListCreateBaseCost */
+#define CEL_MAP_CREATE 30          /* common.MapCreateBaseCost */
+/* Sets this call's cost to `total`: charges the difference to what the evaluator
+ * charged already (c->charged), or gives back the excess. False once the running
+ * cost is past the limit (the caller returns cel_cost_exceeded()). Charged before
+ * the work it pays for, so an expensive call past the limit is never done. */
+static inline bool cel_call_cost(cel_call *c, uint64_t total) {
+    if (total >= c->charged) {
+        *c->cost += total - c->charged;
+    } else {
+        assert(*c->cost >= c->charged - total);
+        *c->cost -= c->charged - total;
+    }
+    c->charged = (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
+    return *c->cost <= c->cost_limit;
+}
+
 /* Some calls cost cel-go a constant while their real work grows with the input:
  * `size()` of a string counts code points in O(n) and is charged 1. Charged exactly as
  * cel-go does, an expression could run for tens of seconds inside the cost budget
@@ -108,7 +140,11 @@ cel_value cel_cost_exceeded(void);
 static inline bool cel_call_work(cel_call *c, uint64_t n) {
     if (!c->work) return true;
     *c->work += n;
-    return *c->work <= CEL_MAX_WORK;
+    if (*c->work <= CEL_MAX_WORK) return true;
+    /* past the budget the evaluation fails as over the cost limit, whatever operator
+     * the error value then meets (`false && x` must not absorb it) */
+    *c->cost = c->cost_limit + 1;
+    return false;
 }
 #define CEL_COST_EXCEEDED_MSG "operation cancelled: actual cost limit exceeded"
 

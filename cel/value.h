@@ -83,13 +83,21 @@ struct cel_list {
     cel_value *items;
 };
 
-/* Maps keep insertion order; lookups are linear (CEL maps in selectors are small) with
- * CEL key equality, so 1, 1u and 1.0 find the same entry. */
+/* Maps keep insertion order in keys/vals; lookups use CEL key equality, so 1, 1u and
+ * 1.0 find the same entry. Small maps (the ones selectors write) are scanned; past
+ * CEL_MAP_LINEAR entries a hash index over the entries makes lookups and inserts
+ * O(1), so building a map of n entries (transformMap) is O(n) and map equality is
+ * linear. The index is kept up to date by cel_map_put; code that fills keys/vals
+ * directly must call cel_map_reindex afterwards. Lookups never write to a map, so
+ * constant maps of a program may be shared by threads. */
+#define CEL_MAP_LINEAR 8
 struct cel_map {
     uint32_t n;
     uint32_t cap;
     cel_value *keys;
     cel_value *vals;
+    uint32_t *slots;       /* open addressing, entry index + 1 (0: empty); NULL while small */
+    uint32_t nslots;       /* power of two, at least twice n */
 };
 
 /* A library value: `type` names its CEL type (e.g. "net.IP") and is compared by
@@ -155,6 +163,10 @@ void cel_list_push(arena *a, cel_list *l, cel_value v);
 cel_map *cel_map_new(arena *a, uint32_t cap);
 /* Adds or replaces. */
 void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
+/* Rebuilds the hash index after keys/vals[0..n) were written directly (distinct keys). */
+void cel_map_reindex(arena *a, cel_map *m);
+/* CEL key hash: equal keys (cel_value_equal, numbers across int/uint/double) hash alike. */
+uint64_t cel_value_hash(const cel_value *v);
 
 /* Byte equality for short strings without a libc call (attribute values and
  * driver names are a few dozen bytes at most). */
@@ -184,6 +196,9 @@ const char *cel_kind_type_name(const cel_value *v);
  * and maps. Returns 1 equal, 0 not equal; never errors (values of different kinds
  * are unequal). */
 bool cel_value_equal(const cel_value *a, const cel_value *b);
+/* The same, adding to *work the bytes compared and 16 per element visited: the hidden
+ * work of deep equality, which cel-go charges by the smaller size only. */
+bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work);
 /* Ordering for `<` & co.: sets *out to -1/0/1 and returns true; false when the two
  * values are not ordered (different non-numeric kinds, NaN involved: *out = 2). */
 bool cel_value_compare(const cel_value *a, const cel_value *b, int *out);
@@ -203,6 +218,17 @@ cel_value cel_attr_value(arena *a, const cel_attr *at);
 
 /* Number of Unicode code points in a UTF-8 string. */
 size_t cel_utf8_len(const char *s, size_t n);
+/* cel-go's actualSize: code points of a string, bytes of bytes, entries of a list
+ * or map (device views included), 1 for everything else. */
+uint64_t cel_value_size(const cel_value *v);
+/* Code points of s[0..n), counting stops once more than cap are found: sizes are
+ * compared with min() (equality, ordering), and counting all of a long string to
+ * learn that it is longer than a short one would be work the cost does not cover. */
+uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap);
+/* uint64(math.Ceil(float64(n) * f)), computed in doubles as Go does (for the
+ * factors cel-go uses this equals the integer formula, but the doubles are the
+ * definition). */
+uint64_t cel_cost_factor(uint64_t n, double f);
 
 /* Deep copy into `a` (for constants folded at compile time and results that must
  * outlive the evaluation arena). Device views are copied as materialised maps. */
