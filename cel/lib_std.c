@@ -213,12 +213,12 @@ static cel_value str_contains(cel_call *c, const cel_value *a, uint32_t n) {
  * call's first argument at runtime (cel-go interpreter/runtimecost.go). */
 static cel_value str_starts(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s, a[1].u.s, a[1].len));
 }
 static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
 }
 

@@ -505,11 +505,7 @@ uint64_t cel_value_size(const cel_value *v) {
     }
 }
 
-size_t cel_utf8_len(const char *s, size_t n) {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return c;
-}
+size_t cel_utf8_len(const char *s, size_t n) { return cel_utf8_count(s, n); }
 
 /* ---- printing ---------------------------------------------------------------- */
 

@@ -229,6 +229,41 @@ uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap);
  * factors cel-go uses this equals the integer formula, but the doubles are the
  * definition). */
 uint64_t cel_cost_factor(uint64_t n, double f);
+/* Code points of s[0..n), inline for the selector fast paths: the bytes that are
+ * not continuation bytes (10xxxxxx), eight at a time (bit 7 of a byte of `cont` is
+ * set when the byte's bit 7 is 1 and bit 6 is 0; the multiply sums those bits). */
+static inline size_t cel_utf8_count(const char *s, size_t n) {
+    size_t conts = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080u) >> 7;
+        conts += (size_t)((cont * 0x0101010101010101u) >> 56);
+    }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i < n && n >= 8) {
+        /* the last 1..7 bytes: one load of the final eight, the ones already counted
+         * (the low bytes, little-endian) masked off */
+        uint64_t w;
+        memcpy(&w, s + n - 8, 8);
+        w &= ~(uint64_t)0 << (8 * (8 - (n - i)));
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080u) >> 7;
+        conts += (size_t)((cont * 0x0101010101010101u) >> 56);
+        i = n;
+    }
+#endif
+    for (; i < n; i++) conts += ((unsigned char)s[i] & 0xC0) == 0x80;
+    return n - conts;
+}
+
+/* ceil(0.1 × the code points of a string of n bytes at s), for the fast paths: the
+ * integer (k + 9) / 10 equals Go's math.Ceil(float64(k) * 0.1) for every k below
+ * 2^53 (0.1 is a hair above 1/10, never enough to round k/10 up to the next
+ * integer), and a string of at most 10 bytes costs 1 unless it is empty. */
+static inline uint64_t cel_str_tenth_cost(const char *s, size_t n) {
+    if (n <= 10) return n != 0;
+    return ((uint64_t)cel_utf8_count(s, n) + 9) / 10;
+}
 
 /* Deep copy into `a` (for constants folded at compile time and results that must
  * outlive the evaluation arena). Device views are copied as materialised maps. */

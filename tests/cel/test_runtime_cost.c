@@ -290,3 +290,28 @@ Test(runtime_cost, in_list_loop_hits_the_limit_fast) {
     cr_expect_lt(t, 1.0, "took %.3f s", t);
     fx_fini(&c.f);
 }
+
+/* The word-at-a-time code point count behind string sizes agrees with a byte loop
+ * for every length and alignment of ASCII, 2-, 3- and 4-byte sequences and stray
+ * continuation bytes. */
+Test(runtime_cost, utf8_count_matches_byte_loop) {
+    static const char *const pieces[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x80"};
+    char buf[128];
+    uint32_t x = 7;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = 0;
+        x = x * 1103515245u + 12345u;
+        size_t want_len = (x >> 8) % 60;
+        while (n < want_len) {
+            x = x * 1103515245u + 12345u;
+            const char *p = pieces[(x >> 9) % 5];
+            memcpy(buf + n, p, strlen(p));
+            n += strlen(p);
+        }
+        for (size_t off = 0; off < 3 && off <= n; off++) {
+            size_t slow = 0;
+            for (size_t i = off; i < n; i++) slow += ((unsigned char)buf[i] & 0xC0) != 0x80;
+            cr_assert_eq(cel_utf8_count(buf + off, n - off), slow, "round %d, %zu bytes", round, n - off);
+        }
+    }
+}
