@@ -329,7 +329,7 @@ static inline uint64_t short_cmp_cost(uint32_t a, uint32_t b) {
  * fails as over the cost limit. */
 static inline bool work(cel_eval_ctx *x, uint64_t w) {
     x->work += w;
-    if (LIKELY(x->work <= CEL_MAX_WORK)) return true;
+    if (LIKELY(x->work <= CEL_MAX_WORK && x->a.total + w <= CEL_MAX_ARENA)) return true;
     x->cost = CEL_MAX_COST + 1;
     return false;
 }
@@ -506,6 +506,8 @@ __attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ct
     cel_list *l;
     /* cel-go's step `__result__ + [e]`: the accumulator 1, the list literal 10, add_list 1 */
     x->cost += 1 + CEL_LIST_CREATE + 1;
+    if (UNLIKELY(acc.aux != 1 && !work(x, (uint64_t)(acc.u.list->n + 4) * sizeof(cel_value))))
+        return cel_cost_exceeded();
     if (acc.aux == 1) {
         l = (cel_list *)acc.u.list;   /* owned by this comprehension: grow in place */
     } else {
@@ -534,6 +536,7 @@ __attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eva
     if (acc.aux == 1) {
         m = (cel_map *)acc.u.map;
     } else {
+        if (UNLIKELY(!work(x, (uint64_t)(acc.u.map->n + 4) * 2 * sizeof(cel_value)))) return cel_cost_exceeded();
         m = cel_map_new(&x->a, acc.u.map->n + 4);
         for (uint32_t i = 0; i < acc.u.map->n; i++) cel_map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
     }

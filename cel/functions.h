@@ -137,10 +137,15 @@ static inline bool cel_call_cost(cel_call *c, uint64_t total) {
  * counted here, apart from the CEL cost so that cost figures stay cel-go's, and an
  * evaluation that exceeds CEL_MAX_WORK bytes of it stops with the cost-limit error. */
 #define CEL_MAX_WORK ((uint64_t)1 << 30)
+/* The same backstop for memory: cel-go builds some results lazily (`l + l` is O(1)
+ * and costs 1) that this evaluator copies, so an evaluation whose arena would pass
+ * CEL_MAX_ARENA bytes also stops with the cost-limit error. Work units of
+ * allocating calls are the bytes they are about to allocate. */
+#define CEL_MAX_ARENA ((uint64_t)1 << 28)
 static inline bool cel_call_work(cel_call *c, uint64_t n) {
     if (!c->work) return true;
     *c->work += n;
-    if (*c->work <= CEL_MAX_WORK) return true;
+    if (*c->work <= CEL_MAX_WORK && c->arena->total + n <= CEL_MAX_ARENA) return true;
     /* past the budget the evaluation fails as over the cost limit, whatever operator
      * the error value then meets (`false && x` must not absorb it) */
     *c->cost = c->cost_limit + 1;
