@@ -37,13 +37,14 @@ static const cel_inst *build(comp *c, cel_node *n);
 /* What cel-go's cost tracker charges a node of itself, for the instructions that
  * do not charge when evaluated: identifiers, field selections and index calls 1
  * (SelectAndIdentCost, the `_[_]` call), `!_` and @not_strictly_false 1 (calls);
- * constants nothing, and neither `&&`, `||`, `?:` nor the fold itself. Calls,
+ * constants nothing, and neither `&&`, `||`, `?:`, has() nor the fold itself. Calls,
  * comparisons, `in`, literals and the map/filter/transformMap steps charge their
  * cel-go cost when evaluated (eval.c), so they count 0 here. */
 static uint32_t node_weight(const cel_inst *i) {
     switch ((cel_op)i->op) {
     case OP_CONST:
     case OP_ERROR:
+    case OP_HAS:         /* Kubernetes sets PresenceTestHasCost(false) */
     case OP_AND:
     case OP_OR:
     case OP_ANDN:
