@@ -325,11 +325,12 @@ static inline uint64_t short_cmp_cost(uint32_t a, uint32_t b) {
     return (m + 9) / 10;
 }
 
-/* Hidden work of deep equality and membership: past CEL_MAX_WORK the evaluation
- * fails as over the cost limit. */
+/* Hidden work of deep equality, membership and accumulator copies: past
+ * CEL_MAX_WORK, or with the arena past CEL_MAX_ARENA, the evaluation fails as over
+ * the cost limit. */
 static inline bool work(cel_eval_ctx *x, uint64_t w) {
     x->work += w;
-    if (LIKELY(x->work <= CEL_MAX_WORK && x->a.total + w <= CEL_MAX_ARENA)) return true;
+    if (LIKELY(x->work <= CEL_MAX_WORK && x->a.total <= CEL_MAX_ARENA)) return true;
     x->cost = CEL_MAX_COST + 1;
     return false;
 }

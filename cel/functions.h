@@ -9,8 +9,11 @@
  *      errors unless the overload is CEL_FN_NONSTRICT. Build results with the
  *      constructors of cel/value.h, allocating only from c->arena (reset before each
  *      evaluation; never malloc). Fail by returning cel_call_error(c, "...") (the text
- *      is what the user sees, e.g. "no such key: x"). Charge size-dependent work with
- *      cel_call_charge(c, n) so that cost limits stop runaway expressions.
+ *      is what the user sees, e.g. "no such key: x"). A function whose cel-go cost
+ *      depends on its arguments sets it with cel_call_cost(c, total) before doing the
+ *      work (see "cel-go's runtime cost of a call" below); work beyond what that
+ *      cost pays for goes to cel_call_work(c, bytes), so that no expression within
+ *      the cost limit runs long.
  *   2. Describe each overload in a const table of cel_overload:
  *        {"startsWith", "string_starts_with", CEL_RECEIVER, 2, 0, {"string", "string"},
  *         "bool", str_starts_with, 1}
@@ -79,7 +82,8 @@ typedef struct cel_overload {
     const char *args[CEL_MAX_ARGS];
     const char *result;
     cel_fn fn;
-    uint32_t cost;                /* cost charged per call (cel-go's estimate for fixed-cost calls) */
+    uint32_t cost;                /* charged before each call: cel-go's cost when fixed (1 by
+                                   * default); size-dependent functions reset it (cel_call_cost) */
     cel_prepare_fn prepare;       /* optional */
     void (*release)(void *prepared);
 } cel_overload;
@@ -93,12 +97,6 @@ typedef struct cel_library {
 /* ---- helpers for implementations -------------------------------------------- */
 
 cel_value cel_call_error(cel_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Adds n to the running cost; false (and the caller should return
- * cel_cost_exceeded()) once the limit is passed. */
-static inline bool cel_call_charge(cel_call *c, uint64_t n) {
-    *c->cost += n;
-    return *c->cost <= c->cost_limit;
-}
 cel_value cel_cost_exceeded(void);
 
 /* ---- cel-go's runtime cost of a call -----------------------------------------

@@ -158,14 +158,6 @@ static inline cel_value lib_runes_string(arena *a, const uint32_t *r, size_t k) 
  * NULL when s parses (lib_url.c; the format library's "uri" uses it). */
 const char *cel_lib_url_request_uri_error(arena *a, const char *s, size_t n);
 
-/* Hidden work of traversing a string of n bytes (cel_call_work units are bytes). */
-static inline uint64_t lib_str_cost(size_t n) { return (uint64_t)(n / 10); }
-
-#define LIB_CHARGE(c, n)                                     \
-    do {                                                     \
-        if (!cel_call_charge((c), (n))) return cel_cost_exceeded(); \
-    } while (0)
-
 /* Sets the call's cost to cel-go's figure (cel_call_cost), returning the cost-limit
  * error when it is past the limit. */
 #define LIB_CALL_COST(c, n)                                  \
