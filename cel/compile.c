@@ -65,6 +65,19 @@ static uint32_t node_weight(const cel_inst *i) {
     case OP_MAP:
     case OP_APPEND:
     case OP_MAPINSERT: return 0;
+    /* the device paths compiled to one instruction: cel-go charges the `device`
+     * identifier and each selection or constant index (qualifier) 1, as the
+     * estimate does (Kubernetes' compile_test: 4 for device.attributes["d"].name) */
+    case OP_DEVICE: return 1;
+    case OP_DRIVER:
+    case OP_ALLOW_MULTI:
+    case OP_DEVMAP: return 2;
+    case OP_DEVDOMAIN: return 3;
+    case OP_DEVATTR:
+    case OP_DEVCAP: return 4;
+    case OP_HAS_DEVATTR:   /* has() itself is free: device, .attributes, ["d"] */
+    case OP_HAS_DEVCAP: return 3;
+    case OP_HAS_DOMAIN: return 3;   /* `"d" in device.attributes`: in_map 1, device 1, .attributes 1 */
     default: return 1;
     }
 }
@@ -76,7 +89,8 @@ static uint32_t node_count(const cel_inst *i) {
     if (!i || i->op == OP_CONST) return 0;
     uint32_t n = node_weight(i);
     if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
-    n += node_count(i->x) + node_count(i->y) + node_count(i->z);
+    /* the string-constant comparisons keep their operand in both x and y */
+    n += node_count(i->x) + (i->y != i->x ? node_count(i->y) : 0) + node_count(i->z);
     for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(i->args[k]);
     return n > 1000 ? 1000 : n;
 }

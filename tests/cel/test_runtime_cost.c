@@ -205,12 +205,22 @@ Test(runtime_cost, ext_trackers) {
 
 /* Per iteration of a comprehension, cel-go charges its identifiers, calls and
  * literals: map(x, x) 13 (the accumulator 1, [x] 10, x 1, `+` 1), all(i, i >= 0) 5
- * (@not_strictly_false 1 + accumulator 1, accumulator 1, i 1, `>=` 1). */
+ * (@not_strictly_false 1 + accumulator 1, accumulator 1, i 1, `>=` 1). Branches not
+ * taken are counted too (an upper bound: cel-go charges only what it evaluates). */
 Test(runtime_cost, comprehension_iterations) {
     cost_fx c;
     cfx_init(&c);
     COST_DIFF("lists.range(2000).map(x, x)", "lists.range(1000).map(x, x)", 13 * 1000);
     COST_DIFF("lists.range(2000).all(i, i >= 0)", "lists.range(1000).all(i, i >= 0)", 5 * 1000);
+    /* an attribute path costs 4 (device, .attributes, ["gpu.example.com"], .index):
+     * 2 + 1 + 4 + 1 */
+    COST_DIFF("lists.range(2000).all(i, " A "index >= 0)", "lists.range(1000).all(i, " A "index >= 0)", 8 * 1000);
+    COST_DIFF("lists.range(2000).all(i, " A "type == 'gpu')", "lists.range(1000).all(i, " A "type == 'gpu')",
+              8 * 1000);
+    /* filter(i, i < 0) never appends: its step `i < 0 ? __result__ + [i] : __result__`
+     * costs cel-go i, `<` and the accumulator (3); the static count also covers the i
+     * of the branch not taken (4), the append's own 12 only when it runs */
+    COST_DIFF("lists.range(2000).filter(i, i < 0)", "lists.range(1000).filter(i, i < 0)", 4 * 1000);
     fx_fini(&c.f);
 }
 
