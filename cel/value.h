@@ -163,7 +163,8 @@ void cel_list_push(arena *a, cel_list *l, cel_value v);
 cel_map *cel_map_new(arena *a, uint32_t cap);
 /* Adds or replaces. */
 void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
-/* Rebuilds the hash index after keys/vals[0..n) were written directly (distinct keys). */
+/* Rebuilds the hash index after keys/vals[0..n) were written directly (keys should be
+ * distinct; of equal ones the first is found, as by a scan). */
 void cel_map_reindex(arena *a, cel_map *m);
 /* CEL key hash: equal keys (cel_value_equal, numbers across int/uint/double) hash alike. */
 uint64_t cel_value_hash(const cel_value *v);

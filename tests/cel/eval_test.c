@@ -446,3 +446,33 @@ Test(dra, format_alloc_prints_long_results_whole) {
     cel_program_free(p);
     fx_fini(&f);
 }
+
+/* Maps past CEL_MAP_LINEAR entries are hashed: lookups keep CEL's key equality across
+ * int, uint and double, and equality ignores insertion order. */
+Test(eval, large_maps_keep_key_semantics) {
+    fixture f;
+    fx_init(&f);
+    const char *M = "lists.range(100).transformMap(i, v, v * 10)";
+    char e[512];
+    snprintf(e, sizeof e, "%s[50]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "%s[dyn(50u)]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "%s[dyn(50.0)]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "dyn(99.0) in %s", M);
+    EXPECT(e, "true");
+    snprintf(e, sizeof e, "dyn(50.5) in %s || dyn(100) in %s || dyn(-1) in %s", M, M, M);
+    EXPECT(e, "false");
+    snprintf(e, sizeof e, "%s == lists.range(100).reverse().transformMapEntry(i, v, {v: v * 10})", M);
+    EXPECT(e, "true");
+    snprintf(e, sizeof e, "%s == lists.range(100).transformMap(i, v, v == 42 ? 0 : v * 10)", M);
+    EXPECT(e, "false");
+    snprintf(e, sizeof e, "%s.size()", M);
+    EXPECT(e, "100");
+    /* string keys, and a repeated key in a literal is still an error */
+    EXPECT("lists.range(50).transformMapEntry(i, v, {string(v): v})['42']", "42");
+    EXPECT_PREFIX("{'a': 1, 'b': 2, 'c': 3, 'd': 4, 'e': 5, 'f': 6, 'g': 7, 'h': 8, 'i': 9, 'j': 10, 'a': 11}",
+                  "error: Failed with repeated key");
+    fx_fini(&f);
+}
