@@ -86,7 +86,8 @@ static uint32_t node_weight(const cel_inst *i) {
  * the loop condition and step (every branch, whether evaluated or not: an upper
  * bound of cel-go's charge), capped. */
 static uint32_t node_count(const cel_inst *i) {
-    if (!i || i->op == OP_CONST) return 0;
+    if (!i) return 0;
+    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? (i->cost > 1000 ? 1000 : i->cost) : 0;
     uint32_t n = node_weight(i);
     if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
     /* the string-constant comparisons keep their operand in both x and y */
@@ -147,6 +148,8 @@ static bool all_const(const cel_inst **args, uint32_t n) {
 /* Evaluates a constant-only instruction now; returns it as OP_CONST, or the
  * instruction unchanged when evaluation fails (the error then happens at run time,
  * as in Kubernetes). */
+static uint64_t folded_cost(const cel_inst *i);
+
 static const cel_inst *fold(comp *c, cel_inst *i) {
     cel_eval_ctx x;
     memset(&x, 0, sizeof x);
@@ -155,9 +158,14 @@ static const cel_inst *fold(comp *c, cel_inst *i) {
     x.prog = c->p;
     cel_value v = cel_eval_inst(i, &x);
     const cel_inst *r = i;
-    if (v.kind != CV_ERROR) {
+    if (v.kind != CV_ERROR && x.cost <= CEL_MAX_COST) {
         cel_inst *k = inst(c, OP_CONST, i->pos);
         k->k = cel_value_clone(&c->p->a, c->p->env->names, &v);
+        /* cel-go evaluates what we fold, and charges it each time: this node's
+         * evaluation plus the constants folded below it */
+        uint64_t cost = x.cost + folded_cost(i);
+        k->flags = CONST_FOLDED;
+        k->cost = (uint32_t)(cost < UINT32_MAX ? cost : UINT32_MAX);
         r = k;
     }
     arena_free(&x.a);
@@ -468,11 +476,24 @@ static unsigned touches(const cel_inst *i) {
     return t;
 }
 
+/* The cost of the folded constants evaluated once per evaluation: everywhere but in
+ * a comprehension's condition and step (those are in its per-iteration cost). Every
+ * branch counts, whether taken or not: an upper bound of what cel-go charges. */
+static uint64_t folded_cost(const cel_inst *i) {
+    if (!i) return 0;
+    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? i->cost : 0;
+    if (i->op == OP_COMP) return folded_cost(i->x) + folded_cost(i->y) + folded_cost(i->result);
+    uint64_t n = folded_cost(i->x) + (i->y != i->x ? folded_cost(i->y) : 0) + folded_cost(i->z);
+    for (uint32_t k = 0; k < i->nargs && i->args; k++) n += folded_cost(i->args[k]);
+    return n;
+}
+
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
     comp c = {p, src, n, e, false};
     p->nslots = (uint32_t)nslots;
     p->est_cost = cel_estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
+    p->folded_cost = folded_cost(p->root);
     p->touches = (uint8_t)touches(p->root);
     return !c.failed;
 }

@@ -808,7 +808,7 @@ arena *cel_eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
 
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
-    x->cost = 0;
+    x->cost = p->folded_cost;
     x->work = 0;
     x->dev = d;
     x->vars = vars;
