@@ -81,3 +81,87 @@ Test(taintrules, removed_selector_fields_do_not_narrow) {
     cr_assert_eq(w->slices.v[0]->devices[1].ntaints, 1);
     dra_world_free(w);
 }
+
+/* ---- YAML as sigs.k8s.io/yaml reads it --------------------------------------------- */
+
+#include "engine/decode.h"
+
+static json_t *yaml1(const char *text) {
+    err e;
+    err_clear(&e);
+    json_t *docs = dra_yaml_load(text, strlen(text), "t.yaml", &e);
+    cr_assert_not_null(docs, "%s", e.msg);
+    json_t *v = json_incref(json_array_get(docs, 0));
+    json_decref(docs);
+    return v;
+}
+
+/* A `---` glued to the previous line makes the next object's keys part of this one;
+ * sigs.k8s.io/yaml's strict decoding (kubectl) rejects the repeated key. */
+Test(yaml, duplicate_key_is_an_error_with_line) {
+    dra_world *w = dra_world_new(true);
+    err e;
+    err_clear(&e);
+    cr_assert_not(ti_load(w,
+                          "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer---\n"
+                          "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n",
+                          &e));
+    cr_assert(strstr(e.msg, "key \"apiVersion\" already set in map (line 5)"), "%s", e.msg);
+    cr_assert(strstr(e.object, "/tmp/dralloc-input-"), "%s", e.object);
+    dra_world_free(w);
+    /* keys a merge key brings in may be overridden */
+    json_t *v = yaml1("base: &b {x: 1, z: 2}\nm:\n  <<: *b\n  x: 3\n");
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(v, "m"), "x")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(v, "m"), "z")), 2);
+    json_decref(v);
+    err_clear(&e);
+    cr_assert_null(dra_yaml_load("a: 1\nb: {c: 1, c: 2}\n", 21, "t.yaml", &e));
+    cr_assert(strstr(e.msg, "key \"c\" already set in map (line 2)"), "%s", e.msg);
+}
+
+/* go-yaml v2 resolve.go: strings.Replace(in, "_", "", -1), then
+ * strconv.ParseInt(plain, 0, 64), ParseUint, then yamlStyleFloat. */
+Test(yaml, integers_as_go_yaml_v2) {
+    json_t *v = yaml1("a: 010\nb: 0o10\nc: 1_000\nd: 0x1F\ne: 0b101\nf: -0x10\ng: 08\nh: 99999999999999999999\n"
+                      "i: 0x\nj: +7\nk: 1e3\nl: 0xFFFFFFFFFFFFFFFFF\nm: 1.5.2\n");
+    cr_assert_eq(json_integer_value(json_object_get(v, "a")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(v, "b")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(v, "c")), 1000);
+    cr_assert_eq(json_integer_value(json_object_get(v, "d")), 31);
+    cr_assert_eq(json_integer_value(json_object_get(v, "e")), 5);
+    cr_assert_eq(json_integer_value(json_object_get(v, "f")), -16);
+    cr_assert(json_is_real(json_object_get(v, "g")));   /* invalid octal, a float: 8 */
+    cr_assert_eq(json_real_value(json_object_get(v, "g")), 8.0);
+    cr_assert(json_is_real(json_object_get(v, "h")));
+    cr_assert_str_eq(json_string_value(json_object_get(v, "i")), "0x");
+    cr_assert_eq(json_integer_value(json_object_get(v, "j")), 7);
+    cr_assert_eq(json_real_value(json_object_get(v, "k")), 1000.0);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "l")), "0xFFFFFFFFFFFFFFFFF");
+    cr_assert_str_eq(json_string_value(json_object_get(v, "m")), "1.5.2");
+    json_decref(v);
+}
+
+/* 100,000 anchors, each alias naming the first ones: the lookup was a backward scan
+ * (25 s); it is a hash index now. */
+Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 40;
+    char *text = malloc(cap);
+    size_t n = 0;
+    n += (size_t)snprintf(text + n, cap - n, "a:\n");
+    for (int i = 0; i < N; i++) n += (size_t)snprintf(text + n, cap - n, "- &a%d v%d\n", i, i);
+    n += (size_t)snprintf(text + n, cap - n, "b:\n");
+    for (int i = 0; i < N; i++) n += (size_t)snprintf(text + n, cap - n, "- *a%d\n", i % 16);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    err e;
+    err_clear(&e);
+    json_t *docs = dra_yaml_load(text, n, "t.yaml", &e);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_assert_not_null(docs, "%s", e.msg);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    cr_assert_lt(s, 3.0, "took %.2f s", s);
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(docs, 0), "b"), 17)), "v1");
+    json_decref(docs);
+    free(text);
+}
