@@ -15,6 +15,7 @@
 #include "engine/taintrule.h"
 
 #include "engine/decode_util.h"
+#include "engine/validate.h"
 #include "engine/world.h"
 
 #include <string.h>
@@ -25,7 +26,7 @@ typedef struct dra_taint_rule {
     dra_taint taint;
 } dra_taint_rule;
 
-bool dra_taintrule_add(dra_world *w, const json_t *obj, err *e) {
+static bool add_v1(dra_world *w, const json_t *obj, err *e) {
     dctx c;
     dra_dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
     dra_taint_rule *r = ARENA_NEW(&w->mem, dra_taint_rule);
@@ -53,6 +54,16 @@ bool dra_taintrule_add(dra_world *w, const json_t *obj, err *e) {
     if (!r->taint.effect || !*r->taint.effect) return dra_dfail(&c, "effect: Required value");
     DRA_VEC_PUSH(w->taint_rules, r);
     return true;
+}
+
+bool dra_taintrule_add(dra_world *w, const json_t *obj, err *e) {
+    dctx c;
+    dra_dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "DeviceTaintRule", &obj, &owned)) return false;
+    bool ok = add_v1(w, obj, e);
+    json_decref(owned);
+    return ok;
 }
 
 /* tracker.go applyPatches: a nil selector filters nothing; a set field that differs
