@@ -40,12 +40,58 @@ bool dra_input_warn(dctx *c, const char *fmt, ...) {
     return true;
 }
 
+bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) {
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (warn_strict) return err_at(e, source, NULL, "%s (strict)", msg);
+    if (warn_fn) {
+        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
+        snprintf(line, sizeof line, "%s: %s", source, msg);
+        warn_fn(warn_ud, line);
+    }
+    return true;
+}
+
+static const char *json_type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_ARRAY: return "list";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    default: return "object";
+    }
+}
+
+bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc) {
+    char where[64];
+    if (line) snprintf(where, sizeof where, "document %zu (line %zu)", n, line);
+    else snprintf(where, sizeof where, "document %zu", n);
+    if (json_is_null(doc)) return true;
+    if (!json_is_object(doc)) {
+        /* a JSON file's top-level list is a list of objects, which the world accepts */
+        if (json_is_array(doc) && !line) return true;
+        return dra_input_warn_source(e, source, "%s is a %s, not a Kubernetes object; ignored", where, json_type_name(doc));
+    }
+    const json_t *kind = json_object_get(doc, "kind");
+    if (!json_is_string(kind) || !*json_string_value(kind))
+        return dra_input_warn_source(e, source, "%s has no kind; ignored", where);
+    return true;
+}
+
 /* ---- JSON with integers beyond int64 ------------------------------------------------------ */
 
 json_t *dra_json_load(const char *text, size_t len, const char *source, err *e) {
     json_error_t je;
     json_t *v = json_loadb(text, len, 0, &je);
-    if (v) return v;
+    if (v) {
+        if (!dra_input_check_document(e, source, 1, 0, v)) return json_decref(v), NULL;
+        return v;
+    }
     /* jansson refuses an integer it cannot hold; encoding/json (into interface{})
      * makes it a float64. JSON is YAML's flow style, and the YAML reader resolves
      * such integers to doubles, so the text is read again that way. */
@@ -56,6 +102,7 @@ json_t *dra_json_load(const char *text, size_t len, const char *source, err *e) 
         if (docs && json_array_size(docs) == 1) {
             json_t *one = json_incref(json_array_get(docs, 0));
             json_decref(docs);
+            if (!dra_input_check_document(e, source, 1, 0, one)) return json_decref(one), NULL;
             return one;
         }
         json_decref(docs);

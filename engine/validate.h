@@ -34,10 +34,18 @@ void dra_input_configure(dra_warn_fn fn, void *ud, bool strict);
 /* Inputs larger than this are refused (world files, stdin). */
 #define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
 
+/* A warning about a whole input (source: a file name; strict: an error, false). */
+bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Warns about a top-level document (number n, from 1, at line, 0 when unknown) that
+ * dralloc would skip: a scalar or a list, or an object without `kind`. */
+bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc);
+
 /* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
  * (opaque driver parameters may hold one) becomes a number (double) instead of
  * failing the whole file, as encoding/json into interface{} does. */
 json_t *dra_json_load(const char *text, size_t len, const char *source, err *e);
+/* YAML stream → JSON array, one element per non-empty document (engine/yaml.c). */
+json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
 
 #ifdef DRA_ENGINE_DECODE_UTIL_H
 /* ---- decoders (engine/decode_*.c, taintrule.c) --------------------------------------- */

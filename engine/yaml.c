@@ -21,6 +21,7 @@
  * aliasing", go-yaml's ratio rule) — a billion-laughs document would otherwise load
  * in microseconds by sharing and then blow up in whoever walks or prints it. */
 #include "engine/decode.h"
+#include "engine/validate.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -361,6 +362,7 @@ json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) 
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, len);
     json_t *docs = json_array();
     bool ok = true;
+    size_t ndocs = 0;
     for (;;) {
         yaml_event_t ev;
         if (!next_event(&r, &ev)) {
@@ -388,7 +390,14 @@ json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) 
                 continue;
             }
             json_t *v;
+            size_t line = body.start_mark.line + 1;
             if (!parse_node(&r, &body, &v)) {
+                ok = false;
+                break;
+            }
+            /* a document dralloc would skip is said so: most often a typo */
+            if (!dra_input_check_document(e, source, ++ndocs, line, v)) {
+                json_decref(v);
                 ok = false;
                 break;
             }
