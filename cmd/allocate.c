@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -151,33 +152,56 @@ static const char *unalias(const char *msg, char *buf, size_t n) {
 
 /* ---- YAML output ----------------------------------------------------------------- */
 
+/* Whether a string must be double-quoted to read back as the same string with
+ * sigs.k8s.io/yaml (YAML 1.1 via go-yaml v2, as kubectl reads -o yaml): words that
+ * resolve to booleans or null in any case (TRUE, NO, Null, ~), the merge key `<<`,
+ * anything that may be a number, indicators at the start, ": " and " #" inside,
+ * and characters a plain scalar cannot hold (controls, DEL, NEL U+0085, the line
+ * and paragraph separators U+2028/U+2029, the BOM). Quoting more than needed is
+ * harmless; less is not. */
 static bool needs_quotes(const char *s) {
     if (!*s) return true;
-    static const char *const special[] = {"true", "false", "null", "yes", "no", "on", "off", "~", "y", "n",
-                                          "True", "False", "Null", "Yes", "No", "On", "Off", "Y", "N"};
-    for (size_t i = 0; i < ARRAY_SIZE(special); i++)
-        if (!strcmp(s, special[i])) return true;
-    if (strchr("-?:,[]{}#&*!|>'\"%@` ", s[0])) return true;
+    static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "<<", "="};
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+        if (!strcasecmp(s, words[i])) return true;
+    if (strchr("-?:,[]{}#&*!|>'\"%@`<= ", s[0])) return true;
     if ((s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '+') return true;
-    for (const char *p = s; *p; p++) {
-        if (*p == '\n' || *p == '\t' || (unsigned char)*p < 0x20) return true;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) return true;
+        if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0xa0) return true;             /* C1 controls, NEL, NBSP */
+        if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return true; /* U+2028, U+2029 */
+        if (*p == 0xef && p[1] == 0xbb && p[2] == 0xbf) return true;             /* BOM */
         if (*p == ':' && (p[1] == ' ' || !p[1])) return true;
         if (*p == ' ' && p[1] == '#') return true;
     }
     return s[strlen(s) - 1] == ' ';
 }
 
+/* A YAML double-quoted scalar: JSON's escapes plus \x7F, \N (U+0085), \L (U+2028),
+ * \P (U+2029) and \uFEFF, which a YAML reader would otherwise reject or fold. */
+static void yaml_quoted(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c == '\n') fputs("\\n", stdout);
+        else if (c == '\t') fputs("\\t", stdout);
+        else if (c == '\r') fputs("\\r", stdout);
+        else if (c < 0x20 || c == 0x7f) printf("\\x%02X", c);
+        else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) printf("\\x%02X", p[1]), p++;
+        else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) fputs(p[2] == 0xa8 ? "\\L" : "\\P", stdout), p += 2;
+        else if (c == 0xef && p[1] == 0xbb && p[2] == 0xbf) fputs("\\uFEFF", stdout), p += 2;
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 static void yaml_scalar(const json_t *v) {
     switch (json_typeof(v)) {
     case JSON_STRING: {
         const char *s = json_string_value(v);
-        if (needs_quotes(s)) {
-            char *q = json_dumps(v, JSON_ENCODE_ANY);
-            fputs(q, stdout);
-            free(q);
-        } else {
-            fputs(s, stdout);
-        }
+        if (needs_quotes(s)) yaml_quoted(s);
+        else fputs(s, stdout);
         break;
     }
     case JSON_INTEGER: printf("%lld", (long long)json_integer_value(v)); break;
@@ -282,6 +306,14 @@ static json_t *claim_json(const dra_claim *c, const dra_alloc_result *r) {
     }
     dra_claim_json_set_allocation(o, r);
     return o;
+}
+
+/* kubectl prints a namespaced object's namespace always, "default" included. */
+static void ensure_namespace(json_t *claim) {
+    json_t *m = json_object_get(claim, "metadata");
+    if (!json_is_object(m)) json_object_set_new(claim, "metadata", m = json_object());
+    const json_t *ns = json_object_get(m, "namespace");
+    if (!json_is_string(ns) || !*json_string_value(ns)) json_object_set_new(m, "namespace", json_string("default"));
 }
 
 static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
@@ -402,6 +434,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
             json_t *o = json_loads(c->raw_json, 0, NULL);
             if (o) {
+                ensure_namespace(o);
                 if (yaml) yaml_node(o, 0, false);
                 else {
                     char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -441,7 +474,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         dra_alloc_status s = dra_allocate(x, v, st, jobs[i].claims, jobs[i].n, &res, &ae);
         if (s == DRA_ALLOC_OK) {
             for (size_t k = 0; k < jobs[i].n; k++) {
-                json_array_append_new(items, claim_json(jobs[i].claims[k], &res[k]));
+                json_t *o = claim_json(jobs[i].claims[k], &res[k]);
+                ensure_namespace(o);
+                json_array_append_new(items, o);
                 dra_allocated_add_result(st, &res[k], f.consumable_capacity);
             }
             continue;
@@ -543,6 +578,8 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
                     (long long)json_integer_value(json_object_get(v, "allocatable")),
                     (long long)json_integer_value(json_object_get(v, "inUse")));
         const json_t *claims = json_object_get(out, "claims");
+        const json_t *item;
+        json_array_foreach(claims, i, item) ensure_namespace((json_t *)item);
         if (json_array_size(claims)) {
             json_t *list = json_object();
             json_object_set_new(list, "apiVersion", json_string("v1"));

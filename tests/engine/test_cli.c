@@ -185,3 +185,43 @@ Test(cli, unknown_fields_and_kindless_documents) {
     cr_assert(strstr(err_text, "DeviceClass gpu: unknown field \"spec.selector\" (strict)"), "%s", err_text);
     remove("/tmp/dralloc-cli-warn.yaml");
 }
+
+/* `-o yaml` must read back (sigs.k8s.io/yaml: YAML 1.1) as exactly what `-o json`
+ * prints: TRUE, NO, NULL, <<, ~ and number-like strings quoted; DEL, NEL, U+2028 and
+ * U+2029 escaped. consumedCapacity keys sorted (a Go map); namespace always printed. */
+Test(cli, yaml_output_reads_back) {
+    write_file("/tmp/dralloc-cli-out.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n    allowMultipleAllocations: true\n"
+               "    capacity: {zeta: {value: \"10\"}, alpha: {value: \"10\"}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n  annotations:\n"
+               "    a: \"TRUE\"\n    b: \"NO\"\n    c: \"NULL\"\n    d: \"<<\"\n    e: \"~\"\n    f: \"a\\u2028b\\u2029c\"\n"
+               "    g: \"x\\x85y\"\n    h: \"del\\x7f\"\n    i: \"0x1F\"\n    j: \"1_000\"\n    k: \"010\"\n    l: \"=\"\n"
+               "    m: \"Off\"\n    n: \"y\"\n    o: \"tab\\there\"\n    p: \"-\"\n    q: \".inf\"\n"
+               "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n        deviceClassName: gpu\n"
+               "        capacity: {requests: {zeta: \"1\", alpha: \"2\"}}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-out.yaml --node node-1 -o json"), 0, "%s", err_text);
+    json_t *want = json_loads(out_text, 0, NULL);
+    cr_assert_not_null(want, "%s", out_text);
+    const char *cc = strstr(out_text, "\"consumedCapacity\"");
+    cr_assert_not_null(cc, "%s", out_text);
+    cr_assert(strstr(cc, "\"alpha\"") < strstr(cc, "\"zeta\""), "%s", cc);
+    json_t *meta = json_object_get(json_array_get(json_object_get(want, "items"), 0), "metadata");
+    cr_assert_str_eq(json_string_value(json_object_get(meta, "namespace")), "default");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-out.yaml --node node-1 -o yaml"), 0, "%s", err_text);
+    err e;
+    err_clear(&e);
+    json_t *docs = dra_yaml_load(out_text, strlen(out_text), "out.yaml", &e);
+    cr_assert_not_null(docs, "%s\n%s", e.msg, out_text);
+    json_t *got = json_array_get(docs, 0);
+    char *a = json_dumps(want, JSON_SORT_KEYS), *b = json_dumps(got, JSON_SORT_KEYS);
+    cr_assert_str_eq(b, a, "yaml:\n%s", out_text);
+    free(a);
+    free(b);
+    json_decref(docs);
+    json_decref(want);
+    remove("/tmp/dralloc-cli-out.yaml");
+}
