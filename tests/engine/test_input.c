@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "engine/world.h"
+#include "tests/engine/case_check.h"
 #include "tests/engine/helpers.h"
 
 /* Loads YAML text as the file `name` (so errors can be checked for it). */
@@ -361,4 +362,9 @@ Test(validation, json_integer_beyond_int64_in_parameters) {
     json_decref(v);
     cr_assert_null(dra_json_load("{\"a\": }", 7, "bad.json", &e));
     cr_assert(strstr(e.msg, "JSON:"), "%s", e.msg);
+}
+
+/* testdata/realworld: v1beta1 objects and the scheduler_perf taint rule, as cases. */
+Test(realworld, testdata_cases) {
+    cc_check_dir("realworld", 4);
 }
