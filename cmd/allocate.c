@@ -323,6 +323,30 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
     return false;
 }
 
+/* A JSON file the world refused for an integer beyond int64 (jansson cannot hold
+ * one; Kubernetes' decoder reads it as a float64, e.g. in opaque driver parameters)
+ * is read again with dra_json_load and added. Nothing of the file was added by the
+ * failed attempt, the whole text failing to parse. False (e untouched) otherwise. */
+static bool load_json_bigint(dra_world *w, const char *path, err *e) {
+    struct stat st;
+    if (!strstr(e->msg, "too big integer") || strcmp(e->object, path) || stat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char *text = xmalloc((size_t)st.st_size + 1);
+    size_t n = fread(text, 1, (size_t)st.st_size, f);
+    fclose(f);
+    err e2;
+    err_clear(&e2);
+    json_t *docs = dra_json_load(text, n, path, &e2);
+    free(text);
+    if (!docs) return false;
+    bool ok = dra_world_add_json(w, docs, &e2);
+    json_decref(docs);
+    if (!ok) *e = e2;
+    return ok;
+}
+
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
  * then every input path loaded into one frozen world. NULL, with the reason on
  * stderr, when either fails. */
@@ -336,7 +360,7 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
     }
     dra_world *w = dra_world_new(true);
     for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e)) {
+        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], &e)) {
             char buf[2048], shown[4096];
             fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
             dra_world_free(w);

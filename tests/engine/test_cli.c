@@ -225,3 +225,15 @@ Test(cli, yaml_output_reads_back) {
     json_decref(want);
     remove("/tmp/dralloc-cli-out.yaml");
 }
+
+/* encoding/json into interface{} reads an integer beyond int64 as a float64: driver
+ * parameters holding one must not make the JSON file unreadable. */
+Test(cli, json_file_with_integer_beyond_int64) {
+    write_file("/tmp/dralloc-cli-big.json",
+               "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"resource.k8s.io/v1\", "
+               "\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"gpu\"}, \"spec\": {\"config\": [{\"opaque\": "
+               "{\"driver\": \"gpu.example.com\", \"parameters\": {\"mask\": 18446744073709551615}}}]}}]}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-big.json --node n"), 0, "%s", err_text);
+    cr_assert(strstr(err_text, "nothing to allocate"), "%s", err_text);
+    remove("/tmp/dralloc-cli-big.json");
+}
