@@ -8,6 +8,7 @@
 #include "engine/decode_util.h"
 #include "engine/validate.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -583,9 +584,36 @@ static bool check_slice(dctx *c, const json_t *obj) {
     const json_t *spec = json_object_get(obj, "spec");
     if (!json_is_object(spec)) return true;   /* the decoder says "spec: required value" */
     size_t m0 = dra_dpush_key(c, "spec");
+    /* corevalidation.ValidateCSIDriverName (an absent driver: the decoder's error) */
+    const char *driver = str_at(spec, "driver");
+    if (driver && *driver) {
+        size_t m = dra_dpush_key(c, "driver");
+        if (strlen(driver) > 63) return vfail(c, "Too long: may not be more than 63 bytes");
+        char lower[256];
+        size_t i = 0;
+        for (; driver[i] && i + 1 < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)driver[i]);
+        lower[i] = '\0';
+        if (!is_subdomain(lower)) return vfail(c, "Invalid value: \"%s\": %s", driver, dns_subdomain_msg);
+        dpop(c, m);
+    }
     const json_t *pool = json_object_get(spec, "pool");
     if (json_is_object(pool)) {
         size_t m = dra_dpush_key(c, "pool");
+        /* validatePoolName: required, at most 253 bytes, each '/'-separated part a
+         * DNS subdomain */
+        const char *pn = str_at(pool, "name");
+        size_t m2 = dra_dpush_key(c, "name");
+        if (!pn || !*pn) return vfail(c, "Required value");
+        if (strlen(pn) > 253) return vfail(c, "Too long: may not be more than 253 bytes");
+        for (const char *part = pn;;) {
+            const char *sl = strchr(part, '/');
+            char buf[256];
+            snprintf(buf, sizeof buf, "%.*s", (int)(sl ? (size_t)(sl - part) : strlen(part)), part);
+            if (!is_subdomain(buf)) return vfail(c, "Invalid value: \"%s\": %s", buf, dns_subdomain_msg);
+            if (!sl) break;
+            part = sl + 1;
+        }
+        dpop(c, m2);
         const json_t *n = json_object_get(pool, "resourceSliceCount");
         json_int_t cnt = json_is_integer(n) ? json_integer_value(n) : 0;
         if (cnt <= 0) {

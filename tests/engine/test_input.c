@@ -342,6 +342,12 @@ Test(validation, slices) {
     slice_error("  nodeName: node-1\n", 1, "GPU_0", "",
                 "spec.devices[0].name: Invalid value: \"GPU_0\": a lowercase RFC 1123 label");
     slice_error("  nodeName: node-1\n", 2, "gpu", "", "spec.devices[1]: Duplicate value: \"gpu\"");
+    expect_error("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu_example, "
+                 "nodeName: n, pool: {name: p, resourceSliceCount: 1}}\n",
+                 "spec.driver: Invalid value: \"gpu_example\": a lowercase RFC 1123 subdomain");
+    expect_error("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, nodeName: n, "
+                 "pool: {name: a/B, resourceSliceCount: 1}}\n",
+                 "spec.pool.name: Invalid value: \"B\": a lowercase RFC 1123 subdomain");
     expect_error("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: S}\nspec: {driver: d, nodeName: n, "
                  "pool: {name: p, resourceSliceCount: 1}}\n",
                  "metadata.name: Invalid value: \"S\": a lowercase RFC 1123 subdomain");
