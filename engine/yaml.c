@@ -157,7 +157,7 @@ static json_t *resolve_number(const char *s, size_t n) {
     const char *p = plain;
     bool neg = false;
     if (*p == '-' || *p == '+') neg = *p == '-', p++;
-    uint64_t u;
+    uint64_t u = 0;
     int rc = go_parse_uint(p, &u);
     if (rc == 1 && !neg && u <= (uint64_t)INT64_MAX) v = json_integer((json_int_t)u);
     else if (rc == 1 && neg && u <= (uint64_t)INT64_MAX + 1) v = json_integer(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(json_int_t)u);
