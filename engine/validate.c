@@ -675,12 +675,34 @@ static bool check_slice(dctx *c, const json_t *obj) {
     return true;
 }
 
+/* Without apiVersion (items of a typed list such as the API's ResourceSliceList
+ * carry none): v1beta1 when the object has v1beta1's shape — a device under
+ * `basic:`, or a request with deviceClassName but neither `exactly` nor
+ * `firstAvailable` — so its fields are not silently lost as unknown ones. */
+static const char *guess_version(const char *kind, const json_t *obj) {
+    const json_t *spec = json_object_get(obj, "spec");
+    size_t i;
+    const json_t *x;
+    if (!strcmp(kind, "ResourceSlice")) {
+        json_array_foreach(json_object_get(spec, "devices"), i, x) if (json_object_get(x, "basic")) return "v1beta1";
+        return NULL;
+    }
+    if (!strcmp(kind, "ResourceClaimTemplate")) spec = json_object_get(spec, "spec");
+    else if (strcmp(kind, "ResourceClaim")) return NULL;
+    json_array_foreach(json_object_get(json_object_get(spec, "devices"), "requests"), i, x) {
+        if (json_object_get(x, "deviceClassName") && !json_object_get(x, "exactly") && !json_object_get(x, "firstAvailable"))
+            return "v1beta1";
+    }
+    return NULL;
+}
+
 /* ---- entry point ------------------------------------------------------------------------------ */
 
 bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
     *owned = NULL;
     const char *version;
     if (!check_api_version(c, kind, *obj, &version)) return false;
+    if (!version) version = guess_version(kind, *obj);
     if (version && strncmp(kind, "Pod", 3) && strcmp(kind, "Node")) {
         *owned = dra_convert_to_v1(kind, version, *obj);
         if (*owned) *obj = *owned;

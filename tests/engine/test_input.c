@@ -229,6 +229,20 @@ Test(apiversion, v1beta1_and_v1beta2_claims_convert) {
     dra_world_free(w);
 }
 
+/* The API's typed lists (ResourceSliceList from /apis/resource.k8s.io/v1beta1) give
+ * items no apiVersion: the v1beta1 shape is recognised, not dropped as unknown fields. */
+Test(apiversion, typed_v1beta1_list_items_convert) {
+    err e;
+    dra_world *w = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSliceList\nitems:\n"
+                            "- metadata: {name: s}\n  spec:\n    driver: gpu.example.com\n    nodeName: node-1\n"
+                            "    pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+                            "    devices: [{name: gpu-0, basic: {attributes: {index: {int: 3}}}}]\n",
+                            &e);
+    cr_assert_not_null(w, "%s", e.msg);
+    cr_assert_eq(w->slices.v[0]->devices[0].cel.nattrs, 1);
+    dra_world_free(w);
+}
+
 Test(apiversion, unserved_versions_are_refused) {
     expect_error("apiVersion: example.com/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {}\n",
                  "ResourceSlice s: no matches for kind \"ResourceSlice\" in version \"example.com/v1\"");
