@@ -453,6 +453,39 @@ static bool check_mode_count(dctx *c, const json_t *r) {
     return true;
 }
 
+/* validDeviceTaintEffects; "" is left to the caller (required in a taint, optional
+ * in a toleration). */
+static bool check_effect(dctx *c, const json_t *o) {
+    const char *eff = str_at(o, "effect");
+    if (!eff || !*eff || !strcmp(eff, "NoSchedule") || !strcmp(eff, "NoExecute") || !strcmp(eff, "None")) return true;
+    dra_dpush_key(c, "effect");
+    return vfail(c, "Unsupported value: \"%s\": supported values: \"NoExecute\", \"NoSchedule\", \"None\"", eff);
+}
+
+/* validateDeviceToleration (operator defaulted to Equal when empty). */
+static bool check_tolerations(dctx *c, const json_t *r) {
+    size_t mk = dra_dpush_key(c, "tolerations");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(r, "tolerations"), i, t) {
+        size_t m = dra_dpush_idx(c, i);
+        const char *op = str_at(t, "operator"), *val = str_at(t, "value");
+        if (op && !strcmp(op, "Exists")) {
+            if (val && *val) {
+                dra_dpush_key(c, "value");
+                return vfail(c, "Invalid value: \"%s\": must be empty for operator `Exists`", val);
+            }
+        } else if (op && *op && strcmp(op, "Equal")) {
+            dra_dpush_key(c, "operator");
+            return vfail(c, "Unsupported value: \"%s\": supported values: \"Equal\", \"Exists\"", op);
+        }
+        if (!check_effect(c, t)) return false;
+        dpop(c, m);
+    }
+    dpop(c, mk);
+    return true;
+}
+
 /* validateExactDeviceRequest / validateDeviceSubRequest (the shared part). */
 static bool check_request_body(dctx *c, const json_t *r) {
     const char *cls = str_at(r, "deviceClassName");
@@ -474,7 +507,7 @@ static bool check_request_body(dctx *c, const json_t *r) {
         }
     }
     dpop(c, m);
-    return check_mode_count(c, r);
+    return check_mode_count(c, r) && check_tolerations(c, r);
 }
 
 /* validateDeviceClaim: spec.devices of a claim or a template's spec.spec. */
@@ -668,6 +701,20 @@ static bool check_slice(dctx *c, const json_t *obj) {
             const char *other = str_at(json_array_get(devs, j), "name");
             if (other && !strcmp(name, other)) return vfail(c, "Duplicate value: \"%s\"", name);
         }
+        m2 = dra_dpush_key(c, "taints");
+        size_t k;
+        const json_t *t;
+        json_array_foreach(json_object_get(d, "taints"), k, t) {
+            size_t m3 = dra_dpush_idx(c, k);
+            const char *eff = str_at(t, "effect");
+            if (!eff || !*eff) {
+                dra_dpush_key(c, "effect");
+                return vfail(c, "Required value");
+            }
+            if (!check_effect(c, t)) return false;
+            dpop(c, m3);
+        }
+        dpop(c, m2);
         dpop(c, m);
     }
     dpop(c, mk);
@@ -732,8 +779,15 @@ bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **o
         dpop(c, m);
     } else if (!strcmp(kind, "ResourceSlice")) {
         if (!check_slice(c, *obj)) return false;
-    } else if (!strcmp(kind, "DeviceClass") || !strcmp(kind, "DeviceTaintRule")) {
+    } else if (!strcmp(kind, "DeviceClass")) {
         if (!check_meta_name(c, *obj)) return false;
+    } else if (!strcmp(kind, "DeviceTaintRule")) {
+        if (!check_meta_name(c, *obj)) return false;
+        const json_t *taint = json_object_get(json_object_get(*obj, "spec"), "taint");
+        size_t m = dra_dpush_key(c, "spec");
+        dra_dpush_key(c, "taint");
+        if (!check_effect(c, taint)) return false;
+        dpop(c, m);
     }
     return true;
 }

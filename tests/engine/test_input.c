@@ -313,6 +313,13 @@ Test(validation, claim_requests) {
     claim_error("    requests:\n    - name: r\n      exactly: {deviceClassName: x}\n    constraints:\n"
                 "    - {requests: [r, s], matchAttribute: example.com/numa}\n",
                 "spec.devices.constraints[0].requests[1]: Invalid value: \"s\": must be the name of a request in the claim");
+    claim_error("    requests:\n    - name: r\n      exactly:\n        deviceClassName: x\n"
+                "        tolerations: [{key: k, operator: In, value: v}]\n",
+                "spec.devices.requests[0].exactly.tolerations[0].operator: Unsupported value: \"In\": supported values: "
+                "\"Equal\", \"Exists\"");
+    claim_error("    requests:\n    - name: r\n      exactly:\n        deviceClassName: x\n"
+                "        tolerations: [{key: k, operator: Exists, value: v}]\n",
+                "tolerations[0].value: Invalid value: \"v\": must be empty for operator `Exists`");
     char many[8192] = "    requests:\n";
     for (int i = 0; i < 33; i++)
         snprintf(many + strlen(many), sizeof many - strlen(many), "    - {name: r%d, exactly: {deviceClassName: x}}\n", i);
@@ -355,6 +362,9 @@ Test(validation, slices) {
     slice_error("", 1, NULL, "", "spec: Required value: exactly one of `nodeName`");
     slice_error("  nodeName: node-1\n", 1, "GPU_0", "",
                 "spec.devices[0].name: Invalid value: \"GPU_0\": a lowercase RFC 1123 label");
+    slice_error("  nodeName: node-1\n", 1, NULL, ", taints: [{key: k, effect: NoScheduling}]",
+                "spec.devices[0].taints[0].effect: Unsupported value: \"NoScheduling\": supported values: \"NoExecute\", "
+                "\"NoSchedule\", \"None\"");
     slice_error("  nodeName: node-1\n", 2, "gpu", "", "spec.devices[1]: Duplicate value: \"gpu\"");
     expect_error("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu_example, "
                  "nodeName: n, pool: {name: p, resourceSliceCount: 1}}\n",
