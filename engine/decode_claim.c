@@ -2,7 +2,9 @@
  * ResourceClaimTemplate, and the core/v1 Node and Pod fields the allocator needs.
  * Requests keep every v1 field (exactly / firstAvailable, selectors, allocationMode,
  * count, adminAccess, tolerations, capacity requests), so features that are still
- * off in the allocator only need logic, not decoding. */
+ * off in the allocator only need logic, not decoding. Each public decoder runs
+ * engine/validate.h's steps first (apiVersion, v1beta1 → v1, unknown fields, the API
+ * server's validation) and decodes the v1 object. */
 #include "engine/decode_util.h"
 #include "engine/derived.h"
 #include "engine/validate.h"
