@@ -161,7 +161,7 @@ Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert_not_null(docs, "%s", e.msg);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    cr_assert_lt(s, 3.0, "took %.2f s", s);
+    cr_assert_lt(s, 10.0, "took %.2f s", s);   /* quadratic: ~110 s under ASan */
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(docs, 0), "b"), 17)), "v1");
     json_decref(docs);
     free(text);
