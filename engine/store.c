@@ -529,6 +529,8 @@ static bool collect(change_list *cl, const json_t *doc, const char *source, err 
                 /* typed lists print items without kind */
                 json_t *copy = json_copy(it);
                 json_object_set_new(copy, "kind", json_stringn(kind, kl - 4));
+                if (!json_object_get(copy, "apiVersion") && json_object_get(doc, "apiVersion"))
+                    json_object_set(copy, "apiVersion", json_object_get(doc, "apiVersion"));
                 DRA_VEC_PUSH(cl->owned, copy);
                 it = copy;
             }
