@@ -42,7 +42,7 @@ typedef struct sim {
 #define WHY_KEEP 3
 typedef struct why {
     size_t count[DRA_FIT_ERROR + 1];
-    char busy[WHY_KEEP][600], never[WHY_KEEP][600];
+    char busy[WHY_KEEP][1100], never[WHY_KEEP][1100];
     size_t nbusy, nnever;
 } why;
 
