@@ -116,7 +116,6 @@ static bool load_base(const plan_args *a, plan_objects *objs) {
         char *path = xstrndup(a->adds[i], (size_t)(colon - a->adds[i]));
         plan_objects shape;
         plan_objects_init(&shape);
-        /* numbering continues across repeated shapes so names never collide */
         bool ok = plan_objects_load_path(&shape, path, &e) && plan_add_nodes(objs, &shape, count, 0, &e);
         plan_objects_free(&shape);
         free(path);
@@ -310,7 +309,7 @@ int cmd_plan(int argc, char **argv) {
                 rc = 2;
             }
         } else if (!strcmp(o, "--seed") && takes) {
-            long s;
+            long s = 0;
             if (!parse_long(o, argv[++i], 0, &s)) rc = 2;
             a.opts.seeded = true;
             a.opts.seed = (uint64_t)s;

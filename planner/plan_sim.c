@@ -10,7 +10,12 @@
  * is deterministic), and the headroom search replays it onto a throwaway overlay.
  *
  * Identical replicas see identical state, so once a replica fits nowhere the rest
- * of its workload cannot fit either: they are counted unplaced without trying. */
+ * of its workload cannot fit either: they are counted unplaced without trying.
+ * For the same reason, when every device is node-local (each ResourceSlice has
+ * spec.nodeName) and the pod shares no claim with other pods, a commit changes
+ * only the node it lands on: the other nodes' fit and score for the next replica
+ * are those of the previous one, so only that node is fitted again (the fit cache;
+ * O(1) fits per replica instead of one per node). */
 #include "planner/planner.h"
 
 #include <stdio.h>
@@ -35,6 +40,10 @@ typedef struct sim {
     logent *log;
     size_t nlog, caplog;
     size_t done, total;      /* replicas decided, for progress */
+    bool cacheable;          /* every device node-local: the fit cache may be used */
+    bool cache_on;           /* ... and it is, for the current workload */
+    uint8_t *c_known, *c_ok; /* per node: cached fit of the current workload's pods */
+    int64_t *c_score;
 } sim;
 
 /* Why a replica fits nowhere: status counts over all nodes and the first reasons,
@@ -160,19 +169,41 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
     long best = -1;
     int64_t best_score = 0;
     dra_fit f;
+    bool cache = m->cache_on;
     for (size_t i = 0; i < m->nnodes; i++) {
-        dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-        if (f.status != DRA_FIT_OK) {
-            why_note(&y, m->nodes[i], &f);
-            continue;
+        int64_t score;
+        if (cache && m->c_known[i]) {
+            if (!m->c_ok[i]) continue;
+            score = m->c_score[i];
+        } else {
+            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+            if (cache) {
+                m->c_known[i] = 1;
+                m->c_ok[i] = f.status == DRA_FIT_OK;
+                m->c_score[i] = f.score;
+            }
+            if (f.status != DRA_FIT_OK) {
+                why_note(&y, m->nodes[i], &f);
+                continue;
+            }
+            score = f.score;
         }
-        if (best < 0 || f.score > best_score || (f.score == best_score && m->tie[i] < m->tie[best])) {
+        if (best < 0 || score > best_score || (score == best_score && m->tie[i] < m->tie[best])) {
             best = (long)i;
-            best_score = f.score;
+            best_score = score;
+        }
+    }
+    if (best < 0 && cache) {
+        /* cached failures carry no reason: fit every node again for the explanation */
+        memset(&y, 0, sizeof y);
+        for (size_t i = 0; i < m->nnodes; i++) {
+            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+            if (f.status != DRA_FIT_OK) why_note(&y, m->nodes[i], &f);
         }
     }
     if (best >= 0) {
         dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[best], m->o->score, 0, true, &f);
+        if (cache) m->c_known[best] = 0;   /* the one node whose state changed */
         if (f.status == DRA_FIT_OK) {
             log_push(m, wi, rep, (size_t)best);
         } else {   /* the engine contradicted itself; say so rather than place it */
@@ -217,10 +248,24 @@ static void progress(sim *m, size_t k) {
     if (m->o->progress) m->o->progress(m->o->progress_arg, m->done, m->total);
 }
 
+/* True when the pod template names an existing claim (shared with other pods: its
+ * allocation pins every user, so one commit changes what fits on other nodes) or
+ * belongs to a PodGroup (claims shared through the group). */
+static bool shares_claims(const plan_workload *w) {
+    const json_t *spec = json_object_get(w->tmpl, "spec");
+    if (json_object_get(spec, "workloadRef")) return true;
+    size_t i;
+    json_t *rc;
+    json_array_foreach(json_object_get(spec, "resourceClaims"), i, rc) if (json_object_get(rc, "resourceClaimName")) return true;
+    return false;
+}
+
 /* One workload: its replicas in order. Returns its result object (headroom later). */
 static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     const plan_workload *w = &m->wl->v[wi];
     size_t start = m->nlog;
+    m->cache_on = m->cacheable && !shares_claims(w);
+    if (m->nnodes) memset(m->c_known, 0, m->nnodes);
     long placed = 0;
     char reason[4096];
     reason[0] = '\0';
@@ -341,8 +386,8 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     free(pods);
 }
 
-json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e) {
-    sim m = {.o = o, .wl = w};
+static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
+    sim m = {.o = o, .wl = w, .cacheable = node_local};
     m.s = dra_store_acquire(st);
     if (!m.s) {
         err_set(e, "the store has no snapshot");
@@ -353,6 +398,9 @@ json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *
     m.nnodes = dra_snapshot_nnodes(m.s);
     m.nodes = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.nodes);
     m.tie = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.tie);
+    m.c_known = xcalloc(m.nnodes ? m.nnodes : 1, 1);
+    m.c_ok = xcalloc(m.nnodes ? m.nnodes : 1, 1);
+    m.c_score = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.c_score);
     for (size_t i = 0; i < m.nnodes; i++) {
         m.nodes[i] = dra_snapshot_node_name(m.s, i);
         m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
@@ -408,6 +456,9 @@ json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *
     free(counts);
     free(m.log);
     free(m.tie);
+    free(m.c_known);
+    free(m.c_ok);
+    free(m.c_score);
     free(m.nodes);
     dra_alloc_ctx_free(m.x);
     dra_overlay_free(m.ov);
@@ -415,10 +466,30 @@ json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *
     return out;
 }
 
+/* The store alone does not say where devices live; without that the fit cache
+ * stays off. */
+json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e) {
+    return run_store(st, w, o, false, e);
+}
+
+/* Every ResourceSlice bound to one node (spec.nodeName): no device is visible from
+ * two nodes, so a commit cannot change what fits elsewhere. */
+static bool all_node_local(const plan_objects *objects) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(objects->items, i, x) {
+        const char *k = json_string_value(json_object_get(x, "kind"));
+        if (!k || strcmp(k, "ResourceSlice")) continue;
+        const char *nn = json_string_value(json_object_get(json_object_get(x, "spec"), "nodeName"));
+        if (!nn || !*nn) return false;
+    }
+    return true;
+}
+
 json_t *plan_run(const plan_objects *objects, const plan_workloads *w, const plan_opts *o, err *e) {
     dra_store *st = plan_store_new(objects, &o->features, e);
     if (!st) return NULL;
-    json_t *out = plan_run_store(st, w, o, e);
+    json_t *out = run_store(st, w, o, all_node_local(objects) && !o->no_fit_cache, e);
     dra_store_free(st);
     return out;
 }

@@ -60,10 +60,16 @@ bool plan_add_nodes(plan_objects *o, const plan_objects *shape, long count, long
         }
         if (!has_object(o, k, json_object_get(x, "metadata"))) plan_objects_add_doc(o, x, json_string_value(json_array_get(shape->sources, i)));
     }
-    for (long c = 0; c < count; c++) {
+    json_t *node_meta = json_object();
+    for (long c = 0, idx = first; c < count; c++, idx++) {
         char name[512], suffix[64];
-        snprintf(suffix, sizeof suffix, "whatif-%ld", first + c);
-        snprintf(name, sizeof name, "%s-%s", base, suffix);
+        /* the same shape added twice continues the numbering instead of colliding */
+        for (;; idx++) {
+            snprintf(suffix, sizeof suffix, "whatif-%ld", idx);
+            snprintf(name, sizeof name, "%s-%s", base, suffix);
+            json_object_set_new(node_meta, "name", json_string(name));
+            if (!has_object(o, "Node", node_meta)) break;
+        }
         json_array_foreach(shape->items, i, x) {
             const char *k = kind_of(x);
             const char *src = json_string_value(json_array_get(shape->sources, i));
@@ -95,6 +101,7 @@ bool plan_add_nodes(plan_objects *o, const plan_objects *shape, long count, long
             json_decref(sl);
         }
     }
+    json_decref(node_meta);
     return true;
 }
 

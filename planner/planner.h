@@ -80,6 +80,7 @@ typedef struct plan_opts {
     uint64_t seed;
     long headroom_max;           /* bound on the headroom search per workload; 0: skip it */
     bool stranded;               /* compute stranded devices */
+    bool no_fit_cache;           /* fit every node for every replica (tests compare both ways) */
     plan_progress_fn progress;   /* may be NULL */
     void *progress_arg;
 } plan_opts;
@@ -95,9 +96,10 @@ json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *
 
 /* Adds `count` copies of the node shape (one Node and the ResourceSlices whose
  * spec.nodeName is it; other objects of the shape are added once when missing),
- * named `<node>-whatif-<first+i>`: metadata.name, spec.nodeName, spec.pool.name and
- * slice names rewritten (the node's name inside them replaced, else the suffix
- * appended), and the kubernetes.io/hostname label. */
+ * named `<node>-whatif-<i>` from i = first on (names already taken are skipped):
+ * metadata.name, spec.nodeName, spec.pool.name and slice names rewritten (the
+ * node's name inside them replaced, else the suffix appended), and the
+ * kubernetes.io/hostname label. */
 bool plan_add_nodes(plan_objects *o, const plan_objects *shape, long count, long first, err *e);
 /* Removes the Nodes matching `k=v[,k=v]` (every pair must match) and the
  * ResourceSlices local to them. Returns how many nodes, -1 on a bad selector. */

@@ -277,3 +277,28 @@ Test(plan, workload_file_errors_name_the_field) {
     plan_workloads_free(&w);
     json_decref(docs);
 }
+
+/* The fit cache (only the node that took the last replica is fitted again) must not
+ * change a single answer. */
+Test(plan, fit_cache_changes_nothing) {
+    static const char *const cases[][2] = {
+        {"gpus/cluster.yaml", "gpus/two-gpu.yaml"}, {"gpus/cluster.yaml", "gpus/gang.yaml"},
+        {"gpus/cluster.yaml", "gpus/extres.json"},  {"mig/cluster.yaml", "mig/workloads.yaml"},
+        {"pcie/cluster.yaml", "pcie/workloads.yaml"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int mode = DRA_SCORE_BINPACK; mode <= DRA_SCORE_SPREAD; mode++) {
+            char c[512], w[512];
+            snprintf(c, sizeof c, TD "%s", cases[i][0]);
+            snprintf(w, sizeof w, TD "%s", cases[i][1]);
+            plan_opts o;
+            plan_opts_default(&o);
+            o.score = (dra_score_mode)mode;
+            json_t *a = plan_with(c, w, &o, NULL);
+            o.no_fit_cache = true;
+            json_t *b = plan_with(c, w, &o, NULL);
+            cr_assert(json_equal(a, b), "%s, score %d", cases[i][1], mode);
+            json_decref(a);
+            json_decref(b);
+        }
+}
