@@ -432,7 +432,8 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
         if (!v) json_decref(json_object_get(out, parts[k]));
     }
     json_int_t strand = 0;
-    if (o->stranded) stranded(&m, json_object_get(out, "nodes"), &strand);
+    /* with no workload there is nothing to strand devices against */
+    if (o->stranded && w->n) stranded(&m, json_object_get(out, "nodes"), &strand);
     json_t *sum = json_object();
     json_int_t devs = 0, alloc = 0, fr = 0;
     json_t *nj;
@@ -449,7 +450,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_object_set_new(sum, "devices", json_integer(devs));
     json_object_set_new(sum, "allocated", json_integer(alloc));
     json_object_set_new(sum, "free", json_integer(fr));
-    if (o->stranded) json_object_set_new(sum, "stranded", json_integer(strand));
+    if (o->stranded && w->n) json_object_set_new(sum, "stranded", json_integer(strand));
     json_object_set_new(out, "summary", sum);
     json_decref(cap);
 
