@@ -41,7 +41,7 @@ static json_t *cluster(int nodes, int devs) {
             snprintf(dn, sizeof dn, "dev-%d", i);
             json_array_append_new(d, json_pack("{s:s}", "name", dn));
         }
-        json_array_append_new(a, json_pack("{s:s, s:s, s:{s:s++}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "apiVersion",
+        json_array_append_new(a, json_pack("{s:s, s:s, s:{s:s+}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "apiVersion",
                                            "resource.k8s.io/v1", "kind", "ResourceSlice", "metadata", "name", node,
                                            "-slice", "spec", "driver", "test-driver.cdi.k8s.io", "nodeName", node, "pool",
                                            "name", node, "generation", 1, "resourceSliceCount", 1, "devices", d));
