@@ -54,6 +54,11 @@ static json_t *resolve_plain(const char *s, size_t n) {
         long long v = strtoll(s, &end, 10);
         return !errno && !*end ? json_integer(v) : json_stringn(s, n);
     }
+    if (m > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {   /* 0x1F: an integer to go-yaml */
+        errno = 0;
+        long long v = strtoll(s, &end, 16);
+        if (!errno && !*end) return json_integer(v);
+    }
     bool digit = false, dot = false, bad = false;
     size_t i = 0;
     for (; i < m && !bad; i++) {

@@ -302,3 +302,49 @@ Test(plan, fit_cache_changes_nothing) {
             json_decref(b);
         }
 }
+
+#include "planner/plan_yaml.h"
+
+/* The planner's YAML reader resolves scalars as go-yaml v2 (and so kubectl) does. */
+Test(plan, yaml_documents_and_scalars) {
+    const char *y = "a: &x {b: 1}\nc: *x\nd: '1'\ne: yes\nf: 1.5\ng: ~\nh: 0x1F\n---\n---\n- [1, two]\n";
+    err e;
+    err_clear(&e);
+    json_t *docs = plan_yaml_load(y, strlen(y), "t.yaml", &e);
+    cr_assert_not_null(docs, "%s", e.msg);
+    json_t *want = json_loads("[{\"a\":{\"b\":1},\"c\":{\"b\":1},\"d\":\"1\",\"e\":true,\"f\":1.5,\"g\":null,\"h\":31},"
+                              "[[1,\"two\"]]]",
+                              0, NULL);
+    cr_assert(json_equal(docs, want), "%s", json_dumps(docs, 0));
+    json_decref(docs);
+    json_decref(want);
+    cr_assert_null(plan_yaml_load("a: [1,\n", 7, "bad.yaml", &e));
+    cr_assert(strstr(e.msg, "bad.yaml: line"), "%s", e.msg);
+}
+
+/* A JSON workload file may carry its objects in "objects". */
+Test(plan, workload_objects_list) {
+    json_t *docs = json_loads("[{\"workloads\":[{\"name\":\"w\",\"replicas\":2,\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}],"
+                              "\"resourceClaims\":[{\"name\":\"g\",\"resourceClaimTemplateName\":\"t\"}]}}}],"
+                              "\"objects\":[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\","
+                              "\"metadata\":{\"name\":\"t\",\"namespace\":\"default\"},\"spec\":{\"spec\":{\"devices\":{\"requests\":"
+                              "[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu.example.com\",\"count\":8}}]}}}}]}]",
+                              0, NULL);
+    plan_objects objs;
+    plan_objects_init(&objs);
+    err e;
+    err_clear(&e);
+    cr_assert(plan_objects_load_path(&objs, TD "gpus/cluster.yaml", &e));
+    plan_workloads w = {0};
+    cr_assert(plan_workloads_from_docs(docs, "w.json", &w, &objs, &e), "%s", e.msg);
+    plan_opts o;
+    plan_opts_default(&o);
+    json_t *p = plan_run(&objs, &w, &o, &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    cr_assert_eq(ji(workload(p, "w"), "placed"), 2);
+    cr_assert_eq(ji(workload(p, "w"), "headroom"), 1);   /* 8 GPUs a replica: node-c is left */
+    json_decref(p);
+    plan_workloads_free(&w);
+    plan_objects_free(&objs);
+    json_decref(docs);
+}
