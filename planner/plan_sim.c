@@ -248,6 +248,16 @@ static void progress(sim *m, size_t k) {
     if (m->o->progress) m->o->progress(m->o->progress_arg, m->done, m->total);
 }
 
+/* A reason as a JSON string. snprintf may have cut a multi-byte character in half
+ * and jansson refuses invalid UTF-8: then the non-ASCII bytes become '?'. */
+static json_t *text_json(char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p >= 0x80) *p = '?';
+    return json_string(s);
+}
+
 /* True when the pod template names an existing claim (shared with other pods: its
  * allocation pins every user, so one commit changes what fits on other nodes) or
  * belongs to a PodGroup (claims shared through the group). */
@@ -300,7 +310,7 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     }
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
-    if (failed) json_object_set_new(o, "reason", json_string(msg));
+    if (failed) json_object_set_new(o, "reason", text_json(msg));
     if (fatal) json_object_set_new(o, "fatal", json_true());
     /* placements per node, nodes in the order they were first used */
     json_t *pl = json_array();
@@ -323,13 +333,14 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
  * as each takes, at most o->headroom_max. First-fit rather than scored: the count is
  * what matters, and it costs one failed fit per node instead of one per node per
  * replica. */
-static void headroom(sim *m, size_t wi, json_t *res) {
+static void headroom(sim *m, size_t wi, json_t *res, bool last) {
     const plan_workload *w = &m->wl->v[wi];
     if (json_is_true(json_object_get(res, "fatal"))) {
         json_object_set_new(res, "headroom", json_integer(0));
         return;
     }
-    dra_overlay *ov = replay(m, m->nlog);
+    /* the last search may use up the plan's own overlay: nothing reads it after */
+    dra_overlay *ov = last ? m->ov : replay(m, m->nlog);
     long more = 0, rep = w->replicas;
     char buf[512];
     for (size_t i = 0; i < m->nnodes && more < m->o->headroom_max; i++) {
@@ -345,7 +356,7 @@ static void headroom(sim *m, size_t wi, json_t *res) {
             more++, rep++;
         }
     }
-    dra_overlay_free(ov);
+    if (!last) dra_overlay_free(ov);
     json_object_set_new(res, "headroom", json_integer(more));
     if (more >= m->o->headroom_max) json_object_set_new(res, "headroomCapped", json_true());
 }
@@ -419,9 +430,6 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     }
     size_t i;
     json_t *r;
-    if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r);
-    json_array_foreach(results, i, r) json_object_del(r, "fatal");
-
     json_t *cap = dra_capacity_json(m.s, m.ov);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
@@ -453,6 +461,9 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     if (o->stranded && w->n) json_object_set_new(sum, "stranded", json_integer(strand));
     json_object_set_new(out, "summary", sum);
     json_decref(cap);
+    /* after the capacity view and stranded devices, which read the plan's overlay */
+    if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r, i + 1 == w->n);
+    json_array_foreach(results, i, r) json_object_del(r, "fatal");
 
     free(counts);
     free(m.log);
