@@ -52,11 +52,17 @@ void report_table_cellj(report_table *t, const json_t *v) {
 
 size_t report_table_rows(const report_table *t) { return t->n / t->ncols - 1; }
 
+/* Numbers, percentages and Kubernetes quantities ("40Gi", "500m") align right. */
 static bool numeric(const char *s) {
     if (!*s) return true;   /* empty cells do not decide */
     char *end;
     strtod(s, &end);
-    return *end == '\0' || !strcmp(end, "%");
+    if (end == s) return false;
+    static const char *const suffixes[] = {"", "%", "+", "m", "k", "M", "G", "T", "P", "E",
+                                           "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
+        if (!strcmp(end, suffixes[i])) return true;
+    return false;
 }
 
 /* Display width: UTF-8 continuation bytes take no column. */
