@@ -109,6 +109,19 @@ Test(plan, mig_counter_sets) {
     const json_t *n = node_row(p, "node-a100");
     cr_assert_eq(ji(n, "allocated"), 2);
     cr_assert_eq(ji(n, "stranded"), 1);   /* 2g.10gb-0-1: its memory slices are taken */
+    /* two 1g.5gb partitions drew 2 x 4864Mi of the A100's 40Gi */
+    size_t i;
+    json_t *c;
+    bool seen = false;
+    json_array_foreach(json_object_get(p, "counters"), i, c) {
+        const char *name = json_string_value(json_object_get(c, "counter"));
+        if (!strcmp(name, "memory")) {
+            cr_assert_str_eq(json_string_value(json_object_get(c, "allocated")), "9728Mi");
+            cr_assert_str_eq(json_string_value(json_object_get(c, "free")), "31232Mi");
+            seen = true;
+        }
+    }
+    cr_assert(seen);
     json_decref(p);
 }
 
