@@ -70,6 +70,17 @@ void dra_pod_request_free(dra_pod_request *pr) {
 
 bool dra_pod_request_needs_dra(const dra_pod_request *pr) { return pr->pp.error || pr->pp.needs_dra; }
 void dra_pod_request_check_node(dra_pod_request *pr, bool on) { pr->check_node = on; }
+
+const char *dra_pod_request_uncreated_claim(const dra_pod_request *pr) {
+    for (uint32_t k = 0; pr->pp.claims && !pr->pp.unresolvable && !pr->pp.error && k < pr->pod.nclaims; k++) {
+        const dra_claim *c = pr->pp.claims[k];
+        if (c && c->from_template)
+            return arena_printf((arena *)&pr->a, "ResourceClaim for entry %s of Pod %s/%s (template %s) is not created yet",
+                                pr->pod.claims[k].name ? pr->pod.claims[k].name : "?", pr->pp.pns, pr->pod.name,
+                                pr->pod.claims[k].template_name ? pr->pod.claims[k].template_name : "?");
+    }
+    return NULL;
+}
 const char *dra_pod_request_error(const dra_pod_request *pr) { return pr->pp.error; }
 
 const char *dra_fit_status_name(dra_fit_status s) {
@@ -256,6 +267,46 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
     arena_init(&a, 4096);
     fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, name, node_obj, mode, deadline_ns, out, NULL, NULL);
     arena_free(&a);
+}
+
+json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, uint64_t deadline_ns,
+                               dra_fit *out) {
+    arena a;
+    arena_init(&a, 4096);
+    dra_podnode kept;
+    fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, node, NULL, DRA_SCORE_NONE, deadline_ns, out, &kept, NULL);
+    json_t *res = NULL;
+    if (out->status == DRA_FIT_OK) {
+        res = json_array();
+        for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
+            const dra_claim *c = pr->pp.claims ? pr->pp.claims[k] : NULL;
+            if (!c) continue;
+            const char *ns = c->ns && *c->ns ? c->ns : "default";
+            bool listed = false;
+            for (size_t i = 0; i < json_array_size(res); i++) {
+                const json_t *o = json_array_get(res, i);
+                listed |= !strcmp(json_string_value(json_object_get(o, "namespace")), ns) &&
+                          !strcmp(json_string_value(json_object_get(o, "name")), c->name);
+            }
+            if (listed) continue;
+            if (c->allocated) {
+                json_array_append_new(res, json_pack("{s:s, s:s, s:b}", "namespace", ns, "name", c->name, "reuse", 1));
+                continue;
+            }
+            for (size_t i = 0; i < kept.ntodo; i++)
+                if (kept.todo[i] == c)
+                    json_array_append_new(res, json_pack("{s:s, s:s, s:o}", "namespace", ns, "name", c->name,
+                                                         "allocation", dra_alloc_result_to_json(&kept.res[i])));
+        }
+        for (size_t i = kept.nown; i < kept.ntodo; i++)
+            json_array_append_new(res, json_pack("{s:s, s:s, s:b, s:o}", "namespace",
+                                                 kept.todo[i]->ns && *kept.todo[i]->ns ? kept.todo[i]->ns : "default",
+                                                 "name", kept.todo[i]->name, "implicit", 1, "allocation",
+                                                 dra_alloc_result_to_json(&kept.res[i])));
+        json_decref(kept.device_plugin);
+    }
+    arena_free(&a);
+    return res;
 }
 
 /* ---- the planning overlay -------------------------------------------------------------------- */

@@ -89,6 +89,10 @@ const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
  * reports it per node (unresolvable). */
 dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e);
 void dra_pod_request_free(dra_pod_request *pr);
+/* When a claim of the pod exists only as its template (the resourceclaim controller
+ * has not created it yet): a text naming it, else NULL. Bind mode cannot allocate a
+ * claim that has no object; kube-scheduler retries the pod. */
+const char *dra_pod_request_uncreated_claim(const dra_pod_request *pr);
 /* False when the pod has no claims and no DRA-backed extended resources: every node
  * passes and nothing needs to be computed. */
 bool dra_pod_request_needs_dra(const dra_pod_request *pr);
@@ -157,6 +161,15 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
  * a claim holds it (exclusively or with a share); for partitionable devices the
  * counters say what is still carvable. */
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
+
+/* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array
+ * with one entry per claim the pod needs allocated, in the pod's order,
+ *   [{"namespace", "name", "allocation": AllocationResult}]
+ * claims already allocated (shared) are listed as {"namespace", "name", "reuse": true}.
+ * NULL when the pod does not fit (out says why). The implicit extended-resource
+ * claim is listed with "implicit": true (it has no object yet). */
+json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, uint64_t deadline_ns,
+                               dra_fit *out);
 
 const char *dra_fit_status_name(dra_fit_status s);   /* "fit", "unschedulable", ... */
 bool dra_score_mode_parse(const char *s, dra_score_mode *out);   /* binpack|spread|none */

@@ -43,6 +43,7 @@ struct fake_api {
      * cut from, as etcd serves every page at the list's revision */
     json_t *lists;               /* token id → [items...] */
     json_t *leases;              /* "ns/name" → Lease */
+    json_t *pods;                /* "ns/name" → Pod (not watched: bind mode reads them one by one) */
     long next_list;
 };
 
@@ -307,6 +308,11 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
 static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn);
 
+static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                  const conn *cn);
+static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                    const conn *cn);
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
     (void)version;
@@ -343,6 +349,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     pthread_mutex_unlock(&f->mu);
     if (!strncmp(url, "/apis/coordination.k8s.io/v1/namespaces/", 40)) return handle_lease(f, c, url, method, cn);
+    if (!strncmp(url, "/api/v1/namespaces/", 19)) return handle_pod(f, c, url, method, cn);
+    if (!strncmp(url, "/apis/resource.k8s.io/v1/namespaces/", 36)) return handle_claim(f, c, url, method, cn);
     if (strcmp(method, "GET")) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
     const char *last = strrchr(url, '/');
     int r = last ? res_index(last + 1) : -1;
@@ -465,6 +473,117 @@ static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const
     return reply(c, code, out, -1);
 }
 
+/* Pods: GET one, POST its binding (spec.nodeName set once; 409 when bound). */
+static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                  const conn *cn) {
+    char ns[128] = "", name[256] = "", sub[32] = "";
+    if (sscanf(url + 19, "%127[^/]/pods/%255[^/]/%31s", ns, name, sub) < 2)
+        return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *pod = json_object_get(f->pods, key);
+    unsigned code;
+    json_t *out;
+    if (!pod) {
+        code = 404;
+        out = status_obj(404, "NotFound", "pods not found");
+    } else if (!*sub && !strcmp(method, "GET")) {
+        code = 200;
+        out = json_deep_copy(pod);
+    } else if (!strcmp(sub, "binding") && !strcmp(method, "POST")) {
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
+        json_t *spec = json_object_get(pod, "spec");
+        if (!node) {
+            code = 400;
+            out = status_obj(400, "BadRequest", "target.name is required");
+        } else if (json_string_value(json_object_get(spec, "nodeName"))) {
+            code = 409;
+            out = status_obj(409, "Conflict", "pod is already assigned to a node");
+        } else {
+            json_object_set_new(spec, "nodeName", json_string(node));
+            code = 201;
+            out = json_pack("{s:s, s:s}", "kind", "Status", "status", "Success");
+        }
+        json_decref(b);
+    } else {
+        code = 405;
+        out = status_obj(405, "MethodNotAllowed", method);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return reply(c, code, out, -1);
+}
+
+/* One ResourceClaim: GET, PUT (metadata and spec), PUT status; each PUT needs the
+ * current resourceVersion (409 otherwise) and is a MODIFIED event for watchers. */
+static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                    const conn *cn) {
+    char ns[128] = "", name[256] = "", sub[32] = "";
+    if (sscanf(url + 36, "%127[^/]/resourceclaims/%255[^/]/%31s", ns, name, sub) < 2)
+        return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    int r = res_index("resourceclaims");
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *cur = json_object_get(f->objs[r], key);
+    unsigned code;
+    json_t *out;
+    if (!cur) {
+        code = 404;
+        out = status_obj(404, "NotFound", "resourceclaims not found");
+    } else if (!strcmp(method, "GET") && !*sub) {
+        code = 200;
+        out = json_deep_copy(cur);
+    } else if (!strcmp(method, "PUT") && (!*sub || !strcmp(sub, "status"))) {
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        const char *rv = json_string_value(json_object_get(json_object_get(b, "metadata"), "resourceVersion"));
+        const char *crv = json_string_value(json_object_get(json_object_get(cur, "metadata"), "resourceVersion"));
+        if (!b || !rv || strcmp(rv, crv)) {
+            code = 409;
+            out = status_obj(409, "Conflict", "the object has been modified; please apply your changes to the latest version");
+        } else {
+            json_t *next = json_deep_copy(cur);
+            if (*sub) json_object_set(next, "status", json_object_get(b, "status") ?: json_object());
+            else json_object_set(next, "metadata", json_object_get(b, "metadata")), json_object_set(next, "spec", json_object_get(b, "spec"));
+            f->rv++;
+            char nrv[32];
+            snprintf(nrv, sizeof nrv, "%ld", f->rv);
+            json_object_set_new(json_object_get(next, "metadata"), "resourceVersion", json_string(nrv));
+            json_object_set(f->objs[r], key, next);
+            record(f, r, "MODIFIED", next);
+            out = json_deep_copy(next);
+            json_decref(next);
+            code = 200;
+        }
+        json_decref(b);
+    } else {
+        code = 405;
+        out = status_obj(405, "MethodNotAllowed", method);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return reply(c, code, out, -1);
+}
+
+void fake_put_pod(fake_api *f, json_t *pod) {
+    const json_t *m = json_object_get(pod, "metadata");
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", json_string_value(json_object_get(m, "namespace")) ?: "default",
+             json_string_value(json_object_get(m, "name")) ?: "");
+    pthread_mutex_lock(&f->mu);
+    json_object_set_new(f->pods, key, pod);
+    pthread_mutex_unlock(&f->mu);
+}
+
+json_t *fake_pod(fake_api *f, const char *ns, const char *name) {
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *p = json_deep_copy(json_object_get(f->pods, key));
+    pthread_mutex_unlock(&f->mu);
+    return p;
+}
+
 json_t *fake_lease(fake_api *f, const char *ns, const char *name) {
     char key[300];
     snprintf(key, sizeof key, "%s/%s", ns, name);
@@ -481,6 +600,7 @@ fake_api *fake_start(void) {
     for (int i = 0; i < NRES; i++) f->objs[i] = json_object();
     f->lists = json_object();
     f->leases = json_object();
+    f->pods = json_object();
     f->rv = 100;
     /* loopback only, a free port */
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -508,6 +628,7 @@ void fake_stop(fake_api *f) {
     for (int i = 0; i < NRES; i++) json_decref(f->objs[i]);
     json_decref(f->lists);
     json_decref(f->leases);
+    json_decref(f->pods);
     free(f->token);
     free(f);
 }

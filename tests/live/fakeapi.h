@@ -37,5 +37,8 @@ void fake_unserve(fake_api *f, const char *resource);       /* 404 for it */
 long fake_requests(fake_api *f);
 /* The Lease ns/name as stored (coordination.k8s.io/v1 GET/POST/PUT are served), or NULL. */
 json_t *fake_lease(fake_api *f, const char *ns, const char *name);
+/* Pods for bind mode: GET one and POST pods/binding are served (the pod is stolen). */
+void fake_put_pod(fake_api *f, json_t *pod);
+json_t *fake_pod(fake_api *f, const char *ns, const char *name);
 
 #endif

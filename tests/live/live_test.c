@@ -7,6 +7,7 @@
  * the same fit/unfit answer for a 2-GPU pod on every node. Readiness must turn
  * false once the server has been gone longer than the staleness limit. A plain
  * program run by CTest (under ASan/LSan in the sanitizer build). */
+#include "extender/bind.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
 #include "extender/watch.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include <unistd.h>
 
 enum { NODES = 12 };
@@ -138,6 +140,129 @@ static bool converge(fake_api *f, dra_store *st, const char *what) {
         json_decref(s);
     }
     return false;
+}
+
+typedef struct bind_job {
+    ext_binder *b;
+    int first;
+    int ok;
+} bind_job;
+
+static void *bind_two(void *arg) {
+    bind_job *j = arg;
+    for (int i = j->first; i < j->first + 2; i++) {
+        char pod[32], uid[32];
+        snprintf(pod, sizeof pod, "bind-%d", i);
+        snprintf(uid, sizeof uid, "uid-%d", i);
+        char *e = ext_bind(j->b, "ml", pod, uid, "node-bind");
+        if (!e) j->ok++;
+        free(e);
+    }
+    return NULL;
+}
+
+static json_t *unallocated_claim(const char *name, int count) {
+    return json_pack("{s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:i}}]}}}", "metadata", "name", name, "namespace", "ml", "spec",
+                     "devices", "requests", "name", "gpu", "exactly", "deviceClassName", "gpu.example.com", "count", count);
+}
+
+static void bind_race(fake_api *f, ext_kube *k, dra_store *st) {
+    fake_put(f, "nodes", json_pack("{s:{s:s}}", "metadata", "name", "node-bind"));
+    json_t *sl = slice(90, "H100");
+    json_object_set_new(json_object_get(sl, "metadata"), "name", json_string("node-bind-gpus"));
+    json_object_set_new(json_object_get(sl, "spec"), "nodeName", json_string("node-bind"));
+    json_object_set_new(json_object_get(json_object_get(sl, "spec"), "pool"), "name", json_string("node-bind"));
+    fake_put(f, "resourceslices", sl);
+    for (int i = 0; i < 8; i++) {
+        char claim_name[32], pod[32], uid[32];
+        snprintf(claim_name, sizeof claim_name, "bc-%d", i);
+        snprintf(pod, sizeof pod, "bind-%d", i);
+        snprintf(uid, sizeof uid, "uid-%d", i);
+        fake_put(f, "resourceclaims", unallocated_claim(claim_name, 2));
+        fake_put_pod(f, json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", pod, "namespace", "ml",
+                                  "uid", uid, "spec", "resourceClaims", "name", "g", "resourceClaimName", claim_name));
+    }
+    /* a shared claim: the second pod only joins reservedFor */
+    fake_put(f, "resourceclaims", unallocated_claim("shared-1", 1));
+    for (int i = 0; i < 2; i++) {
+        char pod[32];
+        snprintf(pod, sizeof pod, "share-%d", i);
+        fake_put_pod(f, json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", pod, "namespace", "ml",
+                                  "uid", pod, "spec", "resourceClaims", "name", "g", "resourceClaimName", "shared-1"));
+    }
+    converge(f, st, "before binding");
+    for (int i = 0; i < 100; i++) {   /* the watch has the new claims */
+        dra_snapshot *s = dra_store_acquire(st);
+        size_t n = dra_snapshot_count(s, "ResourceClaim");
+        dra_snapshot_release(s);
+        json_t *objs = fake_objects(f, "resourceclaims");
+        size_t want = json_array_size(objs);
+        json_decref(objs);
+        if (n == want) break;
+        usleep(50000);
+    }
+    ext_binder *b = ext_binder_new(k, st);
+    bind_job jobs[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (bind_job){.b = b, .first = 2 * t};
+        pthread_create(&th[t], NULL, bind_two, &jobs[t]);
+    }
+    int ok = 0;
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL), ok += jobs[t].ok;
+    CHECK(ok == 4, "bind race: %d pods bound on an 8-GPU node, want 4", ok);
+    /* the server's objects: no device twice, bound pods' claims reserved for them */
+    json_t *claims = fake_objects(f, "resourceclaims");
+    json_t *seen = json_object();
+    int allocated = 0;
+    for (size_t i = 0; i < json_array_size(claims); i++) {
+        json_t *c = json_array_get(claims, i);
+        const char *name = json_string_value(json_object_get(json_object_get(c, "metadata"), "name"));
+        if (strncmp(name, "bc-", 3)) continue;
+        json_t *res = json_object_get(json_object_get(json_object_get(json_object_get(c, "status"), "allocation"), "devices"),
+                                      "results");
+        json_t *rf = json_object_get(json_object_get(c, "status"), "reservedFor");
+        char pod[32];
+        snprintf(pod, sizeof pod, "bind-%s", name + 3);
+        json_t *p = fake_pod(f, "ml", pod);
+        bool bound = json_string_value(json_object_get(json_object_get(p, "spec"), "nodeName")) != NULL;
+        json_decref(p);
+        CHECK(bound == (json_array_size(res) == 2), "claim %s: allocated %zu devices, pod bound %d", name,
+              json_array_size(res), bound);
+        CHECK(bound == (json_array_size(rf) == 1), "claim %s: reservedFor %zu entries, pod bound %d", name,
+              json_array_size(rf), bound);
+        allocated += bound;
+        for (size_t r = 0; r < json_array_size(res); r++) {
+            const char *d = json_string_value(json_object_get(json_array_get(res, r), "device"));
+            CHECK(!json_object_get(seen, d), "device %s allocated twice", d);
+            json_object_set_new(seen, d, json_true());
+        }
+    }
+    CHECK(allocated == 4, "%d claims allocated, want 4", allocated);
+    json_decref(seen);
+    json_decref(claims);
+    /* the shared claim: both pods bound on another node, one device, two reservations */
+    char *e1 = ext_bind(b, "ml", "share-0", "share-0", "node-01");
+    char *e2 = ext_bind(b, "ml", "share-1", "share-1", "node-01");
+    CHECK(!e1 && !e2, "shared claim binds: %s / %s", e1 ? e1 : "ok", e2 ? e2 : "ok");
+    free(e1);
+    free(e2);
+    claims = fake_objects(f, "resourceclaims");
+    for (size_t i = 0; i < json_array_size(claims); i++) {
+        json_t *c = json_array_get(claims, i);
+        if (strcmp(json_string_value(json_object_get(json_object_get(c, "metadata"), "name")), "shared-1")) continue;
+        json_t *st2 = json_object_get(c, "status");
+        CHECK(json_array_size(json_object_get(json_object_get(json_object_get(st2, "allocation"), "devices"), "results")) == 1,
+              "shared claim: one device");
+        CHECK(json_array_size(json_object_get(st2, "reservedFor")) == 2, "shared claim: two reservations");
+        const json_t *fin = json_object_get(json_object_get(c, "metadata"), "finalizers");
+        CHECK(json_array_size(fin) == 1 && !strcmp(json_string_value(json_array_get(fin, 0)),
+                                                   "resource.kubernetes.io/delete-protection"),
+              "shared claim: the delete-protection finalizer");
+    }
+    json_decref(claims);
+    ext_binder_free(b);
+    converge(f, st, "after binding");
 }
 
 static void write_token(const char *path, const char *t) {
@@ -277,6 +402,10 @@ int main(void) {
     CHECK(lease && !strcmp(json_string_value(json_object_get(json_object_get(lease, "spec"), "holderIdentity")), ""),
           "a clean stop should release the Lease");
     json_decref(lease);
+
+    /* bind mode: 8 pods of 2 GPUs race for one 8-GPU node from 4 threads; exactly 4
+     * bind, no device is in two claims, the losers' claims are left unallocated */
+    bind_race(f, k, st);
 
     /* the server goes away: not ready once the staleness limit has passed */
     fake_stop(f);
