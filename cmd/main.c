@@ -19,6 +19,7 @@ static const command commands[] = {
     {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
     {"bench", cmd_bench, "run a benchmark workload (cel: CEL selectors E1..E5; alloc: allocation latency)"},
     {"cel", cmd_cel, "evaluate a CEL expression on a device (cel eval EXPR --slice FILE --device NAME)"},
+    {"serve", cmd_serve, "run the kube-scheduler HTTP extender (/filter, /prioritize, /metrics, ...)"},
 };
 
 static void usage(FILE *f) {
