@@ -72,7 +72,7 @@ json_t *ext_json_parse(const char *body, size_t len, unsigned max_depth, err *e)
     }
     if (!ext_json_check(body, len, max_depth, e)) return NULL;
     json_error_t je;
-    json_t *doc = json_loadb(body, len, 0, &je);
+    json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, &je);
     if (!doc) err_set(e, "invalid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
     return doc;
 }
@@ -129,6 +129,7 @@ json_t *ext_member(const json_t *obj, const char *field, bool *present) {
 /* ---- ExtenderArgs ------------------------------------------------------------------- */
 
 static const char *type_name(const json_t *v) {
+    if (!v) return "null";   /* absent or null alike */
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "object";
     case JSON_ARRAY: return "array";
