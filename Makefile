@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build release test run bench clean
+.PHONY: all deps build release test tsan run bench clean
 
 all: release
 
@@ -24,6 +24,13 @@ test: build
 	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
 
+# ThreadSanitizer build (build-tsan/) running the concurrency stress programs
+# (tests/stress: many readers allocating while a writer swaps snapshots).
+tsan: deps
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_TSAN=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
+
 run: release
 	@./build-release/dralloc --help
 
@@ -31,4 +38,4 @@ bench: release
 	@./build-release/dralloc bench
 
 clean:
-	rm -rf build build-release
+	rm -rf build build-release build-tsan

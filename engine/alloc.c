@@ -58,7 +58,8 @@ void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _A
  * it is read every DRA_DEADLINE_EVERY steps instead. */
 static bool past_deadline(dra_alloc_ctx *x) {
     if (x->timed_out) return true;
-    if (x->steps % DRA_DEADLINE_EVERY) return false;
+    /* the first step too: a call that starts past its deadline does no work */
+    if (x->steps % DRA_DEADLINE_EVERY != 1) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
         (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
         x->timed_out = true;

@@ -1,8 +1,8 @@
-/* extres.c — one Pod on one node (see extres.h): the Pod's claims, its PodGroup's
- * claims, the implicit extended-resource claim and the device-plugin count check,
- * then one allocation of everything still unallocated. Pod and Node fields beyond
- * the model (container resources, schedulingGroup, status.allocatable, phase) are
- * read from the objects' JSON as loaded. */
+/* extres.c — one Pod on one node (see extres.h): ingest of the Pod, Node and claim
+ * fields scheduling reads, the pod's claims and PodGroup claims resolved once per
+ * pod (dra_podplan_init), then per node the device-plugin count check, the implicit
+ * extended-resource claim and one allocation of everything still unallocated
+ * (dra_podplan_try). Nothing here writes the world. */
 #include "engine/extres.h"
 
 #include "engine/decode_util.h"
@@ -15,8 +15,6 @@
 #include <string.h>
 
 #define DC_PREFIX "deviceclass.resource.kubernetes.io/"
-#define MAX_RES 64
-#define MAX_CONT 64
 
 /* ---- pod resources ------------------------------------------------------------------ */
 
@@ -32,31 +30,11 @@ static bool is_extended(const char *name) {
     return true;
 }
 
-typedef struct cont {
-    const char *name;
-    bool init, sidecar;
-    const char *res[MAX_RES];   /* extended resources it asks for */
-    int64_t count[MAX_RES];
-    uint32_t nres;
-} cont;
-
-typedef struct podres {
-    cont c[MAX_CONT];
-    uint32_t nc;
-    const char *names[MAX_RES];   /* all extended resource names, sorted */
-    int64_t total[MAX_RES];       /* effective pod request */
-    int64_t steady[MAX_RES];      /* containers + sidecars */
-    int64_t peak[MAX_RES];        /* init peak */
-    uint32_t peak_at[MAX_RES];    /* container index of the init peak */
-    uint32_t n;
-    json_t *doc;                  /* the pod's JSON: names above point into it */
-} podres;
-
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-static int res_index(const podres *p, const char *name) {
-    for (uint32_t i = 0; i < p->n; i++)
-        if (!strcmp(p->names[i], name)) return (int)i;
+static int find_name(const char *const *v, uint32_t n, const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(v[i], name)) return (int)i;
     return -1;
 }
 
@@ -69,67 +47,78 @@ static bool qty_int(const json_t *v, int64_t *out) {
     return s && quantity_parse(s, strlen(s), &q, &e) && quantity_value_int64(&q, out);
 }
 
-/* Adds the extended resources of one resource map (requests or limits) to a
- * container; `skip`: names already taken from the other map. */
-static bool read_resources(podres *p, cont *k, const json_t *src, const json_t *skip, err *e) {
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)src, key, v) {
-        if (!is_extended(key) || (skip && json_object_get(skip, key))) continue;
-        int64_t n;
-        if (!qty_int(v, &n) || n < 0)
-            return err_set(e, "container %s: resources %s: extended resources must be whole numbers",
-                           k->name ? k->name : "?", key);
-        if (k->nres == MAX_RES) return err_set(e, "too many extended resources");
-        k->res[k->nres] = key;
-        k->count[k->nres++] = n;
-        if (res_index(p, key) < 0) {
-            if (p->n == MAX_RES) return err_set(e, "too many extended resources");
-            p->names[p->n++] = key;
+/* One container: every resource key (requests, and limits for what requests leave
+ * out — the API server defaults requests to limits per resource) and its extended
+ * resources. */
+static bool read_container(arena *a, const json_t *c, bool init, dra_podres_cont *k, err *e) {
+    k->name = json_string_value(json_object_get(c, "name"));
+    if (k->name) k->name = arena_strdup(a, k->name);
+    const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+    k->init = init;
+    k->sidecar = init && rp && !strcmp(rp, "Always");
+    const json_t *res = json_object_get(c, "resources");
+    const json_t *maps[2] = {json_object_get(res, "requests"), json_object_get(res, "limits")};
+    size_t cap = json_object_size(maps[0]) + json_object_size(maps[1]);
+    k->keys = ARENA_NEWN(a, const char *, cap ? cap : 1);
+    k->res = ARENA_NEWN(a, const char *, cap ? cap : 1);
+    k->count = ARENA_NEWN(a, int64_t, cap ? cap : 1);
+    for (int m = 0; m < 2; m++) {
+        if (maps[m] && !json_is_object(maps[m]))
+            return err_set(e, "container %s: resources.%s: expected an object", k->name ? k->name : "?",
+                           m ? "limits" : "requests");
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *)maps[m], key, v) {
+            if (m == 1 && json_object_get(maps[0], key)) continue;
+            k->keys[k->nkeys++] = arena_strdup(a, key);
+            if (!is_extended(key)) continue;
+            int64_t n;
+            if (!qty_int(v, &n) || n < 0)
+                return err_set(e, "container %s: resources %s: extended resources must be whole numbers",
+                               k->name ? k->name : "?", key);
+            k->res[k->nres] = k->keys[k->nkeys - 1];
+            k->count[k->nres++] = n;
         }
     }
+    qsort(k->keys, k->nkeys, sizeof *k->keys, cmp_cstr);
     return true;
 }
 
-static bool read_containers(podres *p, const json_t *arr, bool init, err *e) {
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        if (p->nc == MAX_CONT) return err_set(e, "too many containers");
-        const json_t *c = json_array_get(arr, i);
-        cont *k = &p->c[p->nc++];
-        k->name = json_string_value(json_object_get(c, "name"));
-        k->init = init;
-        k->sidecar = init && json_is_string(json_object_get(c, "restartPolicy")) &&
-                     !strcmp(json_string_value(json_object_get(c, "restartPolicy")), "Always");
-        /* requests, and limits for what requests leave out (the API server defaults
-         * requests to limits per resource; for extended resources both must be equal) */
-        const json_t *res = json_object_get(c, "resources");
-        const json_t *reqs = json_object_get(res, "requests"), *lims = json_object_get(res, "limits");
-        if (!read_resources(p, k, reqs, NULL, e) || !read_resources(p, k, lims, reqs, e)) return false;
-    }
-    return true;
-}
-
-static int64_t cont_count(const cont *k, const char *r) {
+static int64_t cont_count(const dra_podres_cont *k, const char *r) {
     for (uint32_t i = 0; i < k->nres; i++)
         if (!strcmp(k->res[i], r)) return k->count[i];
     return 0;
 }
 
-/* Reads a pod's extended resources and computes its totals (sidecar rule). */
-static bool pod_resources(const char *raw, podres *p, err *e) {
-    memset(p, 0, sizeof *p);
-    json_t *o = raw ? json_loads(raw, 0, NULL) : NULL;
-    const json_t *spec = json_object_get(o, "spec");
-    bool ok = read_containers(p, json_object_get(spec, "initContainers"), true, e) &&
-              read_containers(p, json_object_get(spec, "containers"), false, e);
-    p->doc = o;
-    if (!ok) return false;
+bool dra_podres_read(arena *a, const json_t *pod, const dra_podres **out, err *e) {
+    *out = NULL;
+    const json_t *spec = json_object_get(pod, "spec");
+    const json_t *lists[2] = {json_object_get(spec, "initContainers"), json_object_get(spec, "containers")};
+    size_t nc = json_array_size(lists[0]) + json_array_size(lists[1]);
+    dra_podres *p = ARENA_NEW(a, dra_podres);
+    p->c = ARENA_NEWN(a, dra_podres_cont, nc ? nc : 1);
+    uint32_t nnames = 0;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < json_array_size(lists[l]); i++) {
+            dra_podres_cont *k = &p->c[p->nc++];
+            if (!read_container(a, json_array_get(lists[l], i), l == 0, k, e)) return false;
+            nnames += k->nres;
+        }
+    if (!nnames) return true;
+    p->names = ARENA_NEWN(a, const char *, nnames);
+    for (uint32_t i = 0; i < p->nc; i++)
+        for (uint32_t j = 0; j < p->c[i].nres; j++)
+            if (find_name(p->names, p->n, p->c[i].res[j]) < 0) p->names[p->n++] = p->c[i].res[j];
     qsort(p->names, p->n, sizeof *p->names, cmp_cstr);
+    p->total = ARENA_NEWN(a, int64_t, p->n);
+    p->steady = ARENA_NEWN(a, int64_t, p->n);
+    p->peak = ARENA_NEWN(a, int64_t, p->n);
+    p->peak_at = ARENA_NEWN(a, uint32_t, p->n);
     for (uint32_t r = 0; r < p->n; r++) {
         int64_t side = 0, steady = 0, peak = 0;
         uint32_t at = 0;
         for (uint32_t i = 0; i < p->nc; i++) {
-            const cont *k = &p->c[i];
+            const dra_podres_cont *k = &p->c[i];
             int64_t n = cont_count(k, p->names[r]);
             if (k->init && !k->sidecar) {
                 if (n + side > peak) peak = n + side, at = i;
@@ -143,47 +132,87 @@ static bool pod_resources(const char *raw, podres *p, err *e) {
         p->peak_at[r] = at;
         p->total[r] = peak > steady ? peak : steady;
     }
+    *out = p;
     return true;
 }
 
-/* ---- node side ---------------------------------------------------------------------------- */
+/* ---- ingest --------------------------------------------------------------------------- */
 
-static bool node_allocatable(const dra_node *n, const char *res, int64_t *out) {
-    json_t *o = n->raw_json ? json_loads(n->raw_json, 0, NULL) : NULL;
-    const json_t *v = json_object_get(json_object_get(json_object_get(o, "status"), "allocatable"), res);
-    bool ok = v && qty_int(v, out);
-    json_decref(o);
-    return ok;
+void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p) {
+    const json_t *spec = json_object_get(obj, "spec");
+    const char *g = json_string_value(json_object_get(json_object_get(spec, "schedulingGroup"), "podGroupName"));
+    p->group_name = g ? arena_strdup(d->a, g) : NULL;
+    const char *ph = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    p->terminated = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
+    err e;
+    err_clear(&e);
+    if (!dra_podres_read(d->a, obj, &p->res, &e)) {
+        p->res = NULL;
+        p->res_error = arena_strdup(d->a, e.msg);
+    }
 }
+
+static int cmp_res_count(const void *a, const void *b) {
+    return strcmp(((const dra_res_count *)a)->name, ((const dra_res_count *)b)->name);
+}
+
+void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n) {
+    const json_t *al = json_object_get(json_object_get(obj, "status"), "allocatable");
+    size_t cnt = json_is_object(al) ? json_object_size(al) : 0;
+    n->allocatable = cnt ? ARENA_NEWN(d->a, dra_res_count, cnt) : NULL;
+    const char *k;
+    const json_t *v;
+    if (cnt) json_object_foreach((json_t *)al, k, v) {
+            int64_t x;
+            if (!qty_int(v, &x)) continue;   /* cpu "3500m": not a count; extended resources are whole */
+            n->allocatable[n->nallocatable++] = (dra_res_count){arena_strdup(d->a, k), x};
+        }
+    if (n->nallocatable) qsort(n->allocatable, n->nallocatable, sizeof *n->allocatable, cmp_res_count);
+}
+
+void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c) {
+    const json_t *sel =
+        json_object_get(json_object_get(json_object_get(obj, "status"), "allocation"), "nodeSelector");
+    if (!sel || json_is_null(sel)) return;
+    err e;
+    err_clear(&e);
+    dctx dc;
+    dra_dctx_init(&dc, d, &e, "ResourceClaim", obj);
+    if (!dra_ddecode_node_selector(&dc, sel, &c->alloc_node_selector)) {
+        c->alloc_node_selector = NULL;
+        c->alloc_node_selector_error = arena_strdup(d->a, e.msg);
+    }
+}
+
+bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out) {
+    if (!n || !n->nallocatable) return false;
+    dra_res_count key = {.name = res};
+    const dra_res_count *r = bsearch(&key, n->allocatable, n->nallocatable, sizeof key, cmp_res_count);
+    if (!r) return false;
+    *out = r->value;
+    return true;
+}
+
+/* ---- lookups ---------------------------------------------------------------------------- */
 
 static bool same_pod(const dra_pod *a, const dra_pod *b) {
     const char *na = a->ns && *a->ns ? a->ns : "default", *nb = b->ns && *b->ns ? b->ns : "default";
     return a == b || (!strcmp(a->name, b->name) && !strcmp(na, nb));
 }
 
-static bool pod_terminated(const dra_pod *p) {
-    json_t *o = p->raw_json ? json_loads(p->raw_json, 0, NULL) : NULL;
-    const char *ph = json_string_value(json_object_get(json_object_get(o, "status"), "phase"));
-    bool t = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
-    json_decref(o);
-    return t;
+const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name) {
+    return dra__world_find_pod(w, ns, name);
 }
 
-/* What the pods bound to the node request of a resource. */
+/* What the pods bound to the node request of a resource (decoded at ingest). */
 static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_pod *self, const char *res) {
     int64_t sum = 0;
     for (size_t i = 0; i < w->pods.n; i++) {
         const dra_pod *p = w->pods.v[i];
-        if (same_pod(p, self) || !p->node_name || strcmp(p->node_name, node->name) || pod_terminated(p)) continue;
-        podres *pr = xcalloc(1, sizeof *pr);
-        err e;
-        err_clear(&e);
-        if (pod_resources(p->raw_json, pr, &e)) {
-            int r = res_index(pr, res);
-            if (r >= 0) sum += pr->total[r];
-        }
-        json_decref(pr->doc);
-        free(pr);
+        if (!p->res || same_pod(p, self) || !p->node_name || strcmp(p->node_name, node->name) || p->terminated)
+            continue;
+        int r = find_name(p->res->names, p->res->n, res);
+        if (r >= 0) sum += p->res->total[r];
     }
     return sum;
 }
@@ -200,24 +229,269 @@ static const dra_class *class_for(const dra_world *w, const char *res) {
     for (size_t i = 0; i < w->classes.n; i++) {
         const dra_class *c = w->classes.v[i];
         if (!c->extended_resource_name || strcmp(c->extended_resource_name, res)) continue;
-        int t = best ? strcmp(c->creation_timestamp ? c->creation_timestamp : "", best->creation_timestamp ? best->creation_timestamp : "") : 1;
+        int t = best ? strcmp(c->creation_timestamp ? c->creation_timestamp : "",
+                              best->creation_timestamp ? best->creation_timestamp : "")
+                     : 1;
         if (t > 0 || (t == 0 && strcmp(c->name, best->name) < 0)) best = c;
     }
     return best;
 }
 
-/* ---- output --------------------------------------------------------------------------------- */
+dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
+    dra_claim *c = ARENA_NEW(a, dra_claim);
+    *c = t->spec;
+    c->ns = ns ? arena_strdup(a, ns) : NULL;
+    c->name = arena_strdup(a, name);
+    c->allocated = false;
+    c->from_template = true;
+    return c;
+}
 
-static json_t *outcome_unsat(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *outcome_unsat(const char *fmt, ...) {
-    char buf[1024];
+const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+    const dra_claim *c = NULL;
+    if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
+    else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
+    if (!c && pc->template_name) {
+        const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
+        if (t) c = dra_claim_instantiate(a, t, pod->ns, arena_printf(a, "%s-%s", pod->name, pc->name ? pc->name : "claim"));
+    }
+    return c;
+}
+
+const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
+    return dra_extres_resolve_claim(w, &w->cli_mem, pod, pc);
+}
+
+/* ---- the plan ----------------------------------------------------------------------------- */
+
+void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a) {
+    memset(pp, 0, sizeof *pp);
+    pp->w = w;
+    pp->f = f;
+    pp->pod = pod;
+    pp->pns = pod->ns && *pod->ns ? pod->ns : "default";
+    if (pod->res_error) {
+        pp->error = arena_printf(a, "Pod %s/%s: %s", pp->pns, pod->name, pod->res_error);
+        return;
+    }
+    pp->res = pod->res;
+    uint32_t nres = pp->res ? pp->res->n : 0;
+    pp->cls = ARENA_NEWN(a, const dra_class *, nres ? nres : 1);
+    for (uint32_t r = 0; r < nres; r++) {
+        pp->cls[r] = f->extended_resource ? class_for(w, pp->res->names[r]) : NULL;
+        if (pp->cls[r] && pp->res->total[r] > 0) pp->needs_dra = true;
+    }
+    if (pod->nclaims) pp->needs_dra = true;
+    pp->claims = ARENA_NEWN(a, const dra_claim *, pod->nclaims ? pod->nclaims : 1);
+    const char *gname = f->workload_claims ? pod->group_name : NULL;
+    pp->group = gname ? dra_podgroup_find(w, pod->ns, gname) : NULL;
+    if (gname && !pp->group) {
+        pp->unresolvable = arena_printf(a, "Pod %s/%s: PodGroup %s/%s not found", pp->pns, pod->name, pp->pns, gname);
+        return;
+    }
+    for (uint32_t k = 0; k < pod->nclaims; k++) {
+        const dra_pod_claim *pc = &pod->claims[k];
+        const dra_claim *c = NULL;
+        const char *what = pc->claim_name ? pc->claim_name : pc->template_name ? pc->template_name : "?";
+        if (pp->group && dra_podgroup_claim(w, a, pp->group, pc, &c)) {
+            if (!c) {
+                pp->unresolvable =
+                    arena_printf(a, "Pod %s/%s: claim %s of PodGroup %s: ResourceClaim or template %s not found",
+                                 pp->pns, pod->name, pc->name ? pc->name : "?", gname, what);
+                return;
+            }
+        } else if (!(c = dra_extres_resolve_claim(w, a, pod, pc))) {
+            pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s: ResourceClaim or template %s not found", pp->pns,
+                                            pod->name, pc->name ? pc->name : "?", what);
+            return;
+        }
+        pp->claims[k] = c;
+    }
+}
+
+static void reason(dra_podnode *out, bool unresolvable, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void reason(dra_podnode *out, bool unresolvable, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(out->reason, sizeof out->reason, fmt, ap);
     va_end(ap);
+    out->status = DRA_ALLOC_UNSAT;
+    out->unresolvable = unresolvable;
+}
+
+typedef struct implicit_req {
+    const char *name;
+    const dra_class *cls;
+    int64_t count;
+} implicit_req;
+
+static int cmp_implicit(const void *a, const void *b) {
+    return strcmp(((const implicit_req *)a)->name, ((const implicit_req *)b)->name);
+}
+
+/* The implicit claim with one ExactCount request per container and resource served
+ * by DRA on this node (dra[r]); NULL when there is none. */
+static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *a) {
+    const dra_podres *p = pp->res;
+    uint32_t cap = p->n;   /* init excess requests */
+    for (uint32_t i = 0; i < p->nc; i++) cap += p->c[i].nres;
+    implicit_req *rq = ARENA_NEWN(a, implicit_req, cap ? cap : 1);
+    uint32_t nr = 0;
+    for (uint32_t i = 0; i < p->nc; i++) {
+        const dra_podres_cont *k = &p->c[i];
+        for (uint32_t j = 0; j < k->nkeys; j++) {
+            int r = find_name(p->names, p->n, k->keys[j]);
+            if (r < 0 || !dra[r]) continue;
+            int64_t count = k->init && !k->sidecar ? (p->peak_at[r] == i ? p->peak[r] - p->steady[r] : 0)
+                                                   : cont_count(k, k->keys[j]);
+            if (count <= 0) continue;
+            rq[nr++] = (implicit_req){arena_printf(a, "container-%u-request-%u", i, j), pp->cls[r], count};
+        }
+    }
+    if (!nr) return NULL;
+    qsort(rq, nr, sizeof *rq, cmp_implicit);
+    dra_request *reqs = ARENA_NEWN(a, dra_request, nr);
+    for (uint32_t i = 0; i < nr; i++) {
+        dra_request *q = &reqs[i];
+        q->name = rq[i].name;
+        q->has_exactly = true;
+        q->exactly.name = q->name;
+        q->exactly.class_name = rq[i].cls->name;
+        q->exactly.mode = "ExactCount";
+        q->exactly.count = rq[i].count;
+        q->exactly.has_count = true;
+        q->exactly.admin_access = -1;
+    }
+    dra_claim *c = ARENA_NEW(a, dra_claim);
+    c->ns = pp->pod->ns;
+    c->name = arena_printf(a, "%s-extended-resources", pp->pod->name);
+    c->has_spec = true;
+    c->reqs = reqs;
+    c->nreqs = nr;
+    return c;
+}
+
+/* dra_alloc_explain's lines as one line ("; "-joined), for a FailedNodes message. */
+static void explain_line(dra_alloc_ctx *x, char *buf, size_t n) {
+    char tmp[2048];
+    dra_alloc_explain(x, tmp, sizeof tmp);
+    size_t o = 0;
+    for (const char *s = tmp; *s && o + 3 < n; s++) {
+        if (*s == '\n') {
+            if (s[1]) buf[o++] = ';', buf[o++] = ' ';
+            while (s[1] == ' ') s++;
+        } else {
+            buf[o++] = *s;
+        }
+    }
+    buf[o < n ? o : n - 1] = '\0';
+}
+
+void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
+                     dra_alloc_ctx *x, arena *a, dra_podnode *out) {
+    memset(out, 0, sizeof *out);
+    const dra_pod *pod = pp->pod;
+    if (pp->error) {
+        snprintf(out->reason, sizeof out->reason, "%s", pp->error);
+        out->status = DRA_ALLOC_ERROR;
+        return;
+    }
+    if (pp->unresolvable) return reason(out, true, "%s", pp->unresolvable);
+    /* extended resources: a device plugin on this node (allocatable > 0), else DRA */
+    uint32_t nres = pp->res ? pp->res->n : 0;
+    bool *dra = ARENA_NEWN(a, bool, nres ? nres : 1);
+    for (uint32_t r = 0; r < nres; r++) {
+        const char *res = pp->res->names[r];
+        int64_t total = pp->res->total[r], alloc = 0;
+        if (total == 0) continue;
+        bool has = dra_node_allocatable(node, res, &alloc);
+        if (has && alloc > 0) {
+            int64_t used = node_in_use(pp->w, node, pod, res);
+            if (!out->device_plugin) out->device_plugin = json_object();
+            json_t *o = json_object();
+            json_object_set_new(o, "allocatable", json_integer(alloc));
+            json_object_set_new(o, "inUse", json_integer(used));
+            json_object_set_new(o, "requested", json_integer(total));
+            json_object_set_new(out->device_plugin, res, o);
+            if (alloc - used < total)
+                return reason(out, total > alloc, "Insufficient %s: node %s has %lld allocatable, %lld in use, pod requests %lld",
+                              res, node->name, (long long)alloc, (long long)used, (long long)total);
+            continue;
+        }
+        if (pp->cls[r]) {
+            dra[r] = true;
+            continue;
+        }
+        if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX)))
+            return reason(out, true, "Insufficient %s: no DeviceClass %s and no device plugin on node %s", res,
+                          res + strlen(DC_PREFIX), node->name);
+        return reason(out, true,
+                      "Insufficient %s: no device plugin on node %s and no DeviceClass with extendedResourceName %s%s",
+                      res, node->name, res, pp->f->extended_resource ? "" : " (DRAExtendedResource is disabled)");
+    }
+    /* the pod's claims: allocated ones restrict the node, the others are allocated here */
+    out->todo = ARENA_NEWN(a, const dra_claim *, pod->nclaims + 1);
+    for (uint32_t k = 0; k < pod->nclaims; k++) {
+        const dra_claim *c = pp->claims[k];
+        if (c->allocated) {
+            bool m = true;
+            err e;
+            err_clear(&e);
+            if (c->alloc_node_selector_error)
+                return reason(out, true, "ResourceClaim %s/%s: status.allocation.nodeSelector: %s",
+                              c->ns && *c->ns ? c->ns : "default", c->name, c->alloc_node_selector_error);
+            if (c->alloc_node_selector && (!dra_node_matches(node, NULL, false, c->alloc_node_selector, &m, &e) || !m))
+                return reason(out, true, "ResourceClaim %s/%s is allocated for other nodes than %s",
+                              c->ns && *c->ns ? c->ns : "default", c->name, node->name);
+            continue;
+        }
+        bool dup = false;
+        for (size_t i = 0; i < out->ntodo; i++) dup |= out->todo[i] == c;
+        if (!dup) out->todo[out->ntodo++] = c;
+    }
+    out->nown = out->ntodo;
+    const dra_claim *imp = nres ? implicit_claim(pp, dra, a) : NULL;
+    if (imp) out->todo[out->ntodo++] = imp;
+    if (!out->ntodo) return;   /* DRA_ALLOC_OK: nothing to allocate */
+    if (!view) return reason(out, false, "no node view for %s", node->name);
+    err ae;
+    err_clear(&ae);
+    dra_alloc_status s = dra_allocate(x, view, st, out->todo, out->ntodo, &out->res, &ae);
+    out->status = s;
+    switch (s) {
+    case DRA_ALLOC_OK:
+        return;
+    case DRA_ALLOC_UNSAT: {
+        char why[400];
+        explain_line(x, why, sizeof why);
+        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims of Pod %s/%s: %s", pp->pns, pod->name,
+                 why);
+        /* Unresolvable when no change in usage could help: it fails with nothing in use. */
+        if (st) {
+            err e2;
+            err_clear(&e2);
+            dra_alloc_status s2 = dra_allocate(x, view, NULL, out->todo, out->ntodo, NULL, &e2);
+            out->unresolvable = s2 == DRA_ALLOC_UNSAT;
+        } else {
+            out->unresolvable = true;
+        }
+        out->res = NULL;
+        return;
+    }
+    case DRA_ALLOC_NODE_ERROR:
+    case DRA_ALLOC_ERROR:
+    case DRA_ALLOC_TIMEOUT:
+        snprintf(out->reason, sizeof out->reason, "%.500s", ae.msg);
+        return;
+    }
+}
+
+/* ---- the CLI's and the pod cases' entry --------------------------------------------------- */
+
+static json_t *outcome_unsat(const char *msg) {
     json_t *o = json_object();
     json_object_set_new(o, "unsatisfiable", json_true());
-    json_object_set_new(o, "reason", json_string(buf));
+    json_object_set_new(o, "reason", json_string(msg));
     return o;
 }
 
@@ -225,11 +499,6 @@ static json_t *outcome_error(const char *msg) {
     json_t *o = json_object();
     json_object_set_new(o, "error", json_string(msg));
     return o;
-}
-
-static const char *claim_ref(const dra_claim *c, char *buf, size_t n) {
-    snprintf(buf, n, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
-    return buf;
 }
 
 static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_result *r) {
@@ -268,240 +537,58 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
     return o;
 }
 
-/* ---- the pod ------------------------------------------------------------------------------- */
-
-const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name) {
-    dra_pod key = {.ns = ns, .name = name};
-    for (size_t i = 0; i < w->pods.n; i++)
-        if (same_pod(w->pods.v[i], &key)) return w->pods.v[i];
-    return NULL;
-}
-
-const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
-    const dra_claim *c = NULL;
-    if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
-    else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
-    if (!c && pc->template_name) {
-        const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
-        if (t) {
-            char nm[512];
-            snprintf(nm, sizeof nm, "%s-%s", pod->name, pc->name ? pc->name : "claim");
-            c = dra_world_claim_from_template(w, t, pod->ns, nm);
-        }
-    }
-    return c;
-}
-
-static const char *group_name(const dra_pod *pod) {
-    static __thread char buf[256];
-    json_t *o = pod->raw_json ? json_loads(pod->raw_json, 0, NULL) : NULL;
-    const char *g = json_string_value(
-        json_object_get(json_object_get(json_object_get(o, "spec"), "schedulingGroup"), "podGroupName"));
-    if (g) snprintf(buf, sizeof buf, "%s", g);
-    json_decref(o);
-    return g ? buf : NULL;
-}
-
-/* The implicit claim with one ExactCount request per container and DRA-backed
- * resource; NULL when the pod has none. */
-static dra_claim *implicit_claim(dra_world *w, const dra_pod *pod, const podres *p, const dra_class *const *cls) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->nc; i++) n += p->c[i].nres;
-    n += p->n;   /* init excess requests */
-    dra_request *reqs = ARENA_NEWN(&w->mem, dra_request, n ? n : 1);
-    uint32_t nr = 0;
-    for (uint32_t i = 0; i < p->nc; i++) {
-        const cont *k = &p->c[i];
-        const char *sorted[MAX_RES];
-        uint32_t ns = 0;
-        for (uint32_t j = 0; j < k->nres; j++)
-            if (cls[res_index(p, k->res[j])]) sorted[ns++] = k->res[j];
-        qsort(sorted, ns, sizeof *sorted, cmp_cstr);
-        for (uint32_t j = 0; j < ns; j++) {
-            int r = res_index(p, sorted[j]);
-            int64_t count = k->init && !k->sidecar ? (p->peak_at[r] == i ? p->peak[r] - p->steady[r] : 0)
-                                                   : cont_count(k, sorted[j]);
-            if (count <= 0) continue;
-            dra_request *q = &reqs[nr++];
-            q->name = arena_printf(&w->mem, "container-%u-request-%u", i, j);
-            q->has_exactly = true;
-            q->exactly.name = q->name;
-            q->exactly.class_name = cls[r]->name;
-            q->exactly.mode = "ExactCount";
-            q->exactly.count = count;
-            q->exactly.has_count = true;
-            q->exactly.admin_access = -1;
-        }
-    }
-    if (!nr) return NULL;
-    dra_claim *c = ARENA_NEW(&w->mem, dra_claim);
-    c->ns = pod->ns;
-    c->name = arena_printf(&w->mem, "%s-extended-resources", pod->name);
-    c->has_spec = true;
-    c->reqs = reqs;
-    c->nreqs = nr;
-    return c;
-}
-
-/* An allocated claim can only be used where its status.allocation.nodeSelector
- * allows (none: everywhere). */
-static bool usable_on(dra_world *w, const dra_claim *c, const dra_node *node) {
-    json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
-    const json_t *sel = json_object_get(json_object_get(json_object_get(o, "status"), "allocation"), "nodeSelector");
-    bool ok = true;
-    if (sel) {
-        err e;
-        err_clear(&e);
-        dctx dc;
-        dra_dctx_init(&dc, &w->dec, &e, "ResourceClaim", o);
-        dra_node_selector *ns = NULL;
-        bool m = false;
-        ok = dra_ddecode_node_selector(&dc, sel, &ns) && (!ns || (dra_node_matches(node, NULL, false, ns, &m, &e) && m));
-    }
-    json_decref(o);
-    return ok;
-}
-
-static bool listed(const dra_claim *const *v, size_t n, const dra_claim *c) {
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == c) return true;
-    return false;
-}
-
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st) {
-    char buf[2048];
-    const char *pns = pod->ns && *pod->ns ? pod->ns : "default";
-    podres *p = xcalloc(1, sizeof *p);
-    const dra_claim *todo[72];
-    size_t ntodo = 0;
-    json_t *reused = json_array(), *dp = json_object(), *out = NULL;
+    arena a;
+    arena_init(&a, 0);
+    dra_podplan pp;
+    dra_podplan_init(&pp, w, f, pod, &a);
     err e;
     err_clear(&e);
-    if (!pod_resources(pod->raw_json, p, &e)) {
-        snprintf(buf, sizeof buf, "Pod %s/%s: %s", pns, pod->name, e.msg);
-        out = outcome_error(buf);
-        goto done;
-    }
-    /* extended resources: device plugin on this node, else DRA */
-    const dra_class *cls[MAX_RES] = {0};
-    for (uint32_t r = 0; r < p->n; r++) {
-        const char *res = p->names[r];
-        int64_t alloc;
-        if (p->total[r] == 0) continue;
-        if (node_allocatable(node, res, &alloc)) {
-            int64_t used = node_in_use(w, node, pod, res);
-            json_t *o = json_object();
-            json_object_set_new(o, "allocatable", json_integer(alloc));
-            json_object_set_new(o, "inUse", json_integer(used));
-            json_object_set_new(o, "requested", json_integer(p->total[r]));
-            json_object_set_new(dp, res, o);
-            if (alloc - used < p->total[r]) {
-                out = outcome_unsat("Insufficient %s: node %s has %lld allocatable, %lld in use, pod requests %lld", res,
-                                    node->name, (long long)alloc, (long long)used, (long long)p->total[r]);
-                goto done;
-            }
-            continue;
-        }
-        cls[r] = f->extended_resource ? class_for(w, res) : NULL;
-        if (!cls[r]) {
-            if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX)))
-                out = outcome_unsat("Insufficient %s: no DeviceClass %s and no device plugin on node %s", res,
-                                    res + strlen(DC_PREFIX), node->name);
-            else
-                out = outcome_unsat("Insufficient %s: no device plugin on node %s and no DeviceClass with "
-                                    "extendedResourceName %s%s",
-                                    res, node->name, res, f->extended_resource ? "" : " (DRAExtendedResource is disabled)");
-            goto done;
-        }
-    }
-    /* the pod's claims */
-    const char *gname = f->workload_claims ? group_name(pod) : NULL;
-    const dra_podgroup *g = gname ? dra_podgroup_find(w, pod->ns, gname) : NULL;
-    if (gname && !g) {
-        snprintf(buf, sizeof buf, "Pod %s/%s: PodGroup %s/%s not found", pns, pod->name, pns, gname);
-        out = outcome_unsat("%s", buf);
-        goto done;
-    }
-    for (uint32_t k = 0; k < pod->nclaims; k++) {
-        const dra_pod_claim *pc = &pod->claims[k];
-        const dra_claim *c = NULL;
-        const char *what = pc->claim_name ? pc->claim_name : pc->template_name ? pc->template_name : "?";
-        if (g && dra_podgroup_claim(w, g, pc, &c)) {
-            if (!c) {
-                snprintf(buf, sizeof buf, "Pod %s/%s: claim %s of PodGroup %s: ResourceClaim or template %s not found", pns,
-                         pod->name, pc->name ? pc->name : "?", gname, what);
-                out = outcome_unsat("%s", buf);
-                goto done;
-            }
-        } else {
-            c = dra_extres_pod_claim(w, pod, pc);
-            if (!c) {
-                snprintf(buf, sizeof buf, "Pod %s/%s: claim %s: ResourceClaim or template %s not found", pns, pod->name,
-                         pc->name ? pc->name : "?", what);
-                out = outcome_unsat("%s", buf);
-                goto done;
-            }
-        }
-        if (c->allocated) {
-            char ref[600];
-            claim_ref(c, ref, sizeof ref);
-            if (!usable_on(w, c, node)) {
-                out = outcome_unsat("ResourceClaim %s is allocated for other nodes than %s", ref, node->name);
-                goto done;
-            }
-            json_array_append_new(reused, json_string(ref));
-        } else if (!listed(todo, ntodo, c) && ntodo < 64) {
-            todo[ntodo++] = c;
-        }
-    }
-    size_t nown = ntodo;
-    const dra_claim *imp = implicit_claim(w, pod, p, cls);
-    if (imp) todo[ntodo++] = imp;
-    json_t *claims = json_array(), *allocs = json_array();
-    if (ntodo) {
-        dra_nodeview *v = dra_nodeview_new(w, node, f, &e);
+    dra_nodeview *v = NULL;
+    json_t *out = NULL;
+    if (!pp.error && !pp.unresolvable) {
+        v = dra_nodeview_new(w, node, f, &e);
         if (!v) {
-            json_decref(claims);
-            json_decref(allocs);
-            out = outcome_unsat("%s", e.msg);
+            out = outcome_unsat(e.msg);
             goto done;
         }
-        dra_alloc_ctx *x = dra_alloc_ctx_new();
-        dra_alloc_result *res;
-        err ae;
-        err_clear(&ae);
-        dra_alloc_status s = dra_allocate(x, v, st, todo, ntodo, &res, &ae);
-        if (s == DRA_ALLOC_OK) {
-            for (size_t i = 0; i < ntodo; i++) {
-                json_array_append_new(claims, claim_object(todo[i], i >= nown, &res[i]));
-                json_array_append_new(allocs, dra_alloc_result_to_json(&res[i]));
-                if (st) dra_allocated_add_result(st, &res[i], f->consumable_capacity);
-            }
-        } else if (s == DRA_ALLOC_UNSAT) {
-            out = outcome_unsat("cannot allocate all claims of Pod %s/%s on node %s", pns, pod->name, node->name);
-        } else if (s == DRA_ALLOC_NODE_ERROR) {
-            out = outcome_unsat("%s", ae.msg);
-        } else {
-            out = outcome_error(ae.msg);
+    }
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_podnode pn;
+    dra_podplan_try(&pp, node, v, st, x, &a, &pn);
+    if (pn.status == DRA_ALLOC_OK) {
+        json_t *claims = json_array(), *allocs = json_array(), *reused = json_array();
+        for (size_t i = 0; i < pn.ntodo; i++) {
+            json_array_append_new(claims, claim_object(pn.todo[i], i >= pn.nown, &pn.res[i]));
+            json_array_append_new(allocs, dra_alloc_result_to_json(&pn.res[i]));
+            if (st) dra_allocated_add_result(st, &pn.res[i], f->consumable_capacity);
         }
-        dra_alloc_ctx_free(x);
-        dra_nodeview_free(v);
+        for (uint32_t k = 0; k < pod->nclaims; k++) {
+            const dra_claim *c = pp.claims[k];
+            if (!c->allocated) continue;
+            char ref[600];
+            snprintf(ref, sizeof ref, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+            bool seen = false;
+            for (size_t i = 0; i < json_array_size(reused); i++)
+                seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);
+            if (!seen) json_array_append_new(reused, json_string(ref));
+        }
+        out = json_object();
+        json_object_set_new(out, "claims", claims);
+        json_object_set_new(out, "allocations", allocs);
+        json_object_set_new(out, "reused", reused);
+        json_object_set_new(out, "devicePlugin", pn.device_plugin ? pn.device_plugin : json_object());
+        pn.device_plugin = NULL;
+    } else if (pn.status == DRA_ALLOC_ERROR) {
+        out = outcome_error(pn.reason);
+    } else {
+        out = outcome_unsat(pn.reason);
     }
-    if (out) {
-        json_decref(claims);
-        json_decref(allocs);
-        goto done;
-    }
-    out = json_object();
-    json_object_set_new(out, "claims", claims);
-    json_object_set_new(out, "allocations", allocs);
-    json_object_set(out, "reused", reused);
-    json_object_set(out, "devicePlugin", dp);
+    json_decref(pn.device_plugin);
+    dra_alloc_ctx_free(x);
 done:
-    json_decref(reused);
-    json_decref(dp);
-    json_decref(p->doc);
-    free(p);
+    dra_nodeview_free(v);
+    arena_free(&a);
     return out;
 }

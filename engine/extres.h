@@ -1,52 +1,132 @@
-/* extres.h — scheduling one Pod on one node as the scheduler's DynamicResources
- * and NodeResourcesFit plugins see it: the Pod's ResourceClaims (by name, generated
- * from templates, or its PodGroup's claims) plus extended resources (KEP-5004, gate
- * DRAExtendedResource, on by default in 1.37).
+/* extres.h — private to engine/: scheduling one Pod on one node as the scheduler's
+ * DynamicResources and NodeResourcesFit plugins see it: the Pod's ResourceClaims (by
+ * name, generated from templates, or its PodGroup's claims) plus extended resources
+ * (KEP-5004, gate DRAExtendedResource, on by default in 1.37).
  *
  * Extended resources. A container asking for `example.com/gpu: 2` is served
- *   - on a node whose status.allocatable lists the resource (a device plugin): by
- *     count — allocatable minus what the Pods bound to the node request must cover
- *     the Pod's request (unhealthy devices are already missing from allocatable);
- *   - elsewhere by DRA: a DeviceClass with spec.extendedResourceName equal to the
- *     name, or any class by `deviceclass.resource.kubernetes.io/<class>`, turns the
- *     request into one implicit claim "<pod>-extended-resources" with an ExactCount
- *     request per container and resource, "container-<i>-request-<j>" (i: position of
- *     the container in the pod, init containers first; j: position of the resource
- *     among the container's DRA-backed resources in name order). A node can use one
- *     mechanism per resource, and both kinds of node may exist in a cluster.
+ *   - on a node whose status.allocatable for the resource is > 0 (a device plugin):
+ *     by count — allocatable minus what the Pods bound to the node request must
+ *     cover the Pod's request;
+ *   - elsewhere (allocatable absent or 0, as on a node moved from the device plugin
+ *     to a DRA driver) by DRA when a DeviceClass maps the name: spec.extendedResourceName
+ *     equal to it, or `deviceclass.resource.kubernetes.io/<class>`. The requests
+ *     become one implicit claim "<pod>-extended-resources" with one ExactCount
+ *     request per container and resource, "container-<i>-request-<j>": i the
+ *     container's position (init containers first), j the resource's position among
+ *     ALL the container's resource keys in name order (cpu and memory count; limits
+ *     default requests), requests ordered by name as Kubernetes sorts them.
  * The Pod's total per resource follows the sidecar rule (KEP-753): the larger of
  * (containers + sidecar init containers) and, for each ordinary init container, its
  * request plus the sidecars started before it; the excess of the init peak over the
  * steady total becomes one request of the init container at the peak.
  *
- * All claims the Pod still needs are allocated together in one dra_allocate call;
- * claims already allocated (shared by name, or the PodGroup's claim allocated by an
- * earlier member) are reused, not allocated again. */
+ * Everything a Pod needs that is not in the world — claims instantiated from
+ * templates, the implicit claim — is made in the caller's arena: the world is never
+ * written after it is frozen. Pod, Node and claim fields beyond the model's core are
+ * decoded once, at ingest (dra_ingest_*), never re-parsed per request. */
 #ifndef DRA_ENGINE_EXTRES_H
 #define DRA_ENGINE_EXTRES_H
 
+#include "base/arena.h"
+#include "engine/decode.h"
 #include "engine/engine.h"
+
+typedef struct dra_podgroup dra_podgroup;
+
+/* One container's resources. */
+typedef struct dra_podres_cont {
+    const char *name;
+    bool init, sidecar;
+    const char **keys;       /* every resource key of requests ∪ limits, sorted */
+    uint32_t nkeys;
+    const char **res;        /* its extended resources and their counts */
+    int64_t *count;
+    uint32_t nres;
+} dra_podres_cont;
+
+struct dra_podres {
+    dra_podres_cont *c;      /* init containers first, then containers */
+    uint32_t nc;
+    const char **names;      /* every extended resource of the pod, sorted */
+    int64_t *total;          /* effective pod request */
+    int64_t *steady;         /* containers + sidecars */
+    int64_t *peak;           /* init peak */
+    uint32_t *peak_at;       /* container index of the init peak */
+    uint32_t n;
+};
+
+/* Ingest: what requests later read, decoded once into the object's arena. Errors
+ * are not fatal for loading (the object still loads); they are kept on the object
+ * (res_error, alloc_node_selector_error) and reported when the object is used. */
+void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p);
+void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n);
+void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c);
+
+/* The pod's extended resources; *out NULL when it asks for none. */
+bool dra_podres_read(arena *a, const json_t *pod, const dra_podres **out, err *e);
+/* status.allocatable[res] as a whole number. */
+bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out);
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 
+/* A claim made from a template for a pod, in arena a. */
+dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
+
 /* The ResourceClaim one of the pod's claim entries stands for, outside a PodGroup:
  * the claim it names, else the claim generated for it (status), else a claim made
- * from its template named "<pod>-<entry>". NULL when none of them is in the world.
- * Shared by dra_pod_allocate and `dralloc allocate`, which must resolve alike. */
+ * from its template named "<pod>-<entry>" in arena a. NULL when none exists. */
+const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
+/* The same for `dralloc allocate`'s CLI, which keeps claims for the process's life. */
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 
-/* Allocates what the pod needs on the node. Returns
+/* ---- one pod, resolved once, tried on many nodes --------------------------------------- */
+
+typedef struct dra_podplan {
+    const dra_world *w;
+    const dra_features *f;
+    const dra_pod *pod;
+    const char *pns;                 /* namespace, defaulted */
+    const dra_podres *res;
+    const dra_podgroup *group;
+    const dra_claim **claims;        /* per pod claim entry: resolved (NULL never after success) */
+    bool *shared_alloc;              /* per entry: already allocated (reused) */
+    const dra_class **cls;           /* per extended resource: the DeviceClass mapping it, or NULL */
+    const char *error;               /* the pod cannot be scheduled anywhere: why */
+    const char *unresolvable;        /* a claim or template is missing: why (every node fails) */
+    bool needs_dra;                  /* claims or extended resources */
+} dra_podplan;
+
+/* Resolves the pod's claims against the world; memory from a. */
+void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a);
+
+typedef struct dra_podnode {
+    dra_alloc_status status;         /* DRA_ALLOC_* of the whole pod on the node */
+    bool unresolvable;               /* fails whatever the usage (selector mismatch, missing device) */
+    char reason[512];
+    /* on success: the claims allocated (todo[i] → res[i]), the implicit claim last */
+    const dra_claim **todo;
+    size_t ntodo, nown;
+    dra_alloc_result *res;
+    json_t *device_plugin;           /* {"<res>": {"allocatable", "inUse", "requested"}} or NULL */
+} dra_podnode;
+
+/* Tries the pod on one node: device-plugin counts, reused claims' node selectors,
+ * then one allocation of every unallocated claim (the implicit one included) in
+ * ctx x. `view` is the node's view (the caller caches it); `st` the in-use state.
+ * Memory from a and x: out is valid until either is reset. */
+void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
+                     dra_alloc_ctx *x, arena *a, dra_podnode *out);
+
+/* Allocates what the pod needs on the node (the CLI's and the pod cases' entry). Returns
  *   {"claims": [ResourceClaim with status.allocation...], "allocations": [AllocationResult...],
- *    "reused": ["ns/name"...], "devicePlugin": {"<resource>": {"allocatable": N, "inUse": M,
- *    "requested": K}}}                      on success (lists may be empty);
- *   {"unsatisfiable": true, "reason": "..."}  when the pod does not fit the node;
- *   {"error": "..."}                          when it cannot be scheduled anywhere.
+ *    "reused": ["ns/name"...], "devicePlugin": {...}}  on success (lists may be empty);
+ *   {"unsatisfiable": true, "reason": "..."}            when the pod does not fit the node;
+ *   {"error": "..."}                                    when it cannot be scheduled anywhere.
  * `st` (may be NULL) receives the new allocations. */
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st);
 
-/* An allocator case with a "pod" (testdata/README.md): the shared case format plus
- * "pod", "pods", "templates", "podGroups" and a node with status.allocatable. */
+/* An allocator case with a "pod" (testdata/README.md). */
 json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, err *e);
 
 #endif

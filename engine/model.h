@@ -244,6 +244,9 @@ typedef struct dra_claim {
     const char *raw_json;    /* the object as read, for printing it back with a status
                               * (for a template's claim: its spec only) */
     bool from_template;      /* generated from a ResourceClaimTemplate */
+    /* status.allocation.nodeSelector, decoded at ingest (ingest.c); NULL: anywhere */
+    dra_node_selector *alloc_node_selector;
+    const char *alloc_node_selector_error;   /* a selector that does not parse */
 } dra_claim;
 
 typedef struct dra_claim_template {
@@ -257,11 +260,21 @@ typedef struct dra_label {
     const char *key, *value;
 } dra_label;
 
+/* A resource name and an integer amount (status.allocatable, a pod's extended
+ * resources): extended resources are whole numbers. */
+typedef struct dra_res_count {
+    const char *name;
+    int64_t value;
+} dra_res_count;
+
 typedef struct dra_node {
     const char *name;
     dra_label *labels;
     uint32_t nlabels;
-    const char *raw_json;    /* the object as read (status.allocatable for engine/extres.c) */
+    const char *raw_json;    /* the object as read */
+    /* status.allocatable entries that are whole numbers, sorted by name (ingest.c) */
+    dra_res_count *allocatable;
+    uint32_t nallocatable;
 } dra_node;
 
 typedef struct dra_pod_claim {
@@ -271,11 +284,18 @@ typedef struct dra_pod_claim {
     const char *generated_name;  /* status.resourceClaimStatuses[].resourceClaimName */
 } dra_pod_claim;
 
+typedef struct dra_podres dra_podres;   /* extres.c: containers' extended resources */
+
 typedef struct dra_pod {
     const char *ns, *name, *node_name;
     dra_pod_claim *claims;
     uint32_t nclaims;
-    const char *raw_json;    /* the object as read (containers, schedulingGroup: extres.c, podgroup.c) */
+    const char *raw_json;    /* the object as read */
+    /* decoded once at ingest (ingest.c) */
+    const char *group_name;  /* spec.schedulingGroup.podGroupName */
+    bool terminated;         /* status.phase Succeeded or Failed */
+    const dra_podres *res;   /* NULL when the pod asks for no extended resource */
+    const char *res_error;   /* why its resources could not be read, else NULL */
 } dra_pod;
 
 #endif

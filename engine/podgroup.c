@@ -2,6 +2,7 @@
 #include "engine/podgroup.h"
 
 #include "engine/decode_util.h"
+#include "engine/extres.h"
 #include "engine/world.h"
 
 #include <stdio.h>
@@ -58,7 +59,8 @@ const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const 
     return NULL;
 }
 
-bool dra_podgroup_claim(dra_world *w, const dra_podgroup *g, const dra_pod_claim *pc, const dra_claim **claim) {
+bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
+                        const dra_claim **claim) {
     *claim = NULL;
     for (uint32_t i = 0; i < g->nclaims; i++) {
         const dra_pod_claim *gc = &g->claims[i];
@@ -74,7 +76,7 @@ bool dra_podgroup_claim(dra_world *w, const dra_podgroup *g, const dra_pod_claim
         *claim = dra_world_find_claim(w, g->ns, gc->generated_name ? gc->generated_name : nm);
         if (*claim || gc->generated_name) return true;   /* named in status but missing: not found */
         const dra_claim_template *t = dra_world_find_template(w, g->ns, gc->template_name);
-        if (t) *claim = dra_world_claim_from_template(w, t, g->ns, nm);
+        if (t) *claim = dra_claim_instantiate(a, t, g->ns, nm);
         return true;
     }
     return false;

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
 #include "base/error.h"
 #include "engine/model.h"
 
@@ -25,8 +26,9 @@ const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const 
 /* When the pod's claim entry is one of the group's claims: true, and *claim is the
  * group claim — the existing object (standalone, or generated and named in the
  * group's status) or, for a template not yet instantiated, a new claim
- * "<group>-<entry>" generated from it. *claim is NULL when the claim or template is
+  * "<group>-<entry>" generated from it in arena a. *claim is NULL when the claim or template is
  * missing. False when the entry is not a group entry. */
-bool dra_podgroup_claim(dra_world *w, const dra_podgroup *g, const dra_pod_claim *pc, const dra_claim **claim);
+bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
+                        const dra_claim **claim);
 
 #endif

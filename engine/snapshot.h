@@ -47,6 +47,7 @@ void dra_store_free(dra_store *st);   /* after every snapshot it published is re
 typedef struct dra_change {
     const json_t *upsert;    /* one object; Lists and arrays are expanded by the caller */
     const char *kind, *ns, *name;   /* deletion, when upsert is NULL */
+    const char *source;      /* where the object came from (a file), for error texts; may be NULL */
 } dra_change;
 
 /* Applies the changes in order and publishes the next snapshot. All or nothing: an

@@ -3,41 +3,79 @@
  * freezing (indexes by class name and by pool), read accessors, and the allocated
  * state (devices in use, shared IDs, consumed capacity) that allocation reads. */
 #include "engine/world.h"
+#include "engine/extres.h"
 #include "engine/podgroup.h"
 #include "engine/taintrule.h"
 
+#include "base/hash.h"
 #include "base/strbuf.h"
 
+#include <assert.h>
 #include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-dra_world *dra_world_new(bool apply_defaults) {
+dra_catalog *dra_catalog_new(void) {
+    dra_catalog *c = xcalloc(1, sizeof *c);
+    atomic_init(&c->refs, 1);
+    c->names = intern_new();
+    c->env = cel_env_new_dra(c->names);
+    c->cel = cel_cache_new(c->env);
+    c->env_any = cel_env_new_dra_any(c->names);
+    c->cel_any = cel_cache_new(c->env_any);
+    return c;
+}
+
+dra_catalog *dra_catalog_retain(dra_catalog *c) {
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    return c;
+}
+
+void dra_catalog_release(dra_catalog *c) {
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    cel_cache_free(c->cel);
+    cel_cache_free(c->cel_any);
+    cel_env_free(c->env_any);
+    cel_env_free(c->env);
+    intern_free(c->names);
+    free(c);
+}
+
+dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     dra_world *w = xcalloc(1, sizeof *w);
     arena_init(&w->mem, 0);
-    w->names = intern_new();
-    w->env = cel_env_new_dra(w->names);
-    w->cel = cel_cache_new(w->env);
-    w->env_any = cel_env_new_dra_any(w->names);
-    w->cel_any = cel_cache_new(w->env_any);
+    arena_init(&w->cli_mem, 4096);
+    w->cat = dra_catalog_retain(cat);
+    w->names = cat->names;
+    w->env = cat->env;
+    w->cel = cat->cel;
+    w->env_any = cat->env_any;
+    w->cel_any = cat->cel_any;
     w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
     hmap_init(&w->slices_by_node);
+    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
+    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
+    return w;
+}
+
+dra_world *dra_world_new(bool apply_defaults) {
+    dra_catalog *cat = dra_catalog_new();
+    dra_world *w = dra__world_new_in(cat, apply_defaults);
+    dra_catalog_release(cat);
     return w;
 }
 
 void dra_world_free(dra_world *w) {
     if (!w) return;
-    cel_cache_free(w->cel);
-    cel_cache_free(w->cel_any);
-    cel_env_free(w->env_any);
     free(w->taint_rules.v);
     free(w->podgroups.v);
-    cel_env_free(w->env);
-    intern_free(w->names);
     free(w->classes.v);
     free(w->slices.v);
     free(w->claims.v);
@@ -47,11 +85,98 @@ void dra_world_free(dra_world *w) {
     free(w->pool_next);
     free(w->node_next);
     free(w->unnamed.v);
+    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
+    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) {
+        hmap_free(&idx[i]->first);
+        free(idx[i]->next);
+    }
     hmap_free(&w->slices_by_node);
     hmap_free(&w->class_by_name);
     hmap_free(&w->slices_by_pool);
     arena_free(&w->mem);
+    arena_free(&w->cli_mem);
+    dra_catalog_release(w->cat);
     free(w);
+}
+
+static const char *const kind_names[DRA_KIND_COUNT] = {
+    [DRA_KIND_CLASS] = "DeviceClass",     [DRA_KIND_SLICE] = "ResourceSlice",
+    [DRA_KIND_CLAIM] = "ResourceClaim",   [DRA_KIND_TEMPLATE] = "ResourceClaimTemplate",
+    [DRA_KIND_NODE] = "Node",             [DRA_KIND_POD] = "Pod",
+    [DRA_KIND_TAINT_RULE] = "DeviceTaintRule", [DRA_KIND_POD_GROUP] = "PodGroup",
+};
+
+dra_kind dra__kind_of(const char *kind) {
+    for (int k = 1; kind && k < DRA_KIND_COUNT; k++)
+        if (!strcmp(kind, kind_names[k])) return (dra_kind)k;
+    return DRA_KIND_NONE;
+}
+
+const char *dra__kind_name(dra_kind k) { return k > 0 && k < DRA_KIND_COUNT ? kind_names[k] : "?"; }
+
+bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e) {
+    *out = NULL;
+    switch (k) {
+    case DRA_KIND_CLASS: {
+        dra_class *c = ARENA_NEW(d->a, dra_class);
+        if (!dra_decode_class(d, obj, c, e)) return false;
+        *out = c;
+        return true;
+    }
+    case DRA_KIND_SLICE: {
+        dra_slice *s = ARENA_NEW(d->a, dra_slice);
+        if (!dra_decode_slice(d, obj, s, e)) return false;
+        *out = s;
+        return true;
+    }
+    case DRA_KIND_CLAIM: {
+        dra_claim *c = ARENA_NEW(d->a, dra_claim);
+        if (!dra_decode_claim(d, obj, c, e)) return false;
+        dra_ingest_claim(d, obj, c);
+        *out = c;
+        return true;
+    }
+    case DRA_KIND_TEMPLATE: {
+        dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
+        if (!dra_decode_claim_template(d, obj, t, e)) return false;
+        *out = t;
+        return true;
+    }
+    case DRA_KIND_NODE: {
+        dra_node *n = ARENA_NEW(d->a, dra_node);
+        if (!dra_decode_node(d, obj, n, e)) return false;
+        dra_ingest_node(d, obj, n);
+        *out = n;
+        return true;
+    }
+    case DRA_KIND_POD: {
+        dra_pod *p = ARENA_NEW(d->a, dra_pod);
+        if (!dra_decode_pod(d, obj, p, e)) return false;
+        dra_ingest_pod(d, obj, p);
+        *out = p;
+        return true;
+    }
+    default:
+        return true;
+    }
+}
+
+void dra__world_push(dra_world *w, dra_kind k, void *obj) {
+    switch (k) {
+    case DRA_KIND_CLASS: DRA_VEC_PUSH(w->classes, (dra_class *)obj); break;
+    case DRA_KIND_SLICE: {
+        dra_slice *s = obj;
+        /* a borrowed slice keeps the index (a stable-sort tie-break) its owner gave it */
+        if (!w->borrowed) s->index = (uint32_t)w->slices.n;
+        DRA_VEC_PUSH(w->slices, s);
+        break;
+    }
+    case DRA_KIND_CLAIM: DRA_VEC_PUSH(w->claims, (dra_claim *)obj); break;
+    case DRA_KIND_TEMPLATE: DRA_VEC_PUSH(w->templates, (dra_claim_template *)obj); break;
+    case DRA_KIND_NODE: DRA_VEC_PUSH(w->nodes, (dra_node *)obj); break;
+    case DRA_KIND_POD: DRA_VEC_PUSH(w->pods, (dra_pod *)obj); break;
+    default: assert(!"dra__world_push: kind decoded per world");
+    }
 }
 
 static bool add_one(dra_world *w, const json_t *obj, err *e) {
@@ -77,36 +202,13 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
         }
         return true;
     }
-    if (!strcmp(kind, "DeviceClass")) {
-        dra_class *c = ARENA_NEW(&w->mem, dra_class);
-        if (!dra_decode_class(&w->dec, obj, c, e)) return false;
-        DRA_VEC_PUSH(w->classes, c);
-    } else if (!strcmp(kind, "ResourceSlice")) {
-        dra_slice *s = ARENA_NEW(&w->mem, dra_slice);
-        if (!dra_decode_slice(&w->dec, obj, s, e)) return false;
-        s->index = (uint32_t)w->slices.n;
-        DRA_VEC_PUSH(w->slices, s);
-    } else if (!strcmp(kind, "ResourceClaim")) {
-        dra_claim *c = ARENA_NEW(&w->mem, dra_claim);
-        if (!dra_decode_claim(&w->dec, obj, c, e)) return false;
-        DRA_VEC_PUSH(w->claims, c);
-    } else if (!strcmp(kind, "ResourceClaimTemplate")) {
-        dra_claim_template *t = ARENA_NEW(&w->mem, dra_claim_template);
-        if (!dra_decode_claim_template(&w->dec, obj, t, e)) return false;
-        DRA_VEC_PUSH(w->templates, t);
-    } else if (!strcmp(kind, "Node")) {
-        dra_node *n = ARENA_NEW(&w->mem, dra_node);
-        if (!dra_decode_node(&w->dec, obj, n, e)) return false;
-        DRA_VEC_PUSH(w->nodes, n);
-    } else if (!strcmp(kind, "Pod")) {
-        dra_pod *p = ARENA_NEW(&w->mem, dra_pod);
-        if (!dra_decode_pod(&w->dec, obj, p, e)) return false;
-        DRA_VEC_PUSH(w->pods, p);
-    } else if (!strcmp(kind, "DeviceTaintRule")) {
-        if (!dra_taintrule_add(w, obj, e)) return false;
-    } else if (!strcmp(kind, "PodGroup")) {
-        if (!dra_podgroup_add(w, obj, e)) return false;
-    }
+    dra_kind k = dra__kind_of(kind);
+    if (k == DRA_KIND_TAINT_RULE) return dra_taintrule_add(w, obj, e);
+    if (k == DRA_KIND_POD_GROUP) return dra_podgroup_add(w, obj, e);
+    if (k == DRA_KIND_NONE) return true;
+    void *o;
+    if (!dra__decode_object(&w->dec, k, obj, &o, e)) return false;
+    dra__world_push(w, k, o);
     return true;
 }
 
@@ -127,9 +229,10 @@ static bool has_suffix(const char *s, const char *suf) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool load_file(dra_world *w, const char *path, err *e) {
+/* The documents of one file: a JSON value, or a YAML stream as an array. */
+static json_t *load_file_docs(const char *path, err *e) {
     FILE *f = fopen(path, "rb");
-    if (!f) return err_at(e, path, NULL, "cannot open file");
+    if (!f) return err_at(e, path, NULL, "cannot open file"), NULL;
     strbuf sb;
     sbuf_init(&sb);
     char buf[65536];
@@ -142,27 +245,25 @@ static bool load_file(dra_world *w, const char *path, err *e) {
     if (*p == '{' || *p == '[') {
         json_error_t je;
         docs = json_loadb(sb.buf, sb.len, 0, &je);
-        if (!docs) {
-            sbuf_free(&sb);
-            return err_at(e, path, NULL, "JSON: %s (line %d)", je.text, je.line);
-        }
+        if (!docs) err_at(e, path, NULL, "JSON: %s (line %d)", je.text, je.line);
     } else {
         docs = dra_yaml_load(sb.buf ? sb.buf : "", sb.len, path, e);
-        if (!docs) {
-            sbuf_free(&sb);
-            return false;
-        }
     }
     sbuf_free(&sb);
-    bool ok = dra_world_add_json(w, docs, e);
-    json_decref(docs);
-    return ok;
+    return docs;
 }
 
-bool dra_world_load_path(dra_world *w, const char *path, err *e) {
+bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
+                    err *e) {
     struct stat st;
     if (stat(path, &st) != 0) return err_at(e, path, NULL, "no such file or directory");
-    if (!S_ISDIR(st.st_mode)) return load_file(w, path, e);
+    if (!S_ISDIR(st.st_mode)) {
+        json_t *docs = load_file_docs(path, e);
+        if (!docs) return false;
+        bool ok = fn(arg, path, docs, e);
+        json_decref(docs);
+        return ok;
+    }
     DIR *d = opendir(path);
     if (!d) return err_at(e, path, NULL, "cannot read directory");
     DRA_VEC(char *) names = {0};
@@ -179,11 +280,82 @@ bool dra_world_load_path(dra_world *w, const char *path, err *e) {
     qsort(names.v, names.n, sizeof *names.v, cmp_str);
     bool ok = true;
     for (size_t i = 0; i < names.n; i++) {
-        if (ok) ok = load_file(w, names.v[i], e);
+        if (ok) {
+            json_t *docs = load_file_docs(names.v[i], e);
+            ok = docs && fn(arg, names.v[i], docs, e);
+            json_decref(docs);
+        }
         free(names.v[i]);
     }
     free(names.v);
     return ok;
+}
+
+static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
+    (void)file;
+    return dra_world_add_json(arg, docs, e);
+}
+
+bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, add_docs, w, e); }
+
+/* ---- namespace/name indexes ------------------------------------------------------------- */
+
+static const char *field_str(const void *obj, size_t off) {
+    return off == SIZE_MAX ? NULL : *(const char *const *)((const char *)obj + off);
+}
+
+static uint64_t name_hash(const char *ns, const char *name) {
+    if (!ns || !*ns) ns = "default";
+    size_t a = strlen(ns), b = strlen(name);
+    char stack[256];
+    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
+    memcpy(buf, ns, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, name, b);
+    uint64_t h = hash_bytes(buf, a + b + 1);
+    if (buf != stack) free(buf);
+    return h;
+}
+
+/* Objects in input order; a chain lists the ones whose key hashes alike, first
+ * loaded first, so a lookup finds what the former linear scan found. */
+static void index_names(dra_name_index *ix, const void *const *objs, size_t n, size_t ns_off, size_t name_off) {
+    hmap_clear(&ix->first);
+    free(ix->next);
+    ix->next = xcalloc(n + 1, sizeof *ix->next);
+    for (size_t i = n; i-- > 0;) {
+        uint64_t h = name_hash(field_str(objs[i], ns_off), field_str(objs[i], name_off));
+        uint64_t head = 0;
+        hmap_get(&ix->first, h, &head);
+        ix->next[i] = (uint32_t)head;
+        hmap_put(&ix->first, h, i + 1);
+    }
+}
+
+static bool ns_eq(const char *a, const char *b) {
+    if (!a || !*a) a = "default";
+    if (!b || !*b) b = "default";
+    return !strcmp(a, b);
+}
+
+/* Index+1 of the object, 0 when absent. Before the first freeze (objects added
+ * but not indexed yet) the scan is linear. */
+static size_t lookup_name(const dra_world *w, const dra_name_index *ix, const void *const *objs, size_t n,
+                          size_t ns_off, size_t name_off, const char *ns, const char *name) {
+    if (!w->frozen || !ix->next) {
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(field_str(objs[i], name_off), name) &&
+                (ns_off == SIZE_MAX || ns_eq(field_str(objs[i], ns_off), ns)))
+                return i + 1;
+        return 0;
+    }
+    uint64_t head = 0;
+    if (!hmap_get(&ix->first, name_hash(ns_off == SIZE_MAX ? NULL : ns, name), &head)) return 0;
+    for (uint32_t i = (uint32_t)head; i; i = ix->next[i - 1])
+        if (i - 1 < n && !strcmp(field_str(objs[i - 1], name_off), name) &&
+            (ns_off == SIZE_MAX || ns_eq(field_str(objs[i - 1], ns_off), ns)))
+            return i;
+    return 0;
 }
 
 void dra_world_freeze(dra_world *w) {
@@ -214,7 +386,23 @@ void dra_world_freeze(dra_world *w) {
     }
     for (size_t i = 0; i < w->slices.n; i++)
         if (!w->slices.v[i]->node_name || !*w->slices.v[i]->node_name) DRA_VEC_PUSH(w->unnamed, (uint32_t)i);
+    if (w->borrowed && w->taint_rules.n && !w->taint_rules_done) {
+        /* DeviceTaintRules merge taints into devices; borrowed slices are shared with
+         * other snapshots, so this world's rules go into copies (their cost is paid
+         * only while some rule exists) */
+        for (size_t i = 0; i < w->slices.n; i++) {
+            dra_slice *c = arena_memdup(&w->mem, w->slices.v[i], sizeof *c);
+            if (c->ndevices) c->devices = arena_memdup(&w->mem, c->devices, c->ndevices * sizeof *c->devices);
+            w->slices.v[i] = c;
+        }
+    }
     dra_taintrule_apply(w);
+    index_names(&w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
+                offsetof(dra_claim, name));
+    index_names(&w->template_idx, (const void *const *)w->templates.v, w->templates.n,
+                offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name));
+    index_names(&w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX, offsetof(dra_node, name));
+    index_names(&w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns), offsetof(dra_pod, name));
     w->frozen = true;
 }
 
@@ -234,51 +422,47 @@ const dra_claim_template *dra_world_template(const dra_world *w, size_t i) { ret
 size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
 const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
 
-static bool ns_eq(const char *a, const char *b) {
-    if (!a || !*a) a = "default";
-    if (!b || !*b) b = "default";
-    return !strcmp(a, b);
-}
-
 const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name) {
-    for (size_t i = 0; i < w->claims.n; i++)
-        if (!strcmp(w->claims.v[i]->name, name) && ns_eq(w->claims.v[i]->ns, ns)) return w->claims.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
+                           offsetof(dra_claim, name), ns, name);
+    return i ? w->claims.v[i - 1] : NULL;
 }
 
 const dra_node *dra_world_find_node(const dra_world *w, const char *name) {
-    for (size_t i = 0; i < w->nodes.n; i++)
-        if (!strcmp(w->nodes.v[i]->name, name)) return w->nodes.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX,
+                           offsetof(dra_node, name), NULL, name);
+    return i ? w->nodes.v[i - 1] : NULL;
+}
+
+const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name) {
+    size_t i = lookup_name(w, &w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns),
+                           offsetof(dra_pod, name), ns, name);
+    return i ? w->pods.v[i - 1] : NULL;
 }
 
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name) {
-    for (size_t i = 0; i < w->templates.n; i++)
-        if (!strcmp(w->templates.v[i]->name, name) && ns_eq(w->templates.v[i]->ns, ns)) return w->templates.v[i];
-    return NULL;
+    size_t i = lookup_name(w, &w->template_idx, (const void *const *)w->templates.v, w->templates.n,
+                           offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name), ns, name);
+    return i ? w->templates.v[i - 1] : NULL;
 }
 
+/* For the CLI: the claim lives in cli_mem, as long as the world (requests use
+ * dra_claim_instantiate in their own arena). */
 const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
                                                const char *name) {
-    dra_claim *c = ARENA_NEW(&w->mem, dra_claim);
-    *c = t->spec;
-    c->ns = ns ? arena_strdup(&w->mem, ns) : NULL;
-    c->name = arena_strdup(&w->mem, name);
-    c->allocated = false;
-    c->from_template = true;
-    return c;
+    return dra_claim_instantiate(&w->cli_mem, t, ns, name);
 }
 
+/* For the CLI: a node that has no Node object, in cli_mem; not added to the world. */
 const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n) {
-    dra_node *nd = ARENA_NEW(&w->mem, dra_node);
-    nd->name = arena_strdup(&w->mem, name);
-    nd->labels = ARENA_NEWN(&w->mem, dra_label, n ? n : 1);
+    dra_node *nd = ARENA_NEW(&w->cli_mem, dra_node);
+    nd->name = arena_strdup(&w->cli_mem, name);
+    nd->labels = ARENA_NEWN(&w->cli_mem, dra_label, n ? n : 1);
     for (size_t i = 0; i < n; i++) {
-        nd->labels[i].key = arena_strdup(&w->mem, labels[i].key);
-        nd->labels[i].value = arena_strdup(&w->mem, labels[i].value);
+        nd->labels[i].key = arena_strdup(&w->cli_mem, labels[i].key);
+        nd->labels[i].value = arena_strdup(&w->cli_mem, labels[i].value);
     }
     nd->nlabels = (uint32_t)n;
-    DRA_VEC_PUSH(w->nodes, nd);
     return nd;
 }
 
@@ -298,7 +482,11 @@ void dra_allocated_free(dra_allocated *s) {
     hmap_free(&s->devices);
     hmap_free(&s->shared);
     hmap_free(&s->capacity);
-    for (size_t i = 0; i < s->caps.n; i++) free(s->caps.v[i]);
+    for (size_t i = 0; i < s->caps.n; i++) {
+        free(s->caps.v[i]->id);
+        free(s->caps.v[i]->value);
+        free(s->caps.v[i]);
+    }
     free(s->caps.v);
     free(s);
 }
@@ -340,6 +528,7 @@ bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e) {
 }
 
 static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, const quantity *q) {
+    /* false only when the sum overflows Quantity's range */
     uint64_t idx;
     dra_alloc_caps *c;
     if (hmap_get(&s->capacity, k, &idx)) {
@@ -353,7 +542,11 @@ static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, cons
     uint32_t id = intern_cstr(s->w->names, cap);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->id[i] == id) return quantity_add(&c->value[i], q, &c->value[i]);
-    if (c->n == ARRAY_SIZE(c->id)) return false;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 4;
+        c->id = xrealloc(c->id, c->cap * sizeof *c->id);
+        c->value = xrealloc(c->value, c->cap * sizeof *c->value);
+    }
     c->id[c->n] = id;
     c->value[c->n] = *q;
     c->n++;
@@ -367,6 +560,20 @@ bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *ca
     return true;
 }
 
+/* The device key of a result: interned "driver/pool" and device name, whatever
+ * their length. */
+static uint64_t result_key(intern_table *names, const dra_device_result *r) {
+    size_t a = strlen(r->driver), b = strlen(r->pool);
+    char stack[512];
+    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
+    memcpy(buf, r->driver, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, r->pool, b);
+    uint32_t pk = intern_put(names, buf, a + b + 1);
+    if (buf != stack) free(buf);
+    return dra_device_key(pk, intern_cstr(names, r->device));
+}
+
 void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
@@ -374,10 +581,7 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
         if (r->admin_access == 1) continue;
         /* keys come from the intern table only: the world's arena stays untouched, so
          * allocated states can be built while other threads read the world */
-        char id[1024];
-        snprintf(id, sizeof id, "%s/%s/%s", r->driver, r->pool, r->device);
-        uint64_t k;
-        if (!device_key_of(s, id, false, &k, NULL)) continue;
+        uint64_t k = result_key(s->w->names, r);
         if (consumable_capacity && r->share_id) {
             bool ins;
             (*hmap_upsert(&s->shared, k, 0, &ins))++;

@@ -25,8 +25,36 @@
         (vec).v[(vec).n++] = (x);                                                   \
     } while (0)
 
+/* What outlives snapshots: the intern table and the compiled CEL programs (keyed by
+ * expression text), shared by every world built on it. Reference-counted; both
+ * tables are internally locked, so the snapshot builder may intern and compile
+ * while request threads read. */
+typedef struct dra_catalog {
+    _Atomic long refs;
+    intern_table *names;
+    cel_env *env, *env_any;
+    cel_cache *cel, *cel_any;
+} dra_catalog;
+
+dra_catalog *dra_catalog_new(void);
+dra_catalog *dra_catalog_retain(dra_catalog *c);
+void dra_catalog_release(dra_catalog *c);
+
+/* Objects by namespace/name: hash → index+1 of the first, chained through next
+ * (hash collisions share a chain; lookups compare the strings). */
+typedef struct dra_name_index {
+    hmap first;
+    uint32_t *next;
+} dra_name_index;
+
 struct dra_world {
     arena mem;
+    dra_catalog *cat;
+    /* objects not in mem (borrowed): a snapshot's world points at objects owned by
+     * the store's entries, which outlive it */
+    bool borrowed;
+    /* claims made for the CLI (dra_extres_pod_claim), never touched by requests */
+    arena cli_mem;
     intern_table *names;
     cel_env *env;
     cel_cache *cel;
@@ -53,7 +81,35 @@ struct dra_world {
     DRA_VEC(struct dra_taint_rule *) taint_rules;
     size_t taint_slices_done, taint_rules_done;   /* what earlier freezes already merged */
     DRA_VEC(struct dra_podgroup *) podgroups;
+    dra_name_index claim_idx, template_idx, node_idx, pod_idx;
 };
+
+/* A world over a catalog, for the snapshot builder (store.c): objects are added with
+ * dra__world_push (borrowed, not copied), then dra_world_freeze. */
+dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults);
+typedef enum dra_kind {
+    DRA_KIND_NONE = 0, DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM, DRA_KIND_TEMPLATE, DRA_KIND_NODE,
+    DRA_KIND_POD, DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP, DRA_KIND_COUNT
+} dra_kind;
+dra_kind dra__kind_of(const char *kind);
+const char *dra__kind_name(dra_kind k);
+void dra__world_push(dra_world *w, dra_kind k, void *obj);
+/* Calls fn with the documents of a file, or of each YAML or JSON file (.yaml, .yml, .json) of a
+ * directory in name order (a JSON value, or a YAML stream as an array). */
+bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
+                    err *e);
+/* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
+ * first use and shared (NULL with *errmsg when gathering its pools failed). */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg);
+const dra_world *dra__snapshot_world(const dra_snapshot *s);
+const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s);
+const dra_features *dra__snapshot_features(const dra_snapshot *s);
+dra_catalog *dra__snapshot_catalog(const dra_snapshot *s);
+const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
+/* Decodes one object of kind k into memory from d (names interned in d->names);
+ * *out is the decoded model object (taint rules and pod groups: NULL, they are
+ * decoded per world by dra__world_add_json). */
+bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e);
 
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */
 static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
@@ -66,10 +122,12 @@ struct dra_allocated {
     DRA_VEC(struct dra_alloc_caps *) caps;
 };
 
+/* Capacity consumed from one device, per capacity name (grows as needed: a device
+ * has at most 32 capacities in resource/v1, but nothing here relies on it). */
 typedef struct dra_alloc_caps {
-    uint32_t n;
-    uint32_t id[16];         /* interned capacity key as written */
-    quantity value[16];
+    uint32_t n, cap;
+    uint32_t *id;            /* interned capacity key as written */
+    quantity *value;
 } dra_alloc_caps;
 
 /* A counter of a pool's counter sets, flattened. */

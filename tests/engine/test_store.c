@@ -1,0 +1,347 @@
+/* test_store.c — the long-running core (engine/snapshot.h): a store fed objects,
+ * immutable snapshots that readers pin while the writer publishes new ones, a Pod
+ * decided per node (fit, unschedulable, unresolvable, error, timeout) with scores,
+ * and many threads reading while snapshots are swapped. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+/* Three nodes of 4 GPUs: node-1 free, node-2 with gpu-0..2 held by an allocated
+ * claim, node-3 without any slice. */
+static const char *CLUSTER =
+    "[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu.example.com\"},"
+    "  \"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.example.com'\"}}]}},"
+    " {\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\",\"labels\":{\"zone\":\"a\"}}},"
+    " {\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-2\"}},"
+    " {\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-3\"}},"
+    " {\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},"
+    "  \"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"node-1\",\"pool\":{\"name\":\"node-1\",\"generation\":1,"
+    "  \"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\"},{\"name\":\"gpu-1\"},{\"name\":\"gpu-2\"},{\"name\":\"gpu-3\"}]}},"
+    " {\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-2-gpus\"},"
+    "  \"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"node-2\",\"pool\":{\"name\":\"node-2\",\"generation\":1,"
+    "  \"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\"},{\"name\":\"gpu-1\"},{\"name\":\"gpu-2\"},{\"name\":\"gpu-3\"}]}},"
+    " {\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\",\"metadata\":{\"name\":\"two-gpus\","
+    "  \"namespace\":\"ml\"},\"spec\":{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+    "  {\"deviceClassName\":\"gpu.example.com\",\"count\":2}}]}}}},"
+    " {\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"busy\",\"namespace\":\"ml\"},"
+    "  \"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"gpu.example.com\",\"count\":3}}]}},"
+    "  \"status\":{\"allocation\":{\"devices\":{\"results\":["
+    "   {\"request\":\"gpu\",\"driver\":\"gpu.example.com\",\"pool\":\"node-2\",\"device\":\"gpu-0\"},"
+    "   {\"request\":\"gpu\",\"driver\":\"gpu.example.com\",\"pool\":\"node-2\",\"device\":\"gpu-1\"},"
+    "   {\"request\":\"gpu\",\"driver\":\"gpu.example.com\",\"pool\":\"node-2\",\"device\":\"gpu-2\"}]},"
+    "   \"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\","
+    "   \"values\":[\"node-2\"]}]}]}}}}]";
+
+static const char *POD =
+    "{\"metadata\":{\"name\":\"trainer-0\",\"namespace\":\"ml\"},\"spec\":{\"containers\":[{\"name\":\"main\"}],"
+    " \"resourceClaims\":[{\"name\":\"gpus\",\"resourceClaimTemplateName\":\"two-gpus\"}]}}";
+
+static json_t *parse(const char *s) {
+    json_error_t je;
+    json_t *j = json_loads(s, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    return j;
+}
+
+static dra_store *store_with_cluster(void) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    json_t *c = parse(CLUSTER);
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_json(st, c, &e), 1, "%s", e.msg);
+    json_decref(c);
+    return st;
+}
+
+static dra_fit_status fit(dra_snapshot *s, const char *pod, const char *node, dra_fit *out) {
+    json_t *p = parse(pod);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    cr_assert_not_null(pr, "%s", e.msg);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_fit f;
+    dra_pod_fit(pr, x, node, NULL, DRA_SCORE_BINPACK, 0, out ? out : &f);
+    dra_alloc_ctx_free(x);
+    dra_pod_request_free(pr);
+    json_decref(p);
+    return out ? out->status : f.status;
+}
+
+Test(store, fit_per_node) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s), 1);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), 2);
+    cr_assert_eq(dra_snapshot_count(s, "Node"), 3);
+    cr_assert_str_eq(dra_snapshot_node_name(s, 2), "node-3");
+    dra_fit f;
+    cr_assert_eq(fit(s, POD, "node-1", &f), DRA_FIT_OK, "%s", f.reason);
+    /* one GPU free of four: usage could change, so not unresolvable */
+    cr_assert_eq(fit(s, POD, "node-2", &f), DRA_FIT_UNSCHEDULABLE, "%s", f.reason);
+    cr_assert(strstr(f.reason, "ml/trainer-0-gpus") && strstr(f.reason, "1 of them not allocated"), "%s", f.reason);
+    /* no device at all: nothing in use would help */
+    cr_assert_eq(fit(s, POD, "node-3", &f), DRA_FIT_UNRESOLVABLE, "%s", f.reason);
+    /* a node nobody has heard of is bare: no devices */
+    cr_assert_eq(fit(s, POD, "node-9", &f), DRA_FIT_UNRESOLVABLE, "%s", f.reason);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(store, pod_without_claims_needs_nothing) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *p = parse("{\"metadata\":{\"name\":\"web\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                      "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    cr_assert_not_null(pr);
+    cr_assert_not(dra_pod_request_needs_dra(pr));
+    dra_pod_request_free(pr);
+    json_decref(p);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(store, missing_template_and_bad_pod) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_fit f;
+    const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":"
+                      "[{\"name\":\"x\",\"resourceClaimTemplateName\":\"nope\"}]}}";
+    cr_assert_eq(fit(s, pod, "node-1", &f), DRA_FIT_UNRESOLVABLE);
+    cr_assert(strstr(f.reason, "template nope not found"), "%s", f.reason);
+    json_t *bad = parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":7}}");
+    err e;
+    err_clear(&e);
+    cr_assert_null(dra_pod_request_new(s, bad, &e));
+    char buf[2048];
+    err_format(&e, buf, sizeof buf);
+    cr_assert(strstr(buf, "Pod p: spec.resourceClaims: expected array"), "%s", buf);
+    json_decref(bad);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(store, snapshots_are_immutable_while_pinned) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s1 = dra_store_acquire(st);
+    dra_change del = {.kind = "ResourceClaim", .ns = "ml", .name = "busy"};
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply(st, &del, 1, &e), 2, "%s", e.msg);
+    dra_snapshot *s2 = dra_store_acquire(st);
+    cr_assert_eq(fit(s1, POD, "node-2", NULL), DRA_FIT_UNSCHEDULABLE);
+    cr_assert_eq(fit(s2, POD, "node-2", NULL), DRA_FIT_OK);
+    cr_assert_eq(dra_snapshot_count(s1, "ResourceClaim"), 1);
+    cr_assert_eq(dra_snapshot_count(s2, "ResourceClaim"), 0);
+    /* deleting again: not found, nothing published */
+    cr_assert_eq(dra_store_apply(st, &del, 1, &e), 0);
+    cr_assert(strstr(e.msg, "ResourceClaim ml/busy not found"), "%s", e.msg);
+    dra_snapshot_release(s1);
+    dra_snapshot *s3 = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s3), 2);
+    dra_snapshot_release(s3);
+    dra_snapshot_release(s2);
+    dra_store_free(st);
+}
+
+Test(store, invalid_object_keeps_the_current_snapshot) {
+    dra_store *st = store_with_cluster();
+    json_t *bad = parse("[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"x\"},"
+                        "\"spec\":{\"driver\":\"d\",\"nodeName\":\"node-3\",\"pool\":{\"name\":\"p\",\"generation\":1,"
+                        "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"a\",\"capacity\":{\"m\":{\"value\":\"x!\"}}}]}}]");
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_json(st, bad, &e), 0);
+    char buf[2048];
+    err_format(&e, buf, sizeof buf);
+    cr_assert(strstr(buf, "ResourceSlice x: spec.devices[0].capacity"), "%s", buf);
+    json_decref(bad);
+    dra_snapshot *s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s), 1);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), 2);
+    dra_snapshot_release(s);
+    json_t *unk = parse("{\"kind\":\"Gadget\",\"metadata\":{\"name\":\"g\"}}");
+    cr_assert_eq(dra_store_apply_json(st, unk, &e), 0);
+    cr_assert(strstr(e.msg, "unsupported kind Gadget"), "%s", e.msg);
+    json_decref(unk);
+    dra_store_free(st);
+}
+
+Test(store, duplicate_with_different_contents_names_both_sources) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    json_t *a = parse("{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{\"a\":\"1\"}}}");
+    json_t *b = parse("{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{\"a\":\"2\"}}}");
+    dra_change same[2] = {{.upsert = a, .source = "one.yaml"}, {.upsert = a, .source = "two.yaml"}};
+    dra_change diff[2] = {{.upsert = a, .source = "one.yaml"}, {.upsert = b, .source = "two.yaml"}};
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply(st, same, 2, &e), 1, "%s", e.msg);
+    cr_assert_eq(dra_store_apply(st, diff, 2, &e), 0);
+    cr_assert(strstr(e.msg, "one.yaml") && strstr(e.msg, "two.yaml") && strstr(e.msg, "Node//n"), "%s", e.msg);
+    json_decref(a);
+    json_decref(b);
+    dra_store_free(st);
+}
+
+Test(store, binpack_prefers_the_used_node) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    const char *one = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":"
+                      "[{\"name\":\"g\",\"resourceClaimName\":\"one\"}]}}";
+    json_t *claim = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"one\","
+                          "\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+                          "{\"deviceClassName\":\"gpu.example.com\"}}]}}}");
+    err e;
+    err_clear(&e);
+    dra_snapshot_release(s);
+    cr_assert_eq(dra_store_apply_json(st, claim, &e), 2, "%s", e.msg);
+    json_decref(claim);
+    s = dra_store_acquire(st);
+    dra_fit f1, f2;
+    cr_assert_eq(fit(s, one, "node-1", &f1), DRA_FIT_OK);
+    cr_assert_eq(fit(s, one, "node-2", &f2), DRA_FIT_OK);
+    /* node-1: 1 of 4 used after placing → 3; node-2: 4 of 4 → 10 */
+    cr_assert_eq(f1.score, 3);
+    cr_assert_eq(f2.score, 10);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(store, deadline_times_out) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *p = parse(POD);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_fit f;
+    /* a deadline already past stops the search at its first check */
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_NONE, 1, &f);
+    cr_assert_eq(f.status, DRA_FIT_TIMEOUT, "%s", dra_fit_status_name(f.status));
+    cr_assert_str_eq(f.reason, "timed out trying to allocate devices");
+    dra_alloc_ctx_free(x);
+    dra_pod_request_free(pr);
+    json_decref(p);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+/* ---- many readers, one writer ------------------------------------------------------------ */
+
+typedef struct race {
+    dra_store *st;
+    _Atomic bool stop;
+    _Atomic long checked, wrong;
+} race;
+
+static void *reader(void *arg) {
+    race *r = arg;
+    json_t *p = parse(POD);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    for (int i = 0; i < 400 && !atomic_load(&r->stop); i++) {
+        dra_snapshot *s = dra_store_acquire(r->st);
+        err e;
+        err_clear(&e);
+        dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+        dra_fit f;
+        dra_pod_fit(pr, x, "node-2", NULL, DRA_SCORE_BINPACK, 0, &f);
+        /* the answer is the answer of the snapshot the request pinned, never a mix */
+        bool busy = dra_snapshot_count(s, "ResourceClaim") == 1;
+        dra_fit_status want = busy ? DRA_FIT_UNSCHEDULABLE : DRA_FIT_OK;
+        if (f.status != want) atomic_fetch_add(&r->wrong, 1);
+        atomic_fetch_add(&r->checked, 1);
+        dra_pod_request_free(pr);
+        dra_snapshot_release(s);
+    }
+    dra_alloc_ctx_free(x);
+    json_decref(p);
+    return NULL;
+}
+
+Test(store, readers_see_whole_snapshots_while_the_writer_swaps, .timeout = 120) {
+    race r = {.st = store_with_cluster()};
+    json_t *all = parse(CLUSTER);
+    json_t *busy = json_incref(json_array_get(all, json_array_size(all) - 1));
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, reader, &r);
+    dra_change del = {.kind = "ResourceClaim", .ns = "ml", .name = "busy"};
+    for (int i = 0; i < 200; i++) {
+        err e;
+        err_clear(&e);
+        uint64_t g = i % 2 ? dra_store_apply_json(r.st, busy, &e) : dra_store_apply(r.st, &del, 1, &e);
+        cr_assert_neq(g, 0, "%s", e.msg);
+    }
+    atomic_store(&r.stop, true);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    cr_assert_gt(atomic_load(&r.checked), 0);
+    cr_assert_eq(atomic_load(&r.wrong), 0, "%ld of %ld answers were not their snapshot's", atomic_load(&r.wrong),
+                 atomic_load(&r.checked));
+    json_decref(busy);
+    json_decref(all);
+    dra_store_free(r.st);
+}
+
+/* The in-use state keeps every consumed capacity of a device (it kept 16 and dropped
+ * the rest, so a device could be handed out beyond its capacity). */
+Test(store, in_use_capacity_is_not_capped) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    json_t *caps = json_object(), *used = json_object();
+    for (int i = 0; i < 20; i++) {
+        char k[8];
+        snprintf(k, sizeof k, "c%d", i);
+        /* requests consume 0 of what they do not name, so only c19 matters below */
+        json_object_set_new(caps, k, json_pack("{s:s, s:{s:s, s:{s:s}}}", "value", "10", "requestPolicy", "default",
+                                               "0", "validRange", "min", "0"));
+        json_object_set_new(used, k, json_string("10"));
+    }
+    json_t *objs = json_pack(
+        "[{s:s, s:s, s:{s:s}, s:{s:[{s:{s:s}}]}},"
+        " {s:s, s:s, s:{s:s}},"
+        " {s:s, s:s, s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:[{s:s, s:b, s:o}]}},"
+        " {s:s, s:s, s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s}}]}},"
+        "  s:{s:{s:{s:[{s:s, s:s, s:s, s:s, s:s, s:o}]}}}}]",
+        "apiVersion", "resource.k8s.io/v1", "kind", "DeviceClass", "metadata", "name", "net.example.com", "spec",
+        "selectors", "cel", "expression", "device.driver == 'net.example.com'",
+        "apiVersion", "v1", "kind", "Node", "metadata", "name", "node-1",
+        "apiVersion", "resource.k8s.io/v1", "kind", "ResourceSlice", "metadata", "name", "nics", "spec", "driver",
+        "net.example.com", "nodeName", "node-1", "pool", "name", "node-1", "generation", 1, "resourceSliceCount", 1,
+        "devices", "name", "nic-0", "allowMultipleAllocations", 1, "capacity", caps,
+        "apiVersion", "resource.k8s.io/v1", "kind", "ResourceClaim", "metadata", "name", "all", "namespace", "default",
+        "spec", "devices", "requests", "name", "nic", "exactly", "deviceClassName", "net.example.com",
+        "status", "allocation", "devices", "results", "request", "nic", "driver", "net.example.com", "pool", "node-1",
+        "device", "nic-0", "shareID", "a1b2c3d4-0000-4000-8000-000000000001", "consumedCapacity", used);
+    cr_assert_not_null(objs);
+    err e;
+    err_clear(&e);
+    char buf[2048];
+    cr_assert_eq(dra_store_apply_json(st, objs, &e), 1, "%s", err_format(&e, buf, sizeof buf));
+    json_decref(objs);
+    dra_snapshot *s = dra_store_acquire(st);
+    const char *pod = "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":[{\"name\":\"n\","
+                      "\"resourceClaimName\":\"want\"}]}}";
+    dra_snapshot_release(s);
+    json_t *want = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:{s:{s:s}}}}]}}}", "apiVersion",
+                             "resource.k8s.io/v1", "kind", "ResourceClaim", "metadata", "name", "want", "namespace",
+                             "default", "spec", "devices", "requests", "name", "nic", "exactly", "deviceClassName",
+                             "net.example.com", "capacity", "requests", "c19", "1");
+    cr_assert_eq(dra_store_apply_json(st, want, &e), 2, "%s", err_format(&e, buf, sizeof buf));
+    json_decref(want);
+    s = dra_store_acquire(st);
+    dra_fit fr;
+    cr_assert_eq(fit(s, pod, "node-1", &fr), DRA_FIT_UNSCHEDULABLE, "c19 is used up: %s", fr.reason);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
