@@ -233,6 +233,26 @@ void ext_args_free(ext_args *a) {
 
 /* ---- results ---------------------------------------------------------------------- */
 
+/* A JSON string of text that should be UTF-8 but may not be (an engine message cut at a
+ * fixed size can end inside a sequence): invalid bytes become '?', so a node is never
+ * dropped from FailedNodes for its message. */
+static json_t *text(const char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    size_t n = strlen(s);
+    char *c = xmalloc(n + 1);
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+        if (!k) c[i++] = '?';
+        else memcpy(c + i, p + i, k), i += k;
+    }
+    c[n] = '\0';
+    j = json_string(c);   /* a NUL-free, valid string now */
+    free(c);
+    return j ? j : json_string("");
+}
+
 static char *dump(json_t *j) {
     char *s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
@@ -248,7 +268,7 @@ char *ext_filter_result(const ext_args *a, const ext_verdict *verdict, const cha
             json_array_append_new(pass, a->node_list ? json_incref((json_t *)a->nodes[i]) : json_string(a->names[i]));
         } else {
             json_t *m = verdict[i] == EXT_FAIL_UNRESOLVABLE ? unres : failed;
-            json_object_set_new(m, a->names[i], json_string(reason && reason[i] ? reason[i] : ""));
+            json_object_set_new(m, a->names[i], text(reason && reason[i] ? reason[i] : ""));
         }
     }
     /* jansson keeps insertion order: the keys come out in Go's field order */
@@ -265,7 +285,7 @@ char *ext_filter_result(const ext_args *a, const ext_verdict *verdict, const cha
     }
     json_object_set_new(r, "FailedNodes", failed);
     json_object_set_new(r, "FailedAndUnresolvableNodes", unres);
-    json_object_set_new(r, "Error", json_string(error ? error : ""));
+    json_object_set_new(r, "Error", text(error ? error : ""));
     return dump(r);
 }
 
@@ -281,10 +301,7 @@ char *ext_priority_list(const ext_args *a, const int64_t *score) {
 }
 
 char *ext_error_body(const char *msg) {
-    /* a message cut inside a UTF-8 sequence would make jansson refuse the string */
-    json_t *s = json_string(msg);
-    if (!s) s = json_string("(message not valid UTF-8)");
-    return dump(json_pack("{s:o}", "error", s));
+    return dump(json_pack("{s:o}", "error", text(msg)));
 }
 
 /* ---- Go durations ------------------------------------------------------------------- */

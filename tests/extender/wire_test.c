@@ -174,6 +174,11 @@ Test(wire, filter_result_names_mode) {
     out = ext_priority_list(&a, score);
     cr_assert_str_eq(out, "[{\"Host\":\"n1\",\"Score\":0},{\"Host\":\"n2\",\"Score\":10},{\"Host\":\"n3\",\"Score\":3}]");
     free(out);
+    /* a message cut inside a UTF-8 sequence keeps its node */
+    const char *cut[3] = {"busy \xE2\x82", NULL, "x"};
+    out = ext_filter_result(&a, v, cut, NULL);
+    cr_assert(strstr(out, "\"FailedNodes\":{\"n1\":\"busy ??\"}"), "%s", out);
+    free(out);
     ext_args_free(&a);
     out = ext_error_body("bad \"thing\"");
     cr_assert_str_eq(out, "{\"error\":\"bad \\\"thing\\\"\"}");
