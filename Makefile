@@ -31,8 +31,13 @@ tsan: deps
 	@cmake --build build-tsan -j $(JOBS)
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 
+# The extender on the demo cluster (testdata/demo/); Ctrl-C stops it.
 run: release
-	@./build-release/dralloc --help
+	@echo "dralloc serve on testdata/demo/ at http://127.0.0.1:8888 — in another terminal:"
+	@echo "  curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fits.json"
+	@echo "  curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fails.json"
+	@echo "  (more: testdata/demo/README.md; /prioritize, /metrics, /debug/cache)"
+	@./build-release/dralloc serve --snapshot testdata/demo/
 
 bench: release
 	@./build-release/dralloc bench
