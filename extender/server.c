@@ -132,7 +132,7 @@ static bool resolve(const char *listen, struct sockaddr_storage *sa, socklen_t *
 
 ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *bound, size_t nbound, err *e) {
     struct sockaddr_storage sa;
-    socklen_t salen;
+    socklen_t salen = 0;
     if (!resolve(o->listen, &sa, &salen, e)) return NULL;
     ext_server *srv = xcalloc(1, sizeof *srv);
     srv->svc = svc;
