@@ -39,5 +39,8 @@ typedef struct bench_opts {
 int bench_cel_main(const bench_opts *o);
 /* alloc — dra_allocate latency on scheduler_perf-shaped worlds (alloc_bench.c). */
 int bench_alloc_main(const bench_opts *o);
+/* serve — /filter load on an in-process `dralloc serve` at fixed rates (serve_load.c);
+ * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
+int bench_serve_main(const bench_opts *o);
 
 #endif

@@ -19,6 +19,7 @@ typedef struct workload {
 static const workload workloads[] = {
     {"cel", bench_cel_main, "CEL selectors E1..E5 of ../shared/bench/cel-peers on N synthetic devices"},
     {"alloc", bench_alloc_main, "dra_allocate latency on scheduler_perf-shaped nodes (single, filter-500, backtracking, ...)"},
+    {"serve", bench_serve_main, "dralloc serve /filter load at fixed rates (5000 nodes, 500 NodeNames): p50/p90/p99, highest rate sustained"},
 };
 
 static void usage(FILE *f) {
@@ -32,6 +33,7 @@ static void usage(FILE *f) {
             "  --reps R      timed passes (cel: default %d); figures are the median, p90, p99, min over them\n"
             "  --warmup W    untimed passes first (default 1)\n"
             "  --json FILE   also write the results as JSON\n"
+            "  -o json       serve: the results as JSON on stdout instead of the table\n"
             "  --dump FILE   only write the generated input, one line per item (- for stdout)\n"
             "\nExit status 1 when a match count differs from the reference (MISMATCH).\n",
             BENCH_CEL_DEFAULT_DEVICES, BENCH_CEL_DEFAULT_REPS);
@@ -73,6 +75,13 @@ int cmd_bench(int argc, char **argv) {
             }
             o.json = v;
             i++;
+        } else if (!strcmp(a, "-o")) {
+            if (!v || (strcmp(v, "json") && strcmp(v, "text"))) {
+                fprintf(stderr, "dralloc bench: -o needs json or text\n");
+                return 2;
+            }
+            if (!strcmp(v, "json")) o.json = "-";
+            i++;
         } else if (!strcmp(a, "--dump")) {
             if (!v) {
                 fprintf(stderr, "dralloc bench: --dump needs a file name (- for stdout)\n");
@@ -93,6 +102,10 @@ int cmd_bench(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
+    }
+    if (o.json && !strcmp(o.json, "-") && (!only || only->run != bench_serve_main)) {
+        fprintf(stderr, "dralloc bench: -o json is for the serve workload; others take --json FILE\n");
+        return 2;
     }
     if (only) return only->run(&o);
     int status = 0;
