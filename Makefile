@@ -21,6 +21,7 @@ release: deps
 	@cmake --build build-release -j $(JOBS)
 
 test: build
+	@./scripts/check-layers.sh
 	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
 

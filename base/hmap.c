@@ -13,6 +13,17 @@ void hmap_free(hmap *m) {
     memset(m, 0, sizeof *m);
 }
 
+void hmap_copy(hmap *dst, const hmap *src) {
+    hmap_init(dst);
+    if (!src->cap) return;
+    dst->slots = xmalloc(src->cap * sizeof *src->slots);
+    dst->used = xmalloc(src->cap);
+    memcpy(dst->slots, src->slots, src->cap * sizeof *src->slots);
+    memcpy(dst->used, src->used, src->cap);
+    dst->cap = src->cap;
+    dst->len = src->len;
+}
+
 void hmap_clear(hmap *m) {
     if (m->used) memset(m->used, 0, m->cap);
     m->len = 0;

@@ -32,6 +32,9 @@ bool hmap_put(hmap *m, uint64_t key, uint64_t val);
  * pointer is valid until the next insert. */
 uint64_t *hmap_upsert(hmap *m, uint64_t key, uint64_t dflt, bool *inserted);
 bool hmap_del(hmap *m, uint64_t key);
+/* dst (initialised or not; its old contents are dropped) becomes a copy of src:
+ * two memcpy, so snapshots copy an index instead of rebuilding it. */
+void hmap_copy(hmap *dst, const hmap *src);
 static inline size_t hmap_len(const hmap *m) { return m->len; }
 
 /* Iteration: for (size_t i = 0; hmap_next(m, &i, &k, &v); ) — order unspecified. */

@@ -39,7 +39,10 @@ typedef struct bench_opts {
 int bench_cel_main(const bench_opts *o);
 /* alloc — dra_allocate latency on scheduler_perf-shaped worlds (alloc_bench.c). */
 int bench_alloc_main(const bench_opts *o);
-/* serve — /filter load on an in-process `dralloc serve` at fixed rates (serve_load.c);
+/* snapshot — store ingest, one-object snapshot updates and node-view warm-up at 500
+ * and 5,000 nodes × 8 GPUs (snapshot_bench.c); --devices 500|5000 runs one size. */
+int bench_snapshot_main(const bench_opts *o);
+/* serve — /filter load on a `dralloc serve` child process at fixed rates (serve_load.c);
  * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
 int bench_serve_main(const bench_opts *o);
 

@@ -1,8 +1,10 @@
 /* serve_load.c — `dralloc bench serve`: load on the kube-scheduler extender as
  * kube-scheduler would put it. A snapshot of N nodes (default 5000) in the shape of
  * scheduler_perf's DRA tests (alloc_objects.h: 8 devices per node, half of every node's
- * devices already allocated) is served in-process by dralloc serve (ext_service +
- * ext_server on a free loopback port); a libcurl multi client then sends /filter
+ * devices already allocated) is written to a temporary file and served by a child
+ * `dralloc serve` (this binary, on a free loopback port: bench sits beside extender in
+ * the layers, so it drives the server over HTTP as kube-scheduler does); a libcurl
+ * multi client then sends /filter
  * requests shaped like kube-scheduler's (a pod with a template claim, resolved by the
  * resourceclaim controller in status.resourceClaimStatuses; 500 NodeNames, as
  * kube-scheduler sends for a 5000-node cluster) at fixed rates, open loop: each
@@ -17,12 +19,13 @@
  * client and the server share the machine's cores. */
 #include "bench/alloc_objects.h"
 #include "bench/bench.h"
-#include "engine/engine.h"
-#include "extender/extender.h"
 
 #include <curl/curl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DEFAULT_NODES 5000
@@ -127,10 +130,8 @@ typedef struct step {
     size_t sent, ok, errors, unanswered;
     bench_stats ms;
     bool sustained;
+    char last_error[256];   /* the last failed answer, for the report */
 } step;
-
-/* The last error body, for the report. */
-static char last_error[256];
 
 static void finish(slot *s, CURLcode rc, double *lat, size_t *nlat, step *st) {
     long code = 0;
@@ -141,7 +142,7 @@ static void finish(slot *s, CURLcode rc, double *lat, size_t *nlat, step *st) {
     if (code == 200 && (!e || e[9] == '"')) st->ok++;
     else {
         st->errors++;
-        snprintf(last_error, sizeof last_error, "%ld %s %.200s", code, rc == CURLE_OK ? "" : curl_easy_strerror(rc),
+        snprintf(st->last_error, sizeof st->last_error, "%ld %s %.200s", code, rc == CURLE_OK ? "" : curl_easy_strerror(rc),
                  s->resp);
     }
     s->busy = false;
@@ -211,6 +212,78 @@ static void run_step(step *st, const char *url, char **bodies, size_t nbodies, C
     free(lat);
 }
 
+/* The child server: pid, port, and the temporary directory holding its snapshot and log. */
+typedef struct child {
+    pid_t pid;
+    int port;
+    char dir[64], snap[96], log[96];
+} child;
+
+static void child_cleanup(child *c) {
+    unlink(c->snap);
+    unlink(c->log);
+    rmdir(c->dir);
+}
+
+/* Writes the snapshot and starts `<this binary> serve` on it; false with a message. */
+static bool child_start(child *c, json_t *objs) {
+    snprintf(c->dir, sizeof c->dir, "/tmp/dralloc-bench-serve-XXXXXX");
+    if (!mkdtemp(c->dir)) return fprintf(stderr, "bench serve: cannot create a temporary directory\n"), false;
+    snprintf(c->snap, sizeof c->snap, "%s/snapshot.json", c->dir);
+    snprintf(c->log, sizeof c->log, "%s/serve.log", c->dir);
+    json_t *list = json_pack("{s:s,s:s,s:O}", "apiVersion", "v1", "kind", "List", "items", objs);
+    int bad = json_dump_file(list, c->snap, JSON_COMPACT);
+    json_decref(list);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (bad || n <= 0) {
+        fprintf(stderr, "bench serve: cannot write %s or find this binary\n", c->snap);
+        child_cleanup(c);
+        return false;
+    }
+    self[n] = '\0';
+    FILE *log = fopen(c->log, "w");
+    if (!log) return child_cleanup(c), false;
+    c->pid = fork();
+    if (!c->pid) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlive the benchmark */
+        dup2(fileno(log), 2);
+        execl(self, self, "serve", "--snapshot", c->snap, "--listen", "127.0.0.1:0", (char *)NULL);
+        _exit(127);
+    }
+    fclose(log);
+    c->port = 0;
+    for (int i = 0; i < 12000 && !c->port && c->pid > 0; i++) {   /* up to 120 s */
+        FILE *f = fopen(c->log, "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = strstr(line, "listening on 127.0.0.1:");
+            if (p) c->port = atoi(p + strlen("listening on 127.0.0.1:"));
+        }
+        if (f) fclose(f);
+        int st;
+        if (!c->port && waitpid(c->pid, &st, WNOHANG) == c->pid) break;
+        if (!c->port) usleep(10000);
+    }
+    if (!c->port) {
+        fprintf(stderr, "bench serve: dralloc serve did not start (log: %s)\n", c->log);
+        if (c->pid > 0) kill(c->pid, SIGKILL), waitpid(c->pid, NULL, 0);
+        return false;
+    }
+    return true;
+}
+
+/* SIGTERM; true when the server exited 0. */
+static bool child_stop(child *c) {
+    int st = 0;
+    kill(c->pid, SIGTERM);
+    waitpid(c->pid, &st, 0);
+    bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok) fprintf(stderr, "bench serve: dralloc serve did not exit cleanly (log: %s)\n", c->log);
+    else child_cleanup(c);
+    return ok;
+}
+
 int bench_serve_main(const bench_opts *o) {
     FILE *out = o->out ? o->out : stdout;
     bool json_out = o->json && !strcmp(o->json, "-");
@@ -218,41 +291,21 @@ int bench_serve_main(const bench_opts *o) {
     double seconds = o->reps ? (double)o->reps : DEFAULT_SECONDS;
     FILE *log = json_out ? stderr : out;
 
-    uint64_t t = bench_now_ns();
     json_t *objs = snapshot_objects(nodes);
-    dra_features f;
-    dra_features_default(&f);
-    dra_store *store = dra_store_new(&f);
-    err e;
-    err_clear(&e);
-    uint64_t gen = dra_store_apply_json(store, objs, &e);
     size_t nobjs = json_array_size(objs);
+    uint64_t t = bench_now_ns();
+    child srv;
+    bool started = child_start(&srv, objs);
     json_decref(objs);
-    if (!gen) {
-        char buf[2048];
-        fprintf(stderr, "bench serve: snapshot rejected: %s\n", err_format(&e, buf, sizeof buf));
-        dra_store_free(store);
-        return 1;
-    }
+    if (!started) return 1;
     double load_ms = (double)(bench_now_ns() - t) / 1e6;
-    ext_config cfg;
-    ext_config_default(&cfg);
-    ext_service *svc = ext_service_new(store, &cfg);
-    ext_server_opts so = {.listen = "127.0.0.1:0", .conn_timeout_s = 10, .conn_limit = 1000};
-    char bound[128], url[160];
-    ext_server *srv = ext_server_start(svc, &so, bound, sizeof bound, &e);
-    if (!srv) {
-        fprintf(stderr, "bench serve: %s\n", e.msg);
-        ext_service_free(svc);
-        dra_store_free(store);
-        return 1;
-    }
-    snprintf(url, sizeof url, "http://%s/filter", bound);
+    char url[160];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/filter", srv.port);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     fprintf(log,
-            "serve: %zu nodes x %d devices (half in use), %zu objects loaded in %.0f ms; /filter with %d NodeNames,\n"
-            "       pod with a template claim (2 devices); open loop, %.0f s per rate; server and client share %ld "
-            "core(s)\n",
+            "serve: %zu nodes x %d devices (half in use), %zu objects; dralloc serve up in %.0f ms (write, load, listen);\n"
+            "       /filter with %d NodeNames, pod with a template claim (2 devices); open loop, %.0f s per rate;\n"
+            "       server and client share %ld core(s)\n",
             nodes, NODE_DEVICES, nobjs, load_ms, NODE_NAMES, seconds, cores);
 
     bench_rng r;
@@ -302,7 +355,8 @@ int bench_serve_main(const bench_opts *o) {
         bench_table_print(tb, out);
         fprintf(out, "highest rate sustained: %.0f/s (no errors, >= 95%% answered in time, p99 < %.0f ms)\n", sustained,
                 SLO_MS);
-        if (last_error[0]) fprintf(out, "last error: %s\n", last_error);
+        for (size_t i = 0; i < nsteps; i++)
+            if (steps[i].last_error[0]) fprintf(out, "rate %.0f, last error: %s\n", steps[i].rate, steps[i].last_error);
     }
     bench_table_free(tb);
     int rc = steps[0].errors ? 1 : 0;   /* errors at the lowest rate are failures, not load */
@@ -317,7 +371,7 @@ int bench_serve_main(const bench_opts *o) {
                               steps[i].ms.p99, "max_ms", steps[i].ms.max, "sustained", steps[i].sustained));
         json_t *doc = json_pack("{s:s,s:I,s:i,s:i,s:f,s:f,s:f,s:o,s:f}", "workload", "serve", "nodes",
                                 (json_int_t)nodes, "devices_per_node", NODE_DEVICES, "node_names", NODE_NAMES,
-                                "seconds_per_rate", seconds, "snapshot_load_ms", load_ms, "slo_p99_ms", SLO_MS, "rates",
+                                "seconds_per_rate", seconds, "server_start_ms", load_ms, "slo_p99_ms", SLO_MS, "rates",
                                 rs, "sustained_rate", sustained);
         if (json_out) {
             json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -334,8 +388,6 @@ int bench_serve_main(const bench_opts *o) {
     curl_slist_free_all(headers);
     curl_global_cleanup();
     for (size_t i = 0; i < BODIES; i++) free(bodies[i]);
-    ext_server_stop(srv, 2000);
-    ext_service_free(svc);
-    dra_store_free(store);
+    if (!child_stop(&srv)) rc = 1;
     return rc;
 }

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/extres.h"
+#include "engine/engine.h"
 
 static int usage(FILE *f) {
     fprintf(f,

@@ -182,6 +182,17 @@ json_t *dra_node_selector_to_json(const dra_node_selector *ns);
 json_t *dra_claim_json_new(const dra_claim *c, json_t **meta);
 void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
+/* ---- one pod on one node, for `dralloc allocate --pod` ------------------------------- */
+
+const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
+/* The ResourceClaim a pod's claim entry stands for (by name, generated, or made from
+ * its template for the CLI: it lives as long as the world); NULL when none exists. */
+const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
+/* Allocates what the pod needs on the node (engine/extres.h describes the outcome
+ * object: claims, allocations, reused, devicePlugin | unsatisfiable + reason | error). */
+json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
+                         dra_allocated *st);
+
 /* ---- conformance fixtures ----------------------------------------------------------- */
 
 /* Runs one allocator conformance case (../shared/conformance/allocator format) and

@@ -6,6 +6,7 @@
 #include "engine/extres.h"
 
 #include "engine/decode_util.h"
+#include "engine/nodefit.h"
 #include "engine/podgroup.h"
 #include "engine/world.h"
 
@@ -146,6 +147,7 @@ void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p) {
     p->terminated = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
     err e;
     err_clear(&e);
+    dra__pod_cpu_mem(obj, &p->req_cpu_milli, &p->req_memory);
     if (!dra_podres_read(d->a, obj, &p->res, &e)) {
         p->res = NULL;
         p->res_error = arena_strdup(d->a, e.msg);
@@ -168,6 +170,7 @@ void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n) {
             n->allocatable[n->nallocatable++] = (dra_res_count){arena_strdup(d->a, k), x};
         }
     if (n->nallocatable) qsort(n->allocatable, n->nallocatable, sizeof *n->allocatable, cmp_res_count);
+    dra__ingest_node_fit(d, obj, n);
 }
 
 void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c) {
@@ -551,6 +554,31 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         v = dra_nodeview_new(w, node, f, &e);
         if (!v) {
             out = outcome_unsat(e.msg);
+            goto done;
+        }
+    }
+    /* the whole pod, as kube-scheduler's other Filter plugins see it */
+    if (pod->raw_json) {
+        json_t *pj = json_loads(pod->raw_json, 0, NULL);
+        dra_decoder d = {.a = &a, .names = w->names, .apply_defaults = true};
+        dra_nodefit nf;
+        err ne;
+        err_clear(&ne);
+        bool read = dra__nodefit_read(&d, pj, &nf, &ne);
+        json_decref(pj);
+        if (!read) {
+            char buf[1400];
+            out = outcome_error(err_format(&ne, buf, sizeof buf));
+            goto done;
+        }
+        dra_node_usage u;
+        dra__node_usage(w, node, pod, &u);
+        char why[512];
+        bool unres;
+        if (!dra__nodefit_check(&nf, pod, node, &u, why, sizeof why, &unres)) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "Pod %s/%s on node %s: %s", pp.pns, pod->name, node->name, why);
+            out = outcome_unsat(msg);
             goto done;
         }
     }

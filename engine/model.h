@@ -126,6 +126,7 @@ typedef struct dra_slice {
     dra_counter_set *shared_counters;
     uint32_t nshared;
     uint32_t index;          /* position in the input order */
+    uint32_t node_id;        /* interned node_name, set at ingest by the store; 0: intern at freeze */
 } dra_slice;
 
 /* ---- DeviceClass ---------------------------------------------------------------- */
@@ -272,9 +273,15 @@ typedef struct dra_node {
     dra_label *labels;
     uint32_t nlabels;
     const char *raw_json;    /* the object as read */
-    /* status.allocatable entries that are whole numbers, sorted by name (ingest.c) */
+    /* status.allocatable entries that are whole numbers, sorted by name (extres.c) */
     dra_res_count *allocatable;
     uint32_t nallocatable;
+    /* for the whole-pod checks (nodefit.c), decoded at ingest */
+    dra_taint *taints;       /* spec.taints */
+    uint32_t ntaints;
+    bool unschedulable;      /* spec.unschedulable */
+    bool has_allocatable;    /* status.allocatable present */
+    int64_t alloc_cpu_milli, alloc_memory, alloc_pods;   /* -1: not listed */
 } dra_node;
 
 typedef struct dra_pod_claim {
@@ -296,6 +303,7 @@ typedef struct dra_pod {
     bool terminated;         /* status.phase Succeeded or Failed */
     const dra_podres *res;   /* NULL when the pod asks for no extended resource */
     const char *res_error;   /* why its resources could not be read, else NULL */
+    int64_t req_cpu_milli, req_memory;   /* effective requests (init/sidecar rule) */
 } dra_pod;
 
 #endif

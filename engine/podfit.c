@@ -16,7 +16,10 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
+#include "engine/nodefit.h"
 #include "engine/world.h"
+
+#include "base/hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +31,9 @@ struct dra_pod_request {
     arena a;
     dra_pod pod;
     dra_podplan pp;
+    bool check_node;         /* dra_pod_request_check_node */
+    dra_nodefit nf;
+    const char *nf_error;    /* the pod's node affinity does not parse */
 };
 
 dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e) {
@@ -44,6 +50,12 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
         return NULL;
     }
     dra_ingest_pod(&d, pod, &pr->pod);
+    err ne;
+    err_clear(&ne);
+    if (!dra__nodefit_read(&d, pod, &pr->nf, &ne)) {
+        char buf[1400];
+        pr->nf_error = arena_strdup(&pr->a, err_format(&ne, buf, sizeof buf));
+    }
     pr->s = dra_snapshot_retain(s);
     dra_podplan_init(&pr->pp, dra__snapshot_world(s), dra__snapshot_features(s), &pr->pod, &pr->a);
     return pr;
@@ -57,6 +69,7 @@ void dra_pod_request_free(dra_pod_request *pr) {
 }
 
 bool dra_pod_request_needs_dra(const dra_pod_request *pr) { return pr->pp.error || pr->pp.needs_dra; }
+void dra_pod_request_check_node(dra_pod_request *pr, bool on) { pr->check_node = on; }
 const char *dra_pod_request_error(const dra_pod_request *pr) { return pr->pp.error; }
 
 const char *dra_fit_status_name(dra_fit_status s) {
@@ -140,22 +153,25 @@ static int64_t score_of(dra_score_mode mode, double u) {
 
 /* ---- one node -------------------------------------------------------------------------------- */
 
-void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, const json_t *node_obj,
-                 dra_score_mode mode, uint64_t deadline_ns, dra_fit *out) {
+/* One node against in-use state st; `extra`: usage committed beside the world's pods
+ * (plan's overlay). With a fit and `keep`, *kept receives the allocation (valid
+ * until x or a are reset). */
+static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *extra, dra_alloc_ctx *x,
+                     arena *a, const char *name, const json_t *node_obj, dra_score_mode mode, uint64_t deadline_ns,
+                     dra_fit *out, dra_podnode *kept, const dra_node **node_out) {
     memset(out, 0, sizeof *out);
     dra_snapshot *s = pr->s;
     const dra_world *w = dra__snapshot_world(s);
-    arena a;
-    arena_init(&a, 4096);
     const dra_node *node = NULL;
     const char *verr = NULL;
     const dra_nodeview *view = NULL;
     dra_nodeview *own_view = NULL;
+    if (kept) memset(kept, 0, sizeof *kept);
     if (node_obj && !dra_world_find_node(w, name)) {
         /* a node the snapshot does not know, as the request carries it: its labels
          * matter for slices selected by node selector; its view is this call's */
-        dra_decoder d = {.a = &a, .names = dra__snapshot_catalog(s)->names, .apply_defaults = true};
-        dra_node *n = ARENA_NEW(&a, dra_node);
+        dra_decoder d = {.a = a, .names = dra__snapshot_catalog(s)->names, .apply_defaults = true};
+        dra_node *n = ARENA_NEW(a, dra_node);
         err e;
         err_clear(&e);
         if (!dra_decode_node(&d, node_obj, n, &e)) {
@@ -168,15 +184,31 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
         node = n;
         if (pr->pp.needs_dra) {
             own_view = dra_nodeview_new(w, node, dra__snapshot_features(s), &e);
-            if (!own_view) verr = arena_strdup(&a, e.msg);
+            if (!own_view) verr = arena_strdup(a, e.msg);
             view = own_view;
         }
     } else {
         view = dra__snapshot_view(s, name, &node, &verr);
     }
+    if (node_out) *node_out = node;
+    if (pr->check_node) {
+        if (pr->nf_error) {
+            out->status = DRA_FIT_ERROR;
+            snprintf(out->reason, sizeof out->reason, "%.500s", pr->nf_error);
+            goto done;
+        }
+        dra_node_usage u;
+        dra__node_usage(w, node, &pr->pod, &u);
+        if (extra) u.pods += extra->pods, u.cpu_milli += extra->cpu_milli, u.memory += extra->memory;
+        bool unres;
+        if (!dra__nodefit_check(&pr->nf, &pr->pod, node, &u, out->reason, sizeof out->reason, &unres)) {
+            out->status = unres ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
+            goto done;
+        }
+    }
     if (!pr->pp.needs_dra) {
         out->status = DRA_FIT_OK;
-        out->score = view ? score_of(mode, node_utilisation(view, dra__snapshot_allocated(s), NULL, 0)) : 0;
+        out->score = view ? score_of(mode, node_utilisation(view, st, NULL, 0)) : 0;
         goto done;
     }
     if (!view && verr && !pr->pp.error && !pr->pp.unresolvable) {
@@ -186,8 +218,7 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
     }
     dra_alloc_ctx_set_deadline(x, deadline_ns, NULL);
     dra_podnode pn;
-    const dra_allocated *st = dra__snapshot_allocated(s);
-    dra_podplan_try(&pr->pp, node, view, st, x, &a, &pn);
+    dra_podplan_try(&pr->pp, node, view, st, x, a, &pn);
     out->steps = dra_alloc_ctx_steps(x);
     dra_alloc_ctx_set_deadline(x, 0, NULL);
     snprintf(out->reason, sizeof out->reason, "%s", pn.reason);
@@ -210,8 +241,148 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
         out->status = DRA_FIT_TIMEOUT;
         break;
     }
+    if (kept && out->status == DRA_FIT_OK) {
+        *kept = pn;
+        pn.device_plugin = NULL;
+    }
     json_decref(pn.device_plugin);
 done:
     dra_nodeview_free(own_view);
+}
+
+void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, const json_t *node_obj,
+                 dra_score_mode mode, uint64_t deadline_ns, dra_fit *out) {
+    arena a;
+    arena_init(&a, 4096);
+    fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, name, node_obj, mode, deadline_ns, out, NULL, NULL);
+    arena_free(&a);
+}
+
+/* ---- the planning overlay -------------------------------------------------------------------- */
+
+typedef struct committed_claim {
+    char *key;               /* "ns/name" of a claim allocated by a committed pod */
+    char *node;              /* the node it was allocated on, NULL when usable everywhere */
+} committed_claim;
+
+struct dra_overlay {
+    dra_snapshot *s;
+    dra_allocated *st;
+    hmap usage;              /* node name hash → index+1 into nodes */
+    DRA_VEC(struct ov_node { char *name; dra_node_usage u; }) nodes;
+    DRA_VEC(committed_claim) claims;
+    hmap claim_idx;          /* claim key hash → index+1 */
+};
+
+dra_overlay *dra_overlay_new(dra_snapshot *s) {
+    dra_overlay *ov = xcalloc(1, sizeof *ov);
+    ov->s = dra_snapshot_retain(s);
+    ov->st = dra__allocated_clone(dra__snapshot_allocated(s), (dra_world *)dra__snapshot_world(s));
+    hmap_init(&ov->usage);
+    hmap_init(&ov->claim_idx);
+    return ov;
+}
+
+void dra_overlay_free(dra_overlay *ov) {
+    if (!ov) return;
+    dra_allocated_free(ov->st);
+    for (size_t i = 0; i < ov->nodes.n; i++) free(ov->nodes.v[i].name);
+    for (size_t i = 0; i < ov->claims.n; i++) {
+        free(ov->claims.v[i].key);
+        free(ov->claims.v[i].node);
+    }
+    free(ov->nodes.v);
+    free(ov->claims.v);
+    hmap_free(&ov->usage);
+    hmap_free(&ov->claim_idx);
+    dra_snapshot_release(ov->s);
+    free(ov);
+}
+
+const dra_allocated *dra__overlay_allocated(const dra_overlay *ov) { return ov ? ov->st : NULL; }
+
+static struct ov_node *ov_usage(dra_overlay *ov, const char *name, bool create) {
+    uint64_t h = hash_bytes(name, strlen(name)), i;
+    if (hmap_get(&ov->usage, h, &i) && !strcmp(ov->nodes.v[i - 1].name, name)) return &ov->nodes.v[i - 1];
+    for (size_t k = 0; k < ov->nodes.n; k++)   /* hash collision: the slow way */
+        if (!strcmp(ov->nodes.v[k].name, name)) return &ov->nodes.v[k];
+    if (!create) return NULL;
+    struct ov_node nn = {.name = strdup(name)};
+    DRA_VEC_PUSH(ov->nodes, nn);
+    if (!hmap_get(&ov->usage, h, &i)) hmap_put(&ov->usage, h, ov->nodes.n);
+    return &ov->nodes.v[ov->nodes.n - 1];
+}
+
+static const committed_claim *ov_claim(const dra_overlay *ov, const char *key) {
+    uint64_t i;
+    if (hmap_get(&ov->claim_idx, hash_bytes(key, strlen(key)), &i) && !strcmp(ov->claims.v[i - 1].key, key))
+        return &ov->claims.v[i - 1];
+    for (size_t k = 0; k < ov->claims.n; k++)
+        if (!strcmp(ov->claims.v[k].key, key)) return &ov->claims.v[k];
+    return NULL;
+}
+
+static char *claim_key(const dra_claim *c) {
+    size_t n = strlen(c->ns && *c->ns ? c->ns : "default") + strlen(c->name) + 2;
+    char *k = xmalloc(n);
+    snprintf(k, n, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+    return k;
+}
+
+void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
+                         dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
+    arena a;
+    arena_init(&a, 4096);
+    /* claims an earlier committed pod allocated are allocated now: reused, and only
+     * on the node they were allocated for */
+    dra_pod_request view = *pr;
+    uint32_t nc = pr->pod.nclaims;
+    if (nc && !pr->pp.error && !pr->pp.unresolvable && ov->claims.n) {
+        const dra_claim **cl = ARENA_NEWN(&a, const dra_claim *, nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            cl[k] = pr->pp.claims[k];
+            if (cl[k]->allocated || cl[k]->from_template) continue;
+            char *key = claim_key(cl[k]);
+            const committed_claim *cc = ov_claim(ov, key);
+            free(key);
+            if (!cc) continue;
+            if (cc->node && strcmp(cc->node, node)) {
+                memset(out, 0, sizeof *out);
+                out->status = DRA_FIT_UNRESOLVABLE;
+                snprintf(out->reason, sizeof out->reason, "ResourceClaim %s/%s is allocated for other nodes than %s",
+                         cl[k]->ns && *cl[k]->ns ? cl[k]->ns : "default", cl[k]->name, node);
+                arena_free(&a);
+                return;
+            }
+            dra_claim *copy = ARENA_NEW(&a, dra_claim);
+            *copy = *cl[k];
+            copy->allocated = true;
+            copy->alloc_node_selector = NULL;
+            cl[k] = copy;
+        }
+        view.pp.claims = cl;
+    }
+    struct ov_node *u = ov_usage(ov, node, false);
+    dra_podnode kept;
+    const dra_node *nd = NULL;
+    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, &nd);
+    if (commit && out->status == DRA_FIT_OK) {
+        bool cc = dra__snapshot_features(pr->s)->consumable_capacity;
+        for (size_t i = 0; i < kept.ntodo; i++) {
+            dra_allocated_add_result(ov->st, &kept.res[i], cc);
+            const dra_claim *c = kept.todo[i];
+            if (i >= kept.nown || c->from_template) continue;
+            committed_claim k = {.key = claim_key(c), .node = kept.res[i].node_selector ? strdup(node) : NULL};
+            DRA_VEC_PUSH(ov->claims, k);
+            uint64_t h = hash_bytes(k.key, strlen(k.key)), j;
+            if (!hmap_get(&ov->claim_idx, h, &j)) hmap_put(&ov->claim_idx, h, ov->claims.n);
+        }
+        json_decref(kept.device_plugin);
+        u = ov_usage(ov, node, true);
+        u->u.pods++;
+        u->u.cpu_milli += pr->pod.req_cpu_milli;
+        u->u.memory += pr->pod.req_memory;
+    }
+    (void)nd;
     arena_free(&a);
 }

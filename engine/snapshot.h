@@ -117,6 +117,44 @@ typedef struct dra_fit {
 void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, const json_t *node_obj,
                  dra_score_mode mode, uint64_t deadline_ns, dra_fit *out);
 
+/* ---- planning: a private in-use overlay ----------------------------------------------- */
+
+/* What `dralloc plan` commits as it places replicas: the snapshot's in-use set plus
+ * the allocations committed so far, and pods placed per node. One thread at a time
+ * (plan's loop); the snapshot stays untouched. */
+typedef struct dra_overlay dra_overlay;
+
+dra_overlay *dra_overlay_new(dra_snapshot *s);
+void dra_overlay_free(dra_overlay *ov);
+/* As dra_pod_fit, against the overlay; with commit and a fit, the allocation (and the
+ * pod, for the node's pods capacity and CPU/memory) is recorded in the overlay and
+ * later fits see it. Shared claims already committed are reused, not allocated
+ * again. */
+void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
+                         dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out);
+
+/* Whole-pod checks beside devices, as kube-scheduler's other Filter plugins make them
+ * (NodeName, NodeAffinity: spec.nodeSelector and required node affinity,
+ * TaintToleration: NoSchedule/NoExecute taints, NodeResourcesFit: cpu, memory and
+ * pods against status.allocatable minus the pods bound or committed there). Off by
+ * default (kube-scheduler runs them before the extender); `allocate --pod` and
+ * `plan` turn them on. */
+void dra_pod_request_check_node(dra_pod_request *pr, bool on);
+
+/* ---- capacity view --------------------------------------------------------------------- */
+
+/* What is allocatable, allocated and free (ov: the overlay's view; NULL: the
+ * snapshot's), as JSON:
+ *   {"nodes": [{"name", "devices", "allocated", "free", "pools": [...]}],
+ *    "pools": [{"driver", "pool", "node"?, "devices", "allocated", "free",
+ *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}}}]}],
+ *    "classes": [{"name", "devices", "allocated", "free"}],
+ *    "counters": [{"driver", "pool", "counterSet", "counter", "capacity", "allocated", "free"}]}
+ * Quantities print in Kubernetes' canonical form. A device counts as allocated when
+ * a claim holds it (exclusively or with a share); for partitionable devices the
+ * counters say what is still carvable. */
+json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
+
 const char *dra_fit_status_name(dra_fit_status s);   /* "fit", "unschedulable", ... */
 bool dra_score_mode_parse(const char *s, dra_score_mode *out);   /* binpack|spread|none */
 

@@ -90,7 +90,10 @@ struct dra_snapshot {
     size_t counts[DRA_KIND_COUNT];
     dra_world *w;
     dra_allocated *st;
-    const char **node_names; /* Node objects, sorted */
+    /* changes since the snapshot this one was forked from, for the in-use set */
+    DRA_VEC(entry *) removed, added;
+    pthread_once_t names_once;
+    const char **node_names; /* Node objects, sorted; built at first use */
     pthread_mutex_t views_lock;
     hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
     DRA_VEC(view_slot *) vslots;
@@ -128,6 +131,10 @@ void dra_snapshot_release(dra_snapshot *s) {
     pthread_mutex_destroy(&s->views_lock);
     dra_allocated_free(s->st);
     dra_world_free(s->w);
+    for (size_t i = 0; i < s->removed.n; i++) entry_release(s->removed.v[i]);
+    for (size_t i = 0; i < s->added.n; i++) entry_release(s->added.v[i]);
+    free(s->removed.v);
+    free(s->added.v);
     for (size_t i = 0; i < s->n; i++) entry_release(s->entries[i]);
     free(s->entries);
     free(s->key_next);
@@ -152,9 +159,26 @@ json_t *dra_snapshot_counts_json(const dra_snapshot *s) {
     return o;
 }
 
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* pthread_once gives no argument: the snapshot being named travels in a thread-local. */
+static _Thread_local dra_snapshot *naming;
+
+static void build_node_names(void) {
+    dra_snapshot *s = naming;
+    s->node_names = xmalloc((s->counts[DRA_KIND_NODE] + 1) * sizeof *s->node_names);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->entries[i] && s->entries[i]->kind == DRA_KIND_NODE) s->node_names[k++] = ((dra_node *)s->entries[i]->obj)->name;
+    qsort(s->node_names, k, sizeof *s->node_names, cmp_cstr);
+}
+
 size_t dra_snapshot_nnodes(const dra_snapshot *s) { return s->counts[DRA_KIND_NODE]; }
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i) {
-    return i < s->counts[DRA_KIND_NODE] ? s->node_names[i] : NULL;
+    if (i >= s->counts[DRA_KIND_NODE]) return NULL;
+    naming = (dra_snapshot *)s;
+    pthread_once((pthread_once_t *)&s->names_once, build_node_names);
+    return s->node_names[i];
 }
 
 /* Index+1 of the entry with this key, 0 when absent. */
@@ -189,6 +213,8 @@ static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old,
     atomic_init(&s->refs, 1);
     s->cat = dra_catalog_retain(st->cat);
     s->f = st->f;
+    s->names_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    if (old) memcpy(s->counts, old->counts, sizeof s->counts);
     pthread_mutex_init(&s->views_lock, NULL);
     hmap_init(&s->views);
     hmap_init(&s->by_key);
@@ -214,32 +240,68 @@ static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old,
     return s;
 }
 
-static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+/* World lookups by namespace/name, answered from the snapshot's key index. */
+static const void *snapshot_find(const void *arg, int kind, const char *ns, const char *name) {
+    const dra_snapshot *s = arg;
+    char stack[512];
+    dra_kind k = (dra_kind)kind;
+    const char *sns = cluster_scoped(k) ? "" : ns && *ns ? ns : "default";
+    const char *kn = dra__kind_name(k);
+    size_t n = strlen(kn) + strlen(sns) + strlen(name) + 3;
+    char *key = n <= sizeof stack ? stack : xmalloc(n);
+    snprintf(key, n, "%s/%s/%s", kn, sns, name);
+    size_t i = find_key(s, key, hash_bytes(key, strlen(key)));
+    if (key != stack) free(key);
+    return i ? s->entries[i - 1]->obj : NULL;
+}
 
-/* Lays the world, the in-use set and the counts out over the entries. */
-static bool snapshot_build(dra_snapshot *s, err *e) {
+/* Lays the world out over the entries and derives the in-use set: from `old`'s by
+ * the claims removed and added since, else from every claim. Claims, templates,
+ * nodes and pods stay out of the world's vectors (looked up through the key
+ * index); classes, slices and pods are listed (the pools and the device-plugin
+ * count walk them). */
+static bool snapshot_build(dra_snapshot *s, const dra_snapshot *old, err *e) {
     if (s->n > s->live + s->live / 4 + 64) compact(s);
     dra_world *w = dra__world_new_in(s->cat, true);
     w->borrowed = true;
-    memset(s->counts, 0, sizeof s->counts);
+    w->find = snapshot_find;
+    w->find_arg = s;
     for (size_t i = 0; i < s->n; i++) {
         entry *en = s->entries[i];
         if (!en) continue;
-        s->counts[en->kind]++;
-        if (en->obj) {
+        switch (en->kind) {
+        case DRA_KIND_CLASS:
+        case DRA_KIND_SLICE:
+        case DRA_KIND_POD:
             dra__world_push(w, en->kind, en->obj);
-        } else if (!dra_world_add_json(w, en->json, e)) {
-            dra_world_free(w);
-            return false;
+            break;
+        case DRA_KIND_TAINT_RULE:
+        case DRA_KIND_POD_GROUP:
+            if (!dra_world_add_json(w, en->json, e)) {
+                dra_world_free(w);
+                return false;
+            }
+            break;
+        default:
+            break;
         }
     }
     dra_world_freeze(w);
     s->w = w;
-    s->st = dra_allocated_new(w);
-    for (size_t i = 0; i < w->claims.n; i++) dra_allocated_add_claim(s->st, w->claims.v[i], s->f.consumable_capacity);
-    s->node_names = xmalloc((w->nodes.n + 1) * sizeof *s->node_names);
-    for (size_t i = 0; i < w->nodes.n; i++) s->node_names[i] = w->nodes.v[i]->name;
-    qsort(s->node_names, w->nodes.n, sizeof *s->node_names, cmp_cstr);
+    bool cc = s->f.consumable_capacity;
+    if (old && old->st) {
+        s->st = dra__allocated_clone(old->st, w);
+        for (size_t i = 0; i < s->removed.n; i++) dra__allocated_remove_claim(s->st, s->removed.v[i]->obj, cc);
+        for (size_t i = 0; i < s->added.n; i++) dra_allocated_add_claim(s->st, s->added.v[i]->obj, cc);
+    } else {
+        s->st = dra_allocated_new(w);
+        for (size_t i = 0; i < s->n; i++)
+            if (s->entries[i] && s->entries[i]->kind == DRA_KIND_CLAIM) dra_allocated_add_claim(s->st, s->entries[i]->obj, cc);
+    }
+    /* the deltas served their purpose */
+    for (size_t i = 0; i < s->removed.n; i++) entry_release(s->removed.v[i]);
+    for (size_t i = 0; i < s->added.n; i++) entry_release(s->added.v[i]);
+    s->removed.n = s->added.n = 0;
     return true;
 }
 
@@ -300,7 +362,11 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     } else if (!dra__decode_object(&d, k, obj, &en->obj, e)) {
         goto fail;
     }
-    if (k == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
+    if (k == DRA_KIND_SLICE) {
+        dra_slice *sl = en->obj;
+        sl->index = st->slice_seq++;
+        if (sl->node_name && *sl->node_name) sl->node_id = intern_cstr(st->cat->names, sl->node_name);
+    }
     return en;
 fail:
     entry_release(en);
@@ -319,9 +385,12 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
             if (cluster_scoped(k) || !c->ns || !*c->ns) return err_set(e, "%s %s not found", c->kind, c->name);
             return err_set(e, "%s %s/%s not found", c->kind, c->ns, c->name);
         }
-        entry_release(s->entries[i - 1]);
+        entry *gone = s->entries[i - 1];
         s->entries[i - 1] = NULL;
         s->live--;
+        s->counts[k]--;
+        if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->removed, gone);
+        else entry_release(gone);
         return true;
     }
     const char *kind = json_string_value(json_object_get(c->upsert, "kind"));
@@ -337,7 +406,12 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
             return true;
         }
         s->entries[i - 1] = en;
-        entry_release(old);
+        if (k == DRA_KIND_CLAIM) {
+            DRA_VEC_PUSH(s->removed, old);
+            DRA_VEC_PUSH(s->added, entry_retain(en));
+        } else {
+            entry_release(old);
+        }
         return true;
     }
     if (s->n == s->cap) {
@@ -349,6 +423,8 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     index_add(s, s->n);
     s->n++;
     s->live++;
+    s->counts[k]++;
+    if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->added, entry_retain(en));
     return true;
 }
 
@@ -393,13 +469,11 @@ uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err
     if (!check_duplicates(changes, n, e)) goto out;
     dra_snapshot *old = dra_store_acquire(st);
     dra_snapshot *s = snapshot_fork(st, old, n);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) ok = apply_one(st, s, &changes[i], e);
+    ok = ok && snapshot_build(s, old, e);
     dra_snapshot_release(old);
-    for (size_t i = 0; i < n; i++)
-        if (!apply_one(st, s, &changes[i], e)) {
-            dra_snapshot_release(s);
-            goto out;
-        }
-    if (!snapshot_build(s, e)) {
+    if (!ok) {
         dra_snapshot_release(s);
         goto out;
     }

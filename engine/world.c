@@ -378,7 +378,7 @@ void dra_world_freeze(dra_world *w) {
     for (size_t i = w->slices.n; i-- > 0;) {
         const dra_slice *sl = w->slices.v[i];
         if (!sl->node_name || !*sl->node_name) continue;
-        uint32_t id = intern_cstr(w->names, sl->node_name);
+        uint32_t id = sl->node_id ? sl->node_id : intern_cstr(w->names, sl->node_name);
         uint64_t head = 0;
         hmap_get(&w->slices_by_node, id, &head);
         w->node_next[i] = (uint32_t)head;
@@ -423,24 +423,28 @@ size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
 const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
 
 const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name) {
+    if (w->find) return w->find(w->find_arg, DRA_KIND_CLAIM, ns, name);
     size_t i = lookup_name(w, &w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
                            offsetof(dra_claim, name), ns, name);
     return i ? w->claims.v[i - 1] : NULL;
 }
 
 const dra_node *dra_world_find_node(const dra_world *w, const char *name) {
+    if (w->find) return w->find(w->find_arg, DRA_KIND_NODE, NULL, name);
     size_t i = lookup_name(w, &w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX,
                            offsetof(dra_node, name), NULL, name);
     return i ? w->nodes.v[i - 1] : NULL;
 }
 
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name) {
+    if (w->find) return w->find(w->find_arg, DRA_KIND_POD, ns, name);
     size_t i = lookup_name(w, &w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns),
                            offsetof(dra_pod, name), ns, name);
     return i ? w->pods.v[i - 1] : NULL;
 }
 
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name) {
+    if (w->find) return w->find(w->find_arg, DRA_KIND_TEMPLATE, ns, name);
     size_t i = lookup_name(w, &w->template_idx, (const void *const *)w->templates.v, w->templates.n,
                            offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name), ns, name);
     return i ? w->templates.v[i - 1] : NULL;
@@ -468,6 +472,46 @@ const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_lab
 
 /* ---- allocated state ---------------------------------------------------------------- */
 
+static void caps_release(dra_alloc_caps *c) {
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    free(c->id);
+    free(c->value);
+    free(c);
+}
+
+dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w) {
+    dra_allocated *s = xcalloc(1, sizeof *s);
+    s->w = w;
+    hmap_copy(&s->devices, &src->devices);
+    hmap_copy(&s->shared, &src->shared);
+    hmap_copy(&s->capacity, &src->capacity);
+    s->caps.n = s->caps.cap = src->caps.n;
+    s->caps.v = xmalloc((src->caps.n ? src->caps.n : 1) * sizeof *s->caps.v);
+    for (size_t i = 0; i < src->caps.n; i++) {
+        s->caps.v[i] = src->caps.v[i];
+        if (s->caps.v[i]) atomic_fetch_add_explicit(&s->caps.v[i]->refs, 1, memory_order_relaxed);
+    }
+    s->free_caps.n = s->free_caps.cap = src->free_caps.n;
+    s->free_caps.v = xmalloc((src->free_caps.n ? src->free_caps.n : 1) * sizeof *s->free_caps.v);
+    if (src->free_caps.n) memcpy(s->free_caps.v, src->free_caps.v, src->free_caps.n * sizeof *s->free_caps.v);
+    return s;
+}
+
+/* The capacity entry of caps slot i, made private to s before it is written. */
+static dra_alloc_caps *caps_own(dra_allocated *s, size_t i) {
+    dra_alloc_caps *c = s->caps.v[i];
+    if (atomic_load_explicit(&c->refs, memory_order_acquire) == 1) return c;
+    dra_alloc_caps *o = xcalloc(1, sizeof *o);
+    atomic_init(&o->refs, 1);
+    o->n = o->cap = c->n;
+    o->id = xmalloc((c->n ? c->n : 1) * sizeof *o->id);
+    o->value = xmalloc((c->n ? c->n : 1) * sizeof *o->value);
+    memcpy(o->id, c->id, c->n * sizeof *o->id);
+    memcpy(o->value, c->value, c->n * sizeof *o->value);
+    caps_release(c);
+    return s->caps.v[i] = o;
+}
+
 dra_allocated *dra_allocated_new(dra_world *w) {
     dra_allocated *s = xcalloc(1, sizeof *s);
     s->w = w;
@@ -482,11 +526,8 @@ void dra_allocated_free(dra_allocated *s) {
     hmap_free(&s->devices);
     hmap_free(&s->shared);
     hmap_free(&s->capacity);
-    for (size_t i = 0; i < s->caps.n; i++) {
-        free(s->caps.v[i]->id);
-        free(s->caps.v[i]->value);
-        free(s->caps.v[i]);
-    }
+    for (size_t i = 0; i < s->caps.n; i++) caps_release(s->caps.v[i]);
+    free(s->free_caps.v);
     free(s->caps.v);
     free(s);
 }
@@ -532,11 +573,18 @@ static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, cons
     uint64_t idx;
     dra_alloc_caps *c;
     if (hmap_get(&s->capacity, k, &idx)) {
-        c = s->caps.v[idx - 1];
+        c = caps_own(s, idx - 1);
     } else {
         c = xcalloc(1, sizeof *c);
-        DRA_VEC_PUSH(s->caps, c);
-        hmap_put(&s->capacity, k, s->caps.n);
+        atomic_init(&c->refs, 1);
+        if (s->free_caps.n) {
+            idx = s->free_caps.v[--s->free_caps.n];
+            s->caps.v[idx] = c;
+        } else {
+            DRA_VEC_PUSH(s->caps, c);
+            idx = s->caps.n - 1;
+        }
+        hmap_put(&s->capacity, k, idx + 1);
     }
     /* Keyed by the capacity name as the device's capacity map writes it. */
     uint32_t id = intern_cstr(s->w->names, cap);
@@ -587,7 +635,47 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
             (*hmap_upsert(&s->shared, k, 0, &ins))++;
             for (uint32_t j = 0; j < r->nconsumed; j++) add_capacity_key(s, k, r->consumed[j].key, &r->consumed[j].value);
         } else {
-            hmap_put(&s->devices, k, 1);
+            bool ins;
+            (*hmap_upsert(&s->devices, k, 0, &ins))++;
+        }
+    }
+}
+
+static void count_down(hmap *m, uint64_t k) {
+    uint64_t v;
+    if (!hmap_get(m, k, &v)) return;
+    if (v <= 1) hmap_del(m, k);
+    else hmap_put(m, k, v - 1);
+}
+
+/* The inverse of dra_allocated_add_claim for the same claim object. */
+void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
+    if (!c->allocated) return;
+    for (uint32_t i = 0; i < c->nalloc_results; i++) {
+        const dra_device_result *r = &c->alloc_results[i];
+        if (r->admin_access == 1) continue;
+        uint64_t k = result_key(s->w->names, r);
+        if (!(consumable_capacity && r->share_id)) {
+            count_down(&s->devices, k);
+            continue;
+        }
+        count_down(&s->shared, k);
+        uint64_t idx;
+        if (!hmap_get(&s->capacity, k, &idx)) continue;
+        uint64_t shares;
+        if (!hmap_get(&s->shared, k, &shares)) {
+            /* the last share of the device: nothing of its capacity is in use */
+            caps_release(s->caps.v[idx - 1]);
+            s->caps.v[idx - 1] = NULL;
+            DRA_VEC_PUSH(s->free_caps, (uint32_t)(idx - 1));
+            hmap_del(&s->capacity, k);
+            continue;
+        }
+        dra_alloc_caps *cp = caps_own(s, idx - 1);
+        for (uint32_t j = 0; j < r->nconsumed; j++) {
+            uint32_t id = intern_cstr(s->w->names, r->consumed[j].key);
+            for (uint32_t m = 0; m < cp->n; m++)
+                if (cp->id[m] == id) quantity_sub(&cp->value[m], &r->consumed[j].value, &cp->value[m]);
         }
     }
 }

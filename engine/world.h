@@ -11,6 +11,8 @@
 #define DRA_ENGINE_WORLD_H
 
 #include "base/hmap.h"
+
+#include <stdatomic.h>
 #include "base/intern.h"
 #include "engine/decode.h"
 #include "engine/engine.h"
@@ -53,6 +55,10 @@ struct dra_world {
     /* objects not in mem (borrowed): a snapshot's world points at objects owned by
      * the store's entries, which outlive it */
     bool borrowed;
+    /* a borrowed world's lookups by namespace/name go to its snapshot's key index
+     * (claims, templates, nodes and pods are not copied into its vectors) */
+    const void *(*find)(const void *arg, int kind, const char *ns, const char *name);
+    const void *find_arg;
     /* claims made for the CLI (dra_extres_pod_claim), never touched by requests */
     arena cli_mem;
     intern_table *names;
@@ -116,15 +122,22 @@ static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { ret
 
 struct dra_allocated {
     dra_world *w;
-    hmap devices;            /* device key → 1: in use exclusively */
-    hmap shared;             /* device key → number of shared allocations (shareIDs) */
+    hmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
+    hmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
     hmap capacity;           /* device key → index+1 into caps */
-    DRA_VEC(struct dra_alloc_caps *) caps;
+    DRA_VEC(struct dra_alloc_caps *) caps;   /* NULL slots are free, listed in free_caps */
+    DRA_VEC(uint32_t) free_caps;
 };
+
+/* The in-use state of the next snapshot: a copy of src (indexes memcpy'd, capacity
+ * entries shared and copied on write) over world w, then claims removed and added. */
+dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w);
+void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity);
 
 /* Capacity consumed from one device, per capacity name (grows as needed: a device
  * has at most 32 capacities in resource/v1, but nothing here relies on it). */
 typedef struct dra_alloc_caps {
+    _Atomic long refs;       /* shared between snapshots' states; copied on write */
     uint32_t n, cap;
     uint32_t *id;            /* interned capacity key as written */
     quantity *value;

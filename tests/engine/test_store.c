@@ -345,3 +345,147 @@ Test(store, in_use_capacity_is_not_capped) {
     dra_snapshot_release(s);
     dra_store_free(st);
 }
+
+/* ---- planning: overlay, whole-pod checks, capacity --------------------------------------------- */
+
+static dra_pod_request *request(dra_snapshot *s, const char *pod, json_t **keep) {
+    *keep = parse(pod);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, *keep, &e);
+    cr_assert_not_null(pr, "%s", e.msg);
+    return pr;
+}
+
+Test(plan_core, overlay_commits_and_leaves_the_snapshot_alone) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_overlay *ov = dra_overlay_new(s);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    json_t *pj;
+    dra_pod_request *pr = request(s, POD, &pj);
+    dra_fit f;
+    /* node-1 has 4 GPUs: two 2-GPU pods, then no room */
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_BINPACK, 0, true, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_BINPACK, 0, true, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_BINPACK, 0, false, &f);
+    cr_assert_eq(f.status, DRA_FIT_UNSCHEDULABLE, "%s", f.reason);
+    /* the snapshot still has node-1 free */
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_BINPACK, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK);
+    json_t *cap = dra_capacity_json(s, ov);
+    json_t *n1 = json_array_get(json_object_get(cap, "nodes"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(n1, "name")), "node-1");
+    cr_assert_eq(json_integer_value(json_object_get(n1, "allocated")), 4);
+    json_decref(cap);
+    dra_pod_request_free(pr);
+    json_decref(pj);
+    dra_alloc_ctx_free(x);
+    dra_overlay_free(ov);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(plan_core, a_shared_claim_is_allocated_once) {
+    dra_store *st = store_with_cluster();
+    json_t *claim = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"one\","
+                          "\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+                          "{\"deviceClassName\":\"gpu.example.com\"}}]}}}");
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_json(st, claim, &e), 2);
+    json_decref(claim);
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_overlay *ov = dra_overlay_new(s);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    json_t *pj;
+    dra_pod_request *pr = request(s, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":"
+                                     "[{\"name\":\"g\",\"resourceClaimName\":\"one\"}]}}", &pj);
+    dra_fit f;
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_NONE, 0, true, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    dra_pod_fit_overlay(pr, ov, x, "node-2", DRA_SCORE_NONE, 0, false, &f);
+    cr_assert_eq(f.status, DRA_FIT_UNRESOLVABLE, "%s", f.reason);
+    cr_assert(strstr(f.reason, "allocated for other nodes than node-2"), "%s", f.reason);
+    for (int i = 0; i < 5; i++) {
+        dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_NONE, 0, true, &f);
+        cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    }
+    json_t *cap = dra_capacity_json(s, ov);
+    json_t *n1 = json_array_get(json_object_get(cap, "nodes"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(n1, "allocated")), 1, "one device for six pods");
+    json_decref(cap);
+    dra_pod_request_free(pr);
+    json_decref(pj);
+    dra_alloc_ctx_free(x);
+    dra_overlay_free(ov);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(plan_core, whole_pod_checks) {
+    dra_store *st = store_with_cluster();
+    json_t *node = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\",\"labels\":{\"zone\":\"a\"}},"
+                         "\"spec\":{\"taints\":[{\"key\":\"gpu\",\"value\":\"true\",\"effect\":\"NoSchedule\"}]},"
+                         "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"1\"}}}");
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_json(st, node, &e), 2);
+    json_decref(node);
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    json_t *pj;
+    dra_pod_request *pr = request(s, POD, &pj);
+    dra_fit f;
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_NONE, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "checks are off by default (kube-scheduler made them)");
+    dra_pod_request_check_node(pr, true);
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_NONE, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_UNRESOLVABLE);
+    cr_assert_str_eq(f.reason, "node(s) had untolerated taint {gpu: true}");
+    dra_pod_request_free(pr);
+    json_decref(pj);
+    pr = request(s, "{\"metadata\":{\"name\":\"t\",\"namespace\":\"ml\"},\"spec\":{\"nodeSelector\":{\"zone\":\"a\"},"
+                    "\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"c\","
+                    "\"resources\":{\"requests\":{\"cpu\":\"3\",\"memory\":\"1Gi\"}}}]}}", &pj);
+    dra_pod_request_check_node(pr, true);
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_NONE, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    dra_pod_fit(pr, x, "node-2", NULL, DRA_SCORE_NONE, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_UNRESOLVABLE);
+    cr_assert_str_eq(f.reason, "node(s) didn't match Pod's node affinity/selector");
+    dra_overlay *ov = dra_overlay_new(s);
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_NONE, 0, true, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK);
+    dra_pod_fit_overlay(pr, ov, x, "node-1", DRA_SCORE_NONE, 0, false, &f);
+    cr_assert_eq(f.status, DRA_FIT_UNSCHEDULABLE);
+    cr_assert_str_eq(f.reason, "Too many pods");
+    dra_overlay_free(ov);
+    dra_pod_request_free(pr);
+    json_decref(pj);
+    dra_alloc_ctx_free(x);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+Test(plan_core, capacity_view) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *cap = dra_capacity_json(s, NULL);
+    json_t *nodes = json_object_get(cap, "nodes");
+    cr_assert_eq(json_array_size(nodes), 3);
+    json_t *n2 = json_array_get(nodes, 1);
+    cr_assert_str_eq(json_string_value(json_object_get(n2, "name")), "node-2");
+    cr_assert_eq(json_integer_value(json_object_get(n2, "devices")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(n2, "allocated")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(n2, "free")), 1);
+    json_t *cls = json_array_get(json_object_get(cap, "classes"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(cls, "devices")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(cls, "allocated")), 3);
+    cr_assert_eq(json_array_size(json_object_get(cap, "pools")), 2);
+    json_decref(cap);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
