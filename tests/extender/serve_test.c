@@ -420,3 +420,110 @@ Test(serve, sigterm_with_requests_in_flight) {
     cr_assert_gt(ok, 0);
     free(a), free(body);
 }
+
+/* The limits are flags: a body streamed without Content-Length past --max-body is
+ * still refused (413, after reading it), --max-nodes and --max-depth bound the JSON,
+ * and a --filter-budget too small to decide anything fails every node with
+ * Kubernetes' timeout message (FailedNodes: it may fit next time). */
+Test(serve, limit_flags) {
+    srv s;
+    const char *const args[] = {"--snapshot", DEMO,  "--threads",   "2",         "--max-body", "2Ki", "--max-nodes",
+                                "3",          "--max-depth", "12", "--filter-budget", "1ns", NULL};
+    srv_start(&s, args);
+    char big[4096];
+    memset(big, ' ', sizeof big);
+    big[0] = '{', big[sizeof big - 1] = '}';
+    CURL *h = curl_easy_init();
+    struct curl_slist *chunked = curl_slist_append(NULL, "Transfer-Encoding: chunked");
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, chunked);
+    char *out;
+    long code = th_http_on(h, &s, "POST", "/filter", big, sizeof big, &out);
+    cr_assert_eq(code, 413, "chunked 4 KiB: %ld %s", code, out);
+    cr_assert(strstr(out, "larger than the limit of 2048 bytes"), "%s", out);
+    free(out);
+    curl_easy_cleanup(h);
+    curl_slist_free_all(chunked);
+    const char *four = "{\"Pod\":{},\"NodeNames\":[\"a\",\"b\",\"c\",\"d\"]}";
+    expect_4xx(&s, "4 names", four, strlen(four), 400, "4 nodes, more than the limit of 3");
+    const char *deep = "{\"Pod\":{\"a\":[[[[[[[[[[[1]]]]]]]]]]]},\"NodeNames\":[]}";
+    expect_4xx(&s, "depth 13", deep, strlen(deep), 400, "nested deeper than 12 levels");
+    json_t *r = post_file(&s, "/filter", REQ "filter-fits.json", 200);
+    char *failed = th_keys(json_object_get(r, "FailedNodes"));
+    cr_assert_str_eq(failed, "gpu-node-001,gpu-node-002,gpu-node-003");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "FailedNodes"), "gpu-node-002")),
+                     "timed out trying to allocate devices");
+    cr_assert_eq(json_array_size(json_object_get(r, "NodeNames")), 0);
+    free(failed), json_decref(r);
+    cr_assert_eq(th_http(&s, "GET", "/metrics", NULL, &out), 200);
+    cr_assert(strstr(out, "dralloc_filter_nodes_total{outcome=\"timeout\"} 3"), "%s", out);
+    cr_assert(strstr(out, "dralloc_http_requests_total{verb=\"filter\",code=\"413\"} 1"), "%s", out);
+    free(out);
+    cr_assert_eq(srv_stop(&s), 0);
+}
+
+/* Exit status of `dralloc serve ARGS...` that is expected to stop by itself, and its log. */
+static int run_serve(const char *const *args, char **log) {
+    char path[] = "/tmp/dralloc-serve-usage-XXXXXX";
+    int fd = mkstemp(path);
+    const char *argv[32] = {DRALLOC_BIN, "serve"};
+    size_t n = 2;
+    for (size_t i = 0; args[i] && n < 30; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (!pid) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(fd, 2);
+        dup2(fd, 1);
+        execv(DRALLOC_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    close(fd);
+    int status = 0;
+    for (int i = 0; waitpid(pid, &status, WNOHANG) == 0; i++) {
+        if (i == 2000) kill(pid, SIGKILL);   /* 20 s: it was supposed to stop */
+        usleep(10000);
+    }
+    *log = th_read_file(path, NULL);
+    unlink(path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Test(serve, usage_errors) {
+    char *log;
+    const char *const unknown[] = {"--bogus", NULL};
+    cr_assert_eq(run_serve(unknown, &log), 2, "%s", log);
+    cr_assert(strstr(log, "unexpected argument '--bogus'"), "%s", log);
+    free(log);
+    const char *const missing[] = {"--snapshot", "/nonexistent/dralloc", NULL};
+    cr_assert_eq(run_serve(missing, &log), 2, "%s", log);
+    cr_assert(strstr(log, "/nonexistent/dralloc"), "%s", log);
+    free(log);
+    const char *const budget[] = {"--filter-budget", "2", NULL};
+    cr_assert_eq(run_serve(budget, &log), 2, "%s", log);
+    cr_assert(strstr(log, "Go duration"), "%s", log);
+    free(log);
+    const char *const score[] = {"--score", "best", NULL};
+    cr_assert_eq(run_serve(score, &log), 2, "%s", log);
+    free(log);
+    const char *const gates[] = {"--feature-gates", "NoSuchGate=true", NULL};
+    cr_assert_eq(run_serve(gates, &log), 2, "%s", log);
+    free(log);
+    const char *const listen[] = {"--listen", "nohost", NULL};
+    cr_assert_eq(run_serve(listen, &log), 1, "%s", log);
+    cr_assert(strstr(log, "--listen nohost: expected HOST:PORT"), "%s", log);
+    free(log);
+    const char *const help[] = {"--help", NULL};
+    cr_assert_eq(run_serve(help, &log), 0, "%s", log);
+    cr_assert(strstr(log, "usage: dralloc serve"), "%s", log);
+    free(log);
+    /* the port is taken: exit 1, not a hang */
+    srv s;
+    const char *const none[] = {NULL};
+    srv_start(&s, none);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", s.port);
+    const char *const busy[] = {"--listen", addr, NULL};
+    cr_assert_eq(run_serve(busy, &log), 1, "%s", log);
+    free(log);
+    cr_assert_eq(srv_stop(&s), 0);
+}
