@@ -328,6 +328,17 @@ static void *client_loop(void *arg) {
     return NULL;
 }
 
+/* One request, whatever the stop flag says; ok when it is a 200 with a filter result. */
+static void *slow_once(void *arg) {
+    client *c = arg;
+    char *out;
+    long code = th_http_on(NULL, c->s, "POST", "/filter", c->body, c->len, &out);
+    if (code == 200 && strstr(out, "\"NodeNames\":[")) c->ok++;
+    else snprintf(c->first_bad, sizeof c->first_bad, "%ld %.300s", code, out);
+    free(out);
+    return NULL;
+}
+
 /* A claim taking gpu-node-001's one free GPU and all of gpu-node-002's: in its presence
  * llm-serve-0 (one GPU + one NIC) fits nowhere; without it, on both nodes. */
 static const char blocker[] =
@@ -406,9 +417,29 @@ Test(serve, sigterm_with_requests_in_flight) {
         c[i] = (client){.s = &s, .body = body, .len = len, .answers = {a, NULL}, .stop = &stop};
         pthread_create(&t[i], NULL, client_loop, &c[i]);
     }
+    /* and one slow request: 15,000 copies of gpu-node-002 (seconds of allocator work,
+     * bounded by the 2 s filter budget) that must be answered in full after SIGTERM */
+    strbuf big;
+    sbuf_init(&big);
+    sbuf_adds(&big, "{\"Pod\":");
+    json_t *req = th_json(body);
+    char *pod = json_dumps(json_object_get(req, "Pod"), JSON_COMPACT);
+    sbuf_adds(&big, pod);
+    free(pod);
+    json_decref(req);
+    sbuf_adds(&big, ",\"NodeNames\":[");
+    for (int i = 0; i < 15000; i++) sbuf_adds(&big, i ? ",\"gpu-node-002\"" : "\"gpu-node-002\"");
+    sbuf_adds(&big, "]}");
+    _Atomic bool slow_stop = true;   /* one request only */
+    client slow = {.s = &s, .body = big.buf, .len = big.len, .stop = &slow_stop};
+    pthread_t ts;
+    pthread_create(&ts, NULL, slow_once, &slow);
     usleep(300000);
     int rc = srv_stop(&s);   /* SIGTERM while the clients are busy */
     atomic_store(&stop, true);
+    pthread_join(ts, NULL);
+    cr_assert_eq(slow.ok, 1, "the slow request was cut off: %s", slow.first_bad);
+    sbuf_free(&big);
     int ok = 0;
     for (int i = 0; i < N; i++) {
         pthread_join(t[i], NULL);
