@@ -1,6 +1,15 @@
-/* arena.c — bump allocation over a chain of blocks (see arena.h). */
+/* arena.c — bump allocation over a chain of blocks (see arena.h).
+ *
+ * Two chains, both newest first: ordinary blocks (cur and behind it) that small
+ * requests are bumped from, and oversized blocks that each hold one large request.
+ * Keeping the oversized ones apart is what makes arena_reset exact: a mark records
+ * the head of each chain, and everything newer on either chain is freed. (Sliding
+ * an oversized block into the ordinary chain behind cur would put a block newer
+ * than the mark where a reset walking from cur stops, and it would never be freed:
+ * the CEL evaluation context, reset thousands of times, grew to gigabytes.) */
 #include "base/arena.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,39 +27,47 @@ struct arena_block {
 
 static size_t align_up(size_t n) { return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
 
+static size_t block_size(const arena *a) { return a->block_size ? a->block_size : ARENA_DEFAULT_BLOCK; }
+
 void arena_init(arena *a, size_t block_size) {
     a->cur = NULL;
+    a->big = NULL;
     a->block_size = block_size ? block_size : ARENA_DEFAULT_BLOCK;
     a->total = 0;
+    a->reserved = 0;
 }
 
-static arena_block *new_block(arena *a, size_t min) {
-    size_t size = a->block_size ? a->block_size : ARENA_DEFAULT_BLOCK;
-    if (min > size) size = min;
+size_t arena_bytes_reserved(const arena *a) { return a->reserved; }
+
+static arena_block *block_new(arena *a, size_t size, arena_block *prev) {
     arena_block *b = xmalloc(sizeof(arena_block) + size);
     b->size = size;
     b->used = 0;
-    b->prev = a->cur;
-    a->cur = b;
+    b->prev = prev;
+    a->reserved += size;
     return b;
+}
+
+static void block_free(arena *a, arena_block *b) {
+    assert(a->reserved >= b->size);
+    a->reserved -= b->size;
+    free(b);
 }
 
 void *arena_alloc(arena *a, size_t n) {
     n = align_up(n ? n : 1);
     arena_block *b = a->cur;
     if (UNLIKELY(!b || b->size - b->used < n)) {
-        if (b && n > (a->block_size ? a->block_size : ARENA_DEFAULT_BLOCK) / 4) {
-            /* A large request gets its own block, slid in behind the current one so
-             * the rest of the current block stays usable. */
-            arena_block *big = xmalloc(sizeof(arena_block) + n);
-            big->size = n;
+        if (n > block_size(a) / 4) {
+            /* A large request gets its own block, so the rest of the current block
+             * stays usable for the small requests that follow. */
+            arena_block *big = block_new(a, n, a->big);
             big->used = n;
-            big->prev = b->prev;
-            b->prev = big;
+            a->big = big;
             a->total += n;
             return big->data;
         }
-        b = new_block(a, n);
+        b = a->cur = block_new(a, block_size(a), a->cur);
     }
     void *p = b->data + b->used;
     b->used += n;
@@ -95,39 +112,56 @@ char *arena_printf(arena *a, const char *fmt, ...) {
 }
 
 arena_mark arena_save(const arena *a) {
-    arena_mark m = {a->cur, a->cur ? a->cur->used : 0, a->total};
+    arena_mark m = {a->cur, a->big, a->cur ? a->cur->used : 0, a->total};
     return m;
 }
 
 void arena_reset(arena *a, arena_mark m) {
-    /* Blocks newer than the mark's block are freed. A large block slid behind the
-     * current one after the mark is older in the chain than cur but newer than the
-     * mark; such blocks are kept until arena_clear/free (rare, bounded waste). */
+    /* Both chains are newest first and only grow at their heads, so the blocks newer
+     * than the mark are exactly those in front of the heads it recorded. */
     while (a->cur && a->cur != m.block) {
         arena_block *prev = a->cur->prev;
-        free(a->cur);
+        block_free(a, a->cur);
         a->cur = prev;
     }
+    assert(a->cur == m.block);   /* a mark of this arena, not reset past already */
+    while (a->big && a->big != m.big) {
+        arena_block *prev = a->big->prev;
+        block_free(a, a->big);
+        a->big = prev;
+    }
+    assert(a->big == m.big);
     if (a->cur) a->cur->used = m.used;
     a->total = m.total;
 }
 
+static void free_big(arena *a) {
+    while (a->big) {
+        arena_block *prev = a->big->prev;
+        block_free(a, a->big);
+        a->big = prev;
+    }
+}
+
 void arena_clear(arena *a) {
+    free_big(a);
+    a->total = 0;
     if (!a->cur) return;
     while (a->cur->prev) {
         arena_block *prev = a->cur->prev;
-        free(a->cur);
+        block_free(a, a->cur);
         a->cur = prev;
     }
     a->cur->used = 0;
-    a->total = 0;
 }
 
 void arena_free(arena *a) {
+    free_big(a);
     while (a->cur) {
         arena_block *prev = a->cur->prev;
-        free(a->cur);
+        block_free(a, a->cur);
         a->cur = prev;
     }
     a->total = 0;
+    assert(a->reserved == 0);
 }

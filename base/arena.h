@@ -1,8 +1,10 @@
 /* arena.h — a bump allocator for memory that lives and dies together: one
  * allocation call, one decoded object set, one HTTP request. Allocation is a
- * pointer bump inside the current block; a request larger than the block size
- * gets a block of its own. arena_mark/arena_reset roll back to a saved point
- * (the search uses it to undo a branch), arena_free releases everything.
+ * pointer bump inside the current block; a large request (over a quarter of the
+ * block size) gets a block of its own on a second chain, so the current block stays
+ * usable. arena_mark/arena_reset roll back to a saved point, freeing every block of
+ * either chain allocated after it (the search uses it to undo a branch, the CEL
+ * evaluation context before each evaluation); arena_free releases everything.
  * Not thread-safe: one arena per thread or per call. */
 #ifndef DRA_ARENA_H
 #define DRA_ARENA_H
@@ -13,12 +15,15 @@ typedef struct arena_block arena_block;
 
 typedef struct arena {
     arena_block *cur;      /* block being bumped; older blocks chain behind it */
+    arena_block *big;      /* oversized blocks, newest first: each holds one request */
     size_t block_size;     /* size of ordinary blocks; 0 means the default (64 KiB) */
     size_t total;          /* bytes handed out since init, for stats and limits */
+    size_t reserved;       /* bytes of every block held (ordinary and oversized) */
 } arena;
 
 typedef struct arena_mark {
     arena_block *block;
+    arena_block *big;
     size_t used;
     size_t total;
 } arena_mark;
@@ -32,8 +37,12 @@ char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 arena_mark arena_save(const arena *a);
 void arena_reset(arena *a, arena_mark m);      /* frees blocks allocated after the mark */
-void arena_clear(arena *a);                    /* back to empty, keeps the first block */
+void arena_clear(arena *a);                    /* back to empty, keeps the first ordinary block */
 void arena_free(arena *a);
+/* Bytes the arena holds from malloc right now (block payloads, ordinary and
+ * oversized): what tests and long-lived owners watch to see that resets give
+ * memory back. */
+size_t arena_bytes_reserved(const arena *a);
 
 #define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))
 #define ARENA_NEWN(a, T, n) ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))

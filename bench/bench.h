@@ -42,6 +42,10 @@ int bench_alloc_main(const bench_opts *o);
 /* snapshot — store ingest, one-object snapshot updates and node-view warm-up at 500
  * and 5,000 nodes × 8 GPUs (snapshot_bench.c); --devices 500|5000 runs one size. */
 int bench_snapshot_main(const bench_opts *o);
+/* plan — the planning loop (plan_bench.c): 5000pods_500nodes pods/s with every node
+ * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;
+ * --devices 500|5000 runs one shape. */
+int bench_plan_main(const bench_opts *o);
 /* serve — /filter load on a `dralloc serve` child process at fixed rates (serve_load.c);
  * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
 int bench_serve_main(const bench_opts *o);

@@ -212,5 +212,8 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
  * for `dralloc cel eval`. Returns false with e->msg on error. */
 bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
                      char *buf, size_t n, err *e);
+/* The same text, whole however long, in a malloc'd string the caller frees; NULL with
+ * e->msg on error. */
+char *cel_eval_format_alloc(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e);
 
 #endif

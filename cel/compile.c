@@ -34,13 +34,64 @@ static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
 
 static const cel_inst *build(comp *c, cel_node *n);
 
-/* Evaluated nodes under i (constants are free), capped: a static stand-in for the
- * per-node charges of cel-go's cost tracker inside loops. */
+/* What cel-go's cost tracker charges a node of itself, for the instructions that
+ * do not charge when evaluated: identifiers, field selections and index calls 1
+ * (SelectAndIdentCost, the `_[_]` call), `!_` and @not_strictly_false 1 (calls);
+ * constants nothing, and neither `&&`, `||`, `?:`, has() nor the fold itself. Calls,
+ * comparisons, `in`, literals and the map/filter/transformMap steps charge their
+ * cel-go cost when evaluated (eval.c), so they count 0 here. */
+static uint32_t node_weight(const cel_inst *i) {
+    switch ((cel_op)i->op) {
+    case OP_CONST:
+    case OP_ERROR:
+    case OP_HAS:         /* Kubernetes sets PresenceTestHasCost(false) */
+    case OP_AND:
+    case OP_OR:
+    case OP_ANDN:
+    case OP_ORN:
+    case OP_COND:
+    case OP_BIND:
+    case OP_COMP:
+    case OP_CALL:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_EQ_STRK:
+    case OP_NE_STRK:
+    case OP_DRIVER_EQK:
+    case OP_DRIVER_NEK:
+    case OP_ATTR_EQK:
+    case OP_ATTR_NEK:
+    case OP_IN:
+    case OP_LIST:
+    case OP_MAP:
+    case OP_APPEND:
+    case OP_MAPINSERT: return 0;
+    /* the device paths compiled to one instruction: cel-go charges the `device`
+     * identifier and each selection or constant index (qualifier) 1, as the
+     * estimate does (Kubernetes' compile_test: 4 for device.attributes["d"].name) */
+    case OP_DEVICE: return 1;
+    case OP_DRIVER:
+    case OP_ALLOW_MULTI:
+    case OP_DEVMAP: return 2;
+    case OP_DEVDOMAIN: return 3;
+    case OP_DEVATTR:
+    case OP_DEVCAP: return 4;
+    case OP_HAS_DEVATTR:   /* has() itself is free: device, .attributes, ["d"] */
+    case OP_HAS_DEVCAP: return 3;
+    case OP_HAS_DOMAIN: return 3;   /* `"d" in device.attributes`: in_map 1, device 1, .attributes 1 */
+    default: return 1;
+    }
+}
+
+/* The static part of a comprehension's per-iteration cost: node_weight summed over
+ * the loop condition and step (every branch, whether evaluated or not: an upper
+ * bound of cel-go's charge), capped. */
 static uint32_t node_count(const cel_inst *i) {
-    if (!i || i->op == OP_CONST) return 0;
-    uint32_t n = 1;
+    if (!i) return 0;
+    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? (i->cost > 1000 ? 1000 : i->cost) : 0;
+    uint32_t n = node_weight(i);
     if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
-    n += node_count(i->x) + node_count(i->y) + node_count(i->z);
+    /* the string-constant comparisons keep their operand in both x and y */
+    n += node_count(i->x) + (i->y != i->x ? node_count(i->y) : 0) + node_count(i->z);
     for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(i->args[k]);
     return n > 1000 ? 1000 : n;
 }
@@ -97,6 +148,8 @@ static bool all_const(const cel_inst **args, uint32_t n) {
 /* Evaluates a constant-only instruction now; returns it as OP_CONST, or the
  * instruction unchanged when evaluation fails (the error then happens at run time,
  * as in Kubernetes). */
+static uint64_t folded_cost(const cel_inst *i);
+
 static const cel_inst *fold(comp *c, cel_inst *i) {
     cel_eval_ctx x;
     memset(&x, 0, sizeof x);
@@ -105,9 +158,14 @@ static const cel_inst *fold(comp *c, cel_inst *i) {
     x.prog = c->p;
     cel_value v = cel_eval_inst(i, &x);
     const cel_inst *r = i;
-    if (v.kind != CV_ERROR) {
+    if (v.kind != CV_ERROR && x.cost <= CEL_MAX_COST) {
         cel_inst *k = inst(c, OP_CONST, i->pos);
         k->k = cel_value_clone(&c->p->a, c->p->env->names, &v);
+        /* cel-go evaluates what we fold, and charges it each time: this node's
+         * evaluation plus the constants folded below it */
+        uint64_t cost = x.cost + folded_cost(i);
+        k->flags = CONST_FOLDED;
+        k->cost = (uint32_t)(cost < UINT32_MAX ? cost : UINT32_MAX);
         r = k;
     }
     arena_free(&x.a);
@@ -362,7 +420,8 @@ static const cel_inst *build(comp *c, cel_node *n) {
         i->args = args;
         i->nargs = (uint16_t)n->nargs;
         i->opt_mask = n->opt_mask;
-        i->cost = n->nargs + 1;
+        /* cel-go's ListCreateBaseCost / MapCreateBaseCost, charged when evaluated */
+        i->cost = n->kind == N_LIST ? CEL_LIST_CREATE : CEL_MAP_CREATE;
         if (!n->opt_mask && all_const(args, n->nargs) && n->nargs) return fold(c, i);
         return i;
     }
@@ -417,11 +476,24 @@ static unsigned touches(const cel_inst *i) {
     return t;
 }
 
+/* The cost of the folded constants evaluated once per evaluation: everywhere but in
+ * a comprehension's condition and step (those are in its per-iteration cost). Every
+ * branch counts, whether taken or not: an upper bound of what cel-go charges. */
+static uint64_t folded_cost(const cel_inst *i) {
+    if (!i) return 0;
+    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? i->cost : 0;
+    if (i->op == OP_COMP) return folded_cost(i->x) + folded_cost(i->y) + folded_cost(i->result);
+    uint64_t n = folded_cost(i->x) + (i->y != i->x ? folded_cost(i->y) : 0) + folded_cost(i->z);
+    for (uint32_t k = 0; k < i->nargs && i->args; k++) n += folded_cost(i->args[k]);
+    return n;
+}
+
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
     comp c = {p, src, n, e, false};
     p->nslots = (uint32_t)nslots;
     p->est_cost = cel_estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
+    p->folded_cost = folded_cost(p->root);
     p->touches = (uint8_t)touches(p->root);
     return !c.failed;
 }

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <assert.h>
 #include <string.h>
 
 static int decl_cmp(const void *a, const void *b) {
@@ -305,6 +306,22 @@ bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
     if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
     cel_value_format(&v, p->env->names, buf, n);
     return true;
+}
+
+char *cel_eval_format_alloc(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
+    cel_value v = cel_eval_value(p, d, NULL, x);
+    if (v.kind == CV_ERROR) {
+        err_set(e, "%s", v.u.s);
+        return NULL;
+    }
+    /* measured first, then written: the value stays in the context's arena until
+     * the next evaluation, and printing does not change it */
+    size_t n = cel_value_format(&v, p->env->names, NULL, 0) + 1;
+    char *buf = xmalloc(n);
+    size_t w = cel_value_format(&v, p->env->names, buf, n);
+    assert(w + 1 == n);
+    (void)w;
+    return buf;
 }
 
 #define CEL_NO_SUCH_KEY_HINT                                                                     \

@@ -9,10 +9,16 @@
  * texts) comes from the context's arena, rolled back at the start of the next
  * evaluation, so an ordinary selector allocates nothing at all.
  *
- * Cost: every call charges its overload's cost, every comprehension iteration 1,
- * literals their size, and functions charge size-dependent work themselves. Once
- * the running cost passes the limit the evaluation ends with Kubernetes' "operation
- * cancelled: actual cost limit exceeded", which no operator absorbs. */
+ * Cost follows cel-go's runtime cost tracker with Kubernetes' CallCost (see
+ * functions.h): calls, comparisons, `in`, list and map literals and the map/filter
+ * steps charge cel-go's figure for the values at hand when evaluated (`==` on two
+ * maps of n entries ceil(n/10), `x in list` the list's size, startsWith ceil(0.1 ×
+ * the receiver's length), ...); what cel-go charges per identifier and field
+ * selection is charged per comprehension iteration, statically (compile.c). Work
+ * that cel-go charges less than it costs (deep equality, string scans of
+ * fixed-cost functions) counts against the hidden work budget (CEL_MAX_WORK). Once
+ * the running cost passes the limit the evaluation ends with Kubernetes'
+ * "operation cancelled: actual cost limit exceeded", which no operator absorbs. */
 #include "cel/program_internal.h"
 
 #include <stdarg.h>
@@ -225,7 +231,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     }
     x->cost += n->cost;
     if (n->flags & CALL_TYPED) {
-        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work};
+        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
     const cel_fn_decl *d = NULL;
@@ -241,7 +247,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);
-    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work};
+    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
     return d->ov->fn(&cc, av, na);
 }
 
@@ -292,12 +298,50 @@ static cel_value logic_or(const cel_inst *n, cel_eval_ctx *x) {
     return no_overload(x, "_||_");
 }
 
+/* Size of v as cel-go's actualSize, counting a string's code points only up to
+ * cap + 1 (enough to take the minimum with a size of at most cap). */
+static uint64_t size_capped(const cel_value *v, uint64_t cap) {
+    if (v->kind == CV_STRING) return cel_utf8_len_capped(v->u.s, v->len, cap);
+    return cel_value_size(v);
+}
+
+/* cel-go's cost of `==`, `!=` (any operands) and of `<`, `<=`, `>`, `>=` on strings
+ * and bytes (interpreter/runtimecost.go): ceil(0.1 × the smaller actualSize), so 1
+ * for scalars, ceil(n/10) for two lists or maps of n entries. Work: the shorter
+ * operand's length. */
+static uint64_t cmp_cost(const cel_value *l, const cel_value *r) {
+    uint64_t rb = r->kind == CV_STRING ? r->len : cel_value_size(r);   /* bytes bound code points */
+    uint64_t a = size_capped(l, rb);
+    uint64_t b = size_capped(r, a);
+    return cel_cost_factor(a < b ? a : b, CEL_STRING_TRAVERSAL);
+}
+
+/* ceil(0.1 × min(a, b)) for two ASCII strings of a and b bytes: the cost of
+ * comparing a device's driver name (a DNS subdomain) or, taking bytes for code
+ * points, a string attribute (≤ 64 bytes, so at most 7) with a constant, without
+ * counting code points on the selector fast paths. */
+static inline uint64_t short_cmp_cost(uint32_t a, uint32_t b) {
+    uint32_t m = a < b ? a : b;
+    return (m + 9) / 10;
+}
+
+/* Hidden work of deep equality, membership and accumulator copies: past
+ * CEL_MAX_WORK, or with the arena past CEL_MAX_ARENA, the evaluation fails as over
+ * the cost limit. */
+static inline bool work(cel_eval_ctx *x, uint64_t w) {
+    x->work += w;
+    if (LIKELY(x->work <= CEL_MAX_WORK && x->a.total <= CEL_MAX_ARENA)) return true;
+    x->cost = CEL_MAX_COST + 1;
+    return false;
+}
+
 static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
     cel_value l = n->x->op == OP_CALL ? call(n->x, x) : eval_leaf(n->x, x);
     if (l.kind == CV_ERROR) return l;
     cel_value r = n->y->op == OP_CONST ? n->y->k : eval_leaf(n->y, x);
     if (r.kind == CV_ERROR) return r;
     if (LIKELY(l.kind == CV_INT && r.kind == CV_INT)) {
+        x->cost++;   /* cel-go: ceil(0.1 × min(1, 1)) */
         int64_t a = l.u.i, b = r.u.i;
         switch (n->op) {
         case OP_EQ: return cel_bool(a == b);
@@ -308,8 +352,16 @@ static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
         default: return cel_bool(a >= b);
         }
     }
-    if (n->op == OP_EQ) return cel_bool(cel_value_equal(&l, &r));
-    if (n->op == OP_NE) return cel_bool(!cel_value_equal(&l, &r));
+    if (n->op == OP_EQ || n->op == OP_NE) {
+        x->cost += cmp_cost(&l, &r);
+        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();   /* before the work it pays for */
+        uint64_t w = 0;
+        bool eq = cel_value_equal_work(&l, &r, &w);
+        if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+        return cel_bool(eq == (n->op == OP_EQ));
+    }
+    /* less_string & co. ceil(0.1 × min size); other orderings the default 1 */
+    x->cost += (l.kind == CV_STRING || l.kind == CV_BYTES) && l.kind == r.kind ? cmp_cost(&l, &r) : 1;
     int c;
     if (!cel_value_compare(&l, &r, &c)) return no_overload(x, "_<_");
     switch (n->op) {
@@ -326,19 +378,29 @@ __attribute__((noinline)) static cel_value in_op(const cel_inst *n, cel_eval_ctx
     cel_value c = eval_leaf(n->y, x);
     if (c.kind == CV_ERROR) return c;
     if (c.kind == CV_LIST) {
-        x->cost += c.u.list->n / 10 + 1;
+        /* cel-go in_list: the list's size (interpreter/runtimecost.go), whatever the
+         * element type; elements are compared until one is equal */
+        uint32_t len = c.u.list->n;
+        x->cost += len;
+        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        uint64_t w = 0;
+        bool found = false;
         if (v.kind == CV_STRING) {
-            for (uint32_t i = 0; i < c.u.list->n; i++) {
+            for (uint32_t i = 0; i < len && !found; i++) {
                 const cel_value *e = &c.u.list->items[i];
-                if (e->kind == CV_STRING && e->len == v.len && cel_bytes_eq(e->u.s, v.u.s, v.len)) return cel_bool(true);
+                if (e->kind == CV_STRING && e->len == v.len) {
+                    w += v.len;
+                    found = cel_bytes_eq(e->u.s, v.u.s, v.len);
+                }
             }
-            return cel_bool(false);
+        } else {
+            for (uint32_t i = 0; i < len && !found; i++) found = cel_value_equal_work(&v, &c.u.list->items[i], &w);
         }
-        for (uint32_t i = 0; i < c.u.list->n; i++)
-            if (cel_value_equal(&v, &c.u.list->items[i])) return cel_bool(true);
-        return cel_bool(false);
+        if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+        return cel_bool(found);
     }
     if (c.kind == CV_MAP || c.kind == CV_DEVMAP || c.kind == CV_DEVDOMAIN) {
+        x->cost++;   /* in_map: cel-go's default 1 */
         cel_value out;
         return cel_bool(cel_map_find(&x->a, names_of(x), &c, &v, &out));
     }
@@ -443,7 +505,10 @@ __attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ct
     if (v.kind == CV_ERROR) return v;
     if (acc.kind != CV_LIST) return no_overload(x, "_+_");
     cel_list *l;
-    x->cost++;
+    /* cel-go's step `__result__ + [e]`: the accumulator 1, the list literal 10, add_list 1 */
+    x->cost += 1 + CEL_LIST_CREATE + 1;
+    if (UNLIKELY(acc.aux != 1 && !work(x, (uint64_t)(acc.u.list->n + 4) * sizeof(cel_value))))
+        return cel_cost_exceeded();
     if (acc.aux == 1) {
         l = (cel_list *)acc.u.list;   /* owned by this comprehension: grow in place */
     } else {
@@ -472,6 +537,7 @@ __attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eva
     if (acc.aux == 1) {
         m = (cel_map *)acc.u.map;
     } else {
+        if (UNLIKELY(!work(x, (uint64_t)(acc.u.map->n + 4) * 2 * sizeof(cel_value)))) return cel_cost_exceeded();
         m = cel_map_new(&x->a, acc.u.map->n + 4);
         for (uint32_t i = 0; i < acc.u.map->n; i++) cel_map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
     }
@@ -612,6 +678,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_DRIVER_EQK:
     case OP_DRIVER_NEK: {
         const cel_device *d = x->dev;
+        x->cost += short_cmp_cost(d->driver.len, n->k.len);
         bool eq = d->driver_id ? d->driver_id == n->b
                                : d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len);
         return cel_bool(eq == (n->op == OP_DRIVER_EQK));
@@ -620,6 +687,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_NEK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
         if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
+        x->cost += at->kind == CEL_ATTR_STRING ? short_cmp_cost(at->u.s->len, n->k.len) : 1;
         bool eq = at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len && cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len);
         return cel_bool(eq == (n->op == OP_ATTR_EQK));
     }
@@ -627,6 +695,9 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_NE_STRK: {
         cel_value v = eval(n->x, x);
         bool eq;
+        /* ceil(0.1 × min size): 1 unless a string is empty or both are longer than 10 bytes */
+        if (LIKELY(v.kind == CV_STRING && (n->k.len <= 10 || v.len <= 10))) x->cost += v.len && n->k.len;
+        else if (v.kind != CV_ERROR) x->cost += cmp_cost(&v, &n->k);
         if (v.kind == CV_STRING) eq = v.len == n->k.len && cel_bytes_eq(v.u.s, n->k.u.s, v.len);
         else if (v.kind == CV_ERROR) return v;
         else eq = false;
@@ -660,12 +731,14 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     case OP_CONST: return n->k;
     case OP_DRIVER_EQK: {
         const cel_device *d = x->dev;
+        x->cost += short_cmp_cost(d->driver.len, n->k.len);
         if (LIKELY(d->driver_id)) return cel_bool(d->driver_id == n->b);
         return cel_bool(d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len));
     }
     case OP_ATTR_EQK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
         if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
+        x->cost += at->kind == CEL_ATTR_STRING ? short_cmp_cost(at->u.s->len, n->k.len) : 1;
         return cel_bool(at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len &&
                         cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len));
     }
@@ -735,7 +808,7 @@ arena *cel_eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
 
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
-    x->cost = 0;
+    x->cost = p->folded_cost;
     x->work = 0;
     x->dev = d;
     x->vars = vars;

@@ -9,8 +9,11 @@
  *      errors unless the overload is CEL_FN_NONSTRICT. Build results with the
  *      constructors of cel/value.h, allocating only from c->arena (reset before each
  *      evaluation; never malloc). Fail by returning cel_call_error(c, "...") (the text
- *      is what the user sees, e.g. "no such key: x"). Charge size-dependent work with
- *      cel_call_charge(c, n) so that cost limits stop runaway expressions.
+ *      is what the user sees, e.g. "no such key: x"). A function whose cel-go cost
+ *      depends on its arguments sets it with cel_call_cost(c, total) before doing the
+ *      work (see "cel-go's runtime cost of a call" below); work beyond what that
+ *      cost pays for goes to cel_call_work(c, bytes), so that no expression within
+ *      the cost limit runs long.
  *   2. Describe each overload in a const table of cel_overload:
  *        {"startsWith", "string_starts_with", CEL_RECEIVER, 2, 0, {"string", "string"},
  *         "bool", str_starts_with, 1}
@@ -34,6 +37,8 @@
 #ifndef DRA_CEL_FUNCTIONS_H
 #define DRA_CEL_FUNCTIONS_H
 
+#include <assert.h>
+
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/intern.h"
@@ -49,6 +54,7 @@ typedef struct cel_call {
     uint64_t cost_limit;
     const void *prepared;         /* result of the overload's prepare(), or NULL */
     uint64_t *work;               /* hidden work of this evaluation (see cel_call_work), or NULL */
+    uint32_t charged;             /* fixed cost the evaluator charged before the call (see cel_call_cost) */
 } cel_call;
 
 typedef cel_value (*cel_fn)(cel_call *c, const cel_value *args, uint32_t nargs);
@@ -76,7 +82,8 @@ typedef struct cel_overload {
     const char *args[CEL_MAX_ARGS];
     const char *result;
     cel_fn fn;
-    uint32_t cost;                /* cost charged per call (cel-go's estimate for fixed-cost calls) */
+    uint32_t cost;                /* charged before each call: cel-go's cost when fixed (1 by
+                                   * default); size-dependent functions reset it (cel_call_cost) */
     cel_prepare_fn prepare;       /* optional */
     void (*release)(void *prepared);
 } cel_overload;
@@ -90,13 +97,36 @@ typedef struct cel_library {
 /* ---- helpers for implementations -------------------------------------------- */
 
 cel_value cel_call_error(cel_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Adds n to the running cost; false (and the caller should return
- * cel_cost_exceeded()) once the limit is passed. */
-static inline bool cel_call_charge(cel_call *c, uint64_t n) {
-    *c->cost += n;
+cel_value cel_cost_exceeded(void);
+
+/* ---- cel-go's runtime cost of a call -----------------------------------------
+ *
+ * cel-go charges each call what interpreter/runtimecost.go's costCall returns: an
+ * overload tracker of the library (ext lists, sets), else Kubernetes' CallCost
+ * (apiserver pkg/cel/library/cost.go, by function name), else cel-go's default (a
+ * size-dependent rule for a few standard overloads, 1 for everything else). Sizes
+ * are cel-go's actualSize (cel_value_size). A function whose cost depends on its
+ * arguments computes that figure and passes it to cel_call_cost, which replaces the
+ * fixed cost the evaluator charged before the call (the overload's `cost`). */
+
+#define CEL_STRING_TRAVERSAL 0.1   /* cel-go common.StringTraversalCostFactor */
+#define CEL_REGEX_LENGTH 0.25      /* common.RegexStringLengthCostFactor */
+#define CEL_LIST_CREATE 10         /* common.ListCreateBaseCost */
+#define CEL_MAP_CREATE 30          /* common.MapCreateBaseCost */
+/* Sets this call's cost to `total`: charges the difference to what the evaluator
+ * charged already (c->charged), or gives back the excess. False once the running
+ * cost is past the limit (the caller returns cel_cost_exceeded()). Charged before
+ * the work it pays for, so an expensive call past the limit is never done. */
+static inline bool cel_call_cost(cel_call *c, uint64_t total) {
+    if (total >= c->charged) {
+        *c->cost += total - c->charged;
+    } else {
+        assert(*c->cost >= c->charged - total);
+        *c->cost -= c->charged - total;
+    }
+    c->charged = (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
     return *c->cost <= c->cost_limit;
 }
-cel_value cel_cost_exceeded(void);
 
 /* Some calls cost cel-go a constant while their real work grows with the input:
  * `size()` of a string counts code points in O(n) and is charged 1. Charged exactly as
@@ -105,10 +135,19 @@ cel_value cel_cost_exceeded(void);
  * counted here, apart from the CEL cost so that cost figures stay cel-go's, and an
  * evaluation that exceeds CEL_MAX_WORK bytes of it stops with the cost-limit error. */
 #define CEL_MAX_WORK ((uint64_t)1 << 30)
+/* The same backstop for memory: cel-go builds some results lazily (`l + l` is O(1)
+ * and costs 1) that this evaluator copies, so an evaluation whose arena would pass
+ * CEL_MAX_ARENA bytes also stops with the cost-limit error. Work units of
+ * allocating calls are the bytes they are about to allocate. */
+#define CEL_MAX_ARENA ((uint64_t)1 << 28)
 static inline bool cel_call_work(cel_call *c, uint64_t n) {
     if (!c->work) return true;
     *c->work += n;
-    return *c->work <= CEL_MAX_WORK;
+    if (*c->work <= CEL_MAX_WORK && c->arena->total + n <= CEL_MAX_ARENA) return true;
+    /* past the budget the evaluation fails as over the cost limit, whatever operator
+     * the error value then meets (`false && x` must not absorb it) */
+    *c->cost = c->cost_limit + 1;
+    return false;
 }
 #define CEL_COST_EXCEEDED_MSG "operation cancelled: actual cost limit exceeded"
 

@@ -304,22 +304,26 @@ typedef struct named_format {
     const char *key;    /* the name in format.named() and format.<key>() */
     const char *name;   /* apiservercel.Format.Name */
     format_id id;
+    /* apiservercel.Format.MaxRegexSize, the regex length validate() is charged for.
+     * The CRD formats' figures are lengths of govalidator/strfmt patterns we do not
+     * carry; they use apiserver's MaxNameFormatRegexSize (128), as the estimate does. */
+    uint32_t max_regex;
 } named_format;
 
 static const named_format formats[F_COUNT] = {
-    {"dns1123Label", "DNS1123Label", F_DNS1123_LABEL},
-    {"dns1123Subdomain", "DNS1123Subdomain", F_DNS1123_SUBDOMAIN},
-    {"dns1035Label", "DNS1035Label", F_DNS1035_LABEL},
-    {"qualifiedName", "QualifiedName", F_QUALIFIED_NAME},
-    {"dns1123LabelPrefix", "DNS1123LabelPrefix", F_DNS1123_LABEL_PREFIX},
-    {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix", F_DNS1123_SUBDOMAIN_PREFIX},
-    {"dns1035LabelPrefix", "DNS1035LabelPrefix", F_DNS1035_LABEL_PREFIX},
-    {"labelValue", "LabelValue", F_LABEL_VALUE},
-    {"uri", "URI", F_URI},
-    {"uuid", "uuid", F_UUID},
-    {"byte", "byte", F_BYTE},
-    {"date", "date", F_DATE},
-    {"datetime", "datetime", F_DATETIME},
+    {"dns1123Label", "DNS1123Label", F_DNS1123_LABEL, 30},
+    {"dns1123Subdomain", "DNS1123Subdomain", F_DNS1123_SUBDOMAIN, 60},
+    {"dns1035Label", "DNS1035Label", F_DNS1035_LABEL, 30},
+    {"qualifiedName", "QualifiedName", F_QUALIFIED_NAME, 60},
+    {"dns1123LabelPrefix", "DNS1123LabelPrefix", F_DNS1123_LABEL_PREFIX, 30},
+    {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix", F_DNS1123_SUBDOMAIN_PREFIX, 60},
+    {"dns1035LabelPrefix", "DNS1035LabelPrefix", F_DNS1035_LABEL_PREFIX, 30},
+    {"labelValue", "LabelValue", F_LABEL_VALUE, 40},
+    {"uri", "URI", F_URI, 128},
+    {"uuid", "uuid", F_UUID, 128},
+    {"byte", "byte", F_BYTE, 128},
+    {"date", "date", F_DATE, 128},
+    {"datetime", "datetime", F_DATETIME, 128},
 };
 
 static void format_print(const cel_opaque *o, char *buf, size_t n) {
@@ -371,8 +375,11 @@ static void validate(msgs *m, format_id id, const char *s, size_t n) {
 
 static cel_value fn_validate(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[1].len));
     const named_format *f = a[0].u.o->data;
+    /* Kubernetes' CallCost for validate: matches' rule with the format's regex size,
+     * ceil(0.1 × (1 + size)) × ceil(0.25 × MaxRegexSize) */
+    LIB_CALL_COST(c, cel_cost_factor(1 + cel_value_size(&a[1]), CEL_STRING_TRAVERSAL) *
+                         cel_cost_factor(f->max_regex, CEL_REGEX_LENGTH));
     msgs m = {c->arena, NULL};
     validate(&m, f->id, a[1].u.s, a[1].len);
     if (!m.l) return cel_optional_none();

@@ -12,9 +12,13 @@
  * 1u == 1.0). sort() requires every element to have the first element's type.
  *
  * Comparable element types are int, uint, double, bool, string, bytes, duration and
- * timestamp; sum takes int, uint, double and duration. Costs
- * follow cel-go's trackers: one unit per element traversed, 2·n² for sorting and
- * distinct, the output size for slice/range/reverse/flatten. */
+ * timestamp; sum takes int, uint, double and duration. Costs are what Kubernetes
+ * and cel-go charge at runtime: Kubernetes' traversalCost of the list for its
+ * library (each element 1, a string element 0.1 × its bytes, truncated), cel-go's
+ * ext.Lists trackers for the rest (1 + 10 for the new list, plus the output size
+ * for slice/range/reverse, depth × input size for flatten, 2·n² — 2.1·n² for
+ * strings and bytes — for sort and distinct). Element visits the cost does not
+ * cover are hidden work (cel_call_work). */
 #include "cel/lib_support.h"
 
 #include <inttypes.h>
@@ -36,10 +40,40 @@ static bool comparable_kind(uint8_t k) {
 
 /* ---- Kubernetes lists library ------------------------------------------------------- */
 
+uint64_t lib_traversal_cost(const cel_value *v) {
+    switch ((cel_kind)v->kind) {
+    case CV_STRING:
+    case CV_BYTES: return (uint64_t)((double)v->len * CEL_STRING_TRAVERSAL);
+    case CV_LIST: {
+        uint64_t c = 0;
+        for (uint32_t i = 0; i < v->u.list->n; i++) c += lib_traversal_cost(&v->u.list->items[i]);
+        return c;
+    }
+    case CV_MAP: {
+        uint64_t c = 0;
+        for (uint32_t i = 0; i < v->u.map->n; i++)
+            c += lib_traversal_cost(&v->u.map->keys[i]) + lib_traversal_cost(&v->u.map->vals[i]);
+        return c;
+    }
+    default: return 1;
+    }
+}
+
+/* The cost of Kubernetes' list functions (traversalCost of the receiver), with one
+ * element visit of hidden work each. */
+static bool k8s_list_cost(cel_call *c, const cel_value *l) {
+    if (!cel_call_work(c, (uint64_t)l->u.list->n * sizeof(cel_value))) return false;
+    return cel_call_cost(c, lib_traversal_cost(l));
+}
+#define K8S_LIST_COST(c, l)                                       \
+    do {                                                          \
+        if (!k8s_list_cost((c), (l))) return cel_cost_exceeded(); \
+    } while (0)
+
 static cel_value list_is_sorted(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     for (uint32_t i = 1; i < l->n; i++)
         if (cmp(&l->items[i - 1], &l->items[i]) == 1) return cel_bool(false);
     return cel_bool(true);
@@ -50,7 +84,7 @@ static cel_value no_overload(cel_call *c) { return cel_call_error(c, "no such ov
 static cel_value list_sum_int(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     int64_t s = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_INT) return no_overload(c);
@@ -62,7 +96,7 @@ static cel_value list_sum_int(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_sum_uint(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     uint64_t s = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_UINT) return no_overload(c);
@@ -74,7 +108,7 @@ static cel_value list_sum_uint(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_sum_double(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     double s = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_DOUBLE) return no_overload(c);
@@ -87,7 +121,7 @@ static cel_value list_sum_double(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_sum_duration(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     __int128 ns = 0;
     const __int128 lim = (__int128)INT64_MAX;
     for (uint32_t i = 0; i < l->n; i++) {
@@ -108,7 +142,7 @@ static cel_value list_sum_duration(cel_call *c, const cel_value *a, uint32_t n) 
  * preferred (result > next for min, result < next for max). */
 static cel_value min_max(cel_call *c, const cel_value *a, bool is_min) {
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     if (l->n == 0) return cel_call_error(c, "%s called on empty list", is_min ? "min" : "max");
     const cel_value *r = &l->items[0];
     if (!comparable_kind(r->kind)) return no_overload(c);
@@ -132,7 +166,7 @@ static cel_value list_max(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     for (uint32_t i = 0; i < l->n; i++)
         if (cel_value_equal(&l->items[i], &a[1])) return cel_int(i);
     return cel_int(-1);
@@ -141,7 +175,7 @@ static cel_value list_index_of(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_last_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n);
+    K8S_LIST_COST(c, &a[0]);
     for (uint32_t i = l->n; i-- > 0;)
         if (cel_value_equal(&l->items[i], &a[1])) return cel_int(i);
     return cel_int(-1);
@@ -149,8 +183,13 @@ static cel_value list_last_index_of(cel_call *c, const cel_value *a, uint32_t n)
 
 /* ---- cel-go ext.Lists ------------------------------------------------------------- */
 
-/* The base of cel-go's allocating list calls: the call and the list creation. */
-#define LIST_CREATE_COST 10
+/* cel-go's trackAllocatingListCall: uint64(float64(size) × factor) + 1 for the call
+ * + 10 for the new list (ext/lists.go). */
+static uint64_t alloc_list_cost(double factor, uint64_t size) {
+    double d = (double)size * factor;
+    uint64_t c = d >= 1.8e19 ? UINT64_MAX / 2 : (uint64_t)d;
+    return c + 1 + CEL_LIST_CREATE;
+}
 
 static cel_value list_slice(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
@@ -164,7 +203,7 @@ static cel_value list_slice(cel_call *c, const cel_value *a, uint32_t n) {
     if ((int64_t)l->n < end)
         return cel_call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), list is length %u", start, end, l->n);
     uint32_t k = (uint32_t)(end - start);
-    LIB_CHARGE(c, k + LIST_CREATE_COST);
+    LIB_CALL_COST(c, alloc_list_cost(1, k));
     cel_list *r = cel_list_new(c->arena, k);
     if (k) memcpy(r->items, l->items + start, sizeof(cel_value) * k);
     r->n = k;
@@ -178,7 +217,7 @@ static bool flatten_into(cel_call *c, cel_list *out, const cel_list *l, int64_t 
             cel_list_push(c->arena, out, *v);
             continue;
         }
-        if (!cel_call_charge(c, v->u.list->n)) return false;
+        if (!cel_call_work(c, (uint64_t)v->u.list->n * sizeof(cel_value))) return false;
         if (!flatten_into(c, out, v->u.list, depth - 1)) return false;
     }
     return true;
@@ -188,7 +227,7 @@ static cel_value list_flatten(cel_call *c, const cel_value *a, uint32_t n) {
     int64_t depth = n > 1 ? a[1].u.i : 1;
     if (depth < 0) return cel_call_error(c, "level must be non-negative");
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n + LIST_CREATE_COST);
+    LIB_CALL_COST(c, alloc_list_cost((double)depth, l->n));   /* trackListFlatten: depth × input size */
     cel_list *out = cel_list_new(c->arena, l->n);
     if (!flatten_into(c, out, l, depth)) return cel_cost_exceeded();
     return cel_list_value(out);
@@ -199,9 +238,9 @@ static cel_value list_flatten(cel_call *c, const cel_value *a, uint32_t n) {
  * plus the list creation. */
 static uint64_t quadratic_cost(const cel_list *l) {
     uint64_t sz = l->n;
-    uint64_t factor = 20;   /* 2.0 in tenths, plus the string traversal factor below */
-    if (sz && (l->items[0].kind == CV_STRING || l->items[0].kind == CV_BYTES)) factor += 1;
-    return sz * sz * factor / 10 + LIST_CREATE_COST;
+    double factor = 2.0;
+    if (sz && (l->items[0].kind == CV_STRING || l->items[0].kind == CV_BYTES)) factor += CEL_STRING_TRAVERSAL;
+    return alloc_list_cost(factor, sz * sz);
 }
 
 /* Stable merge sort of indices by keys (cel-go's sort.Slice gives the same order
@@ -229,7 +268,7 @@ static cel_value sort_by_keys(cel_call *c, const cel_list *l, const cel_list *ke
                               "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
                               "but got %u and %u elements respectively",
                               l->n, keys->n);
-    LIB_CHARGE(c, quadratic_cost(keys));
+    LIB_CALL_COST(c, quadratic_cost(keys));
     if (l->n == 0) return cel_list_value(l);
     uint8_t k0 = keys->items[0].kind;
     if (!comparable_kind(k0)) return cel_call_error(c, "list elements must be comparable");
@@ -264,7 +303,7 @@ static cel_value lists_range(cel_call *c, const cel_value *a, uint32_t n) {
     if (k < 0) return cel_call_error(c, "lists.range: size must be non-negative, got %" PRId64, k);
     if (k > MAX_RANGE_SIZE)
         return cel_call_error(c, "lists.range: size %" PRId64 " exceeds maximum allowed (%d)", k, MAX_RANGE_SIZE);
-    LIB_CHARGE(c, (uint64_t)k + LIST_CREATE_COST);
+    LIB_CALL_COST(c, alloc_list_cost(1, (uint64_t)k));
     cel_list *r = cel_list_new(c->arena, (uint32_t)k);
     for (int64_t i = 0; i < k; i++) r->items[i] = cel_int(i);
     r->n = (uint32_t)k;
@@ -274,7 +313,7 @@ static cel_value lists_range(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_reverse(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, l->n + LIST_CREATE_COST);
+    LIB_CALL_COST(c, alloc_list_cost(1, l->n));
     cel_list *r = cel_list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) r->items[i] = l->items[l->n - 1 - i];
     r->n = l->n;
@@ -284,7 +323,7 @@ static cel_value list_reverse(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_distinct(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    LIB_CHARGE(c, quadratic_cost(l));
+    LIB_CALL_COST(c, quadratic_cost(l));
     if (l->n == 0) return a[0];
     cel_list *r = cel_list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) {

@@ -400,9 +400,12 @@ static const net_prefix *cidr_of(const cel_value *v) { return v->u.o->data; }
 
 /* ---- IP functions ------------------------------------------------------------------ */
 
+/* Costs are Kubernetes' CallCost (apiserver pkg/cel/library/cost.go): parsing
+ * ip/cidr/isIP/isCIDR ceil(0.1 × size), ip.isCanonical ceil(0.2 × size), containment
+ * by the CIDR's size (ceil(prefix bits / 8), cel.CIDR's Size), accessors 1. */
 static cel_value fn_ip(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     net_addr ad;
     const char *msg;
     if (!k8s_parse_ip(c->arena, a[0].u.s, a[0].len, &ad, &msg)) return cel_error_static(msg);
@@ -411,7 +414,7 @@ static cel_value fn_ip(cel_call *c, const cel_value *a, uint32_t n) {
 
 static cel_value fn_is_ip(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     net_addr ad;
     const char *msg;
     return cel_bool(k8s_parse_ip(c->arena, a[0].u.s, a[0].len, &ad, &msg));
@@ -419,7 +422,7 @@ static cel_value fn_is_ip(cel_call *c, const cel_value *a, uint32_t n) {
 
 static cel_value fn_ip_is_canonical(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 2));
     net_addr ad;
     const char *msg;
     if (!k8s_parse_ip(c->arena, a[0].u.s, a[0].len, &ad, &msg)) return cel_error_static(msg);
@@ -514,13 +517,13 @@ static cel_value cidr_parse_value(cel_call *c, const cel_value *s) {
 
 static cel_value fn_cidr(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     return cidr_parse_value(c, &a[0]);
 }
 
 static cel_value fn_is_cidr(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     net_prefix p;
     const char *msg;
     return cel_bool(k8s_parse_cidr(c->arena, a[0].u.s, a[0].len, &p, &msg));
@@ -544,10 +547,16 @@ static bool prefix_contains(const net_prefix *p, const net_addr *ip) {
     return memcmp(x.b, y.b, ip->v4 ? 4 : 16) == 0;
 }
 
+/* cel.CIDR's Size: the prefix length in bytes, rounded up */
+static uint64_t cidr_size(const cel_value *v) { return ((uint64_t)cidr_of(v)->bits + 7) / 8; }
+
 static cel_value fn_contains_ip(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
+    uint64_t cs = cidr_size(&a[0]);
+    uint64_t cost = cel_cost_factor(cs + cs, CEL_STRING_TRAVERSAL);
+    if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
+    LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {
-        LIB_CHARGE(c, lib_str_cost(a[1].len));
         net_addr ad;
         const char *msg;
         /* Kubernetes hands the parse error to a type switch that then reports the
@@ -569,8 +578,11 @@ static bool cidr_contains_cidr(const net_prefix *p, const net_prefix *o) {
 
 static cel_value fn_contains_cidr(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
+    uint64_t cs = cidr_size(&a[0]);
+    uint64_t cost = cel_cost_factor(cs + cs, CEL_STRING_TRAVERSAL) + cel_cost_factor(cs, CEL_STRING_TRAVERSAL) + 1;
+    if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
+    LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {
-        LIB_CHARGE(c, lib_str_cost(a[1].len));
         cel_value o = cidr_parse_value(c, &a[1]);
         if (o.kind == CV_ERROR) return o;
         return cel_bool(cidr_contains_cidr(cidr_of(&a[0]), cidr_of(&o)));

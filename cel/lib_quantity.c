@@ -19,13 +19,15 @@ static cel_value q_parse(cel_call *c, const cel_value *a, uint32_t n) {
     quantity q;
     err e;
     err_clear(&e);
-    if (!cel_call_charge(c, a[0].len / 10)) return cel_cost_exceeded();
+    /* Kubernetes' CallCost: quantity/isQuantity ceil(0.1 × size) */
+    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
     if (!quantity_parse(a[0].u.s, a[0].len, &q, &e)) return cel_call_error(c, "%s", e.msg);
     return new_q(c, &q);
 }
 
 static cel_value q_is(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)c, (void)n;
+    (void)n;
+    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
     quantity q;
     return cel_bool(quantity_parse(a[0].u.s, a[0].len, &q, NULL));
 }

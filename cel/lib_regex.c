@@ -21,9 +21,12 @@
 
 typedef enum { RX_MATCHES, RX_FIND, RX_FIND_ALL } rx_kind;
 
+/* matches (cel-go interpreter/runtimecost.go) and find/findAll (Kubernetes'
+ * CallCost): ceil(0.1 × (1 + size(text))) × ceil(0.25 × size(pattern)), sizes in
+ * code points. */
 static uint64_t rx_cost(const cel_value *text, const cel_value *pat) {
-    uint64_t s = ((uint64_t)text->len + 1 + 9) / 10;
-    uint64_t r = ((uint64_t)pat->len + 3) / 4;
+    uint64_t s = cel_cost_factor(1 + cel_value_size(text), CEL_STRING_TRAVERSAL);
+    uint64_t r = cel_cost_factor(cel_value_size(pat), CEL_REGEX_LENGTH);
     return s * r;
 }
 
@@ -67,7 +70,7 @@ static const cel_regex *rx_get(cel_call *c, rx_kind k, const cel_value *pat, cel
 
 static cel_value rx_matches(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, rx_cost(&a[0], &a[1]));
+    LIB_CALL_COST(c, rx_cost(&a[0], &a[1]));
     cel_regex *owned;
     cel_value ev;
     const cel_regex *re = rx_get(c, RX_MATCHES, &a[1], &owned, &ev);
@@ -79,7 +82,7 @@ static cel_value rx_matches(cel_call *c, const cel_value *a, uint32_t n) {
 
 static cel_value rx_find(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, rx_cost(&a[0], &a[1]));
+    LIB_CALL_COST(c, rx_cost(&a[0], &a[1]));
     cel_regex *owned;
     cel_value ev;
     const cel_regex *re = rx_get(c, RX_FIND, &a[1], &owned, &ev);
@@ -104,7 +107,7 @@ static bool find_all_emit(void *ctx, size_t start, size_t end) {
 }
 
 static cel_value rx_find_all(cel_call *c, const cel_value *a, uint32_t n) {
-    LIB_CHARGE(c, rx_cost(&a[0], &a[1]));
+    LIB_CALL_COST(c, rx_cost(&a[0], &a[1]));
     int64_t lim = n > 2 ? a[2].u.i : -1;
     cel_regex *owned;
     cel_value ev;

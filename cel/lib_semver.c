@@ -10,7 +10,8 @@ static cel_value sv_parse(cel_call *c, const cel_value *a, uint32_t n) {
     err e;
     err_clear(&e);
     bool norm = n > 1 && a[1].u.b;
-    if (!cel_call_charge(c, a[0].len / 10)) return cel_cost_exceeded();
+    /* Kubernetes' CallCost: semver/isSemver ceil(0.1 × size) */
+    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
     if (!semver_parse_k8s(a[0].u.s, a[0].len, norm, c->arena, v, &e)) return cel_call_error(c, "%s", e.msg);
     return cel_semver_value(v);
 }
@@ -18,6 +19,7 @@ static cel_value sv_parse(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value sv_is(cel_call *c, const cel_value *a, uint32_t n) {
     semver v;
     bool norm = n > 1 && a[1].u.b;
+    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
     return cel_bool(semver_parse_k8s(a[0].u.s, a[0].len, norm, c->arena, &v, NULL));
 }
 

@@ -20,8 +20,9 @@ static cel_value overflow(void) { return cel_error_static("integer overflow"); }
 
 static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     if (a->kind == CV_LIST) {
+        /* add_list costs cel-go 1 whatever the sizes; the copy is hidden work */
         uint32_t n = a->u.list->n + b->u.list->n;
-        if (!cel_call_charge(c, n / 10 + 1)) return cel_cost_exceeded();
+        if (!cel_call_work(c, (uint64_t)n * sizeof(cel_value))) return cel_cost_exceeded();
         cel_list *l = cel_list_new(c->arena, n);
         if (a->u.list->n) memcpy(l->items, a->u.list->items, sizeof(cel_value) * a->u.list->n);
         if (b->u.list->n) memcpy(l->items + a->u.list->n, b->u.list->items, sizeof(cel_value) * b->u.list->n);
@@ -30,7 +31,10 @@ static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     }
     size_t n = (size_t)a->len + b->len;
     if (n > UINT32_MAX / 2) return cel_error_static("string too long");
-    if (!cel_call_charge(c, n / 10 + 1)) return cel_cost_exceeded();
+    /* add_string / add_bytes: ceil(0.1 × (size + size)), sizes in code points for
+     * strings (cel-go interpreter/runtimecost.go) */
+    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(a) + cel_value_size(b), CEL_STRING_TRAVERSAL)))
+        return cel_cost_exceeded();
     char *s = arena_alloc(c->arena, n + 1);
     if (a->len) memcpy(s, a->u.s, a->len);
     if (b->len) memcpy(s + a->len, b->u.s, b->len);
@@ -196,17 +200,25 @@ static bool has_sub(const cel_value *s, const cel_value *t) {
     return memmem(s->u.s, s->len, t->u.s, t->len) != NULL;
 }
 
+/* contains_string: ceil(0.1 × size(s)) × ceil(0.1 × size(sub)) (cel-go
+ * interpreter/runtimecost.go). */
 static cel_value str_contains(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_charge(c, (a[0].len + a[1].len) / 10)) return cel_cost_exceeded();
+    uint64_t cost = cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL) *
+                    cel_cost_factor(cel_value_size(&a[1]), CEL_STRING_TRAVERSAL);
+    if (!cel_call_cost(c, cost)) return cel_cost_exceeded();
     return cel_bool(has_sub(&a[0], &a[1]));
 }
+/* starts_with_string / ends_with_string: ceil(0.1 × size of the receiver), the
+ * call's first argument at runtime (cel-go interpreter/runtimecost.go). */
 static cel_value str_starts(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)c, (void)n;
+    (void)n;
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s, a[1].u.s, a[1].len));
 }
 static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)c, (void)n;
+    (void)n;
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
 }
 
@@ -361,6 +373,8 @@ static cel_value conv_string(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_UINT: snprintf(buf, sizeof buf, "%llu", (unsigned long long)a[0].u.u); break;
     case CV_DOUBLE: cel_format_double(a[0].u.d, buf, sizeof buf); break;
     case CV_BYTES:
+        /* bytes_to_string: ceil(0.1 × size) (cel-go interpreter/runtimecost.go) */
+        if (!cel_call_cost(c, cel_cost_factor(a[0].len, CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
         if (!valid_utf8((const unsigned char *)a[0].u.s, a[0].len)) return cel_error_static("invalid UTF-8 in bytes, cannot convert to string");
         return cel_string(a[0].u.s, a[0].len);
     default: return cel_error_static("no such overload");
@@ -369,7 +383,11 @@ static cel_value conv_string(cel_call *c, const cel_value *a, uint32_t n) {
 }
 
 static cel_value conv_bytes(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)c, (void)n;
+    (void)n;
+    /* string_to_bytes: ceil(0.1 × size in code points) (cel-go interpreter/runtimecost.go) */
+    if (a[0].kind == CV_STRING &&
+        !cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL)))
+        return cel_cost_exceeded();
     return cel_bytes(a[0].u.s, a[0].len);
 }
 

@@ -31,7 +31,8 @@
 
 static cel_value str_char_at(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    /* charAt costs cel-go 1 (no tracker, no Kubernetes rule); decoding is hidden work */
+    if (!cel_call_work(c, a[0].len)) return cel_cost_exceeded();
     int64_t i = a[1].u.i;
     size_t k;
     uint32_t *r = lib_runes(c->arena, a[0].u.s, a[0].len, &k);
@@ -48,8 +49,9 @@ static bool runes_at(const uint32_t *r, const uint32_t *sub, size_t m) {
 
 /* cel-go indexOfOffset */
 static cel_value index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
+    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel_cost_exceeded();
     if (sub->len == 0) return cel_int(off);
-    LIB_CHARGE(c, lib_str_cost(s->len) + lib_str_cost(sub->len));
+    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel_cost_exceeded();
     size_t k, m;
     uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
     uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
@@ -65,8 +67,9 @@ static cel_value str_index_of(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* cel-go lastIndexOfOffset */
 static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
+    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel_cost_exceeded();
     if (sub->len == 0) return cel_int(off);
-    LIB_CHARGE(c, lib_str_cost(s->len) + lib_str_cost(sub->len));
+    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel_cost_exceeded();
     size_t k, m;
     uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
     uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
@@ -79,6 +82,7 @@ static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value 
 
 static cel_value str_last_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     if (n > 2) return last_index_of(c, &a[0], &a[1], a[2].u.i);
+    if (!cel_call_cost(c, lib_traversal_cost(&a[0]))) return cel_cost_exceeded();
     int64_t k = (int64_t)cel_utf8_len(a[0].u.s, a[0].len);
     if (a[1].len == 0) return cel_int(k);
     return last_index_of(c, &a[0], &a[1], k - 1);
@@ -87,7 +91,7 @@ static cel_value str_last_index_of(cel_call *c, const cel_value *a, uint32_t n) 
 /* ---- case, trim ------------------------------------------------------------------- */
 
 static cel_value ascii_case(cel_call *c, const cel_value *s, bool upper) {
-    LIB_CHARGE(c, lib_str_cost(s->len));
+    LIB_CALL_COST(c, lib_size_cost(s, 1));
     /* Go rebuilds the string from its runes, so invalid bytes come back as U+FFFD */
     size_t k;
     uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
@@ -121,7 +125,7 @@ static bool is_space(uint32_t r) {
 
 static cel_value str_trim(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     const char *s = a[0].u.s;
     size_t len = a[0].len, b = 0, e = len;
     while (b < e) {
@@ -166,13 +170,13 @@ static size_t count_sub(const char *s, size_t n, const char *sub, size_t m) {
 
 /* strings.Replace(s, old, new, lim) */
 static cel_value replace_n(cel_call *c, const cel_value *s, const cel_value *old, const cel_value *nw, int64_t lim) {
-    LIB_CHARGE(c, lib_str_cost(s->len) + lib_str_cost(old->len) + lib_str_cost(nw->len));
+    LIB_CALL_COST(c, lib_size_cost(s, 2));
     if (lim == 0 || (old->len == nw->len && memcmp(old->u.s, nw->u.s, old->len) == 0)) return *s;
     size_t m = count_sub(s->u.s, s->len, old->u.s, old->len);
     if (m == 0) return *s;
     if (lim < 0 || (uint64_t)lim > m) lim = (int64_t)m;
     uint64_t out_len = s->len + (uint64_t)lim * nw->len;
-    LIB_CHARGE(c, lib_str_cost(out_len));
+    if (!cel_call_work(c, out_len)) return cel_cost_exceeded();
     abuf b;
     abuf_init(&b, c->arena, out_len + 1);
     size_t start = 0;
@@ -200,7 +204,7 @@ static cel_value str_replace(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* strings.SplitN(s, sep, lim) */
 static cel_value split_n(cel_call *c, const cel_value *s, const cel_value *sep, int64_t lim) {
-    LIB_CHARGE(c, lib_str_cost(s->len) + lib_str_cost(sep->len));
+    LIB_CALL_COST(c, lib_size_cost(s, 2));
     cel_list *l;
     if (lim == 0) return cel_list_value(cel_list_new(c->arena, 0));
     const char *p = s->u.s;
@@ -243,7 +247,7 @@ static cel_value str_split(cel_call *c, const cel_value *a, uint32_t n) {
 /* ---- substring -------------------------------------------------------------------- */
 
 static cel_value str_substring(cel_call *c, const cel_value *a, uint32_t n) {
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));
     size_t k;
     uint32_t *r = lib_runes(c->arena, a[0].u.s, a[0].len, &k);
     int64_t start = a[1].u.i, end = (int64_t)k;
@@ -269,19 +273,22 @@ static cel_value list_join(cel_call *c, const cel_value *a, uint32_t n) {
         total += l->items[i].len;
     }
     if (sep && l->n > 1) total += (uint64_t)sep->len * (l->n - 1);
-    LIB_CHARGE(c, lib_str_cost(total));
+    if (!cel_call_work(c, total + l->n)) return cel_cost_exceeded();
     abuf b;
     abuf_init(&b, c->arena, total + 1);
     for (uint32_t i = 0; i < l->n; i++) {
         if (i && sep) abuf_add(&b, sep->u.s, sep->len);
         abuf_add(&b, l->items[i].u.s, l->items[i].len);
     }
-    return abuf_string(&b);
+    cel_value r = abuf_string(&b);
+    /* Kubernetes' join: ceil(0.2 × size of the result), known once it is built */
+    LIB_CALL_COST(c, lib_size_cost(&r, 2));
+    return r;
 }
 
 static cel_value strings_quote(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    LIB_CHARGE(c, lib_str_cost(a[0].len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));   /* cel-go ExtQuoteString */
     const char *s = a[0].u.s;
     size_t len = a[0].len;
     abuf b;
@@ -417,7 +424,7 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
         f->err = "format: value nests too deeply";
         return false;
     }
-    if (!cel_call_charge(f->c, 1)) {
+    if (!cel_call_work(f->c, sizeof(cel_value))) {
         f->err = CEL_COST_EXCEEDED_MSG;
         return false;
     }
@@ -494,7 +501,7 @@ static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
             add_double_shortest(b, d);
             return true;
         }
-        if (!cel_call_charge(f->c, (uint64_t)prec / 10)) {
+        if (!cel_call_work(f->c, (uint64_t)prec)) {
             f->err = CEL_COST_EXCEEDED_MSG;
             return false;
         }
@@ -583,7 +590,7 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
     const char *s = a[0].u.s;
     size_t len = a[0].len;
     const cel_list *args = a[1].u.list;
-    LIB_CHARGE(c, lib_str_cost(len));
+    LIB_CALL_COST(c, lib_size_cost(&a[0], 1));   /* cel-go ExtFormatString: the format string */
     fmt_ctx f = {.c = c};
     abuf_init(&f.out, c->arena, len + 16);
     size_t i = 0;
@@ -614,7 +621,7 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
         i = end;
         argi++;
     }
-    LIB_CHARGE(c, lib_str_cost(f.out.n));
+    if (!cel_call_work(c, f.out.n)) return cel_cost_exceeded();
     return abuf_string(&f.out);
 }
 

@@ -158,12 +158,24 @@ static inline cel_value lib_runes_string(arena *a, const uint32_t *r, size_t k) 
  * NULL when s parses (lib_url.c; the format library's "uri" uses it). */
 const char *cel_lib_url_request_uri_error(arena *a, const char *s, size_t n);
 
-/* Cost of traversing a string of n bytes: cel-go's StringTraversalCostFactor 0.1. */
-static inline uint64_t lib_str_cost(size_t n) { return (uint64_t)(n / 10); }
-
-#define LIB_CHARGE(c, n)                                     \
+/* Sets the call's cost to cel-go's figure (cel_call_cost), returning the cost-limit
+ * error when it is past the limit. */
+#define LIB_CALL_COST(c, n)                                  \
     do {                                                     \
-        if (!cel_call_charge((c), (n))) return cel_cost_exceeded(); \
+        if (!cel_call_cost((c), (n))) return cel_cost_exceeded(); \
     } while (0)
+
+/* The string rule of Kubernetes' CallCost and of cel-go's defaults:
+ * uint64(math.Ceil(float64(actualSize(v)) * k * StringTraversalCostFactor)) for k = 1
+ * (lowerAscii, substring, quantity, ip, ...) or 2 (replace, split, join). */
+static inline uint64_t lib_size_cost(const cel_value *v, unsigned k) {
+    return cel_cost_factor(cel_value_size(v) * k, CEL_STRING_TRAVERSAL);
+}
+
+/* Kubernetes' traversalCost (apiserver pkg/cel/library/cost.go), the cost of
+ * isSorted, sum, max, min, indexOf, lastIndexOf: a string or bytes value
+ * uint64(float64(len in bytes) × 0.1), truncated; a list the sum over its elements, a
+ * map over its keys and values; anything else 1. */
+uint64_t lib_traversal_cost(const cel_value *v);
 
 #endif

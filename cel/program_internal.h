@@ -63,6 +63,11 @@ enum {
     CALL_ARGS_CONST = 8,   /* every argument after the receiver (or all, without one) is OP_CONST */
 };
 
+/* cel_inst.flags of OP_CONST */
+enum {
+    CONST_FOLDED = 1,      /* computed at compile time; cost = what evaluating it cost */
+};
+
 typedef struct cel_inst cel_inst;
 struct cel_inst {
     uint8_t op;
@@ -103,6 +108,8 @@ struct cel_program {
     cel_prep *preps;
     uint32_t npreps, cappreps;
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
+    uint64_t folded_cost;     /* runtime cost of the folded constants outside loops, charged
+                               * at the start of every evaluation (compile.c) */
 };
 
 /* cel-go's estimated maximum cost of a checked tree, with Kubernetes' function

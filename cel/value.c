@@ -4,6 +4,9 @@
  * kinds are simply unequal; NaN is unordered. */
 #include "cel/value.h"
 
+#include "base/hash.h"
+
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,10 +59,74 @@ cel_map *cel_map_new(arena *a, uint32_t cap) {
     m->cap = cap;
     m->keys = cap ? arena_alloc(a, sizeof(cel_value) * cap) : NULL;
     m->vals = cap ? arena_alloc(a, sizeof(cel_value) * cap) : NULL;
+    m->slots = NULL;
+    m->nslots = 0;
     return m;
 }
 
+uint64_t cel_value_hash(const cel_value *v) {
+    switch ((cel_kind)v->kind) {
+    case CV_INT: return hash_u64((uint64_t)v->u.i);
+    case CV_UINT:
+        /* a uint equal to some int hashes as that int */
+        return v->u.u <= (uint64_t)INT64_MAX ? hash_u64(v->u.u) : hash_u64(v->u.u) ^ 0x9e3779b97f4a7c15u;
+    case CV_DOUBLE: {
+        double d = v->u.d;
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d)
+            return hash_u64((uint64_t)(int64_t)d);
+        if (d >= 9223372036854775808.0 && d < 18446744073709551616.0 && d == (double)(uint64_t)d)
+            return hash_u64((uint64_t)d) ^ 0x9e3779b97f4a7c15u;
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        return hash_u64(bits);
+    }
+    case CV_BOOL: return hash_u64(v->u.b ? 0x51ED270B27u : 0x2545F4914Fu);
+    case CV_STRING:
+    case CV_BYTES: return hash_bytes(v->u.s, v->len) ^ v->kind;
+    default:
+        /* keys of other kinds are not valid CEL map keys; they still work, by equality,
+         * in one bucket per kind */
+        return hash_u64(v->kind);
+    }
+}
+
+/* The slot where key k is, or the empty slot where it would go. */
+static uint32_t slot_of(const cel_map *m, const cel_value *k, uint64_t h) {
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        uint32_t e = m->slots[i];
+        if (!e || cel_value_equal(&m->keys[e - 1], k)) return i;
+    }
+}
+
+static void index_build(arena *a, cel_map *m, uint32_t nslots) {
+    assert((nslots & (nslots - 1)) == 0 && nslots >= 2 * m->n);
+    m->slots = arena_zalloc(a, sizeof(uint32_t) * nslots);
+    m->nslots = nslots;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t s = slot_of(m, &m->keys[i], cel_value_hash(&m->keys[i]));
+        /* keys filled in directly should be distinct; if a view ever held the same
+         * key twice, the first one wins, as a scan would find it */
+        if (!m->slots[s]) m->slots[s] = i + 1;
+    }
+}
+
+void cel_map_reindex(arena *a, cel_map *m) {
+    if (m->n <= CEL_MAP_LINEAR) {
+        m->slots = NULL;
+        m->nslots = 0;
+        return;
+    }
+    uint32_t ns = 16;
+    while (ns < 2 * m->n) ns *= 2;
+    index_build(a, m, ns);
+}
+
 static int map_index(const cel_map *m, const cel_value *k) {
+    if (m->slots) {
+        uint32_t e = m->slots[slot_of(m, k, cel_value_hash(k))];
+        return e ? (int)e - 1 : -1;
+    }
     for (uint32_t i = 0; i < m->n; i++)
         if (cel_value_equal(&m->keys[i], k)) return (int)i;
     return -1;
@@ -86,6 +153,14 @@ void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v) {
     m->keys[m->n] = k;
     m->vals[m->n] = v;
     m->n++;
+    if (m->n <= CEL_MAP_LINEAR) return;
+    if (!m->slots || 2 * m->n > m->nslots) {
+        cel_map_reindex(a, m);   /* doubles: amortised O(1) per insert */
+        return;
+    }
+    uint32_t s = slot_of(m, &k, cel_value_hash(&k));
+    assert(!m->slots[s]);
+    m->slots[s] = m->n;
 }
 
 const char *cel_kind_type_name(const cel_value *v) {
@@ -160,7 +235,8 @@ static int bytes_cmp(const cel_value *a, const cel_value *b) {
 
 static bool devview_equal(const cel_value *a, const cel_value *b);
 
-bool cel_value_equal(const cel_value *a, const cel_value *b) {
+/* Equality, adding to *w the work it did (bytes compared, 16 per element visited). */
+static bool equal_w(const cel_value *a, const cel_value *b, uint64_t *w) {
     if (is_num(a->kind) && is_num(b->kind)) return num_cmp(a, b) == 0;
     bool am = a->kind == CV_MAP || a->kind == CV_DEVMAP || a->kind == CV_DEVDOMAIN;
     bool bm = b->kind == CV_MAP || b->kind == CV_DEVMAP || b->kind == CV_DEVDOMAIN;
@@ -171,26 +247,34 @@ bool cel_value_equal(const cel_value *a, const cel_value *b) {
     case CV_BOOL: return a->u.b == b->u.b;
     case CV_STRING:
     case CV_BYTES:
-    case CV_TYPE: return a->len == b->len && (a->len == 0 || memcmp(a->u.s, b->u.s, a->len) == 0);
+    case CV_TYPE:
+        if (a->len != b->len) return false;
+        *w += a->len;
+        return a->len == 0 || memcmp(a->u.s, b->u.s, a->len) == 0;
     case CV_LIST: {
         const cel_list *x = a->u.list, *y = b->u.list;
         if (x->n != y->n) return false;
-        for (uint32_t i = 0; i < x->n; i++)
-            if (!cel_value_equal(&x->items[i], &y->items[i])) return false;
+        for (uint32_t i = 0; i < x->n; i++) {
+            *w += 16;
+            if (!equal_w(&x->items[i], &y->items[i], w)) return false;
+        }
         return true;
     }
     case CV_MAP: {
         const cel_map *x = a->u.map, *y = b->u.map;
         if (x->n != y->n) return false;
         for (uint32_t i = 0; i < x->n; i++) {
-            int j = map_index(y, &x->keys[i]);
-            if (j < 0 || !cel_value_equal(&x->vals[i], &y->vals[j])) return false;
+            *w += 16;
+            /* a map against itself: every key is there, only values unequal to
+             * themselves (NaN) can make it unequal */
+            int j = x == y ? (int)i : map_index(y, &x->keys[i]);
+            if (j < 0 || !equal_w(&x->vals[i], &y->vals[j], w)) return false;
         }
         return true;
     }
     case CV_OPTIONAL:
         if (!a->u.opt || !b->u.opt) return a->u.opt == b->u.opt;
-        return cel_value_equal(a->u.opt, b->u.opt);
+        return equal_w(a->u.opt, b->u.opt, w);
     case CV_QUANTITY: return quantity_cmp(a->u.q, b->u.q) == 0;
     case CV_SEMVER: return semver_cmp(a->u.v, b->u.v) == 0;
     case CV_DEVICE: return a->u.dev == b->u.dev;
@@ -203,6 +287,13 @@ bool cel_value_equal(const cel_value *a, const cel_value *b) {
     default: return false;
     }
 }
+
+bool cel_value_equal(const cel_value *a, const cel_value *b) {
+    uint64_t w = 0;
+    return equal_w(a, b, &w);
+}
+
+bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work) { return equal_w(a, b, work); }
 
 /* Equality involving the device views (`device.attributes == {...}`) is not
  * something selectors write; a view is equal to itself and, when empty, to an empty
@@ -385,14 +476,37 @@ const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const
             out->n++;
         }
     }
+    cel_map_reindex(a, out);
     return out;
 }
 
-size_t cel_utf8_len(const char *s, size_t n) {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
+uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap) {
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+        if (c > cap) return c;
+    }
     return c;
 }
+
+uint64_t cel_cost_factor(uint64_t n, double f) {
+    double c = ceil((double)n * f);
+    return c >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)c;
+}
+
+uint64_t cel_value_size(const cel_value *v) {
+    switch ((cel_kind)v->kind) {
+    case CV_STRING: return cel_utf8_len(v->u.s, v->len);
+    case CV_BYTES: return v->len;
+    case CV_LIST: return v->u.list->n;
+    case CV_MAP:
+    case CV_DEVMAP:
+    case CV_DEVDOMAIN: return cel_map_size(v);
+    default: return 1;
+    }
+}
+
+size_t cel_utf8_len(const char *s, size_t n) { return cel_utf8_count(s, n); }
 
 /* ---- printing ---------------------------------------------------------------- */
 
@@ -548,10 +662,11 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     }
 }
 
-void cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
+size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
     out o = {buf, n, 0};
     if (n) buf[0] = '\0';
     fmt_value(&o, v, names);
+    return o.len;
 }
 
 cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *v) {
@@ -579,6 +694,7 @@ cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *
             m->vals[i] = cel_value_clone(a, names, &src->vals[i]);
         }
         m->n = src->n;
+        cel_map_reindex(a, m);
         r = cel_map_value(m);
         break;
     }

@@ -83,13 +83,21 @@ struct cel_list {
     cel_value *items;
 };
 
-/* Maps keep insertion order; lookups are linear (CEL maps in selectors are small) with
- * CEL key equality, so 1, 1u and 1.0 find the same entry. */
+/* Maps keep insertion order in keys/vals; lookups use CEL key equality, so 1, 1u and
+ * 1.0 find the same entry. Small maps (the ones selectors write) are scanned; past
+ * CEL_MAP_LINEAR entries a hash index over the entries makes lookups and inserts
+ * O(1), so building a map of n entries (transformMap) is O(n) and map equality is
+ * linear. The index is kept up to date by cel_map_put; code that fills keys/vals
+ * directly must call cel_map_reindex afterwards. Lookups never write to a map, so
+ * constant maps of a program may be shared by threads. */
+#define CEL_MAP_LINEAR 8
 struct cel_map {
     uint32_t n;
     uint32_t cap;
     cel_value *keys;
     cel_value *vals;
+    uint32_t *slots;       /* open addressing, entry index + 1 (0: empty); NULL while small */
+    uint32_t nslots;       /* power of two, at least twice n */
 };
 
 /* A library value: `type` names its CEL type (e.g. "net.IP") and is compared by
@@ -155,6 +163,11 @@ void cel_list_push(arena *a, cel_list *l, cel_value v);
 cel_map *cel_map_new(arena *a, uint32_t cap);
 /* Adds or replaces. */
 void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
+/* Rebuilds the hash index after keys/vals[0..n) were written directly (keys should be
+ * distinct; of equal ones the first is found, as by a scan). */
+void cel_map_reindex(arena *a, cel_map *m);
+/* CEL key hash: equal keys (cel_value_equal, numbers across int/uint/double) hash alike. */
+uint64_t cel_value_hash(const cel_value *v);
 
 /* Byte equality for short strings without a libc call (attribute values and
  * driver names are a few dozen bytes at most). */
@@ -184,6 +197,9 @@ const char *cel_kind_type_name(const cel_value *v);
  * and maps. Returns 1 equal, 0 not equal; never errors (values of different kinds
  * are unequal). */
 bool cel_value_equal(const cel_value *a, const cel_value *b);
+/* The same, adding to *work the bytes compared and 16 per element visited: the hidden
+ * work of deep equality, which cel-go charges by the smaller size only. */
+bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work);
 /* Ordering for `<` & co.: sets *out to -1/0/1 and returns true; false when the two
  * values are not ordered (different non-numeric kinds, NaN involved: *out = 2). */
 bool cel_value_compare(const cel_value *a, const cel_value *b, int *out);
@@ -203,6 +219,52 @@ cel_value cel_attr_value(arena *a, const cel_attr *at);
 
 /* Number of Unicode code points in a UTF-8 string. */
 size_t cel_utf8_len(const char *s, size_t n);
+/* cel-go's actualSize: code points of a string, bytes of bytes, entries of a list
+ * or map (device views included), 1 for everything else. */
+uint64_t cel_value_size(const cel_value *v);
+/* Code points of s[0..n), counting stops once more than cap are found: sizes are
+ * compared with min() (equality, ordering), and counting all of a long string to
+ * learn that it is longer than a short one would be work the cost does not cover. */
+uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap);
+/* uint64(math.Ceil(float64(n) * f)), computed in doubles as Go does (for the
+ * factors cel-go uses this equals the integer formula, but the doubles are the
+ * definition). */
+uint64_t cel_cost_factor(uint64_t n, double f);
+/* Code points of s[0..n), inline for the selector fast paths: the bytes that are
+ * not continuation bytes (10xxxxxx), eight at a time (bit 7 of a byte of `cont` is
+ * set when the byte's bit 7 is 1 and bit 6 is 0; the multiply sums those bits). */
+static inline size_t cel_utf8_count(const char *s, size_t n) {
+    size_t conts = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080u) >> 7;
+        conts += (size_t)((cont * 0x0101010101010101u) >> 56);
+    }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i < n && n >= 8) {
+        /* the last 1..7 bytes: one load of the final eight, the ones already counted
+         * (the low bytes, little-endian) masked off */
+        uint64_t w;
+        memcpy(&w, s + n - 8, 8);
+        w &= ~(uint64_t)0 << (8 * (8 - (n - i)));
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080u) >> 7;
+        conts += (size_t)((cont * 0x0101010101010101u) >> 56);
+        i = n;
+    }
+#endif
+    for (; i < n; i++) conts += ((unsigned char)s[i] & 0xC0) == 0x80;
+    return n - conts;
+}
+
+/* ceil(0.1 × the code points of a string of n bytes at s), for the fast paths: the
+ * integer (k + 9) / 10 equals Go's math.Ceil(float64(k) * 0.1) for every k below
+ * 2^53 (0.1 is a hair above 1/10, never enough to round k/10 up to the next
+ * integer), and a string of at most 10 bytes costs 1 unless it is empty. */
+static inline uint64_t cel_str_tenth_cost(const char *s, size_t n) {
+    if (n <= 10) return n != 0;
+    return ((uint64_t)cel_utf8_count(s, n) + 9) / 10;
+}
 
 /* Deep copy into `a` (for constants folded at compile time and results that must
  * outlive the evaluation arena). Device views are copied as materialised maps. */
@@ -211,7 +273,9 @@ cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *
 /* Go's strconv.FormatFloat(d, 'g', -1, 64), which CEL's string(double) uses. */
 void cel_format_double(double d, char *buf, size_t n);
 
-/* Writes the value as CEL literal text. */
-void cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
+/* Writes the value as CEL literal text, truncated to fit buf[0..n) (NUL-terminated
+ * when n > 0); returns the full length, as snprintf does, so a caller can size a
+ * buffer for the whole text. */
+size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
 
 #endif

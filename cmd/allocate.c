@@ -16,13 +16,26 @@
  *       everything one pod needs on the node (engine/extres.h): its claims (by name,
  *       from templates, or its PodGroup's), the implicit extended-resource claim, or
  *       the device-plugin count; prints the claims it allocates, notes reused claims
- *       and device-plugin fits on stderr; exit 1 when the pod does not fit. */
+ *       and device-plugin fits on stderr; exit 1 when the pod does not fit.
+ *
+ * Flags follow kubectl's habits: `--node=X` as well as `--node X`, `-f -` for stdin,
+ * `-n NS` (the namespace of --claim/--pod names without one, and the only namespace
+ * whose pending claims and pods are allocated), `-o yaml|json`. `--strict` makes
+ * kubectl's warnings (unknown fields, documents without kind) errors; `--timeout
+ * 2s` bounds each allocation (Go duration syntax). Exit codes: 0 allocated, 1 not
+ * satisfiable (or timed out), 2 usage or input error. */
 #include "cmd/commands.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/engine.h"
@@ -30,12 +43,56 @@
 static int usage(FILE *f) {
     fprintf(f,
             "usage: dralloc allocate --fixture CASE.json\n"
-            "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim NS/NAME] [-o yaml|json]\n"
-            "                        [--feature-gates DRAPrioritizedList=true,...]\n"
-            "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod NS/NAME [-o yaml|json]\n"
+            "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
+            "                        [--feature-gates DRAPrioritizedList=true,...] [--timeout 2s] [--strict]\n"
+            "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod [NS/]NAME [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
-            "                        extended resources on the node)\n");
+            "                        extended resources on the node)\n"
+            "\n"
+            "  -f, --filename F   YAML/JSON file or directory; repeatable; - reads stdin\n"
+            "  --node N           the node to allocate on (required)\n"
+            "  -n, --namespace NS namespace of --claim/--pod names without one; only claims and\n"
+            "                     pods of NS are allocated\n"
+            "  -o, --output FMT   yaml (default) or json\n"
+            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s)\n"
+            "  --strict           unknown fields and documents without kind are errors, not warnings\n"
+            "  Flags take their value as --flag VALUE or --flag=VALUE.\n"
+            "\n"
+            "exit status: 0 allocated (or nothing to allocate), 1 a claim or pod cannot be\n"
+            "allocated on the node (unsatisfiable, timed out), 2 usage or input error\n");
     return f == stdout ? 0 : 2;
+}
+
+/* Go's time.ParseDuration: a sequence of decimal numbers with units ns, us (µs),
+ * ms, s, m, h, optionally signed; "0" alone is zero. Messages as Go's. */
+static bool parse_go_duration(const char *s, int64_t *ns, char *msg, size_t n) {
+    const char *orig = s;
+    bool neg = false;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    if (!strcmp(s, "0")) return *ns = 0, true;
+    if (!*s) return snprintf(msg, n, "time: invalid duration \"%s\"", orig), false;
+    double total = 0;
+    while (*s) {
+        if (!((*s >= '0' && *s <= '9') || *s == '.')) return snprintf(msg, n, "time: invalid duration \"%s\"", orig), false;
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s) return snprintf(msg, n, "time: invalid duration \"%s\"", orig), false;
+        s = end;
+        const char *u = s;
+        while (*s && !((*s >= '0' && *s <= '9') || *s == '.')) s++;
+        size_t ul = (size_t)(s - u);
+        static const struct { const char *name; double ns; } units[] = {
+            {"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+        if (!ul) return snprintf(msg, n, "time: missing unit in duration \"%s\"", orig), false;
+        double mul = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+            if (strlen(units[i].name) == ul && !strncmp(units[i].name, u, ul)) mul = units[i].ns;
+        if (!mul) return snprintf(msg, n, "time: unknown unit \"%.*s\" in duration \"%s\"", (int)ul, u, orig), false;
+        total += v * mul;
+    }
+    if (total > 9.2e18) return snprintf(msg, n, "time: invalid duration \"%s\"", orig), false;
+    *ns = (int64_t)(neg ? -total : total);
+    return true;
 }
 
 static int run_fixture(const char *path) {
@@ -61,35 +118,89 @@ static int run_fixture(const char *path) {
     return 0;
 }
 
+/* Inputs read into memory files are loaded as /proc/self/fd/N; messages name them
+ * as the user did ("<stdin>", "/dev/stdin"). */
+static struct {
+    const char *load, *shown;
+} aliases[16];
+static size_t naliases;
+
+static void alias_add(const char *load, const char *shown) {
+    if (naliases < ARRAY_SIZE(aliases)) aliases[naliases].load = load, aliases[naliases++].shown = shown;
+}
+
+/* msg with every alias replaced, into buf. */
+static const char *unalias(const char *msg, char *buf, size_t n) {
+    size_t o = 0;
+    while (*msg && o + 1 < n) {
+        size_t k = 0;
+        for (; k < naliases; k++)
+            if (!strncmp(msg, aliases[k].load, strlen(aliases[k].load))) break;
+        if (k < naliases) {
+            o += (size_t)snprintf(buf + o, n - o, "%s", aliases[k].shown);
+            if (o >= n) o = n - 1;
+            msg += strlen(aliases[k].load);
+        } else {
+            buf[o++] = *msg++;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+
 /* ---- YAML output ----------------------------------------------------------------- */
 
+/* Whether a string must be double-quoted to read back as the same string with
+ * sigs.k8s.io/yaml (YAML 1.1 via go-yaml v2, as kubectl reads -o yaml): words that
+ * resolve to booleans or null in any case (TRUE, NO, Null, ~), the merge key `<<`,
+ * anything that may be a number, indicators at the start, ": " and " #" inside,
+ * and characters a plain scalar cannot hold (controls, DEL, NEL U+0085, the line
+ * and paragraph separators U+2028/U+2029, the BOM). Quoting more than needed is
+ * harmless; less is not. */
 static bool needs_quotes(const char *s) {
     if (!*s) return true;
-    static const char *const special[] = {"true", "false", "null", "yes", "no", "on", "off", "~", "y", "n",
-                                          "True", "False", "Null", "Yes", "No", "On", "Off", "Y", "N"};
-    for (size_t i = 0; i < ARRAY_SIZE(special); i++)
-        if (!strcmp(s, special[i])) return true;
-    if (strchr("-?:,[]{}#&*!|>'\"%@` ", s[0])) return true;
+    static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "<<", "="};
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+        if (!strcasecmp(s, words[i])) return true;
+    if (strchr("-?:,[]{}#&*!|>'\"%@`<= ", s[0])) return true;
     if ((s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '+') return true;
-    for (const char *p = s; *p; p++) {
-        if (*p == '\n' || *p == '\t' || (unsigned char)*p < 0x20) return true;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) return true;
+        if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0xa0) return true;             /* C1 controls, NEL, NBSP */
+        if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return true; /* U+2028, U+2029 */
+        if (*p == 0xef && p[1] == 0xbb && p[2] == 0xbf) return true;             /* BOM */
         if (*p == ':' && (p[1] == ' ' || !p[1])) return true;
         if (*p == ' ' && p[1] == '#') return true;
     }
     return s[strlen(s) - 1] == ' ';
 }
 
+/* A YAML double-quoted scalar: JSON's escapes plus \x7F, \N (U+0085), \L (U+2028),
+ * \P (U+2029) and \uFEFF, which a YAML reader would otherwise reject or fold. */
+static void yaml_quoted(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c == '\n') fputs("\\n", stdout);
+        else if (c == '\t') fputs("\\t", stdout);
+        else if (c == '\r') fputs("\\r", stdout);
+        else if (c < 0x20 || c == 0x7f) printf("\\x%02X", c);
+        else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) printf("\\x%02X", p[1]), p++;
+        else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) fputs(p[2] == 0xa8 ? "\\L" : "\\P", stdout), p += 2;
+        else if (c == 0xef && p[1] == 0xbb && p[2] == 0xbf) fputs("\\uFEFF", stdout), p += 2;
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 static void yaml_scalar(const json_t *v) {
     switch (json_typeof(v)) {
     case JSON_STRING: {
         const char *s = json_string_value(v);
-        if (needs_quotes(s)) {
-            char *q = json_dumps(v, JSON_ENCODE_ANY);
-            fputs(q, stdout);
-            free(q);
-        } else {
-            fputs(s, stdout);
-        }
+        if (needs_quotes(s)) yaml_quoted(s);
+        else fputs(s, stdout);
         break;
     }
     case JSON_INTEGER: printf("%lld", (long long)json_integer_value(v)); break;
@@ -160,11 +271,23 @@ static void yaml_node(const json_t *v, int indent, bool in_seq) {
 
 /* ---- file mode ----------------------------------------------------------------------- */
 
+/* The claims allocated together: one pod's (any number), or one claim. */
 typedef struct job {
-    const dra_claim *claims[64];
-    size_t n;
-    const char *what;   /* "pod ns/name" or "claim ns/name" */
+    const dra_claim **claims;
+    size_t n, cap;
 } job;
+
+static void job_add(job *j, const dra_claim *c) {
+    if (j->n == j->cap) {
+        j->cap = j->cap ? 2 * j->cap : 4;
+        j->claims = xrealloc(j->claims, j->cap * sizeof *j->claims);
+    }
+    j->claims[j->n++] = c;
+}
+
+static bool in_namespace(const char *want, const char *ns) {
+    return !want || !strcmp(want, ns && *ns ? ns : "default");
+}
 
 static const char *obj_name(const dra_claim *c, char *buf, size_t n) {
     snprintf(buf, n, "%s/%s", c->ns ? c->ns : "default", c->name);
@@ -184,11 +307,43 @@ static json_t *claim_json(const dra_claim *c, const dra_alloc_result *r) {
     return o;
 }
 
+/* kubectl prints a namespaced object's namespace always, "default" included. */
+static void ensure_namespace(json_t *claim) {
+    json_t *m = json_object_get(claim, "metadata");
+    if (!json_is_object(m)) json_object_set_new(claim, "metadata", m = json_object());
+    const json_t *ns = json_object_get(m, "namespace");
+    if (!json_is_string(ns) || !*json_string_value(ns)) json_object_set_new(m, "namespace", json_string("default"));
+}
+
 static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
     for (size_t i = 0; i < njobs; i++)
         for (size_t j = 0; j < jobs[i].n; j++)
             if (jobs[i].claims[j] == c) return true;
     return false;
+}
+
+/* A JSON file the world refused for an integer beyond int64 (jansson cannot hold
+ * one; Kubernetes' decoder reads it as a float64, e.g. in opaque driver parameters)
+ * is read again with dra_json_load and added. Nothing of the file was added by the
+ * failed attempt, the whole text failing to parse. False (e untouched) otherwise. */
+static bool load_json_bigint(dra_world *w, const char *path, err *e) {
+    struct stat st;
+    if (!strstr(e->msg, "too big integer") || strcmp(e->object, path) || stat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char *text = xmalloc((size_t)st.st_size + 1);
+    size_t n = fread(text, 1, (size_t)st.st_size, f);
+    fclose(f);
+    err e2;
+    err_clear(&e2);
+    json_t *docs = dra_json_load(text, n, path, &e2);
+    free(text);
+    if (!docs) return false;
+    bool ok = dra_world_add_json(w, docs, &e2);
+    json_decref(docs);
+    if (!ok) *e = e2;
+    return ok;
 }
 
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
@@ -204,9 +359,9 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
     }
     dra_world *w = dra_world_new(true);
     for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e)) {
-            char buf[2048];
-            fprintf(stderr, "dralloc allocate: %s\n", err_format(&e, buf, sizeof buf));
+        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], &e)) {
+            char buf[2048], shown[4096];
+            fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
             dra_world_free(w);
             return NULL;
         }
@@ -215,7 +370,7 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
 }
 
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates) {
+                     const char *gates, const char *only_ns, int64_t timeout_ns) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, &f);
     if (!w) return 2;
@@ -242,8 +397,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         for (size_t p = 0; p < dra_world_npods(w); p++) {
             const dra_pod *pod = dra_world_pod(w, p);
             if (pod->node_name && *pod->node_name && strcmp(pod->node_name, node_name)) continue;
+            if (!in_namespace(only_ns, pod->ns)) continue;
             job *j = &jobs[njobs];
-            for (uint32_t k = 0; k < pod->nclaims && j->n < ARRAY_SIZE(j->claims); k++) {
+            for (uint32_t k = 0; k < pod->nclaims; k++) {
                 const dra_pod_claim *pc = &pod->claims[k];
                 const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
                 if (!c) {
@@ -252,14 +408,14 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                     continue;
                 }
                 /* a claim shared by several pods is allocated once, with the first pod */
-                if (!c->allocated && !claim_listed(jobs, njobs + 1, c)) j->claims[j->n++] = c;
+                if (!c->allocated && !claim_listed(jobs, njobs + 1, c)) job_add(j, c);
             }
             if (j->n) njobs++;
         }
         for (size_t i = 0; i < dra_world_nclaims(w); i++) {
             const dra_claim *c = dra_world_claim(w, i);
-            if (c->allocated || claim_listed(jobs, njobs, c)) continue;
-            jobs[njobs].claims[jobs[njobs].n++] = c;
+            if (c->allocated || !in_namespace(only_ns, c->ns) || claim_listed(jobs, njobs, c)) continue;
+            job_add(&jobs[njobs], c);
             njobs++;
         }
         /* Templates no pod uses: try one claim from each, so a template file alone shows something. */
@@ -268,7 +424,8 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 const dra_claim_template *t = dra_world_template(w, i);
                 char nm[512];
                 snprintf(nm, sizeof nm, "%s-claim", t->name);
-                jobs[njobs].claims[jobs[njobs].n++] = dra_world_claim_from_template(w, t, t->ns, nm);
+                if (!in_namespace(only_ns, t->ns)) continue;
+                job_add(&jobs[njobs], dra_world_claim_from_template(w, t, t->ns, nm));
                 njobs++;
             }
         }
@@ -277,7 +434,8 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         /* Only the named claim: a pending claim (also one generated for a pod from a
          * template), or an allocated one, which is printed as it is. */
         const char *sl = strchr(claim_ref, '/');
-        char ns[256] = "default";
+        char ns[256];
+        snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
         const char *name = claim_ref;
         if (sl) {
             snprintf(ns, sizeof ns, "%.*s", (int)(sl - claim_ref), claim_ref);
@@ -299,6 +457,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
             json_t *o = json_loads(c->raw_json, 0, NULL);
             if (o) {
+                ensure_namespace(o);
                 if (yaml) yaml_node(o, 0, false);
                 else {
                     char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -309,9 +468,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             }
             goto out;
         }
-        memset(jobs, 0, sizeof *jobs);
-        jobs[0].claims[0] = found;
-        jobs[0].n = 1;
+        for (size_t i = 1; i < njobs; i++) jobs[i].n = 0;
+        jobs[0].n = 0;
+        job_add(&jobs[0], found);
         njobs = 1;
     }
     if (!njobs) {
@@ -327,14 +486,20 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
     }
     dra_alloc_ctx *x = dra_alloc_ctx_new();
     json_t *items = json_array();
+    uint64_t deadline = 0;
     for (size_t i = 0; i < njobs; i++) {
         dra_alloc_result *res;
         err ae;
         err_clear(&ae);
+        /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
+        if (timeout_ns > 0) deadline = dra_monotonic_ns() + (uint64_t)timeout_ns;
+        dra_alloc_ctx_set_deadline(x, deadline, NULL);
         dra_alloc_status s = dra_allocate(x, v, st, jobs[i].claims, jobs[i].n, &res, &ae);
         if (s == DRA_ALLOC_OK) {
             for (size_t k = 0; k < jobs[i].n; k++) {
-                json_array_append_new(items, claim_json(jobs[i].claims[k], &res[k]));
+                json_t *o = claim_json(jobs[i].claims[k], &res[k]);
+                ensure_namespace(o);
+                json_array_append_new(items, o);
                 dra_allocated_add_result(st, &res[k], f.consumable_capacity);
             }
             continue;
@@ -345,14 +510,16 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         if (s == DRA_ALLOC_UNSAT) dra_alloc_explain(x, why, sizeof why);
         for (size_t k = 0; k < jobs[i].n; k++) {
             obj_name(jobs[i].claims[k], buf, sizeof buf);
-            if (s == DRA_ALLOC_UNSAT)
+            if (s == DRA_ALLOC_UNSAT) {
                 fprintf(stderr,
                         "ResourceClaim %s: cannot be allocated on node %s: no combination of available devices "
                         "satisfies the requests, selectors and constraints%s\n",
                         buf, node_name, jobs[i].n > 1 ? " (allocated together with the pod's other claims)" : "");
-        if (why[0]) fputs(why, stderr);
-            else
+                if (why[0]) fputs(why, stderr);
+            } else {
+                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices" */
                 fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae.msg);
+            }
         }
     }
     json_t *list = json_object();
@@ -372,6 +539,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
     dra_alloc_ctx_free(x);
     dra_nodeview_free(v);
 out:
+    for (size_t i = 0; i < cap; i++) free(jobs[i].claims);
     free(jobs);
     dra_allocated_free(st);
     dra_world_free(w);
@@ -390,11 +558,13 @@ static void print_doc(const json_t *o, bool yaml) {
     }
 }
 
-static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates) {
+static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
+                   const char *only_ns) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, &f);
     if (!w) return 2;
-    char ns[256] = "default";
+    char ns[256];
+    snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
     const char *name = pod_ref, *sl = strchr(pod_ref, '/');
     if (sl) {
         snprintf(ns, sizeof ns, "%.*s", (int)(sl - pod_ref), pod_ref);
@@ -431,6 +601,8 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
                     (long long)json_integer_value(json_object_get(v, "allocatable")),
                     (long long)json_integer_value(json_object_get(v, "inUse")));
         const json_t *claims = json_object_get(out, "claims");
+        const json_t *item;
+        json_array_foreach(claims, i, item) ensure_namespace((json_t *)item);
         if (json_array_size(claims)) {
             json_t *list = json_object();
             json_object_set_new(list, "apiVersion", json_string("v1"));
@@ -448,53 +620,179 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     return rc;
 }
 
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* A path that is not a regular file or a directory (stdin as `-`, a pipe, a device
+ * such as /dev/zero) is read here, at most DRA_INPUT_MAX_BYTES, into a memory file
+ * the world loads by its /proc path (written to load, *fd_out its descriptor);
+ * regular files are checked by size and loaded by their name (load left empty).
+ * False with the reason printed. */
+static bool prepare_input(const char *path, char *load, size_t n, int *fd_out) {
+    load[0] = '\0';
+    *fd_out = -1;
+    const char *shown = strcmp(path, "-") ? path : "<stdin>";
+    struct stat st;
+    if (strcmp(path, "-") && stat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+        if (S_ISREG(st.st_mode) && (size_t)st.st_size > DRA_INPUT_MAX_BYTES) {
+            fprintf(stderr, "dralloc allocate: %s: larger than %zu MiB, refused\n", shown, DRA_INPUT_MAX_BYTES >> 20);
+            return false;
+        }
+        return true;   /* loaded by its own name */
+    }
+    FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!in) {
+        fprintf(stderr, "dralloc allocate: %s: %s\n", shown, strerror(errno));
+        return false;
+    }
+    int fd = memfd_create("dralloc-input", MFD_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "dralloc allocate: %s: memfd_create: %s\n", shown, strerror(errno));
+        if (in != stdin) fclose(in);
+        return false;
+    }
+    char buf[65536];
+    size_t total = 0, got;
+    bool ok = true;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) {
+        total += got;
+        if (total > DRA_INPUT_MAX_BYTES) {
+            fprintf(stderr, "dralloc allocate: %s: more than %zu MiB of input, refused\n", shown, DRA_INPUT_MAX_BYTES >> 20);
+            ok = false;
+            break;
+        }
+        if (write(fd, buf, got) != (ssize_t)got) {
+            fprintf(stderr, "dralloc allocate: %s: %s\n", shown, strerror(errno));
+            ok = false;
+            break;
+        }
+    }
+    if (in != stdin) fclose(in);
+    if (!ok) {
+        close(fd);
+        return false;
+    }
+    /* a YAML/JSON sniff happens in the world by content, so the name needs no suffix */
+    snprintf(load, n, "/proc/self/fd/%d", fd);
+    *fd_out = fd;
+    return true;
+}
+
+static void warn_stderr(void *ud, const char *msg) {
+    (void)ud;
+    char buf[4096];
+    fprintf(stderr, "Warning: %s\n", unalias(msg, buf, sizeof buf));
+}
+
+/* `--name VALUE` or `--name=VALUE` (also for the short forms): *val set and true when
+ * argv[*i] is this flag; a missing value is reported (and *val stays NULL). */
+static bool flag(int argc, char **argv, int *i, const char *name, const char *alias, const char **val, bool *bad) {
+    const char *a = argv[*i];
+    const char *names[2] = {name, alias};
+    for (int k = 0; k < 2; k++) {
+        if (!names[k]) continue;
+        size_t l = strlen(names[k]);
+        if (strncmp(a, names[k], l)) continue;
+        if (a[l] == '=') return *val = a + l + 1, true;
+        if (a[l]) continue;
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "dralloc allocate: flag needs an argument: %s\n", names[k]);
+            *bad = true;
+            return true;
+        }
+        *val = argv[++*i];
+        return true;
+    }
+    return false;
+}
+
 int cmd_allocate(int argc, char **argv) {
-    const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL;
-    bool yaml = true;
+    const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL, *ns = NULL, *output = NULL;
+    const char *timeout = NULL, *v = NULL;
+    bool strict = false, bad = false;
     char **files = xcalloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
-    int rc;
-    for (int i = 1; i < argc; i++) {
+    int rc = 2;
+    for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             free(files);
             return usage(stdout);
-        } else if (!strcmp(a, "--fixture") && val) {
-            fixture = val, i++;
-        } else if ((!strcmp(a, "-f") || !strcmp(a, "--filename")) && val) {
-            files[nfiles++] = argv[++i];
+        } else if (flag(argc, argv, &i, "--fixture", NULL, &fixture, &bad)) {
+        } else if (flag(argc, argv, &i, "-f", "--filename", &v, &bad)) {
+            if (v) files[nfiles++] = (char *)v;
             /* -f A B C: following non-option words are files too */
-            while (i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
-        } else if (!strcmp(a, "--node") && val) {
-            node = val, i++;
-        } else if (!strcmp(a, "--pod") && val) {
-            pod = val, i++;
-        } else if (!strcmp(a, "--claim") && val) {
-            claim = val, i++;
-        } else if (!strcmp(a, "-o") && val) {
-            if (!strcmp(val, "json")) yaml = false;
-            else if (!strcmp(val, "yaml")) yaml = true;
-            else {
-                fprintf(stderr, "dralloc allocate: -o %s: want yaml or json\n", val);
-                free(files);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--feature-gates") && val) {
-            gates = val, i++;
-        } else if (!strncmp(a, "--feature-gates=", 16)) {
-            gates = a + 16;
+            while (v && i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
+            v = NULL;
+        } else if (flag(argc, argv, &i, "--node", NULL, &node, &bad) || flag(argc, argv, &i, "--pod", NULL, &pod, &bad) ||
+                   flag(argc, argv, &i, "--claim", NULL, &claim, &bad) ||
+                   flag(argc, argv, &i, "-n", "--namespace", &ns, &bad) ||
+                   flag(argc, argv, &i, "-o", "--output", &output, &bad) ||
+                   flag(argc, argv, &i, "--feature-gates", NULL, &gates, &bad) ||
+                   flag(argc, argv, &i, "--timeout", NULL, &timeout, &bad)) {
+        } else if (!strcmp(a, "--strict")) {
+            strict = true;
+        } else if (!strncmp(a, "-o", 2) && a[2]) {   /* kubectl's -oyaml */
+            output = a + 2;
         } else {
-            fprintf(stderr, "dralloc allocate: unexpected argument %s\n", a);
-            free(files);
-            return usage(stderr);
+            fprintf(stderr, "dralloc allocate: unknown flag or argument: %s\n", a);
+            bad = true;
         }
     }
-    if (fixture) rc = run_fixture(fixture);
-    else if (nfiles && node && pod) rc = run_pod(files, nfiles, node, pod, yaml, gates);
-    else if (nfiles && node) rc = run_files(files, nfiles, node, claim, yaml, gates);
-    else rc = usage(stderr);
+    bool yaml = true;
+    int64_t timeout_ns = 0;
+    char msg[256];
+    if (bad) goto done;
+    if (output && strcmp(output, "yaml") && strcmp(output, "json")) {
+        fprintf(stderr, "dralloc allocate: -o %s: want yaml or json\n", output);
+        goto done;
+    }
+    yaml = !output || !strcmp(output, "yaml");
+    if (timeout && (!parse_go_duration(timeout, &timeout_ns, msg, sizeof msg) || timeout_ns < 0)) {
+        fprintf(stderr, "dralloc allocate: --timeout: %s\n", timeout_ns < 0 ? "must not be negative" : msg);
+        goto done;
+    }
+    if (fixture) {
+        rc = run_fixture(fixture);
+        goto done;
+    }
+    if (argc <= 1) {
+        usage(stderr);
+        goto done;
+    }
+    if (!nfiles || !node) {
+        fprintf(stderr, "dralloc allocate: required flag(s) %s%s%s not set\nRun 'dralloc allocate --help' for usage.\n",
+                nfiles ? "" : "\"filename\"", !nfiles && !node ? ", " : "", node ? "" : "\"node\"");
+        goto done;
+    }
+    if (pod && timeout) {
+        fprintf(stderr, "dralloc allocate: --timeout is not supported with --pod yet\n");
+        goto done;
+    }
+    dra_input_configure(warn_stderr, NULL, strict);
+    int *fds = xcalloc((size_t)nfiles, sizeof *fds);
+    char **load = xcalloc((size_t)nfiles, sizeof *load);
+    bool inputs_ok = true;
+    for (int i = 0; i < nfiles && inputs_ok; i++) {
+        char path[64];
+        if (!prepare_input(files[i], path, sizeof path, &fds[i])) inputs_ok = false;
+        else if (fds[i] >= 0) {
+            load[i] = xstrdup(path);
+            alias_add(load[i], strcmp(files[i], "-") ? files[i] : "<stdin>");
+        } else load[i] = files[i];
+    }
+    if (inputs_ok) {
+        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns);
+        else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns);
+    }
+    for (int i = 0; i < nfiles; i++)
+        if (fds[i] >= 0) {
+            free(load[i]);
+            close(fds[i]);
+        }
+    free(load);
+    free(fds);
+    naliases = 0;
+done:
     free(files);
     return rc;
 }

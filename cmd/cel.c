@@ -29,7 +29,9 @@
 static int usage(void) {
     fprintf(stderr,
             "usage: dralloc cel eval EXPR --device-json FILE\n"
-            "       dralloc cel eval EXPR --slice FILE --device NAME\n");
+            "       dralloc cel eval EXPR --slice FILE --device NAME\n"
+            "       (after `--` the next argument is EXPR even if it starts with '-':\n"
+            "        dralloc cel eval -- '-1 + 2' --device-json FILE)\n");
     return 2;
 }
 
@@ -189,9 +191,9 @@ static int compile_and_print(const cel_env *env, const char *expr, const cel_dev
         return 1;
     }
     cel_eval_ctx *x = cel_eval_ctx_new();
-    char buf[16384];
     int rc = 0;
-    if (!cel_eval_format(p, d, x, buf, sizeof buf, &e)) {
+    char *text = cel_eval_format_alloc(p, d, x, &e);
+    if (!text) {
         if (on_device) {
             cel_enhance_runtime_error(&e);
             fprintf(stderr, "CEL runtime error on device %s: %s\n", on_device, e.msg);
@@ -200,7 +202,9 @@ static int compile_and_print(const cel_env *env, const char *expr, const cel_dev
         }
         rc = 1;
     } else {
-        printf("%s\n", buf);
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        free(text);
     }
     cel_program_free(p);
     cel_eval_ctx_free(x);
@@ -243,10 +247,13 @@ out:
 static int cel_eval_cmd(int argc, char **argv) {
     const char *expr = NULL, *devjson = NULL, *slice = NULL, *devname = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--device-json") && i + 1 < argc) devjson = argv[++i];
+        /* `--` makes the next argument the expression even when it starts with '-'
+         * (`-1 + 2`); options may still follow it */
+        if (!strcmp(argv[i], "--") && i + 1 < argc && !expr) expr = argv[++i];
+        else if (argv[i][0] != '-' && !expr) expr = argv[i];
+        else if (!strcmp(argv[i], "--device-json") && i + 1 < argc) devjson = argv[++i];
         else if (!strcmp(argv[i], "--slice") && i + 1 < argc) slice = argv[++i];
         else if (!strcmp(argv[i], "--device") && i + 1 < argc) devname = argv[++i];
-        else if (!expr && argv[i][0] != '-') expr = argv[i];
         else return usage();
     }
     if (!expr || (!devjson && !slice)) return usage();

@@ -19,6 +19,8 @@ static const command commands[] = {
     {"allocate", cmd_allocate, "allocate ResourceClaims for a node (or run a conformance --fixture)"},
     {"bench", cmd_bench, "run a benchmark workload (cel: CEL selectors E1..E5; alloc: allocation latency)"},
     {"cel", cmd_cel, "evaluate a CEL expression on a device (cel eval EXPR --slice FILE --device NAME)"},
+    {"plan", cmd_plan, "offline capacity planning: place workload replicas on a snapshot (what-ifs, min nodes)"},
+    {"capacity", cmd_capacity, "allocatable, allocated and free devices per node, pool, DeviceClass or counter"},
     {"serve", cmd_serve, "run the kube-scheduler HTTP extender (/filter, /prioritize, /metrics, ...)"},
 };
 

@@ -2,9 +2,12 @@
  * ResourceClaimTemplate, and the core/v1 Node and Pod fields the allocator needs.
  * Requests keep every v1 field (exactly / firstAvailable, selectors, allocationMode,
  * count, adminAccess, tolerations, capacity requests), so features that are still
- * off in the allocator only need logic, not decoding. */
+ * off in the allocator only need logic, not decoding. Each public decoder runs
+ * engine/validate.h's steps first (apiVersion, v1beta1 → v1, unknown fields, the API
+ * server's validation) and decodes the v1 object. */
 #include "engine/decode_util.h"
 #include "engine/derived.h"
+#include "engine/validate.h"
 
 #include <string.h>
 
@@ -103,7 +106,9 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
     if (!dra_dget_int(c, o, "count", &r->count, &r->has_count)) return false;
     if (c->d->apply_defaults) {
         if (!r->mode || !*r->mode) r->mode = "ExactCount";
-        if (!r->has_count && !strcmp(r->mode, "ExactCount")) r->count = 1, r->has_count = true;
+        /* SetDefaults_ExactDeviceRequest: Count is a plain int64, so an explicit 0
+         * is indistinguishable from unset and becomes 1 as well */
+        if ((!r->has_count || r->count == 0) && !strcmp(r->mode, "ExactCount")) r->count = 1, r->has_count = true;
     }
     if (!r->mode) r->mode = "";
     r->admin_access = -1;
@@ -268,7 +273,7 @@ static bool decode_meta(dctx *c, const json_t *obj, const char **ns, const char 
     return true;
 }
 
-bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
+static bool decode_class_v1(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "DeviceClass", obj);
     memset(cl, 0, sizeof *cl);
@@ -287,7 +292,7 @@ bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, er
     return dra_dget_str(&c, spec, "extendedResourceName", &cl->extended_resource_name);
 }
 
-bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
+static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaim", obj);
     memset(cl, 0, sizeof *cl);
@@ -318,7 +323,7 @@ bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *cl, er
     return true;
 }
 
-bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
+static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
     memset(t, 0, sizeof *t);
@@ -335,7 +340,7 @@ bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_clai
     return decode_claim_spec(&c, inner, &t->spec);
 }
 
-bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
+static bool decode_node_v1(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "Node", obj);
     memset(n, 0, sizeof *n);
@@ -366,7 +371,7 @@ bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *
     return true;
 }
 
-bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
+static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "Pod", obj);
     memset(p, 0, sizeof *p);
@@ -396,4 +401,54 @@ bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e)
     if (status && !dra_ddecode_claim_statuses(&c, status, p->claims, p->nclaims)) return false;
     p->raw_json = dra_djson_text(&c, obj);
     return true;
+}
+
+bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "DeviceClass", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "DeviceClass", &obj, &owned)) return false;
+    bool ok = decode_class_v1(d, obj, cl, e);
+    json_decref(owned);
+    return ok;
+}
+
+bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "ResourceClaim", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "ResourceClaim", &obj, &owned)) return false;
+    bool ok = decode_claim_v1(d, obj, cl, e);
+    json_decref(owned);
+    return ok;
+}
+
+bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "ResourceClaimTemplate", &obj, &owned)) return false;
+    bool ok = decode_claim_template_v1(d, obj, t, e);
+    json_decref(owned);
+    return ok;
+}
+
+bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "Node", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "Node", &obj, &owned)) return false;
+    bool ok = decode_node_v1(d, obj, n, e);
+    json_decref(owned);
+    return ok;
+}
+
+bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "Pod", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "Pod", &obj, &owned)) return false;
+    bool ok = decode_pod_v1(d, obj, p, e);
+    json_decref(owned);
+    return ok;
 }

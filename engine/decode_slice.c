@@ -1,4 +1,5 @@
-/* decode_slice.c — ResourceSlice (resource.k8s.io/v1) into dra_slice: pool identity,
+/* decode_slice.c — ResourceSlice (resource.k8s.io/v1; v1beta1's `basic:` devices are
+ * converted first, engine/convert.c) into dra_slice: pool identity,
  * node access, shared counters and devices. Each device gets its `cel_device` view
  * here, once: attribute names split and interned (unqualified names belong to the
  * driver's domain), versions pre-parsed, capacities parsed. Problems that Kubernetes
@@ -6,6 +7,7 @@
  * that does not parse) are not decode errors: they are recorded as the device's
  * `conv_error` and surface, lazily, as CEL runtime errors. */
 #include "engine/decode_util.h"
+#include "engine/validate.h"
 
 #include <string.h>
 
@@ -374,7 +376,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     return true;
 }
 
-bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
+static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceSlice", obj);
     memset(s, 0, sizeof *s);
@@ -434,4 +436,14 @@ bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err
         dpop(&c, m);
     }
     return true;
+}
+
+bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, "ResourceSlice", obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, "ResourceSlice", &obj, &owned)) return false;
+    bool ok = decode_slice_v1(d, obj, s, e);
+    json_decref(owned);
+    return ok;
 }

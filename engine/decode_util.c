@@ -94,15 +94,17 @@ bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool 
     if (has) *has = false;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
+    /* As encoding/json into an int64: a whole number in range (YAML's 1e3 arrives as
+     * one); a string ("3"), a fraction or a number beyond int64 is an error. */
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
-    } else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v)) {
-        *out = (int64_t)json_real_value(v);
-    } else if (json_is_string(v)) {
-        char *end;
-        long long x = strtoll(json_string_value(v), &end, 10);
-        if (*end || !json_string_length(v)) return wrong_type(c, key, "integer", v);
-        *out = x;
+    } else if (json_is_real(v)) {
+        double x = json_real_value(v);
+        if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0) || x != (double)(int64_t)x) {
+            dra_dpush_key(c, key);
+            return dra_dfail(c, "cannot unmarshal number %.17g into a value of type int64", x);
+        }
+        *out = (int64_t)x;
     } else {
         return wrong_type(c, key, "integer", v);
     }

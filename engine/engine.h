@@ -60,6 +60,20 @@ void dra_features_default(dra_features *f);
 /* "DRAPrioritizedList=true,DRADeviceTaints=false"; unknown gates are an error. */
 bool dra_features_parse(dra_features *f, const char *spec, err *e);
 
+/* ---- input settings -------------------------------------------------------------- */
+
+typedef void (*dra_warn_fn)(void *ud, const char *msg);
+/* fn (may be NULL) receives each input warning as one line of text ("ResourceClaim
+ * ns/c: unknown field \"spec.requests\""); strict turns warnings into errors. Set once
+ * at start-up, before any loading (engine/validate.c keeps it process-wide). */
+void dra_input_configure(dra_warn_fn fn, void *ud, bool strict);
+/* Inputs larger than this are refused (world files, stdin). */
+#define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
+/* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
+ * (opaque driver parameters may hold one) becomes a number (double) instead of
+ * failing the whole file, as encoding/json into interface{} does. */
+json_t *dra_json_load(const char *text, size_t len, const char *source, err *e);
+
 /* ---- world --------------------------------------------------------------------- */
 
 typedef struct dra_world dra_world;
@@ -71,6 +85,9 @@ void dra_world_free(dra_world *w);
 /* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
  * are skipped. Returns false with an error naming object and field. */
 bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);
+/* A YAML stream as sigs.k8s.io/yaml reads it (kubeconfigs, workload files): a JSON
+ * array with one element per non-empty document. NULL with e set on a syntax error. */
+json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e);
 /* A file or a directory of *.yaml / *.yml / *.json files (YAML may be multi-document). */
 bool dra_world_load_path(dra_world *w, const char *path, err *e);
 /* Builds indexes; after this the world is read-only. */

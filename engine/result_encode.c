@@ -1,12 +1,14 @@
 /* result_encode.c — AllocationResult (resource.k8s.io/v1 `status.allocation`) as
  * jansson values, field names and omission rules as the Go types serialise them:
  * adminAccess only when true, tolerations/bindingConditions/shareID/consumedCapacity
- * only when present, config and nodeSelector omitted when empty. Quantities print in
+ * only when present, config and nodeSelector omitted when empty; map keys
+ * (consumedCapacity) sorted as encoding/json sorts a Go map's. Quantities print in
  * Kubernetes' canonical form. Also the ResourceClaim object around an allocation,
  * as both printers of allocated claims build it. */
 #include "engine/engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *strs_json(const dra_strs *s) {
     json_t *a = json_array();
@@ -59,6 +61,21 @@ static json_t *tols_json(const dra_toleration *t, uint32_t n) {
     return a;
 }
 
+static int cmp_cap_key(const void *a, const void *b) {
+    return strcmp((*(const dra_cap_value *const *)a)->key, (*(const dra_cap_value *const *)b)->key);
+}
+
+/* consumedCapacity is a Go map: encoding/json writes its keys sorted. */
+static json_t *consumed_json(const dra_cap_value *v, uint32_t n) {
+    const dra_cap_value **order = xmalloc(n * sizeof *order);
+    for (uint32_t i = 0; i < n; i++) order[i] = &v[i];
+    qsort(order, n, sizeof *order, cmp_cap_key);
+    json_t *cc = json_object();
+    for (uint32_t i = 0; i < n; i++) json_object_set_new(cc, order[i]->key, qty_json(&order[i]->value));
+    free(order);
+    return cc;
+}
+
 json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
     json_t *o = json_object();
     json_t *devs = json_object();
@@ -76,11 +93,7 @@ json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
         if (d->binding_failure_conditions.n)
             json_object_set_new(x, "bindingFailureConditions", strs_json(&d->binding_failure_conditions));
         if (d->share_id) json_object_set_new(x, "shareID", json_string(d->share_id));
-        if (d->nconsumed) {
-            json_t *cc = json_object();
-            for (uint32_t k = 0; k < d->nconsumed; k++) json_object_set_new(cc, d->consumed[k].key, qty_json(&d->consumed[k].value));
-            json_object_set_new(x, "consumedCapacity", cc);
-        }
+        if (d->nconsumed) json_object_set_new(x, "consumedCapacity", consumed_json(d->consumed, d->nconsumed));
         json_array_append_new(res, x);
     }
     json_object_set_new(devs, "results", res);
@@ -115,7 +128,8 @@ json_t *dra_claim_json_new(const dra_claim *c, json_t **meta) {
     json_object_set_new(o, "kind", json_string("ResourceClaim"));
     json_t *m = json_object();
     json_object_set_new(m, "name", json_string(c->name));
-    if (c->ns) json_object_set_new(m, "namespace", json_string(c->ns));
+    /* ResourceClaims are namespaced: the API server always fills it in */
+    json_object_set_new(m, "namespace", json_string(c->ns && *c->ns ? c->ns : "default"));
     json_object_set_new(o, "metadata", m);
     if (meta) *meta = m;
     return o;

@@ -74,6 +74,9 @@ uint64_t dra_snapshot_build_ns(const dra_snapshot *s);
 /* Object counts by kind; the JSON is {"DeviceClass": n, "ResourceSlice": n, ...}. */
 size_t dra_snapshot_count(const dra_snapshot *s, const char *kind);
 json_t *dra_snapshot_counts_json(const dra_snapshot *s);
+/* The [namespace, name] pairs of one kind's objects (namespace "" when cluster-scoped),
+ * as a JSON array: what a relist compares with to find deletions. */
+json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind);
 /* Names of the nodes the snapshot knows (Node objects), in name order. */
 size_t dra_snapshot_nnodes(const dra_snapshot *s);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);

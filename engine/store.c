@@ -90,8 +90,9 @@ struct dra_snapshot {
     size_t counts[DRA_KIND_COUNT];
     dra_world *w;
     dra_allocated *st;
-    /* changes since the snapshot this one was forked from, for the in-use set */
-    DRA_VEC(entry *) removed, added;
+    /* claim changes since the snapshot this one was forked from, in order (a claim
+     * added and deleted in one batch must end up not counted), for the in-use set */
+    DRA_VEC(struct claim_delta { entry *e; bool add; }) deltas;
     pthread_once_t names_once;
     const char **node_names; /* Node objects, sorted; built at first use */
     pthread_mutex_t views_lock;
@@ -131,10 +132,8 @@ void dra_snapshot_release(dra_snapshot *s) {
     pthread_mutex_destroy(&s->views_lock);
     dra_allocated_free(s->st);
     dra_world_free(s->w);
-    for (size_t i = 0; i < s->removed.n; i++) entry_release(s->removed.v[i]);
-    for (size_t i = 0; i < s->added.n; i++) entry_release(s->added.v[i]);
-    free(s->removed.v);
-    free(s->added.v);
+    for (size_t i = 0; i < s->deltas.n; i++) entry_release(s->deltas.v[i].e);
+    free(s->deltas.v);
     for (size_t i = 0; i < s->n; i++) entry_release(s->entries[i]);
     free(s->entries);
     free(s->key_next);
@@ -179,6 +178,19 @@ const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i) {
     naming = (dra_snapshot *)s;
     pthread_once((pthread_once_t *)&s->names_once, build_node_names);
     return s->node_names[i];
+}
+
+json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind) {
+    dra_kind k = dra__kind_of(kind);
+    json_t *a = json_array();
+    for (size_t i = 0; k && i < s->n; i++) {
+        const entry *en = s->entries[i];
+        if (!en || en->kind != k) continue;
+        /* the key is "Kind/namespace/name"; names have no '/' */
+        const char *ns = strchr(en->key, '/') + 1, *name = strchr(ns, '/') + 1;
+        json_array_append_new(a, json_pack("[s#, s]", ns, (int)(name - ns - 1), name));
+    }
+    return a;
 }
 
 /* Index+1 of the entry with this key, 0 when absent. */
@@ -291,17 +303,19 @@ static bool snapshot_build(dra_snapshot *s, const dra_snapshot *old, err *e) {
     bool cc = s->f.consumable_capacity;
     if (old && old->st) {
         s->st = dra__allocated_clone(old->st, w);
-        for (size_t i = 0; i < s->removed.n; i++) dra__allocated_remove_claim(s->st, s->removed.v[i]->obj, cc);
-        for (size_t i = 0; i < s->added.n; i++) dra_allocated_add_claim(s->st, s->added.v[i]->obj, cc);
+        for (size_t i = 0; i < s->deltas.n; i++) {
+            const struct claim_delta *d = &s->deltas.v[i];
+            if (d->add) dra_allocated_add_claim(s->st, d->e->obj, cc);
+            else dra__allocated_remove_claim(s->st, d->e->obj, cc);
+        }
     } else {
         s->st = dra_allocated_new(w);
         for (size_t i = 0; i < s->n; i++)
             if (s->entries[i] && s->entries[i]->kind == DRA_KIND_CLAIM) dra_allocated_add_claim(s->st, s->entries[i]->obj, cc);
     }
     /* the deltas served their purpose */
-    for (size_t i = 0; i < s->removed.n; i++) entry_release(s->removed.v[i]);
-    for (size_t i = 0; i < s->added.n; i++) entry_release(s->added.v[i]);
-    s->removed.n = s->added.n = 0;
+    for (size_t i = 0; i < s->deltas.n; i++) entry_release(s->deltas.v[i].e);
+    s->deltas.n = 0;
     return true;
 }
 
@@ -389,7 +403,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
         s->entries[i - 1] = NULL;
         s->live--;
         s->counts[k]--;
-        if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->removed, gone);
+        if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->deltas, ((struct claim_delta){gone, false}));
         else entry_release(gone);
         return true;
     }
@@ -407,8 +421,8 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
         }
         s->entries[i - 1] = en;
         if (k == DRA_KIND_CLAIM) {
-            DRA_VEC_PUSH(s->removed, old);
-            DRA_VEC_PUSH(s->added, entry_retain(en));
+            DRA_VEC_PUSH(s->deltas, ((struct claim_delta){old, false}));
+            DRA_VEC_PUSH(s->deltas, ((struct claim_delta){entry_retain(en), true}));
         } else {
             entry_release(old);
         }
@@ -424,7 +438,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     s->n++;
     s->live++;
     s->counts[k]++;
-    if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->added, entry_retain(en));
+    if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->deltas, ((struct claim_delta){entry_retain(en), true}));
     return true;
 }
 
@@ -515,6 +529,8 @@ static bool collect(change_list *cl, const json_t *doc, const char *source, err 
                 /* typed lists print items without kind */
                 json_t *copy = json_copy(it);
                 json_object_set_new(copy, "kind", json_stringn(kind, kl - 4));
+                if (!json_object_get(copy, "apiVersion") && json_object_get(doc, "apiVersion"))
+                    json_object_set(copy, "apiVersion", json_object_get(doc, "apiVersion"));
                 DRA_VEC_PUSH(cl->owned, copy);
                 it = copy;
             }

@@ -193,6 +193,9 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
                 char k[128];
                 snprintf(k, sizeof k, "%.*s", (int)(kl - 4), kind);
                 json_object_set_new(copy, "kind", json_string(k));
+                /* the list's version is its items' (a v1beta1 list holds v1beta1 items) */
+                if (!json_object_get(copy, "apiVersion") && json_object_get(obj, "apiVersion"))
+                    json_object_set(copy, "apiVersion", json_object_get(obj, "apiVersion"));
                 bool ok = add_one(w, copy, e);
                 json_decref(copy);
                 if (!ok) return false;
@@ -237,15 +240,21 @@ static json_t *load_file_docs(const char *path, err *e) {
     sbuf_init(&sb);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sbuf_add(&sb, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        sbuf_add(&sb, buf, n);
+        if (sb.len > DRA_INPUT_MAX_BYTES) {   /* -f /dev/zero, a file inside a directory too */
+            fclose(f);
+            sbuf_free(&sb);
+            err_at(e, path, NULL, "more than %zu MiB of input, refused", DRA_INPUT_MAX_BYTES >> 20);
+            return NULL;
+        }
+    }
     fclose(f);
     const char *p = sb.buf ? sb.buf : "";
     while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
     json_t *docs;
     if (*p == '{' || *p == '[') {
-        json_error_t je;
-        docs = json_loadb(sb.buf, sb.len, 0, &je);
-        if (!docs) err_at(e, path, NULL, "JSON: %s (line %d)", je.text, je.line);
+        docs = dra_json_load(sb.buf, sb.len, path, e);
     } else {
         docs = dra_yaml_load(sb.buf ? sb.buf : "", sb.len, path, e);
     }
@@ -289,6 +298,10 @@ bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, js
     }
     free(names.v);
     return ok;
+}
+
+json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e) {
+    return dra_yaml_load(text, len, source, e);
 }
 
 static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {

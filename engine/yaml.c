@@ -3,8 +3,17 @@
  * Scalars are resolved the way sigs.k8s.io/yaml (go-yaml v2 underneath) resolves
  * them before Kubernetes sees JSON: quoted scalars are strings; plain scalars are
  * null (`~`, `null`, empty), booleans (true/false, yes/no, on/off in any common
- * case), integers, floats, or else strings. Anchors and aliases are supported
- * (an alias shares the anchored value by reference count).
+ * case), integers (strconv.ParseInt(s, 0, 64) after removing `_`, as go-yaml v2's
+ * resolve does: `010` is 8, `0o10` 8, `0x1F` 31, `0b11` 3, `1_000` 1000), floats, or
+ * else strings. Anchors and aliases are supported (an alias shares the anchored value
+ * by reference count; anchors are found by a hash index, so a document with 100,000
+ * anchors loads in linear time).
+ *
+ * A key repeated in one mapping is an error with its line, as sigs.k8s.io/yaml's
+ * strict decoding (kubectl's) reports it ("key \"kind\" already set in map"): a `---`
+ * glued to the end of the previous line silently merges two objects otherwise, and
+ * the second's kind, name or spec wins. Keys brought in by a merge key (`<<`) may be
+ * overridden, as YAML specifies.
  *
  * Hostile input is bounded as go-yaml bounds it: nesting deeper than
  * YAML_MAX_DEPTH is an error (the reader recurses), and so is a document whose
@@ -12,6 +21,7 @@
  * aliasing", go-yaml's ratio rule) — a billion-laughs document would otherwise load
  * in microseconds by sharing and then blow up in whoever walks or prints it. */
 #include "engine/decode.h"
+#include "engine/validate.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +41,7 @@ typedef struct yreader {
     yaml_parser_t parser;
     anchor *anchors;
     size_t nanchors, capanchors;
+    json_t *anchor_index;    /* name → index into anchors of its latest definition */
     err *e;
     const char *source;
     int depth;               /* sequences and mappings open */
@@ -64,23 +75,100 @@ static void anchor_put(yreader *r, const char *name, json_t *v, size_t nodes) {
     r->anchors[r->nanchors].name = xstrdup(name);
     r->anchors[r->nanchors].value = json_incref(v);
     r->anchors[r->nanchors].nodes = nodes;
+    json_object_set_new(r->anchor_index, name, json_integer((json_int_t)r->nanchors));
     r->nanchors++;
 }
 
+/* A redefined anchor names its latest definition, as YAML specifies. */
 static json_t *anchor_get(yreader *r, const char *name, size_t *nodes) {
-    for (size_t i = r->nanchors; i-- > 0;)
-        if (!strcmp(r->anchors[i].name, name)) {
-            *nodes = r->anchors[i].nodes;
-            return json_incref(r->anchors[i].value);
-        }
-    return NULL;
+    const json_t *ix = json_object_get(r->anchor_index, name);
+    if (!ix) return NULL;
+    const anchor *a = &r->anchors[json_integer_value(ix)];
+    *nodes = a->nodes;
+    return json_incref(a->value);
 }
 
-static bool all_digits(const char *s, size_t n) {
-    if (!n) return false;
+static int digit_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+    return 99;
+}
+
+/* Go's strconv.ParseUint(s, 0, 64) on a string without sign or underscores: prefix
+ * 0x/0X hex, 0o/0O and a bare leading 0 octal, 0b/0B binary, else decimal. 1 with
+ * *out set, 0 when s is not such a number, -1 when it is one out of range. */
+static int go_parse_uint(const char *s, uint64_t *out) {
+    unsigned base = 10;
+    if (s[0] == '0' && s[1]) {
+        char p = s[1];
+        if (p == 'x' || p == 'X') base = 16, s += 2;
+        else if (p == 'o' || p == 'O') base = 8, s += 2;
+        else if (p == 'b' || p == 'B') base = 2, s += 2;
+        else base = 8, s += 1;
+    }
+    if (!*s) return 0;
+    uint64_t v = 0;
+    bool range = false;
+    for (; *s; s++) {
+        int d = digit_value(*s);
+        if (d >= (int)base) return 0;
+        if (v > (UINT64_MAX - (uint64_t)d) / base) range = true;
+        else v = v * base + (uint64_t)d;
+    }
+    *out = v;
+    return range ? -1 : 1;
+}
+
+/* go-yaml v2's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
+static bool yaml_style_float(const char *p) {
+    if (*p == '-' || *p == '+') p++;
+    size_t n = strspn(p, "0123456789");
+    if (n) {
+        p += n;
+        if (*p == '.') p += 1 + strspn(p + 1, "0123456789");
+    } else {
+        if (*p != '.') return false;
+        n = strspn(p + 1, "0123456789");
+        if (!n) return false;
+        p += 1 + n;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+') p++;
+        n = strspn(p, "0123456789");
+        if (!n) return false;
+        p += n;
+    }
+    return !*p;
+}
+
+/* go-yaml v2's resolve for a plain scalar starting with a digit or a sign: ParseInt,
+ * then ParseUint (values past int64 become JSON numbers, here a double), then the
+ * float pattern; NULL when it is none of these (a string). Underscores are removed
+ * first. */
+static json_t *resolve_number(const char *s, size_t n) {
+    char *plain = xmalloc(n + 1);
+    size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return true;
+        if (s[i] != '_') plain[m++] = s[i];
+    plain[m] = '\0';
+    json_t *v = NULL;
+    const char *p = plain;
+    bool neg = false;
+    if (*p == '-' || *p == '+') neg = *p == '-', p++;
+    uint64_t u = 0;
+    int rc = go_parse_uint(p, &u);
+    if (rc == 1 && !neg && u <= (uint64_t)INT64_MAX) v = json_integer((json_int_t)u);
+    else if (rc == 1 && neg && u <= (uint64_t)INT64_MAX + 1) v = json_integer(u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(json_int_t)u);
+    else if (rc == 1 && !neg && plain[0] != '+') v = json_real((double)u);   /* ParseUint: no sign */
+    else if (yaml_style_float(plain)) {
+        char *end;
+        double d = strtod(plain, &end);
+        if (*end == '\0') v = json_real(d);
+    }
+    free(plain);
+    return v;
 }
 
 /* Plain-scalar resolution (YAML 1.1 core types as go-yaml v2 reads them). */
@@ -93,43 +181,11 @@ static json_t *resolve_plain(const char *s, size_t n) {
         if (!strcmp(s, t[i])) return json_true();
     for (size_t i = 0; i < ARRAY_SIZE(f); i++)
         if (!strcmp(s, f[i])) return json_false();
-    const char *p = s;
-    size_t m = n;
-    if (*p == '-' || *p == '+') p++, m--;
-    if (all_digits(p, m)) {
-        errno = 0;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (!errno && *end == '\0') return json_integer(v);
-        return json_stringn(s, n);
+    /* go-yaml's hint table: only a digit, a sign or '.' may start a number */
+    if ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+' || s[0] == '.') {
+        json_t *v = resolve_number(s, n);
+        if (v) return v;
     }
-    if (m > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 16);
-        if (!errno && *end == '\0') return json_integer(v);
-    }
-    /* float: digits with one '.', optional exponent */
-    bool digit = false, dot = false, bad = false;
-    size_t i = 0;
-    for (; i < m && !bad; i++) {
-        char c = p[i];
-        if (c >= '0' && c <= '9') digit = true;
-        else if (c == '.' && !dot) dot = true;
-        else if ((c == 'e' || c == 'E') && digit) break;
-        else bad = true;
-    }
-    if (!bad && digit) {
-        if (i < m) {
-            i++;
-            if (i < m && (p[i] == '+' || p[i] == '-')) i++;
-            if (!all_digits(p + i, m - i)) return json_stringn(s, n);
-        }
-        char *end;
-        double v = strtod(s, &end);
-        if (*end == '\0') return json_real(v);
-    }
-    if (!strcasecmp(p, ".inf") || !strcasecmp(p, ".nan")) return json_stringn(s, n);
     return json_stringn(s, n);
 }
 
@@ -217,6 +273,7 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
         char *anc;
         if (!enter_collection(r, ev, ev->data.mapping_start.anchor, &anc)) return false;
         json_t *obj = json_object();
+        json_t *spelled = NULL;   /* keys written in this mapping, once a merge key came */
         for (;;) {
             yaml_event_t ke;
             if (!next_event(r, &ke)) goto map_fail;
@@ -253,22 +310,39 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
                 goto map_fail;
             }
             if (!strcmp(ks, "<<") && json_is_object(val)) {
-                /* merge key: copy entries not already present */
+                /* merge key: copy entries not already present; from now on the keys
+                 * written out are told apart from merged ones */
+                if (!spelled) {
+                    spelled = json_object();
+                    const char *sk;
+                    json_t *sv;
+                    json_object_foreach(obj, sk, sv) json_object_set_new(spelled, sk, json_true());
+                }
                 const char *mk;
                 json_t *mv;
                 json_object_foreach(val, mk, mv) if (!json_object_get(obj, mk)) json_object_set(obj, mk, mv);
                 json_decref(val);
+            } else if (spelled ? json_object_get(spelled, ks) != NULL : json_object_get(obj, ks) != NULL) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "key \"%.150s\" already set in map", ks);
+                json_decref(key);
+                json_decref(val);
+                yfail(r, msg, line);
+                goto map_fail;
             } else {
+                if (spelled) json_object_set_new(spelled, ks, json_true());
                 json_object_set_new(obj, ks, val);
             }
             json_decref(key);
         }
+        json_decref(spelled);
         anchor_put(r, anc, obj, r->decoded - first);
         free(anc);
         r->depth--;
         *out = obj;
         return true;
     map_fail:
+        json_decref(spelled);
         r->depth--;
         free(anc);
         json_decref(obj);
@@ -283,11 +357,12 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
 }
 
 json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) {
-    yreader r = {.e = e, .source = source};
+    yreader r = {.e = e, .source = source, .anchor_index = json_object()};
     yaml_parser_initialize(&r.parser);
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, len);
     json_t *docs = json_array();
     bool ok = true;
+    size_t ndocs = 0;
     for (;;) {
         yaml_event_t ev;
         if (!next_event(&r, &ev)) {
@@ -315,7 +390,14 @@ json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) 
                 continue;
             }
             json_t *v;
+            size_t line = body.start_mark.line + 1;
             if (!parse_node(&r, &body, &v)) {
+                ok = false;
+                break;
+            }
+            /* a document dralloc would skip is said so: most often a typo */
+            if (!dra_input_check_document(e, source, ++ndocs, line, v)) {
+                json_decref(v);
                 ok = false;
                 break;
             }
@@ -331,6 +413,7 @@ json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) 
         json_decref(r.anchors[i].value);
     }
     free(r.anchors);
+    json_decref(r.anchor_index);
     if (!ok) {
         json_decref(docs);
         return NULL;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check-layers.sh — the layering rule, checked: base ← cel ← engine ← extender, bench,
-# cmd. A file may include its own layer and the layers below it, never one above or
+# check-layers.sh — the layering rule, checked: base ← cel ← engine ← extender,
+# planner, report, bench ← cmd. A file may include its own layer and the layers below it, never one above or
 # beside it (extender, bench and cmd are siblings; cmd may use both), and no layer
 # includes another layer's private headers (*_internal.h, or headers a file marks
 # "private to"). Prints every violation; exit 1 when there is one. Run by `make test`.
@@ -13,12 +13,14 @@ declare -A allowed=(
   [cel]="base cel"
   [engine]="base cel engine"
   [extender]="base cel engine extender"
+  [planner]="base cel engine planner"
+  [report]="base cel engine report"
   [bench]="base cel engine bench"
-  [cmd]="base cel engine extender bench cmd"
+  [cmd]="base cel engine extender planner report bench cmd"
 )
 
 bad=0
-for layer in base cel engine extender bench cmd; do
+for layer in base cel engine extender planner report bench cmd; do
   [ -d "$layer" ] || continue
   while IFS= read -r line; do
     file=${line%%:*}

@@ -36,8 +36,9 @@ for tag in ext-two-var optional; do
 done
 check "cel go_parsing" cel-go-parsing "$runner" cel --skip-tag parser-option-dependent "$shared"/cel/go_parsing.json
 # dralloc's own allocator cases (derived attributes, DeviceTaintRules, extended resources,
-# PodGroup claims); the floor is their count, so any failing case fails the run.
-check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup}
+# PodGroup claims, objects as real drivers and older API versions write them); the
+# floor is their count, so any failing case fails the run.
+check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup,realworld}
 # The upstream Go table entries the shared corpus leaves out (testdata/upstream/README.md);
 # the floor is their count.
 check "upstream" upstream "$runner" allocator "$root"/testdata/upstream

@@ -185,3 +185,41 @@ Test(arena, string_helpers) {
     cr_expect_eq(long_[0], '0');
     arena_free(&a);
 }
+
+/* An oversized request gets a block of its own slid behind the current one; a reset
+ * to a mark taken before it must free it too, or a mark/alloc-big/reset loop (the
+ * CEL evaluation context's life) grows without bound. */
+Test(arena, reset_frees_oversized_blocks) {
+    arena a;
+    arena_init(&a, 1024);
+    arena_alloc(&a, 16);
+    arena_mark m = arena_save(&a);
+    size_t base = arena_bytes_reserved(&a);
+    cr_expect_eq(base, 1024);
+    for (int i = 0; i < 1000; i++) {
+        memset(arena_alloc(&a, 5000), i, 5000);   /* oversized */
+        arena_alloc(&a, 100);                     /* ordinary, same block */
+        memset(arena_alloc(&a, 700), i, 700);     /* oversized again */
+        for (int j = 0; j < 20; j++) arena_alloc(&a, 200); /* new ordinary blocks */
+        arena_reset(&a, m);
+        cr_assert_eq(arena_bytes_reserved(&a), base, "cycle %d kept %zu bytes", i,
+                     arena_bytes_reserved(&a) - base);
+    }
+    /* nested marks: the big block of the outer level survives the inner reset */
+    char *outer = arena_alloc(&a, 3000);
+    memset(outer, 7, 3000);
+    arena_mark m2 = arena_save(&a);
+    arena_alloc(&a, 3000);
+    arena_reset(&a, m2);
+    cr_expect_eq(arena_bytes_reserved(&a), base + 3008);
+    for (int i = 0; i < 3000; i++) cr_assert_eq(outer[i], 7);
+    arena_reset(&a, m);
+    cr_expect_eq(arena_bytes_reserved(&a), base);
+    /* clear frees oversized blocks as well and keeps one ordinary block */
+    arena_alloc(&a, 4000);
+    for (int j = 0; j < 20; j++) arena_alloc(&a, 200);
+    arena_clear(&a);
+    cr_expect_eq(arena_bytes_reserved(&a), 1024);
+    arena_free(&a);
+    cr_expect_eq(arena_bytes_reserved(&a), 0);
+}

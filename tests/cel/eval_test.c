@@ -420,3 +420,59 @@ Test(dra, eval_bool_many_matches_single_evaluations) {
     cel_program_free(p);
     fx_fini(&f);
 }
+
+/* `dralloc cel eval` prints results whole: cel_eval_format_alloc sizes its buffer
+ * from the text (cel_eval_format into a fixed buffer cut it at 16,383 bytes). */
+Test(dra, format_alloc_prints_long_results_whole) {
+    fixture f;
+    fx_init(&f);
+    err e;
+    err_clear(&e);
+    const char *expr = "lists.range(5000).map(i, 'abcdefgh')";
+    cel_program *p = cel_compile(f.any, expr, strlen(expr), &e);
+    cr_assert_not_null(p, "%s", e.msg);
+    char *text = cel_eval_format_alloc(p, &f.dev, f.ctx, &e);
+    cr_assert_not_null(text, "%s", e.msg);
+    /* "[" + 5000 × "\"abcdefgh\"" + 4999 × ", " + "]" */
+    cr_expect_eq(strlen(text), 1 + 5000 * 10 + 4999 * 2 + 1);
+    cr_expect_eq(strncmp(text, "[\"abcdefgh\", ", 13), 0);
+    cr_expect_eq(strcmp(text + strlen(text) - 13, ", \"abcdefgh\"]"), 0);
+    free(text);
+    cel_program_free(p);
+    expr = "1 / 0";
+    p = cel_compile(f.any, expr, strlen(expr), &e);
+    cr_expect_null(cel_eval_format_alloc(p, &f.dev, f.ctx, &e));
+    cr_expect_str_eq(e.msg, "division by zero");
+    cel_program_free(p);
+    fx_fini(&f);
+}
+
+/* Maps past CEL_MAP_LINEAR entries are hashed: lookups keep CEL's key equality across
+ * int, uint and double, and equality ignores insertion order. */
+Test(eval, large_maps_keep_key_semantics) {
+    fixture f;
+    fx_init(&f);
+    const char *M = "lists.range(100).transformMap(i, v, v * 10)";
+    char e[512];
+    snprintf(e, sizeof e, "%s[50]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "%s[dyn(50u)]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "%s[dyn(50.0)]", M);
+    EXPECT(e, "500");
+    snprintf(e, sizeof e, "dyn(99.0) in %s", M);
+    EXPECT(e, "true");
+    snprintf(e, sizeof e, "dyn(50.5) in %s || dyn(100) in %s || dyn(-1) in %s", M, M, M);
+    EXPECT(e, "false");
+    snprintf(e, sizeof e, "%s == lists.range(100).reverse().transformMapEntry(i, v, {v: v * 10})", M);
+    EXPECT(e, "true");
+    snprintf(e, sizeof e, "%s == lists.range(100).transformMap(i, v, v == 42 ? 0 : v * 10)", M);
+    EXPECT(e, "false");
+    snprintf(e, sizeof e, "%s.size()", M);
+    EXPECT(e, "100");
+    /* string keys, and a repeated key in a literal is still an error */
+    EXPECT("lists.range(50).transformMapEntry(i, v, {string(v): v})['42']", "42");
+    EXPECT_PREFIX("{'a': 1, 'b': 2, 'c': 3, 'd': 4, 'e': 5, 'f': 6, 'g': 7, 'h': 8, 'i': 9, 'j': 10, 'a': 11}",
+                  "error: Failed with repeated key");
+    fx_fini(&f);
+}

@@ -1,0 +1,379 @@
+/* plan.c — `dralloc plan`: offline capacity planning (planner/planner.h) rendered by
+ * report/ (report.h).
+ *
+ *   dralloc plan -f SNAPSHOT... --workload FILE [-o table|json|csv] [--report FILE.html]
+ *                [--score binpack|spread] [--seed N] [--headroom-max N]
+ *                [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...
+ *                [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates ...]
+ *   dralloc plan -f SNAPSHOT... --scenarios DIR [--shard i/N] ...   every workload file
+ *                of DIR (name order), or those with index % N == i
+ *   dralloc plan merge A.json B.json... [-o table|json|csv]        sharded outputs joined
+ *
+ * Replicas that do not fit are an answer, not a failure: exit 0. Exit 1 when a
+ * scenario could not be planned (its objects do not load), 2 on usage or input
+ * errors. */
+#include "cmd/commands.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "planner/planner.h"
+#include "report/report.h"
+
+static int usage(FILE *f) {
+    fprintf(f,
+            "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
+            "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
+            "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...\n"
+            "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...]\n"
+            "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
+            "Places each workload's replicas (<workload>-<i>) one by one as kube-scheduler would: every node\n"
+            "tried, the best score wins (ties by node name, or shuffled by --seed), the winner committed.\n"
+            "The workload file (YAML or JSON) holds {\"workloads\": [{name, replicas, template, gang?}]}\n"
+            "and may carry more objects (ResourceClaimTemplates, ...), in other documents or \"objects\".\n"
+            "  --headroom-max N  bound on the extra replicas counted per workload (default 1000; 0: off)\n"
+            "  --add-nodes       COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml\n"
+            "  --remove-nodes    drop matching Nodes and their node-local ResourceSlices\n"
+            "  --min-nodes       the fewest copies of SHAPE.yaml for every replica to fit (<= --max-nodes, 1024)\n");
+    return f == stdout ? 0 : 2;
+}
+
+/* ---- progress: stderr only, only on a terminal, only once the run is long ---------- */
+
+typedef struct progress_state {
+    uint64_t start_ns, last_ns;
+    bool shown;
+} progress_state;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void progress_cb(void *arg, size_t done, size_t total) {
+    progress_state *p = arg;
+    uint64_t t = now_ns();
+    if (t - p->start_ns < 1000000000ull || (t - p->last_ns < 100000000ull && done < total)) return;
+    p->last_ns = t;
+    p->shown = true;
+    int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
+    fprintf(stderr, "\rplan [%.*s%*s] %zu/%zu replicas", fill, "##############################", width - fill, "", done, total);
+    if (done == total) fputc('\n', stderr);
+}
+
+/* ---- options --------------------------------------------------------------------------- */
+
+typedef struct plan_args {
+    char **files;
+    int nfiles;
+    const char *workload, *scenarios, *shard, *report, *min_shape, *gates;
+    const char **adds, **removes;
+    int nadds, nremoves;
+    long max_nodes;
+    report_format fmt;
+    plan_opts opts;
+} plan_args;
+
+static bool parse_long(const char *opt, const char *s, long min, long *out) {
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v < min) {
+        fprintf(stderr, "dralloc plan: %s needs an integer >= %ld\n", opt, min);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static void print_err(const err *e) {
+    char buf[2048];
+    fprintf(stderr, "dralloc plan: %s\n", err_format(e, buf, sizeof buf));
+}
+
+/* The base objects: -f files, then removals, then additions. */
+static bool load_base(const plan_args *a, plan_objects *objs) {
+    err e;
+    err_clear(&e);
+    plan_objects_init(objs);
+    for (int i = 0; i < a->nfiles; i++)
+        if (!plan_objects_load_path(objs, a->files[i], &e)) goto fail;
+    for (int i = 0; i < a->nremoves; i++) {
+        long n = plan_remove_nodes(objs, a->removes[i], &e);
+        if (n < 0) goto fail;
+        if (!n) fprintf(stderr, "dralloc plan: note: --remove-nodes %s matches no Node\n", a->removes[i]);
+    }
+    for (int i = 0; i < a->nadds; i++) {
+        const char *colon = strrchr(a->adds[i], ':');
+        long count;
+        if (!colon || !parse_long("--add-nodes SHAPE:COUNT", colon + 1, 0, &count)) goto usage;
+        char *path = xstrndup(a->adds[i], (size_t)(colon - a->adds[i]));
+        plan_objects shape;
+        plan_objects_init(&shape);
+        bool ok = plan_objects_load_path(&shape, path, &e) && plan_add_nodes(objs, &shape, count, 0, &e);
+        plan_objects_free(&shape);
+        free(path);
+        if (!ok) goto fail;
+    }
+    return true;
+fail:
+    print_err(&e);
+usage:
+    plan_objects_free(objs);
+    return false;
+}
+
+/* One workload file against the base: the plan (with minNodes when asked), or NULL
+ * with the reason in e. */
+static json_t *run_one(const plan_args *a, const plan_objects *base, const char *wfile, err *e) {
+    plan_objects objs;
+    plan_objects_copy(&objs, base);
+    plan_workloads w = {0};
+    json_t *out = NULL;
+    if (plan_workloads_load(wfile, &w, &objs, e)) {
+        if (a->min_shape) {
+            plan_objects shape;
+            plan_objects_init(&shape);
+            if (plan_objects_load_path(&shape, a->min_shape, e))
+                out = plan_min_nodes(&objs, &shape, &w, &a->opts, a->max_nodes, e);
+            plan_objects_free(&shape);
+        } else {
+            out = plan_run(&objs, &w, &a->opts, e);
+        }
+    }
+    plan_workloads_free(&w);
+    plan_objects_free(&objs);
+    return out;
+}
+
+static bool has_suffix(const char *s, const char *suf) {
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* {"scenarios": [{"index", "file", ...plan | "error"}]} for the scenario files of this shard. */
+static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *rc) {
+    unsigned shard = 0, nshards = 1;
+    if (a->shard && !plan_shard_parse(a->shard, &shard, &nshards)) {
+        fprintf(stderr, "dralloc plan: --shard %s: want i/N with 0 <= i < N\n", a->shard);
+        *rc = 2;
+        return NULL;
+    }
+    DIR *d = opendir(a->scenarios);
+    if (!d) {
+        fprintf(stderr, "dralloc plan: --scenarios %s: cannot read the directory\n", a->scenarios);
+        *rc = 2;
+        return NULL;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        if (has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".yml") || has_suffix(de->d_name, ".json")) {
+            names = xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = xstrdup(de->d_name);
+        }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (i % nshards == shard) {
+            size_t len = strlen(a->scenarios) + strlen(names[i]) + 2;
+            char *path = xmalloc(len);
+            snprintf(path, len, "%s/%s", a->scenarios, names[i]);
+            err e;
+            err_clear(&e);
+            json_t *r = run_one(a, base, path, &e);
+            json_t *s = json_object();
+            json_object_set_new(s, "index", json_integer((json_int_t)i));
+            json_object_set_new(s, "file", json_string(names[i]));
+            if (r) {
+                json_object_update(s, r);
+                json_decref(r);
+            } else {
+                char buf[2048];
+                json_object_set_new(s, "error", json_string(err_format(&e, buf, sizeof buf)));
+                fprintf(stderr, "dralloc plan: scenario %s: %s\n", names[i], buf);
+                *rc = 1;
+            }
+            json_array_append_new(arr, s);
+            free(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+    json_t *out = json_object();
+    json_object_set_new(out, "scenarios", arr);
+    return out;
+}
+
+static int emit(const plan_args *a, const json_t *out) {
+    report_plan(stdout, out, a->fmt);
+    if (a->report) {
+        FILE *f = fopen(a->report, "w");
+        if (!f) {
+            fprintf(stderr, "dralloc plan: --report %s: cannot write\n", a->report);
+            return 2;
+        }
+        report_plan_html(f, out, "dralloc plan");
+        if (fclose(f)) {
+            fprintf(stderr, "dralloc plan: --report %s: write failed\n", a->report);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int run_merge(int argc, char **argv) {
+    report_format fmt = REPORT_JSON;
+    json_t **docs = xcalloc((size_t)argc + 1, sizeof *docs);
+    size_t n = 0;
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            if (!report_format_parse(argv[++i], &fmt)) {
+                fprintf(stderr, "dralloc plan merge: -o %s: want table, json or csv\n", argv[i]);
+                rc = 2;
+            }
+            continue;
+        }
+        json_error_t je;
+        if (!(docs[n] = json_load_file(argv[i], 0, &je))) {
+            fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", argv[i], je.line, je.text);
+            rc = 2;
+        } else {
+            n++;
+        }
+    }
+    if (!rc && !n) {
+        fprintf(stderr, "usage: dralloc plan merge A.json B.json... [-o table|json|csv]\n");
+        rc = 2;
+    }
+    if (!rc) {
+        err e;
+        err_clear(&e);
+        json_t *out = plan_merge(docs, n, &e);
+        if (!out) {
+            fprintf(stderr, "dralloc plan merge: %s\n", e.msg);
+            rc = 2;
+        } else {
+            report_plan(stdout, out, fmt);
+            json_decref(out);
+        }
+    }
+    for (size_t i = 0; i < n; i++) json_decref(docs[i]);
+    free(docs);
+    return rc;
+}
+
+int cmd_plan(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "merge")) return run_merge(argc - 1, argv + 1);
+    plan_args a = {.max_nodes = 1024, .fmt = REPORT_TABLE};
+    plan_opts_default(&a.opts);
+    a.files = xcalloc((size_t)argc + 1, sizeof *a.files);
+    a.adds = xcalloc((size_t)argc + 1, sizeof *a.adds);
+    a.removes = xcalloc((size_t)argc + 1, sizeof *a.removes);
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = v != NULL;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            rc = -1;
+            usage(stdout);
+        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
+            a.files[a.nfiles++] = argv[++i];
+            while (i + 1 < argc && argv[i + 1][0] != '-') a.files[a.nfiles++] = argv[++i];
+        } else if (!strcmp(o, "--workload") && takes) {
+            a.workload = argv[++i];
+        } else if (!strcmp(o, "--scenarios") && takes) {
+            a.scenarios = argv[++i];
+        } else if (!strcmp(o, "--shard") && takes) {
+            a.shard = argv[++i];
+        } else if (!strcmp(o, "--report") && takes) {
+            a.report = argv[++i];
+        } else if (!strcmp(o, "-o") && takes) {
+            if (!report_format_parse(argv[++i], &a.fmt)) {
+                fprintf(stderr, "dralloc plan: -o %s: want table, json or csv\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(o, "--score") && takes) {
+            if (!dra_score_mode_parse(argv[++i], &a.opts.score) || a.opts.score == DRA_SCORE_NONE) {
+                fprintf(stderr, "dralloc plan: --score %s: want binpack or spread\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(o, "--seed") && takes) {
+            long s = 0;
+            if (!parse_long(o, argv[++i], 0, &s)) rc = 2;
+            a.opts.seeded = true;
+            a.opts.seed = (uint64_t)s;
+        } else if (!strcmp(o, "--headroom-max") && takes) {
+            if (!parse_long(o, argv[++i], 0, &a.opts.headroom_max)) rc = 2;
+        } else if (!strcmp(o, "--max-nodes") && takes) {
+            if (!parse_long(o, argv[++i], 0, &a.max_nodes)) rc = 2;
+        } else if (!strcmp(o, "--add-nodes") && takes) {
+            a.adds[a.nadds++] = argv[++i];
+        } else if (!strcmp(o, "--remove-nodes") && takes) {
+            a.removes[a.nremoves++] = argv[++i];
+        } else if (!strcmp(o, "--min-nodes") && takes) {
+            a.min_shape = argv[++i];
+        } else if (!strcmp(o, "--feature-gates") && takes) {
+            a.gates = argv[++i];
+        } else if (!strncmp(o, "--feature-gates=", 16)) {
+            a.gates = o + 16;
+        } else {
+            fprintf(stderr, "dralloc plan: unexpected argument %s\n", o);
+            rc = usage(stderr);
+        }
+    }
+    if (!rc && (!a.nfiles || !!a.workload == !!a.scenarios)) rc = usage(stderr);
+    if (!rc && a.shard && !a.scenarios) {
+        fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
+        rc = 2;
+    }
+    if (!rc && a.gates) {
+        err e;
+        err_clear(&e);
+        if (!dra_features_parse(&a.opts.features, a.gates, &e)) {
+            fprintf(stderr, "dralloc plan: --feature-gates: %s\n", e.msg);
+            rc = 2;
+        }
+    }
+    progress_state ps = {.start_ns = now_ns()};
+    if (isatty(STDERR_FILENO)) {
+        a.opts.progress = progress_cb;
+        a.opts.progress_arg = &ps;
+    }
+    plan_objects base = {0};
+    if (!rc && !load_base(&a, &base)) rc = 2;
+    if (!rc) {
+        json_t *out;
+        if (a.scenarios) {
+            out = run_scenarios(&a, &base, &rc);
+        } else {
+            err e;
+            err_clear(&e);
+            out = run_one(&a, &base, a.workload, &e);
+            if (!out) {
+                print_err(&e);
+                rc = 2;
+            }
+        }
+        if (out) {
+            int erc = emit(&a, out);
+            if (erc) rc = erc;
+            json_decref(out);
+        }
+        plan_objects_free(&base);
+    }
+    free(a.files);
+    free(a.adds);
+    free(a.removes);
+    return rc < 0 ? 0 : rc;
+}

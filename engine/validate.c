@@ -1,0 +1,793 @@
+/* validate.c — apiVersion, conversion, unknown fields and the API server's validation
+ * for the decoders (see validate.h). Validation messages and field paths are those of
+ * pkg/apis/resource/validation/validation.go and apimachinery's field.Error:
+ *   "<path>: Invalid value: <value>: <detail>", "<path>: Required value[: detail]",
+ *   "<path>: Too many: <n>: must have at most <max> items",
+ *   "<path>: Duplicate value: <value>", "<path>: Unsupported value: ...".
+ * The first violation is reported (the API server lists them all). */
+#include "engine/decode_util.h"
+#include "engine/validate.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- settings and warnings ------------------------------------------------------------ */
+
+static dra_warn_fn warn_fn;
+static void *warn_ud;
+static bool warn_strict;
+
+void dra_input_configure(dra_warn_fn fn, void *ud, bool strict) {
+    warn_fn = fn;
+    warn_ud = ud;
+    warn_strict = strict;
+}
+
+bool dra_input_warn(dctx *c, const char *fmt, ...) {
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (warn_strict) return err_at(c->e, c->object, NULL, "%s (strict)", msg);
+    if (warn_fn) {
+        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
+        snprintf(line, sizeof line, "%s: %s", c->object, msg);
+        warn_fn(warn_ud, line);
+    }
+    return true;
+}
+
+bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) {
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (warn_strict) return err_at(e, source, NULL, "%s (strict)", msg);
+    if (warn_fn) {
+        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
+        snprintf(line, sizeof line, "%s: %s", source, msg);
+        warn_fn(warn_ud, line);
+    }
+    return true;
+}
+
+static const char *json_type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_ARRAY: return "list";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    default: return "object";
+    }
+}
+
+bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc) {
+    char where[64];
+    if (line) snprintf(where, sizeof where, "document %zu (line %zu)", n, line);
+    else snprintf(where, sizeof where, "document %zu", n);
+    if (json_is_null(doc)) return true;
+    if (!json_is_object(doc)) {
+        /* a JSON file's top-level list is a list of objects, which the world accepts */
+        if (json_is_array(doc) && !line) return true;
+        return dra_input_warn_source(e, source, "%s is a %s, not a Kubernetes object; ignored", where, json_type_name(doc));
+    }
+    const json_t *kind = json_object_get(doc, "kind");
+    if (!json_is_string(kind) || !*json_string_value(kind))
+        return dra_input_warn_source(e, source, "%s has no kind; ignored", where);
+    return true;
+}
+
+/* ---- JSON with integers beyond int64 ------------------------------------------------------ */
+
+json_t *dra_json_load(const char *text, size_t len, const char *source, err *e) {
+    json_error_t je;
+    json_t *v = json_loadb(text, len, 0, &je);
+    if (v) {
+        if (!dra_input_check_document(e, source, 1, 0, v)) return json_decref(v), NULL;
+        return v;
+    }
+    /* jansson refuses an integer it cannot hold; encoding/json (into interface{})
+     * makes it a float64. JSON is YAML's flow style, and the YAML reader resolves
+     * such integers to doubles, so the text is read again that way. */
+    if (strstr(je.text, "too big")) {
+        err ye;
+        err_clear(&ye);
+        json_t *docs = dra_yaml_load(text, len, source, &ye);
+        if (docs && json_array_size(docs) == 1) {
+            json_t *one = json_incref(json_array_get(docs, 0));
+            json_decref(docs);
+            if (!dra_input_check_document(e, source, 1, 0, one)) return json_decref(one), NULL;
+            return one;
+        }
+        json_decref(docs);
+    }
+    err_at(e, source, NULL, "JSON: %s (line %d)", je.text, je.line);
+    return NULL;
+}
+
+/* ---- apiVersion ------------------------------------------------------------------------- */
+
+typedef struct served {
+    const char *kind;
+    const char *group;   /* "" for core */
+    const char *versions[4];
+} served;
+
+static const served served_kinds[] = {
+    {"ResourceSlice", "resource.k8s.io", {"v1", "v1beta1", "v1beta2"}},
+    {"ResourceClaim", "resource.k8s.io", {"v1", "v1beta1", "v1beta2"}},
+    {"ResourceClaimTemplate", "resource.k8s.io", {"v1", "v1beta1", "v1beta2"}},
+    {"DeviceClass", "resource.k8s.io", {"v1", "v1beta1", "v1beta2"}},
+    {"DeviceTaintRule", "resource.k8s.io", {"v1", "v1alpha3", "v1beta2"}},
+    {"Pod", "", {"v1"}},
+    {"Node", "", {"v1"}},
+};
+
+/* *version = the version part when obj's apiVersion is served for kind (NULL when
+ * absent); false with the error set otherwise. */
+static bool check_api_version(dctx *c, const char *kind, const json_t *obj, const char **version) {
+    *version = NULL;
+    const json_t *av = json_object_get(obj, "apiVersion");
+    if (!av || json_is_null(av)) return true;
+    if (!json_is_string(av)) {
+        dra_dpush_key(c, "apiVersion");
+        return dra_dfail(c, "expected string");
+    }
+    const char *s = json_string_value(av);
+    const served *sv = NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(served_kinds) && !sv; i++)
+        if (!strcmp(served_kinds[i].kind, kind)) sv = &served_kinds[i];
+    if (!sv) return true;
+    const char *slash = strchr(s, '/');
+    size_t gl = slash ? (size_t)(slash - s) : 0;
+    const char *ver = slash ? slash + 1 : s;
+    if (strlen(sv->group) == gl && !strncmp(s, sv->group, gl))
+        for (size_t i = 0; i < ARRAY_SIZE(sv->versions) && sv->versions[i]; i++)
+            if (!strcmp(ver, sv->versions[i])) return *version = sv->versions[i], true;
+    char want[128] = "";
+    for (size_t i = 0; i < ARRAY_SIZE(sv->versions) && sv->versions[i]; i++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s%s%s", i ? ", " : "", sv->group,
+                 *sv->group ? "/" : "", sv->versions[i]);
+    return dra_dfail(c, "no matches for kind \"%s\" in version \"%s\" (Kubernetes serves %s)", kind, s, want);
+}
+
+/* ---- unknown fields -------------------------------------------------------------------- */
+
+typedef struct shape shape;
+typedef struct fieldspec {
+    const char *name;
+    const shape *s;   /* NULL: any value */
+} fieldspec;
+enum { S_OBJ, S_MAP, S_ARR };
+struct shape {
+    int t;
+    const fieldspec *f;   /* S_OBJ: NULL-terminated */
+    const shape *elem;    /* S_MAP, S_ARR */
+};
+
+#define OBJ(name, ...)                                                   \
+    static const fieldspec name##_f[] = {__VA_ARGS__, {NULL, NULL}};     \
+    static const shape name = {S_OBJ, name##_f, NULL}
+#define ARR(name, of) static const shape name = {S_ARR, NULL, &(of)}
+#define MAP(name, of) static const shape name = {S_MAP, NULL, &(of)}
+
+OBJ(meta, {"name", NULL}, {"generateName", NULL}, {"namespace", NULL}, {"selfLink", NULL}, {"uid", NULL},
+    {"resourceVersion", NULL}, {"generation", NULL}, {"creationTimestamp", NULL}, {"deletionTimestamp", NULL},
+    {"deletionGracePeriodSeconds", NULL}, {"labels", NULL}, {"annotations", NULL}, {"ownerReferences", NULL},
+    {"finalizers", NULL}, {"managedFields", NULL});
+
+OBJ(cel_sel, {"expression", NULL});
+OBJ(selector, {"cel", &cel_sel});
+ARR(selectors, selector);
+OBJ(toleration, {"key", NULL}, {"operator", NULL}, {"value", NULL}, {"effect", NULL}, {"tolerationSeconds", NULL});
+ARR(tolerations, toleration);
+OBJ(cap_req, {"requests", NULL});
+OBJ(derived_attr, {"name", NULL}, {"expression", NULL});
+ARR(derived_attrs, derived_attr);
+OBJ(exact_req, {"deviceClassName", NULL}, {"selectors", &selectors}, {"allocationMode", NULL}, {"count", NULL},
+    {"adminAccess", NULL}, {"tolerations", &tolerations}, {"capacity", &cap_req}, {"derivedAttributes", &derived_attrs});
+OBJ(sub_req, {"name", NULL}, {"deviceClassName", NULL}, {"selectors", &selectors}, {"allocationMode", NULL},
+    {"count", NULL}, {"tolerations", &tolerations}, {"capacity", &cap_req}, {"derivedAttributes", &derived_attrs});
+ARR(sub_reqs, sub_req);
+OBJ(request, {"name", NULL}, {"exactly", &exact_req}, {"firstAvailable", &sub_reqs});
+ARR(requests, request);
+OBJ(constraint, {"requests", NULL}, {"matchAttribute", NULL}, {"distinctAttribute", NULL});
+ARR(constraints, constraint);
+OBJ(opaque, {"driver", NULL}, {"parameters", NULL});
+OBJ(claim_config, {"requests", NULL}, {"opaque", &opaque});
+ARR(claim_configs, claim_config);
+OBJ(device_claim, {"requests", &requests}, {"constraints", &constraints}, {"config", &claim_configs});
+OBJ(claim_spec, {"devices", &device_claim});
+OBJ(claim, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &claim_spec}, {"status", NULL});
+OBJ(template_spec, {"metadata", &meta}, {"spec", &claim_spec});
+OBJ(claim_template, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &template_spec});
+
+OBJ(class_config, {"opaque", &opaque});
+ARR(class_configs, class_config);
+OBJ(class_spec, {"selectors", &selectors}, {"config", &class_configs}, {"extendedResourceName", NULL});
+OBJ(device_class, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &class_spec});
+
+OBJ(counter, {"value", NULL});
+MAP(counters, counter);
+OBJ(counter_set, {"name", NULL}, {"counters", &counters});
+ARR(counter_sets, counter_set);
+OBJ(counter_use, {"counterSet", NULL}, {"counters", &counters});
+ARR(counter_uses, counter_use);
+OBJ(attr, {"int", NULL}, {"bool", NULL}, {"string", NULL}, {"version", NULL}, {"ints", NULL}, {"bools", NULL},
+    {"strings", NULL}, {"versions", NULL});
+MAP(attrs, attr);
+OBJ(range, {"min", NULL}, {"max", NULL}, {"step", NULL});
+OBJ(req_policy, {"default", NULL}, {"validValues", NULL}, {"validRange", &range});
+OBJ(capacity, {"value", NULL}, {"requestPolicy", &req_policy});
+MAP(capacities, capacity);
+OBJ(taint, {"key", NULL}, {"value", NULL}, {"effect", NULL}, {"timeAdded", NULL});
+ARR(taints, taint);
+OBJ(device, {"name", NULL}, {"attributes", &attrs}, {"capacity", &capacities}, {"consumesCounters", &counter_uses},
+    {"nodeName", NULL}, {"nodeSelector", NULL}, {"allNodes", NULL}, {"taints", &taints}, {"bindsToNode", NULL},
+    {"bindingConditions", NULL}, {"bindingFailureConditions", NULL}, {"allowMultipleAllocations", NULL},
+    {"nodeAllocatableResources", NULL});
+ARR(devices, device);
+OBJ(pool, {"name", NULL}, {"generation", NULL}, {"resourceSliceCount", NULL});
+OBJ(slice_spec, {"driver", NULL}, {"pool", &pool}, {"nodeName", NULL}, {"nodeSelector", NULL}, {"allNodes", NULL},
+    {"devices", &devices}, {"perDeviceNodeSelection", NULL}, {"sharedCounters", &counter_sets},
+    {"partitionTypeAttribute", NULL}, {"skipNodeOperations", NULL});
+OBJ(slice, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &slice_spec});
+
+OBJ(taint_selector, {"driver", NULL}, {"pool", NULL}, {"device", NULL});
+OBJ(rule_spec, {"deviceSelector", &taint_selector}, {"taint", &taint});
+OBJ(taint_rule, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &rule_spec}, {"status", NULL});
+
+static const shape *shape_of(const char *kind) {
+    if (!strcmp(kind, "ResourceClaim")) return &claim;
+    if (!strcmp(kind, "ResourceClaimTemplate")) return &claim_template;
+    if (!strcmp(kind, "ResourceSlice")) return &slice;
+    if (!strcmp(kind, "DeviceClass")) return &device_class;
+    if (!strcmp(kind, "DeviceTaintRule")) return &taint_rule;
+    return NULL;   /* Pod, Node: only the few fields the allocator reads are known */
+}
+
+/* kubectl: 'unknown field "spec.devices[0].foo"'. *n counts those under spec. */
+static bool walk_unknown(dctx *c, const shape *s, const json_t *v, unsigned *n) {
+    if (!s) return true;
+    if (s->t == S_ARR && json_is_array(v)) {
+        size_t i;
+        const json_t *x;
+        json_array_foreach(v, i, x) {
+            size_t m = dra_dpush_idx(c, i);
+            if (!walk_unknown(c, s->elem, x, n)) return false;
+            dpop(c, m);
+        }
+    } else if (s->t == S_MAP && json_is_object(v)) {
+        const char *k;
+        const json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            size_t m = dra_dpush_mapkey(c, k);
+            if (!walk_unknown(c, s->elem, x, n)) return false;
+            dpop(c, m);
+        }
+    } else if (s->t == S_OBJ && json_is_object(v)) {
+        const char *k;
+        const json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            const fieldspec *f = s->f;
+            while (f->name && strcmp(f->name, k)) f++;
+            size_t m = dra_dpush_key(c, k);
+            if (!f->name) {
+                if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
+                if (!dra_input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
+            } else if (!walk_unknown(c, f->s, x, n)) {
+                return false;
+            }
+            dpop(c, m);
+        }
+    }
+    return true;
+}
+
+/* ---- validation helpers ------------------------------------------------------------------ */
+
+static const char *str_at(const json_t *o, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool vfail(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool vfail(dctx *c, const char *fmt, ...) {
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_at(c->e, c->object, errpath_str(&c->p), "%s", msg);
+}
+
+static bool alnum_lower(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'); }
+
+static bool is_label(const char *s, size_t n) {
+    if (!n || n > 63 || !alnum_lower(s[0]) || !alnum_lower(s[n - 1])) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!alnum_lower(s[i]) && s[i] != '-') return false;
+    return true;
+}
+
+static bool is_subdomain(const char *s) {
+    size_t n = strlen(s);
+    if (!n || n > 253) return false;
+    const char *p = s;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t l = dot ? (size_t)(dot - p) : strlen(p);
+        if (!is_label(p, l)) return false;
+        if (!dot) return true;
+        p = dot + 1;
+    }
+}
+
+static const char dns_label_msg[] =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+static const char dns_subdomain_msg[] =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/* corevalidation.ValidateDNS1123Label on the string at key (path pushed by the caller). */
+static bool check_label(dctx *c, const char *s) {
+    size_t n = strlen(s);
+    if (n > 63) return vfail(c, "Invalid value: \"%s\": must be no more than 63 characters", s);
+    if (!is_label(s, n)) return vfail(c, "Invalid value: \"%s\": %s", s, dns_label_msg);
+    return true;
+}
+
+static bool check_subdomain(dctx *c, const char *s) {
+    if (strlen(s) > 253) return vfail(c, "Invalid value: \"%s\": must be no more than 253 characters", s);
+    if (!is_subdomain(s)) return vfail(c, "Invalid value: \"%s\": %s", s, dns_subdomain_msg);
+    return true;
+}
+
+/* validateSlice's size check: field.TooMany. */
+static bool check_max(dctx *c, const char *key, const json_t *arr, size_t max) {
+    if (!json_is_array(arr) || json_array_size(arr) <= max) return true;
+    size_t m = dra_dpush_key(c, key);
+    vfail(c, "Too many: %zu: must have at most %zu items", json_array_size(arr), max);
+    dpop(c, m);
+    return false;
+}
+
+/* ObjectMeta: name required (no generateName in files), DNS subdomain. */
+static bool check_meta_name(dctx *c, const json_t *obj) {
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *name = str_at(meta, "name");
+    size_t m = dra_dpush_key(c, "metadata");
+    dra_dpush_key(c, "name");
+    if (!name || !*name) {
+        if (str_at(meta, "generateName")) return dpop(c, m), true;
+        return vfail(c, "Required value: name or generateName is required");
+    }
+    if (!check_subdomain(c, name)) return false;
+    dpop(c, m);
+    return true;
+}
+
+/* ---- ResourceClaim spec ---------------------------------------------------------------- */
+
+enum { MAX_REQUESTS = 32, MAX_CONSTRAINTS = 32, MAX_CONFIGS = 32, MAX_SELECTORS = 32, MAX_SUBREQUESTS = 8 };
+
+/* gatherRequestNames + requestNames.Has: "req" or "req/sub". */
+static bool request_known(const json_t *reqs, const char *ref) {
+    const char *sl = strchr(ref, '/');
+    size_t rl = sl ? (size_t)(sl - ref) : strlen(ref);
+    size_t i;
+    const json_t *r;
+    json_array_foreach(reqs, i, r) {
+        const char *name = str_at(r, "name");
+        if (!name || strlen(name) != rl || strncmp(name, ref, rl)) continue;
+        const json_t *fa = json_object_get(r, "firstAvailable");
+        if (!sl) return true;
+        size_t j;
+        const json_t *s;
+        json_array_foreach(fa, j, s) {
+            const char *sn = str_at(s, "name");
+            if (sn && !strcmp(sn, sl + 1)) return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+/* validateRequestNameRef for each entry of o[key] (constraints and config). */
+static bool check_request_refs(dctx *c, const json_t *o, const json_t *reqs) {
+    const json_t *refs = json_object_get(o, "requests");
+    if (!json_is_array(refs)) return true;
+    if (!check_max(c, "requests", refs, MAX_REQUESTS)) return false;
+    size_t mk = dra_dpush_key(c, "requests");
+    size_t i;
+    const json_t *x;
+    json_array_foreach(refs, i, x) {
+        if (!json_is_string(x)) continue;
+        const char *ref = json_string_value(x);
+        size_t m = dra_dpush_idx(c, i);
+        const char *sl = strchr(ref, '/');
+        if ((sl && strchr(sl + 1, '/')) || !request_known(reqs, ref))
+            return vfail(c,
+                         "Invalid value: \"%s\": must be the name of a request in the claim or the name of a request and "
+                         "a subrequest separated by '/'",
+                         ref);
+        for (size_t j = i; j-- > 0;)
+            if (json_equal(json_array_get(refs, j), x)) return vfail(c, "Duplicate value: \"%s\"", ref);
+        dpop(c, m);
+    }
+    dpop(c, mk);
+    return true;
+}
+
+/* validateDeviceAllocationMode after the API server's defaulting (allocationMode
+ * ExactCount, count 1 when it is 0 — an explicit `count: 0` included). */
+static bool check_mode_count(dctx *c, const json_t *r) {
+    const char *mode = str_at(r, "allocationMode");
+    const json_t *cv = json_object_get(r, "count");
+    json_int_t count = json_is_integer(cv) ? json_integer_value(cv) : 0;
+    if (!mode || !*mode) mode = "ExactCount";
+    if (!strcmp(mode, "All")) {
+        if (count != 0) {
+            dra_dpush_key(c, "count");
+            return vfail(c, "Invalid value: %lld: must not be specified when allocationMode is 'All'", (long long)count);
+        }
+    } else if (!strcmp(mode, "ExactCount")) {
+        if (count < 0) {
+            dra_dpush_key(c, "count");
+            return vfail(c, "Invalid value: %lld: must be greater than zero", (long long)count);
+        }
+    } else {
+        dra_dpush_key(c, "allocationMode");
+        return vfail(c, "Unsupported value: \"%s\": supported values: \"All\", \"ExactCount\"", mode);
+    }
+    return true;
+}
+
+/* validDeviceTaintEffects; "" is left to the caller (required in a taint, optional
+ * in a toleration). */
+static bool check_effect(dctx *c, const json_t *o) {
+    const char *eff = str_at(o, "effect");
+    if (!eff || !*eff || !strcmp(eff, "NoSchedule") || !strcmp(eff, "NoExecute") || !strcmp(eff, "None")) return true;
+    dra_dpush_key(c, "effect");
+    return vfail(c, "Unsupported value: \"%s\": supported values: \"NoExecute\", \"NoSchedule\", \"None\"", eff);
+}
+
+/* validateDeviceToleration (operator defaulted to Equal when empty). */
+static bool check_tolerations(dctx *c, const json_t *r) {
+    size_t mk = dra_dpush_key(c, "tolerations");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(r, "tolerations"), i, t) {
+        size_t m = dra_dpush_idx(c, i);
+        const char *op = str_at(t, "operator"), *val = str_at(t, "value");
+        if (op && !strcmp(op, "Exists")) {
+            if (val && *val) {
+                dra_dpush_key(c, "value");
+                return vfail(c, "Invalid value: \"%s\": must be empty for operator `Exists`", val);
+            }
+        } else if (op && *op && strcmp(op, "Equal")) {
+            dra_dpush_key(c, "operator");
+            return vfail(c, "Unsupported value: \"%s\": supported values: \"Equal\", \"Exists\"", op);
+        }
+        if (!check_effect(c, t)) return false;
+        dpop(c, m);
+    }
+    dpop(c, mk);
+    return true;
+}
+
+/* validateExactDeviceRequest / validateDeviceSubRequest (the shared part). */
+static bool check_request_body(dctx *c, const json_t *r) {
+    const char *cls = str_at(r, "deviceClassName");
+    size_t m = dra_dpush_key(c, "deviceClassName");
+    if (!cls || !*cls) return vfail(c, "Required value");
+    if (!check_subdomain(c, cls)) return false;
+    dpop(c, m);
+    const json_t *sels = json_object_get(r, "selectors");
+    if (!check_max(c, "selectors", sels, MAX_SELECTORS)) return false;
+    size_t i;
+    const json_t *s;
+    m = dra_dpush_key(c, "selectors");
+    json_array_foreach(sels, i, s) {
+        const json_t *cel = json_object_get(s, "cel");
+        if (!cel || json_is_null(cel)) {
+            dra_dpush_idx(c, i);
+            dra_dpush_key(c, "cel");
+            return vfail(c, "Required value");
+        }
+    }
+    dpop(c, m);
+    return check_mode_count(c, r) && check_tolerations(c, r);
+}
+
+/* validateDeviceClaim: spec.devices of a claim or a template's spec.spec. */
+static bool check_device_claim(dctx *c, const json_t *spec) {
+    const json_t *devs = json_object_get(spec, "devices");
+    if (!json_is_object(devs)) return true;
+    size_t m0 = dra_dpush_key(c, "devices");
+    const json_t *reqs = json_object_get(devs, "requests");
+    if (!check_max(c, "requests", reqs, MAX_REQUESTS)) return false;
+    size_t mk = dra_dpush_key(c, "requests");
+    size_t i;
+    const json_t *r;
+    json_array_foreach(reqs, i, r) {
+        if (!json_is_object(r)) continue;
+        size_t m = dra_dpush_idx(c, i);
+        const char *name = str_at(r, "name");
+        size_t m2 = dra_dpush_key(c, "name");
+        if (!check_label(c, name ? name : "")) return false;
+        dpop(c, m2);
+        for (size_t j = 0; j < i; j++) {
+            const char *other = str_at(json_array_get(reqs, j), "name");
+            if (name && other && !strcmp(name, other)) return vfail(c, "Duplicate value: \"%s\"", name);
+        }
+        const json_t *ex = json_object_get(r, "exactly"), *fa = json_object_get(r, "firstAvailable");
+        bool has_ex = ex && !json_is_null(ex), has_fa = json_array_size(fa) > 0;
+        if (!has_ex && !has_fa) return vfail(c, "Required value: exactly one of `exactly` or `firstAvailable` is required");
+        if (has_ex && has_fa)
+            return vfail(c, "Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple "
+                            "fields are set");
+        if (has_ex) {
+            m2 = dra_dpush_key(c, "exactly");
+            if (json_is_object(ex) && !check_request_body(c, ex)) return false;
+            dpop(c, m2);
+        } else {
+            if (!check_max(c, "firstAvailable", fa, MAX_SUBREQUESTS)) return false;
+            m2 = dra_dpush_key(c, "firstAvailable");
+            size_t j;
+            const json_t *s;
+            json_array_foreach(fa, j, s) {
+                if (!json_is_object(s)) continue;
+                size_t m3 = dra_dpush_idx(c, j);
+                const char *sn = str_at(s, "name");
+                size_t m4 = dra_dpush_key(c, "name");
+                if (!check_label(c, sn ? sn : "")) return false;
+                dpop(c, m4);
+                for (size_t k = 0; k < j; k++) {
+                    const char *other = str_at(json_array_get(fa, k), "name");
+                    if (sn && other && !strcmp(sn, other)) return vfail(c, "Duplicate value: \"%s\"", sn);
+                }
+                if (!check_request_body(c, s)) return false;
+                dpop(c, m3);
+            }
+            dpop(c, m2);
+        }
+        dpop(c, m);
+    }
+    dpop(c, mk);
+    static const char *const lists[] = {"constraints", "config"};
+    static const size_t maxes[] = {MAX_CONSTRAINTS, MAX_CONFIGS};
+    for (int l = 0; l < 2; l++) {
+        const json_t *arr = json_object_get(devs, lists[l]);
+        if (!check_max(c, lists[l], arr, maxes[l])) return false;
+        mk = dra_dpush_key(c, lists[l]);
+        json_array_foreach(arr, i, r) {
+            if (!json_is_object(r)) continue;
+            size_t m = dra_dpush_idx(c, i);
+            if (!check_request_refs(c, r, reqs)) return false;
+            if (l == 1) {
+                const json_t *op = json_object_get(r, "opaque");
+                if (!op || json_is_null(op)) {
+                    dra_dpush_key(c, "opaque");
+                    return vfail(c, "Required value");
+                }
+            }
+            dpop(c, m);
+        }
+        dpop(c, mk);
+    }
+    dpop(c, m0);
+    return true;
+}
+
+/* ---- ResourceSlice -------------------------------------------------------------------------- */
+
+enum { MAX_DEVICES = 128, MAX_DEVICES_ADVANCED = 64 };
+
+/* haveDeviceTaints || haveConsumesCounters || haveListAttributes */
+static bool slice_advanced(const json_t *devs) {
+    size_t i;
+    const json_t *d;
+    json_array_foreach(devs, i, d) {
+        if (json_array_size(json_object_get(d, "taints")) || json_array_size(json_object_get(d, "consumesCounters")))
+            return true;
+        const char *k;
+        const json_t *a;
+        json_object_foreach((json_t *)json_object_get(d, "attributes"), k, a) {
+            static const char *const lists[] = {"ints", "bools", "strings", "versions"};
+            for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+                if (json_object_get(a, lists[l]) && !json_is_null(json_object_get(a, lists[l]))) return true;
+        }
+    }
+    return false;
+}
+
+static bool check_slice(dctx *c, const json_t *obj) {
+    if (!check_meta_name(c, obj)) return false;
+    const json_t *spec = json_object_get(obj, "spec");
+    if (!json_is_object(spec)) return true;   /* the decoder says "spec: required value" */
+    size_t m0 = dra_dpush_key(c, "spec");
+    /* corevalidation.ValidateCSIDriverName (an absent driver: the decoder's error) */
+    const char *driver = str_at(spec, "driver");
+    if (driver && *driver) {
+        size_t m = dra_dpush_key(c, "driver");
+        if (strlen(driver) > 63) return vfail(c, "Too long: may not be more than 63 bytes");
+        char lower[256];
+        size_t i = 0;
+        for (; driver[i] && i + 1 < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)driver[i]);
+        lower[i] = '\0';
+        if (!is_subdomain(lower)) return vfail(c, "Invalid value: \"%s\": %s", driver, dns_subdomain_msg);
+        dpop(c, m);
+    }
+    const json_t *pool = json_object_get(spec, "pool");
+    if (json_is_object(pool)) {
+        size_t m = dra_dpush_key(c, "pool");
+        /* validatePoolName: required, at most 253 bytes, each '/'-separated part a
+         * DNS subdomain */
+        const char *pn = str_at(pool, "name");
+        size_t m2 = dra_dpush_key(c, "name");
+        if (!pn || !*pn) return vfail(c, "Required value");
+        if (strlen(pn) > 253) return vfail(c, "Too long: may not be more than 253 bytes");
+        for (const char *part = pn;;) {
+            const char *sl = strchr(part, '/');
+            char buf[256];
+            snprintf(buf, sizeof buf, "%.*s", (int)(sl ? (size_t)(sl - part) : strlen(part)), part);
+            if (!is_subdomain(buf)) return vfail(c, "Invalid value: \"%s\": %s", buf, dns_subdomain_msg);
+            if (!sl) break;
+            part = sl + 1;
+        }
+        dpop(c, m2);
+        const json_t *n = json_object_get(pool, "resourceSliceCount");
+        json_int_t cnt = json_is_integer(n) ? json_integer_value(n) : 0;
+        if (cnt <= 0) {
+            dra_dpush_key(c, "resourceSliceCount");
+            return vfail(c, "Invalid value: %lld: must be greater than zero", (long long)cnt);
+        }
+        n = json_object_get(pool, "generation");
+        if (json_is_integer(n) && json_integer_value(n) < 0) {
+            dra_dpush_key(c, "generation");
+            return vfail(c, "Invalid value: %lld: must be greater than or equal to zero", (long long)json_integer_value(n));
+        }
+        dpop(c, m);
+    }
+    /* exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection */
+    char set[128] = "";
+    int nset = 0;
+    const char *nn = str_at(spec, "nodeName");
+    if (nn && *nn) snprintf(set + strlen(set), sizeof set - strlen(set), "%s`nodeName`", nset++ ? ", " : "");
+    const json_t *ns = json_object_get(spec, "nodeSelector");
+    if (ns && !json_is_null(ns)) snprintf(set + strlen(set), sizeof set - strlen(set), "%s`nodeSelector`", nset++ ? ", " : "");
+    static const char *const flags[] = {"allNodes", "perDeviceNodeSelection"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *b = json_object_get(spec, flags[i]);
+        if (json_is_true(b)) snprintf(set + strlen(set), sizeof set - strlen(set), "%s`%s`", nset++ ? ", " : "", flags[i]);
+        else if (json_is_false(b)) {
+            dra_dpush_key(c, flags[i]);
+            return vfail(c, "Invalid value: false: must be either unset or set to true");
+        }
+    }
+    if (nset == 0)
+        return vfail(c, "Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                        "`perDeviceNodeSelection` is required");
+    if (nset > 1)
+        return vfail(c, "Invalid value: \"{%s}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                        "`perDeviceNodeSelection` is required, but multiple fields are set",
+                     set);
+    const json_t *devs = json_object_get(spec, "devices"), *sc = json_object_get(spec, "sharedCounters");
+    if (devs && !json_is_null(devs) && sc && !json_is_null(sc))
+        return vfail(c, "Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed");
+    if (!check_max(c, "devices", devs, slice_advanced(devs) ? MAX_DEVICES_ADVANCED : MAX_DEVICES)) return false;
+    size_t mk = dra_dpush_key(c, "devices");
+    size_t i;
+    const json_t *d;
+    json_array_foreach(devs, i, d) {
+        const char *name = str_at(d, "name");
+        if (!name || !*name) continue;   /* the decoder says "name: required value" */
+        size_t m = dra_dpush_idx(c, i);
+        size_t m2 = dra_dpush_key(c, "name");
+        if (!check_label(c, name)) return false;
+        dpop(c, m2);
+        for (size_t j = 0; j < i; j++) {
+            const char *other = str_at(json_array_get(devs, j), "name");
+            if (other && !strcmp(name, other)) return vfail(c, "Duplicate value: \"%s\"", name);
+        }
+        m2 = dra_dpush_key(c, "taints");
+        size_t k;
+        const json_t *t;
+        json_array_foreach(json_object_get(d, "taints"), k, t) {
+            size_t m3 = dra_dpush_idx(c, k);
+            const char *eff = str_at(t, "effect");
+            if (!eff || !*eff) {
+                dra_dpush_key(c, "effect");
+                return vfail(c, "Required value");
+            }
+            if (!check_effect(c, t)) return false;
+            dpop(c, m3);
+        }
+        dpop(c, m2);
+        dpop(c, m);
+    }
+    dpop(c, mk);
+    dpop(c, m0);
+    return true;
+}
+
+/* Without apiVersion (items of a typed list such as the API's ResourceSliceList
+ * carry none): v1beta1 when the object has v1beta1's shape — a device under
+ * `basic:`, or a request with deviceClassName but neither `exactly` nor
+ * `firstAvailable` — so its fields are not silently lost as unknown ones. */
+static const char *guess_version(const char *kind, const json_t *obj) {
+    const json_t *spec = json_object_get(obj, "spec");
+    size_t i;
+    const json_t *x;
+    if (!strcmp(kind, "ResourceSlice")) {
+        json_array_foreach(json_object_get(spec, "devices"), i, x) if (json_object_get(x, "basic")) return "v1beta1";
+        return NULL;
+    }
+    if (!strcmp(kind, "ResourceClaimTemplate")) spec = json_object_get(spec, "spec");
+    else if (strcmp(kind, "ResourceClaim")) return NULL;
+    json_array_foreach(json_object_get(json_object_get(spec, "devices"), "requests"), i, x) {
+        if (json_object_get(x, "deviceClassName") && !json_object_get(x, "exactly") && !json_object_get(x, "firstAvailable"))
+            return "v1beta1";
+    }
+    return NULL;
+}
+
+/* ---- entry point ------------------------------------------------------------------------------ */
+
+bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
+    *owned = NULL;
+    const char *version;
+    if (!check_api_version(c, kind, *obj, &version)) return false;
+    if (!version) version = guess_version(kind, *obj);
+    if (version && strncmp(kind, "Pod", 3) && strcmp(kind, "Node")) {
+        *owned = dra_convert_to_v1(kind, version, *obj);
+        if (*owned) *obj = *owned;
+    }
+    unsigned unknown = 0;   /* in spec */
+    if (!walk_unknown(c, shape_of(kind), *obj, &unknown)) return false;
+    /* A claim whose requests sit in the wrong place asks for nothing: allocating it
+     * "successfully" with no devices would hide the typo. */
+    if (unknown && (!strcmp(kind, "ResourceClaim") || !strcmp(kind, "ResourceClaimTemplate"))) {
+        const json_t *spec = json_object_get(*obj, "spec");
+        if (!strcmp(kind, "ResourceClaimTemplate")) spec = json_object_get(spec, "spec");
+        if (!json_array_size(json_object_get(json_object_get(spec, "devices"), "requests")))
+            return dra_dfail(c, "no spec.devices.requests, but unknown fields (see the warnings above): the claim "
+                                "would ask for no device");
+    }
+    if (!c->d->apply_defaults) return true;
+    if (!strcmp(kind, "ResourceClaim")) {
+        if (!check_meta_name(c, *obj)) return false;
+        size_t m = dra_dpush_key(c, "spec");
+        if (!check_device_claim(c, json_object_get(*obj, "spec"))) return false;
+        dpop(c, m);
+    } else if (!strcmp(kind, "ResourceClaimTemplate")) {
+        if (!check_meta_name(c, *obj)) return false;
+        size_t m = dra_dpush_key(c, "spec");
+        dra_dpush_key(c, "spec");
+        if (!check_device_claim(c, json_object_get(json_object_get(*obj, "spec"), "spec"))) return false;
+        dpop(c, m);
+    } else if (!strcmp(kind, "ResourceSlice")) {
+        if (!check_slice(c, *obj)) return false;
+    } else if (!strcmp(kind, "DeviceClass")) {
+        if (!check_meta_name(c, *obj)) return false;
+    } else if (!strcmp(kind, "DeviceTaintRule")) {
+        if (!check_meta_name(c, *obj)) return false;
+        const json_t *taint = json_object_get(json_object_get(*obj, "spec"), "taint");
+        size_t m = dra_dpush_key(c, "spec");
+        dra_dpush_key(c, "taint");
+        if (!check_effect(c, taint)) return false;
+        dpop(c, m);
+    }
+    return true;
+}

@@ -1,0 +1,56 @@
+/* validate.h — what the API server does to an object before the allocator sees it,
+ * for the decoders (private to engine/, except the input settings cmd/ chooses):
+ *
+ *   1. apiVersion: the group/versions Kubernetes 1.37 serves for the kind
+ *      (resource.k8s.io v1, v1beta1, v1beta2; DeviceTaintRule v1alpha3, v1beta2, v1;
+ *      Pod and Node v1). Absent is taken as the current version (conformance cases
+ *      and hand-made test objects carry none); anything else is an error naming the
+ *      object, as kubectl's "no matches for kind ... in version ...".
+ *   2. conversion of the older versions to v1 (engine/convert.c), as the API server
+ *      stores every version as the same internal object.
+ *   3. unknown fields: kubectl's 'unknown field "spec.requests"' warning, an error in
+ *      strict mode (dralloc allocate --strict).
+ *   4. validation (pkg/apis/resource/validation/validation.go): the rules whose
+ *      violation would change what the allocator is asked, with the API server's
+ *      field paths and messages. Only for objects given as files (decoders with
+ *      apply_defaults): conformance cases feed the Go allocator's test objects as
+ *      they are, unvalidated, as the Go test table does.
+ *
+ * Warnings go to a process-wide sink set once at start-up (dra_input_configure);
+ * without one they are dropped. */
+#ifndef DRA_ENGINE_VALIDATE_H
+#define DRA_ENGINE_VALIDATE_H
+
+#include <jansson.h>
+
+#include "base/error.h"
+
+/* The settings cmd/ chooses (dra_input_configure, DRA_INPUT_MAX_BYTES, dra_json_load)
+ * are declared in engine.h. */
+#include "engine/engine.h"
+
+/* A warning about a whole input (source: a file name; strict: an error, false). */
+bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Warns about a top-level document (number n, from 1, at line, 0 when unknown) that
+ * dralloc would skip: a scalar or a list, or an object without `kind`. */
+bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc);
+
+/* YAML stream → JSON array, one element per non-empty document (engine/yaml.c). */
+json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
+
+#ifdef DRA_ENGINE_DECODE_UTIL_H
+/* ---- decoders (engine/decode_*.c, taintrule.c) --------------------------------------- */
+
+/* Steps 1-4 for one object of `kind` (its dctx initialised): *obj is replaced by the
+ * v1 form when converted (*owned then holds it; the caller decrefs it after
+ * decoding; NULL otherwise). False with c->e set when the object is refused. */
+bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned);
+/* A warning about the current object (strict: an error; returns false then). */
+bool dra_input_warn(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
+
+/* convert.c: obj (resource.k8s.io/<version> `kind`) as a new v1 object, or NULL when
+ * the version has the v1 shape already (v1, v1beta2). */
+json_t *dra_convert_to_v1(const char *kind, const char *version, const json_t *obj);
+
+#endif

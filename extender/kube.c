@@ -1,0 +1,398 @@
+/* kube.c — the kube-apiserver client of kube.h: configuration (kubeconfig contexts,
+ * in-cluster, flags), authentication, and requests over libcurl. */
+#include "extender/kube.h"
+
+#include "base/base.h"
+#include "base/strbuf.h"
+#include "engine/engine.h"
+
+#include <curl/curl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+struct ext_kube {
+    char *server;                /* no trailing '/' */
+    char *token;                 /* inline token (kubeconfig `token`) */
+    char *token_file;
+    char *ca_file;
+    struct curl_blob ca_blob, cert_blob, key_blob;   /* inline *-data, decoded */
+    char *cert_file, *key_file;
+    bool insecure;
+    long timeout_s;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+/* ---- configuration ---------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    strbuf sb;
+    sbuf_init(&sb);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sbuf_add(&sb, buf, n);
+    fclose(f);
+    sbuf_add(&sb, "", 1);
+    if (len) *len = sb.len - 1;
+    return sb.buf;
+}
+
+/* Standard base64 (kubeconfig *-data fields); a 30-line decoder rather than a new
+ * library dependency for one use. NULL on invalid input. */
+static unsigned char *b64_decode(const char *s, size_t *out_len) {
+    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s);
+    unsigned char *out = xmalloc(n / 4 * 3 + 3);
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
+        const char *p = strchr(tbl, c);
+        if (!p || !c) {
+            free(out);
+            return NULL;
+        }
+        acc = (acc << 6) | (uint32_t)(p - tbl);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (unsigned char)(acc >> bits);
+        }
+    }
+    *out_len = o;
+    return out;
+}
+
+static bool set_blob(struct curl_blob *b, const char *b64, const char *what, err *e) {
+    size_t n;
+    unsigned char *d = b64_decode(b64, &n);
+    if (!d) return err_set(e, "kubeconfig: %s is not valid base64", what);
+    b->data = d;
+    b->len = n;
+    b->flags = CURL_BLOB_COPY;
+    return true;
+}
+
+/* A kubeconfig path relative to the kubeconfig file's folder. */
+static char *rel_path(const char *kubeconfig, const char *p) {
+    if (!p) return NULL;
+    if (p[0] == '/') return strdup(p);
+    char *dup = strdup(kubeconfig);
+    const char *dir = dirname(dup);
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *out = xmalloc(n);
+    snprintf(out, n, "%s/%s", dir, p);
+    free(dup);
+    return out;
+}
+
+static const json_t *named(const json_t *list, const char *name, const char *field) {
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *it = json_array_get(list, i);
+        const char *n = json_string_value(json_object_get(it, "name"));
+        if (n && !strcmp(n, name)) return json_object_get(it, field);
+    }
+    return NULL;
+}
+
+static const char *jstr(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+static bool load_kubeconfig(ext_kube *k, const char *path, const char *context, err *e) {
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text) return err_set(e, "kubeconfig %s: cannot read it", path);
+    json_t *docs = dra_yaml_parse(text, len, path, e);
+    free(text);
+    if (!docs) return false;
+    const json_t *cfg = json_array_get(docs, 0);
+    bool ok = false;
+    const char *ctx_name = context ? context : jstr(cfg, "current-context");
+    if (!ctx_name || !*ctx_name) {
+        err_set(e, "kubeconfig %s: no current-context (use --context)", path);
+        goto done;
+    }
+    const json_t *ctx = named(json_object_get(cfg, "contexts"), ctx_name, "context");
+    if (!ctx) {
+        err_set(e, "kubeconfig %s: context \"%s\" not found", path, ctx_name);
+        goto done;
+    }
+    const char *cl_name = jstr(ctx, "cluster"), *user_name = jstr(ctx, "user");
+    const json_t *cl = cl_name ? named(json_object_get(cfg, "clusters"), cl_name, "cluster") : NULL;
+    if (!cl) {
+        err_set(e, "kubeconfig %s: cluster \"%s\" of context \"%s\" not found", path, cl_name ? cl_name : "",
+                ctx_name);
+        goto done;
+    }
+    const json_t *user = user_name ? named(json_object_get(cfg, "users"), user_name, "user") : NULL;
+    if (!k->server && jstr(cl, "server")) k->server = strdup(jstr(cl, "server"));
+    if (json_is_true(json_object_get(cl, "insecure-skip-tls-verify"))) k->insecure = true;
+    if (!k->ca_file && jstr(cl, "certificate-authority")) k->ca_file = rel_path(path, jstr(cl, "certificate-authority"));
+    if (jstr(cl, "certificate-authority-data") &&
+        !set_blob(&k->ca_blob, jstr(cl, "certificate-authority-data"), "certificate-authority-data", e))
+        goto done;
+    if (user) {
+        if (json_object_get(user, "exec"))
+            return err_set(e, "kubeconfig %s: user \"%s\" uses an exec credential plugin, which dralloc does not run; "
+                              "use a token, a token file or a client certificate",
+                           path, user_name), json_decref(docs), false;
+        if (json_object_get(user, "auth-provider"))
+            return err_set(e, "kubeconfig %s: user \"%s\" uses an auth-provider plugin, which dralloc does not run; "
+                              "use a token, a token file or a client certificate",
+                           path, user_name), json_decref(docs), false;
+        if (jstr(user, "token")) k->token = strdup(jstr(user, "token"));
+        if (!k->token_file && jstr(user, "tokenFile")) k->token_file = rel_path(path, jstr(user, "tokenFile"));
+        if (jstr(user, "client-certificate")) k->cert_file = rel_path(path, jstr(user, "client-certificate"));
+        if (jstr(user, "client-key")) k->key_file = rel_path(path, jstr(user, "client-key"));
+        if (jstr(user, "client-certificate-data") &&
+            !set_blob(&k->cert_blob, jstr(user, "client-certificate-data"), "client-certificate-data", e))
+            goto done;
+        if (jstr(user, "client-key-data") && !set_blob(&k->key_blob, jstr(user, "client-key-data"), "client-key-data", e))
+            goto done;
+    }
+    ok = true;
+done:
+    json_decref(docs);
+    return ok;
+}
+
+ext_kube *ext_kube_new(const ext_kube_opts *o, err *e) {
+    pthread_once(&curl_once, curl_init);
+    ext_kube *k = xcalloc(1, sizeof *k);
+    k->timeout_s = o->timeout_s > 0 ? o->timeout_s : 30;
+    k->insecure = o->insecure;
+    if (o->server) k->server = strdup(o->server);
+    if (o->token_file) k->token_file = strdup(o->token_file);
+    if (o->ca_file) k->ca_file = strdup(o->ca_file);
+    const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
+    if (o->kubeconfig) {
+        if (!load_kubeconfig(k, o->kubeconfig, o->context, e)) goto fail;
+    } else if (!o->server && host && *host) {
+        /* in-cluster: the service account's token and CA, the service's address */
+        char url[300];
+        snprintf(url, sizeof url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port && *port ? port : "443");
+        k->server = strdup(url);
+        if (!k->token_file) k->token_file = strdup(SA_DIR "/token");
+        if (!k->ca_file) k->ca_file = strdup(SA_DIR "/ca.crt");
+    }
+    if (!k->server || !*k->server) {
+        err_set(e, "no kube-apiserver: give --kubeconfig, --server, or run in a cluster (KUBERNETES_SERVICE_HOST)");
+        goto fail;
+    }
+    if (strncmp(k->server, "https://", 8) && strncmp(k->server, "http://", 7)) {
+        err_set(e, "server %s: want an http:// or https:// URL", k->server);
+        goto fail;
+    }
+    size_t n = strlen(k->server);
+    while (n && k->server[n - 1] == '/') k->server[--n] = '\0';
+    if (k->token_file) {
+        char *t = read_file(k->token_file, NULL);
+        if (!t) {
+            err_set(e, "token file %s: cannot read it", k->token_file);
+            goto fail;
+        }
+        free(t);
+    }
+    return k;
+fail:
+    ext_kube_free(k);
+    return NULL;
+}
+
+void ext_kube_free(ext_kube *k) {
+    if (!k) return;
+    free(k->server);
+    free(k->token);
+    free(k->token_file);
+    free(k->ca_file);
+    free(k->cert_file);
+    free(k->key_file);
+    free(k->ca_blob.data);
+    free(k->cert_blob.data);
+    free(k->key_blob.data);
+    free(k);
+}
+
+const char *ext_kube_server(const ext_kube *k) { return k->server; }
+
+/* ---- requests --------------------------------------------------------------------------------- */
+
+/* The bearer token now: the file is read every time (tokens rotate). */
+static char *current_token(const ext_kube *k) {
+    if (k->token_file) {
+        char *t = read_file(k->token_file, NULL);
+        if (t) {
+            size_t n = strlen(t);
+            while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' ')) t[--n] = '\0';
+            return t;
+        }
+    }
+    return k->token ? strdup(k->token) : NULL;
+}
+
+typedef struct xfer {
+    CURL *c;
+    strbuf body;
+    bool (*fn)(void *arg, const char *data, size_t n);
+    void *arg;
+    bool stopped;
+    const _Atomic bool *stop;
+    long retry_after_s;
+    time_t last_data;
+    long idle_s;
+} xfer;
+
+static size_t on_body(char *p, size_t sz, size_t nm, void *arg) {
+    xfer *x = arg;
+    size_t n = sz * nm;
+    x->last_data = time(NULL);
+    long code = 0;
+    curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
+    if (x->fn && code == 200) {
+        if (!x->fn(x->arg, p, n)) {
+            x->stopped = true;
+            return 0;   /* aborts the transfer */
+        }
+        return n;
+    }
+    sbuf_add(&x->body, p, n);
+    return n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t nm, void *arg) {
+    xfer *x = arg;
+    size_t n = sz * nm;
+    if (n > 12 && !strncasecmp(p, "Retry-After:", 12)) x->retry_after_s = strtol(p + 12, NULL, 10);
+    return n;
+}
+
+/* libcurl's progress callback, about once a second even when nothing arrives: the
+ * stop flag and the stall detector. */
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un) {
+    (void)dt, (void)dn, (void)ut, (void)un;
+    xfer *x = arg;
+    if (x->stop && atomic_load(x->stop)) return 1;
+    if (x->idle_s > 0 && time(NULL) - x->last_data > x->idle_s) return 1;
+    return 0;
+}
+
+static CURL *easy(const ext_kube *k, const char *method, const char *path, struct curl_slist **hdrs, const char *token) {
+    CURL *c = curl_easy_init();
+    size_t n = strlen(k->server) + strlen(path) + 1;
+    char *url = xmalloc(n);
+    snprintf(url, n, "%s%s", k->server, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    free(url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    if (k->insecure) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (k->ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, k->ca_file);
+    if (k->ca_blob.data) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &k->ca_blob);
+    if (k->cert_file) curl_easy_setopt(c, CURLOPT_SSLCERT, k->cert_file);
+    if (k->key_file) curl_easy_setopt(c, CURLOPT_SSLKEY, k->key_file);
+    if (k->cert_blob.data) curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &k->cert_blob);
+    if (k->key_blob.data) curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &k->key_blob);
+    *hdrs = curl_slist_append(*hdrs, "Accept: application/json");
+    *hdrs = curl_slist_append(*hdrs, "User-Agent: dralloc");
+    if (token) {
+        size_t tn = strlen(token) + 32;
+        char *h = xmalloc(tn);
+        snprintf(h, tn, "Authorization: Bearer %s", token);
+        *hdrs = curl_slist_append(*hdrs, h);
+        free(h);
+    }
+    return c;
+}
+
+/* One attempt; *status 401 makes the caller retry once with a fresh token. */
+static bool attempt(ext_kube *k, const char *method, const char *path, const char *body, const char *ctype, xfer *x,
+                    long timeout_s, long *status, err *e) {
+    char *token = current_token(k);
+    struct curl_slist *hdrs = NULL;
+    CURL *c = easy(k, method, path, &hdrs, token);
+    x->c = c;
+    free(token);
+    if (body) {
+        char h[160];
+        snprintf(h, sizeof h, "Content-Type: %s", ctype ? ctype : "application/json");
+        hdrs = curl_slist_append(hdrs, h);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+    if (timeout_s > 0) curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+    x->last_data = time(NULL);
+    x->retry_after_s = -1;
+    CURLcode rc = curl_easy_perform(c);
+    *status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(hdrs);
+    if (rc != CURLE_OK && !x->stopped && *status == 0)
+        return err_set(e, "%s %s%s: %s", method, k->server, path, curl_easy_strerror(rc));
+    return true;
+}
+
+bool ext_kube_request(ext_kube *k, const char *method, const char *path, const char *body, const char *content_type,
+                      ext_kube_resp *out, err *e) {
+    memset(out, 0, sizeof *out);
+    for (int tries = 0; tries < 2; tries++) {
+        xfer x = {0};
+        sbuf_init(&x.body);
+        long status;
+        bool ok = attempt(k, method, path, body, content_type, &x, k->timeout_s, &status, e);
+        if (!ok) {
+            sbuf_free(&x.body);
+            return false;
+        }
+        if (status == 401 && tries == 0) {   /* the token may have rotated under us */
+            sbuf_free(&x.body);
+            continue;
+        }
+        sbuf_add(&x.body, "", 1);
+        out->status = status;
+        out->body = x.body.buf;
+        out->len = x.body.len - 1;
+        out->retry_after_s = x.retry_after_s;
+        return true;
+    }
+    return false;
+}
+
+bool ext_kube_stream(ext_kube *k, const char *path, bool (*fn)(void *arg, const char *data, size_t n), void *arg,
+                     const _Atomic bool *stop, long idle_s, long *status, long *retry_after_s, err *e) {
+    for (int tries = 0; tries < 2; tries++) {
+        xfer x = {.fn = fn, .arg = arg, .stop = stop, .idle_s = idle_s};
+        sbuf_init(&x.body);
+        bool ok = attempt(k, "GET", path, NULL, NULL, &x, 0, status, e);
+        sbuf_free(&x.body);   /* a non-200 answer's Status: the status code says enough */
+        if (!ok) return false;
+        if (retry_after_s) *retry_after_s = x.retry_after_s;
+        if (*status == 401 && tries == 0) continue;
+        return true;
+    }
+    return true;
+}

@@ -1,0 +1,445 @@
+/* watch.c — list+watch of each DRA kind into the store (watch.h). One thread per
+ * kind: list, then watch until the stream ends, fails or needs a relist. */
+#include "extender/watch.h"
+
+#include "base/base.h"
+#include "base/strbuf.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define VEC_PUSH(vec, x)                                                            \
+    do {                                                                            \
+        if ((vec).n == (vec).cap) {                                                 \
+            (vec).cap = (vec).cap ? (vec).cap * 2 : 16;                             \
+            (vec).v = xrealloc((vec).v, (vec).cap * sizeof *(vec).v);               \
+        }                                                                           \
+        (vec).v[(vec).n++] = (x);                                                   \
+    } while (0)
+
+typedef struct kind_def {
+    const char *kind, *api_version, *path;
+} kind_def;
+
+static const kind_def KINDS[] = {
+    {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses"},
+    {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices"},
+    {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims"},
+    {"Node", "v1", "/api/v1/nodes"},
+    {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules"},
+};
+enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
+
+typedef struct kind_state {
+    const kind_def *def;
+    struct ext_watch *w;
+    pthread_t th;
+    pthread_mutex_t mu;          /* guards rv for the status page */
+    char *rv;
+    _Atomic bool listed;
+    _Atomic bool served;
+    _Atomic int64_t failing_since_ns;   /* 0 while healthy */
+    _Atomic uint64_t events, relists, errors;
+    /* the watch stream being parsed */
+    strbuf line;
+    bool relist;                 /* an ERROR 410 event asked for a relist */
+    VEC(json_t *) ups;
+    VEC(dra_change) changes;
+} kind_state;
+
+struct ext_watch {
+    ext_kube *k;
+    dra_store *st;
+    ext_watch_opts o;
+    _Atomic bool stop;
+    kind_state kinds[NKINDS];
+};
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void wlog(const ext_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wlog(const ext_watch *w, const char *fmt, ...) {
+    if (w->o.quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "watch: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void set_rv(kind_state *ks, const char *rv) {
+    if (!rv || !*rv) return;
+    pthread_mutex_lock(&ks->mu);
+    free(ks->rv);
+    ks->rv = strdup(rv);
+    pthread_mutex_unlock(&ks->mu);
+}
+
+static void healthy(kind_state *ks) { atomic_store(&ks->failing_since_ns, 0); }
+static void failing(kind_state *ks) {
+    int64_t zero = 0;
+    atomic_compare_exchange_strong(&ks->failing_since_ns, &zero, mono_ns());
+    atomic_fetch_add(&ks->errors, 1);
+}
+
+/* Sleeps s seconds, waking early when stopped. */
+static void nap(ext_watch *w, double s) {
+    for (double t = 0; t < s && !atomic_load(&w->stop); t += 0.05) nanosleep(&(struct timespec){0, 50000000}, NULL);
+}
+
+/* Full jitter: uniform in [0, min(max, base·2^n)]. */
+static double backoff(const ext_watch *w, int n, unsigned *seed) {
+    double cap = 0.2 * (double)(1u << (n < 10 ? n : 10));
+    if (cap > w->o.backoff_max_s) cap = w->o.backoff_max_s;
+    return cap * ((double)rand_r(seed) / RAND_MAX);
+}
+
+/* ---- applying changes ------------------------------------------------------------------------ */
+
+static void clear_changes(kind_state *ks) {
+    for (size_t i = 0; i < ks->ups.n; i++) json_decref(ks->ups.v[i]);
+    ks->ups.n = 0;
+    for (size_t i = 0; i < ks->changes.n; i++) {
+        free((char *)ks->changes.v[i].ns);
+        free((char *)ks->changes.v[i].name);
+    }
+    ks->changes.n = 0;
+}
+
+/* The collected changes as one snapshot; when the batch is refused (an object the
+ * engine rejects, a deletion of what it never took), one by one, skipping those. */
+static void flush(kind_state *ks) {
+    if (!ks->changes.n) return;
+    ext_watch *w = ks->w;
+    err e;
+    err_clear(&e);
+    if (!dra_store_apply(w->st, ks->changes.v, ks->changes.n, &e)) {
+        for (size_t i = 0; i < ks->changes.n; i++) {
+            err_clear(&e);
+            if (!dra_store_apply(w->st, &ks->changes.v[i], 1, &e) && ks->changes.v[i].upsert) {
+                char buf[1400];
+                wlog(w, "%s: skipped: %s", ks->def->kind, err_format(&e, buf, sizeof buf));
+            }
+        }
+    }
+    clear_changes(ks);
+}
+
+static void add_upsert(kind_state *ks, json_t *obj) {
+    /* list items come without kind and apiVersion */
+    if (!json_object_get(obj, "kind")) json_object_set_new(obj, "kind", json_string(ks->def->kind));
+    if (!json_object_get(obj, "apiVersion")) json_object_set_new(obj, "apiVersion", json_string(ks->def->api_version));
+    json_incref(obj);
+    VEC_PUSH(ks->ups, obj);
+    VEC_PUSH(ks->changes, ((dra_change){.upsert = obj}));
+}
+
+static void add_delete(kind_state *ks, const char *ns, const char *name) {
+    VEC_PUSH(ks->changes, ((dra_change){.kind = ks->def->kind, .ns = ns ? strdup(ns) : NULL, .name = strdup(name)}));
+}
+
+/* ---- list ------------------------------------------------------------------------------------- */
+
+typedef enum { L_OK, L_GONE, L_NOT_SERVED, L_FAIL } list_rc;
+
+static list_rc list_all(kind_state *ks, long *retry_after) {
+    ext_watch *w = ks->w;
+    char *cont = NULL;
+    json_t *items = json_array();
+    char *rv = NULL;
+    list_rc rc = L_OK;
+    *retry_after = -1;
+    for (;;) {
+        char path[2048];
+        int n = snprintf(path, sizeof path, "%s?limit=%ld", ks->def->path, w->o.page_limit);
+        if (cont) {
+            char *esc = NULL;
+            /* continue tokens are base64: '+', '/', '=' need escaping in a query */
+            size_t cl = strlen(cont);
+            esc = xmalloc(cl * 3 + 1);
+            size_t o = 0;
+            for (size_t i = 0; i < cl; i++) {
+                unsigned char c = (unsigned char)cont[i];
+                if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                    c == '.' || c == '~')
+                    esc[o++] = (char)c;
+                else
+                    o += (size_t)sprintf(esc + o, "%%%02X", c);
+            }
+            esc[o] = '\0';
+            snprintf(path + n, sizeof path - (size_t)n, "&continue=%s", esc);
+            free(esc);
+        }
+        ext_kube_resp r;
+        err e;
+        err_clear(&e);
+        if (!ext_kube_request(w->k, "GET", path, NULL, NULL, &r, &e)) {
+            wlog(w, "%s: list: %s", ks->def->kind, e.msg);
+            rc = L_FAIL;
+            break;
+        }
+        *retry_after = r.retry_after_s;
+        if (r.status == 404) rc = L_NOT_SERVED;
+        else if (r.status == 410) rc = L_GONE;
+        else if (r.status != 200) {
+            wlog(w, "%s: list: HTTP %ld", ks->def->kind, r.status);
+            rc = L_FAIL;
+        }
+        json_t *doc = rc == L_OK ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+        free(r.body);
+        if (rc != L_OK) break;
+        if (!doc) {
+            wlog(w, "%s: list: the answer is not JSON", ks->def->kind);
+            rc = L_FAIL;
+            break;
+        }
+        json_t *page = json_object_get(doc, "items");
+        for (size_t i = 0; i < json_array_size(page); i++) json_array_append(items, json_array_get(page, i));
+        const json_t *meta = json_object_get(doc, "metadata");
+        const char *c = json_string_value(json_object_get(meta, "continue"));
+        free(cont);
+        cont = c && *c ? strdup(c) : NULL;
+        if (!cont) {
+            const char *v = json_string_value(json_object_get(meta, "resourceVersion"));
+            rv = v ? strdup(v) : NULL;
+        }
+        json_decref(doc);
+        if (!cont || atomic_load(&w->stop)) break;
+    }
+    free(cont);
+    if (rc == L_OK && !atomic_load(&w->stop)) {
+        /* replace the kind's objects: what the list has, and deletions of the rest */
+        dra_snapshot *s = dra_store_acquire(w->st);
+        json_t *keys = s ? dra_snapshot_keys(s, ks->def->kind) : json_array();
+        dra_snapshot_release(s);
+        json_t *seen = json_object();
+        for (size_t i = 0; i < json_array_size(items); i++) {
+            json_t *it = json_array_get(items, i);
+            const json_t *m = json_object_get(it, "metadata");
+            const char *ns = json_string_value(json_object_get(m, "namespace")), *name = json_string_value(json_object_get(m, "name"));
+            if (!name) continue;
+            char key[600];
+            snprintf(key, sizeof key, "%s/%s", ns ? ns : "", name);
+            json_object_set_new(seen, key, json_true());
+            add_upsert(ks, it);
+        }
+        for (size_t i = 0; i < json_array_size(keys); i++) {
+            const char *ns = json_string_value(json_array_get(json_array_get(keys, i), 0));
+            const char *name = json_string_value(json_array_get(json_array_get(keys, i), 1));
+            char key[600];
+            snprintf(key, sizeof key, "%s/%s", ns, name);
+            if (!json_object_get(seen, key)) add_delete(ks, *ns ? ns : NULL, name);
+        }
+        json_decref(seen);
+        json_decref(keys);
+        flush(ks);
+        set_rv(ks, rv);
+    }
+    free(rv);
+    json_decref(items);
+    return rc;
+}
+
+/* ---- watch ------------------------------------------------------------------------------------- */
+
+static void on_event(kind_state *ks, const char *line, size_t n) {
+    json_t *ev = json_loadb(line, n, 0, NULL);
+    if (!ev) {
+        wlog(ks->w, "%s: watch: an event that is not JSON (%zu bytes)", ks->def->kind, n);
+        json_decref(ev);
+        return;
+    }
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    json_t *obj = json_object_get(ev, "object");
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
+    if (!type || !json_is_object(obj)) {
+    } else if (!strcmp(type, "ERROR")) {
+        json_int_t code = json_integer_value(json_object_get(obj, "code"));
+        if (code == 410) ks->relist = true;
+        else wlog(ks->w, "%s: watch: ERROR %lld %s", ks->def->kind, (long long)code,
+                  json_string_value(json_object_get(obj, "message")) ?: "");
+        rv = NULL;
+    } else if (!strcmp(type, "BOOKMARK")) {
+    } else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
+        add_upsert(ks, obj);
+        atomic_fetch_add(&ks->events, 1);
+    } else if (!strcmp(type, "DELETED")) {
+        const char *name = json_string_value(json_object_get(meta, "name"));
+        if (name) add_delete(ks, json_string_value(json_object_get(meta, "namespace")), name);
+        atomic_fetch_add(&ks->events, 1);
+    }
+    if (rv) set_rv(ks, rv);
+    json_decref(ev);
+}
+
+/* Each chunk: its complete lines are events; they become one snapshot. */
+static bool on_chunk(void *arg, const char *data, size_t n) {
+    kind_state *ks = arg;
+    healthy(ks);
+    sbuf_add(&ks->line, data, n);
+    size_t start = 0;
+    for (size_t i = 0; i < ks->line.len; i++)
+        if (ks->line.buf[i] == '\n') {
+            if (i > start) on_event(ks, ks->line.buf + start, i - start);
+            start = i + 1;
+        }
+    if (start) {
+        memmove(ks->line.buf, ks->line.buf + start, ks->line.len - start);
+        ks->line.len -= start;
+    }
+    flush(ks);
+    return !ks->relist && !atomic_load(&ks->w->stop);
+}
+
+static void *run_kind(void *arg) {
+    kind_state *ks = arg;
+    ext_watch *w = ks->w;
+    unsigned seed = (unsigned)mono_ns() ^ (unsigned)(uintptr_t)ks;
+    int fails = 0;
+    bool need_list = true;
+    while (!atomic_load(&w->stop)) {
+        long retry_after = -1;
+        if (need_list) {
+            list_rc rc = list_all(ks, &retry_after);
+            if (rc == L_NOT_SERVED) {
+                /* not served here: nothing to wait for; look again later */
+                if (atomic_load(&ks->served)) wlog(w, "%s: not served by the API server", ks->def->kind);
+                atomic_store(&ks->served, false);
+                atomic_store(&ks->listed, true);
+                healthy(ks);
+                nap(w, 300);
+                continue;
+            }
+            if (rc != L_OK) {
+                failing(ks);
+                nap(w, retry_after >= 0 ? (double)retry_after : backoff(w, fails++, &seed));
+                continue;
+            }
+            atomic_store(&ks->served, true);
+            atomic_fetch_add(&ks->relists, 1);
+            atomic_store(&ks->listed, true);
+            healthy(ks);
+            fails = 0;
+            need_list = false;
+        }
+        char path[1024];
+        pthread_mutex_lock(&ks->mu);
+        snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld&resourceVersion=%s",
+                 ks->def->path, w->o.watch_timeout_s, ks->rv ? ks->rv : "");
+        pthread_mutex_unlock(&ks->mu);
+        ks->line.len = 0;
+        ks->relist = false;
+        long status = 0;
+        err e;
+        err_clear(&e);
+        bool ok = ext_kube_stream(w->k, path, on_chunk, ks, &w->stop, w->o.idle_s, &status, &retry_after, &e);
+        clear_changes(ks);
+        if (atomic_load(&w->stop)) break;
+        if (ks->relist || status == 410) {
+            wlog(w, "%s: resourceVersion too old: relisting", ks->def->kind);
+            need_list = true;
+            continue;
+        }
+        if (ok && status == 200) {
+            healthy(ks);
+            fails = 0;
+            continue;   /* ended (timeout, cut, stall): reconnect from the last resourceVersion */
+        }
+        if (!ok) wlog(w, "%s: watch: %s", ks->def->kind, e.msg);
+        else wlog(w, "%s: watch: HTTP %ld", ks->def->kind, status);
+        failing(ks);
+        nap(w, retry_after >= 0 ? (double)retry_after : backoff(w, fails++, &seed));
+    }
+    return NULL;
+}
+
+ext_watch *ext_watch_start(ext_kube *k, dra_store *st, const ext_watch_opts *o) {
+    ext_watch *w = xcalloc(1, sizeof *w);
+    w->k = k;
+    w->st = st;
+    w->o = *o;
+    if (w->o.max_staleness_s <= 0) w->o.max_staleness_s = 60;
+    if (w->o.page_limit <= 0) w->o.page_limit = 500;
+    if (w->o.idle_s <= 0) w->o.idle_s = 90;
+    if (w->o.watch_timeout_s <= 0) w->o.watch_timeout_s = 300;
+    if (w->o.backoff_max_s <= 0) w->o.backoff_max_s = 30;
+    for (int i = 0; i < NKINDS; i++) {
+        kind_state *ks = &w->kinds[i];
+        ks->def = &KINDS[i];
+        ks->w = w;
+        atomic_init(&ks->served, true);
+        pthread_mutex_init(&ks->mu, NULL);
+        sbuf_init(&ks->line);
+    }
+    for (int i = 0; i < NKINDS; i++) pthread_create(&w->kinds[i].th, NULL, run_kind, &w->kinds[i]);
+    return w;
+}
+
+void ext_watch_stop(ext_watch *w) {
+    if (!w) return;
+    atomic_store(&w->stop, true);
+    for (int i = 0; i < NKINDS; i++) {
+        kind_state *ks = &w->kinds[i];
+        pthread_join(ks->th, NULL);
+        clear_changes(ks);
+        free(ks->ups.v);
+        free(ks->changes.v);
+        sbuf_free(&ks->line);
+        free(ks->rv);
+        pthread_mutex_destroy(&ks->mu);
+    }
+    free(w);
+}
+
+bool ext_watch_ready(ext_watch *w) {
+    int64_t now = mono_ns(), limit = (int64_t)(w->o.max_staleness_s * 1e9);
+    for (int i = 0; i < NKINDS; i++) {
+        const kind_state *ks = &w->kinds[i];
+        if (!atomic_load(&ks->listed)) return false;
+        int64_t since = atomic_load(&ks->failing_since_ns);
+        if (since && now - since > limit) return false;
+    }
+    return true;
+}
+
+json_t *ext_watch_status_json(ext_watch *w) {
+    json_t *o = json_object();
+    int64_t now = mono_ns();
+    for (int i = 0; i < NKINDS; i++) {
+        kind_state *ks = &w->kinds[i];
+        pthread_mutex_lock(&ks->mu);
+        int64_t since = atomic_load(&ks->failing_since_ns);
+        json_object_set_new(o, ks->def->kind,
+                            json_pack("{s:s?, s:b, s:b, s:I, s:I, s:I, s:f}", "resourceVersion", ks->rv, "listed",
+                                      atomic_load(&ks->listed), "served", atomic_load(&ks->served), "events",
+                                      (json_int_t)atomic_load(&ks->events), "relists",
+                                      (json_int_t)atomic_load(&ks->relists), "errors", (json_int_t)atomic_load(&ks->errors),
+                                      "failingForSeconds", since ? (double)(now - since) / 1e9 : 0.0));
+        pthread_mutex_unlock(&ks->mu);
+    }
+    return o;
+}
+
+uint64_t ext_watch_events(ext_watch *w) {
+    uint64_t n = 0;
+    for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].events);
+    return n;
+}
+
+uint64_t ext_watch_relists(ext_watch *w) {
+    uint64_t n = 0;
+    for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].relists);
+    return n;
+}

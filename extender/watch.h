@@ -1,0 +1,47 @@
+/* watch.h — the live cache: list+watch of the DRA objects from a kube-apiserver into
+ * a dra_store, one thread per kind (DeviceClasses, ResourceSlices, ResourceClaims,
+ * Nodes, DeviceTaintRules), as client-go's reflector does it:
+ *   - list in pages (limit/continue; an expired continue token restarts the list),
+ *     then replace that kind's objects in the store (objects gone from the list are
+ *     deleted), one snapshot per list;
+ *   - watch from the list's resourceVersion with bookmarks; the events of each chunk
+ *     received become one snapshot (a burst of changes is one swap, not thousands);
+ *   - a watch answered `410 Gone` / an ERROR event with code 410 (the version was
+ *     compacted away) relists; a cut or stalled stream reconnects from the last
+ *     resourceVersion; failures back off exponentially with full jitter, and 429/5xx
+ *     answers wait for their Retry-After;
+ *   - a kind the server does not serve (404) counts as listed and empty, and is
+ *     tried again every few minutes.
+ * resourceVersions are opaque strings. Readiness: every kind listed once and none
+ * unable to list or watch for longer than max_staleness. */
+#ifndef DRA_EXTENDER_WATCH_H
+#define DRA_EXTENDER_WATCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "engine/snapshot.h"
+#include "extender/kube.h"
+
+typedef struct ext_watch ext_watch;
+
+typedef struct ext_watch_opts {
+    double max_staleness_s;      /* default 60 */
+    long page_limit;             /* list page size, default 500 */
+    long idle_s;                 /* a stream silent this long is stalled: reconnect (default 90) */
+    long watch_timeout_s;        /* server-side timeoutSeconds of a watch (default 300) */
+    double backoff_max_s;        /* default 30 */
+    bool quiet;                  /* no log lines (tests) */
+} ext_watch_opts;
+
+/* Starts the threads; they run until ext_watch_stop. */
+ext_watch *ext_watch_start(ext_kube *k, dra_store *st, const ext_watch_opts *o);
+void ext_watch_stop(ext_watch *w);
+bool ext_watch_ready(ext_watch *w);
+/* Per kind: resourceVersion, listed, events, relists, errors, failing for (s). */
+json_t *ext_watch_status_json(ext_watch *w);
+/* Totals for metrics. */
+uint64_t ext_watch_events(ext_watch *w);
+uint64_t ext_watch_relists(ext_watch *w);
+
+#endif

@@ -1,0 +1,227 @@
+/* plan_load.c — reading the planner's inputs: Kubernetes objects from files and
+ * directories (kept as JSON, so what-ifs can edit them before a store is built),
+ * workload files, and the store built from the objects. YAML goes through
+ * plan_yaml.c (the engine's reader is private to engine/). */
+#include "planner/planner.h"
+#include "planner/plan_yaml.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void plan_objects_init(plan_objects *o) {
+    o->items = json_array();
+    o->sources = json_array();
+}
+
+void plan_objects_free(plan_objects *o) {
+    json_decref(o->items);
+    json_decref(o->sources);
+    o->items = o->sources = NULL;
+}
+
+void plan_objects_copy(plan_objects *dst, const plan_objects *src) {
+    /* objects are never edited in place (what-ifs add copies, removals drop
+     * entries), so a shallow copy of the arrays is a full one */
+    dst->items = json_copy(src->items);
+    dst->sources = json_copy(src->sources);
+}
+
+static bool is_list(const json_t *doc) {
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    size_t n = kind ? strlen(kind) : 0;
+    return n >= 4 && !strcmp(kind + n - 4, "List") && json_is_array(json_object_get(doc, "items"));
+}
+
+void plan_objects_add_doc(plan_objects *o, json_t *doc, const char *source) {
+    size_t i;
+    json_t *x;
+    if (json_is_array(doc)) {
+        json_array_foreach(doc, i, x) plan_objects_add_doc(o, x, source);
+    } else if (is_list(doc)) {
+        /* typed lists (ResourceSliceList) leave kind out of their items */
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        json_array_foreach(json_object_get(doc, "items"), i, x) {
+            if (!json_object_get(x, "kind") && strcmp(kind, "List")) {
+                json_t *c = json_copy(x);
+                json_object_set_new(c, "kind", json_stringn(kind, strlen(kind) - 4));
+                const json_t *av = json_object_get(doc, "apiVersion");
+                if (av && !json_object_get(c, "apiVersion")) json_object_set(c, "apiVersion", (json_t *)av);
+                plan_objects_add_doc(o, c, source);
+                json_decref(c);
+            } else {
+                plan_objects_add_doc(o, x, source);
+            }
+        }
+    } else if (json_is_object(doc)) {
+        json_array_append(o->items, doc);
+        json_array_append_new(o->sources, json_string(source ? source : ""));
+    }
+}
+
+static bool has_suffix(const char *s, const char *suf) {
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+json_t *plan_file_docs(const char *path, err *e) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_set(e, "%s: cannot open", path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xmalloc(cap);
+    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) buf = xrealloc(buf, cap *= 2);
+    }
+    fclose(f);
+    json_t *docs;
+    if (has_suffix(path, ".json")) {
+        json_error_t je;
+        json_t *d = json_loadb(buf, n, 0, &je);
+        if (!d) {
+            err_set(e, "%s: line %d: %s", path, je.line, je.text);
+            docs = NULL;
+        } else {
+            docs = json_array();
+            json_array_append_new(docs, d);
+        }
+    } else {
+        docs = plan_yaml_load(buf, n, path, e);
+    }
+    free(buf);
+    return docs;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+bool plan_objects_load_path(plan_objects *o, const char *path, err *e) {
+    struct stat sb;
+    if (stat(path, &sb)) {
+        err_set(e, "%s: no such file or directory", path);
+        return false;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        json_t *docs = plan_file_docs(path, e);
+        if (!docs) return false;
+        plan_objects_add_doc(o, docs, path);
+        json_decref(docs);
+        return true;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        err_set(e, "%s: cannot read the directory", path);
+        return false;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!has_suffix(de->d_name, ".yaml") && !has_suffix(de->d_name, ".yml") && !has_suffix(de->d_name, ".json"))
+            continue;
+        if (n == cap) names = xrealloc(names, (cap = cap ? cap * 2 : 16) * sizeof *names);
+        size_t len = strlen(path) + strlen(de->d_name) + 2;
+        names[n] = xmalloc(len);
+        snprintf(names[n++], len, "%s/%s", path, de->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (ok) ok = plan_objects_load_path(o, names[i], e);
+        free(names[i]);
+    }
+    free(names);
+    return ok;
+}
+
+dra_store *plan_store_new(const plan_objects *o, const dra_features *f, err *e) {
+    size_t n = json_array_size(o->items);
+    dra_change *ch = xcalloc(n ? n : 1, sizeof *ch);
+    for (size_t i = 0; i < n; i++) {
+        ch[i].upsert = json_array_get(o->items, i);
+        ch[i].source = json_string_value(json_array_get(o->sources, i));
+    }
+    dra_store *st = dra_store_new(f);
+    /* an empty store still needs a first snapshot to plan against */
+    uint64_t gen = dra_store_apply(st, ch, n, e);
+    free(ch);
+    if (!gen) {
+        dra_store_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+/* ---- workloads ------------------------------------------------------------------------- */
+
+static bool parse_workload(const json_t *j, size_t i, const char *source, plan_workload *w, err *e) {
+    char path[64];
+    snprintf(path, sizeof path, "workloads[%zu]", i);
+    const char *name = json_string_value(json_object_get(j, "name"));
+    if (!json_is_object(j) || !name || !*name) return err_at(e, source, path, "a workload needs a name");
+    const json_t *r = json_object_get(j, "replicas");
+    if (r && (!json_is_integer(r) || json_integer_value(r) < 0))
+        return err_at(e, source, path, "workload %s: replicas must be an integer >= 0", name);
+    const json_t *t = json_object_get(j, "template");
+    if (!json_is_object(t) || !json_is_object(json_object_get(t, "spec")))
+        return err_at(e, source, path, "workload %s: template must be a Pod template with a spec", name);
+    const json_t *g = json_object_get(j, "gang");
+    if (g && !json_is_boolean(g)) return err_at(e, source, path, "workload %s: gang must be true or false", name);
+    w->name = xstrdup(name);
+    w->replicas = r ? (long)json_integer_value(r) : 1;
+    w->tmpl = json_incref((json_t *)t);
+    w->gang = g && json_is_true(g);
+    return true;
+}
+
+bool plan_workloads_from_docs(const json_t *docs, const char *source, plan_workloads *w, plan_objects *objects, err *e) {
+    size_t i;
+    json_t *d;
+    bool seen = false;
+    json_array_foreach(docs, i, d) {
+        const json_t *wl = json_is_object(d) ? json_object_get(d, "workloads") : NULL;
+        if (!wl) {
+            if (objects) plan_objects_add_doc(objects, d, source);
+            continue;
+        }
+        if (!json_is_array(wl)) return err_at(e, source, "workloads", "must be a list");
+        seen = true;
+        size_t k;
+        json_t *x;
+        json_array_foreach(wl, k, x) {
+            const char *nm = json_string_value(json_object_get(x, "name"));
+            for (size_t m = 0; m < w->n && nm; m++)
+                if (!strcmp(w->v[m].name, nm))
+                    return err_at(e, source, "workloads", "workload %s appears twice", w->v[m].name);
+            plan_workload pw;
+            if (!parse_workload(x, k, source, &pw, e)) return false;
+            w->v = xrealloc(w->v, (w->n + 1) * sizeof *w->v);
+            w->v[w->n++] = pw;
+        }
+        if (objects && json_object_get(d, "objects")) plan_objects_add_doc(objects, json_object_get(d, "objects"), source);
+    }
+    if (!seen) return err_at(e, source, NULL, "no \"workloads\" list in the file");
+    return true;
+}
+
+bool plan_workloads_load(const char *path, plan_workloads *w, plan_objects *objects, err *e) {
+    json_t *docs = plan_file_docs(path, e);
+    if (!docs) return false;
+    bool ok = plan_workloads_from_docs(docs, path, w, objects, e);
+    json_decref(docs);
+    return ok;
+}
+
+void plan_workloads_free(plan_workloads *w) {
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->v[i].name);
+        json_decref(w->v[i].tmpl);
+    }
+    free(w->v);
+    w->v = NULL;
+    w->n = 0;
+}

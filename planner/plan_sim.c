@@ -1,0 +1,507 @@
+/* plan_sim.c — the simulation behind `dralloc plan`: replicas placed one at a time
+ * as kube-scheduler places pods. For each replica the pod is resolved against the
+ * snapshot (templates instantiated per pod, whole-pod node checks on), every node
+ * is tried on the overlay without committing, the best score wins (binpack or
+ * spread; ties by node name, or by a seeded shuffle), and the winner is committed.
+ *
+ * Every committed placement is logged as (workload, replica, node): a gang that does
+ * not fit entirely is undone by truncating the log and replaying it on a fresh
+ * overlay (the engine has no overlay rollback; replay is exact because placement
+ * is deterministic), and the headroom search replays it onto a throwaway overlay.
+ *
+ * Identical replicas see identical state, so once a replica fits nowhere the rest
+ * of its workload cannot fit either: they are counted unplaced without trying.
+ * For the same reason, when every device is node-local (each ResourceSlice has
+ * spec.nodeName) and the pod shares no claim with other pods, a commit changes
+ * only the node it lands on: the other nodes' fit and score for the next replica
+ * are those of the previous one, so only that node is fitted again (the fit cache;
+ * O(1) fits per replica instead of one per node). */
+#include "planner/planner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct logent {
+    uint32_t w;        /* workload index */
+    uint32_t node;     /* node index */
+    long rep;          /* replica number (the pod's name suffix) */
+} logent;
+
+typedef struct sim {
+    dra_snapshot *s;
+    dra_overlay *ov;
+    dra_alloc_ctx *x;
+    const plan_opts *o;
+    const plan_workloads *wl;
+    size_t nnodes;
+    const char **nodes;      /* name order (the snapshot's) */
+    uint64_t *tie;           /* per node: smaller wins a score tie */
+    logent *log;
+    size_t nlog, caplog;
+    size_t done, total;      /* replicas decided, for progress */
+    bool cacheable;          /* every device node-local: the fit cache may be used */
+    bool cache_on;           /* ... and it is, for the current workload */
+    uint8_t *c_known, *c_ok; /* per node: cached fit of the current workload's pods */
+    int64_t *c_score;
+} sim;
+
+/* Why a replica fits nowhere: status counts over all nodes and the first reasons,
+ * nodes that were merely full (unschedulable) before those that can never fit. */
+#define WHY_KEEP 3
+typedef struct why {
+    size_t count[DRA_FIT_ERROR + 1];
+    char busy[WHY_KEEP][1100], never[WHY_KEEP][1100];
+    size_t nbusy, nnever;
+} why;
+
+static uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Keyed by the node's name, not its index, so adding nodes does not reshuffle the
+ * ties among the others. */
+static uint64_t name_key(const char *s, uint64_t seed) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return mix64(h ^ mix64(seed));
+}
+
+void plan_opts_default(plan_opts *o) {
+    memset(o, 0, sizeof *o);
+    dra_features_default(&o->features);
+    o->score = DRA_SCORE_BINPACK;
+    o->headroom_max = 1000;
+    o->stranded = true;
+}
+
+static json_t *make_pod(const plan_workload *w, long rep) {
+    json_t *pod = json_object();
+    json_object_set_new(pod, "apiVersion", json_string("v1"));
+    json_object_set_new(pod, "kind", json_string("Pod"));
+    const json_t *tm = json_object_get(w->tmpl, "metadata");
+    json_t *meta = json_is_object(tm) ? json_deep_copy(tm) : json_object();
+    char name[512];
+    snprintf(name, sizeof name, "%s-%ld", w->name, rep);
+    json_object_set_new(meta, "name", json_string(name));
+    json_object_del(meta, "generateName");
+    if (!json_string_value(json_object_get(meta, "namespace"))) json_object_set_new(meta, "namespace", json_string("default"));
+    char uid[600];
+    snprintf(uid, sizeof uid, "plan-%s-%s", json_string_value(json_object_get(meta, "namespace")), name);
+    json_object_set_new(meta, "uid", json_string(uid));
+    json_object_set_new(pod, "metadata", meta);
+    /* the spec is shared, not copied: nothing edits it */
+    json_object_set(pod, "spec", json_object_get(w->tmpl, "spec"));
+    return pod;
+}
+
+/* A replica's pod request with whole-pod checks on; NULL with the reason in buf
+ * when the pod cannot be scheduled anywhere. *pod_out keeps the JSON alive as long
+ * as the request. */
+static dra_pod_request *replica_request(sim *m, size_t wi, long rep, json_t **pod_out, char *buf, size_t n) {
+    json_t *pod = make_pod(&m->wl->v[wi], rep);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(m->s, pod, &e);
+    if (!pr) {
+        char eb[1500];
+        snprintf(buf, n, "pod %s-%ld is invalid: %s", m->wl->v[wi].name, rep, err_format(&e, eb, sizeof eb));
+        json_decref(pod);
+        return NULL;
+    }
+    const char *fatal = dra_pod_request_error(pr);
+    if (fatal) {
+        snprintf(buf, n, "%s", fatal);
+        dra_pod_request_free(pr);
+        json_decref(pod);
+        return NULL;
+    }
+    dra_pod_request_check_node(pr, true);
+    *pod_out = pod;
+    return pr;
+}
+
+static void why_note(why *y, const char *node, const dra_fit *f) {
+    y->count[f->status <= DRA_FIT_ERROR ? f->status : DRA_FIT_ERROR]++;
+    bool busy = f->status == DRA_FIT_UNSCHEDULABLE;
+    size_t *n = busy ? &y->nbusy : &y->nnever;
+    if (*n < WHY_KEEP) snprintf((busy ? y->busy : y->never)[(*n)++], sizeof y->busy[0], "%s: %s", node, f->reason);
+}
+
+/* kube-scheduler's shape: "0/4 nodes are available: 4 unschedulable. node-0: ...; ..." */
+static void why_format(const why *y, size_t nnodes, char *buf, size_t n) {
+    size_t len = (size_t)snprintf(buf, n, "0/%zu nodes are available:", nnodes);
+    bool first = true;
+    for (int s = DRA_FIT_UNSCHEDULABLE; s <= DRA_FIT_ERROR && len < n; s++)
+        if (y->count[s]) {
+            len += (size_t)snprintf(buf + len, n - len, "%s %zu %s", first ? "" : ",", y->count[s],
+                                    dra_fit_status_name((dra_fit_status)s));
+            first = false;
+        }
+    if (!nnodes && len < n) len += (size_t)snprintf(buf + len, n - len, " no nodes");
+    size_t shown = 0;
+    for (size_t i = 0; i < y->nbusy && shown < WHY_KEEP && len < n; i++, shown++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->busy[i]);
+    for (size_t i = 0; i < y->nnever && shown < WHY_KEEP && len < n; i++, shown++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->never[i]);
+}
+
+static void log_push(sim *m, size_t wi, long rep, size_t node) {
+    if (m->nlog == m->caplog) m->log = xrealloc(m->log, (m->caplog = m->caplog ? m->caplog * 2 : 256) * sizeof *m->log);
+    m->log[m->nlog++] = (logent){.w = (uint32_t)wi, .node = (uint32_t)node, .rep = rep};
+}
+
+/* Places one replica on the best node and commits it. Returns the node index, or -1
+ * with the reason in buf (*fatal: no node can ever take this pod). */
+static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool *fatal) {
+    json_t *pod = NULL;
+    *fatal = false;
+    dra_pod_request *pr = replica_request(m, wi, rep, &pod, buf, n);
+    if (!pr) {
+        *fatal = true;
+        return -1;
+    }
+    why y;
+    memset(&y, 0, sizeof y);
+    long best = -1;
+    int64_t best_score = 0;
+    dra_fit f;
+    bool cache = m->cache_on;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        int64_t score;
+        if (cache && m->c_known[i]) {
+            if (!m->c_ok[i]) continue;
+            score = m->c_score[i];
+        } else {
+            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+            if (cache) {
+                m->c_known[i] = 1;
+                m->c_ok[i] = f.status == DRA_FIT_OK;
+                m->c_score[i] = f.score;
+            }
+            if (f.status != DRA_FIT_OK) {
+                why_note(&y, m->nodes[i], &f);
+                continue;
+            }
+            score = f.score;
+        }
+        if (best < 0 || score > best_score || (score == best_score && m->tie[i] < m->tie[best])) {
+            best = (long)i;
+            best_score = score;
+        }
+    }
+    if (best < 0 && cache) {
+        /* cached failures carry no reason: fit every node again for the explanation */
+        memset(&y, 0, sizeof y);
+        for (size_t i = 0; i < m->nnodes; i++) {
+            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+            if (f.status != DRA_FIT_OK) why_note(&y, m->nodes[i], &f);
+        }
+    }
+    if (best >= 0) {
+        dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[best], m->o->score, 0, true, &f);
+        if (cache) m->c_known[best] = 0;   /* the one node whose state changed */
+        if (f.status == DRA_FIT_OK) {
+            log_push(m, wi, rep, (size_t)best);
+        } else {   /* the engine contradicted itself; say so rather than place it */
+            snprintf(buf, n, "node %s: fit without commit, then %s on commit: %s", m->nodes[best],
+                     dra_fit_status_name(f.status), f.reason);
+            best = -1;
+        }
+    } else {
+        why_format(&y, m->nnodes, buf, n);
+        *fatal = !y.count[DRA_FIT_UNSCHEDULABLE] && !y.count[DRA_FIT_TIMEOUT];
+    }
+    dra_pod_request_free(pr);
+    json_decref(pod);
+    return best;
+}
+
+/* Commits a logged placement onto ov (replay). False when it no longer fits. */
+static bool commit_logged(sim *m, dra_overlay *ov, const logent *le) {
+    char buf[256];
+    json_t *pod = NULL;
+    dra_pod_request *pr = replica_request(m, le->w, le->rep, &pod, buf, sizeof buf);
+    if (!pr) return false;
+    dra_fit f;
+    dra_pod_fit_overlay(pr, ov, m->x, m->nodes[le->node], m->o->score, 0, true, &f);
+    dra_pod_request_free(pr);
+    json_decref(pod);
+    return f.status == DRA_FIT_OK;
+}
+
+/* A fresh overlay holding the first `upto` logged placements. */
+static dra_overlay *replay(sim *m, size_t upto) {
+    dra_overlay *ov = dra_overlay_new(m->s);
+    for (size_t i = 0; i < upto; i++)
+        if (!commit_logged(m, ov, &m->log[i]))
+            fprintf(stderr, "dralloc plan: warning: replaying %s-%ld on %s no longer fits\n", m->wl->v[m->log[i].w].name,
+                    m->log[i].rep, m->nodes[m->log[i].node]);
+    return ov;
+}
+
+static void progress(sim *m, size_t k) {
+    m->done += k;
+    if (m->o->progress) m->o->progress(m->o->progress_arg, m->done, m->total);
+}
+
+/* A reason as a JSON string. snprintf may have cut a multi-byte character in half
+ * and jansson refuses invalid UTF-8: then the non-ASCII bytes become '?'. */
+static json_t *text_json(char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p >= 0x80) *p = '?';
+    return json_string(s);
+}
+
+/* True when the pod template names an existing claim (shared with other pods: its
+ * allocation pins every user, so one commit changes what fits on other nodes) or
+ * belongs to a PodGroup (claims shared through the group). */
+static bool shares_claims(const plan_workload *w) {
+    const json_t *spec = json_object_get(w->tmpl, "spec");
+    if (json_object_get(spec, "workloadRef")) return true;
+    size_t i;
+    json_t *rc;
+    json_array_foreach(json_object_get(spec, "resourceClaims"), i, rc) if (json_object_get(rc, "resourceClaimName")) return true;
+    return false;
+}
+
+/* One workload: its replicas in order. Returns its result object (headroom later). */
+static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
+    const plan_workload *w = &m->wl->v[wi];
+    size_t start = m->nlog;
+    m->cache_on = m->cacheable && !shares_claims(w);
+    if (m->nnodes) memset(m->c_known, 0, m->nnodes);
+    long placed = 0;
+    char reason[4096];
+    reason[0] = '\0';
+    bool fatal = false, failed = false;
+    for (long r = 0; r < w->replicas; r++) {
+        if (place_replica(m, wi, r, reason, sizeof reason, &fatal) < 0) {
+            failed = true;
+            progress(m, (size_t)(w->replicas - r));
+            break;
+        }
+        placed++;
+        progress(m, 1);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(w->name));
+    json_object_set_new(o, "replicas", json_integer(w->replicas));
+    if (w->gang) json_object_set_new(o, "gang", json_true());
+    char msg[sizeof reason + 512];
+    msg[0] = '\0';
+    if (failed && w->gang) {
+        /* all or nothing: forget this workload's placements */
+        snprintf(msg, sizeof msg, "gang: replica %s-%ld does not fit (%ld of %ld fitted, none placed): %s", w->name,
+                 placed, placed, w->replicas, reason);
+        if (placed) {
+            m->nlog = start;
+            dra_overlay_free(m->ov);
+            m->ov = replay(m, start);
+            placed = 0;
+        }
+    } else if (failed) {
+        snprintf(msg, sizeof msg, "replica %s-%ld: %s", w->name, placed, reason);
+    }
+    json_object_set_new(o, "placed", json_integer(placed));
+    json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
+    if (failed) json_object_set_new(o, "reason", text_json(msg));
+    if (fatal) json_object_set_new(o, "fatal", json_true());
+    /* placements per node, nodes in the order they were first used */
+    json_t *pl = json_array();
+    for (size_t i = start; i < m->nlog; i++) counts[m->log[i].node]++;
+    for (size_t i = start; i < m->nlog; i++) {
+        size_t nd = m->log[i].node;
+        if (!counts[nd]) continue;
+        json_t *p = json_object();
+        json_object_set_new(p, "node", json_string(m->nodes[nd]));
+        json_object_set_new(p, "replicas", json_integer((json_int_t)counts[nd]));
+        json_array_append_new(pl, p);
+        counts[nd] = 0;
+    }
+    json_object_set_new(o, "placements", pl);
+    return o;
+}
+
+/* How many more replicas of workload wi fit after everything was placed: a
+ * throwaway overlay with the plan replayed, then node by node (name order) as many
+ * as each takes, at most o->headroom_max. First-fit rather than scored: the count is
+ * what matters, and it costs one failed fit per node instead of one per node per
+ * replica. */
+static void headroom(sim *m, size_t wi, json_t *res, bool last) {
+    const plan_workload *w = &m->wl->v[wi];
+    if (json_is_true(json_object_get(res, "fatal"))) {
+        json_object_set_new(res, "headroom", json_integer(0));
+        return;
+    }
+    /* the last search may use up the plan's own overlay: nothing reads it after */
+    dra_overlay *ov = last ? m->ov : replay(m, m->nlog);
+    long more = 0, rep = w->replicas;
+    char buf[512];
+    for (size_t i = 0; i < m->nnodes && more < m->o->headroom_max; i++) {
+        while (more < m->o->headroom_max) {
+            json_t *pod = NULL;
+            dra_pod_request *pr = replica_request(m, wi, rep, &pod, buf, sizeof buf);
+            if (!pr) break;
+            dra_fit f;
+            dra_pod_fit_overlay(pr, ov, m->x, m->nodes[i], m->o->score, 0, true, &f);
+            dra_pod_request_free(pr);
+            json_decref(pod);
+            if (f.status != DRA_FIT_OK) break;
+            more++, rep++;
+        }
+    }
+    if (!last) dra_overlay_free(ov);
+    json_object_set_new(res, "headroom", json_integer(more));
+    if (more >= m->o->headroom_max) json_object_set_new(res, "headroomCapped", json_true());
+}
+
+static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+
+/* Stranded devices: the free devices of nodes where not one more replica of any
+ * workload fits (per device would need a claim per device; per node is the
+ * approximation the plan reports). */
+static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
+    size_t nw = m->wl->n;
+    dra_pod_request **prs = xcalloc(nw ? nw : 1, sizeof *prs);
+    json_t **pods = xcalloc(nw ? nw : 1, sizeof *pods);
+    char buf[512];
+    for (size_t wi = 0; wi < nw; wi++) prs[wi] = replica_request(m, wi, m->wl->v[wi].replicas, &pods[wi], buf, sizeof buf);
+    size_t i;
+    json_t *nj;
+    *total = 0;
+    json_array_foreach(nodes_json, i, nj) {
+        const char *name = json_string_value(json_object_get(nj, "name"));
+        json_int_t free_devs = jint(nj, "free");
+        bool usable = false;
+        for (size_t wi = 0; wi < nw && !usable && name && free_devs > 0; wi++) {
+            if (!prs[wi]) continue;
+            dra_fit f;
+            dra_pod_fit_overlay(prs[wi], m->ov, m->x, name, m->o->score, 0, false, &f);
+            usable = f.status == DRA_FIT_OK;
+        }
+        json_int_t st = usable ? 0 : free_devs;
+        json_object_set_new(nj, "stranded", json_integer(st));
+        *total += st;
+    }
+    for (size_t wi = 0; wi < nw; wi++) {
+        if (prs[wi]) dra_pod_request_free(prs[wi]);
+        json_decref(pods[wi]);
+    }
+    free(prs);
+    free(pods);
+}
+
+static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
+    sim m = {.o = o, .wl = w, .cacheable = node_local};
+    m.s = dra_store_acquire(st);
+    if (!m.s) {
+        err_set(e, "the store has no snapshot");
+        return NULL;
+    }
+    m.ov = dra_overlay_new(m.s);
+    m.x = dra_alloc_ctx_new();
+    m.nnodes = dra_snapshot_nnodes(m.s);
+    m.nodes = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.nodes);
+    m.tie = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.tie);
+    m.c_known = xcalloc(m.nnodes ? m.nnodes : 1, 1);
+    m.c_ok = xcalloc(m.nnodes ? m.nnodes : 1, 1);
+    m.c_score = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.c_score);
+    for (size_t i = 0; i < m.nnodes; i++) {
+        m.nodes[i] = dra_snapshot_node_name(m.s, i);
+        m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
+    }
+    for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
+    size_t *counts = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *counts);
+
+    json_t *results = json_array();
+    json_int_t placed = 0, unplaced = 0, replicas = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        json_t *r = run_workload(&m, i, counts);
+        placed += jint(r, "placed");
+        unplaced += jint(r, "unplaced");
+        replicas += jint(r, "replicas");
+        json_array_append_new(results, r);
+    }
+    size_t i;
+    json_t *r;
+    json_t *cap = dra_capacity_json(m.s, m.ov);
+    json_t *out = json_object();
+    json_object_set_new(out, "workloads", results);
+    static const char *const parts[] = {"nodes", "pools", "classes", "counters"};
+    for (size_t k = 0; k < ARRAY_SIZE(parts); k++) {
+        json_t *v = json_object_get(cap, parts[k]);
+        json_object_set(out, parts[k], v ? v : json_array());
+        if (!v) json_decref(json_object_get(out, parts[k]));
+    }
+    json_int_t strand = 0;
+    /* with no workload there is nothing to strand devices against */
+    if (o->stranded && w->n) stranded(&m, json_object_get(out, "nodes"), &strand);
+    json_t *sum = json_object();
+    json_int_t devs = 0, alloc = 0, fr = 0;
+    json_t *nj;
+    json_array_foreach(json_object_get(out, "nodes"), i, nj) {
+        devs += jint(nj, "devices");
+        alloc += jint(nj, "allocated");
+        fr += jint(nj, "free");
+    }
+    json_object_set_new(sum, "nodes", json_integer((json_int_t)m.nnodes));
+    json_object_set_new(sum, "score", json_string(o->score == DRA_SCORE_SPREAD ? "spread" : "binpack"));
+    json_object_set_new(sum, "replicas", json_integer(replicas));
+    json_object_set_new(sum, "placed", json_integer(placed));
+    json_object_set_new(sum, "unplaced", json_integer(unplaced));
+    json_object_set_new(sum, "devices", json_integer(devs));
+    json_object_set_new(sum, "allocated", json_integer(alloc));
+    json_object_set_new(sum, "free", json_integer(fr));
+    if (o->stranded && w->n) json_object_set_new(sum, "stranded", json_integer(strand));
+    json_object_set_new(out, "summary", sum);
+    json_decref(cap);
+    /* after the capacity view and stranded devices, which read the plan's overlay */
+    if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r, i + 1 == w->n);
+    json_array_foreach(results, i, r) json_object_del(r, "fatal");
+
+    free(counts);
+    free(m.log);
+    free(m.tie);
+    free(m.c_known);
+    free(m.c_ok);
+    free(m.c_score);
+    free(m.nodes);
+    dra_alloc_ctx_free(m.x);
+    dra_overlay_free(m.ov);
+    dra_snapshot_release(m.s);
+    return out;
+}
+
+/* The store alone does not say where devices live; without that the fit cache
+ * stays off. */
+json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e) {
+    return run_store(st, w, o, false, e);
+}
+
+/* Every ResourceSlice bound to one node (spec.nodeName): no device is visible from
+ * two nodes, so a commit cannot change what fits elsewhere. */
+static bool all_node_local(const plan_objects *objects) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(objects->items, i, x) {
+        const char *k = json_string_value(json_object_get(x, "kind"));
+        if (!k || strcmp(k, "ResourceSlice")) continue;
+        const char *nn = json_string_value(json_object_get(json_object_get(x, "spec"), "nodeName"));
+        if (!nn || !*nn) return false;
+    }
+    return true;
+}
+
+json_t *plan_run(const plan_objects *objects, const plan_workloads *w, const plan_opts *o, err *e) {
+    dra_store *st = plan_store_new(objects, &o->features, e);
+    if (!st) return NULL;
+    json_t *out = run_store(st, w, o, all_node_local(objects) && !o->no_fit_cache, e);
+    dra_store_free(st);
+    return out;
+}

@@ -1,0 +1,18 @@
+/* plan_yaml.h — private to planner/: YAML text to jansson values for the planner's
+ * own inputs (workload files, node shapes, snapshots it must filter before they
+ * reach the store). The engine's YAML reader is private to engine/ and engine.h
+ * has no public loader, so this is a small second reader over libyaml with the same
+ * scalar rules (go-yaml v2's: quoted scalars are strings; plain ones null, bool,
+ * integer, float or string). Depth and alias expansion are bounded. */
+#ifndef DRA_PLANNER_PLAN_YAML_H
+#define DRA_PLANNER_PLAN_YAML_H
+
+#include <jansson.h>
+
+#include "base/error.h"
+
+/* Every document of the text, in order, as a JSON array (NULL with e set on a
+ * syntax error, naming source and line). Empty documents are left out. */
+json_t *plan_yaml_load(const char *text, size_t len, const char *source, err *e);
+
+#endif

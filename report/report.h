@@ -1,0 +1,35 @@
+/* report.h — rendering planning and capacity results for people and programs: the
+ * result JSON of planner/ (`dralloc plan`) and of dra_capacity_json (`dralloc
+ * capacity`) as aligned text tables, CSV, JSON, or one self-contained HTML page with
+ * inline SVG charts. Renderers only read the JSON, so `dralloc serve` can reuse them
+ * on results it computes or receives. */
+#ifndef DRA_REPORT_H
+#define DRA_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef enum report_format { REPORT_TABLE = 0, REPORT_JSON, REPORT_CSV } report_format;
+typedef enum report_by { REPORT_BY_NODE = 0, REPORT_BY_POOL, REPORT_BY_CLASS, REPORT_BY_COUNTER } report_by;
+
+bool report_format_parse(const char *s, report_format *out);   /* table|json|csv */
+bool report_by_parse(const char *s, report_by *out);           /* node|pool|class|counter */
+
+/* A plan result ({"workloads", "nodes", "classes", ...}) or a scenario set
+ * ({"scenarios": [{"index", "file", ...plan}]}). Table: workloads (placed, unplaced,
+ * headroom, where), nodes and DeviceClasses (utilisation, stranded), the reasons
+ * for unplaced replicas. CSV: one table after another, separated by a blank line,
+ * each with its header row (a leading "scenario" column for scenario sets). */
+void report_plan(FILE *f, const json_t *plan, report_format fmt);
+
+/* dra_capacity_json's object, one row per node, pool, DeviceClass or counter. JSON
+ * prints the whole object. */
+void report_capacity(FILE *f, const json_t *cap, report_by by, report_format fmt);
+
+/* One HTML page, nothing loaded from elsewhere and no script: the summary, bar
+ * charts of utilisation per node and per DeviceClass (inline SVG), the placements
+ * and the reasons for unplaced replicas. Scenario sets get one section each. */
+void report_plan_html(FILE *f, const json_t *plan, const char *title);
+
+#endif

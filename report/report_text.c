@@ -1,0 +1,272 @@
+/* report_text.c — plan and capacity results as aligned tables, CSV or JSON
+ * (report.h). The same row builders feed the table and the CSV, so both always
+ * carry the same columns. */
+#include "report/report.h"
+#include "report/report_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+
+bool report_format_parse(const char *s, report_format *out) {
+    static const char *const names[] = {"table", "json", "csv"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (!strcmp(s, names[i])) return *out = (report_format)i, true;
+    return false;
+}
+
+bool report_by_parse(const char *s, report_by *out) {
+    static const char *const names[] = {"node", "pool", "class", "counter"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (!strcmp(s, names[i])) return *out = (report_by)i, true;
+    return false;
+}
+
+static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+
+static void util_cell(report_table *t, const json_t *row) {
+    json_int_t d = jint(row, "devices"), a = jint(row, "allocated");
+    if (d > 0) report_table_cellf(t, "%.0f%%", 100.0 * (double)a / (double)d);
+    else report_table_cell(t, "-");
+}
+
+/* "node-0:4 node-1:4 +3 more" — the table stays readable; JSON has them all. */
+static void placements_cell(report_table *t, const json_t *pl) {
+    char buf[512];
+    size_t len = 0, i;
+    json_t *p;
+    buf[0] = '\0';
+    json_array_foreach(pl, i, p) {
+        if (i == 4) {
+            snprintf(buf + len, sizeof buf - len, " +%zu more", json_array_size(pl) - 4);
+            break;
+        }
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s:%lld", i ? " " : "",
+                                json_string_value(json_object_get(p, "node")), (long long)jint(p, "replicas"));
+        if (len >= sizeof buf) break;
+    }
+    report_table_cell(t, buf);
+}
+
+static report_table *workloads_table(const json_t *plan) {
+    static const char *const h[] = {"WORKLOAD", "REPLICAS", "PLACED", "UNPLACED", "HEADROOM", "PLACEMENTS"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(plan, "workloads"), i, w) {
+        const char *name = json_string_value(json_object_get(w, "name"));
+        if (json_is_true(json_object_get(w, "gang"))) report_table_cellf(t, "%s (gang)", name);
+        else report_table_cell(t, name);
+        report_table_cellj(t, json_object_get(w, "replicas"));
+        report_table_cellj(t, json_object_get(w, "placed"));
+        report_table_cellj(t, json_object_get(w, "unplaced"));
+        const json_t *hr = json_object_get(w, "headroom");
+        if (hr && json_is_true(json_object_get(w, "headroomCapped")))
+            report_table_cellf(t, "%lld+", (long long)json_integer_value(hr));
+        else report_table_cellj(t, hr);
+        placements_cell(t, json_object_get(w, "placements"));
+    }
+    return t;
+}
+
+static report_table *nodes_table(const json_t *nodes, bool stranded) {
+    static const char *const h[] = {"NODE", "DEVICES", "ALLOCATED", "FREE", "UTIL", "STRANDED"};
+    report_table *t = report_table_new(stranded ? 6 : 5, h);
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n) {
+        report_table_cellj(t, json_object_get(n, "name"));
+        report_table_cellj(t, json_object_get(n, "devices"));
+        report_table_cellj(t, json_object_get(n, "allocated"));
+        report_table_cellj(t, json_object_get(n, "free"));
+        util_cell(t, n);
+        if (stranded) report_table_cellj(t, json_object_get(n, "stranded"));
+    }
+    return t;
+}
+
+static report_table *classes_table(const json_t *classes) {
+    static const char *const h[] = {"CLASS", "DEVICES", "ALLOCATED", "FREE", "UTIL"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *c;
+    json_array_foreach(classes, i, c) {
+        report_table_cellj(t, json_object_get(c, "name"));
+        report_table_cellj(t, json_object_get(c, "devices"));
+        report_table_cellj(t, json_object_get(c, "allocated"));
+        report_table_cellj(t, json_object_get(c, "free"));
+        util_cell(t, c);
+    }
+    return t;
+}
+
+static report_table *pools_table(const json_t *pools) {
+    static const char *const h[] = {"DRIVER", "POOL", "NODE", "DEVICES", "ALLOCATED", "FREE", "UTIL"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *p;
+    json_array_foreach(pools, i, p) {
+        report_table_cellj(t, json_object_get(p, "driver"));
+        report_table_cellj(t, json_object_get(p, "pool"));
+        report_table_cellj(t, json_object_get(p, "node"));
+        report_table_cellj(t, json_object_get(p, "devices"));
+        report_table_cellj(t, json_object_get(p, "allocated"));
+        report_table_cellj(t, json_object_get(p, "free"));
+        util_cell(t, p);
+    }
+    return t;
+}
+
+static report_table *counters_table(const json_t *counters) {
+    static const char *const h[] = {"DRIVER", "POOL", "COUNTERSET", "COUNTER", "CAPACITY", "ALLOCATED", "FREE"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *c;
+    json_array_foreach(counters, i, c) {
+        static const char *const k[] = {"driver", "pool", "counterSet", "counter", "capacity", "allocated", "free"};
+        for (size_t j = 0; j < ARRAY_SIZE(k); j++) report_table_cellj(t, json_object_get(c, k[j]));
+    }
+    return t;
+}
+
+static void print_json(FILE *f, const json_t *v) {
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fprintf(f, "%s\n", s);
+    free(s);
+}
+
+static void plan_text(FILE *f, const json_t *plan) {
+    const json_t *sum = json_object_get(plan, "summary");
+    const json_t *mn = json_object_get(plan, "minNodes");
+    report_table *t = workloads_table(plan);
+    report_table_print(t, f);
+    report_table_free(t);
+    size_t i;
+    json_t *w;
+    bool any = false;
+    json_array_foreach(json_object_get(plan, "workloads"), i, w) {
+        const char *r = json_string_value(json_object_get(w, "reason"));
+        if (!r) continue;
+        if (!any) fputs("\nunplaced:\n", f);
+        any = true;
+        fprintf(f, "  %s: %s\n", json_string_value(json_object_get(w, "name")), r);
+    }
+    bool stranded = json_object_get(sum, "stranded") != NULL;
+    fputc('\n', f);
+    t = nodes_table(json_object_get(plan, "nodes"), stranded);
+    report_table_print(t, f);
+    report_table_free(t);
+    if (json_array_size(json_object_get(plan, "classes"))) {
+        fputc('\n', f);
+        t = classes_table(json_object_get(plan, "classes"));
+        report_table_print(t, f);
+        report_table_free(t);
+    }
+    json_int_t d = jint(sum, "devices"), a = jint(sum, "allocated");
+    fprintf(f, "\n%lld replicas: %lld placed, %lld unplaced on %lld nodes (%s); devices %lld/%lld allocated (%.0f%%)",
+            (long long)jint(sum, "replicas"), (long long)jint(sum, "placed"), (long long)jint(sum, "unplaced"),
+            (long long)jint(sum, "nodes"), json_string_value(json_object_get(sum, "score")), (long long)a, (long long)d,
+            d ? 100.0 * (double)a / (double)d : 0.0);
+    if (stranded) fprintf(f, ", %lld stranded", (long long)jint(sum, "stranded"));
+    fputc('\n', f);
+    if (mn) {
+        const json_t *c = json_object_get(mn, "count");
+        if (json_is_integer(c))
+            fprintf(f, "min nodes: %lld more of shape %s make every replica fit\n", (long long)json_integer_value(c),
+                    json_string_value(json_object_get(mn, "shape")));
+        else
+            fprintf(f, "min nodes: even %lld more of shape %s are not enough\n", (long long)jint(mn, "max"),
+                    json_string_value(json_object_get(mn, "shape")));
+    }
+}
+
+static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scenario, int part) {
+    report_table *t = NULL;
+    const char *pre_h = scenario ? "scenario" : NULL;
+    switch (part) {
+    case 0: {
+        static const char *const h[] = {"WORKLOAD", "GANG", "REPLICAS", "PLACED", "UNPLACED", "HEADROOM", "REASON"};
+        t = report_table_new(ARRAY_SIZE(h), h);
+        size_t i;
+        json_t *w;
+        json_array_foreach(json_object_get(plan, "workloads"), i, w) {
+            report_table_cellj(t, json_object_get(w, "name"));
+            report_table_cell(t, json_is_true(json_object_get(w, "gang")) ? "true" : "false");
+            report_table_cellj(t, json_object_get(w, "replicas"));
+            report_table_cellj(t, json_object_get(w, "placed"));
+            report_table_cellj(t, json_object_get(w, "unplaced"));
+            report_table_cellj(t, json_object_get(w, "headroom"));
+            report_table_cellj(t, json_object_get(w, "reason"));
+        }
+        break;
+    }
+    case 1: {
+        static const char *const h[] = {"WORKLOAD", "NODE", "REPLICAS"};
+        t = report_table_new(ARRAY_SIZE(h), h);
+        size_t i, k;
+        json_t *w, *p;
+        json_array_foreach(json_object_get(plan, "workloads"), i, w) json_array_foreach(json_object_get(w, "placements"), k, p) {
+            report_table_cellj(t, json_object_get(w, "name"));
+            report_table_cellj(t, json_object_get(p, "node"));
+            report_table_cellj(t, json_object_get(p, "replicas"));
+        }
+        break;
+    }
+    case 2: t = nodes_table(json_object_get(plan, "nodes"), true); break;
+    default: t = classes_table(json_object_get(plan, "classes")); break;
+    }
+    report_table_csv(t, f, header, pre_h, scenario);
+    report_table_free(t);
+}
+
+void report_plan(FILE *f, const json_t *plan, report_format fmt) {
+    const json_t *sc = json_object_get(plan, "scenarios");
+    if (fmt == REPORT_JSON) {
+        print_json(f, plan);
+        return;
+    }
+    if (fmt == REPORT_CSV) {
+        /* tables: workloads, placements, nodes, classes; scenarios stacked within each */
+        for (int part = 0; part < 4; part++) {
+            if (part) fputc('\n', f);
+            if (!sc) {
+                plan_csv(f, plan, true, NULL, part);
+                continue;
+            }
+            size_t i;
+            json_t *s;
+            json_array_foreach(sc, i, s) plan_csv(f, s, i == 0, json_string_value(json_object_get(s, "file")), part);
+        }
+        return;
+    }
+    if (!sc) {
+        plan_text(f, plan);
+        return;
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(sc, i, s) {
+        fprintf(f, "%s== scenario %lld: %s ==\n", i ? "\n" : "", (long long)jint(s, "index"),
+                json_string_value(json_object_get(s, "file")));
+        if (json_object_get(s, "error")) fprintf(f, "error: %s\n", json_string_value(json_object_get(s, "error")));
+        else plan_text(f, s);
+    }
+}
+
+void report_capacity(FILE *f, const json_t *cap, report_by by, report_format fmt) {
+    if (fmt == REPORT_JSON) {
+        print_json(f, cap);
+        return;
+    }
+    report_table *t;
+    switch (by) {
+    case REPORT_BY_POOL: t = pools_table(json_object_get(cap, "pools")); break;
+    case REPORT_BY_CLASS: t = classes_table(json_object_get(cap, "classes")); break;
+    case REPORT_BY_COUNTER: t = counters_table(json_object_get(cap, "counters")); break;
+    default: t = nodes_table(json_object_get(cap, "nodes"), false); break;
+    }
+    if (fmt == REPORT_CSV) report_table_csv(t, f, true, NULL, NULL);
+    else report_table_print(t, f);
+    report_table_free(t);
+}

@@ -1,0 +1,425 @@
+/* fakeapi.c — the fake kube-apiserver of fakeapi.h. */
+#include "tests/live/fakeapi.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NRES 5
+static const char *const RES[NRES] = {"deviceclasses", "resourceslices", "resourceclaims", "nodes", "devicetaintrules"};
+static const char *const KIND[NRES] = {"DeviceClass", "ResourceSlice", "ResourceClaim", "Node", "DeviceTaintRule"};
+static const char *const API[NRES] = {"resource.k8s.io/v1", "resource.k8s.io/v1", "resource.k8s.io/v1", "v1",
+                                      "resource.k8s.io/v1"};
+
+typedef struct event {
+    long rv;
+    int res;
+    const char *type;
+    json_t *obj;
+} event;
+
+struct fake_api {
+    struct MHD_Daemon *d;
+    int port;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    long rv, compacted;          /* watches from before `compacted` get 410 */
+    json_t *objs[NRES];          /* "ns/name" → object */
+    event *ev;
+    size_t nev, capev;
+    char *token;
+    int fail_n, fail_status, fail_retry;
+    int expire_n;
+    bool unserved[NRES];
+    long cut_gen, stall_gen;     /* streams opened before a bump are cut / stalled */
+    bool stopping;
+    long requests;
+    /* lists being paged: each continue token names the snapshot its first page was
+     * cut from, as etcd serves every page at the list's revision */
+    json_t *lists;               /* token id → [items...] */
+    long next_list;
+};
+
+static int res_index(const char *r) {
+    for (int i = 0; i < NRES; i++)
+        if (!strcmp(RES[i], r)) return i;
+    return -1;
+}
+
+static char *key_of(const json_t *o) {
+    const json_t *m = json_object_get(o, "metadata");
+    const char *ns = json_string_value(json_object_get(m, "namespace")), *n = json_string_value(json_object_get(m, "name"));
+    char *k = malloc(600);
+    snprintf(k, 600, "%s/%s", ns ? ns : "", n ? n : "");
+    return k;
+}
+
+static void record(fake_api *f, int res, const char *type, json_t *obj) {
+    if (f->nev == f->capev) {
+        f->capev = f->capev ? f->capev * 2 : 64;
+        f->ev = realloc(f->ev, f->capev * sizeof *f->ev);
+    }
+    f->ev[f->nev++] = (event){f->rv, res, type, json_incref(obj)};
+    pthread_cond_broadcast(&f->cv);
+}
+
+void fake_put(fake_api *f, const char *resource, json_t *obj) {
+    int r = res_index(resource);
+    pthread_mutex_lock(&f->mu);
+    char *k = key_of(obj);
+    bool exists = json_object_get(f->objs[r], k) != NULL;
+    f->rv++;
+    char rv[32];
+    snprintf(rv, sizeof rv, "%ld", f->rv);
+    json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(rv));
+    json_object_set_new(obj, "kind", json_string(KIND[r]));
+    json_object_set_new(obj, "apiVersion", json_string(API[r]));
+    json_object_set(f->objs[r], k, obj);
+    record(f, r, exists ? "MODIFIED" : "ADDED", obj);
+    json_decref(obj);
+    free(k);
+    pthread_mutex_unlock(&f->mu);
+}
+
+void fake_delete(fake_api *f, const char *resource, const char *ns, const char *name) {
+    int r = res_index(resource);
+    char k[600];
+    snprintf(k, sizeof k, "%s/%s", ns ? ns : "", name);
+    pthread_mutex_lock(&f->mu);
+    json_t *o = json_object_get(f->objs[r], k);
+    if (o) {
+        json_incref(o);
+        json_object_del(f->objs[r], k);
+        f->rv++;
+        char rv[32];
+        snprintf(rv, sizeof rv, "%ld", f->rv);
+        json_t *copy = json_deep_copy(o);
+        json_object_set_new(json_object_get(copy, "metadata"), "resourceVersion", json_string(rv));
+        record(f, r, "DELETED", copy);
+        json_decref(copy);
+        json_decref(o);
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Objects of resource r sorted by key; caller holds mu. */
+static json_t *sorted(fake_api *f, int r) {
+    size_t n = json_object_size(f->objs[r]);
+    const char **keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t i = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(f->objs[r], k, v) keys[i++] = k;
+    qsort(keys, n, sizeof *keys, cmp_cstr);
+    json_t *a = json_array();
+    for (i = 0; i < n; i++) json_array_append(a, json_object_get(f->objs[r], keys[i]));
+    free(keys);
+    return a;
+}
+
+json_t *fake_objects(fake_api *f, const char *resource) {
+    pthread_mutex_lock(&f->mu);
+    json_t *a = sorted(f, res_index(resource));
+    json_t *copy = json_deep_copy(a);
+    json_decref(a);
+    pthread_mutex_unlock(&f->mu);
+    return copy;
+}
+
+#define LOCKED(stmt)                 \
+    do {                             \
+        pthread_mutex_lock(&f->mu);  \
+        stmt;                        \
+        pthread_cond_broadcast(&f->cv); \
+        pthread_mutex_unlock(&f->mu); \
+    } while (0)
+
+void fake_set_token(fake_api *f, const char *t) { LOCKED(free(f->token); f->token = t ? strdup(t) : NULL); }
+void fake_compact(fake_api *f) { LOCKED(f->compacted = f->rv + 1); }
+void fake_cut_watches(fake_api *f) { LOCKED(f->cut_gen++); }
+void fake_stall_watches(fake_api *f) { LOCKED(f->stall_gen++); }
+void fake_fail_next(fake_api *f, int n, int status, int ra) { LOCKED(f->fail_n = n; f->fail_status = status; f->fail_retry = ra); }
+void fake_expire_next_continue(fake_api *f, int n) { LOCKED(f->expire_n = n); }
+void fake_unserve(fake_api *f, const char *resource) { LOCKED(f->unserved[res_index(resource)] = true); }
+long fake_requests(fake_api *f) {
+    pthread_mutex_lock(&f->mu);
+    long n = f->requests;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+/* ---- HTTP --------------------------------------------------------------------------------------- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, json_t *body, int retry_after) {
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    if (retry_after >= 0) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", retry_after);
+        MHD_add_response_header(r, "Retry-After", ra);
+    }
+    enum MHD_Result rc = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static json_t *status_obj(int code, const char *reason, const char *msg) {
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1", "status", "Failure",
+                     "reason", reason, "message", msg, "code", code);
+}
+
+typedef struct stream {
+    fake_api *f;
+    int res;
+    long since;                  /* events with rv > since are due */
+    time_t deadline, next_bookmark;
+    long cut_gen, stall_gen;
+    bool bookmarks, gone, ended, abort_after;
+    char *pending;               /* bytes not sent yet */
+    size_t plen, poff;
+} stream;
+
+static void set_pending(stream *s, char *text) {
+    free(s->pending);
+    s->pending = text;
+    s->plen = strlen(text);
+    s->poff = 0;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    stream *s = cls;
+    fake_api *f = s->f;
+    if (s->poff < s->plen) {
+        size_t n = s->plen - s->poff < max ? s->plen - s->poff : max;
+        memcpy(buf, s->pending + s->poff, n);
+        s->poff += n;
+        return (ssize_t)n;
+    }
+    if (s->abort_after) return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (s->ended) return MHD_CONTENT_READER_END_OF_STREAM;
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        if (f->stopping || time(NULL) >= s->deadline) {
+            pthread_mutex_unlock(&f->mu);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        if (f->cut_gen != s->cut_gen) {
+            /* half an event, then the connection drops */
+            pthread_mutex_unlock(&f->mu);
+            s->abort_after = true;
+            set_pending(s, strdup("{\"type\":\"MODIFIED\",\"object\":{\"kind\":"));
+            return 0;
+        }
+        if (f->stall_gen != s->stall_gen) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100000000;
+            if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+            pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+            continue;
+        }
+        if (s->gone || s->since < f->compacted - 1) {
+            pthread_mutex_unlock(&f->mu);
+            json_t *ev = json_pack("{s:s, s:o}", "type", "ERROR", "object",
+                                   status_obj(410, "Expired", "too old resource version"));
+            char *line = json_dumps(ev, JSON_COMPACT);
+            json_decref(ev);
+            size_t n = strlen(line);
+            char *withnl = malloc(n + 2);
+            memcpy(withnl, line, n);
+            withnl[n] = '\n';
+            withnl[n + 1] = '\0';
+            free(line);
+            set_pending(s, withnl);
+            s->ended = true;
+            return 0;
+        }
+        for (size_t i = 0; i < f->nev; i++) {
+            event *e = &f->ev[i];
+            if (e->rv <= s->since || e->res != s->res || e->rv < f->compacted) continue;
+            json_t *ev = json_pack("{s:s, s:O}", "type", e->type, "object", e->obj);
+            s->since = e->rv;
+            pthread_mutex_unlock(&f->mu);
+            char *line = json_dumps(ev, JSON_COMPACT);
+            json_decref(ev);
+            size_t n = strlen(line);
+            char *withnl = malloc(n + 2);
+            memcpy(withnl, line, n);
+            memcpy(withnl + n, "\n", 2);
+            free(line);
+            set_pending(s, withnl);
+            return 0;
+        }
+        if (s->bookmarks && time(NULL) >= s->next_bookmark) {
+            s->next_bookmark = time(NULL) + 1;
+            char line[256];
+            snprintf(line, sizeof line,
+                     "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
+                     "{\"resourceVersion\":\"%ld\"}}}\n",
+                     KIND[s->res], API[s->res], f->rv);
+            s->since = f->rv > s->since ? f->rv : s->since;
+            pthread_mutex_unlock(&f->mu);
+            set_pending(s, strdup(line));
+            return 0;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+    }
+}
+
+static void stream_free(void *cls) {
+    stream *s = cls;
+    free(s->pending);
+    free(s);
+}
+
+static const char *arg(struct MHD_Connection *c, const char *k) {
+    return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **con_cls) {
+    (void)version, (void)upload, (void)upload_size;
+    fake_api *f = cls;
+    if (!*con_cls) {   /* first call: headers only */
+        *con_cls = f;
+        return MHD_YES;
+    }
+    pthread_mutex_lock(&f->mu);
+    f->requests++;
+    if (f->fail_n > 0) {
+        f->fail_n--;
+        int st = f->fail_status, ra = f->fail_retry;
+        pthread_mutex_unlock(&f->mu);
+        return reply(c, (unsigned)st, status_obj(st, st == 429 ? "TooManyRequests" : "InternalError", "injected"), ra);
+    }
+    if (f->token) {
+        const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        char want[300];
+        snprintf(want, sizeof want, "Bearer %s", f->token);
+        if (!auth || strcmp(auth, want)) {
+            pthread_mutex_unlock(&f->mu);
+            return reply(c, 401, status_obj(401, "Unauthorized", "Unauthorized"), -1);
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    if (strcmp(method, "GET")) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
+    const char *last = strrchr(url, '/');
+    int r = last ? res_index(last + 1) : -1;
+    bool api_ok = r >= 0 && (!strncmp(url, "/apis/resource.k8s.io/v1/", 25) || !strcmp(url, "/api/v1/nodes"));
+    if (!api_ok || f->unserved[r]) return reply(c, 404, status_obj(404, "NotFound", "the server could not find the requested resource"), -1);
+    const char *watch = arg(c, "watch");
+    if (watch && (!strcmp(watch, "1") || !strcmp(watch, "true"))) {
+        stream *s = calloc(1, sizeof *s);
+        s->f = f;
+        s->res = r;
+        const char *rv = arg(c, "resourceVersion"), *to = arg(c, "timeoutSeconds"), *bm = arg(c, "allowWatchBookmarks");
+        pthread_mutex_lock(&f->mu);
+        s->since = rv && *rv ? strtol(rv, NULL, 10) : f->rv;
+        s->gone = s->since + 1 < f->compacted;
+        s->cut_gen = f->cut_gen;
+        s->stall_gen = f->stall_gen;
+        pthread_mutex_unlock(&f->mu);
+        s->deadline = time(NULL) + (to ? strtol(to, NULL, 10) : 300);
+        s->bookmarks = bm && !strcmp(bm, "true");
+        s->next_bookmark = time(NULL) + 1;
+        struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
+        MHD_add_response_header(resp, "Content-Type", "application/json");
+        enum MHD_Result rc = MHD_queue_response(c, 200, resp);
+        MHD_destroy_response(resp);
+        return rc;
+    }
+    /* list with paging: the continue token is "<list id>:<offset>:<rv>" */
+    const char *lim = arg(c, "limit"), *cont = arg(c, "continue");
+    long limit = lim ? strtol(lim, NULL, 10) : 0, off = 0, id = 0, lrv = 0;
+    pthread_mutex_lock(&f->mu);
+    if (cont && f->expire_n > 0) {
+        f->expire_n--;
+        pthread_mutex_unlock(&f->mu);
+        return reply(c, 410, status_obj(410, "Expired", "The provided continue parameter is too old"), -1);
+    }
+    json_t *all;
+    char idk[32];
+    if (cont && sscanf(cont, "%ld:%ld:%ld", &id, &off, &lrv) == 3 &&
+        (snprintf(idk, sizeof idk, "%ld", id), json_object_get(f->lists, idk))) {
+        all = json_incref(json_object_get(f->lists, idk));
+    } else {
+        all = sorted(f, r);
+        id = ++f->next_list;
+        lrv = f->rv;
+        snprintf(idk, sizeof idk, "%ld", id);
+        json_object_set(f->lists, idk, all);
+        off = 0;
+    }
+    char rv[32];
+    snprintf(rv, sizeof rv, "%ld", lrv);
+    pthread_mutex_unlock(&f->mu);
+    json_t *items = json_array();
+    size_t n = json_array_size(all);
+    size_t end = limit > 0 && (size_t)(off + limit) < n ? (size_t)(off + limit) : n;
+    for (size_t i = (size_t)off; i < end; i++) {
+        json_t *it = json_deep_copy(json_array_get(all, i));
+        json_object_del(it, "kind");   /* list items carry no kind */
+        json_object_del(it, "apiVersion");
+        json_array_append_new(items, it);
+    }
+    json_decref(all);
+    json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
+    if (end < n) {
+        char tok[64];
+        snprintf(tok, sizeof tok, "%ld:%zu:%ld", id, end, lrv);
+        json_object_set_new(meta, "continue", json_string(tok));
+    }
+    char lk[64];
+    snprintf(lk, sizeof lk, "%sList", KIND[r]);
+    return reply(c, 200, json_pack("{s:s, s:s, s:o, s:o}", "kind", lk, "apiVersion", API[r], "metadata", meta, "items", items),
+                 -1);
+}
+
+fake_api *fake_start(void) {
+    fake_api *f = calloc(1, sizeof *f);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    for (int i = 0; i < NRES; i++) f->objs[i] = json_object();
+    f->lists = json_object();
+    f->rv = 100;
+    /* loopback only, a free port */
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    f->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handle, f,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+    if (!f->d) {
+        fprintf(stderr, "fakeapi: cannot start\n");
+        exit(1);
+    }
+    f->port = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    return f;
+}
+
+int fake_port(const fake_api *f) { return f->port; }
+
+void fake_stop(fake_api *f) {
+    pthread_mutex_lock(&f->mu);
+    f->stopping = true;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    MHD_stop_daemon(f->d);
+    for (size_t i = 0; i < f->nev; i++) json_decref(f->ev[i].obj);
+    free(f->ev);
+    for (int i = 0; i < NRES; i++) json_decref(f->objs[i]);
+    json_decref(f->lists);
+    free(f->token);
+    free(f);
+}
