@@ -42,6 +42,7 @@ struct fake_api {
     /* lists being paged: each continue token names the snapshot its first page was
      * cut from, as etcd serves every page at the list's revision */
     json_t *lists;               /* token id → [items...] */
+    json_t *leases;              /* "ns/name" → Lease */
     long next_list;
 };
 
@@ -290,12 +291,37 @@ static const char *arg(struct MHD_Connection *c, const char *k) {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
 }
 
+typedef struct conn {
+    char *body;
+    size_t len;
+} conn;
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode t) {
+    (void)cls, (void)c, (void)t;
+    conn *cn = *con_cls;
+    if (cn) free(cn->body);
+    free(cn);
+    *con_cls = NULL;
+}
+
+static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                    const conn *cn);
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
-    (void)version, (void)upload, (void)upload_size;
+    (void)version;
     fake_api *f = cls;
     if (!*con_cls) {   /* first call: headers only */
-        *con_cls = f;
+        *con_cls = calloc(1, sizeof(conn));
+        return MHD_YES;
+    }
+    conn *cn = *con_cls;
+    if (*upload_size) {
+        cn->body = realloc(cn->body, cn->len + *upload_size + 1);
+        memcpy(cn->body + cn->len, upload, *upload_size);
+        cn->len += *upload_size;
+        cn->body[cn->len] = '\0';
+        *upload_size = 0;
         return MHD_YES;
     }
     pthread_mutex_lock(&f->mu);
@@ -316,6 +342,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         }
     }
     pthread_mutex_unlock(&f->mu);
+    if (!strncmp(url, "/apis/coordination.k8s.io/v1/namespaces/", 40)) return handle_lease(f, c, url, method, cn);
     if (strcmp(method, "GET")) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
     const char *last = strrchr(url, '/');
     int r = last ? res_index(last + 1) : -1;
@@ -389,17 +416,77 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                  -1);
 }
 
+/* Leases: GET, POST (create; 409 when it exists), PUT (409 unless
+ * metadata.resourceVersion is the current one). Kept beside the DRA objects. */
+static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
+                                    const conn *cn) {
+    char ns[128] = "", name[128] = "";
+    const char *rest = url + 40;
+    if (sscanf(rest, "%127[^/]/leases/%127[^/]", ns, name) < 1)
+        return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    json_t *body = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+    if (!strcmp(method, "POST")) {
+        const char *n = json_string_value(json_object_get(json_object_get(body, "metadata"), "name"));
+        snprintf(name, sizeof name, "%s", n ? n : "");
+    }
+    char key[300];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *cur = json_object_get(f->leases, key);
+    unsigned code = 200;
+    json_t *out;
+    if (!strcmp(method, "GET")) {
+        out = cur ? json_deep_copy(cur) : status_obj(404, "NotFound", "leases not found");
+        code = cur ? 200 : 404;
+    } else if (!body || !*name) {
+        out = status_obj(400, "BadRequest", "a Lease object is required");
+        code = 400;
+    } else {
+        const char *rv = json_string_value(json_object_get(json_object_get(body, "metadata"), "resourceVersion"));
+        const char *crv = cur ? json_string_value(json_object_get(json_object_get(cur, "metadata"), "resourceVersion")) : NULL;
+        if (!strcmp(method, "POST") && cur) {
+            out = status_obj(409, "AlreadyExists", "leases already exists");
+            code = 409;
+        } else if (!strcmp(method, "PUT") && (!cur || !rv || strcmp(rv, crv))) {
+            out = status_obj(cur ? 409 : 404, cur ? "Conflict" : "NotFound",
+                             "the object has been modified; please apply your changes to the latest version");
+            code = cur ? 409 : 404;
+        } else {
+            char nrv[32];
+            snprintf(nrv, sizeof nrv, "%ld", ++f->rv);
+            json_object_set_new(json_object_get(body, "metadata"), "resourceVersion", json_string(nrv));
+            json_object_set(f->leases, key, body);
+            out = json_deep_copy(body);
+            code = !strcmp(method, "POST") ? 201 : 200;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    json_decref(body);
+    return reply(c, code, out, -1);
+}
+
+json_t *fake_lease(fake_api *f, const char *ns, const char *name) {
+    char key[300];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *l = json_deep_copy(json_object_get(f->leases, key));
+    pthread_mutex_unlock(&f->mu);
+    return l;
+}
+
 fake_api *fake_start(void) {
     fake_api *f = calloc(1, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
     for (int i = 0; i < NRES; i++) f->objs[i] = json_object();
     f->lists = json_object();
+    f->leases = json_object();
     f->rv = 100;
     /* loopback only, a free port */
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     f->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handle, f,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                            NULL, MHD_OPTION_END);
     if (!f->d) {
         fprintf(stderr, "fakeapi: cannot start\n");
         exit(1);
@@ -420,6 +507,7 @@ void fake_stop(fake_api *f) {
     free(f->ev);
     for (int i = 0; i < NRES; i++) json_decref(f->objs[i]);
     json_decref(f->lists);
+    json_decref(f->leases);
     free(f->token);
     free(f);
 }

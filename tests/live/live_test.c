@@ -8,6 +8,7 @@
  * false once the server has been gone longer than the staleness limit. A plain
  * program run by CTest (under ASan/LSan in the sanitizer build). */
 #include "extender/kube.h"
+#include "extender/lease.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
 
@@ -247,6 +248,35 @@ int main(void) {
           "DeviceTaintRule should be marked not served");
     json_decref(status);
     CHECK(ext_watch_ready(w), "not ready while the server is fine");
+
+    /* leader election: two candidates, one leader; the leader dies (no release),
+     * the standby takes over within the lease duration; a clean stop releases */
+    ext_lease_opts lo = {.ns = "kube-system", .name = "dralloc", .duration_s = 1.5, .renew_deadline_s = 1.0,
+                         .retry_s = 0.2, .quiet = !getenv("LIVE_DEBUG")};
+    lo.identity = "replica-a";
+    ext_lease *a = ext_lease_start(k, &lo);
+    for (int i = 0; i < 100 && !ext_lease_is_leader(a); i++) usleep(20000);
+    lo.identity = "replica-b";
+    ext_lease *b = ext_lease_start(k, &lo);
+    usleep(600000);
+    CHECK(ext_lease_is_leader(a) && !ext_lease_is_leader(b), "a should lead, b stand by");
+    double t0 = (double)time(NULL);
+    ext_lease_stop(a, false);   /* dies: no release */
+    int waited_b = 0;
+    while (!ext_lease_is_leader(b) && waited_b++ < 200) usleep(20000);
+    CHECK(ext_lease_is_leader(b), "b did not take over within 4 s");
+    CHECK((double)time(NULL) - t0 <= 3.5, "takeover took longer than the lease duration plus a retry");
+    json_t *lease = fake_lease(f, "kube-system", "dralloc");
+    CHECK(lease && !strcmp(json_string_value(json_object_get(json_object_get(lease, "spec"), "holderIdentity")), "replica-b"),
+          "the Lease does not name replica-b");
+    CHECK(json_integer_value(json_object_get(json_object_get(lease, "spec"), "leaseTransitions")) == 1,
+          "one transition expected");
+    json_decref(lease);
+    ext_lease_stop(b, true);
+    lease = fake_lease(f, "kube-system", "dralloc");
+    CHECK(lease && !strcmp(json_string_value(json_object_get(json_object_get(lease, "spec"), "holderIdentity")), ""),
+          "a clean stop should release the Lease");
+    json_decref(lease);
 
     /* the server goes away: not ready once the staleness limit has passed */
     fake_stop(f);
