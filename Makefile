@@ -34,8 +34,16 @@ tsan: deps
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test
 
-run: release
-	@./build-release/dralloc --help
+# The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
+# quiet unless it fails, so the first two lines are the curl commands to paste.
+run: deps
+	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-release -j $(JOBS) >build-release/build.log 2>&1 || { cat build-release/build.log; exit 1; }
+	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fits.json"
+	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fails.json"
+	@echo "# ^ paste into another terminal: a pod that fits gpu-node-002, the same pod on nodes where it fits nowhere"
+	@echo "# more bodies and what they answer: testdata/demo/README.md; also /prioritize, /metrics, /debug/cache"
+	@./build-release/dralloc serve --snapshot testdata/demo/
 
 bench: release
 	@./build-release/dralloc bench

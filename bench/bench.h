@@ -46,5 +46,8 @@ int bench_snapshot_main(const bench_opts *o);
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;
  * --devices 500|5000 runs one shape. */
 int bench_plan_main(const bench_opts *o);
+/* serve — /filter load on a `dralloc serve` child process at fixed rates (serve_load.c);
+ * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
+int bench_serve_main(const bench_opts *o);
 
 #endif

@@ -21,6 +21,7 @@ static const workload workloads[] = {
     {"alloc", bench_alloc_main, "dra_allocate latency on scheduler_perf-shaped nodes (single, filter-500, backtracking, ...)"},
     {"snapshot", bench_snapshot_main, "store ingest, one slice/claim update, node-view warm-up at 500 and 5,000 nodes x 8 GPUs"},
     {"plan", bench_plan_main, "planning loop: 5000pods_500nodes pods/s (full and fit cache), 36,000 pods on 5,000 nodes"},
+    {"serve", bench_serve_main, "dralloc serve /filter load at fixed rates (5000 nodes, 500 NodeNames): p50/p90/p99, highest rate sustained"},
 };
 
 static void usage(FILE *f) {
@@ -34,6 +35,7 @@ static void usage(FILE *f) {
             "  --reps R      timed passes (cel: default %d); figures are the median, p90, p99, min over them\n"
             "  --warmup W    untimed passes first (default 1)\n"
             "  --json FILE   also write the results as JSON\n"
+            "  -o json       serve: the results as JSON on stdout instead of the table\n"
             "  --dump FILE   only write the generated input, one line per item (- for stdout)\n"
             "\nExit status 1 when a match count differs from the reference (MISMATCH).\n",
             BENCH_CEL_DEFAULT_DEVICES, BENCH_CEL_DEFAULT_REPS);
@@ -75,6 +77,13 @@ int cmd_bench(int argc, char **argv) {
             }
             o.json = v;
             i++;
+        } else if (!strcmp(a, "-o")) {
+            if (!v || (strcmp(v, "json") && strcmp(v, "text"))) {
+                fprintf(stderr, "dralloc bench: -o needs json or text\n");
+                return 2;
+            }
+            if (!strcmp(v, "json")) o.json = "-";
+            i++;
         } else if (!strcmp(a, "--dump")) {
             if (!v) {
                 fprintf(stderr, "dralloc bench: --dump needs a file name (- for stdout)\n");
@@ -95,6 +104,10 @@ int cmd_bench(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
+    }
+    if (o.json && !strcmp(o.json, "-") && (!only || only->run != bench_serve_main)) {
+        fprintf(stderr, "dralloc bench: -o json is for the serve workload; others take --json FILE\n");
+        return 2;
     }
     if (only) return only->run(&o);
     int status = 0;

@@ -10,5 +10,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_cel(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_capacity(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"cel", cmd_cel, "evaluate a CEL expression on a device (cel eval EXPR --slice FILE --device NAME)"},
     {"plan", cmd_plan, "offline capacity planning: place workload replicas on a snapshot (what-ifs, min nodes)"},
     {"capacity", cmd_capacity, "allocatable, allocated and free devices per node, pool, DeviceClass or counter"},
+    {"serve", cmd_serve, "run the kube-scheduler HTTP extender (/filter, /prioritize, /metrics, ...)"},
 };
 
 static void usage(FILE *f) {

@@ -1,6 +1,82 @@
-/* extender.h — the kube-scheduler HTTP extender (`dralloc serve`): /filter,
- * /prioritize, /bind over a list+watch cache of DRA objects, with health,
- * readiness and Prometheus metrics. Not built yet: a later issue delivers it. */
+/* extender.h — the kube-scheduler HTTP extender (`dralloc serve`), in two layers:
+ *
+ *   ext_service  every route as a plain function of (method, path, body) → reply, over a
+ *                dra_store: /filter, /prioritize, /bind, /healthz, /readyz, /metrics,
+ *                /debug/cache, POST /objects, DELETE /objects/KIND/NS/NAME. Holds the
+ *                worker pool that decides nodes and the metrics. No sockets: the fuzz
+ *                harness and unit tests call it directly.
+ *   ext_server   libmicrohttpd around a service: thread pool, keep-alive, body and
+ *                connection limits, graceful stop.
+ *
+ * Wire format and behaviour: ../shared/reference/extender.md; README "Serving". */
 #ifndef DRA_EXTENDER_H
 #define DRA_EXTENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "engine/snapshot.h"
+
+typedef struct ext_config {
+    unsigned workers;            /* threads deciding nodes (0: one per core) */
+    size_t max_body;             /* bytes; larger bodies are refused with 413 */
+    unsigned max_depth;          /* JSON nesting limit (400 beyond) */
+    size_t max_nodes;            /* nodes per request (400 beyond) */
+    uint64_t filter_budget_ns;   /* per-request deadline for deciding nodes (0: none) */
+    dra_score_mode score;        /* /prioritize */
+    bool verbose;                /* one log line per request on stderr */
+} ext_config;
+
+#define EXT_DEFAULT_MAX_BODY (16u << 20)
+#define EXT_DEFAULT_MAX_DEPTH 128
+#define EXT_DEFAULT_MAX_NODES 20000
+#define EXT_DEFAULT_FILTER_BUDGET_NS 2000000000ull
+
+void ext_config_default(ext_config *c);
+
+typedef struct ext_service ext_service;
+
+/* st is borrowed and must outlive the service. */
+ext_service *ext_service_new(dra_store *st, const ext_config *c);
+void ext_service_free(ext_service *s);
+const ext_config *ext_service_config(const ext_service *s);
+
+typedef struct ext_reply {
+    int status;
+    const char *content_type;
+    const char *allow;        /* the Allow header of a 405, else NULL */
+    char *body;               /* malloc'd */
+    size_t len;
+} ext_reply;
+
+/* Answers one request. Never fails: every problem with the input is a 4xx reply whose
+ * body is {"error": "..."}. `path` is the URL path without the query. */
+void ext_service_handle(ext_service *s, const char *method, const char *path, const char *body, size_t len,
+                        ext_reply *out);
+/* A request refused before it reached a route (the server's 413): an error reply,
+ * counted in the metrics under the path's verb. */
+void ext_service_refuse(ext_service *s, const char *path, int status, const char *msg, ext_reply *out);
+/* {"error": ...} with the status. */
+void ext_reply_error(ext_reply *r, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ext_reply_free(ext_reply *r);
+
+/* ---- HTTP server ---------------------------------------------------------------------- */
+
+typedef struct ext_server ext_server;
+
+typedef struct ext_server_opts {
+    const char *listen;          /* HOST:PORT, [V6]:PORT; port 0 picks a free one */
+    unsigned threads;            /* HTTP threads (0: one per core) */
+    unsigned conn_timeout_s;     /* idle connection timeout */
+    unsigned conn_limit;         /* simultaneous connections */
+} ext_server_opts;
+
+/* Binds and starts serving; *bound receives "HOST:PORT" as actually bound. NULL with
+ * e set when the address cannot be used. */
+ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *bound, size_t nbound, err *e);
+/* Stops accepting connections, lets requests in flight finish (up to grace_ms), closes
+ * the rest and frees the server. */
+void ext_server_stop(ext_server *srv, unsigned grace_ms);
+
 #endif

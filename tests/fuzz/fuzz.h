@@ -14,6 +14,7 @@ int fuzz_cel_one(const uint8_t *data, size_t size);
 int fuzz_decode_json_one(const uint8_t *data, size_t size);
 int fuzz_decode_yaml_one(const uint8_t *data, size_t size);
 int fuzz_fixture_one(const uint8_t *data, size_t size);
+int fuzz_extender_one(const uint8_t *data, size_t size);
 
 /* libFuzzer's entry, one per harness binary. */
 #ifdef DRALLOC_LIBFUZZER

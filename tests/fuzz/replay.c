@@ -22,6 +22,7 @@ static const struct {
     {"decode_json", fuzz_decode_json_one},
     {"decode_yaml", fuzz_decode_yaml_one},
     {"fixture", fuzz_fixture_one},
+    {"extender", fuzz_extender_one},
 };
 
 static int run_file(fuzz_fn fn, const char *path) {
@@ -81,7 +82,7 @@ static int run_path(fuzz_fn fn, const char *path, int *count) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: fuzz-replay <cel|decode_json|decode_yaml|fixture> <file-or-dir>...\n");
+        fprintf(stderr, "usage: fuzz-replay <cel|decode_json|decode_yaml|fixture|extender> <file-or-dir>...\n");
         return 2;
     }
     fuzz_fn fn = NULL;

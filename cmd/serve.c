@@ -1,0 +1,208 @@
+/* serve.c — `dralloc serve`: the kube-scheduler HTTP extender (extender/extender.h).
+ *
+ *   dralloc serve [--snapshot PATH...] [--listen HOST:PORT] [--threads N] [options]
+ *
+ * Loads the objects under the --snapshot paths (files or directories, YAML or JSON,
+ * as `dralloc allocate -f` reads them) into a store, serves /filter, /prioritize,
+ * /bind, health, metrics and the static-mode /objects API, and on SIGTERM or SIGINT
+ * stops accepting connections, lets requests in flight finish and exits 0. The log
+ * (stderr) says "listening on HOST:PORT" once the port is open. Exit 2 on a usage or
+ * input error, 1 when the server cannot start. */
+#include "cmd/commands.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "extender/extender.h"
+#include "extender/wire.h"
+
+static int usage(FILE *f) {
+    fprintf(f,
+            "usage: dralloc serve [--snapshot PATH...] [--listen HOST:PORT] [--threads N] [options]\n\n"
+            "  --snapshot PATH...     files or directories of objects (YAML/JSON, Lists), as allocate -f;\n"
+            "                         without it the server starts empty (not ready) until POST /objects\n"
+            "  --listen HOST:PORT     address to serve on (default 127.0.0.1:8888; port 0: any free port)\n"
+            "  --threads N            HTTP threads and node-deciding workers (default: one per core)\n"
+            "  --workers N            node-deciding workers only (default: --threads)\n"
+            "  --filter-budget DUR    time to decide the nodes of one request, Go duration (default 2s);\n"
+            "                         nodes not decided by then fail with \"timed out trying to allocate devices\"\n"
+            "  --score MODE           /prioritize scores: binpack (default), spread or none\n"
+            "  --feature-gates SPEC   DRAPrioritizedList=true,... (Kubernetes 1.37 defaults)\n"
+            "  --max-body SIZE        largest request body, bytes or with Ki/Mi suffix (default 16Mi; 413 beyond)\n"
+            "  --max-depth N          JSON nesting limit (default %d; 400 beyond)\n"
+            "  --max-nodes N          nodes per request (default %d; 400 beyond)\n"
+            "  --conn-timeout DUR     close idle connections after this long (default 10s)\n"
+            "  --max-connections N    simultaneous connections (default 1000)\n"
+            "  -v, --verbose          log one line per filter/prioritize request\n\n"
+            "Routes: POST /filter /prioritize /bind (kube-scheduler extender verbs; any URL prefix),\n"
+            "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
+            EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
+    return f == stdout ? 0 : 2;
+}
+
+static bool parse_uint(const char *opt, const char *s, unsigned long long min, unsigned long long max,
+                       unsigned long long *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    if (!s || !*s || s[0] == '-' || errno || v < min || v > max) goto bad;
+    if (*end) {
+        /* sizes: Ki, Mi, Gi (and k, M, G as powers of ten) */
+        static const struct {
+            const char *suffix;
+            unsigned long long mult;
+        } sfx[] = {{"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30}, {"k", 1000}, {"M", 1000000},
+                   {"G", 1000000000}};
+        size_t i = 0;
+        while (i < sizeof sfx / sizeof sfx[0] && strcmp(end, sfx[i].suffix)) i++;
+        if (i == sizeof sfx / sizeof sfx[0] || !strcmp(opt, "--threads") || v > max / sfx[i].mult) goto bad;
+        v *= sfx[i].mult;
+        if (v > max) goto bad;
+    }
+    *out = v;
+    return true;
+bad:
+    fprintf(stderr, "dralloc serve: %s needs an integer between %llu and %llu\n", opt, min, max);
+    return false;
+}
+
+int cmd_serve(int argc, char **argv) {
+    ext_config cfg;
+    ext_config_default(&cfg);
+    ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = 10, .conn_limit = 1000};
+    dra_features feat;
+    dra_features_default(&feat);
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    size_t npaths = 0;
+    unsigned long long v;
+    bool workers_set = false;
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            free(paths);
+            return usage(stdout);
+        } else if (!strcmp(a, "--snapshot") || !strcmp(a, "-f")) {
+            if (!val || val[0] == '-') {
+                fprintf(stderr, "dralloc serve: %s needs a path\n", a);
+                goto out;
+            }
+            /* PATH... : every following argument up to the next option */
+            while (i + 1 < argc && argv[i + 1][0] != '-') paths[npaths++] = argv[++i];
+        } else if (!strcmp(a, "--listen")) {
+            if (!val) {
+                fprintf(stderr, "dralloc serve: --listen needs HOST:PORT\n");
+                goto out;
+            }
+            so.listen = val, i++;
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_uint(a, val, 1, 1024, &v)) goto out;
+            so.threads = (unsigned)v, i++;
+            if (!workers_set) cfg.workers = (unsigned)v;
+        } else if (!strcmp(a, "--workers")) {
+            if (!parse_uint(a, val, 1, 1024, &v)) goto out;
+            cfg.workers = (unsigned)v, workers_set = true, i++;
+        } else if (!strcmp(a, "--max-body")) {
+            if (!parse_uint(a, val, 1, 1ull << 32, &v)) goto out;
+            cfg.max_body = (size_t)v, i++;
+        } else if (!strcmp(a, "--max-depth")) {
+            if (!parse_uint(a, val, 2, 2000, &v)) goto out;
+            cfg.max_depth = (unsigned)v, i++;
+        } else if (!strcmp(a, "--max-nodes")) {
+            if (!parse_uint(a, val, 1, 10000000, &v)) goto out;
+            cfg.max_nodes = (size_t)v, i++;
+        } else if (!strcmp(a, "--max-connections")) {
+            if (!parse_uint(a, val, 1, 100000, &v)) goto out;
+            so.conn_limit = (unsigned)v, i++;
+        } else if (!strcmp(a, "--filter-budget") || !strcmp(a, "--conn-timeout")) {
+            uint64_t ns;
+            if (!val || !ext_duration_parse(val, &ns)) {
+                fprintf(stderr, "dralloc serve: %s needs a Go duration (2s, 500ms, 1m)\n", a);
+                goto out;
+            }
+            if (!strcmp(a, "--filter-budget")) cfg.filter_budget_ns = ns;
+            else so.conn_timeout_s = (unsigned)((ns + 999999999) / 1000000000);
+            i++;
+        } else if (!strcmp(a, "--score")) {
+            if (!val || !dra_score_mode_parse(val, &cfg.score)) {
+                fprintf(stderr, "dralloc serve: --score needs binpack, spread or none\n");
+                goto out;
+            }
+            i++;
+        } else if (!strcmp(a, "--feature-gates")) {
+            err e;
+            err_clear(&e);
+            if (!val || !dra_features_parse(&feat, val, &e)) {
+                char buf[1200];
+                fprintf(stderr, "dralloc serve: --feature-gates: %s\n", val ? err_format(&e, buf, sizeof buf) : "needs A=true,B=false");
+                goto out;
+            }
+            i++;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            cfg.verbose = true;
+        } else {
+            fprintf(stderr, "dralloc serve: unexpected argument '%s'\n\n", a);
+            usage(stderr);
+            goto out;
+        }
+    }
+
+    /* the signals go to this thread only: every thread started below inherits the mask */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    dra_store *st = dra_store_new(&feat);
+    if (npaths) {
+        err e;
+        err_clear(&e);
+        uint64_t t0 = dra_monotonic_ns();
+        uint64_t gen = dra_store_load_paths(st, paths, npaths, &e);
+        if (!gen) {
+            char buf[2048];
+            fprintf(stderr, "dralloc serve: %s\n", err_format(&e, buf, sizeof buf));
+            dra_store_free(st);
+            goto out;
+        }
+        fprintf(stderr, "dralloc serve: snapshot generation %llu loaded in %.1f ms\n", (unsigned long long)gen,
+                (double)(dra_monotonic_ns() - t0) / 1e6);
+    } else {
+        fprintf(stderr, "dralloc serve: no --snapshot: not ready until POST /objects\n");
+    }
+    ext_service *svc = ext_service_new(st, &cfg);
+    char bound[300];
+    err e;
+    err_clear(&e);
+    ext_server *srv = ext_server_start(svc, &so, bound, sizeof bound, &e);
+    if (!srv) {
+        char buf[2048];
+        fprintf(stderr, "dralloc serve: %s\n", err_format(&e, buf, sizeof buf));
+        ext_service_free(svc);
+        dra_store_free(st);
+        rc = 1;
+        goto out;
+    }
+    fprintf(stderr, "dralloc serve: listening on %s\n", bound);
+    fflush(stderr);
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0) {
+    }
+    fprintf(stderr, "dralloc serve: %s: finishing requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    ext_server_stop(srv, 10000);
+    ext_service_free(svc);
+    dra_store_free(st);
+    fprintf(stderr, "dralloc serve: stopped\n");
+    rc = 0;
+out:
+    free(paths);
+    return rc;
+}

@@ -1,0 +1,371 @@
+/* service.c — the extender's routes as plain functions of (method, path, body) over a
+ * dra_store (extender.h). A filter or prioritize request pins one snapshot for its
+ * whole life, so its answer is always that snapshot's answer even while POST /objects
+ * swaps in the next one; all memory a request takes is released before it returns. */
+#include "extender/extender.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "extender/metrics.h"
+#include "extender/pool.h"
+#include "extender/wire.h"
+
+struct ext_service {
+    dra_store *store;
+    ext_config cfg;
+    ext_pool *pool;
+    ext_metrics *metrics;
+};
+
+static const char mime_json[] = "application/json";
+
+void ext_config_default(ext_config *c) {
+    *c = (ext_config){
+        .workers = 0,
+        .max_body = EXT_DEFAULT_MAX_BODY,
+        .max_depth = EXT_DEFAULT_MAX_DEPTH,
+        .max_nodes = EXT_DEFAULT_MAX_NODES,
+        .filter_budget_ns = EXT_DEFAULT_FILTER_BUDGET_NS,
+        .score = DRA_SCORE_BINPACK,
+    };
+}
+
+ext_service *ext_service_new(dra_store *st, const ext_config *c) {
+    ext_service *s = xcalloc(1, sizeof *s);
+    s->store = st;
+    s->cfg = *c;
+    if (!s->cfg.workers) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        s->cfg.workers = n > 0 ? (unsigned)n : 1;
+    }
+    s->pool = ext_pool_new(s->cfg.workers);
+    s->metrics = ext_metrics_new();
+    return s;
+}
+
+void ext_service_free(ext_service *s) {
+    if (!s) return;
+    ext_pool_free(s->pool);
+    ext_metrics_free(s->metrics);
+    free(s);
+}
+
+const ext_config *ext_service_config(const ext_service *s) { return &s->cfg; }
+
+/* ---- replies ---------------------------------------------------------------------- */
+
+static void reply(ext_reply *r, int status, const char *type, char *body) {
+    r->status = status;
+    r->content_type = type;
+    r->allow = NULL;
+    r->body = body;
+    r->len = strlen(body);
+}
+
+void ext_reply_error(ext_reply *r, int status, const char *fmt, ...) {
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    reply(r, status, mime_json, ext_error_body(msg));
+}
+
+static void reply_err(ext_reply *r, int status, const char *prefix, const err *e) {
+    char buf[2048];
+    err_format(e, buf, sizeof buf);
+    ext_reply_error(r, status, "%s%s", prefix, buf);
+}
+
+void ext_reply_free(ext_reply *r) {
+    free(r->body);
+    r->body = NULL;
+}
+
+/* ---- filter and prioritize ------------------------------------------------------- */
+
+static void log_pod(const ext_args *a, char *buf, size_t n) {
+    json_t *meta = ext_member(a->pod, "metadata", NULL);
+    json_t *ns = meta ? ext_member(meta, "namespace", NULL) : NULL, *name = meta ? ext_member(meta, "name", NULL) : NULL;
+    snprintf(buf, n, "%s/%s", json_is_string(ns) ? json_string_value(ns) : "",
+             json_is_string(name) ? json_string_value(name) : "?");
+}
+
+/* Decides the nodes of a (needs_dra, no pod error) request; fits has a->n entries. */
+static void evaluate(ext_service *s, const dra_pod_request *pr, const ext_args *a, dra_score_mode mode,
+                     dra_fit *fits) {
+    uint64_t deadline = s->cfg.filter_budget_ns ? dra_monotonic_ns() + s->cfg.filter_budget_ns : 0;
+    ext_batch_spec b = {.pr = pr,
+                        .names = a->names,
+                        .nodes = a->node_list ? a->nodes : NULL,
+                        .n = a->n,
+                        .mode = mode,
+                        .deadline_ns = deadline,
+                        .out = fits};
+    ext_pool_run(s->pool, &b);
+    uint64_t per[5] = {0}, steps = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if ((unsigned)fits[i].status < 5) per[fits[i].status]++;
+        steps += fits[i].steps;
+    }
+    ext_metrics_fits(s->metrics, per, a->n, steps);
+}
+
+static void verb(ext_service *s, bool prioritize, const char *body, size_t len, ext_reply *r) {
+    err e;
+    err_clear(&e);
+    uint64_t t0 = dra_monotonic_ns();
+    json_t *doc = ext_json_parse(body, len, s->cfg.max_depth, &e);
+    ext_args a;
+    if (!doc || !ext_args_decode(doc, s->cfg.max_nodes, &a, &e)) {
+        reply_err(r, 400, "ExtenderArgs: ", &e);
+        return;
+    }
+    dra_snapshot *snap = dra_store_acquire(s->store);
+    if (!snap) {
+        ext_args_free(&a);
+        ext_reply_error(r, 503, "no snapshot loaded yet");
+        return;
+    }
+    dra_pod_request *pr = dra_pod_request_new(snap, a.pod, &e);
+    if (!pr) {
+        dra_snapshot_release(snap);
+        ext_args_free(&a);
+        reply_err(r, 400, "Pod: ", &e);
+        return;
+    }
+    bool needs = dra_pod_request_needs_dra(pr);
+    const char *pod_err = needs ? dra_pod_request_error(pr) : NULL;
+    ext_metrics_pod(s->metrics, needs, pod_err != NULL);
+    dra_fit *fits = NULL;
+    dra_score_mode mode = prioritize ? s->cfg.score : DRA_SCORE_NONE;
+    /* a pod without claims passes everywhere, scores nothing, costs nothing */
+    if (needs && !pod_err && !(prioritize && mode == DRA_SCORE_NONE)) {
+        fits = xcalloc(a.n + 1, sizeof *fits);
+        evaluate(s, pr, &a, mode, fits);
+    }
+    char *out;
+    const char *fatal = pod_err;
+    size_t nfit = fits ? 0 : a.n;
+    if (prioritize) {
+        int64_t *score = xcalloc(a.n + 1, sizeof *score);
+        for (size_t i = 0; fits && i < a.n; i++)
+            if (fits[i].status == DRA_FIT_OK) {
+                nfit++;
+                /* kube-scheduler does not clamp; MaxExtenderPriority is 10 */
+                score[i] = fits[i].score < 0 ? 0 : fits[i].score > 10 ? 10 : fits[i].score;
+            }
+        out = ext_priority_list(&a, score);
+        free(score);
+    } else {
+        ext_verdict *v = xcalloc(a.n + 1, sizeof *v);
+        const char **why = xcalloc(a.n + 1, sizeof *why);
+        for (size_t i = 0; fits && i < a.n; i++) {
+            switch (fits[i].status) {
+            case DRA_FIT_OK: v[i] = EXT_PASS, nfit++; break;
+            case DRA_FIT_UNRESOLVABLE: v[i] = EXT_FAIL_UNRESOLVABLE; break;
+            case DRA_FIT_ERROR:
+                /* fatal for the pod, as an error status from the plugin's Filter is */
+                if (!fatal) fatal = fits[i].reason;
+                v[i] = EXT_FAIL;
+                break;
+            default: v[i] = EXT_FAIL;
+            }
+            why[i] = fits[i].reason;
+        }
+        out = ext_filter_result(&a, v, why, fatal);
+        free(v);
+        free(why);
+    }
+    reply(r, 200, mime_json, out);
+    if (s->cfg.verbose) {
+        char pod[300];
+        log_pod(&a, pod, sizeof pod);
+        fprintf(stderr, "dralloc serve: %s %s gen=%llu nodes=%zu fit=%zu%s%s %.3fms\n",
+                prioritize ? "prioritize" : "filter", pod, (unsigned long long)dra_snapshot_generation(snap), a.n,
+                nfit, fatal ? " error=" : "", fatal ? fatal : "", (double)(dra_monotonic_ns() - t0) / 1e6);
+    }
+    free(fits);
+    dra_pod_request_free(pr);
+    dra_snapshot_release(snap);
+    ext_args_free(&a);
+}
+
+/* ---- static mode: /objects ---------------------------------------------------------- */
+
+static void generation_reply(ext_service *s, uint64_t gen, const char *what, ext_reply *r) {
+    char body[64];
+    snprintf(body, sizeof body, "{\"generation\":%llu}", (unsigned long long)gen);
+    reply(r, 200, mime_json, xstrdup(body));
+    if (s->cfg.verbose) fprintf(stderr, "dralloc serve: %s: snapshot generation %llu\n", what, (unsigned long long)gen);
+}
+
+static void post_objects(ext_service *s, const char *body, size_t len, ext_reply *r) {
+    err e;
+    err_clear(&e);
+    json_t *doc = ext_json_parse(body, len, s->cfg.max_depth, &e);
+    if (!doc) {
+        reply_err(r, 400, "", &e);
+        return;
+    }
+    uint64_t gen = dra_store_apply_json(s->store, doc, &e);
+    json_decref(doc);
+    if (!gen) {
+        reply_err(r, 400, "", &e);
+        return;
+    }
+    generation_reply(s, gen, "POST /objects", r);
+}
+
+static void delete_object(ext_service *s, const char *rest, ext_reply *r) {
+    /* KIND/NAMESPACE/NAME, "_" for a cluster-scoped object's namespace */
+    char buf[1024];
+    if (strlen(rest) >= sizeof buf) {
+        ext_reply_error(r, 400, "object path too long");
+        return;
+    }
+    strcpy(buf, rest);
+    char *kind = buf, *ns = strchr(kind, '/'), *name = ns ? strchr(ns + 1, '/') : NULL;
+    if (!ns || !name || strchr(name + 1, '/') || ns == kind || name == ns + 1 || !name[1]) {
+        ext_reply_error(r, 400, "expected DELETE /objects/KIND/NAMESPACE/NAME (NAMESPACE \"_\" when cluster-scoped)");
+        return;
+    }
+    *ns++ = '\0';
+    *name++ = '\0';
+    dra_change ch = {.kind = kind, .ns = strcmp(ns, "_") ? ns : NULL, .name = name};
+    err e;
+    err_clear(&e);
+    uint64_t gen = dra_store_apply(s->store, &ch, 1, &e);
+    if (!gen) {
+        reply_err(r, strstr(e.msg, "not found") ? 404 : 400, "", &e);
+        return;
+    }
+    generation_reply(s, gen, "DELETE /objects", r);
+}
+
+/* ---- introspection ------------------------------------------------------------------ */
+
+static void debug_cache(ext_service *s, ext_reply *r) {
+    dra_snapshot *snap = dra_store_acquire(s->store);
+    if (!snap) {
+        ext_reply_error(r, 503, "no snapshot loaded yet");
+        return;
+    }
+    int64_t built = dra_snapshot_built_unix_ns(snap);
+    time_t secs = (time_t)(built / 1000000000);
+    struct tm tm;
+    char when[64];
+    gmtime_r(&secs, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *j = json_pack("{s:I,s:s,s:f,s:o}", "generation", (json_int_t)dra_snapshot_generation(snap), "builtAt",
+                          when, "buildSeconds", (double)dra_snapshot_build_ns(snap) / 1e9, "objects",
+                          dra_snapshot_counts_json(snap));
+    dra_snapshot_release(snap);
+    char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_decref(j);
+    reply(r, 200, mime_json, out);
+}
+
+static void metrics(ext_service *s, ext_reply *r) {
+    dra_snapshot *snap = dra_store_acquire(s->store);
+    reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", ext_metrics_render(s->metrics, snap));
+    if (snap) dra_snapshot_release(snap);
+}
+
+/* ---- routing -------------------------------------------------------------------------- */
+
+/* The verb a path names: kube-scheduler appends the verb to its urlPrefix, which may
+ * carry a path of its own (http://host:8888/dra + filter → /dra/filter). */
+static bool is_verb(const char *path, const char *verb) {
+    size_t lp = strlen(path), lv = strlen(verb);
+    return lp > lv && path[lp - lv - 1] == '/' && !strcmp(path + lp - lv, verb);
+}
+
+static bool method_is(const char *m, const char *want, ext_reply *r, const char *allow) {
+    if (!strcmp(m, want) || (!strcmp(want, "GET") && !strcmp(m, "HEAD"))) return true;
+    ext_reply_error(r, 405, "method %s not allowed here (use %s)", m, allow);
+    r->allow = allow;
+    return false;
+}
+
+static ext_verb route(ext_service *s, const char *m, const char *path, const char *body, size_t len,
+                      ext_reply *r) {
+    if (!strcmp(path, "/objects") || !strncmp(path, "/objects/", 9)) {
+        if (!strcmp(path, "/objects") && method_is(m, "POST", r, "POST")) post_objects(s, body, len, r);
+        else if (path[8] == '/' && method_is(m, "DELETE", r, "DELETE")) delete_object(s, path + 9, r);
+        return EXT_VERB_OBJECTS;
+    }
+    if (!strcmp(path, "/healthz")) {
+        if (method_is(m, "GET", r, "GET")) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));
+        return EXT_VERB_HEALTHZ;
+    }
+    if (!strcmp(path, "/readyz")) {
+        if (method_is(m, "GET", r, "GET")) {
+            dra_snapshot *snap = dra_store_acquire(s->store);
+            if (snap) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));
+            else ext_reply_error(r, 503, "no snapshot loaded yet");
+            if (snap) dra_snapshot_release(snap);
+        }
+        return EXT_VERB_READYZ;
+    }
+    if (!strcmp(path, "/metrics")) {
+        if (method_is(m, "GET", r, "GET")) metrics(s, r);
+        return EXT_VERB_METRICS;
+    }
+    if (!strcmp(path, "/debug/cache")) {
+        if (method_is(m, "GET", r, "GET")) debug_cache(s, r);
+        return EXT_VERB_DEBUG;
+    }
+    if (is_verb(path, "filter")) {
+        if (method_is(m, "POST", r, "POST")) verb(s, false, body, len, r);
+        return EXT_VERB_FILTER;
+    }
+    if (is_verb(path, "prioritize")) {
+        if (method_is(m, "POST", r, "POST")) verb(s, true, body, len, r);
+        return EXT_VERB_PRIORITIZE;
+    }
+    if (is_verb(path, "bind")) {
+        if (method_is(m, "POST", r, "POST"))
+            reply(r, 200, mime_json, xstrdup("{\"Error\":\"bind mode is not enabled (--bind)\"}"));
+        return EXT_VERB_BIND;
+    }
+    ext_reply_error(r, 404, "no route for %s %s (verbs: POST /filter, /prioritize, /bind; GET /healthz, /readyz, "
+                    "/metrics, /debug/cache; POST /objects, DELETE /objects/KIND/NAMESPACE/NAME)", m, path);
+    return EXT_VERB_OTHER;
+}
+
+void ext_service_handle(ext_service *s, const char *method, const char *path, const char *body, size_t len,
+                        ext_reply *out) {
+    uint64_t t0 = dra_monotonic_ns();
+    memset(out, 0, sizeof *out);
+    ext_verb v = route(s, method, path ? path : "/", body ? body : "", body ? len : 0, out);
+    ext_metrics_request(s->metrics, v, out->status, dra_monotonic_ns() - t0);
+}
+
+/* The metrics verb of a path, for requests refused before routing. */
+static ext_verb verb_of(const char *path) {
+    static const struct {
+        const char *path;
+        ext_verb v;
+    } exact[] = {{"/healthz", EXT_VERB_HEALTHZ}, {"/readyz", EXT_VERB_READYZ},
+                 {"/metrics", EXT_VERB_METRICS}, {"/debug/cache", EXT_VERB_DEBUG}};
+    if (!strcmp(path, "/objects") || !strncmp(path, "/objects/", 9)) return EXT_VERB_OBJECTS;
+    for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+        if (!strcmp(path, exact[i].path)) return exact[i].v;
+    if (is_verb(path, "filter")) return EXT_VERB_FILTER;
+    if (is_verb(path, "prioritize")) return EXT_VERB_PRIORITIZE;
+    if (is_verb(path, "bind")) return EXT_VERB_BIND;
+    return EXT_VERB_OTHER;
+}
+
+void ext_service_refuse(ext_service *s, const char *path, int status, const char *msg, ext_reply *out) {
+    memset(out, 0, sizeof *out);
+    ext_reply_error(out, status, "%s", msg);
+    ext_metrics_request(s->metrics, verb_of(path ? path : "/"), status, 0);
+}
