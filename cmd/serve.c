@@ -19,7 +19,11 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "extender/bind.h"
 #include "extender/extender.h"
+#include "extender/kube.h"
+#include "extender/lease.h"
+#include "extender/watch.h"
 #include "extender/wire.h"
 
 static int usage(FILE *f) {
@@ -40,6 +44,16 @@ static int usage(FILE *f) {
             "  --conn-timeout DUR     close idle connections after this long (default 10s)\n"
             "  --max-connections N    simultaneous connections (default 1000)\n"
             "  -v, --verbose          log one line per filter/prioritize request\n\n"
+            "Live mode (instead of --snapshot): list+watch a kube-apiserver\n"
+            "  --kubeconfig FILE      kubeconfig (with --context NAME); in a pod the service account is used\n"
+            "                         when KUBERNETES_SERVICE_HOST is set\n"
+            "  --server URL           the API server (http:// for test servers), with --token-file F,\n"
+            "                         --ca-file F, --insecure-skip-tls-verify\n"
+            "  --max-staleness DUR    /readyz turns 503 once a kind cannot be watched this long (default 60s)\n"
+            "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
+            "                         (for a profile without the DynamicResources plugin: deploy/)\n"
+            "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
+            "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender)\n\n"
             "Routes: POST /filter /prioritize /bind (kube-scheduler extender verbs; any URL prefix),\n"
             "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
             EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
@@ -82,6 +96,10 @@ int cmd_serve(int argc, char **argv) {
     size_t npaths = 0;
     unsigned long long v;
     bool workers_set = false;
+    ext_kube_opts ko = {0};
+    double max_staleness_s = 60;
+    bool bind_mode = false, leader_elect = false;
+    const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -146,6 +164,35 @@ int cmd_serve(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             cfg.verbose = true;
+        } else if (!strcmp(a, "--kubeconfig") || !strcmp(a, "--context") || !strcmp(a, "--server") ||
+                   !strcmp(a, "--token-file") || !strcmp(a, "--ca-file") || !strcmp(a, "--lease-namespace") ||
+                   !strcmp(a, "--lease-name")) {
+            if (!val || !*val) {
+                fprintf(stderr, "dralloc serve: %s needs a value\n", a);
+                goto out;
+            }
+            if (!strcmp(a, "--kubeconfig")) ko.kubeconfig = val;
+            else if (!strcmp(a, "--context")) ko.context = val;
+            else if (!strcmp(a, "--server")) ko.server = val;
+            else if (!strcmp(a, "--token-file")) ko.token_file = val;
+            else if (!strcmp(a, "--ca-file")) ko.ca_file = val;
+            else if (!strcmp(a, "--lease-namespace")) lease_ns = val;
+            else lease_name = val;
+            i++;
+        } else if (!strcmp(a, "--insecure-skip-tls-verify")) {
+            ko.insecure = true;
+        } else if (!strcmp(a, "--max-staleness")) {
+            uint64_t ns;
+            if (!val || !ext_duration_parse(val, &ns) || !ns) {
+                fprintf(stderr, "dralloc serve: --max-staleness needs a Go duration (60s, 2m)\n");
+                goto out;
+            }
+            max_staleness_s = (double)ns / 1e9;
+            i++;
+        } else if (!strcmp(a, "--bind")) {
+            bind_mode = true;
+        } else if (!strcmp(a, "--leader-elect")) {
+            leader_elect = true;
         } else {
             fprintf(stderr, "dralloc serve: unexpected argument '%s'\n\n", a);
             usage(stderr);
@@ -161,8 +208,44 @@ int cmd_serve(int argc, char **argv) {
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    const char *host = getenv("KUBERNETES_SERVICE_HOST");
+    bool live = ko.kubeconfig || ko.server || (!npaths && host && *host);
+    if (live && npaths) {
+        fprintf(stderr, "dralloc serve: --snapshot and a kube-apiserver (--kubeconfig/--server) exclude each other\n");
+        goto out;
+    }
+    if (!live && (bind_mode || leader_elect)) {
+        fprintf(stderr, "dralloc serve: %s needs a kube-apiserver (--kubeconfig, --server, or in-cluster)\n",
+                bind_mode ? "--bind" : "--leader-elect");
+        goto out;
+    }
+    ext_kube *kube = NULL;
+    if (live) {
+        err ke;
+        err_clear(&ke);
+        kube = ext_kube_new(&ko, &ke);
+        if (!kube) {
+            fprintf(stderr, "dralloc serve: %s\n", ke.msg);
+            goto out;
+        }
+    }
     dra_store *st = dra_store_new(&feat);
-    if (npaths) {
+    ext_watch *watch = NULL;
+    ext_lease *lease = NULL;
+    ext_binder *binder = NULL;
+    if (live) {
+        ext_watch_opts wo = {.max_staleness_s = max_staleness_s};
+        watch = ext_watch_start(kube, st, &wo);
+        cfg.watch = watch;
+        if (leader_elect) {
+            ext_lease_opts lo = {.ns = lease_ns, .name = lease_name};
+            lease = ext_lease_start(kube, &lo);
+            cfg.lease = lease;
+        }
+        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st);
+        fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
+                leader_elect ? " (leader election)" : "");
+    } else if (npaths) {
         err e;
         err_clear(&e);
         uint64_t t0 = dra_monotonic_ns();
@@ -187,6 +270,10 @@ int cmd_serve(int argc, char **argv) {
         char buf[2048];
         fprintf(stderr, "dralloc serve: %s\n", err_format(&e, buf, sizeof buf));
         ext_service_free(svc);
+        ext_lease_stop(lease, false);
+        ext_watch_stop(watch);
+        ext_binder_free(binder);
+        ext_kube_free(kube);
         dra_store_free(st);
         rc = 1;
         goto out;
@@ -199,6 +286,10 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "dralloc serve: %s: finishing requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     ext_server_stop(srv, 10000);
     ext_service_free(svc);
+    ext_lease_stop(lease, true);
+    ext_watch_stop(watch);
+    ext_binder_free(binder);
+    ext_kube_free(kube);
     dra_store_free(st);
     fprintf(stderr, "dralloc serve: stopped\n");
     rc = 0;

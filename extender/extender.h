@@ -26,6 +26,10 @@ typedef struct ext_config {
     uint64_t filter_budget_ns;   /* per-request deadline for deciding nodes (0: none) */
     dra_score_mode score;        /* /prioritize */
     bool verbose;                /* one log line per request on stderr */
+    /* live mode (watch.h, lease.h, bind.h), all borrowed; NULL in static mode */
+    struct ext_watch *watch;     /* readiness: listed and not stale; /objects refused */
+    struct ext_lease *lease;     /* --leader-elect: only the leader is ready and binds */
+    struct ext_binder *binder;   /* --bind */
 } ext_config;
 
 #define EXT_DEFAULT_MAX_BODY (16u << 20)

@@ -49,13 +49,13 @@ static void micro_time(char *buf, size_t n) {
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
-    char base[32];
+    char base[24];
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf, n, "%s.%06ldZ", base, ts.tv_nsec / 1000);
 }
 
 static json_t *lease_obj(const ext_lease *l, const char *rv, const char *holder, const char *acquire, int transitions) {
-    char t[40];
+    char t[64];
     micro_time(t, sizeof t);
     json_t *spec = json_pack("{s:s, s:i, s:s, s:s, s:i}", "holderIdentity", holder, "leaseDurationSeconds",
                              (int)(l->o.duration_s + 0.5), "acquireTime", acquire ? acquire : t, "renewTime", t,

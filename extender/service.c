@@ -3,6 +3,9 @@
  * whole life, so its answer is always that snapshot's answer even while POST /objects
  * swaps in the next one; all memory a request takes is released before it returns. */
 #include "extender/extender.h"
+#include "extender/bind.h"
+#include "extender/lease.h"
+#include "extender/watch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,6 +200,45 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
     ext_args_free(&a);
 }
 
+/* ---- bind mode ------------------------------------------------------------------------ */
+
+/* ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node} → ExtenderBindingResult. */
+static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r) {
+    if (!s->cfg.binder) {
+        reply(r, 200, mime_json, xstrdup("{\"Error\":\"bind mode is not enabled (--bind)\"}"));
+        return;
+    }
+    err e;
+    err_clear(&e);
+    json_t *doc = ext_json_parse(body, len, s->cfg.max_depth, &e);
+    if (!doc || !json_is_object(doc)) {
+        json_decref(doc);
+        if (!e.msg[0]) err_set(&e, "expected an object");
+        reply_err(r, 400, "ExtenderBindingArgs: ", &e);
+        return;
+    }
+    const char *f[4] = {"PodName", "PodNamespace", "PodUID", "Node"};
+    const char *v[4];
+    for (int i = 0; i < 4; i++) {
+        bool present;
+        const json_t *x = ext_member(doc, f[i], &present);
+        v[i] = json_string_value(x);
+        if (present && x && !json_is_null(x) && !v[i]) {
+            json_decref(doc);
+            ext_reply_error(r, 400, "ExtenderBindingArgs: %s: expected a string", f[i]);
+            return;
+        }
+    }
+    char *msg;
+    if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) msg = xstrdup("standby replica: not the leader, not binding");
+    else msg = ext_bind(s->cfg.binder, v[1], v[0], v[2], v[3]);
+    json_t *out = json_pack("{s:s}", "Error", msg ? msg : "");
+    free(msg);
+    reply(r, 200, mime_json, json_dumps(out, JSON_COMPACT));
+    json_decref(out);
+    json_decref(doc);
+}
+
 /* ---- static mode: /objects ---------------------------------------------------------- */
 
 static void generation_reply(ext_service *s, uint64_t gen, const char *what, ext_reply *r) {
@@ -267,6 +309,10 @@ static void debug_cache(ext_service *s, ext_reply *r) {
                           when, "buildSeconds", (double)dra_snapshot_build_ns(snap) / 1e9, "objects",
                           dra_snapshot_counts_json(snap));
     dra_snapshot_release(snap);
+    if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
+    if (s->cfg.lease)
+        json_object_set_new(j, "leader", json_pack("{s:s, s:b}", "identity", ext_lease_identity(s->cfg.lease), "leading",
+                                                   ext_lease_is_leader(s->cfg.lease)));
     char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(j);
     reply(r, 200, mime_json, out);
@@ -274,8 +320,36 @@ static void debug_cache(ext_service *s, ext_reply *r) {
 
 static void metrics(ext_service *s, ext_reply *r) {
     dra_snapshot *snap = dra_store_acquire(s->store);
-    reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", ext_metrics_render(s->metrics, snap));
+    char *text = ext_metrics_render(s->metrics, snap);
     if (snap) dra_snapshot_release(snap);
+    if (s->cfg.watch || s->cfg.lease || s->cfg.binder) {
+        /* live mode's own series */
+        char *more = NULL;
+        if (asprintf(&more,
+                     "%s# HELP dralloc_watch_ready 1 when every kind is listed and none is stale\n"
+                     "# TYPE dralloc_watch_ready gauge\ndralloc_watch_ready %d\n"
+                     "# HELP dralloc_watch_events_total watch events applied\n"
+                     "# TYPE dralloc_watch_events_total counter\ndralloc_watch_events_total %llu\n"
+                     "# HELP dralloc_watch_lists_total complete lists (first lists and relists)\n"
+                     "# TYPE dralloc_watch_lists_total counter\ndralloc_watch_lists_total %llu\n"
+                     "# HELP dralloc_leader 1 while this replica holds the lease (or runs without election)\n"
+                     "# TYPE dralloc_leader gauge\ndralloc_leader %d\n"
+                     "# HELP dralloc_binds_total /bind outcomes\n# TYPE dralloc_binds_total counter\n"
+                     "dralloc_binds_total{outcome=\"bound\"} %llu\ndralloc_binds_total{outcome=\"failed\"} %llu\n"
+                     "# HELP dralloc_bind_conflicts_total 409 answers to claim writes, retried\n"
+                     "# TYPE dralloc_bind_conflicts_total counter\ndralloc_bind_conflicts_total %llu\n",
+                     text, s->cfg.watch ? ext_watch_ready(s->cfg.watch) : 1,
+                     s->cfg.watch ? (unsigned long long)ext_watch_events(s->cfg.watch) : 0ull,
+                     s->cfg.watch ? (unsigned long long)ext_watch_relists(s->cfg.watch) : 0ull,
+                     s->cfg.lease ? ext_lease_is_leader(s->cfg.lease) : 1,
+                     s->cfg.binder ? (unsigned long long)ext_binder_binds(s->cfg.binder) : 0ull,
+                     s->cfg.binder ? (unsigned long long)ext_binder_failures(s->cfg.binder) : 0ull,
+                     s->cfg.binder ? (unsigned long long)ext_binder_conflicts(s->cfg.binder) : 0ull) >= 0) {
+            free(text);
+            text = more;
+        }
+    }
+    reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", text);
 }
 
 /* ---- routing -------------------------------------------------------------------------- */
@@ -297,7 +371,9 @@ static bool method_is(const char *m, const char *want, ext_reply *r, const char 
 static ext_verb route(ext_service *s, const char *m, const char *path, const char *body, size_t len,
                       ext_reply *r) {
     if (!strcmp(path, "/objects") || !strncmp(path, "/objects/", 9)) {
-        if (!strcmp(path, "/objects") && method_is(m, "POST", r, "POST")) post_objects(s, body, len, r);
+        if (s->cfg.watch)
+            ext_reply_error(r, 409, "/objects is for static mode; this server follows a kube-apiserver (--kubeconfig/--server)");
+        else if (!strcmp(path, "/objects") && method_is(m, "POST", r, "POST")) post_objects(s, body, len, r);
         else if (path[8] == '/' && method_is(m, "DELETE", r, "DELETE")) delete_object(s, path + 9, r);
         return EXT_VERB_OBJECTS;
     }
@@ -308,7 +384,11 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
     if (!strcmp(path, "/readyz")) {
         if (method_is(m, "GET", r, "GET")) {
             dra_snapshot *snap = dra_store_acquire(s->store);
-            if (snap) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));
+            if (s->cfg.watch && !ext_watch_ready(s->cfg.watch))
+                ext_reply_error(r, 503, "the cache has not listed every kind yet, or cannot watch (see /debug/cache)");
+            else if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease))
+                ext_reply_error(r, 503, "standby: another replica holds the lease");
+            else if (snap) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));
             else ext_reply_error(r, 503, "no snapshot loaded yet");
             if (snap) dra_snapshot_release(snap);
         }
@@ -331,8 +411,7 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
         return EXT_VERB_PRIORITIZE;
     }
     if (is_verb(path, "bind")) {
-        if (method_is(m, "POST", r, "POST"))
-            reply(r, 200, mime_json, xstrdup("{\"Error\":\"bind mode is not enabled (--bind)\"}"));
+        if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, r);
         return EXT_VERB_BIND;
     }
     ext_reply_error(r, 404, "no route for %s %s (verbs: POST /filter, /prioritize, /bind; GET /healthz, /readyz, "

@@ -248,7 +248,7 @@ static double timed(cost_fx *c, const char *expr, char *out, size_t n) {
     cel_program *p = cel_compile(c->f.any, expr, strlen(expr), &e);
     cr_assert_not_null(p, "%s: %s", expr, e.msg);
     double t0 = now();
-    if (!cel_eval_format(p, &c->f.dev, c->f.ctx, out, n, &e)) snprintf(out, n, "error: %s", e.msg);
+    if (!cel_eval_format(p, &c->f.dev, c->f.ctx, out, n, &e)) snprintf(out, n, "error: %.200s", e.msg);
     double t = now() - t0;
     cel_program_free(p);
     return t;
