@@ -32,7 +32,7 @@ tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_TSAN=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-tsan -j $(JOBS)
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
-	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
 
 # The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
 # quiet unless it fails, so the first two lines are the curl commands to paste.

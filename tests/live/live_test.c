@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <curl/curl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { NODES = 12 };
@@ -271,7 +274,184 @@ static void write_token(const char *path, const char *t) {
     fclose(fp);
 }
 
-int main(void) {
+/* ---- dralloc serve against the fake ---------------------------------------------------------- */
+
+typedef struct http_buf {
+    char *p;
+    size_t n;
+} http_buf;
+
+static size_t http_write(char *d, size_t sz, size_t nm, void *arg) {
+    http_buf *b = arg;
+    b->p = realloc(b->p, b->n + sz * nm + 1);
+    memcpy(b->p + b->n, d, sz * nm);
+    b->n += sz * nm;
+    b->p[b->n] = '\0';
+    return sz * nm;
+}
+
+static long http(const char *url, const char *body, char **out) {
+    CURL *c = curl_easy_init();
+    http_buf b = {0};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    }
+    long code = 0;
+    if (curl_easy_perform(c) == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    *out = b.p ? b.p : strdup("");
+    return code;
+}
+
+/* The filter answer of the reference store, in the extender's terms: which nodes pass. */
+static void want_passing(fake_api *f, json_t *pod, char *out, size_t n) {
+    dra_features feat;
+    dra_features_default(&feat);
+    dra_store *st = dra_store_new(&feat);
+    json_t *all = json_array();
+    for (int r = 0; r < 4; r++) {
+        json_t *objs = fake_objects(f, RESOURCES[r]);
+        json_array_extend(all, objs);
+        json_decref(objs);
+    }
+    err e;
+    err_clear(&e);
+    dra_store_apply_json(st, all, &e);
+    json_decref(all);
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; pr && i < NODES; i++) {
+        char node[32];
+        snprintf(node, sizeof node, "node-%02d", i);
+        dra_fit fit;
+        dra_pod_fit(pr, x, node, NULL, DRA_SCORE_NONE, 0, &fit);
+        if (fit.status == DRA_FIT_OK) o += (size_t)snprintf(out + o, n - o, "%s,", node);
+    }
+    dra_alloc_ctx_free(x);
+    dra_pod_request_free(pr);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
+static void got_passing(const char *answer, char *out, size_t n) {
+    json_t *j = json_loads(answer, 0, NULL);
+    const json_t *names = json_object_get(j, "NodeNames");
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < json_array_size(names); i++)
+        o += (size_t)snprintf(out + o, n - o, "%s,", json_string_value(json_array_get(names, i)));
+    json_decref(j);
+}
+
+static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
+    char url[64], logpath[] = "/tmp/dralloc-live-serve-XXXXXX";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    int logfd = mkstemp(logpath);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(logfd, 2);
+        execl(dralloc, dralloc, "serve", "--server", url, "--token-file", tokfile, "--listen", "127.0.0.1:0",
+              "--max-staleness", "2s", "--bind", (char *)NULL);
+        _exit(127);
+    }
+    /* the log says where it listens */
+    char listen[128] = "";
+    for (int i = 0; i < 200 && !listen[0]; i++) {
+        usleep(50000);
+        FILE *fp = fopen(logpath, "r");
+        char line[512];
+        while (fp && fgets(line, sizeof line, fp))
+            if (sscanf(line, "dralloc serve: listening on %127s", listen) == 1) break;
+        if (fp) fclose(fp);
+    }
+    CHECK(listen[0], "dralloc serve did not say where it listens");
+    char base[200], path[300], *body = NULL;
+    snprintf(base, sizeof base, "http://%s", listen);
+    long code = 0;
+    for (int i = 0; i < 200; i++) {
+        snprintf(path, sizeof path, "%s/readyz", base);
+        free(body);
+        if ((code = http(path, NULL, &body)) == 200) break;
+        usleep(50000);
+    }
+    CHECK(code == 200, "serve --server: /readyz %ld (%s)", code, body);
+    free(body);
+    json_t *pod = json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "e2e", "namespace", "ml",
+                            "uid", "uid-e2e", "spec", "resourceClaims", "name", "g", "resourceClaimName", "e2e-claim");
+    fake_put(f, "resourceclaims", unallocated_claim("e2e-claim", 2));
+    json_t *names = json_array();
+    for (int i = 0; i < NODES; i++) json_array_append_new(names, json_sprintf("node-%02d", i));
+    json_t *args = json_pack("{s:O, s:n, s:o}", "Pod", pod, "Nodes", "NodeNames", names);
+    char *req = json_dumps(args, JSON_COMPACT);
+    char want[512], got[512] = "";
+    want_passing(f, pod, want, sizeof want);
+    snprintf(path, sizeof path, "%s/filter", base);
+    for (int i = 0; i < 100; i++) {   /* until the watch has the claim */
+        code = http(path, req, &body);
+        got_passing(body, got, sizeof got);
+        free(body);
+        if (!strcmp(got, want)) break;
+        usleep(50000);
+    }
+    CHECK(code == 200 && !strcmp(got, want), "serve --server: /filter passes %s, want %s", got, want);
+    /* a fault, then changes: the answers follow the server */
+    fake_compact(f);
+    fake_cut_watches(f);
+    fake_put(f, "resourceclaims", claim(0, 0, 8, "e2e-hog"));
+    want_passing(f, pod, want, sizeof want);
+    for (int i = 0; i < 100; i++) {
+        code = http(path, req, &body);
+        got_passing(body, got, sizeof got);
+        free(body);
+        if (!strcmp(got, want)) break;
+        usleep(50000);
+    }
+    CHECK(!strcmp(got, want), "serve --server after 410 and a change: /filter passes %s, want %s", got, want);
+    /* bind through the HTTP API: the pod lands, its claim is written */
+    json_t *pj = json_deep_copy(pod);
+    fake_put_pod(f, pj);
+    /* the first node the filter passed */
+    char target[32] = "";
+    sscanf(got, "%31[^,]", target);
+    CHECK(target[0], "serve --server: no node passes the filter: nothing to bind to");
+    char bargs[200];
+    snprintf(bargs, sizeof bargs, "{\"PodName\":\"e2e\",\"PodNamespace\":\"ml\",\"PodUID\":\"uid-e2e\",\"Node\":\"%s\"}",
+             target);
+    snprintf(path, sizeof path, "%s/bind", base);
+    code = http(path, bargs, &body);
+    CHECK(code == 200 && strstr(body, "\"Error\":\"\""), "serve --bind: /bind answered %ld %s", code, body);
+    free(body);
+    json_t *bound = fake_pod(f, "ml", "e2e");
+    CHECK(bound && json_string_value(json_object_get(json_object_get(bound, "spec"), "nodeName")) &&
+              !strcmp(json_string_value(json_object_get(json_object_get(bound, "spec"), "nodeName")), target),
+          "serve --bind: the pod is not bound to %s", target);
+    json_decref(bound);
+    snprintf(path, sizeof path, "%s/metrics", base);
+    http(path, NULL, &body);
+    CHECK(strstr(body, "dralloc_binds_total{outcome=\"bound\"} 1"), "serve --bind: /metrics does not count the bind");
+    free(body);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve --server: exit status %d after SIGTERM", status);
+    free(req);
+    json_decref(args);
+    json_decref(pod);
+    close(logfd);
+    unlink(logpath);
+}
+
+int main(int argc, char **argv) {
     fake_api *f = fake_start();
     fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
                                             "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
@@ -406,6 +586,9 @@ int main(void) {
     /* bind mode: 8 pods of 2 GPUs race for one 8-GPU node from 4 threads; exactly 4
      * bind, no device is in two claims, the losers' claims are left unallocated */
     bind_race(f, k, st);
+
+    /* dralloc serve as kube-scheduler sees it, fed by the same server */
+    if (argc > 1) serve_e2e(f, argv[1], tokfile);
 
     /* the server goes away: not ready once the staleness limit has passed */
     fake_stop(f);
