@@ -5,6 +5,7 @@
  * (dra_podplan_try). Nothing here writes the world. */
 #include "engine/extres.h"
 
+#include "base/hash.h"
 #include "engine/decode_util.h"
 #include "engine/nodefit.h"
 #include "engine/podgroup.h"
@@ -173,7 +174,16 @@ void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n) {
     dra__ingest_node_fit(d, obj, n);
 }
 
+uint64_t dra__spec_hash(const json_t *spec) {
+    if (!spec) return 0;
+    char *t = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    uint64_t h = t ? hash_bytes(t, strlen(t)) | 1 : 0;
+    free(t);
+    return h;
+}
+
 void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c) {
+    c->spec_hash = dra__spec_hash(json_object_get(obj, "spec"));
     const json_t *sel =
         json_object_get(json_object_get(json_object_get(obj, "status"), "allocation"), "nodeSelector");
     if (!sel || json_is_null(sel)) return;

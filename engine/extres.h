@@ -61,6 +61,8 @@ struct dra_podres {
 void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p);
 void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n);
 void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c);
+/* A hash of a spec's JSON with keys sorted (never 0 for a spec; 0 for none). */
+uint64_t dra__spec_hash(const json_t *spec);
 
 /* The pod's extended resources; *out NULL when it asks for none. */
 bool dra_podres_read(arena *a, const json_t *pod, const dra_podres **out, err *e);

@@ -245,6 +245,9 @@ typedef struct dra_claim {
     const char *raw_json;    /* the object as read, for printing it back with a status
                               * (for a template's claim: its spec only) */
     bool from_template;      /* generated from a ResourceClaimTemplate */
+    /* hash of the spec (keys sorted), set at ingest: claims with the same needs share
+     * fit answers (podfit.c); 0 when unknown */
+    uint64_t spec_hash;
     /* status.allocation.nodeSelector, decoded at ingest (ingest.c); NULL: anywhere */
     dra_node_selector *alloc_node_selector;
     const char *alloc_node_selector_error;   /* a selector that does not parse */

@@ -32,9 +32,46 @@ struct dra_pod_request {
     dra_pod pod;
     dra_podplan pp;
     bool check_node;         /* dra_pod_request_check_node */
+    /* the fit memo: what the pod needs, without names; names[0] is the pod, then its
+     * claims in entry order (the reason texts' names) */
+    bool memo;
+    uint64_t sig;
+    const char **names;
+    size_t nnames;
     dra_nodefit nf;
     const char *nf_error;    /* the pod's node affinity does not parse */
 };
+
+/* The pod's needs as a hash, when its answers can be shared: each claim entry by its
+ * spec (or, allocated, by its identity in this snapshot), and the containers'
+ * resources when extended resources are involved. Not for pods with a PodGroup, an
+ * unresolved claim or a claim whose spec is unknown. */
+static void signature(dra_pod_request *pr, const json_t *pod) {
+    const dra_podplan *pp = &pr->pp;
+    if (pp->error || pp->unresolvable || pp->group || !pp->needs_dra) return;
+    uint64_t h = hash_u64(pr->pod.nclaims + 0x9E3779B97F4A7C15ull);
+    pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 1);
+    pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", pp->pns, pr->pod.name);
+    for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
+        const dra_claim *c = pp->claims[k];
+        uint64_t part;
+        if (c->allocated) part = hash_u64((uint64_t)(uintptr_t)c) ^ 0xA;
+        else if (!c->spec_hash) return;
+        else part = c->spec_hash ^ (c->from_template ? 0x7 : 0xC);
+        h = hash_u64(h ^ part);
+        pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+    }
+    if (pr->pod.res) {
+        const json_t *spec = json_object_get(pod, "spec");
+        json_t *conts = json_pack("[O?, O?]", json_object_get(spec, "initContainers"), json_object_get(spec, "containers"));
+        char *t = json_dumps(conts, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(conts);
+        h = hash_u64(h ^ (t ? hash_bytes(t, strlen(t)) : 0));
+        free(t);
+    }
+    pr->sig = h;
+    pr->memo = true;
+}
 
 dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e) {
     if (!json_is_object(pod)) {
@@ -58,6 +95,7 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
     }
     pr->s = dra_snapshot_retain(s);
     dra_podplan_init(&pr->pp, dra__snapshot_world(s), dra__snapshot_features(s), &pr->pod, &pr->a);
+    signature(pr, pod);
     return pr;
 }
 
@@ -263,10 +301,23 @@ done:
 
 void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, const json_t *node_obj,
                  dra_score_mode mode, uint64_t deadline_ns, dra_fit *out) {
+    /* the same needs on the same node in the same snapshot: the same answer */
+    bool memo = pr->memo && !pr->check_node && !node_obj;
+    uint64_t sig = pr->sig ^ (uint64_t)mode;
+    if (memo) {
+        int st;
+        memset(out, 0, sizeof *out);
+        if (dra__memo_get(pr->s, name, sig, &st, &out->score, out->reason, sizeof out->reason, pr->names, pr->nnames)) {
+            out->status = (dra_fit_status)st;
+            return;
+        }
+    }
     arena a;
     arena_init(&a, 4096);
     fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, name, node_obj, mode, deadline_ns, out, NULL, NULL);
     arena_free(&a);
+    if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE || out->status == DRA_FIT_UNRESOLVABLE))
+        dra__memo_put(pr->s, name, sig, (int)out->status, out->score, out->reason, pr->names, pr->nnames);
 }
 
 json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, uint64_t deadline_ns,

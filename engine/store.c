@@ -95,6 +95,10 @@ struct dra_snapshot {
     DRA_VEC(struct claim_delta { entry *e; bool add; }) deltas;
     pthread_once_t names_once;
     const char **node_names; /* Node objects, sorted; built at first use */
+    pthread_mutex_t memo_lock;
+    hmap memo;               /* hash(node, signature) → index+1 into memos; chain through mnext */
+    DRA_VEC(struct memo { char *node; uint64_t sig; int status; int64_t score; char *reason; }) memos;
+    DRA_VEC(uint32_t) mnext;
     pthread_mutex_t views_lock;
     hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
     DRA_VEC(view_slot *) vslots;
@@ -128,6 +132,14 @@ void dra_snapshot_release(dra_snapshot *s) {
     }
     free(s->vslots.v);
     free(s->vnext.v);
+    for (size_t i = 0; i < s->memos.n; i++) {
+        free(s->memos.v[i].node);
+        free(s->memos.v[i].reason);
+    }
+    free(s->memos.v);
+    free(s->mnext.v);
+    hmap_free(&s->memo);
+    pthread_mutex_destroy(&s->memo_lock);
     hmap_free(&s->views);
     pthread_mutex_destroy(&s->views_lock);
     dra_allocated_free(s->st);
@@ -228,6 +240,8 @@ static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old,
     s->names_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     if (old) memcpy(s->counts, old->counts, sizeof s->counts);
     pthread_mutex_init(&s->views_lock, NULL);
+    pthread_mutex_init(&s->memo_lock, NULL);
+    hmap_init(&s->memo);
     hmap_init(&s->views);
     hmap_init(&s->by_key);
     size_t n = old ? old->n : 0, cap = n + extra + 16;
@@ -638,6 +652,83 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
     *errmsg = v->err;
     *node = n;
     return v->view;
+}
+
+/* ---- the fit memo ------------------------------------------------------------------------- */
+
+/* A bound on memory, not on correctness: past it, answers are computed, not kept. */
+enum { MEMO_MAX = 1 << 18 };
+
+static uint64_t memo_key(const char *node, uint64_t sig) { return hash_bytes(node, strlen(node)) ^ hash_u64(sig); }
+
+bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
+                   size_t n, const char *const *names, size_t nnames) {
+    uint64_t head;
+    bool hit = false;
+    pthread_mutex_lock(&s->memo_lock);
+    if (hmap_get(&s->memo, memo_key(node, sig), &head))
+        for (uint32_t i = (uint32_t)head; i && !hit; i = s->mnext.v[i - 1]) {
+            const struct memo *m = &s->memos.v[i - 1];
+            if (m->sig != sig || strcmp(m->node, node)) continue;
+            hit = true;
+            *status = m->status;
+            *score = m->score;
+            /* the template in this pod's names */
+            size_t o = 0;
+            for (const char *p = m->reason; *p && o + 1 < n; p++) {
+                if (*p == '\x01' && p[1]) {
+                    size_t k = (size_t)(unsigned char)p[1] - 1;
+                    const char *nm = k < nnames ? names[k] : "?";
+                    while (*nm && o + 1 < n) reason[o++] = *nm++;
+                    p++;
+                } else {
+                    reason[o++] = *p;
+                }
+            }
+            reason[o] = '\0';
+        }
+    pthread_mutex_unlock(&s->memo_lock);
+    return hit;
+}
+
+void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
+                   const char *const *names, size_t nnames) {
+    if (nnames > 200) return;
+    /* the reason as a template: each name (longest first, so a claim named after its
+     * pod is not split) becomes \x01<index+1> */
+    size_t rl = strlen(reason);
+    char *t = xmalloc(rl * 2 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < rl;) {
+        size_t best = 0, bk = 0;
+        for (size_t k = 0; k < nnames; k++) {
+            size_t l = strlen(names[k]);
+            if (l > best && !strncmp(reason + i, names[k], l)) best = l, bk = k;
+        }
+        if (best) {
+            t[o++] = '\x01';
+            t[o++] = (char)(bk + 1);
+            i += best;
+        } else {
+            t[o++] = reason[i++] == '\x01' ? '?' : reason[i - 1];
+        }
+    }
+    t[o] = '\0';
+    pthread_mutex_lock(&s->memo_lock);
+    uint64_t key = memo_key(node, sig), head = 0;
+    bool known = false;
+    if (hmap_get(&s->memo, key, &head))
+        for (uint32_t i = (uint32_t)head; i && !known; i = s->mnext.v[i - 1])
+            known = s->memos.v[i - 1].sig == sig && !strcmp(s->memos.v[i - 1].node, node);
+    if (!known && s->memos.n < MEMO_MAX) {
+        struct memo m = {.node = strdup(node), .sig = sig, .status = status, .score = score, .reason = t};
+        t = NULL;
+        DRA_VEC_PUSH(s->memos, m);
+        DRA_VEC_PUSH(s->mnext, (uint32_t)head);
+        hmap_put(&s->memo, key, s->memos.n);
+    }
+    pthread_mutex_unlock(&s->memo_lock);
+    free(t);
 }
 
 const dra_world *dra__snapshot_world(const dra_snapshot *s) { return s->w; }

@@ -139,6 +139,8 @@ bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, voi
     case DRA_KIND_TEMPLATE: {
         dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
         if (!dra_decode_claim_template(d, obj, t, e)) return false;
+        /* the claims made from it share their fit answers */
+        t->spec.spec_hash = dra__spec_hash(json_object_get(json_object_get(obj, "spec"), "spec"));
         *out = t;
         return true;
     }

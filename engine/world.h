@@ -111,6 +111,14 @@ const dra_world *dra__snapshot_world(const dra_snapshot *s);
 const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s);
 const dra_features *dra__snapshot_features(const dra_snapshot *s);
 dra_catalog *dra__snapshot_catalog(const dra_snapshot *s);
+/* The snapshot's fit memo (store.c): a node's answer for a pod signature (what the
+ * pod needs, without names), with the reason kept as a template whose \x01<i> marks
+ * stand for names[i] (pod and claim names), so another pod with the same needs gets
+ * the same answer in its own names. */
+bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
+                   size_t n, const char *const *names, size_t nnames);
+void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
+                   const char *const *names, size_t nnames);
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
 /* Decodes one object of kind k into memory from d (names interned in d->names);
  * *out is the decoded model object (taint rules and pod groups: NULL, they are

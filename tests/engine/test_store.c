@@ -596,3 +596,30 @@ Test(store, incremental_in_use_equals_a_fresh_build, .timeout = 120) {
     json_decref(base);
     dra_store_free(st);
 }
+
+/* Pods with the same needs share a node's answer within a snapshot (the fit memo),
+ * each in its own names; a new snapshot starts afresh. */
+Test(store, fit_memo_answers_in_each_pods_names) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    const char *pod_b = "{\"metadata\":{\"name\":\"other-7\",\"namespace\":\"ml\"},\"spec\":{\"containers\":[{\"name\":\"main\"}],"
+                        " \"resourceClaims\":[{\"name\":\"gpus\",\"resourceClaimTemplateName\":\"two-gpus\"}]}}";
+    dra_fit a, b;
+    cr_assert_eq(fit(s, POD, "node-2", &a), DRA_FIT_UNSCHEDULABLE);
+    cr_assert_eq(fit(s, pod_b, "node-2", &b), DRA_FIT_UNSCHEDULABLE);
+    cr_assert(strstr(a.reason, "ml/trainer-0-gpus") && strstr(a.reason, "Pod ml/trainer-0:"), "%s", a.reason);
+    cr_assert(strstr(b.reason, "ml/other-7-gpus") && strstr(b.reason, "Pod ml/other-7:") && !strstr(b.reason, "trainer"),
+              "%s", b.reason);
+    cr_assert_eq(b.steps, 0, "the second answer comes from the memo");
+    cr_assert_eq(fit(s, pod_b, "node-1", &b), DRA_FIT_OK);
+    dra_snapshot_release(s);
+    /* the busy claim gone: a new snapshot, a new answer */
+    dra_change del = {.kind = "ResourceClaim", .ns = "ml", .name = "busy"};
+    err e;
+    err_clear(&e);
+    cr_assert_neq(dra_store_apply(st, &del, 1, &e), 0);
+    s = dra_store_acquire(st);
+    cr_assert_eq(fit(s, pod_b, "node-2", &b), DRA_FIT_OK);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
