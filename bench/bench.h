@@ -42,6 +42,9 @@ int bench_alloc_main(const bench_opts *o);
 /* snapshot — store ingest, one-object snapshot updates and node-view warm-up at 500
  * and 5,000 nodes × 8 GPUs (snapshot_bench.c); --devices 500|5000 runs one size. */
 int bench_snapshot_main(const bench_opts *o);
+/* soak — memory over 1,000,000 pod decisions and 20,000 through a formerly leaking
+ * selector, with snapshots published meanwhile (soak_bench.c); --reps N: N × 100,000. */
+int bench_soak_main(const bench_opts *o);
 /* plan — the planning loop (plan_bench.c): 5000pods_500nodes pods/s with every node
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;
  * --devices 500|5000 runs one shape. */
