@@ -18,10 +18,12 @@
 #include "engine/alloc_internal.h"
 #include "engine/derived.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 enum { R_FAIL = 0, R_OK = 1, R_ERR = -1, R_MAX = -2 };
@@ -30,8 +32,17 @@ dra_alloc_ctx *dra_alloc_ctx_new(void) {
     dra_alloc_ctx *x = xcalloc(1, sizeof *x);
     arena_init(&x->a, 256 * 1024);
     x->cel = cel_eval_ctx_new();
-    x->rng = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
+    /* shareIDs must not be guessable or repeat across schedulers: seed from the
+     * kernel; the clock and an address only if getrandom is unavailable */
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+        seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
+    x->rng = seed;
     return x;
+}
+
+void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed) {
+    x->rng = seed;
 }
 
 void dra_alloc_ctx_free(dra_alloc_ctx *x) {
@@ -59,6 +70,16 @@ void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _A
 static bool past_deadline(dra_alloc_ctx *x) {
     if (x->timed_out) return true;
     if (x->steps % DRA_DEADLINE_EVERY) return false;
+    if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
+        x->timed_out = true;
+    return x->timed_out;
+}
+
+bool dra_alloc_tick(dra_alloc_ctx *x) {
+    if (x->timed_out) return true;
+    if (!x->deadline_ns && !x->cancel) return false;
+    if (++x->ticks % 256) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
         (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
         x->timed_out = true;
@@ -208,6 +229,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
                 return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
+                if (dra_alloc_tick(x)) return false;
                 int s = selectable(x, cs, rd, c, false);
                 if (s < 0) return false;
                 if (!s) continue;
@@ -302,11 +324,22 @@ static bool allocating_for_claim(const dra_claim_state *cs, uint32_t cand) {
     return false;
 }
 
+static uint64_t splitmix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A version-4 UUID. x->rng is a counter (seeded at random, or by
+ * dra_alloc_ctx_set_seed) and splitmix64 is a bijection, so the 64 bits of `a`, all
+ * written into the text, differ for every ID a context ever makes: an ID made here
+ * never repeats one made earlier on this context, in this call or another. */
 static void new_share_id(dra_alloc_ctx *x, char *buf) {
-    uint64_t a = x->rng = x->rng * 6364136223846793005ull + 1442695040888963407ull;
-    uint64_t b = x->rng = x->rng * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t n = x->rng++;
+    uint64_t a = splitmix64(n), b = splitmix64(n ^ 0xD1B54A32D192ED03ull);
     snprintf(buf, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
-             (unsigned)a & 0xfff, (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffull));
+             (unsigned)a & 0xfff, (unsigned)(0x8000 | (((a >> 12) & 0xf) << 10) | (b & 0x3ff)),
+             (unsigned long long)((b >> 16) & 0xffffffffffffull));
 }
 
 static void undo_constraints(dra_claim_state *cs, const dra_req_data *rd, uint32_t upto) {
@@ -397,6 +430,7 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
             continue;
         }
         if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) continue;
+        if (dra_alloc_tick(x)) return -1;
         int s = selectable(x, cs, rd, c, true);
         if (s < 0) return -1;
         if (s && ++n >= need) return n;
@@ -404,61 +438,477 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
     return n;
 }
 
-/* Adds the free candidates a request variant could take to the union in x->mark;
- * false when one of them would raise a CEL error (then nothing may be pruned). */
-static bool mark_candidates(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t start, uint32_t *n) {
-    const dra_nodeview *v = x->v;
-    if (rd->all_mode) {
-        for (uint32_t i = 0; i < rd->nall; i++) {
-            uint32_t c = rd->all[i];
-            if (!dra_rs_device_in_use(x, c) && !x->mark[c]) x->mark[c] = 1, (*n)++;
-        }
-        return true;
+/* ---- exact pruning: the claim bound ------------------------------------------------
+ *
+ * Kubernetes' answer is the first solution of its depth-first order, so the search
+ * may skip a subtree only when it is proven to hold no solution AND Kubernetes would
+ * come out of it with a plain failure: not an error (a CEL error on a candidate it
+ * would reach, a constraint failing on an All request) and not the 32-results
+ * "max size" signal, which stops the enclosing loops early instead of trying the
+ * next device. claim_bound_fails therefore looks at a range of the claim's remaining
+ * requests, [current, R), cut before the first request that could raise either:
+ *   - a request whose largest variant could exceed the 32-results limit once the
+ *     requests before it are filled (sizes are known per variant, so this is exact);
+ *   - a request with an All-mode variant some constraint applies to (a constraint
+ *     failure there is fatal);
+ *   - a request with a candidate whose selectors raise a CEL error (evaluated here
+ *     quietly and cached; the error still surfaces when the search reaches it).
+ * Kubernetes only reaches request R after filling all requests of the range, so
+ * "the range cannot be filled" means the subtree fails, and fails plainly.
+ *
+ * The range cannot be filled when a relaxation of it cannot:
+ *   1. per request variant: the devices it could take now (free, selectable,
+ *      capacity fits, taints tolerated, counters fit on their own, accepted by every
+ *      constraint in its current state) are fewer than it wants; a request fails when
+ *      all its variants do. Everything in that list only gets stricter deeper in the
+ *      subtree (more devices in use, counters and capacity consumed, constraint
+ *      values fixed, intersections narrowed, distinct values taken).
+ *   2. distinctAttribute: the slots under the constraint outnumber the distinct
+ *      values the candidates can still bring (dra_cons_distinct_values).
+ *   3. all requests together: a flow from requests (demand: their smallest variant)
+ *      through candidate devices (one slot each in a claim; a multi-allocatable device
+ *      as many as its free capacity admits for the smallest consumptions of the
+ *      requests) and, for a pool with shared counters, through the pool (at most as
+ *      many of its devices as the smallest consumptions fit in every counter) cannot
+ *      carry the demand. Any real solution is such a flow, so none exists.
+ * matchAttribute needs no rule of its own: once the first device fixed the value,
+ * rule 1 keeps only devices with that value (or intersecting the running set).
+ *
+ * The bound is armed after the first failed slot of a call (x->bound_on): a search
+ * that never backtracks does not pay for it, and one that does pays a bounded cost
+ * per step instead of the exponential subtree. */
+
+enum { BND_MAXREQ = DRA_RESULTS_MAX + 1, BND_MAXCONS = 64 };
+
+struct dra_bound {
+    uint32_t *dev_gen, *dev_idx;     /* per candidate: compact device index, valid when dev_gen == gen */
+    uint32_t *req_gen;               /* per candidate: already an edge of the request being gathered */
+    uint32_t *pool_gen;              /* per pool: looked at in this check */
+    uint32_t *pool_node;             /* per pool: flow node of its cap, 0 when uncapped */
+    int32_t *pool_capv;              /* per pool: the cap */
+    uint32_t gen, rgen;
+    uint32_t *devs;                  /* compact index → candidate */
+    uint32_t ndev;
+    uint32_t *edge;                  /* request edges: compact devices, request j at [eoff[j], eoff[j+1]) */
+    uint32_t edge_cap;
+    uint32_t eoff[BND_MAXREQ + 1];
+    int64_t demand[BND_MAXREQ];
+    uint32_t rindex[BND_MAXREQ];     /* claim request index; rvar for the current one */
+    dra_req_data *rvar0[BND_MAXREQ]; /* the current request's variant (only for j == 0) */
+    /* flow network */
+    uint32_t *head, *nxt, *to, *par, *queue, *vis;
+    int32_t *cap;
+    uint32_t ne, nn, ecap, ncap, visgen;
+    /* scratch */
+    const cel_attr **vals;
+    const dra_attr_text **texts;
+    quantity *q, *q2, *left;
+    uint32_t qcap;
+};
+
+static void *grow(arena *a, void *old, size_t used, size_t newsz) {
+    void *p = arena_alloc(a, newsz);
+    if (used) memcpy(p, old, used);
+    return p;
+}
+
+static struct dra_bound *bound_scratch(dra_alloc_ctx *x) {
+    if (!x->bnd) {
+        uint32_t nc = x->v->ncands ? x->v->ncands : 1;
+        struct dra_bound *b = ARENA_NEW(&x->a, struct dra_bound);
+        b->dev_gen = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->dev_idx = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->req_gen = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->pool_gen = ARENA_NEWN(&x->a, uint32_t, x->v->npools ? x->v->npools : 1);
+        b->pool_node = ARENA_NEWN(&x->a, uint32_t, x->v->npools ? x->v->npools : 1);
+        b->pool_capv = ARENA_NEWN(&x->a, int32_t, x->v->npools ? x->v->npools : 1);
+        b->devs = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->vals = ARENA_NEWN(&x->a, const cel_attr *, nc);
+        b->texts = ARENA_NEWN(&x->a, const dra_attr_text *, nc);
+        x->bnd = b;
     }
-    for (uint32_t c = start; c < v->ncands; c++) {
-        const dra_pool *p = &v->pools[v->cands[c].pool];
-        if (p->incomplete || p->invalid) {
-            c = p->first_cand + p->ncands - 1;
-            continue;
-        }
-        if (x->mark[c] || dra_rs_device_in_use(x, c)) continue;
-        int s = selectable(x, cs, rd, c, true);
-        if (s < 0) return false;
-        if (s) x->mark[c] = 1, (*n)++;
+    return x->bnd;
+}
+
+static void edge_push(dra_alloc_ctx *x, struct dra_bound *b, uint32_t *n, uint32_t dev) {
+    if (*n == b->edge_cap) {
+        uint32_t cap = b->edge_cap ? b->edge_cap * 2 : 1024;
+        b->edge = grow(&x->a, b->edge, sizeof *b->edge * b->edge_cap, sizeof *b->edge * cap);
+        b->edge_cap = cap;
+    }
+    b->edge[(*n)++] = dev;
+}
+
+static uint32_t dev_of(struct dra_bound *b, uint32_t cand) {
+    if (b->dev_gen[cand] != b->gen) {
+        b->dev_gen[cand] = b->gen;
+        b->dev_idx[cand] = b->ndev;
+        b->devs[b->ndev++] = cand;
+    }
+    return b->dev_idx[cand];
+}
+
+/* Would every constraint applying to rd accept the device in its current state? */
+static bool constraints_accept(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
+    for (uint32_t k = 0; k < cs->ncons; k++) {
+        if (!rd->applies[k]) continue;
+        if (x->f->derived_attributes) dra_derived_bind(x, rd, k, cand, &cs->cons[k]);
+        if (!dra_cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) return false;
+        dra_cons_remove(&cs->cons[k]);
     }
     return true;
 }
 
-/* Whole-claim feasibility: every device serves one slot of one non-admin request, so
- * the slots still to fill in this claim cannot outnumber the free devices any of the
- * remaining requests could take. Without this, two requests that together want more
- * devices than are free would enumerate every combination of the first. Skipped with
- * consumable capacity (a multi-allocatable device serves many slots). */
-static bool claim_infeasible(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
-                             uint32_t start) {
-    const dra_claim *cl = cs->claim;
-    if (x->f->consumable_capacity || rd->admin || ri + 1 >= cl->nreqs) return false;
-    int64_t total = need;
-    for (uint32_t r = ri + 1; r < cl->nreqs; r++) {
-        int64_t mn = INT64_MAX;
-        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
-            const dra_req_data *o = &cs->reqs[r][s];
-            int64_t k = o->admin ? 0 : o->num_devices;
-            if (k < mn) mn = k;
-        }
-        if (mn > 0) total += mn;
+/* Could rd take the device now (rule 1)? 1 yes, 0 no, -1 its selectors raise an error. */
+static int bound_usable(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t c) {
+    const dra_features *f = x->f;
+    const dra_device *d = x->v->cands[c].dev;
+    bool multi = f->consumable_capacity && d->allow_multi;
+    if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) return 0;
+    int s = selectable(x, cs, rd, c, true);
+    if (s <= 0) return s;
+    if (f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) return 0;
+    if (!f->partitionable && d->nconsumes) return 0;
+    if (d->nconsumes && !multi) {
+        if (!dra_rs_counters_take(x, c)) return 0;
+        dra_rs_counters_give(x, c);
     }
-    if (total <= need) return false;
-    memset(x->mark, 0, x->v->ncands);
-    uint32_t n = 0;
-    if (!mark_candidates(x, cs, rd, start, &n)) return false;
-    for (uint32_t r = ri + 1; r < cl->nreqs; r++)
-        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
-            dra_req_data *o = &cs->reqs[r][s];
-            if (o->admin) continue;
-            if (!mark_candidates(x, cs, o, 0, &n)) return false;
+    if (f->device_taints && dra_rs_taint_blocks(d, rd->spec)) return 0;
+    return constraints_accept(x, cs, rd, c) ? 1 : 0;
+}
+
+static bool any_applies(const dra_claim_state *cs, const dra_req_data *rd) {
+    for (uint32_t k = 0; k < cs->ncons; k++)
+        if (rd->applies[k]) return true;
+    return false;
+}
+
+/* ---- max flow (Edmonds-Karp, unit augmentations: the demand is at most 32) ---- */
+
+static void flow_reset(dra_alloc_ctx *x, struct dra_bound *b, uint32_t nn, uint32_t ne_max) {
+    if (nn > b->ncap) {
+        uint32_t cap = nn * 2;
+        b->head = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->par = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->queue = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->vis = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->visgen = 0;
+        b->ncap = cap;
+    }
+    if (ne_max * 2 > b->ecap) {
+        uint32_t cap = ne_max * 4;
+        b->nxt = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->to = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->cap = ARENA_NEWN(&x->a, int32_t, cap);
+        b->ecap = cap;
+    }
+    b->nn = nn;
+    b->ne = 0;
+    for (uint32_t i = 0; i < nn; i++) b->head[i] = UINT32_MAX;
+}
+
+static void flow_edge(struct dra_bound *b, uint32_t u, uint32_t v, int32_t cap) {
+    assert(b->ne + 2 <= b->ecap);
+    b->to[b->ne] = v, b->cap[b->ne] = cap, b->nxt[b->ne] = b->head[u], b->head[u] = b->ne++;
+    b->to[b->ne] = u, b->cap[b->ne] = 0, b->nxt[b->ne] = b->head[v], b->head[v] = b->ne++;
+}
+
+/* Max flow from node 0 to node nn-1, stopping once `want` is reached. */
+static int64_t flow_max(dra_alloc_ctx *x, struct dra_bound *b, int64_t want) {
+    int64_t flow = 0;
+    uint32_t sink = b->nn - 1;
+    while (flow < want) {
+        if (++b->visgen == 0) {
+            memset(b->vis, 0, sizeof *b->vis * b->ncap);
+            b->visgen = 1;
         }
-    return (int64_t)n < total;
+        uint32_t qh = 0, qt = 0;
+        b->queue[qt++] = 0;
+        b->vis[0] = b->visgen;
+        while (qh < qt && b->vis[sink] != b->visgen) {
+            uint32_t u = b->queue[qh++];
+            for (uint32_t e = b->head[u]; e != UINT32_MAX; e = b->nxt[e]) {
+                uint32_t v = b->to[e];
+                if (b->cap[e] <= 0 || b->vis[v] == b->visgen) continue;
+                b->vis[v] = b->visgen;
+                b->par[v] = e;
+                b->queue[qt++] = v;
+            }
+        }
+        if (b->vis[sink] != b->visgen) break;
+        for (uint32_t v = sink; v != 0; v = b->to[b->par[v] ^ 1]) {
+            b->cap[b->par[v]]--;
+            b->cap[b->par[v] ^ 1]++;
+        }
+        flow++;
+        if (dra_alloc_tick(x)) break;
+    }
+    return flow;
+}
+
+static int cmp_qty(const void *a, const void *b) { return quantity_cmp(a, b); }
+
+/* How many of the n amounts (sorted here), smallest first, fit into `left`. */
+static uint32_t greedy_fit(quantity *amounts, uint32_t n, const quantity *left) {
+    qsort(amounts, n, sizeof *amounts, cmp_qty);
+    quantity sum = quantity_from_int(0, QTY_DECIMAL_SI);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        quantity t;
+        quantity_add(&sum, &amounts[k], &t);
+        if (quantity_cmp(&t, left) > 0) break;
+        sum = t;
+    }
+    return k;
+}
+
+static void ensure_q(dra_alloc_ctx *x, struct dra_bound *b, uint32_t n) {
+    if (n <= b->qcap) return;
+    uint32_t cap = n < 64 ? 64 : n * 2;
+    b->q = ARENA_NEWN(&x->a, quantity, cap);
+    b->q2 = ARENA_NEWN(&x->a, quantity, cap);
+    b->left = ARENA_NEWN(&x->a, quantity, cap);
+    b->qcap = cap;
+}
+
+/* Slots a multi-allocatable device can still give the requests of the range: for
+ * each capacity, how many of the requests' smallest consumptions fit into what is
+ * left (each request takes a device at most once). */
+static int32_t multi_shares(dra_alloc_ctx *x, dra_claim_state *cs, struct dra_bound *b, uint32_t nreq, uint32_t cand) {
+    const dra_device *d = x->v->cands[cand].dev;
+    uint32_t ncaps = d->cel.ncaps;
+    if (!ncaps) return (int32_t)nreq;
+    ensure_q(x, b, ncaps * (nreq + 1) + ncaps);
+    quantity *left = b->left, *per = b->q2;   /* per[j * ncaps + k]: smallest consumption of request j */
+    dra_rs_capacity_left(x, cand, left);
+    for (uint32_t j = 0; j < nreq; j++) {
+        uint32_t nv = j == 0 ? 1 : cs->nvar[b->rindex[j]];
+        for (uint32_t v = 0; v < nv; v++) {
+            dra_req_data *o = j == 0 ? b->rvar0[0] : &cs->reqs[b->rindex[j]][v];
+            quantity *tmp = b->q + ncaps * nreq;
+            dra_rs_capacity_consumed(x, o, cand, tmp);
+            for (uint32_t k = 0; k < ncaps; k++)
+                if (v == 0 || quantity_cmp(&tmp[k], &per[j * ncaps + k]) < 0) per[j * ncaps + k] = tmp[k];
+        }
+    }
+    int32_t best = (int32_t)nreq;
+    for (uint32_t k = 0; k < ncaps; k++) {
+        quantity *am = b->q;
+        for (uint32_t j = 0; j < nreq; j++) am[j] = per[j * ncaps + k];
+        int32_t n = (int32_t)greedy_fit(am, nreq, &left[k]);
+        if (n < best) best = n;
+    }
+    return best;
+}
+
+/* The most devices of a pool with shared counters the range can take: for every
+ * counter, the devices not consuming it plus as many consumers as fit smallest
+ * first. *counted: devices of the pool routed through the cap. */
+static uint32_t pool_cap(dra_alloc_ctx *x, struct dra_bound *b, uint32_t pi, uint32_t *counted) {
+    const dra_pool *p = &x->v->pools[pi];
+    const bool cc = x->f->consumable_capacity;
+    ensure_q(x, b, p->ncands + p->ncounters + 1);
+    quantity *left = b->left;
+    dra_rs_counters_left(x, pi, left);
+    uint32_t best = UINT32_MAX;
+    *counted = 0;
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        uint32_t free_n = 0, n = 0;
+        for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
+            const dra_cand *cd = &x->v->cands[c];
+            if (b->dev_gen[c] != b->gen || !cd->dev->nconsumes || (cc && cd->dev->allow_multi)) continue;
+            if (i == 0) (*counted)++;
+            quantity sum = quantity_from_int(0, QTY_DECIMAL_SI);
+            for (uint32_t k = 0; k < cd->ncons; k++)
+                if (cd->cons[k].counter == i) quantity_add(&sum, &cd->cons[k].value, &sum);
+            if (quantity_sign(&sum) <= 0) free_n++;
+            else b->q[n++] = sum;
+        }
+        uint32_t m = free_n + greedy_fit(b->q, n, &left[i]);
+        if (m < best) best = m;
+    }
+    return best;
+}
+
+static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                              uint32_t start) {
+    if (x->no_prune || !x->bound_on) return false;
+    const dra_claim *cl = cs->claim;
+    const dra_nodeview *v = x->v;
+    struct dra_bound *b = bound_scratch(x);
+    if (++b->gen == 0) {   /* stamps wrapped: start over */
+        memset(b->dev_gen, 0, sizeof *b->dev_gen * v->ncands);
+        memset(b->pool_gen, 0, sizeof *b->pool_gen * v->npools);
+        b->gen = 1;
+    }
+    b->ndev = 0;
+    uint32_t nreq = 0, ne = 0;
+    b->eoff[0] = 0;
+    bool track_distinct = cs->ncons && cs->ncons <= BND_MAXCONS;
+    int64_t under[BND_MAXCONS] = {0};
+    bool derived = false;
+    int64_t cum = (int64_t)cs->nres + need;
+    for (uint32_t r = ri; r < cl->nreqs; r++) {
+        uint32_t nv = r == ri ? 1 : cs->nvar[r];
+        if (r > ri) {
+            int64_t maxk = 0;
+            bool fatal = false;
+            for (uint32_t s = 0; s < nv; s++) {
+                const dra_req_data *o = &cs->reqs[r][s];
+                if (o->num_devices > maxk) maxk = o->num_devices;
+                if (o->all_mode && any_applies(cs, o)) fatal = true;
+            }
+            if (fatal || cum + maxk > DRA_RESULTS_MAX) break;
+            cum += maxk;
+        }
+        if (++b->rgen == 0) {
+            memset(b->req_gen, 0, sizeof *b->req_gen * v->ncands);
+            b->rgen = 1;
+        }
+        const uint32_t rstamp = b->rgen;   /* marks this request's edges */
+        uint32_t e0 = ne;
+        int64_t mink = INT64_MAX;
+        int64_t under_r[BND_MAXCONS];
+        for (uint32_t k = 0; k < cs->ncons && k < BND_MAXCONS; k++) under_r[k] = INT64_MAX;
+        bool cel_err = false;
+        for (uint32_t s = 0; s < nv && !cel_err; s++) {
+            dra_req_data *o = r == ri ? rd : &cs->reqs[r][s];
+            int64_t k = r == ri ? need : o->num_devices;
+            if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
+            if (k <= 0) {   /* takes nothing: the request may be skipped */
+                mink = 0;
+                continue;
+            }
+            if (o->derived) derived = true;
+            int64_t got = 0;
+            if (o->all_mode) {
+                bool all_ok = true;
+                for (uint32_t i = 0; i < o->nall && all_ok; i++) {
+                    int u = bound_usable(x, cs, o, o->all[i]);
+                    if (u < 0) cel_err = true;
+                    all_ok = u > 0;
+                }
+                if (!all_ok) continue;
+                for (uint32_t i = 0; i < o->nall; i++) {
+                    uint32_t c = o->all[i];
+                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
+                }
+                got = o->nall;
+            } else {
+                for (uint32_t c = r == ri ? start : 0; c < v->ncands; c++) {
+                    const dra_pool *p = &v->pools[v->cands[c].pool];
+                    if (p->incomplete || p->invalid) {
+                        c = p->first_cand + p->ncands - 1;
+                        continue;
+                    }
+                    if (dra_alloc_tick(x)) return false;
+                    int u = bound_usable(x, cs, o, c);
+                    if (u < 0) {
+                        cel_err = true;
+                        break;
+                    }
+                    if (!u) continue;
+                    got++;
+                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
+                }
+            }
+            if (cel_err || got < k) continue;
+            if (k < mink) mink = k;
+            for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++) {
+                int64_t u = o->applies[q] ? k : 0;
+                if (u < under_r[q]) under_r[q] = u;
+            }
+        }
+        if (cel_err) {
+            /* Kubernetes may reach that error: nothing from here on may be pruned on */
+            if (r == ri) return false;
+            ne = e0;
+            break;
+        }
+        if (mink == INT64_MAX) return true;   /* rule 1: no variant of request r can be filled */
+        if (mink == 0) {
+            ne = e0;
+            continue;
+        }
+        if (nreq == BND_MAXREQ) break;
+        b->demand[nreq] = mink;
+        b->rindex[nreq] = r;
+        if (r == ri) b->rvar0[0] = rd;
+        for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
+        nreq++;
+        b->eoff[nreq] = ne;
+    }
+    if (!nreq) return false;
+
+    /* rule 2: distinct values */
+    if (track_distinct && !derived) {
+        for (uint32_t q = 0; q < cs->ncons; q++) {
+            dra_cstate *st = &cs->cons[q];
+            if (st->is_match || under[q] <= 0) continue;
+            const cel_attr *save = st->dv;
+            const dra_attr_text *save_t = st->dv_text;
+            st->dv = NULL, st->dv_text = NULL;
+            uint32_t n = 0;
+            for (uint32_t d = 0; d < b->ndev; d++) {
+                const dra_attr_text *t;
+                const cel_attr *a = dra_cons_value(st, &v->cands[b->devs[d]], &t);
+                if (!a) continue;
+                b->vals[n] = a, b->texts[n] = t, n++;
+            }
+            st->dv = save, st->dv_text = save_t;
+            uint32_t got = dra_cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)under[q]);
+            if (got != UINT32_MAX && (int64_t)got < under[q]) return true;
+        }
+    }
+
+    /* rule 3: the flow */
+    int64_t total = 0;
+    for (uint32_t j = 0; j < nreq; j++) total += b->demand[j];
+    bool need_flow = nreq > 1;
+    /* pools with shared counters whose cap binds get a node: 1 + nreq + ndev + i */
+    uint32_t npool_nodes = 0;
+    for (uint32_t d = 0; d < b->ndev; d++) {
+        uint32_t pi = v->cands[b->devs[d]].pool;
+        if (!v->pools[pi].ncounters || b->pool_gen[pi] == b->gen) continue;
+        b->pool_gen[pi] = b->gen;
+        b->pool_node[pi] = 0;
+        uint32_t counted;
+        uint32_t capn = pool_cap(x, b, pi, &counted);
+        if (capn < counted) {
+            b->pool_capv[pi] = (int32_t)capn;
+            b->pool_node[pi] = 1 + nreq + b->ndev + npool_nodes++;
+            need_flow = true;
+        }
+    }
+    bool any_multi = false;
+    if (x->f->consumable_capacity)
+        for (uint32_t d = 0; d < b->ndev && !any_multi; d++) any_multi = v->cands[b->devs[d]].dev->allow_multi;
+    if (any_multi) need_flow = true;
+    if (!need_flow && (int64_t)b->ndev >= total) return false;   /* one request: rule 1 decided it */
+    uint32_t nn = 1 + nreq + b->ndev + npool_nodes + 1;
+    flow_reset(x, b, nn, nreq + ne + b->ndev + npool_nodes);
+    uint32_t sink = nn - 1;
+    for (uint32_t j = 0; j < nreq; j++) {
+        flow_edge(b, 0, 1 + j, (int32_t)b->demand[j]);
+        for (uint32_t e = b->eoff[j]; e < b->eoff[j + 1]; e++) flow_edge(b, 1 + j, 1 + nreq + b->edge[e], 1);
+    }
+    for (uint32_t d = 0; d < b->ndev; d++) {
+        uint32_t c = b->devs[d];
+        const dra_cand *cd = &v->cands[c];
+        bool multi = x->f->consumable_capacity && cd->dev->allow_multi;
+        uint32_t pn = cd->dev->nconsumes && !multi ? b->pool_node[cd->pool] : 0;
+        if (pn) {   /* counted device of a capped pool */
+            flow_edge(b, 1 + nreq + d, pn, 1);
+            continue;
+        }
+        int32_t capd = multi ? multi_shares(x, cs, b, nreq, c) : 1;
+        if (capd > 0) flow_edge(b, 1 + nreq + d, sink, capd);
+    }
+    for (uint32_t pi = 0; pi < v->npools; pi++)
+        if (b->pool_gen[pi] == b->gen && b->pool_node[pi]) flow_edge(b, b->pool_node[pi], sink, b->pool_capv[pi]);
+    int64_t f = flow_max(x, b, total);
+    if (x->timed_out) return false;
+    return f < total;
 }
 
 static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
@@ -498,9 +948,12 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         return r;
     }
     int64_t need = rd->num_devices - di;
-    int64_t avail = count_free(x, cs, rd, start, need);
-    if (avail >= 0 && avail < need) return R_FAIL;
-    if (claim_infeasible(x, cs, ri, rd, need, start)) return R_FAIL;
+    int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
+    if (avail >= 0 && avail < need) {
+        x->bound_on = true;
+        return R_FAIL;
+    }
+    if (claim_bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
     const dra_nodeview *v = x->v;
     for (uint32_t c = start; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
@@ -510,6 +963,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         }
         if (rd->admin && allocating_for_claim(cs, c)) continue;
         if (!rd->admin && dra_rs_device_in_use(x, c)) continue;
+        if (dra_alloc_tick(x)) return R_ERR;
         int s = selectable(x, cs, rd, c, false);
         if (s < 0) return R_ERR;
         if (!s) continue;
@@ -704,6 +1158,9 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     arena_clear(&x->a);
     x->steps = 0;
     x->timed_out = false;
+    x->ticks = 0;
+    x->bound_on = false;
+    x->bnd = NULL;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -711,22 +1168,23 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->e = e;
     x->out = NULL;
     uint32_t nc = v->ncands ? v->ncands : 1;
-    x->allocating = ARENA_NEWN(&x->a, uint16_t, nc);
+    x->allocating = ARENA_NEWN(&x->a, uint32_t, nc);
     /* capacity bookkeeping only exists with DRAConsumableCapacity */
     x->cap_alloc = v->f.consumable_capacity ? ARENA_NEWN(&x->a, quantity *, nc) : NULL;
-    x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint16_t, nc) : NULL;
+    x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint32_t, nc) : NULL;
     x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
     x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
-    if (!prepare(x, claims, nclaims)) return DRA_ALLOC_ERROR;
-    int r = alloc_one(x, 0, 0, 0, 0, false, 0);
+    bool prepared = prepare(x, claims, nclaims);
+    int r = prepared ? alloc_one(x, 0, 0, 0, 0, false, 0) : R_ERR;
     if (x->timed_out) {
         err_set(e, "timed out trying to allocate devices");
         return DRA_ALLOC_TIMEOUT;
     }
     if (r == R_ERR) return DRA_ALLOC_ERROR;
+    assert(prepared);
     if (r != R_OK) {
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {
