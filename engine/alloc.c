@@ -254,6 +254,20 @@ static bool constraint_applies(const dra_constraint *k, const dra_req_data *rd) 
     return false;
 }
 
+/* Do a and b (plain requests of one claim) see exactly the same devices the same
+ * way? Then the bound's relaxation treats them as one request of both counts. */
+static bool same_devices(const dra_claim_state *cs, const dra_req_data *a, const dra_req_data *b) {
+    const dra_request_spec *p = a->spec, *q = b->spec;
+    if (a->parent || b->parent || a->all_mode || b->all_mode || a->admin != b->admin || a->cls != b->cls) return false;
+    if (a->derived || b->derived || p->ntols || q->ntols || p->ncaps || q->ncaps) return false;
+    if (p->nselectors != q->nselectors) return false;
+    for (uint32_t i = 0; i < p->nselectors; i++)
+        if (strcmp(p->selectors[i].cel, q->selectors[i].cel)) return false;
+    for (uint32_t k = 0; k < cs->ncons; k++)
+        if (a->applies[k] != b->applies[k]) return false;
+    return true;
+}
+
 static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) {
     const dra_features *f = x->f;
     /* not zeroed as a whole: see dra_claim_state.res */
@@ -311,6 +325,12 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             dra_cons_init(&cs->cons[k], c, x->w->names, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
+        }
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            dra_req_data *rd = &cs->reqs[ri][0];
+            rd->twin = -1;
+            for (uint32_t t = ri; t-- > 0 && rd->twin < 0 && !cl->reqs[ri].nsubs;)   /* the nearest: a chain */
+                if (!cl->reqs[t].nsubs && same_devices(cs, &cs->reqs[t][0], rd)) rd->twin = (int32_t)t;
         }
     }
     return true;
@@ -493,8 +513,9 @@ struct dra_bound {
     uint32_t edge_cap;
     uint32_t eoff[BND_MAXREQ + 1];
     int64_t demand[BND_MAXREQ];
+    int32_t mult[BND_MAXREQ];        /* requests merged into node j (twins) */
     uint32_t rindex[BND_MAXREQ];     /* claim request index; rvar for the current one */
-    dra_req_data *rvar0[BND_MAXREQ]; /* the current request's variant (only for j == 0) */
+    dra_req_data *rvar0[BND_MAXREQ]; /* the variant being filled, NULL: all variants of the request */
     /* flow network */
     uint32_t *head, *nxt, *to, *par, *queue, *vis;
     int32_t *cap;
@@ -676,26 +697,29 @@ static void ensure_q(dra_alloc_ctx *x, struct dra_bound *b, uint32_t n) {
  * left (each request takes a device at most once). */
 static int32_t multi_shares(dra_alloc_ctx *x, dra_claim_state *cs, struct dra_bound *b, uint32_t nreq, uint32_t cand) {
     const dra_device *d = x->v->cands[cand].dev;
-    uint32_t ncaps = d->cel.ncaps;
-    if (!ncaps) return (int32_t)nreq;
-    ensure_q(x, b, ncaps * (nreq + 1) + ncaps);
+    uint32_t ncaps = d->cel.ncaps, nslots = 0;
+    for (uint32_t j = 0; j < nreq; j++) nslots += (uint32_t)b->mult[j];
+    if (!ncaps) return (int32_t)nslots;
+    ensure_q(x, b, ncaps * (nreq + 1) + ncaps + nslots);
     quantity *left = b->left, *per = b->q2;   /* per[j * ncaps + k]: smallest consumption of request j */
     dra_rs_capacity_left(x, cand, left);
     for (uint32_t j = 0; j < nreq; j++) {
-        uint32_t nv = j == 0 ? 1 : cs->nvar[b->rindex[j]];
+        uint32_t nv = b->rvar0[j] ? 1 : cs->nvar[b->rindex[j]];
         for (uint32_t v = 0; v < nv; v++) {
-            dra_req_data *o = j == 0 ? b->rvar0[0] : &cs->reqs[b->rindex[j]][v];
+            dra_req_data *o = b->rvar0[j] ? b->rvar0[j] : &cs->reqs[b->rindex[j]][v];
             quantity *tmp = b->q + ncaps * nreq;
             dra_rs_capacity_consumed(x, o, cand, tmp);
             for (uint32_t k = 0; k < ncaps; k++)
                 if (v == 0 || quantity_cmp(&tmp[k], &per[j * ncaps + k]) < 0) per[j * ncaps + k] = tmp[k];
         }
     }
-    int32_t best = (int32_t)nreq;
+    int32_t best = (int32_t)nslots;
     for (uint32_t k = 0; k < ncaps; k++) {
         quantity *am = b->q;
-        for (uint32_t j = 0; j < nreq; j++) am[j] = per[j * ncaps + k];
-        int32_t n = (int32_t)greedy_fit(am, nreq, &left[k]);
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < nreq; j++)
+            for (int32_t t = 0; t < b->mult[j]; t++) am[m++] = per[j * ncaps + k];
+        int32_t n = (int32_t)greedy_fit(am, m, &left[k]);
         if (n < best) best = n;
     }
     return best;
@@ -730,9 +754,15 @@ static uint32_t pool_cap(dra_alloc_ctx *x, struct dra_bound *b, uint32_t pi, uin
     return best;
 }
 
+/* rd NULL: the claim's entry (first request, no device yet, any variant), where the
+ * 32-results signal needs no care — the claim boundary turns it into a plain
+ * failure — so the range runs to the end of the claim (firstAvailable requests whose
+ * larger variants would exceed the limit stay in). */
 static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
                               uint32_t start) {
-    if (x->no_prune || !x->bound_on) return false;
+    if (x->no_prune) return false;
+    const bool entry = rd == NULL;
+    assert(!entry || (ri == 0 && cs->nres == 0));
     const dra_claim *cl = cs->claim;
     const dra_nodeview *v = x->v;
     struct dra_bound *b = bound_scratch(x);
@@ -748,9 +778,12 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     int64_t under[BND_MAXCONS] = {0};
     bool derived = false;
     int64_t cum = (int64_t)cs->nres + need;
+    int8_t jof[64];   /* request index → its node, for twins */
+    memset(jof, -1, sizeof jof);
     for (uint32_t r = ri; r < cl->nreqs; r++) {
-        uint32_t nv = r == ri ? 1 : cs->nvar[r];
-        if (r > ri) {
+        const bool cur = r == ri && !entry;   /* the request being filled, from `start` */
+        uint32_t nv = cur ? 1 : cs->nvar[r];
+        if (!cur) {
             int64_t maxk = 0;
             bool fatal = false;
             for (uint32_t s = 0; s < nv; s++) {
@@ -758,8 +791,21 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
                 if (o->num_devices > maxk) maxk = o->num_devices;
                 if (o->all_mode && any_applies(cs, o)) fatal = true;
             }
-            if (fatal || cum + maxk > DRA_RESULTS_MAX) break;
+            if (fatal || (!entry && cum + maxk > DRA_RESULTS_MAX)) break;
             cum += maxk;
+        }
+        const dra_req_data *tw = &cs->reqs[r][0];
+        int32_t t = cur ? -1 : tw->twin;
+        while (t >= 0 && (t >= 64 || jof[t] < 0)) t = cs->reqs[t][0].twin;
+        if (t >= 0) {
+            /* the same devices as an earlier request of the range: one node, both counts */
+            int j = jof[t];
+            if (tw->num_devices <= 0) continue;
+            b->demand[j] += tw->num_devices;
+            b->mult[j]++;
+            for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++)
+                if (tw->applies[q]) under[q] += tw->num_devices;
+            continue;
         }
         if (++b->rgen == 0) {
             memset(b->req_gen, 0, sizeof *b->req_gen * v->ncands);
@@ -772,8 +818,9 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         for (uint32_t k = 0; k < cs->ncons && k < BND_MAXCONS; k++) under_r[k] = INT64_MAX;
         bool cel_err = false;
         for (uint32_t s = 0; s < nv && !cel_err; s++) {
-            dra_req_data *o = r == ri ? rd : &cs->reqs[r][s];
-            int64_t k = r == ri ? need : o->num_devices;
+            dra_req_data *o = cur ? rd : &cs->reqs[r][s];
+            int64_t k = cur ? need : o->num_devices;
+            if (k > DRA_RESULTS_MAX) continue;   /* can only hit the limit */
             if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
             if (k <= 0) {   /* takes nothing: the request may be skipped */
                 mink = 0;
@@ -795,7 +842,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
                 }
                 got = o->nall;
             } else {
-                for (uint32_t c = r == ri ? start : 0; c < v->ncands; c++) {
+                for (uint32_t c = cur ? start : 0; c < v->ncands; c++) {
                     const dra_pool *p = &v->pools[v->cands[c].pool];
                     if (p->incomplete || p->invalid) {
                         c = p->first_cand + p->ncands - 1;
@@ -832,8 +879,10 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         }
         if (nreq == BND_MAXREQ) break;
         b->demand[nreq] = mink;
+        b->mult[nreq] = 1;
+        if (!cur && r < 64) jof[r] = (int8_t)nreq;
         b->rindex[nreq] = r;
-        if (r == ri) b->rvar0[0] = rd;
+        b->rvar0[nreq] = cur ? rd : NULL;
         for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
         nreq++;
         b->eoff[nreq] = ne;
@@ -890,7 +939,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     uint32_t sink = nn - 1;
     for (uint32_t j = 0; j < nreq; j++) {
         flow_edge(b, 0, 1 + j, (int32_t)b->demand[j]);
-        for (uint32_t e = b->eoff[j]; e < b->eoff[j + 1]; e++) flow_edge(b, 1 + j, 1 + nreq + b->edge[e], 1);
+        for (uint32_t e = b->eoff[j]; e < b->eoff[j + 1]; e++) flow_edge(b, 1 + j, 1 + nreq + b->edge[e], b->mult[j]);
     }
     for (uint32_t d = 0; d < b->ndev; d++) {
         uint32_t c = b->devs[d];
@@ -917,6 +966,15 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
     if (ci >= x->ncs) return R_OK;
     dra_claim_state *cs = &x->cs[ci];
     const dra_claim *cl = cs->claim;
+    /* The claim's entry: one bound over all its requests. Its caller turns a 32-results
+     * signal into a plain failure, so a claim that cannot be completed from here fails
+     * plainly. Eager, except for a claim of one request for one device, where
+     * count_free sees the same and stops at the first free device (a full pass would
+     * evaluate every candidate's selectors). */
+    if (ri == 0 && !in_sub && di == 0 &&
+        (cl->nreqs > 1 || (cl->nreqs == 1 && (cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1))) &&
+        claim_bound_fails(x, cs, 0, NULL, 0, 0))
+        return x->timed_out ? R_ERR : R_FAIL;
     if (ri >= cl->nreqs) {
         int r = alloc_one(x, ci + 1, 0, 0, 0, false, 0);
         return r == R_MAX ? R_FAIL : r;
@@ -942,7 +1000,10 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
     if (rd->all_mode) {
         int ok = allocate_device(x, cs, rd, rd->all[di], true);
         if (ok < 0) return R_ERR;
-        if (!ok) return R_FAIL;
+        if (!ok) {
+            x->bound_on = true;
+            return R_FAIL;
+        }
         int r = alloc_one(x, ci, ri, si, di + 1, in_sub, 0);
         if (r != R_OK) deallocate_last(x, cs);
         return r;
@@ -953,7 +1014,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         x->bound_on = true;
         return R_FAIL;
     }
-    if (claim_bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
+    if (x->bound_on && claim_bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
     const dra_nodeview *v = x->v;
     for (uint32_t c = start; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
@@ -976,6 +1037,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         deallocate_last(x, cs);
         if (r != R_FAIL) return r;
     }
+    x->bound_on = true;   /* the search backtracks: from now on the bound pays off */
     return R_FAIL;
 }
 

@@ -77,6 +77,10 @@ typedef struct dra_req_data {
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
     struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */
+    /* An earlier plain request of the claim that takes exactly the same devices
+     * (class, selectors, constraints, no tolerations, capacity or derived
+     * attributes): the search bound counts both as one, -1 when none. */
+    int32_t twin;
 } dra_req_data;
 
 typedef struct dra_res_entry {
