@@ -514,7 +514,8 @@ struct dra_bound {
     uint32_t eoff[BND_MAXREQ + 1];
     int64_t demand[BND_MAXREQ];
     int32_t mult[BND_MAXREQ];        /* requests merged into node j (twins) */
-    uint32_t rindex[BND_MAXREQ];     /* claim request index; rvar for the current one */
+    uint32_t rindex[BND_MAXREQ];     /* request index in its claim */
+    dra_claim_state *rcs[BND_MAXREQ];   /* its claim */
     dra_req_data *rvar0[BND_MAXREQ]; /* the variant being filled, NULL: all variants of the request */
     /* flow network */
     uint32_t *head, *nxt, *to, *par, *queue, *vis;
@@ -695,7 +696,7 @@ static void ensure_q(dra_alloc_ctx *x, struct dra_bound *b, uint32_t n) {
 /* Slots a multi-allocatable device can still give the requests of the range: for
  * each capacity, how many of the requests' smallest consumptions fit into what is
  * left (each request takes a device at most once). */
-static int32_t multi_shares(dra_alloc_ctx *x, dra_claim_state *cs, struct dra_bound *b, uint32_t nreq, uint32_t cand) {
+static int32_t multi_shares(dra_alloc_ctx *x, struct dra_bound *b, uint32_t nreq, uint32_t cand) {
     const dra_device *d = x->v->cands[cand].dev;
     uint32_t ncaps = d->cel.ncaps, nslots = 0;
     for (uint32_t j = 0; j < nreq; j++) nslots += (uint32_t)b->mult[j];
@@ -704,6 +705,7 @@ static int32_t multi_shares(dra_alloc_ctx *x, dra_claim_state *cs, struct dra_bo
     quantity *left = b->left, *per = b->q2;   /* per[j * ncaps + k]: smallest consumption of request j */
     dra_rs_capacity_left(x, cand, left);
     for (uint32_t j = 0; j < nreq; j++) {
+        const dra_claim_state *cs = b->rcs[j];
         uint32_t nv = b->rvar0[j] ? 1 : cs->nvar[b->rindex[j]];
         for (uint32_t v = 0; v < nv; v++) {
             dra_req_data *o = b->rvar0[j] ? b->rvar0[j] : &cs->reqs[b->rindex[j]][v];
@@ -763,7 +765,6 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     if (x->no_prune) return false;
     const bool entry = rd == NULL;
     assert(!entry || (ri == 0 && cs->nres == 0));
-    const dra_claim *cl = cs->claim;
     const dra_nodeview *v = x->v;
     struct dra_bound *b = bound_scratch(x);
     if (++b->gen == 0) {   /* stamps wrapped: start over */
@@ -778,32 +779,47 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     int64_t under[BND_MAXCONS] = {0};
     bool derived = false;
     int64_t cum = (int64_t)cs->nres + need;
-    int8_t jof[64];   /* request index → its node, for twins */
+    int8_t jof[64];   /* request index → its node, for twins (within one claim) */
     memset(jof, -1, sizeof jof);
-    for (uint32_t r = ri; r < cl->nreqs; r++) {
-        const bool cur = r == ri && !entry;   /* the request being filled, from `start` */
-        uint32_t nv = cur ? 1 : cs->nvar[r];
+    /* The range runs on into the later claims once this one is complete (when the
+     * bound is armed): a 32-results signal there stops at their own boundary. There,
+     * an admin request ends the range (it may share devices other claims use). */
+    size_t cidx = (size_t)(cs - x->cs);
+    dra_claim_state *ocs = cs;
+    for (uint32_t r = ri;; r++) {
+        const bool first = ocs == cs;
+        if (r >= ocs->claim->nreqs) {
+            if (!x->bound_on || ++cidx >= x->ncs) break;
+            ocs = &x->cs[cidx];
+            assert(ocs->nres == 0);
+            memset(jof, -1, sizeof jof);
+            r = UINT32_MAX;   /* wraps to 0 */
+            continue;
+        }
+        const bool cur = first && r == ri && !entry;   /* the request being filled, from `start` */
+        uint32_t nv = cur ? 1 : ocs->nvar[r];
         if (!cur) {
             int64_t maxk = 0;
-            bool fatal = false;
+            bool stop = false;
             for (uint32_t s = 0; s < nv; s++) {
-                const dra_req_data *o = &cs->reqs[r][s];
+                const dra_req_data *o = &ocs->reqs[r][s];
                 if (o->num_devices > maxk) maxk = o->num_devices;
-                if (o->all_mode && any_applies(cs, o)) fatal = true;
+                if (o->all_mode && any_applies(ocs, o)) stop = true;
+                if (!first && o->admin) stop = true;
             }
-            if (fatal || (!entry && cum + maxk > DRA_RESULTS_MAX)) break;
+            if (stop || (first && !entry && cum + maxk > DRA_RESULTS_MAX)) break;
             cum += maxk;
         }
-        const dra_req_data *tw = &cs->reqs[r][0];
+        const dra_req_data *tw = &ocs->reqs[r][0];
         int32_t t = cur ? -1 : tw->twin;
-        while (t >= 0 && (t >= 64 || jof[t] < 0)) t = cs->reqs[t][0].twin;
+        while (t >= 0 && (t >= 64 || jof[t] < 0)) t = ocs->reqs[t][0].twin;
         if (t >= 0) {
             /* the same devices as an earlier request of the range: one node, both counts */
             int j = jof[t];
             if (tw->num_devices <= 0) continue;
             b->demand[j] += tw->num_devices;
             b->mult[j]++;
-            for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++)
+            for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++)
                 if (tw->applies[q]) under[q] += tw->num_devices;
             continue;
         }
@@ -818,7 +834,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         for (uint32_t k = 0; k < cs->ncons && k < BND_MAXCONS; k++) under_r[k] = INT64_MAX;
         bool cel_err = false;
         for (uint32_t s = 0; s < nv && !cel_err; s++) {
-            dra_req_data *o = cur ? rd : &cs->reqs[r][s];
+            dra_req_data *o = cur ? rd : &ocs->reqs[r][s];
             int64_t k = cur ? need : o->num_devices;
             if (k > DRA_RESULTS_MAX) continue;   /* can only hit the limit */
             if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
@@ -831,7 +847,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
             if (o->all_mode) {
                 bool all_ok = true;
                 for (uint32_t i = 0; i < o->nall && all_ok; i++) {
-                    int u = bound_usable(x, cs, o, o->all[i]);
+                    int u = bound_usable(x, ocs, o, o->all[i]);
                     if (u < 0) cel_err = true;
                     all_ok = u > 0;
                 }
@@ -849,7 +865,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
                         continue;
                     }
                     if (dra_alloc_tick(x)) return false;
-                    int u = bound_usable(x, cs, o, c);
+                    int u = bound_usable(x, ocs, o, c);
                     if (u < 0) {
                         cel_err = true;
                         break;
@@ -861,14 +877,14 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
             }
             if (cel_err || got < k) continue;
             if (k < mink) mink = k;
-            for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++) {
+            for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) {
                 int64_t u = o->applies[q] ? k : 0;
                 if (u < under_r[q]) under_r[q] = u;
             }
         }
         if (cel_err) {
             /* Kubernetes may reach that error: nothing from here on may be pruned on */
-            if (r == ri) return false;
+            if (first && r == ri) return false;
             ne = e0;
             break;
         }
@@ -882,8 +898,9 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         b->mult[nreq] = 1;
         if (!cur && r < 64) jof[r] = (int8_t)nreq;
         b->rindex[nreq] = r;
+        b->rcs[nreq] = ocs;
         b->rvar0[nreq] = cur ? rd : NULL;
-        for (uint32_t q = 0; q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
+        for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
         nreq++;
         b->eoff[nreq] = ne;
     }
@@ -950,7 +967,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
             flow_edge(b, 1 + nreq + d, pn, 1);
             continue;
         }
-        int32_t capd = multi ? multi_shares(x, cs, b, nreq, c) : 1;
+        int32_t capd = multi ? multi_shares(x, b, nreq, c) : 1;
         if (capd > 0) flow_edge(b, 1 + nreq + d, sink, capd);
     }
     for (uint32_t pi = 0; pi < v->npools; pi++)
@@ -958,6 +975,122 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     int64_t f = flow_max(x, b, total);
     if (x->timed_out) return false;
     return f < total;
+}
+
+/* claim_bound_fails, branching on the value of a scalar matchAttribute constraint
+ * that no device fixed yet: every solution fixes it to the value of its first
+ * affected device, so when the range is infeasible with the constraint fixed to
+ * each value some candidate has, it is infeasible. The value is fixed by making the
+ * constraint look as if one device with it had been added (num 1, first = it),
+ * which is all dra_cons_add reads for a scalar match; restored after each try.
+ * Only for a few values (BND_MAXVALUES): each try costs one bound. */
+enum { BND_MAXVALUES = 16 };
+
+static bool bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                        uint32_t start) {
+    if (claim_bound_fails(x, cs, ri, rd, need, start)) return true;
+    if (x->no_prune || x->timed_out) return false;
+    for (uint32_t k = 0; k < cs->ncons; k++) {
+        dra_cstate *st = &cs->cons[k];
+        if (!st->is_match || st->list_mode || st->num || x->f->derived_attributes) continue;
+        const cel_attr *vals[BND_MAXVALUES];
+        const dra_attr_text *texts[BND_MAXVALUES];
+        uint32_t nvals = 0;
+        bool many = false;
+        const dra_nodeview *v = x->v;
+        for (uint32_t c = 0; c < v->ncands && !many; c++) {
+            const dra_attr_text *t;
+            const cel_attr *a = dra_cons_value(st, &v->cands[c], &t);
+            if (!a) continue;
+            bool seen = false;
+            for (uint32_t i = 0; i < nvals && !seen; i++) {
+                st->first = vals[i], st->first_text = texts[i], st->num = 1;
+                seen = dra_cons_add(st, &x->a, &v->cands[c]);
+                if (seen) dra_cons_remove(st);
+                st->num = 0;
+            }
+            if (seen) continue;
+            if (nvals == BND_MAXVALUES) many = true;
+            else vals[nvals] = a, texts[nvals++] = t;
+        }
+        /* no value at all: nothing to branch on (the plain bound already saw the
+         * affected requests without candidates, if its range holds any) */
+        if (many || !nvals) continue;
+        bool all_fail = true;
+        for (uint32_t i = 0; i < nvals && all_fail; i++) {
+            st->first = vals[i], st->first_text = texts[i], st->num = 1;
+            all_fail = claim_bound_fails(x, cs, ri, rd, need, start);
+            st->num = 0;
+        }
+        if (all_fail && !x->timed_out) return true;
+    }
+    return false;
+}
+
+/* Could Kubernetes' search of this claim raise an error somewhere, whatever the
+ * state: a candidate whose selectors fail (for any request variant that takes
+ * devices one by one), or an All request some constraint applies to? */
+static bool claim_may_err(dra_alloc_ctx *x, dra_claim_state *cs) {
+    const dra_nodeview *v = x->v;
+    for (uint32_t r = 0; r < cs->claim->nreqs; r++)
+        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
+            dra_req_data *o = &cs->reqs[r][s];
+            if (o->all_mode) {
+                if (any_applies(cs, o)) return true;
+                continue;
+            }
+            if (o->num_devices <= 0) continue;
+            for (uint32_t c = 0; c < v->ncands; c++) {
+                const dra_pool *p = &v->pools[v->cands[c].pool];
+                if (p->incomplete || p->invalid) {
+                    c = p->first_cand + p->ncands - 1;
+                    continue;
+                }
+                if (dra_alloc_tick(x) || selectable(x, cs, o, c, true) < 0) return true;
+            }
+        }
+    return false;
+}
+
+/* Run once, when the search first backtracks (in claim `cur`): the claims after it
+ * are bounded against an empty attempt (nothing allocating, no counter or capacity
+ * used by this call). Each allocation only takes options away, so a claim that
+ * fails there fails in every state the search can reach. Kubernetes would still
+ * enumerate every combination of the claims before it — the failure memo this
+ * spares — and comes out with a plain failure unless one of those claims can raise
+ * an error, which claim_may_err rules out (alloc_one checks err_after). The doomed
+ * claim's own errors are the bound's business (its range stops before them). */
+static void static_pass(dra_alloc_ctx *x, size_t cur) {
+    x->doomed = x->ncs;
+    if (x->no_prune || cur + 1 >= x->ncs) return;
+    const dra_nodeview *v = x->v;
+    uint32_t nc = v->ncands ? v->ncands : 1, np = v->npools ? v->npools : 1;
+    uint32_t *allocating = x->allocating, *shares = x->cap_shares;
+    quantity **cap_alloc = x->cap_alloc, **avail = x->cnt_avail, **used = x->cnt_used;
+    x->allocating = ARENA_NEWN(&x->a, uint32_t, nc);
+    if (shares) x->cap_shares = ARENA_NEWN(&x->a, uint32_t, nc);
+    if (cap_alloc) x->cap_alloc = ARENA_NEWN(&x->a, quantity *, nc);
+    x->cnt_avail = ARENA_NEWN(&x->a, quantity *, np);
+    x->cnt_used = ARENA_NEWN(&x->a, quantity *, np);
+    size_t doomed = x->ncs;
+    for (size_t ci = cur + 1; ci < x->ncs && doomed == x->ncs && !x->timed_out; ci++) {
+        dra_claim_state *cs = &x->cs[ci];
+        assert(cs->nres == 0);
+        if (cs->claim->nreqs && bound_fails(x, cs, 0, NULL, 0, 0)) doomed = ci;
+    }
+    x->allocating = allocating, x->cap_shares = shares, x->cap_alloc = cap_alloc;
+    x->cnt_avail = avail, x->cnt_used = used;
+    if (doomed == x->ncs || x->timed_out) return;
+    x->err_after = ARENA_NEWN(&x->a, size_t, doomed + 1);
+    x->err_after[doomed] = doomed;
+    for (size_t ci = doomed; ci-- > 0;) x->err_after[ci] = claim_may_err(x, &x->cs[ci]) ? ci : x->err_after[ci + 1];
+    if (!x->timed_out) x->doomed = doomed;
+}
+
+static void arm_bound(dra_alloc_ctx *x, size_t ci) {
+    if (x->bound_on) return;
+    x->bound_on = true;
+    static_pass(x, ci);
 }
 
 static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
@@ -968,12 +1101,15 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
     const dra_claim *cl = cs->claim;
     /* The claim's entry: one bound over all its requests. Its caller turns a 32-results
      * signal into a plain failure, so a claim that cannot be completed from here fails
-     * plainly. Eager, except for a claim of one request for one device, where
-     * count_free sees the same and stops at the first free device (a full pass would
-     * evaluate every candidate's selectors). */
-    if (ri == 0 && !in_sub && di == 0 &&
-        (cl->nreqs > 1 || (cl->nreqs == 1 && (cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1))) &&
-        claim_bound_fails(x, cs, 0, NULL, 0, 0))
+     * plainly. Eager, except for a claim of one request for one device before the
+     * search first backtracked: there count_free sees the same and stops at the first
+     * free device (a full pass would evaluate every candidate's selectors). Once armed
+     * the range runs on into later claims. */
+    if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed)
+        return R_FAIL;   /* a later claim fails in any state: static_pass */
+    if (ri == 0 && !in_sub && di == 0 && cl->nreqs &&
+        (x->bound_on || cl->nreqs > 1 || cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1) &&
+        bound_fails(x, cs, 0, NULL, 0, 0))
         return x->timed_out ? R_ERR : R_FAIL;
     if (ri >= cl->nreqs) {
         int r = alloc_one(x, ci + 1, 0, 0, 0, false, 0);
@@ -1001,7 +1137,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         int ok = allocate_device(x, cs, rd, rd->all[di], true);
         if (ok < 0) return R_ERR;
         if (!ok) {
-            x->bound_on = true;
+            arm_bound(x, ci);
             return R_FAIL;
         }
         int r = alloc_one(x, ci, ri, si, di + 1, in_sub, 0);
@@ -1011,10 +1147,10 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
     int64_t need = rd->num_devices - di;
     int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
     if (avail >= 0 && avail < need) {
-        x->bound_on = true;
+        arm_bound(x, ci);
         return R_FAIL;
     }
-    if (x->bound_on && claim_bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
+    if (x->bound_on && bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
     const dra_nodeview *v = x->v;
     for (uint32_t c = start; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
@@ -1037,7 +1173,7 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         deallocate_last(x, cs);
         if (r != R_FAIL) return r;
     }
-    x->bound_on = true;   /* the search backtracks: from now on the bound pays off */
+    arm_bound(x, ci);   /* the search backtracks: from now on the bound pays off */
     return R_FAIL;
 }
 
@@ -1223,6 +1359,8 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->ticks = 0;
     x->bound_on = false;
     x->bnd = NULL;
+    x->doomed = SIZE_MAX;
+    x->err_after = NULL;
     x->v = v;
     x->w = v->w;
     x->st = state;

@@ -144,6 +144,11 @@ struct dra_alloc_ctx {
     bool no_prune;
     bool bound_on;
     struct dra_bound *bnd;       /* bound scratch, in the arena, made at first use */
+    /* When the bound is armed: the first later claim that no state can satisfy
+     * (ncs: none) and, per claim, the first claim from there on whose search may
+     * raise an error (alloc.c static_pass). */
+    size_t doomed;
+    size_t *err_after;
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };
