@@ -1058,7 +1058,7 @@ static bool claim_may_err(dra_alloc_ctx *x, dra_claim_state *cs) {
  * fails there fails in every state the search can reach. Kubernetes would still
  * enumerate every combination of the claims before it — the failure memo this
  * spares — and comes out with a plain failure unless one of those claims can raise
- * an error, which claim_may_err rules out (alloc_one checks err_after). The doomed
+ * an error, which claim_may_err rules out (search checks err_after). The doomed
  * claim's own errors are the bound's business (its range stops before them). */
 static void static_pass(dra_alloc_ctx *x, size_t cur) {
     x->doomed = x->ncs;
@@ -1093,66 +1093,144 @@ static void arm_bound(dra_alloc_ctx *x, size_t ci) {
     static_pass(x, ci);
 }
 
-static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
+/* Kubernetes' allocateOne, with an explicit stack instead of recursion: a call's
+ * depth grows with every device slot, request and claim of the call (30,000 claims
+ * overflowed the C stack), so each pending call is a frame in the arena. A "call"
+ * (ci, ri, si, di, in_sub, start) runs allocateOne's prologue; what would recurse
+ * pushes a frame saying how to resume (F_CLAIM: map the 32-results signal at the
+ * claim boundary; F_SUBS: next subrequest; F_ALL: undo an All-mode device; F_SLOT:
+ * next candidate of an ExactCount slot) and makes the child call; a result pops
+ * frames until one resumes. Calls that would return the child's result unchanged
+ * (the next request) reuse the caller's place, as the recursion's tail calls did.
+ * Steps are counted per call, as Go counts allocateOne invocations. */
+enum { F_CLAIM, F_SUBS, F_ALL, F_SLOT };
+
+typedef struct dra_frame {
+    uint32_t ci, ri, si, start;
+    int64_t di;
+    uint32_t pos;                /* F_SUBS: subrequest tried; F_SLOT: next candidate */
+    uint8_t kind;
+    bool in_sub, all_exceeded;
+} dra_frame;
+
+typedef struct {
+    dra_frame *v;
+    size_t n, cap;
+} dra_fstack;
+
+static dra_frame *fpush(dra_alloc_ctx *x, dra_fstack *st, uint8_t kind, uint32_t ci, uint32_t ri, uint32_t si,
+                        int64_t di, bool in_sub, uint32_t start) {
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 256;
+        dra_frame *nv = arena_alloc(&x->a, cap * sizeof *nv);
+        if (st->n) memcpy(nv, st->v, st->n * sizeof *nv);
+        st->v = nv;
+        st->cap = cap;
+    }
+    dra_frame *f = &st->v[st->n++];
+    *f = (dra_frame){.ci = ci, .ri = ri, .si = si, .di = di, .in_sub = in_sub, .start = start, .kind = kind};
+    return f;
+}
+
+static int search(dra_alloc_ctx *x) {
+    dra_fstack st = {0};
+    const dra_nodeview *v = x->v;
+    uint32_t ci = 0, ri = 0, si = 0, start = 0;
+    int64_t di = 0;
+    bool in_sub = false;
+    int ret;
+    dra_frame *f;
+    dra_claim_state *cs;
+    dra_req_data *rd;
+
+call:
     x->steps++;
-    if ((x->deadline_ns || x->cancel) && past_deadline(x)) return R_ERR;
-    if (ci >= x->ncs) return R_OK;
-    dra_claim_state *cs = &x->cs[ci];
-    const dra_claim *cl = cs->claim;
-    /* The claim's entry: one bound over all its requests. Its caller turns a 32-results
-     * signal into a plain failure, so a claim that cannot be completed from here fails
-     * plainly. Eager, except for a claim of one request for one device before the
-     * search first backtracked: there count_free sees the same and stops at the first
-     * free device (a full pass would evaluate every candidate's selectors). Once armed
-     * the range runs on into later claims. */
-    if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed)
-        return R_FAIL;   /* a later claim fails in any state: static_pass */
-    if (ri == 0 && !in_sub && di == 0 && cl->nreqs &&
-        (x->bound_on || cl->nreqs > 1 || cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1) &&
-        bound_fails(x, cs, 0, NULL, 0, 0))
-        return x->timed_out ? R_ERR : R_FAIL;
-    if (ri >= cl->nreqs) {
-        int r = alloc_one(x, ci + 1, 0, 0, 0, false, 0);
-        return r == R_MAX ? R_FAIL : r;
+    if ((x->deadline_ns || x->cancel) && past_deadline(x)) {
+        ret = R_ERR;
+        goto done;
     }
-    if (!in_sub && cl->reqs[ri].nsubs > 0) {
-        bool all_exceeded = true;
-        for (uint32_t s = 0; s < cs->nvar[ri]; s++) {
-            int r = alloc_one(x, ci, ri, s, 0, true, 0);
-            if (r == R_MAX) continue;
-            all_exceeded = false;
-            if (r == R_ERR) return r;
-            if (r == R_OK) {
-                cs->selected[ri] = s;
-                return R_OK;
-            }
+    if (ci >= x->ncs) {
+        ret = R_OK;
+        goto done;
+    }
+    cs = &x->cs[ci];
+    {
+        const dra_claim *cl = cs->claim;
+        /* The claim's entry: one bound over all its requests. Its caller turns a
+         * 32-results signal into a plain failure, so a claim that cannot be completed
+         * from here fails plainly. Eager, except for a claim of one request for one
+         * device before the search first backtracked: there count_free sees the same
+         * and stops at the first free device (a full pass would evaluate every
+         * candidate's selectors). Once armed the range runs on into later claims. */
+        if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed) {
+            ret = R_FAIL;   /* a later claim fails in any state: static_pass */
+            goto done;
         }
-        return all_exceeded ? R_MAX : R_FAIL;
+        if (ri == 0 && !in_sub && di == 0 && cl->nreqs &&
+            (x->bound_on || cl->nreqs > 1 || cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1) &&
+            bound_fails(x, cs, 0, NULL, 0, 0)) {
+            ret = x->timed_out ? R_ERR : R_FAIL;
+            goto done;
+        }
+        if (ri >= cl->nreqs) {
+            fpush(x, &st, F_CLAIM, ci, ri, si, di, in_sub, start);
+            ci++, ri = 0, si = 0, di = 0, in_sub = false, start = 0;
+            goto call;
+        }
+        if (!in_sub && cl->reqs[ri].nsubs > 0) {
+            f = fpush(x, &st, F_SUBS, ci, ri, si, di, in_sub, start);
+            f->pos = 0;
+            f->all_exceeded = true;
+            si = 0, di = 0, in_sub = true, start = 0;
+            goto call;
+        }
     }
-    dra_req_data *rd = &cs->reqs[ri][si];
-    if (rd->all_mode && rd->nall == 0) return R_FAIL;
-    if (di >= rd->num_devices) return alloc_one(x, ci, ri + 1, 0, 0, false, 0);
-    if ((int64_t)cs->nres + rd->num_devices - di > DRA_RESULTS_MAX) return R_MAX;
+    rd = &cs->reqs[ri][si];
+    if (rd->all_mode && rd->nall == 0) {
+        ret = R_FAIL;
+        goto done;
+    }
+    if (di >= rd->num_devices) {   /* the next request: the caller's place */
+        ri++, si = 0, di = 0, in_sub = false, start = 0;
+        goto call;
+    }
+    if ((int64_t)cs->nres + rd->num_devices - di > DRA_RESULTS_MAX) {
+        ret = R_MAX;
+        goto done;
+    }
     if (rd->all_mode) {
         int ok = allocate_device(x, cs, rd, rd->all[di], true);
-        if (ok < 0) return R_ERR;
-        if (!ok) {
-            arm_bound(x, ci);
-            return R_FAIL;
+        if (ok <= 0) {
+            if (!ok) arm_bound(x, ci);
+            ret = ok < 0 ? R_ERR : R_FAIL;
+            goto done;
         }
-        int r = alloc_one(x, ci, ri, si, di + 1, in_sub, 0);
-        if (r != R_OK) deallocate_last(x, cs);
-        return r;
+        fpush(x, &st, F_ALL, ci, ri, si, di, in_sub, start);
+        di++, start = 0;
+        goto call;
     }
-    int64_t need = rd->num_devices - di;
-    int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
-    if (avail >= 0 && avail < need) {
-        arm_bound(x, ci);
-        return R_FAIL;
+    {
+        int64_t need = rd->num_devices - di;
+        int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
+        if (avail >= 0 && avail < need) {
+            arm_bound(x, ci);
+            ret = R_FAIL;
+            goto done;
+        }
+        if (x->bound_on && bound_fails(x, cs, ri, rd, need, start)) {
+            ret = R_FAIL;
+            goto done;
+        }
     }
-    if (x->bound_on && bound_fails(x, cs, ri, rd, need, start)) return R_FAIL;
-    const dra_nodeview *v = x->v;
-    for (uint32_t c = start; c < v->ncands; c++) {
+    f = fpush(x, &st, F_SLOT, ci, ri, si, di, in_sub, start);
+    f->pos = start;
+
+next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos */
+    f = &st.v[st.n - 1];
+    assert(f->kind == F_SLOT);
+    cs = &x->cs[f->ci];
+    rd = &cs->reqs[f->ri][f->si];
+    for (uint32_t c = f->pos; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
         if (p->incomplete || p->invalid) {
             c = p->first_cand + p->ncands - 1;
@@ -1160,21 +1238,66 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         }
         if (rd->admin && allocating_for_claim(cs, c)) continue;
         if (!rd->admin && dra_rs_device_in_use(x, c)) continue;
-        if (dra_alloc_tick(x)) return R_ERR;
+        ret = R_ERR;
+        if (dra_alloc_tick(x)) goto pop;
         int s = selectable(x, cs, rd, c, false);
-        if (s < 0) return R_ERR;
+        if (s < 0) goto pop;
         if (!s) continue;
         if (x->f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) continue;
         int ok = allocate_device(x, cs, rd, c, false);
-        if (ok < 0) return R_ERR;
+        if (ok < 0) goto pop;
         if (!ok) continue;
-        int r = alloc_one(x, ci, ri, si, di + 1, in_sub, c + 1);
-        if (r == R_OK) return R_OK;
-        deallocate_last(x, cs);
-        if (r != R_FAIL) return r;
+        f->pos = c + 1;
+        ci = f->ci, ri = f->ri, si = f->si, di = f->di + 1, in_sub = f->in_sub, start = c + 1;
+        goto call;
     }
-    arm_bound(x, ci);   /* the search backtracks: from now on the bound pays off */
-    return R_FAIL;
+    arm_bound(x, f->ci);   /* the search backtracks: from now on the bound pays off */
+    ret = R_FAIL;
+pop:
+    st.n--;
+
+done:   /* ret is the result of the innermost call: resume its caller */
+    if (!st.n) return ret;
+    f = &st.v[st.n - 1];
+    switch (f->kind) {
+    case F_CLAIM:
+        st.n--;
+        if (ret == R_MAX) ret = R_FAIL;
+        goto done;
+    case F_SUBS:
+        cs = &x->cs[f->ci];
+        if (ret != R_MAX) {
+            f->all_exceeded = false;
+            if (ret == R_OK) cs->selected[f->ri] = f->pos;
+            if (ret != R_FAIL) {
+                st.n--;
+                goto done;
+            }
+        }
+        if (++f->pos < cs->nvar[f->ri]) {
+            ci = f->ci, ri = f->ri, si = f->pos, di = 0, in_sub = true, start = 0;
+            goto call;
+        }
+        ret = f->all_exceeded ? R_MAX : R_FAIL;
+        st.n--;
+        goto done;
+    case F_ALL:
+        if (ret != R_OK) deallocate_last(x, &x->cs[f->ci]);
+        st.n--;
+        goto done;
+    default:
+        assert(f->kind == F_SLOT);
+        if (ret == R_OK) {
+            st.n--;
+            goto done;
+        }
+        deallocate_last(x, &x->cs[f->ci]);
+        if (ret != R_FAIL) {
+            st.n--;
+            goto done;
+        }
+        goto next_candidate;
+    }
 }
 
 /* ---- results ----------------------------------------------------------------------------- */
@@ -1378,7 +1501,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
     bool prepared = prepare(x, claims, nclaims);
-    int r = prepared ? alloc_one(x, 0, 0, 0, 0, false, 0) : R_ERR;
+    int r = prepared ? search(x) : R_ERR;
     if (x->timed_out) {
         err_set(e, "timed out trying to allocate devices");
         return DRA_ALLOC_TIMEOUT;

@@ -137,7 +137,7 @@ struct dra_alloc_ctx {
     uint64_t deadline_ns;
     const _Atomic bool *cancel;
     bool timed_out;
-    uint64_t ticks;              /* loop iterations outside alloc_one, for the deadline */
+    uint64_t ticks;              /* candidate loop iterations, for the deadline */
     /* Pruning (alloc.c "exact pruning"): no_prune turns every shortcut off (tests
      * compare both searches); bound_on arms the claim bound after the first failed
      * slot of the call, so searches that never backtrack pay nothing for it. */
@@ -185,7 +185,7 @@ bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec);
  * Kubernetes' do) and returns false. Defined in alloc.c, shared with derived.c. */
 bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Counts one iteration of a loop outside alloc_one (selector passes, bounds) and
+/* Counts one iteration of a candidate loop (search, selector passes, bounds) and
  * reads the clock every 256: true once the deadline passed or the call was cancelled. */
 bool dra_alloc_tick(dra_alloc_ctx *x);
 

@@ -259,3 +259,27 @@ Test(prune, subrequests_at_the_limit_and_a_missing_nic) {
     sg_out o = check(subrequests(31, 128), DRA_ALLOC_UNSAT);
     free(o.text);
 }
+
+/* 10. 30,001 claims in one call: the search keeps its pending calls on an explicit
+ * stack, so depth grows in the arena, not on the C stack (the recursion overflowed). */
+Test(prune, thirty_thousand_claims) {
+    json_t *c = sg_case(FEATURES_ALL);
+    json_t *devs = sg_slice(c, "gpu", "gpu-pool");
+    for (int i = 0; i < 4; i++) sg_device(devs, "gpu-%d", i);
+    for (int i = 0; i < 30000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "empty-%05d", i);
+        sg_request(sg_claim(c, name, NULL), "r", "gpu", 0);
+    }
+    json_t *reqs = sg_claim(c, "last", NULL);
+    sg_request(reqs, "a", "gpu", 2);
+    sg_request(reqs, "b", "gpu", 2);
+    sg_out o;
+    sg_run(c, false, 0, &o);
+    cr_assert_eq(o.status, DRA_ALLOC_OK, "%s", o.text);
+    char d[128];
+    sg_devices(&o, 30000, d, sizeof d);
+    cr_assert_str_eq(d, "gpu-0 gpu-1 gpu-2 gpu-3");
+    free(o.text);
+    json_decref(c);
+}
