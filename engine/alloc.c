@@ -9,12 +9,18 @@
  * complete solution wins. Inside one request the next slot starts after the device
  * chosen for the previous slot (combinations, not permutations).
  *
- * Pruning that never changes the answer: before trying candidates for a slot, the
- * free, selectable candidates left from the start position are counted; when they
- * are fewer than the slots still to fill, the subtree has no solution. Candidates
- * whose selectors would raise a CEL error disable this shortcut (Kubernetes would
- * reach them and abort), so errors surface exactly as upstream. Selector results are
- * cached per (request, candidate) for the call. */
+ * Pruning that never changes the answer (a subtree is skipped only when it provably
+ * holds no solution and Kubernetes would leave it with a plain failure, not an
+ * error or the 32-results signal): count_free — the free, selectable candidates
+ * left for a slot — and the claim bound (claim_bound_fails: per-request candidates
+ * under the constraints' current state, distinct values, a flow through devices,
+ * shared counters and consumable capacity; branching on an unfixed matchAttribute
+ * value; running on into later claims; static_pass for claims no state satisfies).
+ * Candidates whose selectors would raise a CEL error stop every bound before them,
+ * so errors surface exactly as upstream. dra_alloc_ctx.no_prune turns all of it off
+ * (tests compare both searches). Selector results are cached per (request,
+ * candidate) for the call. The search keeps its pending calls on an explicit stack
+ * (search), so any number of claims fits. */
 #include "engine/alloc_internal.h"
 #include "engine/derived.h"
 
@@ -313,6 +319,20 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
                 min_claim += cs->reqs[ri][0].num_devices;
             }
         }
+        /* The claim-entry bound before any backtracking: worth its cost (a pass over
+         * the candidates of every request) from three devices or with alternatives;
+         * smaller claims are searched faster than bounded, and arm the bound when
+         * they fail. */
+        int64_t max_claim = 0;
+        bool subs_any = false;
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            int64_t mx = 0;
+            for (uint32_t s = 0; s < cs->nvar[ri]; s++)
+                if (cs->reqs[ri][s].num_devices > mx) mx = cs->reqs[ri][s].num_devices;
+            max_claim += mx;
+            subs_any |= cl->reqs[ri].nsubs > 0;
+        }
+        cs->eager_bound = subs_any || max_claim >= 3;
         if (min_claim > DRA_RESULTS_MAX)
             return dra_alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
                         (long long)min_claim, DRA_RESULTS_MAX);
@@ -989,7 +1009,7 @@ enum { BND_MAXVALUES = 16 };
 static bool bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
                         uint32_t start) {
     if (claim_bound_fails(x, cs, ri, rd, need, start)) return true;
-    if (x->no_prune || x->timed_out) return false;
+    if (x->no_prune || x->timed_out || !x->bound_on) return false;   /* branching: once the search backtracks */
     for (uint32_t k = 0; k < cs->ncons; k++) {
         dra_cstate *st = &cs->cons[k];
         if (!st->is_match || st->list_mode || st->num || x->f->derived_attributes) continue;
@@ -1158,16 +1178,14 @@ call:
         const dra_claim *cl = cs->claim;
         /* The claim's entry: one bound over all its requests. Its caller turns a
          * 32-results signal into a plain failure, so a claim that cannot be completed
-         * from here fails plainly. Eager, except for a claim of one request for one
-         * device before the search first backtracked: there count_free sees the same
-         * and stops at the first free device (a full pass would evaluate every
-         * candidate's selectors). Once armed the range runs on into later claims. */
+         * from here fails plainly. Before the search first backtracked, only for
+         * claims worth it (cs->eager_bound); once armed for every claim, the range
+         * running on into later claims. */
         if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed) {
             ret = R_FAIL;   /* a later claim fails in any state: static_pass */
             goto done;
         }
-        if (ri == 0 && !in_sub && di == 0 && cl->nreqs &&
-            (x->bound_on || cl->nreqs > 1 || cl->reqs[0].nsubs > 0 || cs->reqs[0][0].num_devices > 1) &&
+        if (ri == 0 && !in_sub && di == 0 && cl->nreqs && (x->bound_on || cs->eager_bound) &&
             bound_fails(x, cs, 0, NULL, 0, 0)) {
             ret = x->timed_out ? R_ERR : R_FAIL;
             goto done;

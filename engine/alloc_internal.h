@@ -100,6 +100,7 @@ typedef struct dra_claim_state {
     uint32_t *selected;
     dra_cstate *cons;            /* ncons; NULL without constraints (each is ~1 KB) */
     uint32_t ncons;
+    bool eager_bound;            /* bound this claim at its entry even before the search backtracked */
     uint32_t nres;
     /* Last, and not zeroed when the state is set up (1.3 KB per claim): an entry is
      * cleared when it is taken (allocate_device), and only res[0..nres) is read. */

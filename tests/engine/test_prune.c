@@ -19,6 +19,12 @@ enum { LIMIT_MS = 1000 };
 /* Runs c (consumed), checks the time bound and, when the unpruned search finishes
  * within 0.3 s, that both agree. Returns the pruned outcome. */
 static sg_out check(json_t *c, dra_alloc_status want) {
+    const char *dump = getenv("SG_DUMP");   /* a directory: the case as a fixture, for `dralloc allocate --fixture` */
+    if (dump) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.json", dump, criterion_current_test->name);
+        json_dump_file(c, path, JSON_COMPACT);
+    }
     sg_out o;
     sg_run(c, false, 0, &o);
     cr_assert_eq(o.status, want, "status %d, want %d: %s", o.status, want, o.text);
