@@ -289,3 +289,91 @@ Test(prune, thirty_thousand_claims) {
     free(o.text);
     json_decref(c);
 }
+
+/* 65,536 admin-access claims on one device, then a plain claim for it: the device is
+ * being allocated 65,536 times in this call, so the plain claim cannot have it (a
+ * 16-bit "allocating" counter wrapped to 0 here and handed it out). */
+Test(prune, allocating_counter_does_not_wrap) {
+    json_t *c = sg_case("{\"adminAccess\":true}");
+    sg_device(sg_slice(c, "gpu", "gpu-pool"), "gpu-%d", 0);
+    for (int i = 0; i < 65536; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "admin-%05d", i);
+        json_object_set_new(sg_request(sg_claim(c, name, NULL), "r", "gpu", 1), "adminAccess", json_true());
+    }
+    sg_request(sg_claim(c, "plain", NULL), "r", "gpu", 1);
+    sg_out o;
+    sg_run(c, false, 0, &o);
+    cr_assert_eq(o.status, DRA_ALLOC_UNSAT, "%s", o.text);
+    free(o.text);
+    json_decref(c);
+}
+
+/* The deadline stops the search inside long candidate loops too. */
+Test(prune, deadline_in_a_long_call) {
+    json_t *c = sg_case(FEATURES_ALL);
+    json_t *devs = sg_slice(c, "gpu", "gpu-pool");
+    for (int i = 0; i < 128; i++) sg_device(devs, "gpu-%03d", i);
+    for (int i = 0; i < 20000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "c-%05d", i);
+        sg_request(sg_claim(c, name, NULL), "r", "gpu", 1);
+    }
+    sg_out o;
+    sg_run(c, false, 5, &o);
+    cr_assert_eq(o.status, DRA_ALLOC_TIMEOUT, "%s", o.text);
+    cr_assert_str_eq(o.text, "timed out trying to allocate devices");
+    cr_assert_lt(o.ms, 500, "stopped after %.1f ms", o.ms);
+    free(o.text);
+    json_decref(c);
+}
+
+/* shareIDs: reproducible with dra_alloc_ctx_set_seed, distinct for every share a
+ * context hands out. */
+Test(prune, share_ids_seeded_and_unique) {
+    json_t *c = sg_case(FEATURES_ALL);
+    json_t *devs = sg_slice(c, "gpu", "gpu-pool");
+    json_t *d = sg_device(devs, "shared-%d", 0);
+    json_object_set_new(d, "allowMultipleAllocations", json_true());
+    json_object_set_new(d, "capacity", json_pack("{s:{s:s}}", "mem", "value", "100"));
+    for (int i = 0; i < 8; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c-%d", i);
+        json_object_set_new(sg_request(sg_claim(c, name, NULL), "r", "gpu", 1), "capacity",
+                            json_pack("{s:{s:s}}", "requests", "mem", "10"));
+    }
+    dra_world *w = dra_world_new(false);
+    err e;
+    err_clear(&e);
+    json_t *node = json_pack("{s:s,s:{s:s}}", "kind", "Node", "metadata", "name", "node-1");
+    cr_assert(dra_world_add_json(w, node, &e));
+    json_decref(node);
+    sg_add_all(w, c, "classes", "DeviceClass");
+    sg_add_all(w, c, "slices", "ResourceSlice");
+    sg_add_all(w, c, "claims", "ResourceClaim");
+    dra_world_freeze(w);
+    dra_features f = {.consumable_capacity = true};
+    dra_nodeview *v = dra_nodeview_new(w, dra_world_node(w, 0), &f, &e);
+    cr_assert_not_null(v, "%s", e.msg);
+    const dra_claim *claims[8];
+    for (int i = 0; i < 8; i++) claims[i] = dra_world_claim(w, (size_t)i);
+    char ids[2][8][40];
+    for (int run = 0; run < 2; run++) {
+        dra_alloc_ctx *x = dra_alloc_ctx_new();
+        dra_alloc_ctx_set_seed(x, 42);
+        dra_alloc_result *res;
+        cr_assert_eq(dra_allocate(x, v, NULL, claims, 8, &res, &e), DRA_ALLOC_OK, "%s", e.msg);
+        for (int i = 0; i < 8; i++) {
+            cr_assert_not_null(res[i].results[0].share_id);
+            snprintf(ids[run][i], sizeof ids[run][i], "%s", res[i].results[0].share_id);
+            cr_assert_eq(strlen(ids[run][i]), 36);
+            cr_assert_eq(ids[run][i][14], '4', "version 4: %s", ids[run][i]);
+            for (int j = 0; j < i; j++) cr_assert_str_neq(ids[run][i], ids[run][j]);
+        }
+        dra_alloc_ctx_free(x);
+    }
+    for (int i = 0; i < 8; i++) cr_assert_str_eq(ids[0][i], ids[1][i]);
+    dra_nodeview_free(v);
+    dra_world_free(w);
+    json_decref(c);
+}
