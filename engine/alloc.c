@@ -1113,6 +1113,89 @@ static void arm_bound(dra_alloc_ctx *x, size_t ci) {
     static_pass(x, ci);
 }
 
+/* ---- interchangeable devices -----------------------------------------------------
+ *
+ * When candidate a failed in a slot (its subtree held no solution and raised
+ * nothing), a later candidate b of the same slot that is interchangeable with a
+ * fails too: swapping a and b maps every state below b onto a state below a — the
+ * later slots of this request start after b, hence after a as well, and every other
+ * request or claim sees the two devices alike — so a solution or an error below b
+ * would be one below a. "Alike" is decided conservatively: same driver, attributes
+ * (type, value, order), capacities (none when consumable capacity is on), taints,
+ * shared-counter consumption within the same pool, no binding conditions,
+ * per-device node selection or multiple allocations, and both entirely free (not
+ * allocated, not being allocated). One exception breaks the mapping: an All request
+ * with a constraint fails with an error at its first device that the constraint
+ * rejects, and the order of a and b in its list decides whether it reaches that
+ * device before the one in use — so calls with such a request skip nothing here. */
+
+static bool attr_same(const cel_attr *a, const dra_attr_text *ta, const cel_attr *b, const dra_attr_text *tb) {
+    if (a->domain != b->domain || a->name != b->name || a->kind != b->kind || a->count != b->count) return false;
+    switch (a->kind) {
+    case CEL_ATTR_INT: return a->u.i == b->u.i;
+    case CEL_ATTR_BOOL: return a->u.b == b->u.b;
+    case CEL_ATTR_STRING: return a->u.s->len == b->u.s->len && !memcmp(a->u.s->s, b->u.s->s, a->u.s->len);
+    case CEL_ATTR_VERSION: return ta && tb && ta->ver && tb->ver && !strcmp(ta->ver, tb->ver);
+    case CEL_ATTR_INTS: return !memcmp(a->u.ints, b->u.ints, sizeof *a->u.ints * a->count);
+    case CEL_ATTR_BOOLS: return !memcmp(a->u.bools, b->u.bools, sizeof *a->u.bools * a->count);
+    case CEL_ATTR_STRINGS:
+        for (uint32_t i = 0; i < a->count; i++)
+            if (a->u.strs[i].len != b->u.strs[i].len || memcmp(a->u.strs[i].s, b->u.strs[i].s, a->u.strs[i].len))
+                return false;
+        return true;
+    default: return false;   /* versions lists, values without a type: not compared */
+    }
+}
+
+static bool str0_eq(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+static bool interchangeable(dra_alloc_ctx *x, uint32_t a, uint32_t b) {
+    const dra_cand *ca = &x->v->cands[a], *cb = &x->v->cands[b];
+    const dra_device *da = ca->dev, *db = cb->dev;
+    const dra_features *f = x->f;
+    if (da->cel.driver_id != db->cel.driver_id || da->cel.conv_error || db->cel.conv_error) return false;
+    if (ca->per_device_node || cb->per_device_node || da->allow_multi || db->allow_multi) return false;
+    if (da->binding_conditions.n || db->binding_conditions.n || da->binding_failure_conditions.n ||
+        db->binding_failure_conditions.n)
+        return false;
+    if (x->allocating[a] || x->allocating[b] || dra_rs_device_in_use(x, a) || dra_rs_device_in_use(x, b)) return false;
+    if (da->cel.nattrs != db->cel.nattrs || da->cel.ncaps != db->cel.ncaps) return false;
+    if (f->consumable_capacity && da->cel.ncaps) return false;
+    for (uint32_t i = 0; i < da->cel.nattrs; i++)
+        if (!attr_same(&da->cel.attrs[i], da->attr_text ? &da->attr_text[i] : NULL, &db->cel.attrs[i],
+                       db->attr_text ? &db->attr_text[i] : NULL))
+            return false;
+    for (uint32_t i = 0; i < da->cel.ncaps; i++)
+        if (da->cel.caps[i].domain != db->cel.caps[i].domain || da->cel.caps[i].name != db->cel.caps[i].name ||
+            quantity_cmp(da->cel.caps[i].value, db->cel.caps[i].value))
+            return false;
+    if (da->ntaints != db->ntaints) return false;
+    for (uint32_t i = 0; i < da->ntaints; i++)
+        if (!str0_eq(da->taints[i].key, db->taints[i].key) || !str0_eq(da->taints[i].value, db->taints[i].value) ||
+            !str0_eq(da->taints[i].effect, db->taints[i].effect))
+            return false;
+    if (!da->nconsumes != !db->nconsumes) return false;
+    if (da->nconsumes) {
+        if (ca->pool != cb->pool || ca->ncons != cb->ncons) return false;
+        for (uint32_t k = 0; k < ca->ncons; k++)
+            if (ca->cons[k].counter != cb->cons[k].counter || quantity_cmp(&ca->cons[k].value, &cb->cons[k].value))
+                return false;
+    }
+    return true;
+}
+
+/* Are symmetric skips sound in this call (no All request with a constraint)? */
+static bool symmetry_ok(const dra_alloc_ctx *x) {
+    if (x->no_prune) return false;
+    for (size_t ci = 0; ci < x->ncs; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t r = 0; r < cs->claim->nreqs; r++)
+            for (uint32_t s = 0; s < cs->nvar[r]; s++)
+                if (cs->reqs[r][s].all_mode && any_applies(cs, &cs->reqs[r][s])) return false;
+    }
+    return true;
+}
+
 /* Kubernetes' allocateOne, with an explicit stack instead of recursion: a call's
  * depth grows with every device slot, request and claim of the call (30,000 claims
  * overflowed the C stack), so each pending call is a frame in the arena. A "call"
@@ -1131,6 +1214,8 @@ typedef struct dra_frame {
     uint32_t pos;                /* F_SUBS: subrequest tried; F_SLOT: next candidate */
     uint8_t kind;
     bool in_sub, all_exceeded;
+    uint8_t nfailed;             /* F_SLOT: candidates whose subtree failed (symmetry) */
+    uint32_t failed[4];
 } dra_frame;
 
 typedef struct {
@@ -1155,6 +1240,7 @@ static dra_frame *fpush(dra_alloc_ctx *x, dra_fstack *st, uint8_t kind, uint32_t
 static int search(dra_alloc_ctx *x) {
     dra_fstack st = {0};
     const dra_nodeview *v = x->v;
+    const bool sym = symmetry_ok(x);
     uint32_t ci = 0, ri = 0, si = 0, start = 0;
     int64_t di = 0;
     bool in_sub = false;
@@ -1242,6 +1328,7 @@ call:
     }
     f = fpush(x, &st, F_SLOT, ci, ri, si, di, in_sub, start);
     f->pos = start;
+    f->nfailed = 0;
 
 next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos */
     f = &st.v[st.n - 1];
@@ -1262,6 +1349,9 @@ next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos 
         if (s < 0) goto pop;
         if (!s) continue;
         if (x->f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) continue;
+        bool twin = false;
+        for (uint8_t i = 0; i < f->nfailed && !twin; i++) twin = interchangeable(x, f->failed[i], c);
+        if (twin) continue;   /* fails as the failed one did */
         int ok = allocate_device(x, cs, rd, c, false);
         if (ok < 0) goto pop;
         if (!ok) continue;
@@ -1314,6 +1404,7 @@ done:   /* ret is the result of the innermost call: resume its caller */
             st.n--;
             goto done;
         }
+        if (sym && f->nfailed < 4) f->failed[f->nfailed++] = f->pos - 1;
         goto next_candidate;
     }
 }
