@@ -9,19 +9,27 @@
  * complete solution wins. Inside one request the next slot starts after the device
  * chosen for the previous slot (combinations, not permutations).
  *
- * Pruning that never changes the answer: before trying candidates for a slot, the
- * free, selectable candidates left from the start position are counted; when they
- * are fewer than the slots still to fill, the subtree has no solution. Candidates
- * whose selectors would raise a CEL error disable this shortcut (Kubernetes would
- * reach them and abort), so errors surface exactly as upstream. Selector results are
- * cached per (request, candidate) for the call. */
+ * Pruning that never changes the answer (a subtree is skipped only when it provably
+ * holds no solution and Kubernetes would leave it with a plain failure, not an
+ * error or the 32-results signal): count_free — the free, selectable candidates
+ * left for a slot — and the claim bound (claim_bound_fails: per-request candidates
+ * under the constraints' current state, distinct values, a flow through devices,
+ * shared counters and consumable capacity; branching on an unfixed matchAttribute
+ * value; running on into later claims; static_pass for claims no state satisfies).
+ * Candidates whose selectors would raise a CEL error stop every bound before them,
+ * so errors surface exactly as upstream. dra_alloc_ctx.no_prune turns all of it off
+ * (tests compare both searches). Selector results are cached per (request,
+ * candidate) for the call. The search keeps its pending calls on an explicit stack
+ * (search), so any number of claims fits. */
 #include "engine/alloc_internal.h"
 #include "engine/derived.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 enum { R_FAIL = 0, R_OK = 1, R_ERR = -1, R_MAX = -2 };
@@ -30,8 +38,17 @@ dra_alloc_ctx *dra_alloc_ctx_new(void) {
     dra_alloc_ctx *x = xcalloc(1, sizeof *x);
     arena_init(&x->a, 256 * 1024);
     x->cel = cel_eval_ctx_new();
-    x->rng = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
+    /* shareIDs must not be guessable or repeat across schedulers: seed from the
+     * kernel; the clock and an address only if getrandom is unavailable */
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+        seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
+    x->rng = seed;
     return x;
+}
+
+void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed) {
+    x->rng = seed;
 }
 
 void dra_alloc_ctx_free(dra_alloc_ctx *x) {
@@ -60,6 +77,16 @@ static bool past_deadline(dra_alloc_ctx *x) {
     if (x->timed_out) return true;
     /* the first step too: a call that starts past its deadline does no work */
     if (x->steps % DRA_DEADLINE_EVERY != 1) return false;
+    if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
+        x->timed_out = true;
+    return x->timed_out;
+}
+
+bool dra_alloc_tick(dra_alloc_ctx *x) {
+    if (x->timed_out) return true;
+    if (!x->deadline_ns && !x->cancel) return false;
+    if (++x->ticks % 256) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
         (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
         x->timed_out = true;
@@ -209,6 +236,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
                 return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
+                if (dra_alloc_tick(x)) return false;
                 int s = selectable(x, cs, rd, c, false);
                 if (s < 0) return false;
                 if (!s) continue;
@@ -231,6 +259,20 @@ static bool constraint_applies(const dra_constraint *k, const dra_req_data *rd) 
         if (rd->parent && !strcmp(k->requests.v[i], rd->name)) return true;
     }
     return false;
+}
+
+/* Do a and b (plain requests of one claim) see exactly the same devices the same
+ * way? Then the bound's relaxation treats them as one request of both counts. */
+static bool same_devices(const dra_claim_state *cs, const dra_req_data *a, const dra_req_data *b) {
+    const dra_request_spec *p = a->spec, *q = b->spec;
+    if (a->parent || b->parent || a->all_mode || b->all_mode || a->admin != b->admin || a->cls != b->cls) return false;
+    if (a->derived || b->derived || p->ntols || q->ntols || p->ncaps || q->ncaps) return false;
+    if (p->nselectors != q->nselectors) return false;
+    for (uint32_t i = 0; i < p->nselectors; i++)
+        if (strcmp(p->selectors[i].cel, q->selectors[i].cel)) return false;
+    for (uint32_t k = 0; k < cs->ncons; k++)
+        if (a->applies[k] != b->applies[k]) return false;
+    return true;
 }
 
 static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) {
@@ -278,6 +320,20 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
                 min_claim += cs->reqs[ri][0].num_devices;
             }
         }
+        /* The claim-entry bound before any backtracking: worth its cost (a pass over
+         * the candidates of every request) from three devices or with alternatives;
+         * smaller claims are searched faster than bounded, and arm the bound when
+         * they fail. */
+        int64_t max_claim = 0;
+        bool subs_any = false;
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            int64_t mx = 0;
+            for (uint32_t s = 0; s < cs->nvar[ri]; s++)
+                if (cs->reqs[ri][s].num_devices > mx) mx = cs->reqs[ri][s].num_devices;
+            max_claim += mx;
+            subs_any |= cl->reqs[ri].nsubs > 0;
+        }
+        cs->eager_bound = subs_any || max_claim >= 3;
         if (min_claim > DRA_RESULTS_MAX)
             return dra_alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
                         (long long)min_claim, DRA_RESULTS_MAX);
@@ -291,6 +347,12 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
         }
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            dra_req_data *rd = &cs->reqs[ri][0];
+            rd->twin = -1;
+            for (uint32_t t = ri; t-- > 0 && rd->twin < 0 && !cl->reqs[ri].nsubs;)   /* the nearest: a chain */
+                if (!cl->reqs[t].nsubs && same_devices(cs, &cs->reqs[t][0], rd)) rd->twin = (int32_t)t;
+        }
     }
     return true;
 }
@@ -303,11 +365,22 @@ static bool allocating_for_claim(const dra_claim_state *cs, uint32_t cand) {
     return false;
 }
 
+static uint64_t splitmix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A version-4 UUID. x->rng is a counter (seeded at random, or by
+ * dra_alloc_ctx_set_seed) and splitmix64 is a bijection, so the 64 bits of `a`, all
+ * written into the text, differ for every ID a context ever makes: an ID made here
+ * never repeats one made earlier on this context, in this call or another. */
 static void new_share_id(dra_alloc_ctx *x, char *buf) {
-    uint64_t a = x->rng = x->rng * 6364136223846793005ull + 1442695040888963407ull;
-    uint64_t b = x->rng = x->rng * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t n = x->rng++;
+    uint64_t a = splitmix64(n), b = splitmix64(n ^ 0xD1B54A32D192ED03ull);
     snprintf(buf, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
-             (unsigned)a & 0xfff, (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffull));
+             (unsigned)a & 0xfff, (unsigned)(0x8000 | (((a >> 12) & 0xf) << 10) | (b & 0x3ff)),
+             (unsigned long long)((b >> 16) & 0xffffffffffffull));
 }
 
 static void undo_constraints(dra_claim_state *cs, const dra_req_data *rd, uint32_t upto) {
@@ -398,6 +471,7 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
             continue;
         }
         if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) continue;
+        if (dra_alloc_tick(x)) return -1;
         int s = selectable(x, cs, rd, c, true);
         if (s < 0) return -1;
         if (s && ++n >= need) return n;
@@ -405,105 +479,864 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
     return n;
 }
 
-/* Adds the free candidates a request variant could take to the union in x->mark;
- * false when one of them would raise a CEL error (then nothing may be pruned). */
-static bool mark_candidates(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t start, uint32_t *n) {
-    const dra_nodeview *v = x->v;
-    if (rd->all_mode) {
-        for (uint32_t i = 0; i < rd->nall; i++) {
-            uint32_t c = rd->all[i];
-            if (!dra_rs_device_in_use(x, c) && !x->mark[c]) x->mark[c] = 1, (*n)++;
-        }
-        return true;
+/* ---- exact pruning: the claim bound ------------------------------------------------
+ *
+ * Kubernetes' answer is the first solution of its depth-first order, so the search
+ * may skip a subtree only when it is proven to hold no solution AND Kubernetes would
+ * come out of it with a plain failure: not an error (a CEL error on a candidate it
+ * would reach, a constraint failing on an All request) and not the 32-results
+ * "max size" signal, which stops the enclosing loops early instead of trying the
+ * next device. claim_bound_fails therefore looks at a range of the claim's remaining
+ * requests, [current, R), cut before the first request that could raise either:
+ *   - a request whose largest variant could exceed the 32-results limit once the
+ *     requests before it are filled (sizes are known per variant, so this is exact);
+ *   - a request with an All-mode variant some constraint applies to (a constraint
+ *     failure there is fatal);
+ *   - a request with a candidate whose selectors raise a CEL error (evaluated here
+ *     quietly and cached; the error still surfaces when the search reaches it).
+ * Kubernetes only reaches request R after filling all requests of the range, so
+ * "the range cannot be filled" means the subtree fails, and fails plainly.
+ *
+ * The range cannot be filled when a relaxation of it cannot:
+ *   1. per request variant: the devices it could take now (free, selectable,
+ *      capacity fits, taints tolerated, counters fit on their own, accepted by every
+ *      constraint in its current state) are fewer than it wants; a request fails when
+ *      all its variants do. Everything in that list only gets stricter deeper in the
+ *      subtree (more devices in use, counters and capacity consumed, constraint
+ *      values fixed, intersections narrowed, distinct values taken).
+ *   2. distinctAttribute: the slots under the constraint outnumber the distinct
+ *      values the candidates can still bring (dra_cons_distinct_values).
+ *   3. all requests together: a flow from requests (demand: their smallest variant)
+ *      through candidate devices (one slot each in a claim; a multi-allocatable device
+ *      as many as its free capacity admits for the smallest consumptions of the
+ *      requests) and, for a pool with shared counters, through the pool (at most as
+ *      many of its devices as the smallest consumptions fit in every counter) cannot
+ *      carry the demand. Any real solution is such a flow, so none exists.
+ * matchAttribute needs no rule of its own: once the first device fixed the value,
+ * rule 1 keeps only devices with that value (or intersecting the running set).
+ *
+ * The bound is armed after the first failed slot of a call (x->bound_on): a search
+ * that never backtracks does not pay for it, and one that does pays a bounded cost
+ * per step instead of the exponential subtree. */
+
+enum { BND_MAXREQ = DRA_RESULTS_MAX + 1, BND_MAXCONS = 64 };
+
+struct dra_bound {
+    uint32_t *dev_gen, *dev_idx;     /* per candidate: compact device index, valid when dev_gen == gen */
+    uint32_t *req_gen;               /* per candidate: already an edge of the request being gathered */
+    uint32_t *pool_gen;              /* per pool: looked at in this check */
+    uint32_t *pool_node;             /* per pool: flow node of its cap, 0 when uncapped */
+    int32_t *pool_capv;              /* per pool: the cap */
+    uint32_t gen, rgen;
+    uint32_t *devs;                  /* compact index → candidate */
+    uint32_t ndev;
+    uint32_t *edge;                  /* request edges: compact devices, request j at [eoff[j], eoff[j+1]) */
+    uint32_t edge_cap;
+    uint32_t eoff[BND_MAXREQ + 1];
+    int64_t demand[BND_MAXREQ];
+    int32_t mult[BND_MAXREQ];        /* requests merged into node j (twins) */
+    uint32_t rindex[BND_MAXREQ];     /* request index in its claim */
+    dra_claim_state *rcs[BND_MAXREQ];   /* its claim */
+    dra_req_data *rvar0[BND_MAXREQ]; /* the variant being filled, NULL: all variants of the request */
+    /* flow network */
+    uint32_t *head, *nxt, *to, *par, *queue, *vis;
+    int32_t *cap;
+    uint32_t ne, nn, ecap, ncap, visgen;
+    /* scratch */
+    const cel_attr **vals;
+    const dra_attr_text **texts;
+    quantity *q, *q2, *left;
+    uint32_t qcap;
+};
+
+static void *grow(arena *a, void *old, size_t used, size_t newsz) {
+    void *p = arena_alloc(a, newsz);
+    if (used) memcpy(p, old, used);
+    return p;
+}
+
+static struct dra_bound *bound_scratch(dra_alloc_ctx *x) {
+    if (!x->bnd) {
+        uint32_t nc = x->v->ncands ? x->v->ncands : 1;
+        struct dra_bound *b = ARENA_NEW(&x->a, struct dra_bound);
+        b->dev_gen = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->dev_idx = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->req_gen = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->pool_gen = ARENA_NEWN(&x->a, uint32_t, x->v->npools ? x->v->npools : 1);
+        b->pool_node = ARENA_NEWN(&x->a, uint32_t, x->v->npools ? x->v->npools : 1);
+        b->pool_capv = ARENA_NEWN(&x->a, int32_t, x->v->npools ? x->v->npools : 1);
+        b->devs = ARENA_NEWN(&x->a, uint32_t, nc);
+        b->vals = ARENA_NEWN(&x->a, const cel_attr *, nc);
+        b->texts = ARENA_NEWN(&x->a, const dra_attr_text *, nc);
+        x->bnd = b;
     }
-    for (uint32_t c = start; c < v->ncands; c++) {
-        const dra_pool *p = &v->pools[v->cands[c].pool];
-        if (p->incomplete || p->invalid) {
-            c = p->first_cand + p->ncands - 1;
-            continue;
-        }
-        if (x->mark[c] || dra_rs_device_in_use(x, c)) continue;
-        int s = selectable(x, cs, rd, c, true);
-        if (s < 0) return false;
-        if (s) x->mark[c] = 1, (*n)++;
+    return x->bnd;
+}
+
+static void edge_push(dra_alloc_ctx *x, struct dra_bound *b, uint32_t *n, uint32_t dev) {
+    if (*n == b->edge_cap) {
+        uint32_t cap = b->edge_cap ? b->edge_cap * 2 : 1024;
+        b->edge = grow(&x->a, b->edge, sizeof *b->edge * b->edge_cap, sizeof *b->edge * cap);
+        b->edge_cap = cap;
+    }
+    b->edge[(*n)++] = dev;
+}
+
+static uint32_t dev_of(struct dra_bound *b, uint32_t cand) {
+    if (b->dev_gen[cand] != b->gen) {
+        b->dev_gen[cand] = b->gen;
+        b->dev_idx[cand] = b->ndev;
+        b->devs[b->ndev++] = cand;
+    }
+    return b->dev_idx[cand];
+}
+
+/* Would every constraint applying to rd accept the device in its current state? */
+static bool constraints_accept(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
+    for (uint32_t k = 0; k < cs->ncons; k++) {
+        if (!rd->applies[k]) continue;
+        if (x->f->derived_attributes) dra_derived_bind(x, rd, k, cand, &cs->cons[k]);
+        if (!dra_cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) return false;
+        dra_cons_remove(&cs->cons[k]);
     }
     return true;
 }
 
-/* Whole-claim feasibility: every device serves one slot of one non-admin request, so
- * the slots still to fill in this claim cannot outnumber the free devices any of the
- * remaining requests could take. Without this, two requests that together want more
- * devices than are free would enumerate every combination of the first. Skipped with
- * consumable capacity (a multi-allocatable device serves many slots). */
-static bool claim_infeasible(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
-                             uint32_t start) {
-    const dra_claim *cl = cs->claim;
-    if (x->f->consumable_capacity || rd->admin || ri + 1 >= cl->nreqs) return false;
-    int64_t total = need;
-    for (uint32_t r = ri + 1; r < cl->nreqs; r++) {
-        int64_t mn = INT64_MAX;
-        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
-            const dra_req_data *o = &cs->reqs[r][s];
-            int64_t k = o->admin ? 0 : o->num_devices;
-            if (k < mn) mn = k;
-        }
-        if (mn > 0) total += mn;
+/* Could rd take the device now (rule 1)? 1 yes, 0 no, -1 its selectors raise an error. */
+static int bound_usable(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t c) {
+    const dra_features *f = x->f;
+    const dra_device *d = x->v->cands[c].dev;
+    bool multi = f->consumable_capacity && d->allow_multi;
+    if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) return 0;
+    int s = selectable(x, cs, rd, c, true);
+    if (s <= 0) return s;
+    if (f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) return 0;
+    if (!f->partitionable && d->nconsumes) return 0;
+    if (d->nconsumes && !multi) {
+        if (!dra_rs_counters_take(x, c)) return 0;
+        dra_rs_counters_give(x, c);
     }
-    if (total <= need) return false;
-    memset(x->mark, 0, x->v->ncands);
-    uint32_t n = 0;
-    if (!mark_candidates(x, cs, rd, start, &n)) return false;
-    for (uint32_t r = ri + 1; r < cl->nreqs; r++)
-        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
-            dra_req_data *o = &cs->reqs[r][s];
-            if (o->admin) continue;
-            if (!mark_candidates(x, cs, o, 0, &n)) return false;
-        }
-    return (int64_t)n < total;
+    if (f->device_taints && dra_rs_taint_blocks(d, rd->spec)) return 0;
+    return constraints_accept(x, cs, rd, c) ? 1 : 0;
 }
 
-static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
-    x->steps++;
-    if ((x->deadline_ns || x->cancel) && past_deadline(x)) return R_ERR;
-    if (ci >= x->ncs) return R_OK;
-    dra_claim_state *cs = &x->cs[ci];
-    const dra_claim *cl = cs->claim;
-    if (ri >= cl->nreqs) {
-        int r = alloc_one(x, ci + 1, 0, 0, 0, false, 0);
-        return r == R_MAX ? R_FAIL : r;
+static bool any_applies(const dra_claim_state *cs, const dra_req_data *rd) {
+    for (uint32_t k = 0; k < cs->ncons; k++)
+        if (rd->applies[k]) return true;
+    return false;
+}
+
+/* ---- max flow (Edmonds-Karp, unit augmentations: the demand is at most 32) ---- */
+
+static void flow_reset(dra_alloc_ctx *x, struct dra_bound *b, uint32_t nn, uint32_t ne_max) {
+    if (nn > b->ncap) {
+        uint32_t cap = nn * 2;
+        b->head = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->par = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->queue = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->vis = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->visgen = 0;
+        b->ncap = cap;
     }
-    if (!in_sub && cl->reqs[ri].nsubs > 0) {
-        bool all_exceeded = true;
-        for (uint32_t s = 0; s < cs->nvar[ri]; s++) {
-            int r = alloc_one(x, ci, ri, s, 0, true, 0);
-            if (r == R_MAX) continue;
-            all_exceeded = false;
-            if (r == R_ERR) return r;
-            if (r == R_OK) {
-                cs->selected[ri] = s;
-                return R_OK;
+    if (ne_max * 2 > b->ecap) {
+        uint32_t cap = ne_max * 4;
+        b->nxt = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->to = ARENA_NEWN(&x->a, uint32_t, cap);
+        b->cap = ARENA_NEWN(&x->a, int32_t, cap);
+        b->ecap = cap;
+    }
+    b->nn = nn;
+    b->ne = 0;
+    for (uint32_t i = 0; i < nn; i++) b->head[i] = UINT32_MAX;
+}
+
+static void flow_edge(struct dra_bound *b, uint32_t u, uint32_t v, int32_t cap) {
+    assert(b->ne + 2 <= b->ecap);
+    b->to[b->ne] = v, b->cap[b->ne] = cap, b->nxt[b->ne] = b->head[u], b->head[u] = b->ne++;
+    b->to[b->ne] = u, b->cap[b->ne] = 0, b->nxt[b->ne] = b->head[v], b->head[v] = b->ne++;
+}
+
+/* Max flow from node 0 to node nn-1, stopping once `want` is reached. */
+static int64_t flow_max(dra_alloc_ctx *x, struct dra_bound *b, int64_t want) {
+    int64_t flow = 0;
+    uint32_t sink = b->nn - 1;
+    while (flow < want) {
+        if (++b->visgen == 0) {
+            memset(b->vis, 0, sizeof *b->vis * b->ncap);
+            b->visgen = 1;
+        }
+        uint32_t qh = 0, qt = 0;
+        b->queue[qt++] = 0;
+        b->vis[0] = b->visgen;
+        while (qh < qt && b->vis[sink] != b->visgen) {
+            uint32_t u = b->queue[qh++];
+            for (uint32_t e = b->head[u]; e != UINT32_MAX; e = b->nxt[e]) {
+                uint32_t v = b->to[e];
+                if (b->cap[e] <= 0 || b->vis[v] == b->visgen) continue;
+                b->vis[v] = b->visgen;
+                b->par[v] = e;
+                b->queue[qt++] = v;
             }
         }
-        return all_exceeded ? R_MAX : R_FAIL;
+        if (b->vis[sink] != b->visgen) break;
+        for (uint32_t v = sink; v != 0; v = b->to[b->par[v] ^ 1]) {
+            b->cap[b->par[v]]--;
+            b->cap[b->par[v] ^ 1]++;
+        }
+        flow++;
+        if (dra_alloc_tick(x)) break;
     }
-    dra_req_data *rd = &cs->reqs[ri][si];
-    if (rd->all_mode && rd->nall == 0) return R_FAIL;
-    if (di >= rd->num_devices) return alloc_one(x, ci, ri + 1, 0, 0, false, 0);
-    if ((int64_t)cs->nres + rd->num_devices - di > DRA_RESULTS_MAX) return R_MAX;
+    return flow;
+}
+
+static int cmp_qty(const void *a, const void *b) { return quantity_cmp(a, b); }
+
+/* How many of the n amounts (sorted here), smallest first, fit into `left`. */
+static uint32_t greedy_fit(quantity *amounts, uint32_t n, const quantity *left) {
+    qsort(amounts, n, sizeof *amounts, cmp_qty);
+    quantity sum = quantity_from_int(0, QTY_DECIMAL_SI);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        quantity t;
+        quantity_add(&sum, &amounts[k], &t);
+        if (quantity_cmp(&t, left) > 0) break;
+        sum = t;
+    }
+    return k;
+}
+
+static void ensure_q(dra_alloc_ctx *x, struct dra_bound *b, uint32_t n) {
+    if (n <= b->qcap) return;
+    uint32_t cap = n < 64 ? 64 : n * 2;
+    b->q = ARENA_NEWN(&x->a, quantity, cap);
+    b->q2 = ARENA_NEWN(&x->a, quantity, cap);
+    b->left = ARENA_NEWN(&x->a, quantity, cap);
+    b->qcap = cap;
+}
+
+/* Slots a multi-allocatable device can still give the requests of the range: for
+ * each capacity, how many of the requests' smallest consumptions fit into what is
+ * left (each request takes a device at most once). */
+static int32_t multi_shares(dra_alloc_ctx *x, struct dra_bound *b, uint32_t nreq, uint32_t cand) {
+    const dra_device *d = x->v->cands[cand].dev;
+    uint32_t ncaps = d->cel.ncaps, nslots = 0;
+    for (uint32_t j = 0; j < nreq; j++) nslots += (uint32_t)b->mult[j];
+    if (!ncaps) return (int32_t)nslots;
+    ensure_q(x, b, ncaps * (nreq + 1) + ncaps + nslots);
+    quantity *left = b->left, *per = b->q2;   /* per[j * ncaps + k]: smallest consumption of request j */
+    dra_rs_capacity_left(x, cand, left);
+    for (uint32_t j = 0; j < nreq; j++) {
+        const dra_claim_state *cs = b->rcs[j];
+        uint32_t nv = b->rvar0[j] ? 1 : cs->nvar[b->rindex[j]];
+        for (uint32_t v = 0; v < nv; v++) {
+            dra_req_data *o = b->rvar0[j] ? b->rvar0[j] : &cs->reqs[b->rindex[j]][v];
+            quantity *tmp = b->q + ncaps * nreq;
+            dra_rs_capacity_consumed(x, o, cand, tmp);
+            for (uint32_t k = 0; k < ncaps; k++)
+                if (v == 0 || quantity_cmp(&tmp[k], &per[j * ncaps + k]) < 0) per[j * ncaps + k] = tmp[k];
+        }
+    }
+    int32_t best = (int32_t)nslots;
+    for (uint32_t k = 0; k < ncaps; k++) {
+        quantity *am = b->q;
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < nreq; j++)
+            for (int32_t t = 0; t < b->mult[j]; t++) am[m++] = per[j * ncaps + k];
+        int32_t n = (int32_t)greedy_fit(am, m, &left[k]);
+        if (n < best) best = n;
+    }
+    return best;
+}
+
+/* The most devices of a pool with shared counters the range can take: for every
+ * counter, the devices not consuming it plus as many consumers as fit smallest
+ * first. *counted: devices of the pool routed through the cap. */
+static uint32_t pool_cap(dra_alloc_ctx *x, struct dra_bound *b, uint32_t pi, uint32_t *counted) {
+    const dra_pool *p = &x->v->pools[pi];
+    const bool cc = x->f->consumable_capacity;
+    ensure_q(x, b, p->ncands + p->ncounters + 1);
+    quantity *left = b->left;
+    dra_rs_counters_left(x, pi, left);
+    uint32_t best = UINT32_MAX;
+    *counted = 0;
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        uint32_t free_n = 0, n = 0;
+        for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
+            const dra_cand *cd = &x->v->cands[c];
+            if (b->dev_gen[c] != b->gen || !cd->dev->nconsumes || (cc && cd->dev->allow_multi)) continue;
+            if (i == 0) (*counted)++;
+            quantity sum = quantity_from_int(0, QTY_DECIMAL_SI);
+            for (uint32_t k = 0; k < cd->ncons; k++)
+                if (cd->cons[k].counter == i) quantity_add(&sum, &cd->cons[k].value, &sum);
+            if (quantity_sign(&sum) <= 0) free_n++;
+            else b->q[n++] = sum;
+        }
+        uint32_t m = free_n + greedy_fit(b->q, n, &left[i]);
+        if (m < best) best = m;
+    }
+    return best;
+}
+
+/* rd NULL: the claim's entry (first request, no device yet, any variant), where the
+ * 32-results signal needs no care — the claim boundary turns it into a plain
+ * failure — so the range runs to the end of the claim (firstAvailable requests whose
+ * larger variants would exceed the limit stay in). */
+static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                              uint32_t start) {
+    if (x->no_prune) return false;
+    const bool entry = rd == NULL;
+    assert(!entry || (ri == 0 && cs->nres == 0));
+    const dra_nodeview *v = x->v;
+    struct dra_bound *b = bound_scratch(x);
+    if (++b->gen == 0) {   /* stamps wrapped: start over */
+        memset(b->dev_gen, 0, sizeof *b->dev_gen * v->ncands);
+        memset(b->pool_gen, 0, sizeof *b->pool_gen * v->npools);
+        b->gen = 1;
+    }
+    b->ndev = 0;
+    uint32_t nreq = 0, ne = 0;
+    b->eoff[0] = 0;
+    bool track_distinct = cs->ncons && cs->ncons <= BND_MAXCONS;
+    int64_t under[BND_MAXCONS] = {0};
+    bool derived = false;
+    int64_t cum = (int64_t)cs->nres + need;
+    int8_t jof[64];   /* request index → its node, for twins (within one claim) */
+    memset(jof, -1, sizeof jof);
+    /* The range runs on into the later claims once this one is complete (when the
+     * bound is armed): a 32-results signal there stops at their own boundary. There,
+     * an admin request ends the range (it may share devices other claims use). */
+    size_t cidx = (size_t)(cs - x->cs);
+    dra_claim_state *ocs = cs;
+    for (uint32_t r = ri;; r++) {
+        const bool first = ocs == cs;
+        if (r >= ocs->claim->nreqs) {
+            if (!x->bound_on || ++cidx >= x->ncs) break;
+            ocs = &x->cs[cidx];
+            assert(ocs->nres == 0);
+            memset(jof, -1, sizeof jof);
+            r = UINT32_MAX;   /* wraps to 0 */
+            continue;
+        }
+        const bool cur = first && r == ri && !entry;   /* the request being filled, from `start` */
+        uint32_t nv = cur ? 1 : ocs->nvar[r];
+        if (!cur) {
+            int64_t maxk = 0;
+            bool stop = false;
+            for (uint32_t s = 0; s < nv; s++) {
+                const dra_req_data *o = &ocs->reqs[r][s];
+                if (o->num_devices > maxk) maxk = o->num_devices;
+                if (o->all_mode && any_applies(ocs, o)) stop = true;
+                if (!first && o->admin) stop = true;
+            }
+            if (stop || (first && !entry && cum + maxk > DRA_RESULTS_MAX)) break;
+            cum += maxk;
+        }
+        const dra_req_data *tw = &ocs->reqs[r][0];
+        int32_t t = cur ? -1 : tw->twin;
+        while (t >= 0 && (t >= 64 || jof[t] < 0)) t = ocs->reqs[t][0].twin;
+        if (t >= 0) {
+            /* the same devices as an earlier request of the range: one node, both counts */
+            int j = jof[t];
+            if (tw->num_devices <= 0) continue;
+            b->demand[j] += tw->num_devices;
+            b->mult[j]++;
+            for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++)
+                if (tw->applies[q]) under[q] += tw->num_devices;
+            continue;
+        }
+        if (++b->rgen == 0) {
+            memset(b->req_gen, 0, sizeof *b->req_gen * v->ncands);
+            b->rgen = 1;
+        }
+        const uint32_t rstamp = b->rgen;   /* marks this request's edges */
+        uint32_t e0 = ne;
+        int64_t mink = INT64_MAX;
+        int64_t under_r[BND_MAXCONS];
+        for (uint32_t k = 0; k < cs->ncons && k < BND_MAXCONS; k++) under_r[k] = INT64_MAX;
+        bool cel_err = false;
+        for (uint32_t s = 0; s < nv && !cel_err; s++) {
+            dra_req_data *o = cur ? rd : &ocs->reqs[r][s];
+            int64_t k = cur ? need : o->num_devices;
+            if (k > DRA_RESULTS_MAX) continue;   /* can only hit the limit */
+            if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
+            if (k <= 0) {   /* takes nothing: the request may be skipped */
+                mink = 0;
+                continue;
+            }
+            if (o->derived) derived = true;
+            int64_t got = 0;
+            if (o->all_mode) {
+                bool all_ok = true;
+                for (uint32_t i = 0; i < o->nall && all_ok; i++) {
+                    int u = bound_usable(x, ocs, o, o->all[i]);
+                    if (u < 0) cel_err = true;
+                    all_ok = u > 0;
+                }
+                if (!all_ok) continue;
+                for (uint32_t i = 0; i < o->nall; i++) {
+                    uint32_t c = o->all[i];
+                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
+                }
+                got = o->nall;
+            } else {
+                for (uint32_t c = cur ? start : 0; c < v->ncands; c++) {
+                    const dra_pool *p = &v->pools[v->cands[c].pool];
+                    if (p->incomplete || p->invalid) {
+                        c = p->first_cand + p->ncands - 1;
+                        continue;
+                    }
+                    if (dra_alloc_tick(x)) return false;
+                    int u = bound_usable(x, ocs, o, c);
+                    if (u < 0) {
+                        cel_err = true;
+                        break;
+                    }
+                    if (!u) continue;
+                    got++;
+                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
+                }
+            }
+            if (cel_err || got < k) continue;
+            if (k < mink) mink = k;
+            for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) {
+                int64_t u = o->applies[q] ? k : 0;
+                if (u < under_r[q]) under_r[q] = u;
+            }
+        }
+        if (cel_err) {
+            /* Kubernetes may reach that error: nothing from here on may be pruned on */
+            if (first && r == ri) return false;
+            ne = e0;
+            break;
+        }
+        if (mink == INT64_MAX) return true;   /* rule 1: no variant of request r can be filled */
+        if (mink == 0) {
+            ne = e0;
+            continue;
+        }
+        if (nreq == BND_MAXREQ) break;
+        b->demand[nreq] = mink;
+        b->mult[nreq] = 1;
+        if (!cur && r < 64) jof[r] = (int8_t)nreq;
+        b->rindex[nreq] = r;
+        b->rcs[nreq] = ocs;
+        b->rvar0[nreq] = cur ? rd : NULL;
+        for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
+        nreq++;
+        b->eoff[nreq] = ne;
+    }
+    if (!nreq) return false;
+
+    /* rule 2: distinct values */
+    if (track_distinct && !derived) {
+        for (uint32_t q = 0; q < cs->ncons; q++) {
+            dra_cstate *st = &cs->cons[q];
+            if (st->is_match || under[q] <= 0) continue;
+            const cel_attr *save = st->dv;
+            const dra_attr_text *save_t = st->dv_text;
+            st->dv = NULL, st->dv_text = NULL;
+            uint32_t n = 0;
+            for (uint32_t d = 0; d < b->ndev; d++) {
+                const dra_attr_text *t;
+                const cel_attr *a = dra_cons_value(st, &v->cands[b->devs[d]], &t);
+                if (!a) continue;
+                b->vals[n] = a, b->texts[n] = t, n++;
+            }
+            st->dv = save, st->dv_text = save_t;
+            uint32_t got = dra_cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)under[q]);
+            if (got != UINT32_MAX && (int64_t)got < under[q]) return true;
+        }
+    }
+
+    /* rule 3: the flow */
+    int64_t total = 0;
+    for (uint32_t j = 0; j < nreq; j++) total += b->demand[j];
+    bool need_flow = nreq > 1;
+    /* pools with shared counters whose cap binds get a node: 1 + nreq + ndev + i */
+    uint32_t npool_nodes = 0;
+    for (uint32_t d = 0; d < b->ndev; d++) {
+        uint32_t pi = v->cands[b->devs[d]].pool;
+        if (!v->pools[pi].ncounters || b->pool_gen[pi] == b->gen) continue;
+        b->pool_gen[pi] = b->gen;
+        b->pool_node[pi] = 0;
+        uint32_t counted;
+        uint32_t capn = pool_cap(x, b, pi, &counted);
+        if (capn < counted) {
+            b->pool_capv[pi] = (int32_t)capn;
+            b->pool_node[pi] = 1 + nreq + b->ndev + npool_nodes++;
+            need_flow = true;
+        }
+    }
+    bool any_multi = false;
+    if (x->f->consumable_capacity)
+        for (uint32_t d = 0; d < b->ndev && !any_multi; d++) any_multi = v->cands[b->devs[d]].dev->allow_multi;
+    if (any_multi) need_flow = true;
+    if (!need_flow && (int64_t)b->ndev >= total) return false;   /* one request: rule 1 decided it */
+    uint32_t nn = 1 + nreq + b->ndev + npool_nodes + 1;
+    flow_reset(x, b, nn, nreq + ne + b->ndev + npool_nodes);
+    uint32_t sink = nn - 1;
+    for (uint32_t j = 0; j < nreq; j++) {
+        flow_edge(b, 0, 1 + j, (int32_t)b->demand[j]);
+        for (uint32_t e = b->eoff[j]; e < b->eoff[j + 1]; e++) flow_edge(b, 1 + j, 1 + nreq + b->edge[e], b->mult[j]);
+    }
+    for (uint32_t d = 0; d < b->ndev; d++) {
+        uint32_t c = b->devs[d];
+        const dra_cand *cd = &v->cands[c];
+        bool multi = x->f->consumable_capacity && cd->dev->allow_multi;
+        uint32_t pn = cd->dev->nconsumes && !multi ? b->pool_node[cd->pool] : 0;
+        if (pn) {   /* counted device of a capped pool */
+            flow_edge(b, 1 + nreq + d, pn, 1);
+            continue;
+        }
+        int32_t capd = multi ? multi_shares(x, b, nreq, c) : 1;
+        if (capd > 0) flow_edge(b, 1 + nreq + d, sink, capd);
+    }
+    for (uint32_t pi = 0; pi < v->npools; pi++)
+        if (b->pool_gen[pi] == b->gen && b->pool_node[pi]) flow_edge(b, b->pool_node[pi], sink, b->pool_capv[pi]);
+    int64_t f = flow_max(x, b, total);
+    if (x->timed_out) return false;
+    return f < total;
+}
+
+/* claim_bound_fails, branching on the value of a scalar matchAttribute constraint
+ * that no device fixed yet: every solution fixes it to the value of its first
+ * affected device, so when the range is infeasible with the constraint fixed to
+ * each value some candidate has, it is infeasible. The value is fixed by making the
+ * constraint look as if one device with it had been added (num 1, first = it),
+ * which is all dra_cons_add reads for a scalar match; restored after each try.
+ * Only for a few values (BND_MAXVALUES): each try costs one bound. */
+enum { BND_MAXVALUES = 16 };
+
+static bool bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                        uint32_t start) {
+    if (claim_bound_fails(x, cs, ri, rd, need, start)) return true;
+    if (x->no_prune || x->timed_out || !x->bound_on) return false;   /* branching: once the search backtracks */
+    for (uint32_t k = 0; k < cs->ncons; k++) {
+        dra_cstate *st = &cs->cons[k];
+        if (!st->is_match || st->list_mode || st->num || x->f->derived_attributes) continue;
+        const cel_attr *vals[BND_MAXVALUES];
+        const dra_attr_text *texts[BND_MAXVALUES];
+        uint32_t nvals = 0;
+        bool many = false;
+        const dra_nodeview *v = x->v;
+        for (uint32_t c = 0; c < v->ncands && !many; c++) {
+            const dra_attr_text *t;
+            const cel_attr *a = dra_cons_value(st, &v->cands[c], &t);
+            if (!a) continue;
+            bool seen = false;
+            for (uint32_t i = 0; i < nvals && !seen; i++) {
+                st->first = vals[i], st->first_text = texts[i], st->num = 1;
+                seen = dra_cons_add(st, &x->a, &v->cands[c]);
+                if (seen) dra_cons_remove(st);
+                st->num = 0;
+            }
+            if (seen) continue;
+            if (nvals == BND_MAXVALUES) many = true;
+            else vals[nvals] = a, texts[nvals++] = t;
+        }
+        /* no value at all: nothing to branch on (the plain bound already saw the
+         * affected requests without candidates, if its range holds any) */
+        if (many || !nvals) continue;
+        bool all_fail = true;
+        for (uint32_t i = 0; i < nvals && all_fail; i++) {
+            st->first = vals[i], st->first_text = texts[i], st->num = 1;
+            all_fail = claim_bound_fails(x, cs, ri, rd, need, start);
+            st->num = 0;
+        }
+        if (all_fail && !x->timed_out) return true;
+    }
+    return false;
+}
+
+/* Could Kubernetes' search of this claim raise an error somewhere, whatever the
+ * state: a candidate whose selectors fail (for any request variant that takes
+ * devices one by one), or an All request some constraint applies to? */
+static bool claim_may_err(dra_alloc_ctx *x, dra_claim_state *cs) {
+    const dra_nodeview *v = x->v;
+    for (uint32_t r = 0; r < cs->claim->nreqs; r++)
+        for (uint32_t s = 0; s < cs->nvar[r]; s++) {
+            dra_req_data *o = &cs->reqs[r][s];
+            if (o->all_mode) {
+                if (any_applies(cs, o)) return true;
+                continue;
+            }
+            if (o->num_devices <= 0) continue;
+            for (uint32_t c = 0; c < v->ncands; c++) {
+                const dra_pool *p = &v->pools[v->cands[c].pool];
+                if (p->incomplete || p->invalid) {
+                    c = p->first_cand + p->ncands - 1;
+                    continue;
+                }
+                if (dra_alloc_tick(x) || selectable(x, cs, o, c, true) < 0) return true;
+            }
+        }
+    return false;
+}
+
+/* Run once, when the search first backtracks (in claim `cur`): the claims after it
+ * are bounded against an empty attempt (nothing allocating, no counter or capacity
+ * used by this call). Each allocation only takes options away, so a claim that
+ * fails there fails in every state the search can reach. Kubernetes would still
+ * enumerate every combination of the claims before it — the failure memo this
+ * spares — and comes out with a plain failure unless one of those claims can raise
+ * an error, which claim_may_err rules out (search checks err_after). The doomed
+ * claim's own errors are the bound's business (its range stops before them). */
+static void static_pass(dra_alloc_ctx *x, size_t cur) {
+    x->doomed = x->ncs;
+    if (x->no_prune || cur + 1 >= x->ncs) return;
+    const dra_nodeview *v = x->v;
+    uint32_t nc = v->ncands ? v->ncands : 1, np = v->npools ? v->npools : 1;
+    uint32_t *allocating = x->allocating, *shares = x->cap_shares;
+    quantity **cap_alloc = x->cap_alloc, **avail = x->cnt_avail, **used = x->cnt_used;
+    x->allocating = ARENA_NEWN(&x->a, uint32_t, nc);
+    if (shares) x->cap_shares = ARENA_NEWN(&x->a, uint32_t, nc);
+    if (cap_alloc) x->cap_alloc = ARENA_NEWN(&x->a, quantity *, nc);
+    x->cnt_avail = ARENA_NEWN(&x->a, quantity *, np);
+    x->cnt_used = ARENA_NEWN(&x->a, quantity *, np);
+    size_t doomed = x->ncs;
+    for (size_t ci = cur + 1; ci < x->ncs && doomed == x->ncs && !x->timed_out; ci++) {
+        dra_claim_state *cs = &x->cs[ci];
+        assert(cs->nres == 0);
+        if (cs->claim->nreqs && bound_fails(x, cs, 0, NULL, 0, 0)) doomed = ci;
+    }
+    x->allocating = allocating, x->cap_shares = shares, x->cap_alloc = cap_alloc;
+    x->cnt_avail = avail, x->cnt_used = used;
+    if (doomed == x->ncs || x->timed_out) return;
+    x->err_after = ARENA_NEWN(&x->a, size_t, doomed + 1);
+    x->err_after[doomed] = doomed;
+    for (size_t ci = doomed; ci-- > 0;) x->err_after[ci] = claim_may_err(x, &x->cs[ci]) ? ci : x->err_after[ci + 1];
+    if (!x->timed_out) x->doomed = doomed;
+}
+
+static void arm_bound(dra_alloc_ctx *x, size_t ci) {
+    if (x->bound_on) return;
+    x->bound_on = true;
+    static_pass(x, ci);
+}
+
+/* ---- interchangeable devices -----------------------------------------------------
+ *
+ * When candidate a failed in a slot (its subtree held no solution and raised
+ * nothing), a later candidate b of the same slot that is interchangeable with a
+ * fails too: swapping a and b maps every state below b onto a state below a — the
+ * later slots of this request start after b, hence after a as well, and every other
+ * request or claim sees the two devices alike — so a solution or an error below b
+ * would be one below a. "Alike" is decided conservatively: same driver, attributes
+ * (type, value, order), capacities (none when consumable capacity is on), taints,
+ * shared-counter consumption within the same pool, no binding conditions,
+ * per-device node selection or multiple allocations, and both entirely free (not
+ * allocated, not being allocated). One exception breaks the mapping: an All request
+ * with a constraint fails with an error at its first device that the constraint
+ * rejects, and the order of a and b in its list decides whether it reaches that
+ * device before the one in use — so calls with such a request skip nothing here. */
+
+static bool attr_same(const cel_attr *a, const dra_attr_text *ta, const cel_attr *b, const dra_attr_text *tb) {
+    if (a->domain != b->domain || a->name != b->name || a->kind != b->kind || a->count != b->count) return false;
+    switch (a->kind) {
+    case CEL_ATTR_INT: return a->u.i == b->u.i;
+    case CEL_ATTR_BOOL: return a->u.b == b->u.b;
+    case CEL_ATTR_STRING: return a->u.s->len == b->u.s->len && !memcmp(a->u.s->s, b->u.s->s, a->u.s->len);
+    case CEL_ATTR_VERSION: return ta && tb && ta->ver && tb->ver && !strcmp(ta->ver, tb->ver);
+    case CEL_ATTR_INTS: return !memcmp(a->u.ints, b->u.ints, sizeof *a->u.ints * a->count);
+    case CEL_ATTR_BOOLS: return !memcmp(a->u.bools, b->u.bools, sizeof *a->u.bools * a->count);
+    case CEL_ATTR_STRINGS:
+        for (uint32_t i = 0; i < a->count; i++)
+            if (a->u.strs[i].len != b->u.strs[i].len || memcmp(a->u.strs[i].s, b->u.strs[i].s, a->u.strs[i].len))
+                return false;
+        return true;
+    default: return false;   /* versions lists, values without a type: not compared */
+    }
+}
+
+static bool str0_eq(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+static bool interchangeable(dra_alloc_ctx *x, uint32_t a, uint32_t b) {
+    const dra_cand *ca = &x->v->cands[a], *cb = &x->v->cands[b];
+    const dra_device *da = ca->dev, *db = cb->dev;
+    const dra_features *f = x->f;
+    if (da->cel.driver_id != db->cel.driver_id || da->cel.conv_error || db->cel.conv_error) return false;
+    if (ca->per_device_node || cb->per_device_node || da->allow_multi || db->allow_multi) return false;
+    if (da->binding_conditions.n || db->binding_conditions.n || da->binding_failure_conditions.n ||
+        db->binding_failure_conditions.n)
+        return false;
+    if (x->allocating[a] || x->allocating[b] || dra_rs_device_in_use(x, a) || dra_rs_device_in_use(x, b)) return false;
+    if (da->cel.nattrs != db->cel.nattrs || da->cel.ncaps != db->cel.ncaps) return false;
+    if (f->consumable_capacity && da->cel.ncaps) return false;
+    for (uint32_t i = 0; i < da->cel.nattrs; i++)
+        if (!attr_same(&da->cel.attrs[i], da->attr_text ? &da->attr_text[i] : NULL, &db->cel.attrs[i],
+                       db->attr_text ? &db->attr_text[i] : NULL))
+            return false;
+    for (uint32_t i = 0; i < da->cel.ncaps; i++)
+        if (da->cel.caps[i].domain != db->cel.caps[i].domain || da->cel.caps[i].name != db->cel.caps[i].name ||
+            quantity_cmp(da->cel.caps[i].value, db->cel.caps[i].value))
+            return false;
+    if (da->ntaints != db->ntaints) return false;
+    for (uint32_t i = 0; i < da->ntaints; i++)
+        if (!str0_eq(da->taints[i].key, db->taints[i].key) || !str0_eq(da->taints[i].value, db->taints[i].value) ||
+            !str0_eq(da->taints[i].effect, db->taints[i].effect))
+            return false;
+    if (!da->nconsumes != !db->nconsumes) return false;
+    if (da->nconsumes) {
+        if (ca->pool != cb->pool || ca->ncons != cb->ncons) return false;
+        for (uint32_t k = 0; k < ca->ncons; k++)
+            if (ca->cons[k].counter != cb->cons[k].counter || quantity_cmp(&ca->cons[k].value, &cb->cons[k].value))
+                return false;
+    }
+    return true;
+}
+
+/* Are symmetric skips sound in this call (no All request with a constraint)? */
+static bool symmetry_ok(const dra_alloc_ctx *x) {
+    if (x->no_prune) return false;
+    for (size_t ci = 0; ci < x->ncs; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t r = 0; r < cs->claim->nreqs; r++)
+            for (uint32_t s = 0; s < cs->nvar[r]; s++)
+                if (cs->reqs[r][s].all_mode && any_applies(cs, &cs->reqs[r][s])) return false;
+    }
+    return true;
+}
+
+/* Kubernetes' allocateOne, with an explicit stack instead of recursion: a call's
+ * depth grows with every device slot, request and claim of the call (30,000 claims
+ * overflowed the C stack), so each pending call is a frame in the arena. A "call"
+ * (ci, ri, si, di, in_sub, start) runs allocateOne's prologue; what would recurse
+ * pushes a frame saying how to resume (F_CLAIM: map the 32-results signal at the
+ * claim boundary; F_SUBS: next subrequest; F_ALL: undo an All-mode device; F_SLOT:
+ * next candidate of an ExactCount slot) and makes the child call; a result pops
+ * frames until one resumes. Calls that would return the child's result unchanged
+ * (the next request) reuse the caller's place, as the recursion's tail calls did.
+ * Steps are counted per call, as Go counts allocateOne invocations. */
+enum { F_CLAIM, F_SUBS, F_ALL, F_SLOT };
+
+typedef struct dra_frame {
+    uint32_t ci, ri, si, start;
+    int64_t di;
+    uint32_t pos;                /* F_SUBS: subrequest tried; F_SLOT: next candidate */
+    uint8_t kind;
+    bool in_sub, all_exceeded;
+    uint8_t nfailed;             /* F_SLOT: candidates whose subtree failed (symmetry) */
+    uint32_t failed[4];
+} dra_frame;
+
+typedef struct {
+    dra_frame *v;
+    size_t n, cap;
+} dra_fstack;
+
+static dra_frame *fpush(dra_alloc_ctx *x, dra_fstack *st, uint8_t kind, uint32_t ci, uint32_t ri, uint32_t si,
+                        int64_t di, bool in_sub, uint32_t start) {
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 256;
+        dra_frame *nv = arena_alloc(&x->a, cap * sizeof *nv);
+        if (st->n) memcpy(nv, st->v, st->n * sizeof *nv);
+        st->v = nv;
+        st->cap = cap;
+    }
+    dra_frame *f = &st->v[st->n++];
+    *f = (dra_frame){.ci = ci, .ri = ri, .si = si, .di = di, .in_sub = in_sub, .start = start, .kind = kind};
+    return f;
+}
+
+static int search(dra_alloc_ctx *x) {
+    dra_fstack st = {0};
+    const dra_nodeview *v = x->v;
+    const bool sym = symmetry_ok(x);
+    uint32_t ci = 0, ri = 0, si = 0, start = 0;
+    int64_t di = 0;
+    bool in_sub = false;
+    int ret;
+    dra_frame *f;
+    dra_claim_state *cs;
+    dra_req_data *rd;
+
+call:
+    x->steps++;
+    if ((x->deadline_ns || x->cancel) && past_deadline(x)) {
+        ret = R_ERR;
+        goto done;
+    }
+    if (ci >= x->ncs) {
+        ret = R_OK;
+        goto done;
+    }
+    cs = &x->cs[ci];
+    {
+        const dra_claim *cl = cs->claim;
+        /* The claim's entry: one bound over all its requests. Its caller turns a
+         * 32-results signal into a plain failure, so a claim that cannot be completed
+         * from here fails plainly. Before the search first backtracked, only for
+         * claims worth it (cs->eager_bound); once armed for every claim, the range
+         * running on into later claims. */
+        if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed) {
+            ret = R_FAIL;   /* a later claim fails in any state: static_pass */
+            goto done;
+        }
+        if (ri == 0 && !in_sub && di == 0 && cl->nreqs && (x->bound_on || cs->eager_bound) &&
+            bound_fails(x, cs, 0, NULL, 0, 0)) {
+            ret = x->timed_out ? R_ERR : R_FAIL;
+            goto done;
+        }
+        if (ri >= cl->nreqs) {
+            fpush(x, &st, F_CLAIM, ci, ri, si, di, in_sub, start);
+            ci++, ri = 0, si = 0, di = 0, in_sub = false, start = 0;
+            goto call;
+        }
+        if (!in_sub && cl->reqs[ri].nsubs > 0) {
+            f = fpush(x, &st, F_SUBS, ci, ri, si, di, in_sub, start);
+            f->pos = 0;
+            f->all_exceeded = true;
+            si = 0, di = 0, in_sub = true, start = 0;
+            goto call;
+        }
+    }
+    rd = &cs->reqs[ri][si];
+    if (rd->all_mode && rd->nall == 0) {
+        ret = R_FAIL;
+        goto done;
+    }
+    if (di >= rd->num_devices) {   /* the next request: the caller's place */
+        ri++, si = 0, di = 0, in_sub = false, start = 0;
+        goto call;
+    }
+    if ((int64_t)cs->nres + rd->num_devices - di > DRA_RESULTS_MAX) {
+        ret = R_MAX;
+        goto done;
+    }
     if (rd->all_mode) {
         int ok = allocate_device(x, cs, rd, rd->all[di], true);
-        if (ok < 0) return R_ERR;
-        if (!ok) return R_FAIL;
-        int r = alloc_one(x, ci, ri, si, di + 1, in_sub, 0);
-        if (r != R_OK) deallocate_last(x, cs);
-        return r;
+        if (ok <= 0) {
+            if (!ok) arm_bound(x, ci);
+            ret = ok < 0 ? R_ERR : R_FAIL;
+            goto done;
+        }
+        fpush(x, &st, F_ALL, ci, ri, si, di, in_sub, start);
+        di++, start = 0;
+        goto call;
     }
-    int64_t need = rd->num_devices - di;
-    int64_t avail = count_free(x, cs, rd, start, need);
-    if (avail >= 0 && avail < need) return R_FAIL;
-    if (claim_infeasible(x, cs, ri, rd, need, start)) return R_FAIL;
-    const dra_nodeview *v = x->v;
-    for (uint32_t c = start; c < v->ncands; c++) {
+    {
+        int64_t need = rd->num_devices - di;
+        int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
+        if (avail >= 0 && avail < need) {
+            arm_bound(x, ci);
+            ret = R_FAIL;
+            goto done;
+        }
+        if (x->bound_on && bound_fails(x, cs, ri, rd, need, start)) {
+            ret = R_FAIL;
+            goto done;
+        }
+    }
+    f = fpush(x, &st, F_SLOT, ci, ri, si, di, in_sub, start);
+    f->pos = start;
+    f->nfailed = 0;
+
+next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos */
+    f = &st.v[st.n - 1];
+    assert(f->kind == F_SLOT);
+    cs = &x->cs[f->ci];
+    rd = &cs->reqs[f->ri][f->si];
+    for (uint32_t c = f->pos; c < v->ncands; c++) {
         const dra_pool *p = &v->pools[v->cands[c].pool];
         if (p->incomplete || p->invalid) {
             c = p->first_cand + p->ncands - 1;
@@ -511,19 +1344,70 @@ static int alloc_one(dra_alloc_ctx *x, uint32_t ci, uint32_t ri, uint32_t si, in
         }
         if (rd->admin && allocating_for_claim(cs, c)) continue;
         if (!rd->admin && dra_rs_device_in_use(x, c)) continue;
+        ret = R_ERR;
+        if (dra_alloc_tick(x)) goto pop;
         int s = selectable(x, cs, rd, c, false);
-        if (s < 0) return R_ERR;
+        if (s < 0) goto pop;
         if (!s) continue;
         if (x->f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) continue;
+        bool twin = false;
+        for (uint8_t i = 0; i < f->nfailed && !twin; i++) twin = interchangeable(x, f->failed[i], c);
+        if (twin) continue;   /* fails as the failed one did */
         int ok = allocate_device(x, cs, rd, c, false);
-        if (ok < 0) return R_ERR;
+        if (ok < 0) goto pop;
         if (!ok) continue;
-        int r = alloc_one(x, ci, ri, si, di + 1, in_sub, c + 1);
-        if (r == R_OK) return R_OK;
-        deallocate_last(x, cs);
-        if (r != R_FAIL) return r;
+        f->pos = c + 1;
+        ci = f->ci, ri = f->ri, si = f->si, di = f->di + 1, in_sub = f->in_sub, start = c + 1;
+        goto call;
     }
-    return R_FAIL;
+    arm_bound(x, f->ci);   /* the search backtracks: from now on the bound pays off */
+    ret = R_FAIL;
+pop:
+    st.n--;
+
+done:   /* ret is the result of the innermost call: resume its caller */
+    if (!st.n) return ret;
+    f = &st.v[st.n - 1];
+    switch (f->kind) {
+    case F_CLAIM:
+        st.n--;
+        if (ret == R_MAX) ret = R_FAIL;
+        goto done;
+    case F_SUBS:
+        cs = &x->cs[f->ci];
+        if (ret != R_MAX) {
+            f->all_exceeded = false;
+            if (ret == R_OK) cs->selected[f->ri] = f->pos;
+            if (ret != R_FAIL) {
+                st.n--;
+                goto done;
+            }
+        }
+        if (++f->pos < cs->nvar[f->ri]) {
+            ci = f->ci, ri = f->ri, si = f->pos, di = 0, in_sub = true, start = 0;
+            goto call;
+        }
+        ret = f->all_exceeded ? R_MAX : R_FAIL;
+        st.n--;
+        goto done;
+    case F_ALL:
+        if (ret != R_OK) deallocate_last(x, &x->cs[f->ci]);
+        st.n--;
+        goto done;
+    default:
+        assert(f->kind == F_SLOT);
+        if (ret == R_OK) {
+            st.n--;
+            goto done;
+        }
+        deallocate_last(x, &x->cs[f->ci]);
+        if (ret != R_FAIL) {
+            st.n--;
+            goto done;
+        }
+        if (sym && f->nfailed < 4) f->failed[f->nfailed++] = f->pos - 1;
+        goto next_candidate;
+    }
 }
 
 /* ---- results ----------------------------------------------------------------------------- */
@@ -705,6 +1589,11 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     arena_clear(&x->a);
     x->steps = 0;
     x->timed_out = false;
+    x->ticks = 0;
+    x->bound_on = false;
+    x->bnd = NULL;
+    x->doomed = SIZE_MAX;
+    x->err_after = NULL;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -712,22 +1601,23 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->e = e;
     x->out = NULL;
     uint32_t nc = v->ncands ? v->ncands : 1;
-    x->allocating = ARENA_NEWN(&x->a, uint16_t, nc);
+    x->allocating = ARENA_NEWN(&x->a, uint32_t, nc);
     /* capacity bookkeeping only exists with DRAConsumableCapacity */
     x->cap_alloc = v->f.consumable_capacity ? ARENA_NEWN(&x->a, quantity *, nc) : NULL;
-    x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint16_t, nc) : NULL;
+    x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint32_t, nc) : NULL;
     x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
     x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
-    if (!prepare(x, claims, nclaims)) return DRA_ALLOC_ERROR;
-    int r = alloc_one(x, 0, 0, 0, 0, false, 0);
+    bool prepared = prepare(x, claims, nclaims);
+    int r = prepared ? search(x) : R_ERR;
     if (x->timed_out) {
         err_set(e, "timed out trying to allocate devices");
         return DRA_ALLOC_TIMEOUT;
     }
     if (r == R_ERR) return DRA_ALLOC_ERROR;
+    assert(prepared);
     if (r != R_OK) {
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {

@@ -49,6 +49,14 @@ void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, 
 /* Adds a device (already known to be affected by the constraint). */
 bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
 void dra_cons_remove(dra_cstate *s);
+/* For the search bound (alloc.c): how many devices with pairwise distinct values the
+ * candidates (vals[i], texts[i]: their values under a distinctAttribute constraint)
+ * can still contribute, counted up to `want`; UINT32_MAX when no sound count exists
+ * (scalar values of mixed types, where Kubernetes' comparison stops early). */
+uint32_t dra_cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
+                                  uint32_t n, uint32_t want);
+/* The value the constraint sees for a device (a bound derived value first). */
+const cel_attr *dra_cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text);
 
 /* ---- per-call state (alloc.c, alloc_resources.c) --------------------------------- */
 
@@ -69,6 +77,10 @@ typedef struct dra_req_data {
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
     struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */
+    /* An earlier plain request of the claim that takes exactly the same devices
+     * (class, selectors, constraints, no tolerations, capacity or derived
+     * attributes): the search bound counts both as one, -1 when none. */
+    int32_t twin;
 } dra_req_data;
 
 typedef struct dra_res_entry {
@@ -88,6 +100,7 @@ typedef struct dra_claim_state {
     uint32_t *selected;
     dra_cstate *cons;            /* ncons; NULL without constraints (each is ~1 KB) */
     uint32_t ncons;
+    bool eager_bound;            /* bound this claim at its entry even before the search backtracked */
     uint32_t nres;
     /* Last, and not zeroed when the state is set up (1.3 KB per claim): an entry is
      * cleared when it is taken (allocate_device), and only res[0..nres) is read. */
@@ -105,9 +118,11 @@ struct dra_alloc_ctx {
     const dra_features *f;
     dra_claim_state *cs;
     size_t ncs;
-    uint16_t *allocating;        /* per candidate: claims allocating it in this attempt */
+    /* 32 bits: one call may hold any number of claims (16-bit counters wrapped at
+     * 65,536 and handed an in-use device to the next claim) */
+    uint32_t *allocating;        /* per candidate: claims allocating it in this attempt */
     quantity **cap_alloc;        /* per candidate: capacity being allocated (shares), lazily */
-    uint16_t *cap_shares;        /* per candidate: shares being allocated */
+    uint32_t *cap_shares;        /* per candidate: shares being allocated */
     uint8_t *mark;               /* per candidate scratch for feasibility counting */
     /* Per candidate, the allocated state's answers (hash lookups) memoised for the
      * call, which asks them again and again (free-device count, feasibility bound,
@@ -123,6 +138,18 @@ struct dra_alloc_ctx {
     uint64_t deadline_ns;
     const _Atomic bool *cancel;
     bool timed_out;
+    uint64_t ticks;              /* candidate loop iterations, for the deadline */
+    /* Pruning (alloc.c "exact pruning"): no_prune turns every shortcut off (tests
+     * compare both searches); bound_on arms the claim bound after the first failed
+     * slot of the call, so searches that never backtrack pay nothing for it. */
+    bool no_prune;
+    bool bound_on;
+    struct dra_bound *bnd;       /* bound scratch, in the arena, made at first use */
+    /* When the bound is armed: the first later claim that no state can satisfy
+     * (ncs: none) and, per claim, the first claim from there on whose search may
+     * raise an error (alloc.c static_pass). */
+    size_t doomed;
+    size_t *err_after;
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };
@@ -140,6 +167,10 @@ static inline const char *dra_claim_obj(dra_alloc_ctx *x, const dra_claim_state 
 bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand);
 bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand);
 bool dra_rs_counters_take(dra_alloc_ctx *x, uint32_t cand);
+/* Per counter of the pool: what this attempt may still consume (may be negative). */
+void dra_rs_counters_left(dra_alloc_ctx *x, uint32_t pool, quantity *out);
+/* Per device capacity: value minus allocated minus being allocated. */
+void dra_rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out);
 void dra_rs_counters_give(dra_alloc_ctx *x, uint32_t cand);
 /* CmpRequestOverCapacity: false when the device lacks a requested capacity or has too little left.
  * static_only ignores what is allocated or being allocated (All-mode gathering: a matching
@@ -154,5 +185,14 @@ bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec);
 /* Sets the call's error message (allocation errors name the claim in their text, as
  * Kubernetes' do) and returns false. Defined in alloc.c, shared with derived.c. */
 bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Counts one iteration of a candidate loop (search, selector passes, bounds) and
+ * reads the clock every 256: true once the deadline passed or the call was cancelled. */
+bool dra_alloc_tick(dra_alloc_ctx *x);
+
+/* Public API that belongs in engine.h (to move there): makes the shareIDs of later
+ * dra_allocate calls on x a reproducible function of seed (by default they come
+ * from getrandom(2)). */
+void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 
 #endif

@@ -231,3 +231,22 @@ bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec) {
     }
     return false;
 }
+
+/* ---- for the search bound (alloc.c) ------------------------------------------------ */
+
+void dra_rs_counters_left(dra_alloc_ctx *x, uint32_t pi, quantity *out) {
+    if (!x->cnt_avail[pi]) counters_init(x, pi);
+    const dra_pool *p = &x->v->pools[pi];
+    for (uint32_t i = 0; i < p->ncounters; i++) quantity_sub(&x->cnt_avail[pi][i], &x->cnt_used[pi][i], &out[i]);
+}
+
+void dra_rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out) {
+    const dra_cand *c = &x->v->cands[cand];
+    const dra_device *d = c->dev;
+    for (uint32_t k = 0; k < d->cel.ncaps; k++) {
+        out[k] = d->caps[k].value;
+        const quantity *al = allocated_cap(x, c->key, d->caps[k].key);
+        if (al) quantity_sub(&out[k], al, &out[k]);
+        if (x->cap_alloc[cand]) quantity_sub(&out[k], &x->cap_alloc[cand][k], &out[k]);
+    }
+}

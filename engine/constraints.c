@@ -253,3 +253,77 @@ void dra_cons_remove(dra_cstate *s) {
         lv->e = NULL;
     }
 }
+
+/* ---- for the search bound (alloc.c) ------------------------------------------------ */
+
+const cel_attr *dra_cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text) {
+    *text = NULL;
+    return lookup(s, cand->dev, text);
+}
+
+static bool scalar_eq(const cel_attr *a, const cel_attr *b) {
+    switch (a->kind) {
+    case CEL_ATTR_STRING: return str_eq(*a->u.s, *b->u.s);
+    case CEL_ATTR_INT: return a->u.i == b->u.i;
+    case CEL_ATTR_BOOL: return a->u.b == b->u.b;
+    case CEL_ATTR_VERSION: return semver_cmp(a->u.v, b->u.v) == 0;   /* as distinct_scalar_ok */
+    default: return false;
+    }
+}
+
+/* Why this bounds what the search can still add: every device added under a
+ * distinct constraint must differ from all devices before it. Scalar mode, all
+ * values of one type: each added device brings a value no other has, so no more
+ * devices than distinct values. With mixed types Kubernetes' loop accepts a device
+ * at the first entry of another type without looking further, so equal values can
+ * repeat: no count. List mode: sets of one element type must be pairwise disjoint
+ * (other types are skipped) and none is empty, so each device owns at least one
+ * element of its type: no more devices than distinct (type, element) pairs. */
+uint32_t dra_cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
+                                  uint32_t n, uint32_t want) {
+    enum { MAXV = DRA_RESULTS_MAX + 2 };
+    if (want > MAXV) return UINT32_MAX;
+    if (!s->list_mode) {
+        uint8_t kind = 0;
+        bool have = false;
+        for (uint32_t i = 0; i < s->num; i++) {
+            if (have && s->dattr[i]->kind != kind) return UINT32_MAX;
+            kind = s->dattr[i]->kind, have = true;
+        }
+        const cel_attr *seen[MAXV];
+        uint32_t nseen = 0;
+        for (uint32_t i = 0; i < n && nseen < want; i++) {
+            const cel_attr *a = vals[i];
+            if (a->kind < CEL_ATTR_INT || a->kind > CEL_ATTR_VERSION) continue;   /* rejected anyway */
+            if (have && a->kind != kind) return UINT32_MAX;
+            kind = a->kind, have = true;
+            bool dup = false;
+            for (uint32_t j = 0; j < nseen && !dup; j++) dup = scalar_eq(seen[j], a);
+            if (!dup) seen[nseen++] = a;
+        }
+        return nseen;
+    }
+    struct { uint8_t kind; dra_velem e; } seen[MAXV];
+    cel_str store[MAXV];
+    uint32_t nseen = 0;
+    for (uint32_t i = 0; i < n && nseen < want; i++) {
+        uint8_t kind;
+        uint32_t m;
+        if (!set_kind(vals[i], &kind, &m)) continue;
+        for (uint32_t j = 0; j < m && nseen < want; j++) {
+            cel_str sc;
+            dra_velem e = elem(vals[i], texts[i], j, &sc);
+            bool dup = false;
+            for (uint32_t k = 0; k < nseen && !dup; k++) dup = seen[k].kind == kind && elem_eq(kind, seen[k].e, e);
+            if (dup) continue;
+            if (kind == 3) {   /* the scratch text dies with this iteration */
+                store[nseen] = sc;
+                e.s = &store[nseen];
+            }
+            seen[nseen].kind = kind;
+            seen[nseen].e = e;
+            nseen++;
+        }
+    }
+    return nseen;
+}
