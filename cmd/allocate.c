@@ -45,6 +45,7 @@ static int usage(FILE *f) {
             "usage: dralloc allocate --fixture CASE.json\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates DRAPrioritizedList=true,...] [--timeout 2s] [--strict]\n"
+            "                        [--seed N]   (shareIDs from N instead of random: reproducible output)\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod [NS/]NAME [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
             "                        extended resources on the node)\n"
@@ -370,7 +371,7 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
 }
 
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates, const char *only_ns, int64_t timeout_ns) {
+                     const char *gates, const char *only_ns, int64_t timeout_ns, const uint64_t *seed) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, &f);
     if (!w) return 2;
@@ -485,6 +486,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         goto out;
     }
     dra_alloc_ctx *x = dra_alloc_ctx_new();
+    if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs */
     json_t *items = json_array();
     uint64_t deadline = 0;
     for (size_t i = 0; i < njobs; i++) {
@@ -707,7 +709,7 @@ static bool flag(int argc, char **argv, int *i, const char *name, const char *al
 
 int cmd_allocate(int argc, char **argv) {
     const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL, *ns = NULL, *output = NULL;
-    const char *timeout = NULL, *v = NULL;
+    const char *timeout = NULL, *v = NULL, *seed_text = NULL;
     bool strict = false, bad = false;
     char **files = xcalloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -728,7 +730,8 @@ int cmd_allocate(int argc, char **argv) {
                    flag(argc, argv, &i, "-n", "--namespace", &ns, &bad) ||
                    flag(argc, argv, &i, "-o", "--output", &output, &bad) ||
                    flag(argc, argv, &i, "--feature-gates", NULL, &gates, &bad) ||
-                   flag(argc, argv, &i, "--timeout", NULL, &timeout, &bad)) {
+                   flag(argc, argv, &i, "--timeout", NULL, &timeout, &bad) ||
+                   flag(argc, argv, &i, "--seed", NULL, &seed_text, &bad)) {
         } else if (!strcmp(a, "--strict")) {
             strict = true;
         } else if (!strncmp(a, "-o", 2) && a[2]) {   /* kubectl's -oyaml */
@@ -747,6 +750,17 @@ int cmd_allocate(int argc, char **argv) {
         goto done;
     }
     yaml = !output || !strcmp(output, "yaml");
+    uint64_t seed = 0;
+    if (seed_text) {
+        char *end;
+        errno = 0;
+        seed = strtoull(seed_text, &end, 10);
+        if (!*seed_text || *end || errno || seed_text[0] == '-') {
+            fprintf(stderr, "dralloc allocate: --seed needs a non-negative integer\n");
+            rc = 2;
+            goto done;
+        }
+    }
     if (timeout && (!parse_go_duration(timeout, &timeout_ns, msg, sizeof msg) || timeout_ns < 0)) {
         fprintf(stderr, "dralloc allocate: --timeout: %s\n", timeout_ns < 0 ? "must not be negative" : msg);
         goto done;
@@ -782,7 +796,7 @@ int cmd_allocate(int argc, char **argv) {
     }
     if (inputs_ok) {
         if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns);
-        else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns);
+        else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL);
     }
     for (int i = 0; i < nfiles; i++)
         if (fds[i] >= 0) {

@@ -190,9 +190,5 @@ bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((forma
  * reads the clock every 256: true once the deadline passed or the call was cancelled. */
 bool dra_alloc_tick(dra_alloc_ctx *x);
 
-/* Public API that belongs in engine.h (to move there): makes the shareIDs of later
- * dra_allocate calls on x a reproducible function of seed (by default they come
- * from getrandom(2)). */
-void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 
 #endif

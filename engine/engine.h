@@ -161,6 +161,9 @@ typedef enum dra_alloc_status {
  * *cancel (may be NULL) turns true — checked every few search steps, as Go's
  * allocator checks its context. */
 void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel);
+/* Makes the shareIDs of later dra_allocate calls on x a reproducible function of
+ * seed (by default they come from getrandom(2)); never an ID already in use. */
+void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 /* CLOCK_MONOTONIC in nanoseconds: the clock deadlines are measured on. */
 uint64_t dra_monotonic_ns(void);
 
