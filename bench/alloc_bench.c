@@ -157,7 +157,7 @@ static double clock_overhead_ns(void) {
     return bench_stats_of(v, ARRAY_SIZE(v)).median;
 }
 
-/* ---- one call per sample: single, worst-32-of-31, backtracking-70gi ------------------------- */
+/* ---- one call per sample: single, worst-32-of-31, backtracking-70gi, missing-nic -------------- */
 
 typedef struct one_ctx {
     dra_alloc_ctx *x;
@@ -281,6 +281,30 @@ static int scen_worst(scen *s, const runcfg *c, const dra_features *f) {
     json_array_append_new(objs, bench_alloc_allocated_claim("init-0", node, "instance-0"));
     bench_alloc_req req = {"req-0", 32, NULL};
     json_array_append_new(objs, bench_alloc_claim("claim", &req, 1, NULL));
+    snprintf(s->expect, sizeof s->expect, "unsatisfiable");
+    one_ctx oc = {.want = DRA_ALLOC_UNSAT};
+    return run_one(s, c, objs, node, f, &oc);
+}
+
+/* The Hardening issue's worst input: 4 GPU requests and a NIC the node lacks, on
+ * 128 GPUs. The plain depth-first search tries every combination of 4 of the 128
+ * (288 s); the claim bound answers before the first device. */
+static int scen_missing_nic(scen *s, const runcfg *c, const dra_features *f) {
+    *s = (scen){.name = "missing-nic",
+                .what = "1 node x 128 devices; claim: 4 requests of 1 device + 1 request no device matches",
+                .calls = 1, .target = "p99 <= 10 ms", .target_stat = 2, .target_ns = 10e6, .met = -1,
+                .source = "built (jansson)"};
+    const char *node = "scheduler-perf-dra-0";
+    json_t *objs = json_array();
+    json_array_append_new(objs, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
+    json_array_append_new(objs, bench_alloc_node(node, "node-with-dra", "true"));
+    json_array_append_new(objs, bench_alloc_node_slice(node, 128, NULL));
+    bench_alloc_req reqs[] = {{"gpu-0", 1, NULL},
+                              {"gpu-1", 1, NULL},
+                              {"gpu-2", 1, NULL},
+                              {"gpu-3", 1, NULL},
+                              {"nic", 1, "device.driver == \"nic.example.com\""}};
+    json_array_append_new(objs, bench_alloc_claim("claim", reqs, ARRAY_SIZE(reqs), NULL));
     snprintf(s->expect, sizeof s->expect, "unsatisfiable");
     one_ctx oc = {.want = DRA_ALLOC_UNSAT};
     return run_one(s, c, objs, node, f, &oc);
@@ -581,7 +605,7 @@ int bench_alloc_main(const bench_opts *o) {
         fprintf(out, "note: debug or sanitizer build, figures are not representative (use build-release/dralloc)\n");
 #endif
     }
-    scen sc[6] = {0};
+    scen sc[7] = {0};
     view_cost vc = {0};
     int status = 0;
     /* DRALLOC_BENCH_ONLY=name,name: run only these scenarios (for profiling one). */
@@ -593,6 +617,7 @@ int bench_alloc_main(const bench_opts *o) {
     if (WANT("worst-32-of-31")) status |= scen_worst(&sc[3], &c, &f);
     if (WANT("backtracking-70gi")) status |= scen_backtracking(&sc[4], &c, &f);
     if (WANT("selector-500")) status |= scen_filter(&sc[5], &c, &f, F_SELECTOR, NULL);
+    if (WANT("missing-nic")) status |= scen_missing_nic(&sc[6], &c, &f);
 #undef WANT
     if (c.dump) {
         if (c.dump != out) fclose(c.dump);

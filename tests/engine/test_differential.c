@@ -181,7 +181,7 @@ static void run_cases(uint64_t first, uint64_t n) {
         }
         sg_out a, b;
         sg_run(c, false, 0, &a);
-        sg_run(c, true, 1000, &b);
+        sg_run(c, true, 500, &b);
         if (getenv("DRALLOC_DIFF_SLOW") && (a.ms > 20 || b.ms > 20))
             fprintf(stderr, "slow seed %llu: pruned %.1f ms %llu steps, unpruned %.1f ms %llu steps\n",
                     (unsigned long long)seed, a.ms, (unsigned long long)a.steps, b.ms, (unsigned long long)b.steps);
