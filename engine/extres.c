@@ -384,18 +384,38 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
     return c;
 }
 
-/* dra_alloc_explain's lines as one line ("; "-joined), for a FailedNodes message. */
+/* dra_alloc_explain's lines as one short line for a FailedNodes message (kube-scheduler
+ * puts it in the pod's FailedScheduling event, once per node): the node line only
+ * when it reports incomplete or invalid pools (the node is the message's key), each
+ * request as "claim NS/NAME request R: wants N, M match CLASS, F free". */
 static void explain_line(dra_alloc_ctx *x, char *buf, size_t n) {
-    char tmp[2048];
+    char tmp[4096];
     dra_alloc_explain(x, tmp, sizeof tmp);
+    static const char *const from[] = {", request ", " device(s) match class ", " and the selectors, ",
+                                       " of them not allocated yet", "  claim "};
+    static const char *const to[] = {" request ", " match ", ", ", " free", "claim "};
     size_t o = 0;
-    for (const char *s = tmp; *s && o + 3 < n; s++) {
-        if (*s == '\n') {
-            if (s[1]) buf[o++] = ';', buf[o++] = ' ';
-            while (s[1] == ' ') s++;
-        } else {
-            buf[o++] = *s;
+    const char *line = tmp;
+    bool first = true;
+    while (*line && o + 1 < n) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        bool keep = !first || memmem(line, len, "incomplete", 10) || memmem(line, len, "invalid", 7);
+        if (keep) {
+            if (o && o + 2 < n) buf[o++] = ';', buf[o++] = ' ';
+            for (size_t i = 0; i < len && o + 1 < n;) {
+                size_t k = 0;
+                while (k < ARRAY_SIZE(from) && strncmp(line + i, from[k], strlen(from[k]))) k++;
+                if (k < ARRAY_SIZE(from) && i + strlen(from[k]) <= len) {
+                    for (const char *t = to[k]; *t && o + 1 < n; t++) buf[o++] = *t;
+                    i += strlen(from[k]);
+                } else {
+                    buf[o++] = line[i++];
+                }
+            }
         }
+        first = false;
+        line += len + (end ? 1 : 0);
     }
     buf[o < n ? o : n - 1] = '\0';
 }
@@ -477,8 +497,7 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
     case DRA_ALLOC_UNSAT: {
         char why[400];
         explain_line(x, why, sizeof why);
-        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims of Pod %s/%s: %s", pp->pns, pod->name,
-                 why);
+        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %s", why);
         /* Unresolvable when no change in usage could help: it fails with nothing in use. */
         if (st) {
             err e2;
