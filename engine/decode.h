@@ -21,6 +21,9 @@ typedef struct dra_decoder {
     /* Apply the API server's defaults (allocationMode ExactCount, count 1) to
      * objects that were written by hand; conformance cases are passed as is. */
     bool apply_defaults;
+    /* Skip the objects' raw_json text: the store never prints objects back, and the
+     * text of every claim and slice would cost as much memory as the rest. */
+    bool no_raw_text;
 } dra_decoder;
 
 /* YAML stream → JSON array with one element per non-empty document. */

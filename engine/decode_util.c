@@ -176,6 +176,7 @@ bool dra_dqty(dctx *c, const json_t *v, quantity *out) {
 }
 
 const char *dra_djson_text(dctx *c, const json_t *v) {
+    if (c->d->no_raw_text) return NULL;
     char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
     if (!t) return NULL;
     const char *r = arena_strdup(c->d->a, t);

@@ -34,7 +34,8 @@ typedef struct entry {
     dra_kind kind;
     char *key;               /* "Kind/namespace/name" (namespace empty when cluster-scoped) */
     uint64_t hash;
-    json_t *json;            /* the object as given */
+    json_t *json;            /* the object as given: kept only for kinds decoded per world */
+    uint64_t json_hash;      /* canonical hash of the object (keys sorted): "the same object again" */
     char *source;            /* where it came from, for duplicate errors; may be NULL */
     arena mem;               /* the decoded object */
     void *obj;               /* decoded model object; NULL for kinds decoded per world */
@@ -376,11 +377,17 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->kind = k;
     en->key = make_key(k, meta_str(obj, "namespace"), name);
     en->hash = hash_bytes(en->key, strlen(en->key));
-    en->json = json_deep_copy(obj);
+    /* the JSON itself is kept only where a world decodes it again (taint rules, pod
+     * groups); the rest is compared by a hash of its canonical text — a full copy of
+     * every object would double the store's memory */
+    char *canon = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    en->json_hash = canon ? hash_bytes(canon, strlen(canon)) : 0;
+    free(canon);
+    if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
     en->source = source ? strdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
-    dra_decoder d = {.a = &en->mem, .names = st->cat->names, .apply_defaults = true};
+    dra_decoder d = {.a = &en->mem, .names = st->cat->names, .apply_defaults = true, .no_raw_text = true};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
         /* decoded per world (they are few): check now that they decode */
         dra_world *probe = dra__world_new_in(st->cat, true);
@@ -429,7 +436,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     size_t i = find_key(s, en->key, en->hash);
     if (i) {
         entry *old = s->entries[i - 1];
-        if (json_equal(old->json, en->json)) {
+        if (old->json_hash == en->json_hash && en->json_hash) {
             entry_release(en);   /* the same object again: keep sharing the old one */
             return true;
         }

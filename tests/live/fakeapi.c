@@ -412,6 +412,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         json_array_append_new(items, it);
     }
     json_decref(all);
+    if (end >= n) {   /* the last page: the list's snapshot is done with */
+        pthread_mutex_lock(&f->mu);
+        json_object_del(f->lists, idk);
+        pthread_mutex_unlock(&f->mu);
+    }
     json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
     if (end < n) {
         char tok[64];

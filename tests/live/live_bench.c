@@ -1,0 +1,166 @@
+/* live_bench.c — the live cache at scale (issue "live clusters", done-when): the fake
+ * kube-apiserver holds NODES nodes × 8 GPUs and 4 allocated one-GPU claims per node;
+ * measured:
+ *   - ready: from starting the watch (paged lists of every kind) to ready, and RSS;
+ *   - reflected: after a claim that takes a node's last 4 GPUs is created (or
+ *     deleted), how long until a 2-GPU pod's answer on that node changes — the
+ *     event through the watch stream, the snapshot swap, the decision (p50, max
+ *     over 20 changes each way).
+ * Not run by CTest (it takes tens of seconds at 5,000 nodes):
+ *   build-release/tests/live_bench [NODES ...]   (default 500 5000) */
+#include "extender/kube.h"
+#include "extender/watch.h"
+#include "tests/live/fakeapi.h"
+
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static long rss_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) v = strtol(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return v;
+}
+
+static json_t *claim(int n, int first, int count, const char *name) {
+    json_t *res = json_array();
+    char pool[32];
+    snprintf(pool, sizeof pool, "node-%05d", n);
+    for (int i = first; i < first + count; i++) {
+        char d[16];
+        snprintf(d, sizeof d, "gpu-%d", i);
+        json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:s}", "request", "gpu", "driver", "gpu.example.com", "pool",
+                                             pool, "device", d));
+    }
+    return json_pack("{s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:i}}]}}, s:{s:{s:{s:o}}}}", "metadata", "name", name,
+                     "namespace", "bench", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
+                     "gpu.example.com", "count", count, "status", "allocation", "devices", "results", res);
+}
+
+static dra_fit_status decide(dra_store *st, const json_t *pod, dra_alloc_ctx *x, const char *node) {
+    dra_snapshot *s = dra_store_acquire(st);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = s ? dra_pod_request_new(s, pod, &e) : NULL;
+    dra_fit f = {.status = DRA_FIT_ERROR};
+    if (pr) dra_pod_fit(pr, x, node, NULL, DRA_SCORE_NONE, 0, &f);
+    dra_pod_request_free(pr);
+    dra_snapshot_release(s);
+    return f.status;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void run(int nodes) {
+    fake_api *f = fake_start();
+    fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
+                                            "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
+    for (int n = 0; n < nodes; n++) {
+        char node[32], sl[40];
+        snprintf(node, sizeof node, "node-%05d", n);
+        snprintf(sl, sizeof sl, "node-%05d-gpus", n);
+        fake_put(f, "nodes", json_pack("{s:{s:s, s:{s:s}}}", "metadata", "name", node, "labels", "kubernetes.io/hostname", node));
+        json_t *devs = json_array();
+        for (int i = 0; i < 8; i++)
+            json_array_append_new(devs, json_pack("{s:o, s:{s:{s:s}, s:{s:i}}, s:{s:{s:s}}}", "name",
+                                                  json_sprintf("gpu-%d", i), "attributes", "model", "string", "H100",
+                                                  "index", "int", i, "capacity", "memory", "value", "80Gi"));
+        fake_put(f, "resourceslices", json_pack("{s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "metadata", "name", sl,
+                                                "spec", "driver", "gpu.example.com", "nodeName", node, "pool", "name", node,
+                                                "generation", 1, "resourceSliceCount", 1, "devices", devs));
+        for (int g = 0; g < 4; g++) {
+            char name[48];
+            snprintf(name, sizeof name, "c-%05d-%d", n, g);
+            fake_put(f, "resourceclaims", claim(n, g, 1, name));
+        }
+    }
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    err e;
+    err_clear(&e);
+    ext_kube_opts ko = {.server = url};
+    ext_kube *k = ext_kube_new(&ko, &e);
+    dra_features feat;
+    dra_features_default(&feat);
+    dra_store *st = dra_store_new(&feat);
+    json_t *tmpl = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:[{s:s, s:{s:s, s:i}}]}}}}", "apiVersion",
+                             "resource.k8s.io/v1", "kind", "ResourceClaimTemplate", "metadata", "name", "two", "namespace",
+                             "bench", "spec", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
+                             "gpu.example.com", "count", 2);
+    dra_store_apply_json(st, tmpl, &e);
+    json_decref(tmpl);
+    long rss0 = rss_kib();
+    double t0 = now_ms();
+    ext_watch_opts wo = {.quiet = true};
+    ext_watch *w = ext_watch_start(k, st, &wo);
+    while (!ext_watch_ready(w)) usleep(2000);
+    double ready = now_ms() - t0;
+    /* the claims arrive with their kind; wait for the last one */
+    for (;;) {
+        dra_snapshot *s = dra_store_acquire(st);
+        size_t c = dra_snapshot_count(s, "ResourceClaim");
+        dra_snapshot_release(s);
+        if (c >= (size_t)nodes * 4) break;
+        usleep(2000);
+    }
+    double all = now_ms() - t0;
+    long rss1 = rss_kib();
+    json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "bench", "spec",
+                            "resourceClaims", "name", "g", "resourceClaimTemplateName", "two");
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    enum { CHANGES = 20 };
+    double add[CHANGES], del[CHANGES];
+    for (int i = 0; i < CHANGES; i++) {
+        int n = (i * 7919) % nodes;
+        char node[32], name[48];
+        snprintf(node, sizeof node, "node-%05d", n);
+        snprintf(name, sizeof name, "hog-%d", i);
+        double a = now_ms();
+        fake_put(f, "resourceclaims", claim(n, 4, 4, name));
+        while (decide(st, pod, x, node) == DRA_FIT_OK) usleep(100);
+        add[i] = now_ms() - a;
+        a = now_ms();
+        fake_delete(f, "resourceclaims", "bench", name);
+        while (decide(st, pod, x, node) != DRA_FIT_OK) usleep(100);
+        del[i] = now_ms() - a;
+    }
+    qsort(add, CHANGES, sizeof *add, cmp_d);
+    qsort(del, CHANGES, sizeof *del, cmp_d);
+    printf("%5d nodes x 8 GPUs, %d claims: ready in %.0f ms (every claim in %.0f ms), RSS +%.0f MiB; a claim change "
+           "reflected in a decision: created p50 %.1f ms max %.1f ms, deleted p50 %.1f ms max %.1f ms\n",
+           nodes, nodes * 4, ready, all, (double)(rss1 - rss0) / 1024, add[CHANGES / 2], add[CHANGES - 1],
+           del[CHANGES / 2], del[CHANGES - 1]);
+    fflush(stdout);
+    dra_alloc_ctx_free(x);
+    json_decref(pod);
+    ext_watch_stop(w);
+    dra_store_free(st);
+    ext_kube_free(k);
+    fake_stop(f);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        run(500);
+        run(5000);
+    }
+    for (int i = 1; i < argc; i++) run(atoi(argv[i]));
+    return 0;
+}
