@@ -11,21 +11,15 @@
 #define DRA_ENGINE_WORLD_H
 
 #include "base/hmap.h"
+#include "base/vec.h"
 
 #include <stdatomic.h>
 #include "base/intern.h"
 #include "engine/decode.h"
 #include "engine/engine.h"
 
-#define DRA_VEC(T) struct { T *v; size_t n, cap; }
-#define DRA_VEC_PUSH(vec, x)                                                        \
-    do {                                                                            \
-        if ((vec).n == (vec).cap) {                                                 \
-            (vec).cap = (vec).cap ? (vec).cap * 2 : 16;                             \
-            (vec).v = xrealloc((vec).v, (vec).cap * sizeof *(vec).v);               \
-        }                                                                           \
-        (vec).v[(vec).n++] = (x);                                                   \
-    } while (0)
+#define DRA_VEC(T) VEC(T)
+#define DRA_VEC_PUSH(vec, x) VEC_PUSH(vec, x)
 
 /* What outlives snapshots: the intern table and the compiled CEL programs (keyed by
  * expression text), shared by every world built on it. Reference-counted; both

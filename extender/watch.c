@@ -4,6 +4,7 @@
 
 #include "base/base.h"
 #include "base/strbuf.h"
+#include "base/vec.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -12,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define VEC(T) struct { T *v; size_t n, cap; }
-#define VEC_PUSH(vec, x)                                                            \
-    do {                                                                            \
-        if ((vec).n == (vec).cap) {                                                 \
-            (vec).cap = (vec).cap ? (vec).cap * 2 : 16;                             \
-            (vec).v = xrealloc((vec).v, (vec).cap * sizeof *(vec).v);               \
-        }                                                                           \
-        (vec).v[(vec).n++] = (x);                                                   \
-    } while (0)
 
 typedef struct kind_def {
     const char *kind, *api_version, *path;

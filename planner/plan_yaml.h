@@ -1,9 +1,6 @@
 /* plan_yaml.h — private to planner/: YAML text to jansson values for the planner's
  * own inputs (workload files, node shapes, snapshots it must filter before they
- * reach the store). The engine's YAML reader is private to engine/ and engine.h
- * has no public loader, so this is a small second reader over libyaml with the same
- * scalar rules (go-yaml v2's: quoted scalars are strings; plain ones null, bool,
- * integer, float or string). Depth and alias expansion are bounded. */
+ * reach the store), through the engine's reader (engine.h dra_yaml_parse). */
 #ifndef DRA_PLANNER_PLAN_YAML_H
 #define DRA_PLANNER_PLAN_YAML_H
 
