@@ -90,6 +90,12 @@ void dra_world_free(dra_world *w) {
         hmap_free(&idx[i]->first);
         free(idx[i]->next);
     }
+    for (size_t i = 0; i < w->seen_keys.n; i++) {
+        free(w->seen_keys.v[i].key);
+        free(w->seen_keys.v[i].source);
+    }
+    free(w->seen_keys.v);
+    hmap_free(&w->seen);
     hmap_free(&w->slices_by_node);
     hmap_free(&w->class_by_name);
     hmap_free(&w->slices_by_pool);
@@ -181,6 +187,40 @@ void dra__world_push(dra_world *w, dra_kind k, void *obj) {
     }
 }
 
+/* 1: the same object was loaded before (skip it); 0: new; -1: a different object
+ * under the same kind/namespace/name (e names both files). Cluster-scoped kinds
+ * ignore a namespace; namespaced ones default it, as kubectl does. */
+static int seen_before(dra_world *w, dra_kind k, const json_t *obj, err *e) {
+    const json_t *m = json_object_get(obj, "metadata");
+    const char *name = json_string_value(json_object_get(m, "name"));
+    if (!name) return 0;   /* the decoder says what is missing */
+    const char *ns = json_string_value(json_object_get(m, "namespace"));
+    bool cluster = k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
+    char *key = NULL;
+    if (asprintf(&key, "%s/%s/%s", dra__kind_name(k), cluster ? "" : ns && *ns ? ns : "default", name) < 0) return 0;
+    char *canon = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    uint64_t h = canon ? hash_bytes(canon, strlen(canon)) : 0;
+    free(canon);
+    uint64_t kh = hash_bytes(key, strlen(key)), idx;
+    for (uint64_t probe = kh; hmap_get(&w->seen, probe, &idx); probe = hash_u64(probe)) {
+        struct dra_seen *s = &w->seen_keys.v[idx - 1];
+        if (strcmp(s->key, key)) continue;   /* a hash collision: the next probe */
+        int r = s->hash == h ? 1 : -1;
+        if (r < 0)
+            err_set(e, "%s %s%s%s is given twice with different contents: in %s and in %s", dra__kind_name(k),
+                    cluster ? "" : ns && *ns ? ns : "default", cluster ? "" : "/", name,
+                    s->source ? s->source : "(input)", w->source ? w->source : "(input)");
+        free(key);
+        return r;
+    }
+    uint64_t probe = kh;
+    while (hmap_get(&w->seen, probe, &idx)) probe = hash_u64(probe);
+    struct dra_seen ns_ = {.key = key, .hash = h, .source = w->source ? strdup(w->source) : NULL};
+    DRA_VEC_PUSH(w->seen_keys, ns_);
+    hmap_put(&w->seen, probe, w->seen_keys.n);
+    return 0;
+}
+
 static bool add_one(dra_world *w, const json_t *obj, err *e) {
     const char *kind = json_string_value(json_object_get(obj, "kind"));
     if (!kind) return true;
@@ -208,6 +248,11 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
         return true;
     }
     dra_kind k = dra__kind_of(kind);
+    if (k && w->dec.apply_defaults && !w->borrowed) {
+        int seen = seen_before(w, k, obj, e);
+        if (seen < 0) return false;
+        if (seen) return true;
+    }
     if (k == DRA_KIND_TAINT_RULE) return dra_taintrule_add(w, obj, e);
     if (k == DRA_KIND_POD_GROUP) return dra_podgroup_add(w, obj, e);
     if (k == DRA_KIND_NONE) return true;
@@ -307,8 +352,11 @@ json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e)
 }
 
 static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
-    (void)file;
-    return dra_world_add_json(arg, docs, e);
+    dra_world *w = arg;
+    w->source = file;
+    bool ok = dra_world_add_json(w, docs, e);
+    w->source = NULL;
+    return ok;
 }
 
 bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, add_docs, w, e); }

@@ -82,6 +82,12 @@ struct dra_world {
     size_t taint_slices_done, taint_rules_done;   /* what earlier freezes already merged */
     DRA_VEC(struct dra_podgroup *) podgroups;
     dra_name_index claim_idx, template_idx, node_idx, pod_idx;
+    /* files (apply_defaults worlds): one object per kind/namespace/name, as in the API
+     * server — the same object again is skipped, a different one is an error naming
+     * both files (the source of each key, its canonical hash) */
+    hmap seen;               /* hash of "Kind/ns/name" → index+1 into seen_keys */
+    DRA_VEC(struct dra_seen { char *key; uint64_t hash; char *source; }) seen_keys;
+    const char *source;      /* the file being loaded, NULL otherwise */
 };
 
 /* A world over a catalog, for the snapshot builder (store.c): objects are added with

@@ -237,3 +237,31 @@ Test(cli, json_file_with_integer_beyond_int64) {
     cr_assert(strstr(err_text, "nothing to allocate"), "%s", err_text);
     remove("/tmp/dralloc-cli-big.json");
 }
+
+/* The same object given twice (a directory and one of its files) loads once; a
+ * different object under the same kind/namespace/name is an error naming both
+ * files, as the API server holds one object per name. */
+Test(cli, same_object_twice_loads_once) {
+    system("rm -rf /tmp/dralloc-cli-dup && mkdir -p /tmp/dralloc-cli-dup");
+    write_file("/tmp/dralloc-cli-dup/cluster.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n");
+    write_file("/tmp/dralloc-cli-dup/slices.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n");
+    /* before: the pool held every device twice and turned invalid */
+    cr_assert_eq(run("-f /tmp/dralloc-cli-dup -f /tmp/dralloc-cli-dup/slices.yaml --node node-1 -o json"), 0, "%s",
+                 err_text);
+    cr_assert(strstr(out_text, "gpu-0"), "%s", out_text);
+    write_file("/tmp/dralloc-cli-dup-other.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-9\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-dup -f /tmp/dralloc-cli-dup-other.yaml --node node-1"), 2, "%s", err_text);
+    cr_assert(strstr(err_text, "ResourceSlice s is given twice with different contents") &&
+                  strstr(err_text, "slices.yaml") && strstr(err_text, "dralloc-cli-dup-other.yaml"),
+              "%s", err_text);
+}

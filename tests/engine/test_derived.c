@@ -119,6 +119,7 @@ Test(taintrules, merged_once_across_freezes) {
     cr_assert_eq(s->devices[1].ntaints, 0);
     /* a rule added later reaches the old slice; a slice added later gets both rules */
     json_object_set_new(json_object_get(json_object_get(rule, "spec"), "deviceSelector"), "device", json_string("b"));
+    json_object_set_new(json_object_get(rule, "metadata"), "name", json_string("r2"));   /* one object per name */
     cr_assert(dra_world_add_json(w, rule, &e), "%s", e.msg);
     json_object_set_new(json_object_get(slice, "metadata"), "name", json_string("s2"));
     cr_assert(dra_world_add_json(w, slice, &e), "%s", e.msg);
