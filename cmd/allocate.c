@@ -408,8 +408,10 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                             pod->ns ? pod->ns : "default", pod->name, pc->name ? pc->name : "?");
                     continue;
                 }
-                /* a claim shared by several pods is allocated once, with the first pod */
-                if (!c->allocated && !claim_listed(jobs, njobs + 1, c)) job_add(j, c);
+                /* a claim shared by several pods is in each pod's job and allocated once,
+                 * with the first pod that fits (kube-scheduler schedules pods one by
+                 * one: a pod that fails leaves the claim to the next) */
+                if (!c->allocated && !claim_listed(j, 1, c)) job_add(j, c);
             }
             if (j->n) njobs++;
         }
@@ -489,10 +491,16 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
     if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs */
     json_t *items = json_array();
     uint64_t deadline = 0;
+    job done = {0};   /* claims allocated by an earlier job of this run */
     for (size_t i = 0; i < njobs; i++) {
         dra_alloc_result *res;
         err ae;
         err_clear(&ae);
+        size_t keep = 0;
+        for (size_t k = 0; k < jobs[i].n; k++)
+            if (!claim_listed(&done, 1, jobs[i].claims[k])) jobs[i].claims[keep++] = jobs[i].claims[k];
+        jobs[i].n = keep;
+        if (!keep) continue;
         /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
         if (timeout_ns > 0) deadline = dra_monotonic_ns() + (uint64_t)timeout_ns;
         dra_alloc_ctx_set_deadline(x, deadline, NULL);
@@ -503,6 +511,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 ensure_namespace(o);
                 json_array_append_new(items, o);
                 dra_allocated_add_result(st, &res[k], f.consumable_capacity);
+                job_add(&done, jobs[i].claims[k]);
             }
             continue;
         }
@@ -538,6 +547,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         }
     }
     json_decref(list);
+    free(done.claims);
     dra_alloc_ctx_free(x);
     dra_nodeview_free(v);
 out:

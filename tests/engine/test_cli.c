@@ -265,3 +265,37 @@ Test(cli, same_object_twice_loads_once) {
                   strstr(err_text, "slices.yaml") && strstr(err_text, "dralloc-cli-dup-other.yaml"),
               "%s", err_text);
 }
+
+/* Pods one by one, as kube-scheduler schedules them: pod a needs a shared claim and
+ * 3 more devices of 2 (it fails); pod b needs the shared claim and one device. The
+ * shared claim is allocated with b, the first pod that fits (before, it went into
+ * a's failed job and b was allocated without it). */
+Test(cli, shared_claim_goes_with_the_first_pod_that_fits) {
+    write_file("/tmp/dralloc-cli-shared.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n  - name: gpu-1\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: shared, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: big, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 3}}]}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: small, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: default}\n"
+               "spec: {containers: [{name: c}], resourceClaims: [{name: s, resourceClaimName: shared}, "
+               "{name: b, resourceClaimName: big}]}\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: b, namespace: default}\n"
+               "spec: {containers: [{name: c}], resourceClaims: [{name: s, resourceClaimName: shared}, "
+               "{name: m, resourceClaimName: small}]}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-shared.yaml --node node-1 -o json"), 1, "%s", err_text);   /* a does not fit */
+    json_t *out = json_loads(out_text, 0, NULL);
+    cr_assert_not_null(out, "%s", out_text);
+    const json_t *items = json_object_get(out, "items");
+    cr_assert_eq(json_array_size(items), 2, "%s", out_text);
+    const char *n0 = json_string_value(json_object_get(json_object_get(json_array_get(items, 0), "metadata"), "name"));
+    const char *n1 = json_string_value(json_object_get(json_object_get(json_array_get(items, 1), "metadata"), "name"));
+    cr_assert(!strcmp(n0, "shared") && !strcmp(n1, "small"), "%s %s", n0, n1);
+    json_decref(out);
+}
