@@ -6,6 +6,9 @@
 #include "extender/bind.h"
 #include "extender/lease.h"
 #include "extender/watch.h"
+#include "report/report.h"
+
+#include <pthread.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,11 +22,16 @@
 #include "extender/pool.h"
 #include "extender/wire.h"
 
+/* How many /filter decisions the status page keeps, and failed nodes per decision. */
+enum { RECENT_MAX = 50, RECENT_FAILED_MAX = 20 };
+
 struct ext_service {
     dra_store *store;
     ext_config cfg;
     ext_pool *pool;
     ext_metrics *metrics;
+    pthread_mutex_t recent_lock;
+    json_t *recent;          /* the last RECENT_MAX filter decisions, newest first */
 };
 
 static const char mime_json[] = "application/json";
@@ -42,6 +50,8 @@ void ext_config_default(ext_config *c) {
 ext_service *ext_service_new(dra_store *st, const ext_config *c) {
     ext_service *s = xcalloc(1, sizeof *s);
     s->store = st;
+    pthread_mutex_init(&s->recent_lock, NULL);
+    s->recent = json_array();
     s->cfg = *c;
     if (!s->cfg.workers) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -54,6 +64,8 @@ ext_service *ext_service_new(dra_store *st, const ext_config *c) {
 
 void ext_service_free(ext_service *s) {
     if (!s) return;
+    json_decref(s->recent);
+    pthread_mutex_destroy(&s->recent_lock);
     ext_pool_free(s->pool);
     ext_metrics_free(s->metrics);
     free(s);
@@ -98,6 +110,47 @@ static void log_pod(const ext_args *a, char *buf, size_t n) {
     json_t *ns = meta ? ext_member(meta, "namespace", NULL) : NULL, *name = meta ? ext_member(meta, "name", NULL) : NULL;
     snprintf(buf, n, "%s/%s", json_is_string(ns) ? json_string_value(ns) : "",
              json_is_string(name) ? json_string_value(name) : "?");
+}
+
+/* Keeps a filter decision for the status page (GET /). */
+static void remember(ext_service *s, const ext_args *a, dra_snapshot *snap, const ext_verdict *v, const char *const *why,
+                     size_t nfit, const char *fatal) {
+    char pod[300], when[40];
+    log_pod(a, pod, sizeof pod);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *failed = json_object();
+    for (size_t i = 0; i < a->n && json_object_size(failed) < RECENT_FAILED_MAX; i++)
+        if (v[i] != EXT_PASS && why[i] && a->names[i]) json_object_set_new(failed, a->names[i], json_string(why[i]));
+    json_t *row = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "time", when, "pod", pod, "generation",
+                            (json_int_t)dra_snapshot_generation(snap), "nodes", (json_int_t)a->n, "fit", (json_int_t)nfit,
+                            "failed", failed);
+    if (!row) return;   /* a name that is not UTF-8: not worth a status line */
+    if (fatal) json_object_set_new(row, "error", json_string(fatal));
+    pthread_mutex_lock(&s->recent_lock);
+    json_array_insert_new(s->recent, 0, row);
+    while (json_array_size(s->recent) > RECENT_MAX) json_array_remove(s->recent, RECENT_MAX);
+    pthread_mutex_unlock(&s->recent_lock);
+}
+
+/* GET /: the status page (report_status_html). */
+static void status_page(ext_service *s, ext_reply *r) {
+    dra_snapshot *snap = dra_store_acquire(s->store);
+    json_t *cap = snap ? dra_capacity_json(snap, NULL) : json_pack("{s:[], s:[]}", "nodes", "classes");
+    pthread_mutex_lock(&s->recent_lock);
+    json_t *recent = json_deep_copy(s->recent);
+    pthread_mutex_unlock(&s->recent_lock);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_status_html(f, cap, recent, "dralloc serve");
+    fclose(f);
+    json_decref(cap);
+    json_decref(recent);
+    if (snap) dra_snapshot_release(snap);
+    reply(r, 200, "text/html; charset=utf-8", buf);
 }
 
 /* Decides the nodes of a (needs_dra, no pod error) request; fits has a->n entries. */
@@ -183,6 +236,7 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
             why[i] = fits[i].reason;
         }
         out = ext_filter_result(&a, v, why, fatal);
+        remember(s, &a, snap, v, why, nfit, fatal);
         free(v);
         free(why);
     }
@@ -376,6 +430,10 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
         else if (!strcmp(path, "/objects") && method_is(m, "POST", r, "POST")) post_objects(s, body, len, r);
         else if (path[8] == '/' && method_is(m, "DELETE", r, "DELETE")) delete_object(s, path + 9, r);
         return EXT_VERB_OBJECTS;
+    }
+    if (!strcmp(path, "/")) {
+        if (method_is(m, "GET", r, "GET")) status_page(s, r);
+        return EXT_VERB_OTHER;
     }
     if (!strcmp(path, "/healthz")) {
         if (method_is(m, "GET", r, "GET")) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));

@@ -32,4 +32,10 @@ void report_capacity(FILE *f, const json_t *cap, report_by by, report_format fmt
  * and the reasons for unplaced replicas. Scenario sets get one section each. */
 void report_plan_html(FILE *f, const json_t *plan, const char *title);
 
+/* `dralloc serve`'s status page: utilisation per node and per DeviceClass (bars from
+ * dra_capacity_json's object) and the recent /filter decisions, newest first, each
+ * {"time", "pod", "generation", "nodes", "fit", "error"?, "failed": {node: reason}},
+ * so an operator sees why a pod is pending. Self-contained HTML, no script. */
+void report_status_html(FILE *f, const json_t *cap, const json_t *recent, const char *title);
+
 #endif

@@ -162,3 +162,54 @@ void report_plan_html(FILE *f, const json_t *plan, const char *title) {
     }
     fputs("</body></html>\n", f);
 }
+
+void report_status_html(FILE *f, const json_t *cap, const json_t *recent, const char *title) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
+    esc(f, title);
+    fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}td.n{text-align:right}"
+          ".bad{color:#c0392b}.dim{color:#888}.why{font-family:monospace;font-size:12px}</style></head><body>\n<h1>",
+          f);
+    esc(f, title);
+    fputs("</h1>\n", f);
+    json_int_t d = 0, a = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(cap, "nodes"), i, row) d += jint(row, "devices"), a += jint(row, "allocated");
+    fprintf(f, "<p>%zu nodes; devices %lld/%lld allocated (%.0f%%)</p>\n", json_array_size(json_object_get(cap, "nodes")),
+            (long long)a, (long long)d, d ? 100.0 * (double)a / (double)d : 0.0);
+    bars(f, "Devices in use per node", json_object_get(cap, "nodes"));
+    bars(f, "Devices in use per DeviceClass", json_object_get(cap, "classes"));
+    fputs("<h3>Recent filter decisions</h3>\n", f);
+    if (!json_array_size(recent)) {
+        fputs("<p class=\"dim\">none yet</p>\n", f);
+    } else {
+        fputs("<table><tr><th>time</th><th>pod</th><th>snapshot</th><th>fit</th><th>why not, per node</th></tr>\n", f);
+        json_array_foreach(recent, i, row) {
+            fputs("<tr><td>", f);
+            esc(f, json_string_value(json_object_get(row, "time")));
+            fputs("</td><td>", f);
+            esc(f, json_string_value(json_object_get(row, "pod")));
+            fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n%s\">%lld/%lld</td><td class=\"why\">",
+                    (long long)jint(row, "generation"), jint(row, "fit") ? "" : " bad", (long long)jint(row, "fit"),
+                    (long long)jint(row, "nodes"));
+            const char *err = json_string_value(json_object_get(row, "error"));
+            if (err) {
+                fputs("<span class=\"bad\">", f);
+                esc(f, err);
+                fputs("</span><br>", f);
+            }
+            const char *k;
+            json_t *v;
+            json_object_foreach(json_object_get(row, "failed"), k, v) {
+                esc(f, k);
+                fputs(": ", f);
+                esc(f, json_string_value(v));
+                fputs("<br>", f);
+            }
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</body></html>\n", f);
+}

@@ -169,6 +169,11 @@ Test(serve, routes_and_introspection) {
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_assert(strstr(out, want[i]), "missing %s in\n%s", want[i], out);
     free(out);
+    /* the status page: the charts, and the decision just made with its reasons */
+    cr_assert_eq(th_http(&s, "GET", "/", NULL, &out), 200);
+    cr_assert(strstr(out, "<svg") && strstr(out, "Devices in use per node") && strstr(out, "gpu-node-002"), "%s", out);
+    cr_assert(strstr(out, "ml/trainer-0") && strstr(out, "gpu-node-001: cannot allocate all claims"), "%s", out);
+    free(out);
     /* every 4xx is JSON naming the problem */
     cr_assert_eq(th_http(&s, "GET", "/nope", NULL, &out), 404);
     cr_assert(strstr(out, "\"error\":\"no route for GET /nope"), "%s", out);
