@@ -13,6 +13,8 @@ PKGS=(
   libcurl4-openssl-dev  # list+watch client
   libjemalloc-dev       # process allocator for release builds
   libcriterion-dev      # unit tests
+  curl                  # the two lines `make run` prints to paste
+  chromium              # headless screenshots: the plan report and serve's status page render charts
 )
 
 missing=()
