@@ -7,6 +7,7 @@
  * Allocated means held by a claim with status.allocation in the input. JSON prints
  * the whole view whatever --by says. */
 #include "cmd/commands.h"
+#include "cmd/kube_input.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 
 static int usage(FILE *f) {
     fprintf(f, "usage: dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter]\n"
-               "                        [--feature-gates A=true,...]\n");
+               "                        [--feature-gates A=true,...]\n"
+               "       dralloc capacity --kubeconfig FILE [--context NAME] ...   (a cluster, read once;\n"
+               "                        or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify])\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -27,6 +30,7 @@ int cmd_capacity(int argc, char **argv) {
     const char *gates = NULL;
     report_format fmt = REPORT_TABLE;
     report_by by = REPORT_BY_NODE;
+    cmd_kube_flags kube = {0};
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
         const char *o = argv[i];
@@ -47,6 +51,7 @@ int cmd_capacity(int argc, char **argv) {
                 fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class or counter\n", argv[i]);
                 rc = 2;
             }
+        } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
         } else if (!strcmp(o, "--feature-gates") && takes) {
             gates = argv[++i];
         } else if (!strncmp(o, "--feature-gates=", 16)) {
@@ -56,7 +61,7 @@ int cmd_capacity(int argc, char **argv) {
             rc = usage(stderr);
         }
     }
-    if (!rc && !nfiles) rc = usage(stderr);
+    if (!rc && !nfiles && !kube.used) rc = usage(stderr);
     dra_features f;
     dra_features_default(&f);
     err e;
@@ -67,7 +72,14 @@ int cmd_capacity(int argc, char **argv) {
     }
     if (!rc) {
         dra_store *st = dra_store_new(&f);
-        if (!dra_store_load_paths(st, files, nfiles, &e)) {
+        json_t *live = kube.used ? cmd_kube_fetch(&kube, "dralloc capacity") : NULL;
+        bool loaded = kube.used ? live && (!json_array_size(live) || dra_store_apply_json(st, live, &e)) &&
+                                      (!nfiles || dra_store_load_paths(st, files, nfiles, &e))
+                                : dra_store_load_paths(st, files, nfiles, &e) != 0;
+        json_decref(live);
+        if (kube.used && !loaded && !e.msg[0]) {
+            rc = 2;   /* cmd_kube_fetch said why */
+        } else if (!loaded) {
             char buf[2048];
             fprintf(stderr, "dralloc capacity: %s\n", err_format(&e, buf, sizeof buf));
             rc = 2;

@@ -13,6 +13,7 @@
  * scenario could not be planned (its objects do not load), 2 on usage or input
  * errors. */
 #include "cmd/commands.h"
+#include "cmd/kube_input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +32,8 @@ static int usage(FILE *f) {
             "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
             "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...\n"
             "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...]\n"
+            "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
+            "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
             "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
             "Places each workload's replicas (<workload>-<i>) one by one as kube-scheduler would: every node\n"
             "tried, the best score wins (ties by node name, or shuffled by --seed), the winner committed.\n"
@@ -78,6 +81,7 @@ typedef struct plan_args {
     long max_nodes;
     report_format fmt;
     plan_opts opts;
+    cmd_kube_flags kube;         /* a cluster read once as (part of) the snapshot */
 } plan_args;
 
 static bool parse_long(const char *opt, const char *s, long min, long *out) {
@@ -97,11 +101,26 @@ static void print_err(const err *e) {
     fprintf(stderr, "dralloc plan: %s\n", err_format(e, buf, sizeof buf));
 }
 
-/* The base objects: -f files, then removals, then additions. */
+/* Where live objects came from, for messages naming their source. */
+static const char *ext_kube_server_name(const cmd_kube_flags *k) {
+    return k->o.server ? k->o.server : k->o.kubeconfig ? k->o.kubeconfig : "(in-cluster)";
+}
+
+/* The base objects: the cluster (--kubeconfig/--server), -f files, then removals,
+ * then additions. */
 static bool load_base(const plan_args *a, plan_objects *objs) {
     err e;
     err_clear(&e);
     plan_objects_init(objs);
+    if (a->kube.used) {
+        json_t *live = cmd_kube_fetch(&a->kube, "dralloc plan");
+        if (!live) {
+            plan_objects_free(objs);
+            return false;
+        }
+        plan_objects_add_doc(objs, live, ext_kube_server_name(&a->kube));
+        json_decref(live);
+    }
     for (int i = 0; i < a->nfiles; i++)
         if (!plan_objects_load_path(objs, a->files[i], &e)) goto fail;
     for (int i = 0; i < a->nremoves; i++) {
@@ -290,6 +309,7 @@ int cmd_plan(int argc, char **argv) {
         } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
             a.files[a.nfiles++] = argv[++i];
             while (i + 1 < argc && argv[i + 1][0] != '-') a.files[a.nfiles++] = argv[++i];
+        } else if (cmd_kube_flag(argc, argv, &i, &a.kube)) {
         } else if (!strcmp(o, "--workload") && takes) {
             a.workload = argv[++i];
         } else if (!strcmp(o, "--scenarios") && takes) {
@@ -332,7 +352,7 @@ int cmd_plan(int argc, char **argv) {
             rc = usage(stderr);
         }
     }
-    if (!rc && (!a.nfiles || !!a.workload == !!a.scenarios)) rc = usage(stderr);
+    if (!rc && ((!a.nfiles && !a.kube.used) || !!a.workload == !!a.scenarios)) rc = usage(stderr);
     if (!rc && a.shard && !a.scenarios) {
         fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
         rc = 2;

@@ -396,3 +396,65 @@ bool ext_kube_stream(ext_kube *k, const char *path, bool (*fn)(void *arg, const 
     }
     return true;
 }
+
+/* ---- one-shot snapshot ------------------------------------------------------------------ */
+
+json_t *ext_kube_snapshot(ext_kube *k, err *e) {
+    static const struct {
+        const char *kind, *api_version, *path;
+    } kinds[] = {
+        {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses"},
+        {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices"},
+        {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims"},
+        {"ResourceClaimTemplate", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaimtemplates"},
+        {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules"},
+        {"Node", "v1", "/api/v1/nodes"},
+        {"Pod", "v1", "/api/v1/pods"},
+    };
+    json_t *all = json_array();
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char *cont = NULL;
+        for (;;) {
+            char path[4096];
+            int n = snprintf(path, sizeof path, "%s?limit=500", kinds[i].path);
+            if (cont) {
+                /* continue tokens are base64: escape what a query cannot hold */
+                CURL *c = curl_easy_init();
+                char *esc = curl_easy_escape(c, cont, 0);
+                snprintf(path + n, sizeof path - (size_t)n, "&continue=%s", esc ? esc : "");
+                curl_free(esc);
+                curl_easy_cleanup(c);
+            }
+            ext_kube_resp r;
+            if (!ext_kube_request(k, "GET", path, NULL, NULL, &r, e)) goto fail;
+            if (r.status == 404) {
+                free(r.body);
+                break;
+            }
+            json_t *doc = r.status == 200 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+            free(r.body);
+            if (!doc) {
+                err_set(e, "list %s: HTTP %ld", kinds[i].path, r.status);
+                goto fail;
+            }
+            size_t j;
+            json_t *it;
+            json_array_foreach(json_object_get(doc, "items"), j, it) {
+                if (!json_object_get(it, "kind")) json_object_set_new(it, "kind", json_string(kinds[i].kind));
+                if (!json_object_get(it, "apiVersion")) json_object_set_new(it, "apiVersion", json_string(kinds[i].api_version));
+                json_array_append(all, it);
+            }
+            const char *next = json_string_value(json_object_get(json_object_get(doc, "metadata"), "continue"));
+            free(cont);
+            cont = next && *next ? strdup(next) : NULL;
+            json_decref(doc);
+            if (!cont) break;
+        }
+        continue;
+    fail:
+        free(cont);
+        json_decref(all);
+        return NULL;
+    }
+    return all;
+}

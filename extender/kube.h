@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 
 typedef struct ext_kube ext_kube;
@@ -52,5 +54,12 @@ bool ext_kube_request(ext_kube *k, const char *method, const char *path, const c
  * HTTP status (0: no answer); only a 200 answer's body reaches fn. */
 bool ext_kube_stream(ext_kube *k, const char *path, bool (*fn)(void *arg, const char *data, size_t n), void *arg,
                      const _Atomic bool *stop, long idle_s, long *status, long *retry_after_s, err *e);
+
+/* The cluster once, for offline tools (`plan`, `capacity --kubeconfig`): every
+ * DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, Node, Pod and
+ * DeviceTaintRule, listed in pages, as one JSON array of objects with their kind
+ * set. A kind the server does not serve (404) is left out. NULL with e set when a
+ * list fails. */
+json_t *ext_kube_snapshot(ext_kube *k, err *e);
 
 #endif

@@ -444,6 +444,26 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve --server: exit status %d after SIGTERM", status);
+    /* the offline tools read the same cluster once: capacity as a static snapshot says */
+    char cmd[600], *capout = NULL;
+    snprintf(cmd, sizeof cmd, "%s capacity --server %s --token-file %s -o json", dralloc, url, tokfile);
+    FILE *p = popen(cmd, "r");
+    http_buf cb = {0};
+    char chunk[4096];
+    size_t got_n;
+    while (p && (got_n = fread(chunk, 1, sizeof chunk, p)) > 0) http_write(chunk, 1, got_n, &cb);
+    int prc = p ? pclose(p) : -1;
+    capout = cb.p;
+    CHECK(prc == 0 && capout, "capacity --server: exit %d", prc);
+    json_t *cap = capout ? json_loads(capout, 0, NULL) : NULL;
+    size_t want_nodes = 0;
+    json_t *nodes_now = fake_objects(f, "nodes");
+    want_nodes = json_array_size(nodes_now);
+    json_decref(nodes_now);
+    CHECK(cap && json_array_size(json_object_get(cap, "nodes")) == want_nodes,
+          "capacity --server: %zu nodes, the server has %zu", json_array_size(json_object_get(cap, "nodes")), want_nodes);
+    json_decref(cap);
+    free(capout);
     free(req);
     json_decref(args);
     json_decref(pod);

@@ -1,0 +1,25 @@
+/* kube_input.h — a cluster read once as the input of an offline command (`plan`,
+ * `capacity`): the kube-apiserver flags shared with `serve` and one paged list of
+ * every kind allocation reads (extender/kube.h ext_kube_snapshot). */
+#ifndef DRA_CMD_KUBE_INPUT_H
+#define DRA_CMD_KUBE_INPUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "extender/kube.h"
+
+typedef struct cmd_kube_flags {
+    ext_kube_opts o;
+    bool used;                  /* one of the flags was given */
+} cmd_kube_flags;
+
+/* Takes --kubeconfig F, --context C, --server URL, --token-file F, --ca-file F or
+ * --insecure-skip-tls-verify at argv[*i] (advancing *i past a value); false when
+ * argv[*i] is none of them. */
+bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k);
+/* The cluster's objects as a JSON array, or NULL after printing why (prog: the
+ * command's name for the message). */
+json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog);
+
+#endif
