@@ -619,7 +619,16 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
             json_t *list = json_object();
             json_object_set_new(list, "apiVersion", json_string("v1"));
             json_object_set_new(list, "kind", json_string("List"));
-            json_object_set(list, "items", (json_t *)claims);
+            json_t *items = json_copy((json_t *)claims);
+            const json_t *pst = json_object_get(out, "podStatus");
+            if (pst) {
+                /* the scheduler records which container's resource each request of the
+                 * implicit claim serves in the pod (KEP-5004): print the pod's status too */
+                json_t *p = json_pack("{s:s, s:s, s:{s:s, s:s}, s:O}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                                      "name", name, "namespace", ns, "status", pst);
+                json_array_append_new(items, p);
+            }
+            json_object_set_new(list, "items", items);
             print_doc(list, yaml);
             json_decref(list);
         } else {

@@ -336,6 +336,7 @@ typedef struct implicit_req {
     const char *name;
     const dra_class *cls;
     int64_t count;
+    const char *container, *resource;
 } implicit_req;
 
 static int cmp_implicit(const void *a, const void *b) {
@@ -344,7 +345,7 @@ static int cmp_implicit(const void *a, const void *b) {
 
 /* The implicit claim with one ExactCount request per container and resource served
  * by DRA on this node (dra[r]); NULL when there is none. */
-static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *a) {
+static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *a, json_t **mappings) {
     const dra_podres *p = pp->res;
     uint32_t cap = p->n;   /* init excess requests */
     for (uint32_t i = 0; i < p->nc; i++) cap += p->c[i].nres;
@@ -358,11 +359,17 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
             int64_t count = k->init && !k->sidecar ? (p->peak_at[r] == i ? p->peak[r] - p->steady[r] : 0)
                                                    : cont_count(k, k->keys[j]);
             if (count <= 0) continue;
-            rq[nr++] = (implicit_req){arena_printf(a, "container-%u-request-%u", i, j), pp->cls[r], count};
+            rq[nr++] = (implicit_req){arena_printf(a, "container-%u-request-%u", i, j), pp->cls[r], count,
+                                      k->name ? k->name : "", k->keys[j]};
         }
     }
     if (!nr) return NULL;
     qsort(rq, nr, sizeof *rq, cmp_implicit);
+    /* status.extendedResourceClaimStatus.requestMappings, in request order */
+    *mappings = json_array();
+    for (uint32_t i = 0; i < nr; i++)
+        json_array_append_new(*mappings, json_pack("{s:s, s:s, s:s}", "containerName", rq[i].container, "resourceName",
+                                                   rq[i].resource, "requestName", rq[i].name));
     dra_request *reqs = ARENA_NEWN(a, dra_request, nr);
     for (uint32_t i = 0; i < nr; i++) {
         dra_request *q = &reqs[i];
@@ -483,7 +490,7 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
         if (!dup) out->todo[out->ntodo++] = c;
     }
     out->nown = out->ntodo;
-    const dra_claim *imp = nres ? implicit_claim(pp, dra, a) : NULL;
+    const dra_claim *imp = nres ? implicit_claim(pp, dra, a, &out->request_mappings) : NULL;
     if (imp) out->todo[out->ntodo++] = imp;
     if (!out->ntodo) return;   /* DRA_ALLOC_OK: nothing to allocate */
     if (!view) return reason(out, false, "no node view for %s", node->name);
@@ -632,6 +639,14 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             if (!seen) json_array_append_new(reused, json_string(ref));
         }
         out = json_object();
+        if (pn.request_mappings) {
+            /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
+            char name[600];
+            snprintf(name, sizeof name, "%s", pn.todo[pn.ntodo - 1]->name);
+            json_object_set_new(out, "podStatus",
+                                json_pack("{s:{s:O, s:s}}", "extendedResourceClaimStatus", "requestMappings",
+                                          pn.request_mappings, "resourceClaimName", name));
+        }
         json_object_set_new(out, "claims", claims);
         json_object_set_new(out, "allocations", allocs);
         json_object_set_new(out, "reused", reused);
@@ -643,6 +658,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         out = outcome_unsat(pn.reason);
     }
     json_decref(pn.device_plugin);
+    json_decref(pn.request_mappings);
     dra_alloc_ctx_free(x);
 done:
     dra_nodeview_free(v);

@@ -110,6 +110,9 @@ typedef struct dra_podnode {
     size_t ntodo, nown;
     dra_alloc_result *res;
     json_t *device_plugin;           /* {"<res>": {"allocatable", "inUse", "requested"}} or NULL */
+    /* the implicit claim's requests: which container and resource each serves, for the
+     * pod's status.extendedResourceClaimStatus.requestMappings (NULL when none) */
+    json_t *request_mappings;
 } dra_podnode;
 
 /* Tries the pod on one node: device-plugin counts, reused claims' node selectors,

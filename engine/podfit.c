@@ -293,8 +293,10 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     if (kept && out->status == DRA_FIT_OK) {
         *kept = pn;
         pn.device_plugin = NULL;
+        pn.request_mappings = NULL;
     }
     json_decref(pn.device_plugin);
+    json_decref(pn.request_mappings);
 done:
     dra_nodeview_free(own_view);
 }
@@ -355,6 +357,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
                                                  "name", kept.todo[i]->name, "implicit", 1, "allocation",
                                                  dra_alloc_result_to_json(&kept.res[i])));
         json_decref(kept.device_plugin);
+        json_decref(kept.request_mappings);
     }
     arena_free(&a);
     return res;
@@ -480,6 +483,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
             if (!hmap_get(&ov->claim_idx, h, &j)) hmap_put(&ov->claim_idx, h, ov->claims.n);
         }
         json_decref(kept.device_plugin);
+        json_decref(kept.request_mappings);
         u = ov_usage(ov, node, true);
         u->u.pods++;
         u->u.cpu_milli += pr->pod.req_cpu_milli;

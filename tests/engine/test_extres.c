@@ -26,6 +26,14 @@ Test(extres, dra_node_gets_the_implicit_claim) {
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(c, "metadata"), "name")), "trainer-extended-resources");
     cr_assert_str_eq(th_device(out, 0, 0), "gpu-0");
     cr_assert_str_eq(th_device(out, 0, 1), "gpu-1");
+    /* the pod's status names, per request of the implicit claim, its container and
+     * resource (status.extendedResourceClaimStatus, KEP-5004) */
+    const json_t *ers = json_object_get(json_object_get(out, "podStatus"), "extendedResourceClaimStatus");
+    cr_assert_str_eq(json_string_value(json_object_get(ers, "resourceClaimName")), "trainer-extended-resources");
+    const json_t *m = json_array_get(json_object_get(ers, "requestMappings"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(m, "containerName")), "main");
+    cr_assert_str_eq(json_string_value(json_object_get(m, "resourceName")), "example.com/gpu");
+    cr_assert_str_eq(json_string_value(json_object_get(m, "requestName")), "container-0-request-0");
     json_decref(out);
     /* the allocation is recorded: a second pod gets the other two GPUs, a third none */
     const dra_pod *small = dra_extres_find_pod(w, "default", "small");
