@@ -45,6 +45,15 @@ int bench_snapshot_main(const bench_opts *o);
 /* soak — memory over 1,000,000 pod decisions and 20,000 through a formerly leaking
  * selector, with snapshots published meanwhile (soak_bench.c); --reps N: N × 100,000. */
 int bench_soak_main(const bench_opts *o);
+
+/* The scheduler_perf DRA matrix (matrix.c): named workloads, whole scheduling cycles,
+ * one JSON document or a table; compare two such documents. */
+size_t bench_matrix_count(void);
+const char *bench_matrix_name(size_t i);
+int bench_matrix_find(const char *name);
+void bench_matrix_list(FILE *f);
+int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json);
+int bench_matrix_compare(const char *old_path, const char *new_path, FILE *out);
 /* plan — the planning loop (plan_bench.c): 5000pods_500nodes pods/s with every node
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;
  * --devices 500|5000 runs one shape. */

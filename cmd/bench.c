@@ -27,7 +27,10 @@ static const workload workloads[] = {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n\n"
+            "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n"
+            "       dralloc bench --list\n"
+            "       dralloc bench MATRIX_WORKLOAD... [--threads N] [--reps R] [-o json]   (scheduler_perf shapes)\n"
+            "       dralloc bench compare OLD.json NEW.json\n\n"
             "workloads (all of them when none is named):\n");
     for (size_t i = 0; i < ARRAY_SIZE(workloads); i++) fprintf(f, "  %-8s %s\n", workloads[i].name, workloads[i].summary);
     fprintf(f,
@@ -54,7 +57,67 @@ static bool parse_count(const char *opt, const char *s, size_t min, size_t *out)
     return true;
 }
 
+/* The scheduler_perf matrix: `--list`, `compare OLD NEW`, or matrix workload names
+ * (with --threads N, --reps R, -o json). Returns -1 when argv is not for it. */
+static int matrix_cli(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "compare")) {
+        if (argc != 4) {
+            fprintf(stderr, "usage: dralloc bench compare OLD.json NEW.json\n");
+            return 2;
+        }
+        return bench_matrix_compare(argv[2], argv[3], stdout);
+    }
+    if (argc > 1 && !strcmp(argv[1], "--list")) {
+        printf("micro workloads (dralloc bench NAME):\n");
+        for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-24s %s\n", workloads[k].name, workloads[k].summary);
+        printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N] [--reps R] [-o json]):\n");
+        bench_matrix_list(stdout);
+        return 0;
+    }
+    int *which = xcalloc((size_t)argc + 1, sizeof *which);
+    size_t n = 0;
+    bench_opts o = {.out = stdout};
+    unsigned long threads = 1;
+    bool as_json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int w = bench_matrix_find(a);
+        if (w >= 0) {
+            which[n++] = w;
+        } else if (!strcmp(a, "--threads") && v) {
+            char *end;
+            threads = strtoul(v, &end, 10);
+            if (!*v || *end || threads < 1 || threads > 64) {
+                fprintf(stderr, "dralloc bench: --threads needs 1..64\n");
+                free(which);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--reps") && v) {
+            if (!parse_count(a, v, 1, &o.reps)) {
+                free(which);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "text"))) {
+            as_json = !strcmp(v, "json");
+            i++;
+        } else if (!strcmp(a, "--json") && v) {
+            o.json = v;
+            i++;
+        } else {
+            free(which);
+            return -1;
+        }
+    }
+    int rc = n ? bench_matrix_run(which, n, &o, (unsigned)threads, as_json) : -1;
+    free(which);
+    return rc;
+}
+
 int cmd_bench(int argc, char **argv) {
+    int mrc = matrix_cli(argc, argv);
+    if (mrc >= 0) return mrc;
     bench_opts o = {.warmup = 1, .out = stdout};
     const workload *only = NULL;
     for (int i = 1; i < argc; i++) {

@@ -283,6 +283,7 @@ void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f
     pp->f = f;
     pp->pod = pod;
     pp->pns = pod->ns && *pod->ns ? pod->ns : "default";
+    pp->classify = true;
     if (pod->res_error) {
         pp->error = arena_printf(a, "Pod %s/%s: %s", pp->pns, pod->name, pod->res_error);
         return;
@@ -506,13 +507,13 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
         explain_line(x, why, sizeof why);
         snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %s", why);
         /* Unresolvable when no change in usage could help: it fails with nothing in use. */
-        if (st) {
+        if (st && pp->classify) {
             err e2;
             err_clear(&e2);
             dra_alloc_status s2 = dra_allocate(x, view, NULL, out->todo, out->ntodo, NULL, &e2);
             out->unresolvable = s2 == DRA_ALLOC_UNSAT;
         } else {
-            out->unresolvable = true;
+            out->unresolvable = !st;
         }
         out->res = NULL;
         return;

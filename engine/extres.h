@@ -96,6 +96,9 @@ typedef struct dra_podplan {
     const char *error;               /* the pod cannot be scheduled anywhere: why */
     const char *unresolvable;        /* a claim or template is missing: why (every node fails) */
     bool needs_dra;                  /* claims or extended resources */
+    /* tell unschedulable from unresolvable after a failed allocation (a second search
+     * with nothing in use); planning does not need it and skips the cost */
+    bool classify;
 } dra_podplan;
 
 /* Resolves the pod's claims against the world; memory from a. */

@@ -441,6 +441,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     /* claims an earlier committed pod allocated are allocated now: reused, and only
      * on the node they were allocated for */
     dra_pod_request view = *pr;
+    view.pp.classify = false;   /* planning places pods; it does not report unresolvable nodes */
     uint32_t nc = pr->pod.nclaims;
     if (nc && !pr->pp.error && !pr->pp.unresolvable && ov->claims.n) {
         const dra_claim **cl = ARENA_NEWN(&a, const dra_claim *, nc);
