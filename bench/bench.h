@@ -52,7 +52,7 @@ size_t bench_matrix_count(void);
 const char *bench_matrix_name(size_t i);
 int bench_matrix_find(const char *name);
 void bench_matrix_list(FILE *f);
-int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json);
+int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json, bool memo);
 int bench_matrix_compare(const char *old_path, const char *new_path, FILE *out);
 /* plan — the planning loop (plan_bench.c): 5000pods_500nodes pods/s with every node
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;

@@ -19,7 +19,9 @@
  *   peakRssBytes         the process's peak RSS after the workload
  * with, per figure, the spread of the repetitions ((max − min) / median), which
  * `compare` weighs a change against. --threads N filters the nodes of one pod on N
- * threads. */
+ * threads. The overlay's fit memo (an answer reused while nothing that could change
+ * it was committed) is on, as `plan` runs; --no-memo decides every node every time,
+ * which is what the allocator costs. */
 #include "bench/bench.h"
 #include "bench/alloc_objects.h"
 
@@ -152,7 +154,7 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static bool run_once(const mx_workload *w, unsigned threads, mx_result *r) {
+static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_result *r) {
     dra_features f;
     dra_features_default(&f);
     json_t *objs = cluster(w);
@@ -171,6 +173,7 @@ static bool run_once(const mx_workload *w, unsigned threads, mx_result *r) {
     json_decref(objs);
     dra_snapshot *s = dra_store_acquire(st);
     dra_overlay *ov = dra_overlay_new(s);
+    dra_overlay_memo(ov, memo);
     if (threads < 1) threads = 1;
     dra_alloc_ctx **ctx = xcalloc(threads, sizeof *ctx);
     for (unsigned t = 0; t < threads; t++) ctx[t] = dra_alloc_ctx_new();
@@ -265,9 +268,9 @@ static json_t *machine(unsigned threads) {
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "threads", (int)threads);
 }
 
-int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json) {
+int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json, bool memo) {
     size_t reps = o->reps ? o->reps : 3;
-    json_t *out = json_pack("{s:o, s:[]}", "machine", machine(threads), "workloads");
+    json_t *out = json_pack("{s:o, s:b, s:[]}", "machine", machine(threads), "fitMemo", memo, "workloads");
     bench_table *tb = NULL;
     static const char *const cols[] = {"workload", "pods/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "allocs/s", "build ms",
                                        "placed", "spread"};
@@ -276,7 +279,7 @@ int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned t
     for (size_t k = 0; k < n; k++) {
         const mx_workload *w = &MX[which[k]];
         mx_result warm;
-        if (!run_once(w, threads, &warm)) {
+        if (!run_once(w, threads, memo, &warm)) {
             rc = 1;
             continue;
         }
@@ -284,7 +287,7 @@ int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned t
         size_t R = reps > 16 ? 16 : reps, placed = 0;
         for (size_t i = 0; i < R; i++) {
             mx_result r;
-            if (!run_once(w, threads, &r)) {
+            if (!run_once(w, threads, memo, &r)) {
                 rc = 1;
                 break;
             }
@@ -323,8 +326,8 @@ int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned t
         free(s);
     } else {
         fprintf(o->out, "scheduling cycles (filter every node, binpack score, commit), median of %zu after a warm-up; "
-                        "threads %u; spread = (max - min) / median of pods/s\n",
-                reps, threads);
+                        "threads %u; fit memo %s; spread = (max - min) / median of pods/s\n",
+                reps, threads, memo ? "on (--no-memo: every node decided)" : "off");
         bench_table_print(tb, o->out);
         bench_table_free(tb);
         if (o->json) json_dump_file(out, o->json, JSON_INDENT(1));

@@ -29,7 +29,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n"
             "       dralloc bench --list\n"
-            "       dralloc bench MATRIX_WORKLOAD... [--threads N] [--reps R] [-o json]   (scheduler_perf shapes)\n"
+            "       dralloc bench MATRIX_WORKLOAD... [--threads N] [--reps R] [--no-memo] [-o json]   (scheduler_perf shapes)\n"
             "       dralloc bench compare OLD.json NEW.json\n\n"
             "workloads (all of them when none is named):\n");
     for (size_t i = 0; i < ARRAY_SIZE(workloads); i++) fprintf(f, "  %-8s %s\n", workloads[i].name, workloads[i].summary);
@@ -78,12 +78,14 @@ static int matrix_cli(int argc, char **argv) {
     size_t n = 0;
     bench_opts o = {.out = stdout};
     unsigned long threads = 1;
-    bool as_json = false;
+    bool as_json = false, memo = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int w = bench_matrix_find(a);
         if (w >= 0) {
             which[n++] = w;
+        } else if (!strcmp(a, "--no-memo")) {
+            memo = false;
         } else if (!strcmp(a, "--threads") && v) {
             char *end;
             threads = strtoul(v, &end, 10);
@@ -110,7 +112,7 @@ static int matrix_cli(int argc, char **argv) {
             return -1;
         }
     }
-    int rc = n ? bench_matrix_run(which, n, &o, (unsigned)threads, as_json) : -1;
+    int rc = n ? bench_matrix_run(which, n, &o, (unsigned)threads, as_json, memo) : -1;
     free(which);
     return rc;
 }

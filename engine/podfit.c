@@ -370,11 +370,24 @@ typedef struct committed_claim {
     char *node;              /* the node it was allocated on, NULL when usable everywhere */
 } committed_claim;
 
+typedef struct ov_memo {
+    char *node;
+    uint64_t sig, ver, gver;
+    dra_fit fit;             /* reason as a name template (dra__reason_template) */
+} ov_memo;
+
 struct dra_overlay {
     dra_snapshot *s;
     dra_allocated *st;
     hmap usage;              /* node name hash → index+1 into nodes */
-    DRA_VEC(struct ov_node { char *name; dra_node_usage u; }) nodes;
+    DRA_VEC(struct ov_node { char *name; dra_node_usage u; uint64_t ver; }) nodes;
+    /* the overlay's fit memo: a node's answer for a pod signature holds while nothing
+     * is committed to that node (its ver) and no commit could reach other nodes (gver:
+     * bumped by an allocation not pinned to exactly its node, or a shared claim) */
+    uint64_t gver;
+    bool no_memo;
+    hmap memo;               /* key → index+1 into memos */
+    DRA_VEC(ov_memo) memos;
     DRA_VEC(committed_claim) claims;
     hmap claim_idx;          /* claim key hash → index+1 */
 };
@@ -391,6 +404,9 @@ dra_overlay *dra_overlay_new(dra_snapshot *s) {
 void dra_overlay_free(dra_overlay *ov) {
     if (!ov) return;
     dra_allocated_free(ov->st);
+    for (size_t i = 0; i < ov->memos.n; i++) free(ov->memos.v[i].node);
+    free(ov->memos.v);
+    hmap_free(&ov->memo);
     for (size_t i = 0; i < ov->nodes.n; i++) free(ov->nodes.v[i].name);
     for (size_t i = 0; i < ov->claims.n; i++) {
         free(ov->claims.v[i].key);
@@ -403,6 +419,8 @@ void dra_overlay_free(dra_overlay *ov) {
     dra_snapshot_release(ov->s);
     free(ov);
 }
+
+void dra_overlay_memo(dra_overlay *ov, bool on) { ov->no_memo = !on; }
 
 const dra_allocated *dra__overlay_allocated(const dra_overlay *ov) { return ov ? ov->st : NULL; }
 
@@ -434,8 +452,49 @@ static char *claim_key(const dra_claim *c) {
     return k;
 }
 
+/* An allocation result pinned to exactly this node (metadata.name In [node]): a
+ * commit of it cannot change another node's answer. */
+static bool pinned_to(const dra_alloc_result *r, const char *node) {
+    const dra_node_selector *ns = r->node_selector;
+    if (!ns || ns->nterms != 1) return false;
+    const dra_ns_term *t = &ns->terms[0];
+    return !t->nexprs && t->nfields == 1 && t->fields[0].op == DRA_NS_IN && t->fields[0].values.n == 1 &&
+           !strcmp(t->fields[0].key, "metadata.name") && !strcmp(t->fields[0].values.v[0], node);
+}
+
+/* Template claims only (a named claim may be committed by a sibling) and the request's
+ * signature: answers shareable across this overlay's unchanged states. */
+static bool overlay_memo_ok(const dra_pod_request *pr) {
+    if (!pr->memo) return false;
+    for (uint32_t k = 0; k < pr->pod.nclaims; k++)
+        if (!pr->pp.claims[k]->from_template) return false;
+    return true;
+}
+
+static uint64_t ov_memo_key(const char *node, uint64_t sig, uint64_t ver, uint64_t gver) {
+    return hash_bytes(node, strlen(node)) ^ hash_u64(sig) ^ hash_u64(ver * 0x9E3779B97F4A7C15ull + gver);
+}
+
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
+    bool memo = !commit && !ov->no_memo && overlay_memo_ok(pr);
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0);
+    uint64_t ver = 0, mkey = 0;
+    if (memo) {
+        struct ov_node *u0 = ov_usage(ov, node, false);
+        ver = u0 ? u0->ver : 0;
+        mkey = ov_memo_key(node, sig, ver, ov->gver);
+        uint64_t idx;
+        for (uint64_t probe = mkey; hmap_get(&ov->memo, probe, &idx); probe = hash_u64(probe)) {
+            const ov_memo *m = &ov->memos.v[idx - 1];
+            if (m->sig != sig || m->ver != ver || m->gver != ov->gver || strcmp(m->node, node)) continue;
+            *out = m->fit;
+            out->steps = 0;
+            /* the reason named the first pod that got it: say it in this pod's names */
+            dra__reason_expand(m->fit.reason, out->reason, sizeof out->reason, pr->names, pr->nnames);
+            return;
+        }
+    }
     arena a;
     arena_init(&a, 4096);
     /* claims an earlier committed pod allocated are allocated now: reused, and only
@@ -472,9 +531,24 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     dra_podnode kept;
     const dra_node *nd = NULL;
     fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, &nd);
+    if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE ||
+                 out->status == DRA_FIT_UNRESOLVABLE)) {
+        uint64_t probe = mkey, idx;
+        while (hmap_get(&ov->memo, probe, &idx)) probe = hash_u64(probe);
+        ov_memo m = {.node = strdup(node), .sig = sig, .ver = ver, .gver = ov->gver, .fit = *out};
+        char *t = dra__reason_template(out->reason, pr->names, pr->nnames);
+        snprintf(m.fit.reason, sizeof m.fit.reason, "%s", t);
+        free(t);
+        DRA_VEC_PUSH(ov->memos, m);
+        hmap_put(&ov->memo, probe, ov->memos.n);
+    }
     if (commit && out->status == DRA_FIT_OK) {
         bool cc = dra__snapshot_features(pr->s)->consumable_capacity;
+        struct ov_node *un = ov_usage(ov, node, true);
+        un->ver++;
+        if (view.pp.claims != pr->pp.claims) ov->gver++;   /* a shared claim was reused */
         for (size_t i = 0; i < kept.ntodo; i++) {
+            if (!pinned_to(&kept.res[i], node) || (i < kept.nown && !kept.todo[i]->from_template)) ov->gver++;
             dra_allocated_add_result(ov->st, &kept.res[i], cc);
             const dra_claim *c = kept.todo[i];
             if (i >= kept.nown || c->from_template) continue;

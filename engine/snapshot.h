@@ -139,6 +139,11 @@ void dra_overlay_free(dra_overlay *ov);
  * again. */
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out);
+/* The overlay's fit memo (on by default): a node's answer for a pod with the same
+ * needs (template claims) is reused while nothing was committed to that node and no
+ * commit could reach other nodes. Off: every fit is decided (benchmarks of the
+ * allocator itself). */
+void dra_overlay_memo(dra_overlay *ov, bool on);
 
 /* Whole-pod checks beside devices, as kube-scheduler's other Filter plugins make them
  * (NodeName, NodeAffinity: spec.nodeSelector and required node affinity,

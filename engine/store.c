@@ -663,6 +663,45 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
 
 /* ---- the fit memo ------------------------------------------------------------------------- */
 
+char *dra__reason_template(const char *reason, const char *const *names, size_t nnames) {
+    /* each name (longest first, so a claim named after its pod is not split) becomes
+     * \x01<index+1>; a stray \x01 in the text becomes '?' */
+    size_t rl = strlen(reason);
+    char *t = xmalloc(rl * 2 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < rl;) {
+        size_t best = 0, bk = 0;
+        for (size_t k = 0; k < nnames && k < 200; k++) {
+            size_t l = strlen(names[k]);
+            if (l > best && !strncmp(reason + i, names[k], l)) best = l, bk = k;
+        }
+        if (best) {
+            t[o++] = '\x01';
+            t[o++] = (char)(bk + 1);
+            i += best;
+        } else {
+            t[o++] = reason[i++] == '\x01' ? '?' : reason[i - 1];
+        }
+    }
+    t[o] = '\0';
+    return t;
+}
+
+void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames) {
+    size_t o = 0;
+    for (const char *p = tmpl; *p && o + 1 < n; p++) {
+        if (*p == '\x01' && p[1]) {
+            size_t k = (size_t)(unsigned char)p[1] - 1;
+            const char *nm = k < nnames ? names[k] : "?";
+            while (*nm && o + 1 < n) reason[o++] = *nm++;
+            p++;
+        } else {
+            reason[o++] = *p;
+        }
+    }
+    if (n) reason[o < n ? o : n - 1] = '\0';
+}
+
 /* A bound on memory, not on correctness: past it, answers are computed, not kept. */
 enum { MEMO_MAX = 1 << 18 };
 
@@ -680,19 +719,7 @@ bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status,
             hit = true;
             *status = m->status;
             *score = m->score;
-            /* the template in this pod's names */
-            size_t o = 0;
-            for (const char *p = m->reason; *p && o + 1 < n; p++) {
-                if (*p == '\x01' && p[1]) {
-                    size_t k = (size_t)(unsigned char)p[1] - 1;
-                    const char *nm = k < nnames ? names[k] : "?";
-                    while (*nm && o + 1 < n) reason[o++] = *nm++;
-                    p++;
-                } else {
-                    reason[o++] = *p;
-                }
-            }
-            reason[o] = '\0';
+            dra__reason_expand(m->reason, reason, n, names, nnames);
         }
     pthread_mutex_unlock(&s->memo_lock);
     return hit;
@@ -701,26 +728,7 @@ bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status,
 void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
                    const char *const *names, size_t nnames) {
     if (nnames > 200) return;
-    /* the reason as a template: each name (longest first, so a claim named after its
-     * pod is not split) becomes \x01<index+1> */
-    size_t rl = strlen(reason);
-    char *t = xmalloc(rl * 2 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < rl;) {
-        size_t best = 0, bk = 0;
-        for (size_t k = 0; k < nnames; k++) {
-            size_t l = strlen(names[k]);
-            if (l > best && !strncmp(reason + i, names[k], l)) best = l, bk = k;
-        }
-        if (best) {
-            t[o++] = '\x01';
-            t[o++] = (char)(bk + 1);
-            i += best;
-        } else {
-            t[o++] = reason[i++] == '\x01' ? '?' : reason[i - 1];
-        }
-    }
-    t[o] = '\0';
+    char *t = dra__reason_template(reason, names, nnames);
     pthread_mutex_lock(&s->memo_lock);
     uint64_t key = memo_key(node, sig), head = 0;
     bool known = false;

@@ -115,6 +115,9 @@ dra_catalog *dra__snapshot_catalog(const dra_snapshot *s);
  * pod needs, without names), with the reason kept as a template whose \x01<i> marks
  * stand for names[i] (pod and claim names), so another pod with the same needs gets
  * the same answer in its own names. */
+/* A reason with names[i] replaced by \x01<i+1> (malloc'd), and back in other names. */
+char *dra__reason_template(const char *reason, const char *const *names, size_t nnames);
+void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames);
 bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
                    size_t n, const char *const *names, size_t nnames);
 void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
