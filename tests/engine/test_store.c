@@ -622,3 +622,60 @@ Test(store, fit_memo_answers_in_each_pods_names) {
     dra_snapshot_release(s);
     dra_store_free(st);
 }
+
+/* The overlay's fit memo changes no answer: two overlays, memo on and off, place the
+ * same pods (1-GPU and 2-GPU templates, one shared claim now and then) and agree on
+ * every node's status, score and reason at every step. */
+Test(plan_core, overlay_memo_changes_no_answer) {
+    dra_store *st = store_with_cluster();
+    json_t *more = parse("[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\",\"metadata\":{\"name\":\"one-gpu\","
+                         "\"namespace\":\"ml\"},\"spec\":{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+                         "{\"deviceClassName\":\"gpu.example.com\"}}]}}}},"
+                         "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"shared\","
+                         "\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+                         "{\"deviceClassName\":\"gpu.example.com\"}}]}}}]");
+    err e;
+    err_clear(&e);
+    cr_assert_neq(dra_store_apply_json(st, more, &e), 0, "%s", e.msg);
+    json_decref(more);
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_overlay *on = dra_overlay_new(s), *off = dra_overlay_new(s);
+    dra_overlay_memo(off, false);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    const char *nodes[] = {"node-1", "node-2", "node-3"};
+    unsigned seed = 3;
+    for (int step = 0; step < 40; step++) {
+        int kind = rand_r(&seed) % 5;
+        char pod[400];
+        snprintf(pod, sizeof pod,
+                 "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":[{\"name\":\"g\",%s}]}}",
+                 step,
+                 kind == 0 ? "\"resourceClaimName\":\"shared\"" : kind < 3 ? "\"resourceClaimTemplateName\":\"one-gpu\""
+                                                                            : "\"resourceClaimTemplateName\":\"two-gpus\"");
+        json_t *pj;
+        dra_pod_request *pr = request(s, pod, &pj);
+        int best = -1;
+        dra_fit fon[3], foff[3];
+        for (int n = 0; n < 3; n++) {
+            dra_pod_fit_overlay(pr, on, x, nodes[n], DRA_SCORE_BINPACK, 0, false, &fon[n]);
+            dra_pod_fit_overlay(pr, off, x, nodes[n], DRA_SCORE_BINPACK, 0, false, &foff[n]);
+            cr_assert_eq(fon[n].status, foff[n].status, "step %d node %s", step, nodes[n]);
+            cr_assert_eq(fon[n].score, foff[n].score, "step %d node %s", step, nodes[n]);
+            cr_assert_str_eq(fon[n].reason, foff[n].reason, "step %d node %s", step, nodes[n]);
+            if (fon[n].status == DRA_FIT_OK && (best < 0 || fon[n].score > fon[best].score)) best = n;
+        }
+        if (best >= 0) {
+            dra_fit c1, c2;
+            dra_pod_fit_overlay(pr, on, x, nodes[best], DRA_SCORE_BINPACK, 0, true, &c1);
+            dra_pod_fit_overlay(pr, off, x, nodes[best], DRA_SCORE_BINPACK, 0, true, &c2);
+            cr_assert_eq(c1.status, c2.status);
+        }
+        dra_pod_request_free(pr);
+        json_decref(pj);
+    }
+    dra_alloc_ctx_free(x);
+    dra_overlay_free(on);
+    dra_overlay_free(off);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
