@@ -7,5 +7,7 @@
 #include "base/base.h"
 
 uint64_t bench_now_ns(void);
+/* A /proc/self/status figure in KiB ("VmRSS:", "VmHWM:"), 0 when unreadable. */
+long bench_status_kib(const char *field);
 
 #endif

@@ -241,15 +241,6 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
     return true;
 }
 
-static long peak_rss_bytes(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6)) v = strtol(line + 6, NULL, 10) * 1024;
-    if (f) fclose(f);
-    return v;
-}
 
 /* The median of the repetitions and their spread ((max − min) / median). */
 static double med(double *v, size_t n, double *spread) {
@@ -303,7 +294,7 @@ int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned t
             json_pack("{s:s, s:f, s:{s:I, s:I, s:I, s:I}, s:f, s:f, s:I, s:I, s:I, s:{s:f, s:f, s:f, s:f, s:f}, s:s}",
                       "name", w->name, "podsPerSecond", m_pods, "filterLatencyNs", "p50", (json_int_t)m50, "p90",
                       (json_int_t)m90, "p99", (json_int_t)m99, "max", (json_int_t)mmax, "allocationsPerSecond", m_alloc,
-                      "snapshotBuildMs", m_build, "peakRssBytes", (json_int_t)peak_rss_bytes(), "placed",
+                      "snapshotBuildMs", m_build, "peakRssBytes", (json_int_t)bench_status_kib("VmHWM:") * 1024, "placed",
                       (json_int_t)placed, "repetitions", (json_int_t)R, "spread", "podsPerSecond", s_pods,
                       "allocationsPerSecond", s_alloc, "snapshotBuildMs", s_build, "filterLatencyP50", s50,
                       "filterLatencyP99", s99, "source", w->source));

@@ -49,17 +49,6 @@ static json_t *cluster(int nodes, int devs) {
     return a;
 }
 
-static long rss_kib(const char *field) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    long v = 0;
-    size_t fl = strlen(field);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, field, fl)) v = strtol(line + fl, NULL, 10);
-    fclose(f);
-    return v;
-}
 
 /* Places `pods` pods; placement[i] = node index of pod i (-1: unplaced). Returns
  * how many were placed. */
@@ -164,7 +153,7 @@ static int shape_500(const bench_opts *o, json_t *results) {
 
 static int shape_5000(const bench_opts *o, json_t *results) {
     const size_t pods = 36000, nodes = 5000;
-    long rss0 = rss_kib("VmRSS:");
+    long rss0 = bench_status_kib("VmRSS:");
     uint64_t t0 = bench_now_ns();
     dra_store *st = store_of((int)nodes, 8);
     if (!st) return 1;
@@ -182,10 +171,10 @@ static int shape_5000(const bench_opts *o, json_t *results) {
         fprintf(o->out, "MISMATCH: 36000pods_5000nodes placed %zu of %zu, %d on one node\n", placed, pods, worst);
         rc = 1;
     }
-    long hwm = rss_kib("VmHWM:");
+    long hwm = bench_status_kib("VmHWM:");
     fprintf(o->out, "36000pods_5000nodes (5,000 nodes x 8 GPUs, 36,000 one-GPU pods, cached): ingest %.2f s, plan %.2f s "
                     "= %.0f pods/s; %zu placed; RSS +%.0f MiB, peak %.0f MiB\n",
-            ingest_s, secs, (double)pods / secs, placed, (double)(rss_kib("VmRSS:") - rss0) / 1024, (double)hwm / 1024);
+            ingest_s, secs, (double)pods / secs, placed, (double)(bench_status_kib("VmRSS:") - rss0) / 1024, (double)hwm / 1024);
     json_array_append_new(results, json_pack("{s:s, s:f, s:f, s:i, s:f}", "shape", "36000pods_5000nodes", "seconds", secs,
                                              "podsPerSec", (double)pods / secs, "placed", (json_int_t)placed, "peakRssMiB",
                                              (double)hwm / 1024));

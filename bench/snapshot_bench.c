@@ -70,17 +70,6 @@ static json_t *cluster(int nodes) {
     return a;
 }
 
-static long rss_kib(const char *field) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    long v = 0;
-    size_t fl = strlen(field);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, field, fl)) v = strtol(line + fl, NULL, 10);
-    fclose(f);
-    return v;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -114,7 +103,7 @@ static int run_size(const bench_opts *o, int nodes, json_t *results) {
     dra_features f;
     dra_features_default(&f);
     json_t *doc = cluster(nodes);
-    long rss0 = rss_kib("VmRSS:");
+    long rss0 = bench_status_kib("VmRSS:");
     dra_store *st = dra_store_new(&f);
     err e;
     err_clear(&e);
@@ -126,7 +115,7 @@ static int run_size(const bench_opts *o, int nodes, json_t *results) {
     }
     double ingest_ms = (double)(bench_now_ns() - t0) / 1e6;
     json_decref(doc);   /* the store keeps its own copies */
-    long rss1 = rss_kib("VmRSS:");
+    long rss1 = bench_status_kib("VmRSS:");
     json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "bench", "spec",
                             "resourceClaims", "name", "g", "resourceClaimTemplateName", "one-gpu");
     dra_alloc_ctx *x = dra_alloc_ctx_new();
@@ -162,7 +151,7 @@ static int run_size(const bench_opts *o, int nodes, json_t *results) {
             "%5d nodes x 8 GPUs, %d claims: ingest %.0f ms, RSS +%.0f MiB (peak %.0f MiB); "
             "one-GPU pod on every node: first %.1f ms, warm %.1f ms (%zu fit)\n"
             "      slice update: p50 %.0f us p99 %.0f us; claim update: p50 %.0f us p99 %.0f us (%zu each)\n",
-            nodes, nodes * 4, ingest_ms, (double)(rss1 - rss0) / 1024, (double)rss_kib("VmHWM:") / 1024, cold_ms,
+            nodes, nodes * 4, ingest_ms, (double)(rss1 - rss0) / 1024, (double)bench_status_kib("VmHWM:") / 1024, cold_ms,
             warm_ms, fits, ss.p50 / 1e3, ss.p99 / 1e3, cs.p50 / 1e3, cs.p99 / 1e3, reps);
     json_array_append_new(results,
                           json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "nodes", nodes, "claims",

@@ -15,16 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long rss_kib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    long v = 0;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) v = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return v;
-}
 
 static dra_fit_status decide(dra_store *st, const json_t *pod, dra_alloc_ctx *x) {
     dra_snapshot *s = dra_store_acquire(st);
@@ -94,19 +84,19 @@ int bench_soak_main(const bench_opts *o) {
     for (size_t i = 0; i < n; i++) {
         if (i % 10000 == 0) (i / 10000) % 2 ? dra_store_apply(st, &del, 1, &e) : dra_store_apply_json(st, busy, &e);
         fits += decide(st, pod, x) == DRA_FIT_OK;
-        if (i + 1 == warm) rss_warm = rss_kib();
+        if (i + 1 == warm) rss_warm = bench_status_kib("VmRSS:");
     }
     double t1 = (double)(bench_now_ns() - t0) / 1e9;
-    long rss_mid = rss_kib();
+    long rss_mid = bench_status_kib("VmRSS:");
     size_t leaky_n = 20000, leaky_fit = 0;
     t0 = bench_now_ns();
     long rss_leaky0 = 0;
     for (size_t i = 0; i < leaky_n; i++) {
         leaky_fit += decide(st, pod_leaky, x) == DRA_FIT_OK;
-        if (i + 1 == leaky_n / 10) rss_leaky0 = rss_kib();
+        if (i + 1 == leaky_n / 10) rss_leaky0 = bench_status_kib("VmRSS:");
     }
     double t2 = (double)(bench_now_ns() - t0) / 1e9;
-    long rss_end = rss_kib();
+    long rss_end = bench_status_kib("VmRSS:");
     double g1 = rss_warm ? 100.0 * (double)(rss_mid - rss_warm) / (double)rss_warm : 0;
     double g2 = rss_leaky0 ? 100.0 * (double)(rss_end - rss_leaky0) / (double)rss_leaky0 : 0;
     fprintf(o->out,
