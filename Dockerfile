@@ -2,7 +2,7 @@
 FROM debian:12 AS build
 WORKDIR /src
 COPY . .
-RUN ./scripts/deps.sh && cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DDRALLOC_TESTS=OFF \
+RUN DRALLOC_NO_BROWSER=1 ./scripts/deps.sh && cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DDRALLOC_TESTS=OFF \
     && cmake --build build-release -j "$(nproc)"
 
 FROM debian:12-slim
