@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build release test tsan run bench clean
+.PHONY: all deps build release test tsan fuzz run bench clean
 
 all: release
 
@@ -34,6 +34,13 @@ tsan: deps
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
 
+# libFuzzer harnesses (clang, ASan+UBSan): build-fuzz/fuzz_<target> for cel,
+# decode_json, decode_yaml, fixture, extender and watch; run one with e.g.
+#   build-fuzz/fuzz_watch -max_total_time=600 tests/fuzz/regressions/watch
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRALLOC_FUZZ=ON -DDRALLOC_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
+
 # The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
 # quiet unless it fails, so the first two lines are the curl commands to paste.
 run: deps
@@ -49,4 +56,4 @@ bench: release
 	@./build-release/dralloc bench
 
 clean:
-	rm -rf build build-release build-tsan
+	rm -rf build build-release build-tsan build-fuzz

@@ -434,3 +434,23 @@ uint64_t ext_watch_relists(ext_watch *w) {
     for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].relists);
     return n;
 }
+
+bool ext_watch_feed(dra_store *st, const char *kind, const char *data, size_t n, bool *relist) {
+    const kind_def *def = NULL;
+    for (int i = 0; i < NKINDS && !def; i++)
+        if (!strcmp(KINDS[i].kind, kind)) def = &KINDS[i];
+    if (!def) return false;
+    ext_watch w = {.st = st, .o = {.quiet = true}};
+    kind_state ks = {.def = def, .w = &w};
+    pthread_mutex_init(&ks.mu, NULL);
+    sbuf_init(&ks.line);
+    on_chunk(&ks, data, n);
+    *relist = ks.relist;
+    clear_changes(&ks);
+    free(ks.ups.v);
+    free(ks.changes.v);
+    sbuf_free(&ks.line);
+    free(ks.rv);
+    pthread_mutex_destroy(&ks.mu);
+    return true;
+}

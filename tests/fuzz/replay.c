@@ -23,6 +23,7 @@ static const struct {
     {"decode_yaml", fuzz_decode_yaml_one},
     {"fixture", fuzz_fixture_one},
     {"extender", fuzz_extender_one},
+    {"watch", fuzz_watch_one},
 };
 
 static int run_file(fuzz_fn fn, const char *path) {
@@ -82,7 +83,7 @@ static int run_path(fuzz_fn fn, const char *path, int *count) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: fuzz-replay <cel|decode_json|decode_yaml|fixture|extender> <file-or-dir>...\n");
+        fprintf(stderr, "usage: fuzz-replay <cel|decode_json|decode_yaml|fixture|extender|watch> <file-or-dir>...\n");
         return 2;
     }
     fuzz_fn fn = NULL;
