@@ -703,7 +703,7 @@ void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *co
 }
 
 /* A bound on memory, not on correctness: past it, answers are computed, not kept. */
-enum { MEMO_MAX = 1 << 18 };
+enum { MEMO_MAX = 1 << 17 };   /* ~30 MiB at worst: 5,000 nodes x 26 pod shapes */
 
 static uint64_t memo_key(const char *node, uint64_t sig) { return hash_bytes(node, strlen(node)) ^ hash_u64(sig); }
 
