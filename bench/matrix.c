@@ -44,6 +44,8 @@ typedef struct mx_workload {
     int requests;                /* one-device requests per claim (2 with matchAttribute) */
     bool selector, match;
     const char *source;
+    bool taints;                 /* every device tainted NoSchedule, the request tolerates it */
+    bool backtracking;           /* the PartitionableBacktracking pool instead of per-node slices */
 } mx_workload;
 
 static const char SELECTOR[] = "device.attributes[\"test-driver.cdi.k8s.io\"].driverVersion.major() >= 1 && "
@@ -51,23 +53,28 @@ static const char SELECTOR[] = "device.attributes[\"test-driver.cdi.k8s.io\"].dr
 
 static const mx_workload MX[] = {
     {"5000pods_500nodes", 500, 10, 2500, 2500, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/5000pods_500nodes: 2500 init + 2500 measured pods"},
+     "SchedulingWithResourceClaimTemplate/5000pods_500nodes: 2500 init + 2500 measured pods", false, false},
     {"2000pods_100nodes", 100, 20, 1000, 1000, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/2000pods_100nodes"},
+     "SchedulingWithResourceClaimTemplate/2000pods_100nodes", false, false},
     {"2000pods_200nodes", 200, 10, 1000, 1000, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/2000pods_200nodes"},
+     "SchedulingWithResourceClaimTemplate/2000pods_200nodes", false, false},
     {"steady_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/empty_500nodes"},
+     "SteadyStateClusterResourceClaimTemplate/empty_500nodes", false, false},
     {"steady_half_500nodes", 500, 10, 2500, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/half_500nodes"},
+     "SteadyStateClusterResourceClaimTemplate/half_500nodes", false, false},
     {"steady_full_500nodes", 500, 10, 4990, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/full_500nodes: 10 free devices"},
+     "SteadyStateClusterResourceClaimTemplate/full_500nodes: 10 free devices", false, false},
     {"selector_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, true, false,
-     "SteadyState.../selector_empty_500nodes (PR kubernetes#140254): CEL selector on driverVersion and memory"},
+     "SteadyState.../selector_empty_500nodes (PR kubernetes#140254): CEL selector on driverVersion and memory", false, false},
     {"match_empty_500nodes", 500, 10, 0, 1000, STEADY, 2, false, true,
-     "SteadyState.../match_empty_500nodes (PR kubernetes#140254): two requests, matchAttribute numa"},
+     "SteadyState.../match_empty_500nodes (PR kubernetes#140254): two requests, matchAttribute numa", false, false},
+    {"taints_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, false, false,
+     "steady_empty_500nodes with every device tainted (NoSchedule) and the request tolerating it "
+     "(scheduler_perf's devicetaintrule/toleration templates)", true, false},
+    {"backtracking_1node", 1, 8, 0, 200, STEADY, 1, false, false,
+     "PartitionableBacktracking: 8 devices on a 70Gi counter (device-1 20Gi), count 7 -> device-2..device-8", false, true},
     {"gpu_5000nodes", 5000, 8, 0, 36000, FILL, 1, false, false,
-     "dralloc's own scale point: 5,000 nodes x 8 GPUs filled to 90 % (36,000 one-GPU pods)"},
+     "dralloc's own scale point: 5,000 nodes x 8 GPUs filled to 90 % (36,000 one-GPU pods)", false, false},
 };
 enum { NMX = sizeof MX / sizeof MX[0] };
 
@@ -95,13 +102,32 @@ void bench_matrix_list(FILE *f) {
 static json_t *cluster(const mx_workload *w) {
     json_t *a = json_array();
     json_array_append_new(a, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
+    if (w->backtracking) {
+        /* one node the pool's nodeSelector picks; the pods' template asks for 7 */
+        json_array_append_new(a, bench_alloc_node("node-00000", "node-with-dra", "true"));
+        json_t *sl = bench_alloc_backtracking_slices();
+        json_array_extend(a, sl);
+        json_decref(sl);
+        json_t *t = bench_alloc_backtracking_template();
+        json_object_set_new(json_object_get(t, "metadata"), "name", json_string("tmpl"));
+        json_object_set_new(json_object_get(t, "metadata"), "namespace", json_string(BENCH_ALLOC_NS));
+        json_array_append_new(a, t);
+        return a;
+    }
     int64_t *numa = xcalloc((size_t)w->devices, sizeof *numa);
     for (int i = 0; i < w->devices; i++) numa[i] = w->match ? i % 2 : i;
     for (int n = 0; n < w->nodes; n++) {
         char node[32];
         snprintf(node, sizeof node, "node-%05d", n);
         json_array_append_new(a, bench_alloc_node(node, NULL, NULL));
-        json_array_append_new(a, bench_alloc_node_slice(node, (size_t)w->devices, numa));
+        json_t *sl = bench_alloc_node_slice(node, (size_t)w->devices, numa);
+        size_t di;
+        json_t *dev;
+        if (w->taints)
+            json_array_foreach(json_object_get(json_object_get(sl, "spec"), "devices"), di, dev)
+                json_object_set_new(dev, "taints", json_pack("[{s:s, s:s, s:s}]", "key", "example.com/maintenance", "value",
+                                                             "planned", "effect", "NoSchedule"));
+        json_array_append_new(a, sl);
     }
     free(numa);
     /* init claims, spread over the nodes (scheduler_perf shuffles; round robin here) */
@@ -115,6 +141,13 @@ static json_t *cluster(const mx_workload *w) {
     /* the pods' template: the claim's spec under spec.spec */
     bench_alloc_req reqs[2] = {{"req-0", 1, w->selector ? SELECTOR : NULL}, {"req-1", 1, NULL}};
     json_t *claim = bench_alloc_claim("tmpl", reqs, (size_t)w->requests, w->match ? "dra.example.com/numa" : NULL);
+    size_t ri;
+    json_t *rq;
+    if (w->taints)
+        json_array_foreach(json_object_get(json_object_get(json_object_get(claim, "spec"), "devices"), "requests"), ri, rq)
+            json_object_set_new(json_object_get(rq, "exactly"), "tolerations",
+                                json_pack("[{s:s, s:s, s:s}]", "key", "example.com/maintenance", "operator", "Exists",
+                                          "effect", "NoSchedule"));
     json_t *tmpl = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:O}}", "apiVersion", "resource.k8s.io/v1", "kind",
                              "ResourceClaimTemplate", "metadata", "name", "tmpl", "namespace", BENCH_ALLOC_NS, "spec", "spec",
                              json_object_get(claim, "spec"));
