@@ -529,8 +529,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     }
     struct ov_node *u = ov_usage(ov, node, false);
     dra_podnode kept;
-    const dra_node *nd = NULL;
-    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, &nd);
+    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, NULL);
     if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE ||
                  out->status == DRA_FIT_UNRESOLVABLE)) {
         uint64_t probe = mkey, idx;
@@ -564,6 +563,5 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
         u->u.cpu_milli += pr->pod.req_cpu_milli;
         u->u.memory += pr->pod.req_memory;
     }
-    (void)nd;
     arena_free(&a);
 }

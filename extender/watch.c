@@ -283,7 +283,8 @@ static bool on_chunk(void *arg, const char *data, size_t n) {
     size_t start = 0;
     for (size_t i = 0; i < ks->line.len; i++)
         if (ks->line.buf[i] == '\n') {
-            if (i > start) on_event(ks, ks->line.buf + start, i - start);
+            /* after an ERROR 410 the stream is void: nothing after it is applied */
+            if (i > start && !ks->relist) on_event(ks, ks->line.buf + start, i - start);
             start = i + 1;
         }
     if (start) {
@@ -435,7 +436,8 @@ uint64_t ext_watch_relists(ext_watch *w) {
     return n;
 }
 
-bool ext_watch_feed(dra_store *st, const char *kind, const char *data, size_t n, bool *relist) {
+bool ext_watch_feed(dra_store *st, const char *kind, const char *const *chunks, const size_t *lens, size_t nchunks,
+                    bool *relist) {
     const kind_def *def = NULL;
     for (int i = 0; i < NKINDS && !def; i++)
         if (!strcmp(KINDS[i].kind, kind)) def = &KINDS[i];
@@ -444,7 +446,8 @@ bool ext_watch_feed(dra_store *st, const char *kind, const char *data, size_t n,
     kind_state ks = {.def = def, .w = &w};
     pthread_mutex_init(&ks.mu, NULL);
     sbuf_init(&ks.line);
-    on_chunk(&ks, data, n);
+    for (size_t i = 0; i < nchunks; i++)
+        if (!on_chunk(&ks, chunks[i], lens[i])) break;
     *relist = ks.relist;
     clear_changes(&ks);
     free(ks.ups.v);

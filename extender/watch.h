@@ -40,12 +40,14 @@ void ext_watch_stop(ext_watch *w);
 bool ext_watch_ready(ext_watch *w);
 /* Per kind: resourceVersion, listed, events, relists, errors, failing for (s). */
 json_t *ext_watch_status_json(ext_watch *w);
-/* The watch-stream decoder on its own, for the fuzzer and tests: `data` as one
- * chunk of a watch stream of `kind` (JSON lines {type, object}; a trailing partial
- * line is left unparsed, as after a cut), applied to the store exactly as a live
- * watch applies it. *relist tells whether an ERROR 410 asked for a relist. False for
- * a kind the cache does not watch. */
-bool ext_watch_feed(dra_store *st, const char *kind, const char *data, size_t n, bool *relist);
+/* The watch-stream decoder on its own, for the fuzzer and tests: chunks[0..nchunks)
+ * of one watch stream of `kind` (JSON lines {type, object}; a line may be split
+ * across chunks, a trailing partial line is left unparsed, as after a cut), applied
+ * to the store exactly as a live watch applies them. *relist tells whether an ERROR
+ * 410 asked for a relist (the rest of the stream is then dropped, as the watch does).
+ * False for a kind the cache does not watch. */
+bool ext_watch_feed(dra_store *st, const char *kind, const char *const *chunks, const size_t *lens, size_t nchunks,
+                    bool *relist);
 
 /* Totals for metrics. */
 uint64_t ext_watch_events(ext_watch *w);

@@ -41,10 +41,10 @@ int fuzz_watch_one(const uint8_t *data, size_t size) {
     const char *stream = (const char *)data + 2;
     size_t n = size - 2, cut = n ? data[1] % (n + 1) : 0;
     bool relist = false;
-    if (!ext_watch_feed(st, kind, stream, cut, &relist)) abort();
-    /* the second chunk continues the first's partial line, as the real stream does:
-     * fed as one buffer here (the decoder keeps no state between calls) */
-    if (!ext_watch_feed(st, kind, stream, n, &relist)) abort();
+    /* two chunks of one stream: a line split at `cut` must read as if it came whole */
+    const char *chunks[2] = {stream, stream + cut};
+    size_t lens[2] = {cut, n - cut};
+    if (!ext_watch_feed(st, kind, chunks, lens, 2, &relist)) abort();
     dra_snapshot *s = dra_store_acquire(st);
     if (!s) abort();
     json_t *pod = json_loads("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":"

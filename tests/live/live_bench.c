@@ -11,6 +11,7 @@
 #include "extender/kube.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
+#include "tests/live/objects.h"
 
 #include "engine/engine.h"
 
@@ -37,18 +38,9 @@ static long rss_kib(void) {
 }
 
 static json_t *claim(int n, int first, int count, const char *name) {
-    json_t *res = json_array();
     char pool[32];
     snprintf(pool, sizeof pool, "node-%05d", n);
-    for (int i = first; i < first + count; i++) {
-        char d[16];
-        snprintf(d, sizeof d, "gpu-%d", i);
-        json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:s}", "request", "gpu", "driver", "gpu.example.com", "pool",
-                                             pool, "device", d));
-    }
-    return json_pack("{s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:i}}]}}, s:{s:{s:{s:o}}}}", "metadata", "name", name,
-                     "namespace", "bench", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
-                     "gpu.example.com", "count", count, "status", "allocation", "devices", "results", res);
+    return live_allocated_claim("bench", name, pool, first, count);
 }
 
 static dra_fit_status decide(dra_store *st, const json_t *pod, dra_alloc_ctx *x, const char *node) {

@@ -12,6 +12,7 @@
 #include "extender/lease.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
+#include "tests/live/objects.h"
 
 #include "engine/engine.h"
 
@@ -54,18 +55,9 @@ static json_t *slice(int n, const char *model) {
 }
 
 static json_t *claim(int n, int first, int count, const char *name) {
-    json_t *res = json_array();
     char pool[32];
     snprintf(pool, sizeof pool, "node-%02d", n);
-    for (int i = first; i < first + count; i++) {
-        char d[16];
-        snprintf(d, sizeof d, "gpu-%d", i);
-        json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:s}", "request", "gpu", "driver", "gpu.example.com", "pool",
-                                             pool, "device", d));
-    }
-    return json_pack("{s:{s:s, s:s}, s:{s:{s:[{s:s, s:{s:s, s:i}}]}}, s:{s:{s:{s:o}}}}", "metadata", "name", name,
-                     "namespace", "ml", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
-                     "gpu.example.com", "count", count, "status", "allocation", "devices", "results", res);
+    return live_allocated_claim("ml", name, pool, first, count);
 }
 
 static const char *RESOURCES[] = {"deviceclasses", "resourceslices", "resourceclaims", "nodes"};
