@@ -22,8 +22,9 @@
  * `-n NS` (the namespace of --claim/--pod names without one, and the only namespace
  * whose pending claims and pods are allocated), `-o yaml|json`. `--strict` makes
  * kubectl's warnings (unknown fields, documents without kind) errors; `--timeout
- * 2s` bounds each allocation (Go duration syntax). Exit codes: 0 allocated, 1 not
- * satisfiable (or timed out), 2 usage or input error. */
+ * 2s` bounds each allocation (Go duration syntax); `--device-choice best-fit` picks,
+ * among the allocations that fit, the least fragmenting one (engine.h). Exit codes:
+ * 0 allocated, 1 not satisfiable (or timed out), 2 usage or input error. */
 #include "cmd/commands.h"
 
 #include <jansson.h>
@@ -46,6 +47,7 @@ static int usage(FILE *f) {
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates DRAPrioritizedList=true,...] [--timeout 2s] [--strict]\n"
             "                        [--seed N]   (shareIDs from N instead of random: reproducible output)\n"
+            "                        [--device-choice first-fit|best-fit]\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod [NS/]NAME [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
             "                        extended resources on the node)\n"
@@ -57,6 +59,10 @@ static int usage(FILE *f) {
             "  -o, --output FMT   yaml (default) or json\n"
             "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s)\n"
             "  --strict           unknown fields and documents without kind are errors, not warnings\n"
+            "  --device-choice C  first-fit (default: the devices kube-scheduler picks) or best-fit (of the\n"
+            "                     allocations that fit, the one leaving the node least fragmented: whole\n"
+            "                     GPUs / counter sets, pcieRoot and NUMA groups kept free; also with\n"
+            "                     --fixture and --pod)\n"
             "  Flags take their value as --flag VALUE or --flag=VALUE.\n"
             "\n"
             "exit status: 0 allocated (or nothing to allocate), 1 a claim or pod cannot be\n"
@@ -728,7 +734,7 @@ static bool flag(int argc, char **argv, int *i, const char *name, const char *al
 
 int cmd_allocate(int argc, char **argv) {
     const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL, *ns = NULL, *output = NULL;
-    const char *timeout = NULL, *v = NULL, *seed_text = NULL;
+    const char *timeout = NULL, *v = NULL, *seed_text = NULL, *choice = NULL;
     bool strict = false, bad = false;
     char **files = xcalloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -750,7 +756,8 @@ int cmd_allocate(int argc, char **argv) {
                    flag(argc, argv, &i, "-o", "--output", &output, &bad) ||
                    flag(argc, argv, &i, "--feature-gates", NULL, &gates, &bad) ||
                    flag(argc, argv, &i, "--timeout", NULL, &timeout, &bad) ||
-                   flag(argc, argv, &i, "--seed", NULL, &seed_text, &bad)) {
+                   flag(argc, argv, &i, "--seed", NULL, &seed_text, &bad) ||
+                   flag(argc, argv, &i, "--device-choice", NULL, &choice, &bad)) {
         } else if (!strcmp(a, "--strict")) {
             strict = true;
         } else if (!strncmp(a, "-o", 2) && a[2]) {   /* kubectl's -oyaml */
@@ -769,6 +776,12 @@ int cmd_allocate(int argc, char **argv) {
         goto done;
     }
     yaml = !output || !strcmp(output, "yaml");
+    dra_device_choice dc = DRA_CHOICE_FIRST_FIT;
+    if (choice && !dra_device_choice_parse(choice, &dc)) {
+        fprintf(stderr, "dralloc allocate: --device-choice %s: want first-fit or best-fit\n", choice);
+        goto done;
+    }
+    dra_device_choice_set_default(dc);   /* every context of this run, --pod's and --fixture's too */
     uint64_t seed = 0;
     if (seed_text) {
         char *end;

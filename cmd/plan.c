@@ -2,7 +2,7 @@
  * report/ (report.h).
  *
  *   dralloc plan -f SNAPSHOT... --workload FILE [-o table|json|csv] [--report FILE.html]
- *                [--score binpack|spread] [--seed N] [--headroom-max N]
+ *                [--score binpack|spread] [--seed N] [--headroom-max N] [--device-choice C]
  *                [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...
  *                [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates ...]
  *   dralloc plan -f SNAPSHOT... --scenarios DIR [--shard i/N] ...   every workload file
@@ -30,6 +30,7 @@ static int usage(FILE *f) {
     fprintf(f,
             "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
             "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
+            "                    [--device-choice first-fit|best-fit]\n"
             "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...\n"
             "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...]\n"
             "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
@@ -40,6 +41,8 @@ static int usage(FILE *f) {
             "The workload file (YAML or JSON) holds {\"workloads\": [{name, replicas, template, gang?}]}\n"
             "and may carry more objects (ResourceClaimTemplates, ...), in other documents or \"objects\".\n"
             "  --headroom-max N  bound on the extra replicas counted per workload (default 1000; 0: off)\n"
+            "  --device-choice   the devices a replica gets on its node: first-fit (default, as kube-scheduler)\n"
+            "                    or best-fit (the allocation leaving the node least fragmented)\n"
             "  --add-nodes       COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml\n"
             "  --remove-nodes    drop matching Nodes and their node-local ResourceSlices\n"
             "  --min-nodes       the fewest copies of SHAPE.yaml for every replica to fit (<= --max-nodes, 1024)\n");
@@ -326,6 +329,11 @@ int cmd_plan(int argc, char **argv) {
         } else if (!strcmp(o, "--score") && takes) {
             if (!dra_score_mode_parse(argv[++i], &a.opts.score) || a.opts.score == DRA_SCORE_NONE) {
                 fprintf(stderr, "dralloc plan: --score %s: want binpack or spread\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(o, "--device-choice") && takes) {
+            if (!dra_device_choice_parse(argv[++i], &a.opts.device_choice)) {
+                fprintf(stderr, "dralloc plan: --device-choice %s: want first-fit or best-fit\n", argv[i]);
                 rc = 2;
             }
         } else if (!strcmp(o, "--seed") && takes) {

@@ -37,6 +37,10 @@ static int usage(FILE *f) {
             "  --filter-budget DUR    time to decide the nodes of one request, Go duration (default 2s);\n"
             "                         nodes not decided by then fail with \"timed out trying to allocate devices\"\n"
             "  --score MODE           /prioritize scores: binpack (default), spread or none\n"
+            "  --device-choice C      the devices allocated on a node: first-fit (default, as kube-scheduler's\n"
+            "                         DynamicResources plugin) or best-fit (of the allocations that fit, the\n"
+            "                         one leaving the node least fragmented); /filter answers are the same,\n"
+            "                         /bind writes the chosen devices and /prioritize scores by them\n"
             "  --feature-gates SPEC   DRAPrioritizedList=true,... (Kubernetes 1.37 defaults)\n"
             "  --max-body SIZE        largest request body, bytes or with Ki/Mi suffix (default 16Mi; 413 beyond)\n"
             "  --max-depth N          JSON nesting limit (default %d; 400 beyond)\n"
@@ -152,6 +156,15 @@ int cmd_serve(int argc, char **argv) {
                 fprintf(stderr, "dralloc serve: --score needs binpack, spread or none\n");
                 goto out;
             }
+            i++;
+        } else if (!strcmp(a, "--device-choice")) {
+            dra_device_choice dc;
+            if (!val || !dra_device_choice_parse(val, &dc)) {
+                fprintf(stderr, "dralloc serve: --device-choice needs first-fit or best-fit\n");
+                goto out;
+            }
+            /* before any allocation context exists: the workers' and the binder's */
+            dra_device_choice_set_default(dc);
             i++;
         } else if (!strcmp(a, "--feature-gates")) {
             err e;

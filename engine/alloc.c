@@ -44,6 +44,7 @@ dra_alloc_ctx *dra_alloc_ctx_new(void) {
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
         seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
     x->rng = seed;
+    x->choice = dra_bestfit_default_choice();
     return x;
 }
 
@@ -78,7 +79,7 @@ static bool past_deadline(dra_alloc_ctx *x) {
     /* the first step too: a call that starts past its deadline does no work */
     if (x->steps % DRA_DEADLINE_EVERY != 1) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra_bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }
@@ -88,7 +89,7 @@ bool dra_alloc_tick(dra_alloc_ctx *x) {
     if (!x->deadline_ns && !x->cancel) return false;
     if (++x->ticks % 256) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns))
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra_bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }
@@ -1258,6 +1259,11 @@ call:
     }
     if (ci >= x->ncs) {
         ret = R_OK;
+        if (x->choice == DRA_CHOICE_BEST_FIT && !x->status_only) {   /* bestfit.c: keep the best, search on for more */
+            for (size_t i = 0; i < st.n; i++)
+                if (st.v[i].kind == F_SUBS) x->cs[st.v[i].ci].selected[st.v[i].ri] = st.v[i].pos;
+            ret = dra_bestfit_leaf(x) ? R_OK : R_FAIL;
+        }
         goto done;
     }
     cs = &x->cs[ci];
@@ -1594,6 +1600,8 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->bnd = NULL;
     x->doomed = SIZE_MAX;
     x->err_after = NULL;
+    x->bf = NULL;
+    x->status_only = !out;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -1612,6 +1620,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (out) *out = NULL;
     bool prepared = prepare(x, claims, nclaims);
     int r = prepared ? search(x) : R_ERR;
+    if (x->bf && dra_bestfit_finish(x)) r = R_OK;   /* best-fit: the best solution, back in x->cs */
     if (x->timed_out) {
         err_set(e, "timed out trying to allocate devices");
         return DRA_ALLOC_TIMEOUT;

@@ -150,6 +150,11 @@ struct dra_alloc_ctx {
      * raise an error (alloc.c static_pass). */
     size_t doomed;
     size_t *err_after;
+    /* Device choice (bestfit.c): best-fit enumerates solutions at the search's leaf
+     * (dra_bestfit_leaf); bf is its per-call state, NULL until the first solution. */
+    uint8_t choice;              /* dra_device_choice */
+    bool status_only;            /* dra_allocate(out = NULL): the first solution answers */
+    struct dra_bestfit *bf;
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };
@@ -189,6 +194,22 @@ bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((forma
 /* Counts one iteration of a candidate loop (search, selector passes, bounds) and
  * reads the clock every 256: true once the deadline passed or the call was cancelled. */
 bool dra_alloc_tick(dra_alloc_ctx *x);
+
+/* ---- best-fit (bestfit.c) ----------------------------------------------------------- */
+
+/* At a complete solution (every claim filled; x->cs[].selected set for the requests
+ * with subrequests): scores and keeps it when it is the best so far. True: stop the
+ * enumeration here (solution bound reached); false: search on for more. */
+bool dra_bestfit_leaf(dra_alloc_ctx *x);
+/* Checked with the deadline (every DRA_DEADLINE_EVERY steps, every 256 ticks): true
+ * once the enumeration spent its step or tick budget. */
+bool dra_bestfit_spent(const dra_alloc_ctx *x);
+/* After the search: when a solution was found, puts the best back into x->cs (results
+ * and selected subrequests), clears a timeout or error the enumeration ran into after
+ * it, restores the caller's deadline and returns true. */
+bool dra_bestfit_finish(dra_alloc_ctx *x);
+/* dra_device_choice_set_default's value, for dra_alloc_ctx_new. */
+uint8_t dra_bestfit_default_choice(void);
 
 
 #endif

@@ -164,6 +164,56 @@ void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _A
 /* Makes the shareIDs of later dra_allocate calls on x a reproducible function of
  * seed (by default they come from getrandom(2)); never an ID already in use. */
 void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
+/* Which of the satisfying allocations dra_allocate returns (engine/bestfit.c).
+ *   first-fit  the first one in Kubernetes' search order: exactly the devices the
+ *              DynamicResources plugin picks (the default).
+ *   best-fit   among the allocations the same search finds on the node, up to a
+ *              bound (DRA_BESTFIT_MAX_SOLUTIONS solutions, DRA_BESTFIT_MAX_STEPS
+ *              search steps and DRA_BESTFIT_MAX_TICKS candidate visits after the
+ *              first one, and never more than DRA_BESTFIT_MAX_NS of wall-clock time
+ *              or past the context's deadline), the one that leaves the node least
+ *              fragmented. Lexicographic objective, each tier deciding only ties of
+ *              the ones before it (ties after the last: the earliest, i.e. the
+ *              first-fit answer):
+ *                0. firstAvailable: the subrequests chosen, compared request by
+ *                   request in claim order, no later than the earliest solution's;
+ *                1. fewest shared-counter sets (whole physical GPUs under MIG-like
+ *                   partitions) taken from wholly free to partly used;
+ *                2. fewest multi-allocatable devices (consumable capacity) taken
+ *                   from unused to partly used;
+ *                3. fewest pcieRoot groups (attribute resource.kubernetes.io/pcieRoot)
+ *                   and then 4. NUMA groups (an attribute named numaNode or numa, any
+ *                   domain) taken from wholly free to partly used;
+ *                5. fewest units (counter sets, multi-allocatable devices, groups)
+ *                   left partly used — neither free nor full — afterwards;
+ *                6. most concentrated use: the largest sum over touched units of
+ *                   fill² (fill: the unit's used share, in [0, 1]), which puts a
+ *                   small request into the fullest unit it fits (classic best fit).
+ *              Satisfiability never changes: best-fit only picks among solutions
+ *              the exact search finds, and returns the same status as first-fit
+ *              (a deadline that passes after the first solution ends the
+ *              enumeration with the best one so far). */
+typedef enum dra_device_choice { DRA_CHOICE_FIRST_FIT = 0, DRA_CHOICE_BEST_FIT = 1 } dra_device_choice;
+
+enum {
+    DRA_BESTFIT_MAX_SOLUTIONS = 64,
+    DRA_BESTFIT_MAX_STEPS = 4096,      /* allocateOne calls after the first solution */
+    DRA_BESTFIT_MAX_TICKS = 1 << 16,   /* candidate-loop iterations after the first solution */
+};
+#define DRA_BESTFIT_MAX_NS 2000000ull   /* 2 ms after the first solution: the safety net */
+
+/* For later dra_allocate calls on x; a new context starts with the process default. */
+void dra_alloc_ctx_set_device_choice(dra_alloc_ctx *x, dra_device_choice c);
+dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
+/* The choice of contexts made from now on (servers and CLIs whose contexts are made
+ * inside other modules: the extender's workers, the binder, dra_pod_allocate,
+ * dra_fixture_run). Set once at start-up, before any context is made, like
+ * dra_input_configure. */
+void dra_device_choice_set_default(dra_device_choice c);
+/* "first-fit" | "best-fit" */
+bool dra_device_choice_parse(const char *s, dra_device_choice *out);
+const char *dra_device_choice_name(dra_device_choice c);
+
 /* CLOCK_MONOTONIC in nanoseconds: the clock deadlines are measured on. */
 uint64_t dra_monotonic_ns(void);
 

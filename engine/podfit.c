@@ -305,7 +305,8 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
                  dra_score_mode mode, uint64_t deadline_ns, dra_fit *out) {
     /* the same needs on the same node in the same snapshot: the same answer */
     bool memo = pr->memo && !pr->check_node && !node_obj;
-    uint64_t sig = pr->sig ^ (uint64_t)mode;
+    /* the score reads the allocation, which the device choice picks */
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ ((uint64_t)dra_alloc_ctx_device_choice(x) << 40);
     if (memo) {
         int st;
         memset(out, 0, sizeof *out);
@@ -478,7 +479,8 @@ static uint64_t ov_memo_key(const char *node, uint64_t sig, uint64_t ver, uint64
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
     bool memo = !commit && !ov->no_memo && overlay_memo_ok(pr);
-    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0);
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0) ^
+                   ((uint64_t)dra_alloc_ctx_device_choice(x) << 40);
     uint64_t ver = 0, mkey = 0;
     if (memo) {
         struct ov_node *u0 = ov_usage(ov, node, false);

@@ -406,6 +406,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     }
     m.ov = dra_overlay_new(m.s);
     m.x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(m.x, o->device_choice);
     m.nnodes = dra_snapshot_nnodes(m.s);
     m.nodes = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.nodes);
     m.tie = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.tie);
@@ -452,6 +453,8 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     }
     json_object_set_new(sum, "nodes", json_integer((json_int_t)m.nnodes));
     json_object_set_new(sum, "score", json_string(o->score == DRA_SCORE_SPREAD ? "spread" : "binpack"));
+    if (o->device_choice != DRA_CHOICE_FIRST_FIT)   /* first-fit plans print as they always did */
+        json_object_set_new(sum, "deviceChoice", json_string(dra_device_choice_name(o->device_choice)));
     json_object_set_new(sum, "replicas", json_integer(replicas));
     json_object_set_new(sum, "placed", json_integer(placed));
     json_object_set_new(sum, "unplaced", json_integer(unplaced));

@@ -76,6 +76,7 @@ typedef void (*plan_progress_fn)(void *arg, size_t done, size_t total);
 typedef struct plan_opts {
     dra_features features;
     dra_score_mode score;        /* binpack (default) or spread */
+    dra_device_choice device_choice;   /* which devices of a node a replica gets (first-fit default) */
     bool seeded;                 /* shuffle score ties by seed instead of node name order */
     uint64_t seed;
     long headroom_max;           /* bound on the headroom search per workload; 0: skip it */
