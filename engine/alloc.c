@@ -1257,6 +1257,10 @@ call:
         ret = R_ERR;
         goto done;
     }
+    if (x->bf && dra_bestfit_bound(x)) {   /* best-fit: no completion can beat the best */
+        ret = R_FAIL;
+        goto done;
+    }
     if (ci >= x->ncs) {
         ret = R_OK;
         if (x->choice == DRA_CHOICE_BEST_FIT && !x->status_only) {   /* bestfit.c: keep the best, search on for more */

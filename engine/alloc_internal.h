@@ -201,6 +201,10 @@ bool dra_alloc_tick(dra_alloc_ctx *x);
  * with subrequests): scores and keeps it when it is the best so far. True: stop the
  * enumeration here (solution bound reached); false: search on for more. */
 bool dra_bestfit_leaf(dra_alloc_ctx *x);
+/* At each search step after the first solution: true when the devices taken so far
+ * already fragment the node more than the best solution (tiers 1-4 of the objective
+ * only grow as devices are added), so no completion can win — branch and bound. */
+bool dra_bestfit_bound(dra_alloc_ctx *x);
 /* Checked with the deadline (every DRA_DEADLINE_EVERY steps, every 256 ticks): true
  * once the enumeration spent its step or tick budget. */
 bool dra_bestfit_spent(const dra_alloc_ctx *x);

@@ -24,11 +24,24 @@
  * the units the solution's devices touch: O(results) per solution, plus one pass
  * over the node's devices per call to group them.
  *
+ * Plain depth-first enumeration varies the last device first, so a bounded run only
+ * sees the corner of the search below the first solution's early choices (for a pod
+ * of two 1g claims: every second device with the first one on the whole GPU). So
+ * the enumeration is a branch and bound: tiers 1-4 count units a partial allocation
+ * took from free, which only grow as devices are added, so once the devices taken
+ * so far are worse on them than the best solution, dra_bestfit_bound cuts the
+ * subtree (the search sees a plain failure there; alloc.c's pruning and its
+ * interchangeable-device skip stay sound, since a mirror device scores the same).
+ * Allocations that only tie the best on tiers 1-4 are refined on tiers 5-6 for
+ * BF_TIE_LEAVES leaves, then cut as well, so the budget goes to branches that can
+ * improve tiers 1-4. Not with firstAvailable requests, whose tier 0 dominates and is not known for a
+ * partial allocation, nor for pods of more than BF_BNB_MAX_CLAIMS claims.
+ *
  * Bounds (engine.h): at most DRA_BESTFIT_MAX_SOLUTIONS solutions, and after the
  * first one DRA_BESTFIT_MAX_STEPS search steps and DRA_BESTFIT_MAX_TICKS candidate
- * visits; these decide in practice and keep the answer reproducible. The wall-clock
- * cap DRA_BESTFIT_MAX_NS (and the caller's deadline, or its cancel flag) is the
- * safety net for pathological inputs; either way the enumeration stops through
+ * visits; these decide in practice and keep the answer reproducible. The cap of
+ * DRA_BESTFIT_MAX_NS of the thread's CPU time (and the caller's deadline, or its
+ * cancel flag) is the safety net for pathological inputs; either way the enumeration stops through
  * alloc.c's deadline machinery and the best solution so far is returned. When
  * nothing on the node can score differently (no counters, no multi-allocatable
  * device, no topology attribute, no firstAvailable request) the first solution is
@@ -39,6 +52,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the option ------------------------------------------------------------------ */
 
@@ -67,6 +81,14 @@ enum { G_PCIE, G_NUMA, NGROUPKINDS };
 
 #define FULL (1.0 - 1e-9)
 
+/* Pods with more claims enumerate without the bound: scoring a partial allocation
+ * is O(results) per search step. */
+enum { BF_BNB_MAX_CLAIMS = 64 };
+/* Leaves spent refining tiers 5-6 among allocations as good on tiers 1-4 as the best:
+ * past that, partial allocations that only tie the best on tiers 1-4 are cut too,
+ * and the enumeration moves on to branches that may improve them. */
+enum { BF_TIE_LEAVES = 32 };
+
 typedef struct bf_groups {
     uint32_t *of;            /* per candidate: its group, UINT32_MAX when none */
     uint32_t *size;          /* per group: member devices in complete, valid pools */
@@ -85,7 +107,7 @@ struct dra_bestfit {
     size_t best_cap;
     uint32_t *best_nres;            /* per claim */
     /* the caller's deadline (restored at the end) and the enumeration's budget */
-    uint64_t user_deadline, step_limit, tick_limit;
+    uint64_t user_deadline, step_limit, tick_limit, cpu_limit;
     /* units */
     bf_groups g[NGROUPKINDS];
     uint8_t *was_used;              /* per candidate: in use before the call */
@@ -95,7 +117,17 @@ struct dra_bestfit {
     quantity *q;                    /* capacity scratch */
     uint32_t qcap;
     bool flat;                      /* nothing can score differently: the first solution is it */
+    bool bnb;                       /* branch and bound on (dra_bestfit_bound) */
+    uint32_t ties;                  /* leaves since tiers 1-4 of the best last improved */
 };
+
+/* CPU time of this thread: the safety net counts work, not time the thread spent
+ * preempted on a busy machine (which would make answers depend on the load). */
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static bool state_uses(const dra_alloc_ctx *x, uint32_t c) {
     const dra_allocated *st = x->st;
@@ -182,10 +214,12 @@ static bool node_is_flat(const dra_alloc_ctx *x, const struct dra_bestfit *b) {
 
 static struct dra_bestfit *begin(dra_alloc_ctx *x) {
     struct dra_bestfit *b = ARENA_NEW(&x->a, struct dra_bestfit);
-    /* the budget counts from here, the grouping pass included */
-    uint64_t cap = dra_monotonic_ns() + DRA_BESTFIT_MAX_NS;
+    /* The budget counts from here, the grouping pass included. A deadline must be
+     * set for the search to look at the clock and count ticks at all: the caller's,
+     * or one that never passes. */
+    b->cpu_limit = thread_cpu_ns() + DRA_BESTFIT_MAX_NS;
     b->user_deadline = x->deadline_ns;
-    x->deadline_ns = x->deadline_ns && x->deadline_ns < cap ? x->deadline_ns : cap;
+    if (!x->deadline_ns) x->deadline_ns = UINT64_MAX;
     b->step_limit = x->steps + DRA_BESTFIT_MAX_STEPS;
     b->tick_limit = x->ticks + DRA_BESTFIT_MAX_TICKS;
     for (size_t ci = 0; ci < x->ncs; ci++) b->nsel += x->cs[ci].claim->nreqs;
@@ -195,6 +229,12 @@ static struct dra_bestfit *begin(dra_alloc_ctx *x) {
     b->stamp = ARENA_NEWN(&x->a, uint32_t, x->v->ncands ? x->v->ncands : 1);
     build_groups(x, b);
     b->flat = node_is_flat(x, b);
+    /* The bound needs the subrequest tier settled (it dominates and is not monotone
+     * in a partial allocation) and a partial score that is cheap (few claims). */
+    b->bnb = !b->flat && x->ncs <= BF_BNB_MAX_CLAIMS;
+    for (size_t ci = 0; ci < x->ncs && b->bnb; ci++)
+        for (uint32_t r = 0; r < x->cs[ci].claim->nreqs; r++)
+            if (x->cs[ci].nvar[r] > 1) b->bnb = false;
     return b;
 }
 
@@ -348,13 +388,30 @@ bool dra_bestfit_leaf(dra_alloc_ctx *x) {
         const dra_claim_state *cs = &x->cs[ci];
         for (uint32_t r = 0; r < cs->claim->nreqs; r++) b->cur_sel[k++] = cs->nvar[r] > 1 ? cs->selected[r] : 0;
     }
-    if (b->nsol == 0 || better(b, t)) keep(x, b, t);
+    bool first = b->nsol == 0, improves = false;
+    for (int k = T_SETS; k <= T_NUMA && !first; k++)
+        if (t[k] != b->best[k]) {
+            improves = t[k] > b->best[k];
+            break;
+        }
+    b->ties = first || improves ? 0 : b->ties + 1;
+    if (first || better(b, t)) keep(x, b, t);
     return b->flat || ++b->nsol >= DRA_BESTFIT_MAX_SOLUTIONS;
+}
+
+bool dra_bestfit_bound(dra_alloc_ctx *x) {
+    struct dra_bestfit *b = x->bf;
+    if (!b->bnb) return false;
+    int64_t t[NTIERS];
+    score(x, b, t);
+    for (int k = T_SETS; k <= T_NUMA; k++)
+        if (t[k] != b->best[k]) return t[k] < b->best[k];
+    return b->ties >= BF_TIE_LEAVES;   /* as good so far: tiers 5 and 6 may still win */
 }
 
 bool dra_bestfit_spent(const dra_alloc_ctx *x) {
     const struct dra_bestfit *b = x->bf;
-    return x->steps >= b->step_limit || x->ticks >= b->tick_limit;
+    return x->steps >= b->step_limit || x->ticks >= b->tick_limit || thread_cpu_ns() >= b->cpu_limit;
 }
 
 bool dra_bestfit_finish(dra_alloc_ctx *x) {

@@ -167,11 +167,12 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 /* Which of the satisfying allocations dra_allocate returns (engine/bestfit.c).
  *   first-fit  the first one in Kubernetes' search order: exactly the devices the
  *              DynamicResources plugin picks (the default).
- *   best-fit   among the allocations the same search finds on the node, up to a
+ *   best-fit   among the allocations the same search finds on the node (a branch
+ *              and bound over Kubernetes' search order), up to a
  *              bound (DRA_BESTFIT_MAX_SOLUTIONS solutions, DRA_BESTFIT_MAX_STEPS
  *              search steps and DRA_BESTFIT_MAX_TICKS candidate visits after the
- *              first one, and never more than DRA_BESTFIT_MAX_NS of wall-clock time
- *              or past the context's deadline), the one that leaves the node least
+ *              first one, and never more than DRA_BESTFIT_MAX_NS of CPU time or past
+ *              the context's deadline), the one that leaves the node least
  *              fragmented. Lexicographic objective, each tier deciding only ties of
  *              the ones before it (ties after the last: the earliest, i.e. the
  *              first-fit answer):
@@ -196,11 +197,11 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 typedef enum dra_device_choice { DRA_CHOICE_FIRST_FIT = 0, DRA_CHOICE_BEST_FIT = 1 } dra_device_choice;
 
 enum {
-    DRA_BESTFIT_MAX_SOLUTIONS = 64,
-    DRA_BESTFIT_MAX_STEPS = 4096,      /* allocateOne calls after the first solution */
-    DRA_BESTFIT_MAX_TICKS = 1 << 16,   /* candidate-loop iterations after the first solution */
+    DRA_BESTFIT_MAX_SOLUTIONS = 256,   /* solutions scored */
+    DRA_BESTFIT_MAX_STEPS = 8192,      /* allocateOne calls after the first solution */
+    DRA_BESTFIT_MAX_TICKS = 1 << 17,   /* candidate-loop iterations after the first solution */
 };
-#define DRA_BESTFIT_MAX_NS 2000000ull   /* 2 ms after the first solution: the safety net */
+#define DRA_BESTFIT_MAX_NS 2000000ull   /* 2 ms of CPU after the first solution: the safety net */
 
 /* For later dra_allocate calls on x; a new context starts with the process default. */
 void dra_alloc_ctx_set_device_choice(dra_alloc_ctx *x, dra_device_choice c);

@@ -164,6 +164,13 @@ static json_t *gen_case(void) {
     return c;
 }
 
+/* The generator for test_bestfit.c: the case of one seed, as run_cases makes it. */
+json_t *diff_gen_case(uint64_t seed);
+json_t *diff_gen_case(uint64_t seed) {
+    rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
+    return gen_case();
+}
+
 static void run_cases(uint64_t first, uint64_t n) {
     /* DRALLOC_DIFF_RECORD=file: one line per case (outcomes and step counts), to
      * compare two builds of the search with diff */
