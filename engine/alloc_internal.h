@@ -155,6 +155,12 @@ struct dra_alloc_ctx {
     uint8_t choice;              /* dra_device_choice */
     bool status_only;            /* dra_allocate(out = NULL): the first solution answers */
     struct dra_bestfit *bf;
+    /* the attribute name ids best-fit groups devices by (pcieRoot's domain and name,
+     * numaNode, numa), kept across calls: looked up in bf_names when it held
+     * bf_names_count strings (an id never changes; a 0 may once the table grows) */
+    const intern_table *bf_names;
+    size_t bf_names_count;
+    uint32_t bf_ids[4];
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };

@@ -87,14 +87,15 @@ enum { BF_BNB_MAX_CLAIMS = 64 };
 /* Leaves spent refining tiers 5-6 among allocations as good on tiers 1-4 as the best:
  * past that, partial allocations that only tie the best on tiers 1-4 are cut too,
  * and the enumeration moves on to branches that may improve them. */
-enum { BF_TIE_LEAVES = 32 };
+enum { BF_TIE_LEAVES = 16 };
 
 typedef struct bf_groups {
-    uint32_t *of;            /* per candidate: its group, UINT32_MAX when none */
+    uint32_t *of;            /* per candidate: its group, UINT32_MAX when none; NULL: no device has the attribute */
     uint32_t *size;          /* per group: member devices in complete, valid pools */
     uint32_t *used;          /* per group: members in use before the call */
     uint32_t *add;           /* per group: members the solution takes (zero between leaves) */
     uint32_t n;
+    uint32_t nshared;        /* groups of two devices or more: a group of one is just its device */
 } bf_groups;
 
 struct dra_bestfit {
@@ -110,7 +111,7 @@ struct dra_bestfit {
     uint64_t user_deadline, step_limit, tick_limit, cpu_limit;
     /* units */
     bf_groups g[NGROUPKINDS];
-    uint8_t *was_used;              /* per candidate: in use before the call */
+    uint8_t *was_used;              /* per candidate: in use before the call (was_used) */
     uint32_t *stamp, gen;           /* per candidate: seen in this leaf */
     uint32_t *touched;              /* groups the leaf touched: kind << 31 | group */
     size_t touched_cap;
@@ -156,29 +157,48 @@ static bool same_value(const cel_attr *a, const cel_attr *b) {
 /* Devices grouped by pcieRoot and by NUMA node: one open-addressing table per kind,
  * keyed by the attribute's value (the same value in any driver's devices is the same
  * root or node of this machine). */
+/* In use before the call (allocated, shared or with capacity consumed), looked up at
+ * first need: 1 no, 2 yes. */
+static bool was_used(const dra_alloc_ctx *x, struct dra_bestfit *b, uint32_t c) {
+    if (!b->was_used[c]) b->was_used[c] = state_uses(x, c) ? 2 : 1;
+    return b->was_used[c] == 2;
+}
+
 static void build_groups(dra_alloc_ctx *x, struct dra_bestfit *b) {
     const dra_nodeview *v = x->v;
     const intern_table *names = x->w->names;
-    uint32_t dom = intern_get(names, "resource.kubernetes.io", strlen("resource.kubernetes.io"));
-    uint32_t pcie = dom ? intern_get(names, "pcieRoot", strlen("pcieRoot")) : 0;
-    uint32_t numa1 = intern_get(names, "numaNode", strlen("numaNode")), numa2 = intern_get(names, "numa", strlen("numa"));
+    size_t count = intern_count(names);
+    /* (a table freed and another made at the same address with as many strings
+     * could leave stale ids: that would only cost grouping, never validity) */
+    if (x->bf_names != names || x->bf_names_count != count) {
+        static const char *const ids[4] = {"resource.kubernetes.io", "pcieRoot", "numaNode", "numa"};
+        for (int i = 0; i < 4; i++) x->bf_ids[i] = intern_get(names, ids[i], strlen(ids[i]));
+        x->bf_names = names, x->bf_names_count = count;
+    }
+    uint32_t dom = x->bf_ids[0], pcie = dom ? x->bf_ids[1] : 0, numa1 = x->bf_ids[2], numa2 = x->bf_ids[3];
     uint32_t nc = v->ncands ? v->ncands : 1;
+    b->was_used = ARENA_NEWN(&x->a, uint8_t, nc);
+    uint32_t *table = NULL;   /* group + 1, by value hash */
+    const cel_attr **rep = NULL;
     size_t tsize = 16;
     while (tsize < 2 * (size_t)nc) tsize *= 2;
-    uint32_t *table = ARENA_NEWN(&x->a, uint32_t, tsize);   /* group + 1 */
-    const cel_attr **rep = ARENA_NEWN(&x->a, const cel_attr *, nc);
-    b->was_used = ARENA_NEWN(&x->a, uint8_t, nc);
-    for (uint32_t c = 0; c < v->ncands; c++) b->was_used[c] = state_uses(x, c);
     for (int kind = 0; kind < NGROUPKINDS; kind++) {
         bf_groups *g = &b->g[kind];
+        if (kind == G_PCIE ? !pcie : !numa1 && !numa2) continue;
+        uint32_t first = 0;   /* nodes without the attribute pay one scan, nothing more */
+        while (first < v->ncands && !group_attr(v->cands[first].dev, kind, dom, pcie, numa1, numa2)) first++;
+        if (first == v->ncands) continue;
+        if (!table) {
+            table = ARENA_NEWN(&x->a, uint32_t, tsize);
+            rep = ARENA_NEWN(&x->a, const cel_attr *, nc);
+        } else {
+            memset(table, 0, sizeof *table * tsize);
+        }
         g->of = ARENA_NEWN(&x->a, uint32_t, nc);
         memset(g->of, 0xff, sizeof *g->of * nc);
-        if (kind == G_PCIE ? !pcie : !numa1 && !numa2) continue;
         g->size = ARENA_NEWN(&x->a, uint32_t, nc);
-        g->used = ARENA_NEWN(&x->a, uint32_t, nc);
         g->add = ARENA_NEWN(&x->a, uint32_t, nc);
-        memset(table, 0, sizeof *table * tsize);
-        for (uint32_t c = 0; c < v->ncands; c++) {
+        for (uint32_t c = first; c < v->ncands; c++) {
             const dra_pool *p = &v->pools[v->cands[c].pool];
             if (p->incomplete || p->invalid) continue;
             const cel_attr *a = group_attr(v->cands[c].dev, kind, dom, pcie, numa1, numa2);
@@ -190,17 +210,24 @@ static void build_groups(dra_alloc_ctx *x, struct dra_bestfit *b) {
                 rep[g->n] = a;
                 table[i] = ++g->n;
             }
-            uint32_t gi = table[i] - 1;
-            g->of[c] = gi;
-            g->size[gi]++;
-            g->used[gi] += b->was_used[c];
+            g->of[c] = table[i] - 1;
+            g->size[table[i] - 1]++;
         }
+        /* a group of one device is just that device; the others count their members in use */
+        g->used = ARENA_NEWN(&x->a, uint32_t, g->n ? g->n : 1);
+        for (uint32_t c = first; c < v->ncands; c++) {
+            uint32_t gi = g->of[c];
+            if (gi == UINT32_MAX) continue;
+            if (g->size[gi] < 2) g->of[c] = UINT32_MAX;
+            else g->used[gi] += was_used(x, b, c);
+        }
+        for (uint32_t gi = 0; gi < g->n; gi++) g->nshared += g->size[gi] >= 2;
     }
 }
 
 static bool node_is_flat(const dra_alloc_ctx *x, const struct dra_bestfit *b) {
     const dra_nodeview *v = x->v;
-    if (b->g[G_PCIE].n || b->g[G_NUMA].n) return false;
+    if (b->g[G_PCIE].nshared || b->g[G_NUMA].nshared) return false;
     for (uint32_t pi = 0; pi < v->npools; pi++)
         if (v->pools[pi].ncounters && x->f->partitionable) return false;
     if (x->f->consumable_capacity)
@@ -214,10 +241,9 @@ static bool node_is_flat(const dra_alloc_ctx *x, const struct dra_bestfit *b) {
 
 static struct dra_bestfit *begin(dra_alloc_ctx *x) {
     struct dra_bestfit *b = ARENA_NEW(&x->a, struct dra_bestfit);
-    /* The budget counts from here, the grouping pass included. A deadline must be
-     * set for the search to look at the clock and count ticks at all: the caller's,
-     * or one that never passes. */
-    b->cpu_limit = thread_cpu_ns() + DRA_BESTFIT_MAX_NS;
+    /* The budget counts from here. A deadline must be set for the search to look at
+     * the clock and count ticks at all: the caller's, or one that never passes. The
+     * CPU clock (a system call) is read from the first budget check on. */
     b->user_deadline = x->deadline_ns;
     if (!x->deadline_ns) x->deadline_ns = UINT64_MAX;
     b->step_limit = x->steps + DRA_BESTFIT_MAX_STEPS;
@@ -294,7 +320,7 @@ static void score_multi(dra_alloc_ctx *x, struct dra_bestfit *b, uint32_t c, int
     }
     double fb = 0, fa = 0;
     uint32_t n = 0;
-    bool before = b->was_used[c];
+    bool before = was_used(x, b, c);
     if (ncaps) dra_rs_capacity_left(x, c, b->q);
     for (uint32_t k = 0; k < ncaps; k++) {
         double cap = quantity_to_double(&d->caps[k].value);
@@ -331,10 +357,12 @@ static void score(dra_alloc_ctx *x, struct dra_bestfit *b, int64_t *t) {
             if (re->rd->admin || b->stamp[c] == b->gen) continue;   /* admin access uses nothing up */
             b->stamp[c] = b->gen;
             if (re->cap_inserted) score_multi(x, b, c, t);
-            if (b->was_used[c]) continue;   /* a group member already in use */
+            bool grouped = (b->g[G_PCIE].of && b->g[G_PCIE].of[c] != UINT32_MAX) ||
+                           (b->g[G_NUMA].of && b->g[G_NUMA].of[c] != UINT32_MAX);
+            if (!grouped || was_used(x, b, c)) continue;   /* a group member already in use */
             for (int kind = 0; kind < NGROUPKINDS; kind++) {
                 bf_groups *g = &b->g[kind];
-                uint32_t gi = g->of[c];
+                uint32_t gi = g->of ? g->of[c] : UINT32_MAX;
                 if (gi == UINT32_MAX) continue;
                 if (!g->add[gi]++) b->touched[ntouched++] = (uint32_t)kind << 31 | gi;
             }
@@ -410,8 +438,11 @@ bool dra_bestfit_bound(dra_alloc_ctx *x) {
 }
 
 bool dra_bestfit_spent(const dra_alloc_ctx *x) {
-    const struct dra_bestfit *b = x->bf;
-    return x->steps >= b->step_limit || x->ticks >= b->tick_limit || thread_cpu_ns() >= b->cpu_limit;
+    struct dra_bestfit *b = x->bf;
+    if (x->steps >= b->step_limit || x->ticks >= b->tick_limit) return true;
+    uint64_t now = thread_cpu_ns();
+    if (!b->cpu_limit) b->cpu_limit = now + DRA_BESTFIT_MAX_NS;   /* first check: within 64 steps, 256 ticks */
+    return now >= b->cpu_limit;
 }
 
 bool dra_bestfit_finish(dra_alloc_ctx *x) {
