@@ -1110,7 +1110,9 @@ static void static_pass(dra_alloc_ctx *x, size_t cur) {
 }
 
 static void arm_bound(dra_alloc_ctx *x, size_t ci) {
-    if (x->bound_on) return;
+    /* best-fit's enumeration (x->bf) backtracks by design: it is bounded by its own
+     * budget and pays less without the bound than with it */
+    if (x->bound_on || x->bf) return;
     x->bound_on = true;
     static_pass(x, ci);
 }

@@ -34,15 +34,17 @@
  * interchangeable-device skip stay sound, since a mirror device scores the same).
  * Allocations that only tie the best on tiers 1-4 are refined on tiers 5-6 for
  * BF_TIE_LEAVES leaves, then cut as well, so the budget goes to branches that can
- * improve tiers 1-4. Not with firstAvailable requests, whose tier 0 dominates and is not known for a
- * partial allocation, nor for pods of more than BF_BNB_MAX_CLAIMS claims.
+ * improve tiers 1-4. No bound with firstAvailable requests (tier 0 dominates and is
+ * not known for a partial allocation) or in pods of more than BF_BNB_MAX_CLAIMS
+ * claims.
  *
  * Bounds (engine.h): at most DRA_BESTFIT_MAX_SOLUTIONS solutions, and after the
  * first one DRA_BESTFIT_MAX_STEPS search steps and DRA_BESTFIT_MAX_TICKS candidate
  * visits; these decide in practice and keep the answer reproducible. The cap of
  * DRA_BESTFIT_MAX_NS of the thread's CPU time (and the caller's deadline, or its
- * cancel flag) is the safety net for pathological inputs; either way the enumeration stops through
- * alloc.c's deadline machinery and the best solution so far is returned. When
+ * cancel flag) is the safety net for pathological inputs; either way the
+ * enumeration stops through alloc.c's deadline machinery and the best solution so
+ * far is returned. When
  * nothing on the node can score differently (no counters, no multi-allocatable
  * device, no topology attribute, no firstAvailable request) the first solution is
  * returned at once. */
@@ -154,9 +156,6 @@ static bool same_value(const cel_attr *a, const cel_attr *b) {
     return a->u.s->len == b->u.s->len && !memcmp(a->u.s->s, b->u.s->s, a->u.s->len);
 }
 
-/* Devices grouped by pcieRoot and by NUMA node: one open-addressing table per kind,
- * keyed by the attribute's value (the same value in any driver's devices is the same
- * root or node of this machine). */
 /* In use before the call (allocated, shared or with capacity consumed), looked up at
  * first need: 1 no, 2 yes. */
 static bool was_used(const dra_alloc_ctx *x, struct dra_bestfit *b, uint32_t c) {
@@ -164,6 +163,9 @@ static bool was_used(const dra_alloc_ctx *x, struct dra_bestfit *b, uint32_t c) 
     return b->was_used[c] == 2;
 }
 
+/* Devices grouped by pcieRoot and by NUMA node: one open-addressing table per kind,
+ * keyed by the attribute's value (the same value in any driver's devices is the same
+ * root or node of this machine). */
 static void build_groups(dra_alloc_ctx *x, struct dra_bestfit *b) {
     const dra_nodeview *v = x->v;
     const intern_table *names = x->w->names;
@@ -287,11 +289,13 @@ static void score_counter_sets(dra_alloc_ctx *x, int64_t *t) {
         const quantity *used = x->cnt_used[pi], *avail = x->cnt_avail[pi];
         for (uint32_t s = 0; s < p->nsets; s++) {
             bool took = false, before = false;
+            for (uint32_t i = 0; i < p->ncounters && !took; i++)
+                took = p->counters[i].set_id == p->set_ids[s] && quantity_sign(&used[i]) > 0;
+            if (!took) continue;   /* a set this attempt does not consume from */
             double fb = 0, fa = 0;
             uint32_t n = 0;
             for (uint32_t i = 0; i < p->ncounters; i++) {
                 if (p->counters[i].set_id != p->set_ids[s]) continue;
-                if (quantity_sign(&used[i]) > 0) took = true;
                 quantity ub;   /* consumed by allocated devices */
                 quantity_sub(&p->counters[i].value, &avail[i], &ub);
                 if (quantity_sign(&ub) > 0) before = true;
@@ -302,7 +306,6 @@ static void score_counter_sets(dra_alloc_ctx *x, int64_t *t) {
                 fa += clamp01((u0 + quantity_to_double(&used[i])) / cap);
                 n++;
             }
-            if (!took) continue;
             if (n) fb /= n, fa /= n;
             unit(t, T_SETS, before, fb, fa);
         }
@@ -372,8 +375,8 @@ static void score(dra_alloc_ctx *x, struct dra_bestfit *b, int64_t *t) {
         int kind = (int)(b->touched[i] >> 31);
         uint32_t gi = b->touched[i] & 0x7fffffffu;
         bf_groups *g = &b->g[kind];
-        double size = g->size[gi];
-        unit(t, kind == G_PCIE ? T_PCIE : T_NUMA, g->used[gi] > 0, g->used[gi] / size, (g->used[gi] + g->add[gi]) / size);
+        double size = g->size[gi], before = g->used[gi], after = g->used[gi] + g->add[gi];
+        unit(t, kind == G_PCIE ? T_PCIE : T_NUMA, before > 0, before / size, after / size);
         g->add[gi] = 0;
     }
 }

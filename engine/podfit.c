@@ -3,8 +3,9 @@
  * own (dra_pod_fit) with the snapshot's shared node view and in-use set, and scored.
  *
  * Scores (0..10, kube-scheduler's MaxExtenderPriority) use the allocation the node
- * would get. A node's utilisation after placing the pod is the device-weighted mean
- * over its complete, valid pools of
+ * would get under first-fit (a best-fit context chooses devices only for the
+ * allocations that are kept: /bind, plan's commits). A node's utilisation after
+ * placing the pod is the device-weighted mean over its complete, valid pools of
  *   - for a pool with shared counters (partitionable devices: MIG, GPU slices):
  *     counters consumed / counters available, summed over every counter of every
  *     counter set — a GPU partly carved counts as partly used;
@@ -266,8 +267,14 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
         goto done;
     }
     dra_alloc_ctx_set_deadline(x, deadline_ns, NULL);
+    /* The device choice matters only where the allocation is kept (/bind, plan's
+     * commits): a fit that answers and scores takes the first solution, the same
+     * answer at first-fit's cost (best-fit enumerates). */
+    dra_device_choice choice = dra_alloc_ctx_device_choice(x);
+    if (!kept) dra_alloc_ctx_set_device_choice(x, DRA_CHOICE_FIRST_FIT);
     dra_podnode pn;
     dra_podplan_try(&pr->pp, node, view, st, x, a, &pn);
+    dra_alloc_ctx_set_device_choice(x, choice);
     out->steps = dra_alloc_ctx_steps(x);
     dra_alloc_ctx_set_deadline(x, 0, NULL);
     snprintf(out->reason, sizeof out->reason, "%s", pn.reason);
@@ -305,8 +312,7 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
                  dra_score_mode mode, uint64_t deadline_ns, dra_fit *out) {
     /* the same needs on the same node in the same snapshot: the same answer */
     bool memo = pr->memo && !pr->check_node && !node_obj;
-    /* the score reads the allocation, which the device choice picks */
-    uint64_t sig = pr->sig ^ (uint64_t)mode ^ ((uint64_t)dra_alloc_ctx_device_choice(x) << 40);
+    uint64_t sig = pr->sig ^ (uint64_t)mode;
     if (memo) {
         int st;
         memset(out, 0, sizeof *out);
@@ -479,8 +485,7 @@ static uint64_t ov_memo_key(const char *node, uint64_t sig, uint64_t ver, uint64
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
     bool memo = !commit && !ov->no_memo && overlay_memo_ok(pr);
-    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0) ^
-                   ((uint64_t)dra_alloc_ctx_device_choice(x) << 40);
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0);
     uint64_t ver = 0, mkey = 0;
     if (memo) {
         struct ov_node *u0 = ov_usage(ov, node, false);
