@@ -15,6 +15,8 @@
  *   bounds       a flat node costs nothing extra; a pathological enumeration stays
  *                within its step budget and a few ms; a cancelled call times out.
  *   cli          `dralloc allocate --device-choice`.
+ *   snapshot     dra_pod_fit_allocation (what /bind writes) chooses; dra_pod_fit
+ *                (/filter, /prioritize) answers and scores as first-fit.
  *
  * By hand: DRALLOC_BESTFIT_CASES=50000 build/tests/test_engine --filter 'bestfit/ *'
  * (without the space). */
@@ -682,4 +684,49 @@ Test(bestfit, cli_device_choice) {
     cr_assert(strstr(errt, "flag needs an argument: --device-choice"), "%s", errt);
     free(out);
     free(errt);
+}
+
+/* ---- the snapshot API: what /bind writes, what /filter answers ---------------------------------- */
+
+Test(bestfit, bind_allocation_is_best_fit_filter_unchanged) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *store = dra_store_new(&f);
+    const char *paths[] = {DRALLOC_SOURCE_DIR "/testdata/bestfit/mig-node.yaml",
+                           DRALLOC_SOURCE_DIR "/testdata/bestfit/in-use.yaml",
+                           DRALLOC_SOURCE_DIR "/testdata/bestfit/claim-1g.yaml"};
+    err e;
+    err_clear(&e);
+    cr_assert(dra_store_load_paths(store, paths, 3, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(store);
+    json_t *pod = json_loads("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},"
+                             "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\"}],"
+                             "\"resourceClaims\":[{\"name\":\"mig\",\"resourceClaimName\":\"small\"}]}}",
+                             0, NULL);
+    dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
+    cr_assert_not_null(pr, "%s", e.msg);
+    const char *want[] = {"gpu-0-1g-0", "gpu-1-1g-3"};
+    dra_fit fits[2];
+    for (int ch = 0; ch < 2; ch++) {
+        dra_alloc_ctx *x = dra_alloc_ctx_new();
+        dra_alloc_ctx_set_device_choice(x, (dra_device_choice)ch);
+        dra_pod_fit(pr, x, "mig-node", NULL, DRA_SCORE_BINPACK, 0, &fits[ch]);
+        dra_fit f2;
+        json_t *plan = dra_pod_fit_allocation(pr, x, "mig-node", 0, &f2);
+        cr_assert_not_null(plan, "%s", f2.reason);
+        const json_t *res = json_object_get(json_object_get(json_object_get(json_array_get(plan, 0), "allocation"), "devices"),
+                                            "results");
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(res, 0), "device")), want[ch]);
+        cr_assert_eq(dra_alloc_ctx_device_choice(x), (dra_device_choice)ch);   /* the fit left the choice as it was */
+        json_decref(plan);
+        dra_alloc_ctx_free(x);
+    }
+    /* /filter and /prioritize: the same answer and score either way */
+    cr_assert_eq(fits[0].status, DRA_FIT_OK);
+    cr_assert_eq(fits[1].status, DRA_FIT_OK);
+    cr_assert_eq(fits[0].score, fits[1].score);
+    dra_pod_request_free(pr);
+    json_decref(pod);
+    dra_snapshot_release(s);
+    dra_store_free(store);
 }
