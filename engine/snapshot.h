@@ -39,6 +39,12 @@ typedef struct dra_pod_request dra_pod_request;
 /* ---- store and snapshots --------------------------------------------------------- */
 
 dra_store *dra_store_new(const dra_features *f);
+/* A store over another store's catalog (intern table, compiled CEL programs), so the
+ * CEL environments are built once for stores kept side by side in one process (tests,
+ * the fuzzers: building them is most of an empty store's cost). The catalog is
+ * reference-counted: either store may be freed first. The catalog only grows, so a
+ * caller making stores without end recycles the donor now and then. */
+dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like);
 void dra_store_free(dra_store *st);   /* after every snapshot it published is released */
 
 /* One change: an object to add or replace (kind/namespace/name taken from it), or a

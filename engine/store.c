@@ -336,13 +336,19 @@ static bool snapshot_build(dra_snapshot *s, const dra_snapshot *old, err *e) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-dra_store *dra_store_new(const dra_features *f) {
+static dra_store *store_new_over(const dra_features *f, dra_catalog *cat) {
     dra_store *st = xcalloc(1, sizeof *st);
     pthread_mutex_init(&st->write_lock, NULL);
     pthread_mutex_init(&st->cur_lock, NULL);
-    st->cat = dra_catalog_new();
+    st->cat = cat;
     st->f = *f;
     return st;
+}
+
+dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra_catalog_new()); }
+
+dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like) {
+    return store_new_over(f, dra_catalog_retain(like->cat));
 }
 
 void dra_store_free(dra_store *st) {
