@@ -745,7 +745,19 @@ static const char *guess_version(const char *kind, const json_t *obj) {
 
 /* ---- entry point ------------------------------------------------------------------------------ */
 
+static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned);
+
+/* On failure nothing is left owned: the converted copy is freed here, since every
+ * caller returns at once (a rejected v1beta1 object leaked its copy: fuzz_decode_yaml,
+ * regressions/decode_yaml/v1beta1-slice-rejected.yaml). */
 bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
+    if (input_prepare(c, kind, obj, owned)) return true;
+    json_decref(*owned);
+    *owned = NULL;
+    return false;
+}
+
+static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
     *owned = NULL;
     const char *version;
     if (!check_api_version(c, kind, *obj, &version)) return false;
