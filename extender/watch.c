@@ -48,6 +48,7 @@ typedef struct kind_state {
     /* the watch stream being parsed */
     strbuf line;
     bool relist;                 /* an ERROR 410 event asked for a relist */
+    bool ignored;                /* a plain BOOKMARK before the initial events ended: sendInitialEvents ignored */
     json_t *initial;             /* streaming list: "ns/name" → object until the end bookmark */
     VEC(json_t *) ups;
     VEC(dra_change) changes;
@@ -340,6 +341,9 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
                   json_string_value(json_object_get(obj, "message")) ?: "");
         rv = NULL;
     } else if (!strcmp(type, "BOOKMARK")) {
+        /* bookmarks come only after the initial events: a server sending one before
+         * their end bookmark treats sendInitialEvents as a plain watch */
+        if (ks->initial && !initial_events_end(meta)) ks->ignored = true;
         if (ks->initial && initial_events_end(meta)) {
             /* the initial state is complete: it replaces the kind's objects at once */
             json_t *items = json_array();
@@ -389,7 +393,7 @@ static bool on_chunk(void *arg, const char *data, size_t n) {
         ks->line.len -= start;
     }
     flush(ks);
-    return !ks->relist && !atomic_load(&ks->w->stop);
+    return !ks->relist && !ks->ignored && !atomic_load(&ks->w->stop);
 }
 
 /* A kind the server does not serve (404): nothing to wait for; looked at again later. */
@@ -444,6 +448,7 @@ static void *run_kind(void *arg) {
         }
         ks->line.len = 0;
         ks->relist = false;
+        ks->ignored = false;
         long status = 0;
         err e;
         err_clear(&e);
@@ -457,6 +462,11 @@ static void *run_kind(void *arg) {
         if (ks->relist || status == 410) {
             wlog(w, "%s: resourceVersion too old: relisting", ks->def->kind);
             need_list = true;
+            continue;
+        }
+        if (stream_list && ks->ignored) {
+            wlog(w, "%s: the server ignores sendInitialEvents: paged lists from now on", ks->def->kind);
+            atomic_store(&ks->watch_list, false);
             continue;
         }
         if (stream_list && ok && status == 404) {

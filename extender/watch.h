@@ -4,7 +4,8 @@
  *   - the initial state as a streaming list where the server offers it (KEP-3157
  *     WatchList: a watch with sendInitialEvents=true whose ADDED events end with a
  *     BOOKMARK annotated k8s.io/initial-events-end), else — the server answers the
- *     request with a 4xx, or never ends the initial events — in pages
+ *     request with a 4xx, sends a plain bookmark first (it ignores the parameter),
+ *     or never ends the initial events — in pages
  *     (limit/continue; an expired continue token restarts the list); either way it
  *     replaces that kind's objects in the store at once (objects gone are deleted),
  *     one snapshot, never a partial state;

@@ -428,7 +428,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     const char *watch = arg(c, "watch");
     if (watch && (!strcmp(watch, "1") || !strcmp(watch, "true"))) {
         const char *sie = arg(c, "sendInitialEvents");
-        bool initial = sie && !strcmp(sie, "true");
+        bool initial = sie && !strcmp(sie, "true") && f->watch_list != FAKE_WATCH_LIST_IGNORED;
         if (initial && f->watch_list == FAKE_WATCH_LIST_REFUSED)
             /* what a kube-apiserver without the WatchList feature answers */
             return reply(c, 422, status_obj(422, "Invalid",

@@ -53,8 +53,10 @@ json_t *fake_lease(fake_api *f, const char *ns, const char *name);
 void fake_put_pod(fake_api *f, json_t *pod);
 json_t *fake_pod(fake_api *f, const char *ns, const char *name);
 
-/* Streaming lists (sendInitialEvents): served (default) or refused with 422. */
-enum { FAKE_WATCH_LIST_SERVED = 0, FAKE_WATCH_LIST_REFUSED = 1 };
+/* Streaming lists (sendInitialEvents): served (default), refused with 422, or ignored
+ * (a plain watch from now, with bookmarks, as a server that does not know the
+ * parameter). */
+enum { FAKE_WATCH_LIST_SERVED = 0, FAKE_WATCH_LIST_REFUSED = 1, FAKE_WATCH_LIST_IGNORED = 2 };
 void fake_set_watch_list(fake_api *f, int mode);
 void fake_slow_initial_events(fake_api *f, int ms);        /* a pause between initial events */
 /* How many streaming lists and paged lists (first pages) were served. */

@@ -299,7 +299,7 @@ static const char *initial_state(ext_watch *w, const char *kind) {
 /* The initial state as a streaming list: it replaces a stale cache at once (never a
  * mix of the stale claims and part of the server's), counts as listed only at the
  * initial-events-end bookmark, and comes back the same way after a 410. A server
- * that refuses it (422, no WatchList feature) gets paged lists. */
+ * that refuses it (422, no WatchList feature) or ignores it gets paged lists. */
 static void streaming_lists(fake_api *f, ext_kube *k) {
     long s0, p0, s1, p1;
     fake_list_counts(f, &s0, &p0);
@@ -368,6 +368,19 @@ static void streaming_lists(fake_api *f, ext_kube *k) {
     CHECK(p3 - p2 >= 4 && s3 == s2, "refused streaming list: %ld paged lists, %ld streamed", p3 - p2, s3 - s2);
     CHECK(!strcmp(initial_state(w, "Node"), "paged list"), "refused streaming list: status says %s",
           initial_state(w, "Node"));
+    ext_watch_stop(w);
+    dra_store_free(st);
+
+    /* a server that ignores the parameter (a plain watch, bookmarks before any end of
+     * initial events): paged lists */
+    fake_set_watch_list(f, FAKE_WATCH_LIST_IGNORED);
+    st = store_with_template();
+    w = ext_watch_start(k, st, &wo);
+    for (int i = 0; i < 500 && !ext_watch_ready(w); i++) usleep(20000);
+    CHECK(ext_watch_ready(w), "ignored streaming list: not ready");
+    converge(f, st, "ignored streaming list: paged list");
+    CHECK(!strcmp(initial_state(w, "ResourceSlice"), "paged list"), "ignored streaming list: status says %s",
+          initial_state(w, "ResourceSlice"));
     ext_watch_stop(w);
     dra_store_free(st);
     fake_set_watch_list(f, FAKE_WATCH_LIST_SERVED);
