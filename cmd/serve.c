@@ -50,6 +50,9 @@ static int usage(FILE *f) {
             "  --server URL           the API server (http:// for test servers), with --token-file F,\n"
             "                         --ca-file F, --insecure-skip-tls-verify\n"
             "  --max-staleness DUR    /readyz turns 503 once a kind cannot be watched this long (default 60s)\n"
+            "  --watch-list=false     paged lists only (default: streaming lists, sendInitialEvents, where\n"
+            "                         the server offers them); PodGroups are watched with\n"
+            "                         --feature-gates DRAWorkloadResourceClaims=true\n"
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
@@ -98,7 +101,7 @@ int cmd_serve(int argc, char **argv) {
     bool workers_set = false;
     ext_kube_opts ko = {0};
     double max_staleness_s = 60;
-    bool bind_mode = false, leader_elect = false;
+    bool bind_mode = false, leader_elect = false, watch_list = true;
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     int rc = 2;
     for (int i = 1; i < argc; i++) {
@@ -189,6 +192,8 @@ int cmd_serve(int argc, char **argv) {
             }
             max_staleness_s = (double)ns / 1e9;
             i++;
+        } else if (!strcmp(a, "--watch-list") || !strcmp(a, "--watch-list=true") || !strcmp(a, "--watch-list=false")) {
+            watch_list = strcmp(a, "--watch-list=false") != 0;
         } else if (!strcmp(a, "--bind")) {
             bind_mode = true;
         } else if (!strcmp(a, "--leader-elect")) {
@@ -234,7 +239,8 @@ int cmd_serve(int argc, char **argv) {
     ext_lease *lease = NULL;
     ext_binder *binder = NULL;
     if (live) {
-        ext_watch_opts wo = {.max_staleness_s = max_staleness_s};
+        ext_watch_opts wo = {.max_staleness_s = max_staleness_s, .no_watch_list = !watch_list,
+                             .podgroups = feat.workload_claims};
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {

@@ -541,6 +541,17 @@ static json_t *outcome_error(const char *msg) {
     return o;
 }
 
+json_t *dra_claim_spec_json(const dra_claim *c) {
+    json_t *reqs = json_array();
+    for (uint32_t i = 0; i < c->nreqs; i++) {
+        const dra_request_spec *s = &c->reqs[i].exactly;
+        json_array_append_new(reqs, json_pack("{s:s, s:{s:s, s:s, s:I}}", "name", c->reqs[i].name, "exactly",
+                                              "deviceClassName", s->class_name, "allocationMode", s->mode, "count",
+                                              (json_int_t)s->count));
+    }
+    return json_pack("{s:{s:o}}", "devices", "requests", reqs);
+}
+
 static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_result *r) {
     json_t *o = NULL;
     if (c->raw_json && !c->from_template && !implicit) o = json_loads(c->raw_json, 0, NULL);
@@ -554,23 +565,7 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
         }
         json_t *spec = NULL;
         if (c->raw_json && !implicit) spec = json_loads(c->raw_json, 0, NULL);
-        if (!spec) {
-            spec = json_object();
-            json_t *devs = json_object(), *reqs = json_array();
-            for (uint32_t i = 0; i < c->nreqs; i++) {
-                const dra_request_spec *s = &c->reqs[i].exactly;
-                json_t *ex = json_object();
-                json_object_set_new(ex, "deviceClassName", json_string(s->class_name));
-                json_object_set_new(ex, "allocationMode", json_string(s->mode));
-                json_object_set_new(ex, "count", json_integer(s->count));
-                json_t *rq = json_object();
-                json_object_set_new(rq, "name", json_string(c->reqs[i].name));
-                json_object_set_new(rq, "exactly", ex);
-                json_array_append_new(reqs, rq);
-            }
-            json_object_set_new(devs, "requests", reqs);
-            json_object_set_new(spec, "devices", devs);
-        }
+        if (!spec) spec = dra_claim_spec_json(c);
         json_object_set_new(o, "spec", spec);
     }
     dra_claim_json_set_allocation(o, r);

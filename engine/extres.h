@@ -71,6 +71,10 @@ bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out);
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 
+/* spec ({"devices": {"requests": [...]}}) of a claim made of ExactCount requests (the
+ * implicit claim), as the object to create would carry it. */
+json_t *dra_claim_spec_json(const dra_claim *c);
+
 /* A claim made from a template for a pod, in arena a. */
 dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
 

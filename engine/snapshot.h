@@ -176,9 +176,12 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array
  * with one entry per claim the pod needs allocated, in the pod's order,
  *   [{"namespace", "name", "allocation": AllocationResult}]
- * claims already allocated (shared) are listed as {"namespace", "name", "reuse": true}.
- * NULL when the pod does not fit (out says why). The implicit extended-resource
- * claim is listed with "implicit": true (it has no object yet). */
+ * claims already allocated (shared) are listed as {"namespace", "name", "reuse": true};
+ * a PodGroup's claim also has "podGroup": its group's name. NULL when the pod does
+ * not fit (out says why). The implicit extended-resource claim is listed last with
+ * "implicit": true, its "spec" (the requests to create it with) and
+ * "requestMappings" (for the pod's status.extendedResourceClaimStatus); it has no
+ * object yet. */
 json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, uint64_t deadline_ns,
                                dra_fit *out);
 

@@ -12,6 +12,7 @@
 #include "extender/lease.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
+#include "tests/live/live.h"
 #include "tests/live/objects.h"
 
 #include "engine/engine.h"
@@ -29,29 +30,35 @@
 enum { NODES = 12 };
 static ext_watch *g_watch;   /* for LIVE_DEBUG output */
 
-static int failures;
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            fprintf(stderr, "live_test: FAIL: " __VA_ARGS__); \
-            fputc('\n', stderr);                           \
-            failures++;                                    \
-        }                                                  \
-    } while (0)
+int live_failures;
 
-static json_t *slice(int n, const char *model) {
+json_t *live_slice(const char *name, const char *node, int n, const char *model) {
     json_t *devs = json_array();
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < n; i++) {
         char d[16];
         snprintf(d, sizeof d, "gpu-%d", i);
         json_array_append_new(devs, json_pack("{s:s, s:{s:{s:s}}}", "name", d, "attributes", "model", "string", model));
     }
-    char name[32], node[32];
-    snprintf(name, sizeof name, "node-%02d-gpus", n);
-    snprintf(node, sizeof node, "node-%02d", n);
     return json_pack("{s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "metadata", "name", name, "spec", "driver",
                      "gpu.example.com", "nodeName", node, "pool", "name", node, "generation", 1, "resourceSliceCount", 1,
                      "devices", devs);
+}
+
+bool live_wait(double s, bool (*pred)(void *), void *arg) {
+    for (double t = 0; t < s; t += 0.02) {
+        if (pred(arg)) return true;
+        usleep(20000);
+    }
+    return pred(arg);
+}
+
+bool live_quiet(void) { return !getenv("LIVE_DEBUG"); }
+
+static json_t *slice(int n, const char *model) {
+    char name[32], node[32];
+    snprintf(name, sizeof name, "node-%02d-gpus", n);
+    snprintf(node, sizeof node, "node-%02d", n);
+    return live_slice(name, node, 8, model);
 }
 
 static json_t *claim(int n, int first, int count, const char *name) {
@@ -260,6 +267,149 @@ static void bind_race(fake_api *f, ext_kube *k, dra_store *st) {
     converge(f, st, "after binding");
 }
 
+/* ---- streaming lists (sendInitialEvents) --------------------------------------------------- */
+
+static size_t count_of(dra_store *st, const char *kind) {
+    dra_snapshot *s = dra_store_acquire(st);
+    size_t n = s ? dra_snapshot_count(s, kind) : 0;
+    dra_snapshot_release(s);
+    return n;
+}
+
+static dra_store *store_with_template(void) {
+    dra_features feat;
+    dra_features_default(&feat);
+    dra_store *st = dra_store_new(&feat);
+    json_t *t = tmpl();
+    err e;
+    err_clear(&e);
+    dra_store_apply_json(st, t, &e);
+    json_decref(t);
+    return st;
+}
+
+static const char *initial_state(ext_watch *w, const char *kind) {
+    json_t *s = ext_watch_status_json(w);
+    const char *v = json_string_value(json_object_get(json_object_get(s, kind), "initialState"));
+    const char *r = !v ? "?" : !strcmp(v, "streaming list") ? "streaming list" : "paged list";
+    json_decref(s);
+    return r;
+}
+
+/* The initial state as a streaming list: it replaces a stale cache at once (never a
+ * mix of the stale claims and part of the server's), counts as listed only at the
+ * initial-events-end bookmark, and comes back the same way after a 410. A server
+ * that refuses it (422, no WatchList feature) or ignores it gets paged lists. */
+static void streaming_lists(fake_api *f, ext_kube *k) {
+    long s0, p0, s1, p1;
+    fake_list_counts(f, &s0, &p0);
+    dra_store *st = store_with_template();
+    json_t *stale = json_array();
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "stale-%d", i);
+        json_t *c = claim(1, i, 1, name);
+        json_object_set_new(c, "kind", json_string("ResourceClaim"));
+        json_object_set_new(c, "apiVersion", json_string("resource.k8s.io/v1"));
+        json_array_append_new(stale, c);
+    }
+    err e;
+    err_clear(&e);
+    CHECK(dra_store_apply_json(st, stale, &e), "stale claims: %s", e.msg);
+    json_decref(stale);
+    json_t *objs = fake_objects(f, "resourceclaims");
+    size_t want = json_array_size(objs);
+    json_decref(objs);
+    fake_slow_initial_events(f, 15);
+    ext_watch_opts wo = {.max_staleness_s = 5, .page_limit = 5, .idle_s = 2, .watch_timeout_s = 4,
+                         .backoff_max_s = 0.5, .quiet = live_quiet()};
+    ext_watch *w = ext_watch_start(k, st, &wo);
+    size_t seen_other = 0, last = 3;
+    bool ready = false;
+    for (int i = 0; i < 5000 && !ready; i++) {
+        ready = ext_watch_ready(w);
+        size_t n = count_of(st, "ResourceClaim");
+        if (n != 3 && n != want) seen_other = n;
+        last = n;
+        usleep(2000);
+    }
+    CHECK(ready, "streaming list: not ready");
+    CHECK(!seen_other, "streaming list: the cache held %zu claims, neither the stale 3 nor the server's %zu", seen_other,
+          want);
+    CHECK(last == want, "streaming list: %zu claims once ready, the server has %zu", last, want);
+    converge(f, st, "streaming list");
+    fake_list_counts(f, &s1, &p1);
+    /* one per served kind (DeviceTaintRules are not served here) */
+    CHECK(s1 - s0 == 4 && p1 == p0, "streaming list: %ld streaming and %ld paged lists, want 4 and 0", s1 - s0, p1 - p0);
+    CHECK(!strcmp(initial_state(w, "ResourceClaim"), "streaming list"), "streaming list: status says %s",
+          initial_state(w, "ResourceClaim"));
+    /* 410 (the change is compacted away before the watches come back): the initial
+     * state again, streamed (the paged lists are the main watch's) */
+    fake_put(f, "resourceclaims", claim(3, 0, 4, "after-410-stream"));
+    fake_compact(f);
+    fake_cut_watches(f);
+    converge(f, st, "streaming list after 410");
+    long s2, p2;
+    fake_list_counts(f, &s2, &p2);
+    CHECK(s2 > s1, "after 410: no streaming list");
+    fake_slow_initial_events(f, 0);
+    ext_watch_stop(w);
+    dra_store_free(st);
+
+    /* a server without the WatchList feature: 422, then paged lists */
+    fake_set_watch_list(f, FAKE_WATCH_LIST_REFUSED);
+    st = store_with_template();
+    w = ext_watch_start(k, st, &wo);
+    for (int i = 0; i < 500 && !ext_watch_ready(w); i++) usleep(20000);
+    CHECK(ext_watch_ready(w), "refused streaming list: not ready");
+    converge(f, st, "refused streaming list: paged list");
+    long s3, p3;
+    fake_list_counts(f, &s3, &p3);
+    CHECK(p3 - p2 >= 4 && s3 == s2, "refused streaming list: %ld paged lists, %ld streamed", p3 - p2, s3 - s2);
+    CHECK(!strcmp(initial_state(w, "Node"), "paged list"), "refused streaming list: status says %s",
+          initial_state(w, "Node"));
+    ext_watch_stop(w);
+    dra_store_free(st);
+
+    /* a server that ignores the parameter (a plain watch, bookmarks before any end of
+     * initial events): paged lists */
+    fake_set_watch_list(f, FAKE_WATCH_LIST_IGNORED);
+    st = store_with_template();
+    w = ext_watch_start(k, st, &wo);
+    for (int i = 0; i < 500 && !ext_watch_ready(w); i++) usleep(20000);
+    CHECK(ext_watch_ready(w), "ignored streaming list: not ready");
+    converge(f, st, "ignored streaming list: paged list");
+    CHECK(!strcmp(initial_state(w, "ResourceSlice"), "paged list"), "ignored streaming list: status says %s",
+          initial_state(w, "ResourceSlice"));
+    ext_watch_stop(w);
+    dra_store_free(st);
+    fake_set_watch_list(f, FAKE_WATCH_LIST_SERVED);
+    fake_delete(f, "resourceclaims", "ml", "after-410-stream");
+}
+
+/* PodGroups watched where the server does not serve them (404): listed and empty,
+ * marked not served, the cache ready. */
+static void podgroups_unserved(fake_api *f, ext_kube *k) {
+    fake_unserve(f, "podgroups");
+    dra_features feat;
+    dra_features_default(&feat);
+    feat.workload_claims = true;
+    dra_store *st = dra_store_new(&feat);
+    ext_watch_opts wo = {.max_staleness_s = 5, .idle_s = 2, .watch_timeout_s = 4, .backoff_max_s = 0.5,
+                         .quiet = live_quiet(), .podgroups = true};
+    ext_watch *w = ext_watch_start(k, st, &wo);
+    for (int i = 0; i < 500 && !ext_watch_ready(w); i++) usleep(20000);
+    CHECK(ext_watch_ready(w), "PodGroups unserved: not ready");
+    json_t *s = ext_watch_status_json(w);
+    const json_t *pg = json_object_get(s, "PodGroup");
+    CHECK(json_is_false(json_object_get(pg, "served")) && json_is_true(json_object_get(pg, "listed")),
+          "PodGroups unserved: should be listed and not served");
+    json_decref(s);
+    CHECK(count_of(st, "PodGroup") == 0, "PodGroups unserved: the cache has some");
+    ext_watch_stop(w);
+    dra_store_free(st);
+}
+
 static void write_token(const char *path, const char *t) {
     FILE *fp = fopen(path, "w");
     fprintf(fp, "%s\n", t);
@@ -464,6 +614,9 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
 }
 
 int main(int argc, char **argv) {
+    /* https and client certificates first, while no thread runs (it forks openssl) */
+    live_tls();
+
     fake_api *f = fake_start();
     fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
                                             "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
@@ -501,8 +654,9 @@ int main(int argc, char **argv) {
     json_t *t = tmpl();
     dra_store_apply_json(st, t, &e);
     json_decref(t);
+    /* paged lists here, so that paging meets its faults (streaming lists: below) */
     ext_watch_opts wo = {.max_staleness_s = 1.5, .page_limit = 5, .idle_s = 2, .watch_timeout_s = 4,
-                         .backoff_max_s = 0.5, .quiet = !getenv("LIVE_DEBUG")};
+                         .backoff_max_s = 0.5, .quiet = !getenv("LIVE_DEBUG"), .no_watch_list = true};
     ext_watch *w = ext_watch_start(k, st, &wo);
     g_watch = w;
     int waited = 0;
@@ -563,6 +717,8 @@ int main(int argc, char **argv) {
     json_t *status = ext_watch_status_json(w);
     CHECK(json_is_false(json_object_get(json_object_get(status, "DeviceTaintRule"), "served")),
           "DeviceTaintRule should be marked not served");
+    CHECK(json_is_false(json_object_get(json_object_get(status, "PodGroup"), "watched")),
+          "PodGroups should not be watched without the gate");
     json_decref(status);
     CHECK(ext_watch_ready(w), "not ready while the server is fine");
 
@@ -599,8 +755,17 @@ int main(int argc, char **argv) {
      * bind, no device is in two claims, the losers' claims are left unallocated */
     bind_race(f, k, st);
 
+    /* the initial state as a streaming list (sendInitialEvents), and its refusal */
+    streaming_lists(f, k);
+
+    /* bind mode: gang siblings of a PodGroup, then DRA extended resources */
+    live_gang_siblings(f, k);
+    live_extended_resources(f, k);
+
     /* dralloc serve as kube-scheduler sees it, fed by the same server */
     if (argc > 1) serve_e2e(f, argv[1], tokfile);
+
+    podgroups_unserved(f, k);
 
     /* the server goes away: not ready once the staleness limit has passed */
     fake_stop(f);
@@ -611,6 +776,7 @@ int main(int argc, char **argv) {
     dra_store_free(st);
     ext_kube_free(k);
     unlink(tokfile);
-    printf("live_test: %s (%d failure%s)\n", failures ? "FAILED" : "every check passed", failures, failures == 1 ? "" : "s");
-    return failures ? 1 : 0;
+    printf("live_test: %s (%d failure%s)\n", live_failures ? "FAILED" : "every check passed", live_failures,
+           live_failures == 1 ? "" : "s");
+    return live_failures ? 1 : 0;
 }
