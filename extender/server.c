@@ -222,34 +222,44 @@ static void watch_once(ext_server *srv, uint64_t now) {
     }
 }
 
+/* What the watchdog has logged so far: the first cut or refusal is logged at once, the
+ * next ones at most every LOG_EVERY_NS, the rest when the server stops. */
+typedef struct log_state {
+    uint64_t at, cut[PH_SENDING + 1], refused;
+} log_state;
+
+static void log_counts(ext_server *srv, log_state *l, uint64_t now, bool force) {
+    uint64_t refused = atomic_load(&srv->refused);
+    uint64_t h = srv->cut[PH_HEADERS] - l->cut[PH_HEADERS], b = srv->cut[PH_BODY] - l->cut[PH_BODY],
+             s = srv->cut[PH_SENDING] - l->cut[PH_SENDING], r = refused - l->refused;
+    if (!(h || b || s || r) || (!force && l->at && now - l->at < LOG_EVERY_NS)) return;
+    if (h || b || s)
+        fprintf(stderr,
+                "dralloc serve: http: closed %llu connections slower than --request-timeout %.3gs (%llu sending "
+                "headers, %llu sending a body: 408, %llu not reading the answer)\n",
+                (unsigned long long)(h + b + s), (double)srv->request_timeout_ns / 1e9, (unsigned long long)h,
+                (unsigned long long)b, (unsigned long long)s);
+    if (r)
+        fprintf(stderr, "dralloc serve: http: refused %llu connections past --max-connections %u\n",
+                (unsigned long long)r, srv->conn_limit);
+    memcpy(l->cut, srv->cut, sizeof l->cut);
+    l->refused = refused;
+    l->at = now;
+}
+
 static void *watchdog_main(void *arg) {
     ext_server *srv = arg;
-    uint64_t logged_at = 0, cut_logged[PH_SENDING + 1] = {0}, refused_logged = 0;
+    log_state l = {0};
     pthread_mutex_lock(&srv->lock);
     while (!srv->stop) {
         uint64_t now = now_ns();
         watch_once(srv, now);
-        uint64_t refused = atomic_load(&srv->refused);
-        uint64_t h = srv->cut[PH_HEADERS] - cut_logged[PH_HEADERS], b = srv->cut[PH_BODY] - cut_logged[PH_BODY],
-                 s = srv->cut[PH_SENDING] - cut_logged[PH_SENDING], r = refused - refused_logged;
-        if ((h || b || s || r) && (!logged_at || now - logged_at >= LOG_EVERY_NS)) {
-            if (h || b || s)
-                fprintf(stderr,
-                        "dralloc serve: http: closed %llu connections slower than --request-timeout %.3gs (%llu "
-                        "sending headers, %llu sending a body: 408, %llu not reading the answer)\n",
-                        (unsigned long long)(h + b + s), (double)srv->request_timeout_ns / 1e9,
-                        (unsigned long long)h, (unsigned long long)b, (unsigned long long)s);
-            if (r)
-                fprintf(stderr, "dralloc serve: http: refused %llu connections past --max-connections %u\n",
-                        (unsigned long long)r, srv->conn_limit);
-            memcpy(cut_logged, srv->cut, sizeof cut_logged);
-            refused_logged = refused;
-            logged_at = now;
-        }
+        log_counts(srv, &l, now, false);
         uint64_t at = now_ns() + WATCH_TICK_NS;   /* the condition waits on CLOCK_MONOTONIC */
         struct timespec ts = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)};
         pthread_cond_timedwait(&srv->wake, &srv->lock, &ts);
     }
+    log_counts(srv, &l, now_ns(), true);
     pthread_mutex_unlock(&srv->lock);
     return NULL;
 }
@@ -452,13 +462,16 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
 void ext_server_stop(ext_server *srv, unsigned grace_ms) {
     if (!srv) return;
     /* no new connections; the ones open finish what they are doing (the watchdog keeps
-     * cutting the late ones meanwhile) */
+     * cutting the late ones meanwhile). The listening socket stops listening at once (a
+     * new client is refused) but is closed only after the daemon: MHD's threads may still
+     * be taking it out of their epoll sets, and a closed fd there is an MHD_PANIC. */
     MHD_socket ls = MHD_quiesce_daemon(srv->d);
-    if (ls != MHD_INVALID_SOCKET) close(ls);
+    if (ls != MHD_INVALID_SOCKET) shutdown(ls, SHUT_RDWR);
     struct timespec tick = {0, 5 * 1000 * 1000};
     for (unsigned waited = 0; atomic_load(&srv->inflight) > 0 && waited < grace_ms; waited += 5)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(srv->d);
+    if (ls != MHD_INVALID_SOCKET) close(ls);
     if (srv->watchdog_started) {
         pthread_mutex_lock(&srv->lock);
         srv->stop = true;

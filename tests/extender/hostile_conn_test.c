@@ -161,7 +161,7 @@ static void *drip_main(void *arg) {
 }
 
 /* 500 slow clients connected: 200 send their headers a byte every 250 ms, 200 their
- * body, 100 stop after ten bytes of body. Meanwhile 100 /filter requests on fresh
+ * body, 100 stop after ten bytes of body. Meanwhile 50 to 100 /filter requests on fresh
  * connections are answered with p99 < 200 ms, and a client sending a whole request in
  * 20 pieces over 2 s (slow, but within the deadline) gets its answer. The dripping
  * headers are cut at --request-timeout (4 s) after their connection opened, the
@@ -194,16 +194,19 @@ Test(hostile_conn, slowloris) {
     pthread_create(&t, NULL, drip_main, &d);
     usleep(200000);
 
-    /* others are answered quickly meanwhile */
+    /* others are answered quickly meanwhile: 100 requests, or as many as fit before the
+     * first cuts (a loaded machine), at least 50 */
     enum { R = 100 };
     double lat[R];
-    for (int i = 0; i < R; i++) lat[i] = timed_filter(&s, good, len);
-    qsort(lat, R, sizeof *lat, cmp_double);
-    cr_log_info("/filter beside 500 slow clients: p50 %.1f ms, p99 %.1f ms, max %.1f ms", lat[R / 2], lat[R - 2],
-                lat[R - 1]);
-    cr_assert_lt(lat[R - 2], 200.0, "p99 %.1f ms with 500 slow clients connected", lat[R - 2]);
+    int n = 0;
+    while (n < R && (n < 50 || now_s() - c[0].opened < 3.0)) lat[n++] = timed_filter(&s, good, len);
+    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    int p99 = (99 * n + 99) / 100 - 1;
+    cr_log_info("%d /filter beside 500 slow clients: p50 %.1f ms, p99 %.1f ms, max %.1f ms", n, lat[n / 2], lat[p99],
+                lat[n - 1]);
+    cr_assert_lt(lat[p99], 200.0, "p99 %.1f ms with 500 slow clients connected", lat[p99]);
     double waited = now_s() - c[0].opened;
-    cr_assert_lt(waited, 3.5, "the fast requests took too long (%.1f s) to test anything", waited);
+    cr_assert_lt(waited, 3.9, "the fast requests took too long (%.1f s) to test anything", waited);
 
     /* slow but in time: the whole request in 20 pieces, 100 ms apart */
     int fd = dial(&s);
@@ -262,7 +265,8 @@ Test(hostile_conn, slowloris) {
 /* A client that pipelines 1,000 GET /metrics (15 KB answers) and reads none of them
  * holds an answer half-sent: with the idle timeout off it would hold it forever;
  * --request-timeout closes it (the log says so), the stream ends short of the 1,000
- * answers, and others are still answered. A body that stops is answered 408. */
+ * answers, and others are still answered. A body that stops is answered 408 at
+ * --request-timeout, not before. */
 Test(hostile_conn, slow_reader) {
     set_nofile(0);
     srv s;
@@ -279,17 +283,20 @@ Test(hostile_conn, slow_reader) {
     strbuf req;
     sbuf_init(&req);
     for (int i = 0; i < PIPELINED; i++) sbuf_adds(&req, "GET /metrics HTTP/1.1\r\nHost: dralloc\r\n\r\n");
+    double t0 = now_s();
     send_all(fd, req.buf, req.len);
     sbuf_free(&req);
-    /* a body that stops, beside it: no idle timeout either */
+    /* the first cut is logged at once (the next ones within 10 s) */
+    while (!log_has(&s, "1 not reading the answer") && now_s() - t0 < 10) usleep(50000);
+    double cut = now_s() - t0;
+    cr_assert(log_has(&s, "1 not reading the answer"), "the slow reader was not cut in 10 s");
+    /* 2 s after the answer it stopped taking was queued, which is soon after t0 */
+    cr_assert(cut >= 1.95 && cut < 8, "the slow reader was cut after %.2f s, expected 2 s", cut);
+    /* a body that stops: no idle timeout either */
     int stall = dial(&s);
+    double t1 = now_s();
     const char *head = "POST /filter HTTP/1.1\r\nHost: dralloc\r\nContent-Length: 1000\r\n\r\n{\"Pod\":";
     send_all(stall, head, strlen(head));
-    double t0 = now_s();
-    while (!log_has(&s, "1 not reading the answer") && now_s() - t0 < 6) usleep(50000);
-    double cut = now_s() - t0;
-    cr_assert(log_has(&s, "1 not reading the answer"), "the slow reader was not cut in 6 s");
-    cr_assert(cut >= 1.9 && cut < 4.5, "the slow reader was cut after %.2f s, expected 2 s", cut);
     cr_assert_eq(th_http(&s, "GET", "/healthz", NULL, NULL), 200);
     /* what was sent before the cut can still be read; then the stream ends */
     size_t answers = 0, total = 0;
@@ -312,7 +319,9 @@ Test(hostile_conn, slow_reader) {
     cr_assert_lt(answers, PIPELINED);
     char r[512] = "";
     p.fd = stall;
-    cr_assert(poll(&p, 1, 3000) == 1, "the stalled body was not answered");
+    int wait = (int)((t1 + 6 - now_s()) * 1e3);
+    cr_assert(poll(&p, 1, wait > 0 ? wait : 0) == 1, "the stalled body was not answered in 6 s");
+    cr_assert_geq(now_s() - t1, 1.95, "the stalled body was answered after %.2f s", now_s() - t1);
     ssize_t k = recv(stall, r, sizeof r - 1, 0);
     cr_assert(k > 0 && !strncmp(r, "HTTP/1.1 408", 12), "stalled body: %s", k > 0 ? r : strerror(errno));
     close(stall);
@@ -348,7 +357,7 @@ Test(hostile_conn, idle_connections) {
     }
     cr_log_info("%d connections opened in %.2f s", IDLE, now_s() - t0);
     int held = 0;
-    for (int tries = 0; tries < 100 && (held = fd_count(s.pid) - base) < IDLE; tries++) usleep(20000);
+    for (int tries = 0; tries < 200 && (held = fd_count(s.pid) - base) < IDLE; tries++) usleep(10000);
     cr_assert_geq(held, IDLE, "the server holds %d of the %d connections", held, IDLE);
     double worst = 0;
     for (int i = 0; i < 20; i++) {
