@@ -108,7 +108,7 @@ static void phase_restart(conn *cn, int to) {
     }
 }
 
-/* ---- logging: MHD's messages and the watchdog's, at most a few a second --------------- */
+/* ---- logging: MHD's messages at most 20 per 10 s, the watchdog's counts -------------- */
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
