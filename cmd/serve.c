@@ -42,7 +42,11 @@ static int usage(FILE *f) {
             "  --max-depth N          JSON nesting limit (default %d; 400 beyond)\n"
             "  --max-nodes N          nodes per request (default %d; 400 beyond)\n"
             "  --conn-timeout DUR     close idle connections after this long (default 10s)\n"
-            "  --max-connections N    simultaneous connections (default 1000)\n"
+            "  --request-timeout DUR  a request's headers and body must arrive, and its answer be read,\n"
+            "                         within this, counted from the connection's opening or previous answer\n"
+            "                         (default 30s; longer than --conn-timeout; 0: none): late headers or\n"
+            "                         answers are cut, a late body answered 408\n"
+            "  --max-connections N    simultaneous connections (default 1000); past it new ones are closed\n"
             "  -v, --verbose          log one line per filter/prioritize request\n\n"
             "Live mode (instead of --snapshot): list+watch a kube-apiserver\n"
             "  --kubeconfig FILE      kubeconfig (with --context NAME); in a pod the service account is used\n"
@@ -92,7 +96,8 @@ bad:
 int cmd_serve(int argc, char **argv) {
     ext_config cfg;
     ext_config_default(&cfg);
-    ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = 10, .conn_limit = 1000};
+    ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = EXT_DEFAULT_CONN_TIMEOUT_S,
+                          .conn_limit = EXT_DEFAULT_MAX_CONNECTIONS, .request_timeout_ms = EXT_DEFAULT_REQUEST_TIMEOUT_MS};
     dra_features feat;
     dra_features_default(&feat);
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -141,14 +146,15 @@ int cmd_serve(int argc, char **argv) {
         } else if (!strcmp(a, "--max-connections")) {
             if (!parse_uint(a, val, 1, 100000, &v)) goto out;
             so.conn_limit = (unsigned)v, i++;
-        } else if (!strcmp(a, "--filter-budget") || !strcmp(a, "--conn-timeout")) {
+        } else if (!strcmp(a, "--filter-budget") || !strcmp(a, "--conn-timeout") || !strcmp(a, "--request-timeout")) {
             uint64_t ns;
-            if (!val || !ext_duration_parse(val, &ns)) {
-                fprintf(stderr, "dralloc serve: %s needs a Go duration (2s, 500ms, 1m)\n", a);
+            if (!val || !ext_duration_parse(val, &ns) || ns > 86400000000000ull) {
+                fprintf(stderr, "dralloc serve: %s needs a Go duration (2s, 500ms, 1m) up to 24h\n", a);
                 goto out;
             }
             if (!strcmp(a, "--filter-budget")) cfg.filter_budget_ns = ns;
-            else so.conn_timeout_s = (unsigned)((ns + 999999999) / 1000000000);
+            else if (!strcmp(a, "--conn-timeout")) so.conn_timeout_s = (unsigned)((ns + 999999999) / 1000000000);
+            else so.request_timeout_ms = (unsigned)((ns + 999999) / 1000000);
             i++;
         } else if (!strcmp(a, "--score")) {
             if (!val || !dra_score_mode_parse(val, &cfg.score)) {
@@ -203,6 +209,12 @@ int cmd_serve(int argc, char **argv) {
             usage(stderr);
             goto out;
         }
+    }
+
+    if (so.request_timeout_ms && so.conn_timeout_s && so.request_timeout_ms <= so.conn_timeout_s * 1000u) {
+        fprintf(stderr, "dralloc serve: --request-timeout must be longer than --conn-timeout (%us): it counts the "
+                        "keep-alive wait before a request\n", so.conn_timeout_s);
+        goto out;
     }
 
     /* the signals go to this thread only: every thread started below inherits the mask */
