@@ -657,7 +657,8 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 ensure_namespace(o);
                 if (jobs[i].pod) {
                     const char *entry = jobs[i].entries[k] ? jobs[i].entries[k] : "";
-                    if (c->from_template) dra_pod_binding_generated(&b, o, entry, entry_template(w, jobs[i].pod, entry));
+                    if (c->from_template)
+                        dra_pod_binding_generated(&b, o, entry, entry_template(w, jobs[i].pod, entry));
                     dra_pod_binding_reserve(&b, o, true);
                 }
                 json_array_append_new(items, o);

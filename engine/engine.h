@@ -243,7 +243,8 @@ void dra_pod_binding_free(dra_pod_binding *b);
  * pod's entry: generated name, generateName, the template's labels and annotations,
  * the pod-claim-name annotation, the pod as controlling owner (blockOwnerDeletion);
  * records the name in the pod's claim statuses. Returns the name (owned by claim). */
-const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const char *entry, const dra_claim_template *t);
+const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const char *entry,
+                                      const dra_claim_template *t);
 /* Makes `claim` the extended-resource claim kube-scheduler creates for the pod
  * (GenerateName "<pod>-extended-resources-", the pod as controller). */
 const char *dra_pod_binding_implicit(dra_pod_binding *b, json_t *claim);

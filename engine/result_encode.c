@@ -271,7 +271,8 @@ static void set_pod_owner(const dra_pod_binding *b, json_t *meta, bool block_own
     json_object_set_new(meta, "ownerReferences", refs);
 }
 
-const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const char *entry, const dra_claim_template *t) {
+const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const char *entry,
+                                      const dra_claim_template *t) {
     json_t *meta = meta_of(claim);
     char base[600], name[64];
     dra_pod_claim_generate_name(b->pod->name, entry, base, sizeof base);
@@ -292,7 +293,9 @@ const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const c
     json_t *st = NULL;
     size_t i;
     json_t *v;
-    json_array_foreach(b->claim_statuses, i, v) if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", entry)) st = v;
+    json_array_foreach(b->claim_statuses, i, v) {
+        if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", entry)) st = v;
+    }
     if (!st) json_array_append_new(b->claim_statuses, st = json_pack("{s:s}", "name", entry));
     json_object_set_new(st, "resourceClaimName", json_string(name));
     b->generated = true;
@@ -460,7 +463,9 @@ static const go_field F_ALLOCCFG[] = {{"source", GO_SCALAR, false, NULL},
                                       {"requests", GO_SLICE, true, NULL},
                                       {"opaque", GO_PTR, true, F_OPAQUE},
                                       END};
-static const go_field F_DEVALLOC[] = {{"results", GO_SLICE, true, F_RESULT}, {"config", GO_SLICE, true, F_ALLOCCFG}, END};
+static const go_field F_DEVALLOC[] = {{"results", GO_SLICE, true, F_RESULT},
+                                      {"config", GO_SLICE, true, F_ALLOCCFG},
+                                      END};
 static const go_field F_ALLOC[] = {{"devices", GO_STRUCT, true, F_DEVALLOC},
                                    {"nodeSelector", GO_PTR, true, F_NODESEL},
                                    {"allocationTimestamp", GO_PTR, true, NULL},
@@ -508,7 +513,8 @@ static void go_normalize(json_t *o, const go_field *fs) {
         if (f->kind == GO_STRUCT && (!v || json_is_null(v))) json_object_set_new(o, f->name, v = json_object());
         if (!v) {
             /* a nil slice or map without omitempty encodes as null */
-            if ((f->kind == GO_SLICE || f->kind == GO_MAP) && !f->omitempty) json_object_set_new(o, f->name, json_null());
+            if ((f->kind == GO_SLICE || f->kind == GO_MAP) && !f->omitempty)
+                json_object_set_new(o, f->name, json_null());
             continue;
         }
         if (f->omitempty && go_empty(v, f->kind)) {
