@@ -252,6 +252,9 @@ const char *dra_pod_binding_implicit(dra_pod_binding *b, json_t *claim);
  * pod (same UID), the finalizer when it allocated the claim now, the pod appended to
  * status.reservedFor, allocationTimestamp when b->now and unset. False: untouched. */
 bool dra_pod_binding_reserve(dra_pod_binding *b, json_t *claim, bool allocated_now);
+/* The same for another consumer ({apiGroup?, resource, name, uid}): a PodGroup's claim
+ * is reserved for the group (KEP-5729). */
+bool dra_pod_binding_reserve_for(dra_pod_binding *b, json_t *claim, bool allocated_now, const json_t *consumer);
 /* {apiVersion: v1, kind: Pod, metadata: {name, namespace, uid}, status: {...}}: the
  * claim statuses and, when given, status.extendedResourceClaimStatus. */
 json_t *dra_pod_binding_pod(const dra_pod_binding *b, const json_t *extended_status);

@@ -632,25 +632,36 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         dra_pod_binding_init(&b, w, pod, x, f->binding_conditions ? (now ? now : dra_rfc3339_utc(-1, clock)) : NULL,
                              NULL);
         json_t *claims = json_array(), *allocs = json_array(), *reused = json_array(), *reused_claims = json_array();
-        json_t *ers = NULL;
+        json_t *ers = NULL, *group = NULL;
+        if (pp.group) {
+            /* KEP-5729: a PodGroup's claim is reserved for the group as a whole */
+            char guid[37];
+            const char *u = dra_podgroup_uid(pp.group);
+            if (!u || !*u) dra_alloc_ctx_uuid(x, guid), u = guid;   /* as the API server would give it */
+            group = json_pack("{s:s, s:s, s:s, s:s}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups", "name",
+                              pod->group_name, "uid", u);
+        }
         for (size_t i = 0; i < pn.ntodo; i++) {
             const dra_claim *c = pn.todo[i];
             json_t *o = claim_object(c, i >= pn.nown, &pn.res[i]);
+            bool of_group = false;
             if (i >= pn.nown) {
                 const char *name = dra_pod_binding_implicit(&b, o);
                 /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
                 if (pn.request_mappings)
                     ers = json_pack("{s:O, s:s}", "requestMappings", pn.request_mappings, "resourceClaimName", name);
-            } else if (c->from_template) {
+            } else {
                 const dra_pod_claim *pc = &pod->claims[entry_of(&pp, c)];
                 const dra_claim *gc;
                 /* a PodGroup's claim is the PodGroup's, named by its controller */
-                if (!(pp.group && dra_podgroup_claim(w, &a, pp.group, pc, &gc)))
+                of_group = pp.group && dra_podgroup_claim(w, &a, pp.group, pc, &gc);
+                if (c->from_template && !of_group)
                     dra_pod_binding_generated(&b, o, pc->name ? pc->name : "",
                                               pc->template_name ? dra_world_find_template(w, pod->ns, pc->template_name)
                                                                 : NULL);
             }
-            dra_pod_binding_reserve(&b, o, true);
+            if (of_group) dra_pod_binding_reserve_for(&b, o, true, group);
+            else dra_pod_binding_reserve(&b, o, true);
             dra_claim_json_normalize(o);
             json_array_append_new(claims, o);
             json_array_append_new(allocs, dra_alloc_result_to_json(&pn.res[i]));
@@ -672,10 +683,14 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             json_t *m = json_object_get(o, "metadata");
             if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
                 json_object_set_new(m, "namespace", json_string(pp.pns));
-            dra_pod_binding_reserve(&b, o, false);
+            const dra_claim *gc;
+            if (pp.group && dra_podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
+                dra_pod_binding_reserve_for(&b, o, false, group);
+            else dra_pod_binding_reserve(&b, o, false);
             dra_claim_json_normalize(o);
             json_array_append_new(reused_claims, o);
         }
+        json_decref(group);
         out = json_object();
         if (ers) json_object_set_new(out, "podStatus", json_pack("{s:O}", "extendedResourceClaimStatus", ers));
         /* the pod itself when the control plane wrote into its status */

@@ -316,8 +316,8 @@ const char *dra_pod_binding_implicit(dra_pod_binding *b, json_t *claim) {
     return json_string_value(json_object_get(meta, "name"));
 }
 
-/* resourceclaim.IsReservedForPod: an entry with the pod's UID. */
-static bool reserved_for_pod(const json_t *status, const char *uid) {
+/* resourceclaim.IsReservedForPod: an entry with the consumer's UID. */
+static bool reserved_for(const json_t *status, const char *uid) {
     size_t i;
     json_t *v;
     json_array_foreach(json_object_get(status, "reservedFor"), i, v) {
@@ -328,10 +328,17 @@ static bool reserved_for_pod(const json_t *status, const char *uid) {
 }
 
 bool dra_pod_binding_reserve(dra_pod_binding *b, json_t *claim, bool allocated_now) {
+    json_t *pod = json_pack("{s:s, s:s, s:s}", "resource", "pods", "name", b->pod->name, "uid", b->uid);
+    bool done = dra_pod_binding_reserve_for(b, claim, allocated_now, pod);
+    json_decref(pod);
+    return done;
+}
+
+bool dra_pod_binding_reserve_for(dra_pod_binding *b, json_t *claim, bool allocated_now, const json_t *consumer) {
     json_t *st = json_object_get(claim, "status");
     if (!json_is_object(st)) json_object_set_new(claim, "status", st = json_object());
     /* PreBind calls bindClaim only for claims not reserved for the pod yet */
-    if (reserved_for_pod(st, b->uid)) return false;
+    if (reserved_for(st, json_string_value(json_object_get(consumer, "uid")) ?: "")) return false;
     if (allocated_now) {
         /* the finalizer goes in (a plain update) before the allocation is written */
         json_t *meta = meta_of(claim);
@@ -345,7 +352,7 @@ bool dra_pod_binding_reserve(dra_pod_binding *b, json_t *claim, bool allocated_n
     }
     json_t *rf = json_object_get(st, "reservedFor");
     if (!json_is_array(rf)) json_object_set_new(st, "reservedFor", rf = json_array());
-    json_array_append_new(rf, json_pack("{s:s, s:s, s:s}", "resource", "pods", "name", b->pod->name, "uid", b->uid));
+    json_array_append_new(rf, json_deep_copy(consumer));
     json_t *alloc = json_object_get(st, "allocation");
     if (b->now && json_is_object(alloc) && json_is_null(json_object_get(alloc, "allocationTimestamp") ?: json_null()))
         json_object_set_new(alloc, "allocationTimestamp", json_string(b->now));
