@@ -383,6 +383,14 @@ static void new_share_id(dra_alloc_ctx *x, char *buf) {
              (unsigned long long)((b >> 16) & 0xffffffffffffull));
 }
 
+uint64_t dra_alloc_ctx_random(dra_alloc_ctx *x) {
+    return splitmix64(x->rng++);
+}
+
+void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]) {
+    new_share_id(x, buf);
+}
+
 static void undo_constraints(dra_claim_state *cs, const dra_req_data *rd, uint32_t upto) {
     for (uint32_t k = upto; k-- > 0;)
         if (rd->applies[k]) dra_cons_remove(&cs->cons[k]);

@@ -572,8 +572,15 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
     return o;
 }
 
+/* The entry of the pod a claim to allocate stands for (the first, when several name it). */
+static uint32_t entry_of(const dra_podplan *pp, const dra_claim *c) {
+    uint32_t k = 0;
+    while (k < pp->pod->nclaims && pp->claims[k] != c) k++;
+    return k;
+}
+
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
-                         dra_allocated *st) {
+                         dra_allocated *st, dra_alloc_ctx *xin, const char *now) {
     arena a;
     arena_init(&a, 0);
     dra_podplan pp;
@@ -614,13 +621,49 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             goto done;
         }
     }
-    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx *x = xin ? xin : dra_alloc_ctx_new();
     dra_podnode pn;
     dra_podplan_try(&pp, node, v, st, x, &a, &pn);
     if (pn.status == DRA_ALLOC_OK) {
-        json_t *claims = json_array(), *allocs = json_array(), *reused = json_array();
+        /* the claims as the control plane leaves them once the pod is bound
+         * (result_encode.c): generated names, owner, finalizer, reservedFor */
+        char clock[32];
+        dra_pod_binding b;
+        dra_pod_binding_init(&b, w, pod, x, f->binding_conditions ? (now ? now : dra_rfc3339_utc(-1, clock)) : NULL,
+                             NULL);
+        json_t *claims = json_array(), *allocs = json_array(), *reused = json_array(), *reused_claims = json_array();
+        json_t *ers = NULL, *group = NULL;
+        if (pp.group) {
+            /* KEP-5729: a PodGroup's claim is reserved for the group as a whole */
+            char guid[37];
+            const char *u = dra_podgroup_uid(pp.group);
+            if (!u || !*u) dra_alloc_ctx_uuid(x, guid), u = guid;   /* as the API server would give it */
+            group = json_pack("{s:s, s:s, s:s, s:s}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups", "name",
+                              pod->group_name, "uid", u);
+        }
         for (size_t i = 0; i < pn.ntodo; i++) {
-            json_array_append_new(claims, claim_object(pn.todo[i], i >= pn.nown, &pn.res[i]));
+            const dra_claim *c = pn.todo[i];
+            json_t *o = claim_object(c, i >= pn.nown, &pn.res[i]);
+            bool of_group = false;
+            if (i >= pn.nown) {
+                const char *name = dra_pod_binding_implicit(&b, o);
+                /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
+                if (pn.request_mappings)
+                    ers = json_pack("{s:O, s:s}", "requestMappings", pn.request_mappings, "resourceClaimName", name);
+            } else {
+                const dra_pod_claim *pc = &pod->claims[entry_of(&pp, c)];
+                const dra_claim *gc;
+                /* a PodGroup's claim is the PodGroup's, named by its controller */
+                of_group = pp.group && dra_podgroup_claim(w, &a, pp.group, pc, &gc);
+                if (c->from_template && !of_group)
+                    dra_pod_binding_generated(&b, o, pc->name ? pc->name : "",
+                                              pc->template_name ? dra_world_find_template(w, pod->ns, pc->template_name)
+                                                                : NULL);
+            }
+            if (of_group) dra_pod_binding_reserve_for(&b, o, true, group);
+            else dra_pod_binding_reserve(&b, o, true);
+            dra_claim_json_normalize(o);
+            json_array_append_new(claims, o);
             json_array_append_new(allocs, dra_alloc_result_to_json(&pn.res[i]));
             if (st) dra_allocated_add_result(st, &pn.res[i], f->consumable_capacity);
         }
@@ -632,22 +675,34 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             bool seen = false;
             for (size_t i = 0; i < json_array_size(reused); i++)
                 seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);
-            if (!seen) json_array_append_new(reused, json_string(ref));
+            if (seen) continue;
+            json_array_append_new(reused, json_string(ref));
+            /* an allocated claim gets the pod appended to its reservedFor */
+            json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
+            if (!o) continue;
+            json_t *m = json_object_get(o, "metadata");
+            if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
+                json_object_set_new(m, "namespace", json_string(pp.pns));
+            const dra_claim *gc;
+            if (pp.group && dra_podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
+                dra_pod_binding_reserve_for(&b, o, false, group);
+            else dra_pod_binding_reserve(&b, o, false);
+            dra_claim_json_normalize(o);
+            json_array_append_new(reused_claims, o);
         }
+        json_decref(group);
         out = json_object();
-        if (pn.request_mappings) {
-            /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
-            char name[600];
-            snprintf(name, sizeof name, "%s", pn.todo[pn.ntodo - 1]->name);
-            json_object_set_new(out, "podStatus",
-                                json_pack("{s:{s:O, s:s}}", "extendedResourceClaimStatus", "requestMappings",
-                                          pn.request_mappings, "resourceClaimName", name));
-        }
+        if (ers) json_object_set_new(out, "podStatus", json_pack("{s:O}", "extendedResourceClaimStatus", ers));
+        /* the pod itself when the control plane wrote into its status */
+        if (ers || b.generated) json_object_set_new(out, "pod", dra_pod_binding_pod(&b, ers));
+        json_decref(ers);
         json_object_set_new(out, "claims", claims);
         json_object_set_new(out, "allocations", allocs);
         json_object_set_new(out, "reused", reused);
+        json_object_set_new(out, "reusedClaims", reused_claims);
         json_object_set_new(out, "devicePlugin", pn.device_plugin ? pn.device_plugin : json_object());
         pn.device_plugin = NULL;
+        dra_pod_binding_free(&b);
     } else if (pn.status == DRA_ALLOC_ERROR) {
         out = outcome_error(pn.reason);
     } else {
@@ -655,7 +710,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
     }
     json_decref(pn.device_plugin);
     json_decref(pn.request_mappings);
-    dra_alloc_ctx_free(x);
+    if (x != xin) dra_alloc_ctx_free(x);
 done:
     dra_nodeview_free(v);
     arena_free(&a);

@@ -130,13 +130,22 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
                      dra_alloc_ctx *x, arena *a, dra_podnode *out);
 
 /* Allocates what the pod needs on the node (the CLI's and the pod cases' entry). Returns
- *   {"claims": [ResourceClaim with status.allocation...], "allocations": [AllocationResult...],
- *    "reused": ["ns/name"...], "devicePlugin": {...}}  on success (lists may be empty);
+ *   {"claims": [ResourceClaim...], "allocations": [AllocationResult...],
+ *    "reused": ["ns/name"...], "reusedClaims": [ResourceClaim...], "devicePlugin": {...},
+ *    "pod": Pod, "podStatus": {...}}                   on success (lists may be empty);
  *   {"unsatisfiable": true, "reason": "..."}            when the pod does not fit the node;
  *   {"error": "..."}                                    when it cannot be scheduled anywhere.
- * `st` (may be NULL) receives the new allocations. */
+ * The claims are as the control plane leaves them once the pod is bound
+ * (dra_pod_binding): the new ones allocated, named (template and implicit claims:
+ * generated names from x) and reserved for the pod; reusedClaims the already
+ * allocated ones the pod uses, the pod appended to their reservedFor. "pod" (the pod
+ * with its status.resourceClaimStatuses and extendedResourceClaimStatus) and
+ * "podStatus" (the latter) only when the control plane wrote into the pod's status.
+ * x (may be NULL: a fresh one) is the allocation context and the random source;
+ * `now` (NULL: the clock) is the allocationTimestamp, set when both binding gates
+ * are on. `st` (may be NULL) receives the new allocations. */
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
-                         dra_allocated *st);
+                         dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* An allocator case with a "pod" (testdata/README.md). */
 json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, err *e);

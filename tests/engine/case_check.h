@@ -51,9 +51,14 @@ static inline bool cc_claim_names_match(const json_t *want, const json_t *claims
     }
     for (size_t i = 0; i < json_array_size(want); i++) {
         const json_t *m = json_object_get(json_array_get(claims, i), "metadata");
+        /* a generated name (random suffix) is compared by its GenerateName, less the hyphen */
+        const char *gen = json_string_value(json_object_get(m, "generateName"));
+        size_t glen = gen ? strlen(gen) : 0;
         char got[512];
-        snprintf(got, sizeof got, "%s/%s", json_string_value(json_object_get(m, "namespace")) ?: "default",
-                 json_string_value(json_object_get(m, "name")));
+        if (gen) snprintf(got, sizeof got, "%s/%.*s", json_string_value(json_object_get(m, "namespace")) ?: "default",
+                          (int)(glen && gen[glen - 1] == '-' ? glen - 1 : glen), gen);
+        else snprintf(got, sizeof got, "%s/%s", json_string_value(json_object_get(m, "namespace")) ?: "default",
+                      json_string_value(json_object_get(m, "name")));
         if (strcmp(got, json_string_value(json_array_get(want, i)))) {
             snprintf(why, n, "claim %zu: want %s, got %s", i, json_string_value(json_array_get(want, i)), got);
             return false;
