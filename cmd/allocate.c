@@ -66,7 +66,9 @@ static int usage(FILE *f) {
             "  -n, --namespace NS namespace of --claim/--pod names without one; only claims and\n"
             "                     pods of NS are allocated\n"
             "  -o, --output FMT   yaml (default) or json\n"
-            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s)\n"
+            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s; 0: never);\n"
+            "                     default 10s, kube-scheduler's filterTimeout (none with\n"
+            "                     --feature-gates DRASchedulerFilterTimeout=false)\n"
             "  --strict           unknown fields and documents without kind are errors, not warnings\n"
             "  Flags take their value as --flag VALUE or --flag=VALUE.\n"
             "\n"
@@ -499,12 +501,17 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
     return w;
 }
 
+/* Without --timeout, kube-scheduler's: filterTimeout's 10 s default with the
+ * DRASchedulerFilterTimeout gate on (its default), no limit with it off. */
+static int64_t filter_timeout_default(const dra_features *f) { return f->filter_timeout ? DRA_FILTER_TIMEOUT_DEFAULT_NS : 0; }
+
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
                      const char *gates, const char *only_ns, int64_t timeout_ns, const uint64_t *seed,
                      const char *clock_now) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, &f);
     if (!w) return 2;
+    if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     /* kube-scheduler sets allocationTimestamp only with both binding gates on */
     const char *now = f.binding_conditions ? clock_now : NULL;
     err e;
@@ -706,10 +713,11 @@ out:
 /* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
 
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
-                   const char *only_ns, const uint64_t *seed, const char *now) {
+                   const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, &f);
     if (!w) return 2;
+    if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     char ns[256];
     snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
     const char *name = pod_ref, *sl = strchr(pod_ref, '/');
@@ -729,6 +737,8 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
     dra_alloc_ctx *x = dra_alloc_ctx_new();
     if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
+    /* the pod's allocation on the node, bounded as kube-scheduler bounds its Filter */
+    dra_alloc_ctx_set_deadline(x, timeout_ns > 0 ? dra_monotonic_ns() + (uint64_t)timeout_ns : 0, NULL);
     json_t *out = dra_pod_allocate(w, pod, node, &f, st, x, now);
     dra_alloc_ctx_free(x);
     int rc = 0;
@@ -889,7 +899,7 @@ int cmd_allocate(int argc, char **argv) {
         }
     }
     bool yaml = true;
-    int64_t timeout_ns = 0;
+    int64_t timeout_ns = -1;   /* -1: kube-scheduler's default (filter_timeout_default) */
     char msg[256];
     if (bad) goto done;
     if (output && strcmp(output, "yaml") && strcmp(output, "json")) {
@@ -908,9 +918,12 @@ int cmd_allocate(int argc, char **argv) {
             goto done;
         }
     }
-    if (timeout && (!parse_go_duration(timeout, &timeout_ns, msg, sizeof msg) || timeout_ns < 0)) {
-        fprintf(stderr, "dralloc allocate: --timeout: %s\n", timeout_ns < 0 ? "must not be negative" : msg);
-        goto done;
+    if (timeout) {
+        bool parsed = parse_go_duration(timeout, &timeout_ns, msg, sizeof msg);
+        if (!parsed || timeout_ns < 0) {
+            fprintf(stderr, "dralloc allocate: --timeout: %s\n", parsed ? "must not be negative" : msg);
+            goto done;
+        }
     }
     if (fixture) {
         rc = run_fixture(fixture);
@@ -923,10 +936,6 @@ int cmd_allocate(int argc, char **argv) {
     if (!nfiles || !node) {
         fprintf(stderr, "dralloc allocate: required flag(s) %s%s%s not set\nRun 'dralloc allocate --help' for usage.\n",
                 nfiles ? "" : "\"filename\"", !nfiles && !node ? ", " : "", node ? "" : "\"node\"");
-        goto done;
-    }
-    if (pod && timeout) {
-        fprintf(stderr, "dralloc allocate: --timeout is not supported with --pod yet\n");
         goto done;
     }
     dra_input_configure(warn_stderr, NULL, strict);
@@ -948,7 +957,7 @@ int cmd_allocate(int argc, char **argv) {
         char *end = NULL;
         long long t = sde && *sde ? strtoll(sde, &end, 10) : -1;
         dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, now);
-        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns, seed_text ? &seed : NULL, now);
+        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL, now);
         else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL, now);
     }
     for (int i = 0; i < nfiles; i++)

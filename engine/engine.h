@@ -53,7 +53,13 @@ typedef struct dra_features {
     bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
     bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
     bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
+    bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
+                                 * DynamicResourcesArgs.filterTimeout (10 s unless set; the
+                                 * caller applies it, see DRA_FILTER_TIMEOUT_DEFAULT_NS) */
 } dra_features;
+
+/* kube-scheduler's DynamicResourcesFilterTimeoutDefault: 10 s per node and pod. */
+#define DRA_FILTER_TIMEOUT_DEFAULT_NS (10 * 1000000000ll)
 
 /* Kubernetes 1.37 defaults. */
 void dra_features_default(dra_features *f);

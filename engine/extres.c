@@ -703,7 +703,8 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         json_object_set_new(out, "devicePlugin", pn.device_plugin ? pn.device_plugin : json_object());
         pn.device_plugin = NULL;
         dra_pod_binding_free(&b);
-    } else if (pn.status == DRA_ALLOC_ERROR) {
+    } else if (pn.status == DRA_ALLOC_ERROR || pn.status == DRA_ALLOC_TIMEOUT) {
+        /* a timeout is an Error, so the pod is retried (kubernetes#137607) */
         out = outcome_error(pn.reason);
     } else {
         out = outcome_unsat(pn.reason);

@@ -136,6 +136,23 @@ Test(cli, timeout_stops_a_long_search) {
     cr_assert(strstr(err_text, "time: unknown unit \"x\" in duration \"2x\""), "%s", err_text);
     cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --timeout 1m30s"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "no combination of available devices"), "%s", err_text);
+    /* --pod too: the pod's allocation on the node is bounded; a timeout is an Error
+     * (kubernetes#137607), so the pod would be retried */
+    FILE *fp = fopen("/tmp/dralloc-cli-slow.yaml", "a");
+    fputs("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: u-1}\n"
+          "spec:\n  containers: [{name: c, image: x}]\n  resourceClaims: [{name: g, resourceClaimName: c}]\n",
+          fp);
+    fclose(fp);
+    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p --timeout 1ns"), 1, "%s", err_text);
+    cr_assert(strstr(err_text, "Pod default/p: cannot be scheduled: timed out trying to allocate devices"), "%s",
+              err_text);
+    /* the default is kube-scheduler's filterTimeout (10 s), or none with its gate off */
+    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
+    cr_assert(strstr(err_text, "does not fit node node-1"), "%s", err_text);
+    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p "
+                     "--feature-gates DRASchedulerFilterTimeout=false"),
+                 1, "%s", err_text);
+    cr_assert(strstr(err_text, "does not fit node node-1"), "%s", err_text);
     remove("/tmp/dralloc-cli-slow.yaml");
 }
 
