@@ -750,6 +750,9 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     } else if (json_object_get(out, "unsatisfiable")) {
         fprintf(stderr, "Pod %s/%s: does not fit node %s: %s\n", ns, name, node_name,
                 json_string_value(json_object_get(out, "reason")));
+        /* the per-request reasons, each claim once (the reason above names the pod) */
+        const char *why = json_string_value(json_object_get(out, "explanation"));
+        if (why) fputs(why, stderr);
         rc = 1;
     } else {
         json_array_foreach(json_object_get(out, "reused"), i, v)

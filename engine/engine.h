@@ -199,6 +199,10 @@ uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);
 
 /* Records a fresh allocation result as allocated (for allocating claim after claim). */
 void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity);
+/* The same, remembering `holder` as the claim that holds the devices, so a later
+ * explanation can name it ("held by claim ns/name"); holder must live as long as s. */
+void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
+                                 bool consumable_capacity);
 
 /* ---- encoding --------------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 
 #include "base/hash.h"
 #include "engine/decode_util.h"
+#include "engine/explain.h"
 #include "engine/nodefit.h"
 #include "engine/podgroup.h"
 #include "engine/world.h"
@@ -392,42 +393,6 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
     return c;
 }
 
-/* dra_alloc_explain's lines as one short line for a FailedNodes message (kube-scheduler
- * puts it in the pod's FailedScheduling event, once per node): the node line only
- * when it reports incomplete or invalid pools (the node is the message's key), each
- * request as "claim NS/NAME request R: wants N, M match CLASS, F free". */
-static void explain_line(dra_alloc_ctx *x, char *buf, size_t n) {
-    char tmp[4096];
-    dra_alloc_explain(x, tmp, sizeof tmp);
-    static const char *const from[] = {", request ", " device(s) match class ", " and the selectors, ",
-                                       " of them not allocated yet", "  claim "};
-    static const char *const to[] = {" request ", " match ", ", ", " free", "claim "};
-    size_t o = 0;
-    const char *line = tmp;
-    bool first = true;
-    while (*line && o + 1 < n) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        bool keep = !first || memmem(line, len, "incomplete", 10) || memmem(line, len, "invalid", 7);
-        if (keep) {
-            if (o && o + 2 < n) buf[o++] = ';', buf[o++] = ' ';
-            for (size_t i = 0; i < len && o + 1 < n;) {
-                size_t k = 0;
-                while (k < ARRAY_SIZE(from) && strncmp(line + i, from[k], strlen(from[k]))) k++;
-                if (k < ARRAY_SIZE(from) && i + strlen(from[k]) <= len) {
-                    for (const char *t = to[k]; *t && o + 1 < n; t++) buf[o++] = *t;
-                    i += strlen(from[k]);
-                } else {
-                    buf[o++] = line[i++];
-                }
-            }
-        }
-        first = false;
-        line += len + (end ? 1 : 0);
-    }
-    buf[o < n ? o : n - 1] = '\0';
-}
-
 void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
                      dra_alloc_ctx *x, arena *a, dra_podnode *out) {
     memset(out, 0, sizeof *out);
@@ -503,9 +468,14 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
     case DRA_ALLOC_OK:
         return;
     case DRA_ALLOC_UNSAT: {
-        char why[400];
-        explain_line(x, why, sizeof why);
-        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %s", why);
+        char why[sizeof out->reason];
+        dra__explain_short(x, why, sizeof why);
+        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+        if (pp->explain) {
+            char *text = arena_alloc(a, 16384);
+            dra_alloc_explain(x, text, 16384);
+            out->explanation = text;
+        }
         /* Unresolvable when no change in usage could help: it fails with nothing in use. */
         if (st && pp->classify) {
             err e2;
@@ -518,7 +488,13 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
         out->res = NULL;
         return;
     }
-    case DRA_ALLOC_NODE_ERROR:
+    case DRA_ALLOC_NODE_ERROR: {
+        /* which pools and why, after Kubernetes' text */
+        char why[sizeof out->reason];
+        dra__explain_pools(x, why, sizeof why);
+        snprintf(out->reason, sizeof out->reason, "%.100s%s%.400s", ae.msg, why[0] ? ": " : "", why);
+        return;
+    }
     case DRA_ALLOC_ERROR:
     case DRA_ALLOC_TIMEOUT:
         snprintf(out->reason, sizeof out->reason, "%.500s", ae.msg);
@@ -585,6 +561,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
     arena_init(&a, 0);
     dra_podplan pp;
     dra_podplan_init(&pp, w, f, pod, &a);
+    pp.explain = true;
     err e;
     err_clear(&e);
     dra_nodeview *v = NULL;
@@ -665,7 +642,10 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             dra_claim_json_normalize(o);
             json_array_append_new(claims, o);
             json_array_append_new(allocs, dra_alloc_result_to_json(&pn.res[i]));
-            if (st) dra_allocated_add_result(st, &pn.res[i], f->consumable_capacity);
+            /* the world's claims outlive st and are named in later explanations; claims
+             * made here (templates, the implicit one) die with this call */
+            const dra_claim *held = i < pn.nown && !pn.todo[i]->from_template ? pn.todo[i] : NULL;
+            if (st) dra_allocated_add_result_of(st, &pn.res[i], held, f->consumable_capacity);
         }
         for (uint32_t k = 0; k < pod->nclaims; k++) {
             const dra_claim *c = pp.claims[k];
@@ -708,6 +688,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         out = outcome_error(pn.reason);
     } else {
         out = outcome_unsat(pn.reason);
+        if (pn.explanation) json_object_set_new(out, "explanation", json_string(pn.explanation));
     }
     json_decref(pn.device_plugin);
     json_decref(pn.request_mappings);

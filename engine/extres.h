@@ -103,6 +103,9 @@ typedef struct dra_podplan {
     /* tell unschedulable from unresolvable after a failed allocation (a second search
      * with nothing in use); planning does not need it and skips the cost */
     bool classify;
+    /* keep the long explanation of a failed allocation (dra_podnode.explanation): the
+     * CLI prints it; the extender and planning need only the short reason */
+    bool explain;
 } dra_podplan;
 
 /* Resolves the pod's claims against the world; memory from a. */
@@ -112,6 +115,7 @@ typedef struct dra_podnode {
     dra_alloc_status status;         /* DRA_ALLOC_* of the whole pod on the node */
     bool unresolvable;               /* fails whatever the usage (selector mismatch, missing device) */
     char reason[512];
+    const char *explanation;         /* after a failed allocation, with pp->explain: dra_alloc_explain's text */
     /* on success: the claims allocated (todo[i] → res[i]), the implicit claim last */
     const dra_claim **todo;
     size_t ntodo, nown;

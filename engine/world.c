@@ -548,6 +548,7 @@ dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w) {
     hmap_copy(&s->devices, &src->devices);
     hmap_copy(&s->shared, &src->shared);
     hmap_copy(&s->capacity, &src->capacity);
+    hmap_copy(&s->holders, &src->holders);
     s->caps.n = s->caps.cap = src->caps.n;
     s->caps.v = xmalloc((src->caps.n ? src->caps.n : 1) * sizeof *s->caps.v);
     for (size_t i = 0; i < src->caps.n; i++) {
@@ -581,6 +582,7 @@ dra_allocated *dra_allocated_new(dra_world *w) {
     hmap_init(&s->devices);
     hmap_init(&s->shared);
     hmap_init(&s->capacity);
+    hmap_init(&s->holders);
     return s;
 }
 
@@ -589,6 +591,7 @@ void dra_allocated_free(dra_allocated *s) {
     hmap_free(&s->devices);
     hmap_free(&s->shared);
     hmap_free(&s->capacity);
+    hmap_free(&s->holders);
     for (size_t i = 0; i < s->caps.n; i++) caps_release(s->caps.v[i]);
     free(s->free_caps.v);
     free(s->caps.v);
@@ -685,7 +688,8 @@ static uint64_t result_key(intern_table *names, const dra_device_result *r) {
     return dra_device_key(pk, intern_cstr(names, r->device));
 }
 
-void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
+/* The results of c, held by `holder` (NULL: not recorded). */
+static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *holder, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
         const dra_device_result *r = &c->alloc_results[i];
@@ -693,15 +697,19 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
         /* keys come from the intern table only: the world's arena stays untouched, so
          * allocated states can be built while other threads read the world */
         uint64_t k = result_key(s->w->names, r);
+        bool ins;
         if (consumable_capacity && r->share_id) {
-            bool ins;
             (*hmap_upsert(&s->shared, k, 0, &ins))++;
             for (uint32_t j = 0; j < r->nconsumed; j++) add_capacity_key(s, k, r->consumed[j].key, &r->consumed[j].value);
         } else {
-            bool ins;
             (*hmap_upsert(&s->devices, k, 0, &ins))++;
         }
+        if (holder) hmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
     }
+}
+
+void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
+    add_results(s, c, c, consumable_capacity);
 }
 
 static void count_down(hmap *m, uint64_t k) {
@@ -718,6 +726,8 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
         const dra_device_result *r = &c->alloc_results[i];
         if (r->admin_access == 1) continue;
         uint64_t k = result_key(s->w->names, r);
+        uint64_t h;
+        if (hmap_get(&s->holders, k, &h) && h == (uint64_t)(uintptr_t)c) hmap_del(&s->holders, k);
         if (!(consumable_capacity && r->share_id)) {
             count_down(&s->devices, k);
             continue;
@@ -744,6 +754,11 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
 }
 
 void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity) {
+    dra_allocated_add_result_of(s, r, NULL, consumable_capacity);
+}
+
+void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
+                                 bool consumable_capacity) {
     dra_claim c = {.allocated = true, .alloc_results = r->results, .nalloc_results = r->nresults};
-    dra_allocated_add_claim(s, &c, consumable_capacity);
+    add_results(s, &c, holder, consumable_capacity);
 }

@@ -136,6 +136,12 @@ struct dra_allocated {
     hmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
     hmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
     hmap capacity;           /* device key → index+1 into caps */
+    /* device key → the claim holding it (const dra_claim *), for explanations only
+     * (explain.c: "held by claim ns/name"): the claim recorded last that is still
+     * there (a claim replaced by its next version is added before or after the old
+     * one is removed); results added without a claim record none. A claim recorded here lives
+     * at least as long as the state (the world's or the snapshot's objects). */
+    hmap holders;
     DRA_VEC(struct dra_alloc_caps *) caps;   /* NULL slots are free, listed in free_caps */
     DRA_VEC(uint32_t) free_caps;
 };
