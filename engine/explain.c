@@ -604,7 +604,7 @@ static void put_holders(dra_alloc_ctx *x, out *o, const req_ex *re, bool brief) 
     uint32_t shown = re->nholders < (brief ? 1u : 2u) ? re->nholders : (brief ? 1u : 2u);
     uint32_t more = re->nholders - shown;
     if (!re->nholders) {
-        put(o, "in use by other claims");
+        put(o, "already allocated");
         return;
     }
     put(o, "held by claim%s ", shown + more + (re->unknown_holder ? 1 : 0) > 1 && !brief ? "s" : "");
@@ -668,7 +668,7 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
         break;
     case K_CAP_MISSING: put(o, "lack capacity %s, which the request asks for", c->key); break;
     case K_CAP_POLICY:
-        put(o, "refuse %s of capacity %s (its requestPolicy)", qty_text(x, &c->want), c->key);
+        put(o, "have a requestPolicy for capacity %s that does not allow %s", c->key, qty_text(x, &c->want));
         break;
     case K_CAP_SMALL:
         put(o, "have %s of capacity %s, the request needs %s", qty_text(x, &c->left), c->key, qty_text(x, &c->want));

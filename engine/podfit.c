@@ -51,8 +51,10 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
     const dra_podplan *pp = &pr->pp;
     if (pp->error || pp->unresolvable || pp->group || !pp->needs_dra) return;
     uint64_t h = hash_u64(pr->pod.nclaims + 0x9E3779B97F4A7C15ull);
-    pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 1);
+    pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 2);
     pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", pp->pns, pr->pod.name);
+    /* the implicit claim of extended resources is the pod's too (extres.c names it) */
+    if (pr->pod.res) pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s-extended-resources", pp->pns, pr->pod.name);
     for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
         const dra_claim *c = pp->claims[k];
         uint64_t part;

@@ -669,17 +669,25 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
 
 /* ---- the fit memo ------------------------------------------------------------------------- */
 
+/* A character of an object name ("ns/name": lowercase RFC 1123 parts and '/'). */
+static bool name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '/' || c == '_';
+}
+
 char *dra__reason_template(const char *reason, const char *const *names, size_t nnames) {
     /* each name (longest first, so a claim named after its pod is not split) becomes
-     * \x01<index+1>; a stray \x01 in the text becomes '?' */
+     * \x01<index+1> where it stands as a whole name: another object whose name merely
+     * begins with one of them (a claim holding the devices, "ml/train-10-gpus" beside
+     * the pod "ml/train-1") keeps its name. A stray \x01 in the text becomes '?'. */
     size_t rl = strlen(reason);
     char *t = xmalloc(rl * 2 + 1);
     size_t o = 0;
     for (size_t i = 0; i < rl;) {
         size_t best = 0, bk = 0;
-        for (size_t k = 0; k < nnames && k < 200; k++) {
+        for (size_t k = 0; k < nnames && k < 200 && (i == 0 || !name_char(reason[i - 1])); k++) {
             size_t l = strlen(names[k]);
-            if (l > best && !strncmp(reason + i, names[k], l)) best = l, bk = k;
+            if (l > best && !strncmp(reason + i, names[k], l) && !name_char(reason[i + l])) best = l, bk = k;
         }
         if (best) {
             t[o++] = '\x01';

@@ -1,6 +1,7 @@
 /* case_check.h — shared by test_derived.c, test_extres.c and test_podgroup.c: run
  * every case of a testdata/ folder through dra_fixture_run and check the outcome
- * against "expect" — error (substring), unsatisfiable (+ "reason" substring),
+ * against "expect" — error (substring), unsatisfiable (+ "reason" substring), for
+ * either an "explanation" substring or list of substrings,
  * allocations (per claim, the results as a multiset of request/driver/pool/device,
  * and the nodeSelector when expected), and for pod cases the names of the claims
  * allocated ("claims"), the claims reused ("reused") and the device-plugin counts
@@ -67,6 +68,20 @@ static inline bool cc_claim_names_match(const json_t *want, const json_t *claims
     return true;
 }
 
+/* "explanation": one substring or a list of them, each in the outcome's explanation. */
+static inline bool cc_explanation(const json_t *exp, const json_t *got, char *why, size_t n) {
+    const json_t *want = json_object_get(exp, "explanation");
+    const char *have = json_string_value(json_object_get(got, "explanation"));
+    for (size_t i = 0; want && i < (json_is_array(want) ? json_array_size(want) : 1); i++) {
+        const char *w = json_string_value(json_is_array(want) ? json_array_get(want, i) : want);
+        if (w && (!have || !strstr(have, w))) {
+            snprintf(why, n, "want explanation containing \"%s\", got \"%s\"", w, have ? have : "");
+            return false;
+        }
+    }
+    return true;
+}
+
 static inline bool cc_check(const json_t *c, const json_t *got, char *why, size_t n) {
     const json_t *exp = json_object_get(c, "expect");
     const char *err = json_string_value(json_object_get(got, "error"));
@@ -76,7 +91,7 @@ static inline bool cc_check(const json_t *c, const json_t *got, char *why, size_
             snprintf(why, n, "want error containing \"%s\", got %s", want_err, err ? err : "no error");
             return false;
         }
-        return true;
+        return cc_explanation(exp, got, why, n);
     }
     if (err) {
         snprintf(why, n, "unexpected error: %s", err);
@@ -93,7 +108,7 @@ static inline bool cc_check(const json_t *c, const json_t *got, char *why, size_
             snprintf(why, n, "want reason containing \"%s\", got \"%s\"", reason, have ? have : "");
             return false;
         }
-        return true;
+        return cc_explanation(exp, got, why, n);
     }
     const json_t *want = json_object_get(exp, "allocations"), *have = json_object_get(got, "allocations");
     if (!have) {
