@@ -191,8 +191,12 @@ typedef struct dra_alloc_result {
  * until the next call with this ctx) holds claim i's result. `state` may be NULL. */
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
-/* After DRA_ALLOC_UNSAT: why, per request (devices on the node, how many match the
- * class and selectors, how many of those are free), as text for a user. */
+/* After DRA_ALLOC_UNSAT (or DRA_ALLOC_NODE_ERROR): why, as text for a user
+ * (engine/explain.c) — the node's pools and any it cannot use, then per request the
+ * devices on the node, how many match the class and selectors, how many of those are
+ * free, and a line per cause for the rest (held by claim ns/name, a taint not
+ * tolerated, shared counters or capacity used up, a feature gate off, ...); then a
+ * constraint the free devices cannot meet, or why the requests fail together. */
 size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n);
 /* allocateOne invocations of the last call (search effort, as Go counts it). */
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);

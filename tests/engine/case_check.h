@@ -1,7 +1,7 @@
-/* case_check.h — shared by test_derived.c, test_extres.c and test_podgroup.c: run
- * every case of a testdata/ folder through dra_fixture_run and check the outcome
- * against "expect" — error (substring), unsatisfiable (+ "reason" substring), for
- * either an "explanation" substring or list of substrings,
+/* case_check.h — shared by test_derived.c, test_extres.c, test_podgroup.c and
+ * test_explain.c: run every case of a testdata/ folder through dra_fixture_run and
+ * check the outcome against "expect" — error (substring), unsatisfiable (+ "reason"
+ * substring), for either an "explanation" substring or list of substrings,
  * allocations (per claim, the results as a multiset of request/driver/pool/device,
  * and the nodeSelector when expected), and for pod cases the names of the claims
  * allocated ("claims"), the claims reused ("reused") and the device-plugin counts

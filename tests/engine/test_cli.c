@@ -647,3 +647,44 @@ Test(cli, yaml_output_reads_back_with_pyyaml_too) {
     remove("/tmp/dralloc-cli-nasty.out.yaml");
     remove("/tmp/dralloc-cli-nasty.out.json");
 }
+
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* --pod: the pod's reason names the pod and the cause (the holder of the GPU in use),
+ * then the per-request explanation, each claim once. */
+Test(cli, pod_failure_explains_each_claim_once) {
+    write_file("/tmp/dralloc-cli-podwhy.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n  - name: gpu-1\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: holder, namespace: team}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n"
+               "status: {allocation: {devices: {results: [{request: r, driver: gpu.example.com, pool: node-1, "
+               "device: gpu-1}]}}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: one, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: two, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}}\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+               "spec: {containers: [{name: c}], resourceClaims: [{name: a, resourceClaimName: one}, "
+               "{name: b, resourceClaimName: two}]}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-podwhy.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
+    cr_assert(strstr(err_text, "Pod default/p: does not fit node node-1: cannot allocate all claims: claim default/two "
+                               "request r: wants 2, 2 match gpu, 1 free: 1 held by claim team/holder\n"),
+              "%s", err_text);
+    cr_assert_eq(count_of(err_text, "  claim default/one, request r: wants 1, 2 device(s) match class gpu and the "
+                                    "selectors, 1 of them free\n    1 held by claim team/holder\n"),
+                 1, "%s", err_text);
+    cr_assert_eq(count_of(err_text, "  claim default/two, request r: wants 2, 2 device(s) match class gpu and the "
+                                    "selectors, 1 of them free\n    1 held by claim team/holder\n"),
+                 1, "%s", err_text);
+    cr_assert(strstr(err_text, "  the requests want 3 device(s) together") == NULL, "%s", err_text);
+    remove("/tmp/dralloc-cli-podwhy.yaml");
+}
