@@ -119,3 +119,26 @@ Test(explain, memo_names_each_pods_implicit_claim) {
     dra_snapshot_release(s);
     dra_store_free(st);
 }
+
+/* A node whose pool is invalid: Kubernetes' per-node error, then which pool and why. */
+Test(explain, invalid_pool_named_in_the_node_reason) {
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    json_t *c = parse(HELD_CLUSTER);
+    json_array_append_new(c, parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":"
+                                   "{\"name\":\"node-1-more\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"node-1\","
+                                   "\"pool\":{\"name\":\"node-1\",\"generation\":1,\"resourceSliceCount\":1},"
+                                   "\"devices\":[{\"name\":\"gpu-3\"}]}}"));
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_json(st, c, &e), 1, "%s", e.msg);
+    json_decref(c);
+    dra_snapshot *s = dra_store_acquire(st);
+    char r[512];
+    fit_reason(s, "train-1", r, sizeof r);
+    cr_assert_str_eq(r, "invalid resource pools were encountered: pool gpu.example.com/node-1: invalid: duplicate "
+                        "device name gpu-3");
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
