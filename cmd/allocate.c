@@ -458,7 +458,7 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
  * one; Kubernetes' decoder reads it as a float64, e.g. in opaque driver parameters)
  * is read again with dra_json_load and added. Nothing of the file was added by the
  * failed attempt, the whole text failing to parse. False (e untouched) otherwise. */
-static bool load_json_bigint(dra_world *w, const char *path, err *e) {
+static bool load_json_bigint(dra_world *w, const char *path, const dra_input *in, err *e) {
     struct stat st;
     if (!strstr(e->msg, "too big integer") || strcmp(e->object, path) || stat(path, &st) || !S_ISREG(st.st_mode))
         return false;
@@ -469,7 +469,7 @@ static bool load_json_bigint(dra_world *w, const char *path, err *e) {
     fclose(f);
     err e2;
     err_clear(&e2);
-    json_t *docs = dra_json_load(text, n, path, &e2);
+    json_t *docs = dra_json_load(text, n, path, in, &e2);
     free(text);
     if (!docs) return false;
     bool ok = dra_world_add_json(w, docs, &e2);
@@ -481,7 +481,7 @@ static bool load_json_bigint(dra_world *w, const char *path, err *e) {
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
  * then every input path loaded into one frozen world. NULL, with the reason on
  * stderr, when either fails. */
-static dra_world *load_world(char **paths, int npaths, const char *gates, dra_features *f) {
+static dra_world *load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f) {
     dra_features_default(f);
     err e;
     err_clear(&e);
@@ -490,8 +490,9 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
         return NULL;
     }
     dra_world *w = dra_world_new(true);
+    dra_world_set_input(w, in);
     for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], &e)) {
+        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], in, &e)) {
             char buf[2048], shown[4096];
             fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
             dra_world_free(w);
@@ -506,10 +507,10 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
 static int64_t filter_timeout_default(const dra_features *f) { return f->filter_timeout ? DRA_FILTER_TIMEOUT_DEFAULT_NS : 0; }
 
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates, const char *only_ns, int64_t timeout_ns, const uint64_t *seed,
-                     const char *clock_now) {
+                     const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
+                     const uint64_t *seed, const char *clock_now) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, &f);
+    dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     /* kube-scheduler sets allocationTimestamp only with both binding gates on */
@@ -713,9 +714,9 @@ out:
 /* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
 
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
-                   const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now) {
+                   const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, &f);
+    dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     char ns[256];
@@ -941,7 +942,7 @@ int cmd_allocate(int argc, char **argv) {
                 nfiles ? "" : "\"filename\"", !nfiles && !node ? ", " : "", node ? "" : "\"node\"");
         goto done;
     }
-    dra_input_configure(warn_stderr, NULL, strict);
+    const dra_input input = {.warn = warn_stderr, .strict = strict};
     int *fds = xcalloc((size_t)nfiles, sizeof *fds);
     char **load = xcalloc((size_t)nfiles, sizeof *load);
     bool inputs_ok = true;
@@ -960,8 +961,9 @@ int cmd_allocate(int argc, char **argv) {
         char *end = NULL;
         long long t = sde && *sde ? strtoll(sde, &end, 10) : -1;
         dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, now);
-        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL, now);
-        else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL, now);
+        const uint64_t *sp = seed_text ? &seed : NULL;
+        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, &input, ns, timeout_ns, sp, now);
+        else rc = run_files(load, nfiles, node, claim, yaml, gates, &input, ns, timeout_ns, sp, now);
     }
     for (int i = 0; i < nfiles; i++)
         if (fds[i] >= 0) {

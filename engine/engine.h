@@ -69,16 +69,22 @@ bool dra_features_parse(dra_features *f, const char *spec, err *e);
 /* ---- input settings -------------------------------------------------------------- */
 
 typedef void (*dra_warn_fn)(void *ud, const char *msg);
-/* fn (may be NULL) receives each input warning as one line of text ("ResourceClaim
- * ns/c: unknown field \"spec.requests\""); strict turns warnings into errors. Set once
- * at start-up, before any loading (engine/validate.c keeps it process-wide). */
-void dra_input_configure(dra_warn_fn fn, void *ud, bool strict);
+/* How input is read: `warn` (may be NULL: warnings are dropped) receives each input
+ * warning as one line of text ("ResourceClaim ns/c: unknown field \"spec.requests\"")
+ * with `ud`; strict turns warnings into errors. Settings go with what reads — a world
+ * (dra_world_set_input), one text (dra_json_load) — never the process: two threads may
+ * load with different sinks at once. NULL settings: warnings dropped, not strict. */
+typedef struct dra_input {
+    dra_warn_fn warn;
+    void *ud;
+    bool strict;
+} dra_input;
 /* Inputs larger than this are refused (world files, stdin). */
 #define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
 /* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
  * (opaque driver parameters may hold one) becomes a number (double) instead of
  * failing the whole file, as encoding/json into interface{} does. */
-json_t *dra_json_load(const char *text, size_t len, const char *source, err *e);
+json_t *dra_json_load(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 /* ---- world --------------------------------------------------------------------- */
 
@@ -88,6 +94,9 @@ typedef struct dra_world dra_world;
  * — right for hand-written files, wrong for conformance cases. */
 dra_world *dra_world_new(bool apply_defaults);
 void dra_world_free(dra_world *w);
+/* The input settings for what the world loads from now on (copied; by default
+ * warnings are dropped). */
+void dra_world_set_input(dra_world *w, const dra_input *in);
 /* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
  * are skipped. Returns false with an error naming object and field. */
 bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);

@@ -600,7 +600,7 @@ static bool load_docs(void *arg, const char *file, json_t *docs, err *e) {
 uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e) {
     load_state ls = {.cl = {.skip_unknown = true}};
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_docs(paths[i], load_docs, &ls, e);
+    for (size_t i = 0; i < n && ok; i++) ok = dra__path_docs(paths[i], NULL, load_docs, &ls, e);
     uint64_t gen = ok ? dra_store_apply(st, ls.cl.v.v, ls.cl.v.n, e) : 0;
     change_list_free(&ls.cl);
     for (size_t i = 0; i < ls.docs.n; i++) json_decref(ls.docs.v[i]);

@@ -14,16 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- settings and warnings ------------------------------------------------------------ */
+/* ---- warnings --------------------------------------------------------------------------- */
 
-static dra_warn_fn warn_fn;
-static void *warn_ud;
-static bool warn_strict;
-
-void dra_input_configure(dra_warn_fn fn, void *ud, bool strict) {
-    warn_fn = fn;
-    warn_ud = ud;
-    warn_strict = strict;
+/* One warning about `what` (an object or a source) under settings in. */
+static bool warn(const dra_input *in, err *e, const char *what, const char *msg) {
+    if (in && in->strict) return err_at(e, what, NULL, "%s (strict)", msg);
+    if (in && in->warn) {
+        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
+        snprintf(line, sizeof line, "%s: %s", what, msg);
+        in->warn(in->ud, line);
+    }
+    return true;
 }
 
 bool dra_input_warn(dctx *c, const char *fmt, ...) {
@@ -32,28 +33,16 @@ bool dra_input_warn(dctx *c, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (warn_strict) return err_at(c->e, c->object, NULL, "%s (strict)", msg);
-    if (warn_fn) {
-        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
-        snprintf(line, sizeof line, "%s: %s", c->object, msg);
-        warn_fn(warn_ud, line);
-    }
-    return true;
+    return warn(c->d->input, c->e, c->object, msg);
 }
 
-bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) {
+bool dra_input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...) {
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (warn_strict) return err_at(e, source, NULL, "%s (strict)", msg);
-    if (warn_fn) {
-        char line[ERR_OBJECT_MAX + ERR_MSG_MAX + 4];
-        snprintf(line, sizeof line, "%s: %s", source, msg);
-        warn_fn(warn_ud, line);
-    }
-    return true;
+    return warn(in, e, source, msg);
 }
 
 static const char *json_type_name(const json_t *v) {
@@ -68,7 +57,7 @@ static const char *json_type_name(const json_t *v) {
     }
 }
 
-bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc) {
+bool dra_input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc) {
     char where[64];
     if (line) snprintf(where, sizeof where, "document %zu (line %zu)", n, line);
     else snprintf(where, sizeof where, "document %zu", n);
@@ -76,21 +65,22 @@ bool dra_input_check_document(err *e, const char *source, size_t n, size_t line,
     if (!json_is_object(doc)) {
         /* a JSON file's top-level list is a list of objects, which the world accepts */
         if (json_is_array(doc) && !line) return true;
-        return dra_input_warn_source(e, source, "%s is a %s, not a Kubernetes object; ignored", where, json_type_name(doc));
+        return dra_input_warn_source(in, e, source, "%s is a %s, not a Kubernetes object; ignored", where,
+                                     json_type_name(doc));
     }
     const json_t *kind = json_object_get(doc, "kind");
     if (!json_is_string(kind) || !*json_string_value(kind))
-        return dra_input_warn_source(e, source, "%s has no kind; ignored", where);
+        return dra_input_warn_source(in, e, source, "%s has no kind; ignored", where);
     return true;
 }
 
 /* ---- JSON with integers beyond int64 ------------------------------------------------------ */
 
-json_t *dra_json_load(const char *text, size_t len, const char *source, err *e) {
+json_t *dra_json_load(const char *text, size_t len, const char *source, const dra_input *in, err *e) {
     json_error_t je;
     json_t *v = json_loadb(text, len, 0, &je);
     if (v) {
-        if (!dra_input_check_document(e, source, 1, 0, v)) return json_decref(v), NULL;
+        if (!dra_input_check_document(in, e, source, 1, 0, v)) return json_decref(v), NULL;
         return v;
     }
     /* jansson refuses an integer it cannot hold; encoding/json (into interface{})
@@ -99,11 +89,11 @@ json_t *dra_json_load(const char *text, size_t len, const char *source, err *e) 
     if (strstr(je.text, "too big")) {
         err ye;
         err_clear(&ye);
-        json_t *docs = dra_yaml_load(text, len, source, &ye);
+        json_t *docs = dra_yaml_load_in(text, len, source, NULL, &ye);
         if (docs && json_array_size(docs) == 1) {
             json_t *one = json_incref(json_array_get(docs, 0));
             json_decref(docs);
-            if (!dra_input_check_document(e, source, 1, 0, one)) return json_decref(one), NULL;
+            if (!dra_input_check_document(in, e, source, 1, 0, one)) return json_decref(one), NULL;
             return one;
         }
         json_decref(docs);

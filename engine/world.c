@@ -56,7 +56,7 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     w->cel = cat->cel;
     w->env_any = cat->env_any;
     w->cel_any = cat->cel_any;
-    w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
+    w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults, .input = &w->input};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
     hmap_init(&w->slices_by_node);
@@ -64,6 +64,8 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
     return w;
 }
+
+void dra_world_set_input(dra_world *w, const dra_input *in) { w->input = in ? *in : (dra_input){0}; }
 
 dra_world *dra_world_new(bool apply_defaults) {
     dra_catalog *cat = dra_catalog_new();
@@ -280,7 +282,7 @@ static bool has_suffix(const char *s, const char *suf) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The documents of one file: a JSON value, or a YAML stream as an array. */
-static json_t *load_file_docs(const char *path, err *e) {
+static json_t *load_file_docs(const char *path, const dra_input *in, err *e) {
     FILE *f = fopen(path, "rb");
     if (!f) return err_at(e, path, NULL, "cannot open file"), NULL;
     strbuf sb;
@@ -301,20 +303,20 @@ static json_t *load_file_docs(const char *path, err *e) {
     while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
     json_t *docs;
     if (*p == '{' || *p == '[') {
-        docs = dra_json_load(sb.buf, sb.len, path, e);
+        docs = dra_json_load(sb.buf, sb.len, path, in, e);
     } else {
-        docs = dra_yaml_load(sb.buf ? sb.buf : "", sb.len, path, e);
+        docs = dra_yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
     }
     sbuf_free(&sb);
     return docs;
 }
 
-bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
-                    err *e) {
+bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
+                    void *arg, err *e) {
     struct stat st;
     if (stat(path, &st) != 0) return err_at(e, path, NULL, "no such file or directory");
     if (!S_ISDIR(st.st_mode)) {
-        json_t *docs = load_file_docs(path, e);
+        json_t *docs = load_file_docs(path, in, e);
         if (!docs) return false;
         bool ok = fn(arg, path, docs, e);
         json_decref(docs);
@@ -337,7 +339,7 @@ bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, js
     bool ok = true;
     for (size_t i = 0; i < names.n; i++) {
         if (ok) {
-            json_t *docs = load_file_docs(names.v[i], e);
+            json_t *docs = load_file_docs(names.v[i], in, e);
             ok = docs && fn(arg, names.v[i], docs, e);
             json_decref(docs);
         }
@@ -359,7 +361,7 @@ static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
     return ok;
 }
 
-bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, add_docs, w, e); }
+bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, &w->input, add_docs, w, e); }
 
 /* ---- namespace/name indexes ------------------------------------------------------------- */
 
