@@ -379,6 +379,42 @@ Test(validation, slices) {
                  "metadata.name: Invalid value: \"S\": a lowercase RFC 1123 subdomain");
 }
 
+/* The API server validates the whole object and reports every violation, joined as
+ * apimachinery's errors.NewInvalid joins an ErrorList (ToAggregate: each text once,
+ * "[a, b]" for more than one); one violation keeps the decoder's form. */
+Test(validation, every_violation_of_an_object) {
+    claim_error("    requests:\n    - name: r\n      exactly: {deviceClassName: x, count: -1}\n"
+                "    - name: r\n      exactly: {deviceClassName: Bad}\n",
+                "ResourceClaim ns/c is invalid: [spec.devices.requests[0].exactly.count: Invalid value: -1: must be "
+                "greater than zero, spec.devices.requests[1].exactly.deviceClassName: Invalid value: \"Bad\": a lowercase "
+                "RFC 1123 subdomain must consist of");
+    claim_error("    requests:\n    - name: r\n      exactly: {deviceClassName: x, count: -1}\n"
+                "    - name: r\n      exactly: {deviceClassName: Bad}\n",
+                "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.devices.requests[1]: Duplicate "
+                "value: \"r\"]");
+    char *text = malloc(65536);
+    snprintf(text, 65536,
+             "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+             "spec:\n  driver: gpu_example\n  nodeName: node-1\n  pool: {name: p, generation: -1, resourceSliceCount: 1}\n"
+             "  devices: [{name: gpu}, {name: gpu, taints: [{key: k}]}]\n");
+    expect_error(text, "ResourceSlice s is invalid: [spec.driver: Invalid value: \"gpu_example\": a lowercase RFC 1123 "
+                       "subdomain");
+    expect_error(text, ", spec.pool.generation: Invalid value: -1: must be greater than or equal to zero, "
+                       "spec.devices[1].taints[0].effect: Required value, spec.devices[1]: Duplicate value: \"gpu\"]");
+    /* the same text twice is one violation */
+    snprintf(text, 65536,
+             "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+             "spec: {driver: d, nodeName: node-1, pool: {name: A/A, resourceSliceCount: 1}}\n");
+    err e;
+    dra_world *w = try_load(text, &e);
+    cr_assert_null(w);
+    char buf[2048];
+    err_format(&e, buf, sizeof buf);
+    cr_assert(!strncmp(buf, "ResourceSlice s: spec.pool.name: Invalid value: \"A\": a lowercase RFC 1123 subdomain", 80),
+              "%s", buf);
+    free(text);
+}
+
 /* encoding/json into interface{} makes an integer beyond int64 a float64: driver
  * parameters holding one do not fail the file. */
 Test(validation, json_integer_beyond_int64_in_parameters) {
