@@ -1623,6 +1623,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->doomed = SIZE_MAX;
     x->err_after = NULL;
     x->explained = NULL;
+    x->explainable = false;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -1648,6 +1649,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (r == R_ERR) return DRA_ALLOC_ERROR;
     assert(prepared);
     if (r != R_OK) {
+        x->explainable = true;
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {
                 dra_alloc_fail(x, "invalid resource pools were encountered");

@@ -151,8 +151,10 @@ struct dra_alloc_ctx {
     size_t doomed;
     size_t *err_after;
     /* explain.c's analysis of the last call, made at the first explanation asked for
-     * after it (in the arena), NULL until then */
+     * after it (in the arena), NULL until then; the call can be explained only when it
+     * ended unsatisfiable or with the node error (its state is complete then) */
     struct dra_explain *explained;
+    bool explainable;
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };

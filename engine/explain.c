@@ -280,6 +280,7 @@ static void find_lost(dra_alloc_ctx *x, struct dra_explain *ex) {
     const dra_world *w = x->w;
     const dra_node *node = x->v->node;
     const bool gate = x->f->partitionable;
+    if (!node) return;
     uint32_t cap = 0;
     uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
     uint64_t head = 0;
@@ -696,8 +697,12 @@ static const char *class_of(const req_ex *re) { return re->rd->cls ? re->rd->cls
 
 static void put_short_request(dra_alloc_ctx *x, out *o, const req_ex *re) {
     const dra_req_data *rd = re->rd;
-    put(o, "claim %s request %s: wants %s%lld, %u match %s, %u free", claim_name(x, re->cs->claim), rd->name,
-        rd->all_mode ? "all " : "", (long long)re->want, re->match, class_of(re), re->nfree);
+    if (rd->all_mode)
+        put(o, "claim %s request %s: wants all (%lld), %u match %s, %u free", claim_name(x, re->cs->claim), rd->name,
+            (long long)re->want, re->match, class_of(re), re->nfree);
+    else
+        put(o, "claim %s request %s: wants %lld, %u match %s, %u free", claim_name(x, re->cs->claim), rd->name,
+            (long long)re->want, re->match, class_of(re), re->nfree);
     if (re->cons_why && (int64_t)re->nfree >= re->want) {
         put(o, ", but %s", re->cons_why);
         return;
@@ -713,6 +718,7 @@ size_t dra__explain_short(dra_alloc_ctx *x, char *buf, size_t n) {
     if (!n) return 0;
     buf[0] = '\0';
     if (!x->v || !x->cs) return 0;
+    if (!x->explainable) return 0;
     struct dra_explain *ex = analyse(x);
     out o = {buf, n, 0};
     bool any = false;
@@ -752,7 +758,7 @@ size_t dra__explain_pools(dra_alloc_ctx *x, char *buf, size_t n) {
 size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n) {
     if (!n) return 0;
     buf[0] = '\0';
-    if (!x->v || !x->cs) return 0;
+    if (!x->v || !x->cs || !x->explainable) return 0;
     const dra_nodeview *v = x->v;
     struct dra_explain *ex = analyse(x);
     out o = {buf, n, 0};
