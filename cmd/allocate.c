@@ -670,7 +670,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                     dra_pod_binding_reserve(&b, o, true);
                 }
                 json_array_append_new(items, o);
-                dra_allocated_add_result(st, &res[k], f.consumable_capacity);
+                dra_allocated_add_result_of(st, &res[k], c, f.consumable_capacity);
                 job_add_entry(&done, c, NULL, o);
             }
             for (size_t k = 0; k < shared.n && jobs[i].pod; k++) dra_pod_binding_reserve(&b, shared.objs[k], false);
@@ -682,7 +682,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         rc = 1;
         char why[4096];
         why[0] = '\0';
-        if (s == DRA_ALLOC_UNSAT) dra_alloc_explain(x, why, sizeof why);
+        if (s == DRA_ALLOC_UNSAT || s == DRA_ALLOC_NODE_ERROR) dra_alloc_explain(x, why, sizeof why);
         for (size_t k = 0; k < jobs[i].n; k++) {
             obj_name(jobs[i].claims[k], buf, sizeof buf);
             if (s == DRA_ALLOC_UNSAT) {
@@ -692,8 +692,10 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                         buf, node_name, jobs[i].n > 1 ? " (allocated together with the pod's other claims)" : "");
                 if (why[0]) fputs(why, stderr);
             } else {
-                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices" */
+                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices"; the
+                 * node error is explained (which pool is invalid, and why) */
                 fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae.msg);
+                if (why[0]) fputs(why, stderr);
             }
         }
     }

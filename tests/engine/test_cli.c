@@ -688,3 +688,48 @@ Test(cli, pod_failure_explains_each_claim_once) {
     cr_assert(strstr(err_text, "  the requests want 3 device(s) together") == NULL, "%s", err_text);
     remove("/tmp/dralloc-cli-podwhy.yaml");
 }
+
+/* A claim allocated earlier in the same run holds its device: the next claim's
+ * explanation names it. */
+Test(cli, explanation_names_a_claim_allocated_in_the_run) {
+    write_file("/tmp/dralloc-cli-held.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: first, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: second, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-held.yaml --node node-1 -o json"), 1, "%s", err_text);
+    cr_assert(strstr(err_text, "  claim default/second, request r: wants 1, 1 device(s) match class gpu and the selectors, "
+                               "0 of them free\n    1 held by claim default/first\n"),
+              "%s", err_text);
+    remove("/tmp/dralloc-cli-held.yaml");
+}
+
+/* Kubernetes' per-node error, then which pool is invalid and why. */
+Test(cli, invalid_pool_is_named) {
+    write_file("/tmp/dralloc-cli-invalid.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: a}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 2}\n"
+               "  devices:\n  - name: gpu-0\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: b}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 2}\n"
+               "  devices:\n  - name: gpu-0\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+               "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-invalid.yaml --node node-1"), 1, "%s", err_text);
+    cr_assert(strstr(err_text, "ResourceClaim default/c: cannot be allocated on node node-1: invalid resource pools were "
+                               "encountered\n"),
+              "%s", err_text);
+    cr_assert(strstr(err_text, "  pool gpu.example.com/node-1: invalid: duplicate device name gpu-0, its 2 device(s) are "
+                               "not used\n"),
+              "%s", err_text);
+    remove("/tmp/dralloc-cli-invalid.yaml");
+}
