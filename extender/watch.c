@@ -1,6 +1,8 @@
 /* watch.c — list+watch of each DRA kind into the store (watch.h). One thread per
  * kind: the initial state (a streaming list, else a paged list), then watch until
- * the stream ends, fails or needs a relist. */
+ * the stream ends, fails or needs a relist. The changes of a chunk (or a relist) are
+ * collected, then decided and applied under the pending-writes table's lock when
+ * bind mode shares one (pending.h), as one snapshot. */
 #include "extender/watch.h"
 
 #include "base/base.h"

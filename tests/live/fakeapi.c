@@ -250,7 +250,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
          * the bookmark that ends them */
         char *line;
         if (s->ninitial < json_array_size(s->initial)) {
-            if (f->initial_delay_ms && s->ninitial) nanosleep(&(struct timespec){0, f->initial_delay_ms * 1000000L}, NULL);
+            pthread_mutex_lock(&f->mu);
+            long delay_ms = f->initial_delay_ms;
+            pthread_mutex_unlock(&f->mu);
+            if (delay_ms && s->ninitial) nanosleep(&(struct timespec){0, delay_ms * 1000000L}, NULL);
             json_t *ev = json_pack("{s:s, s:O}", "type", "ADDED", "object", json_array_get(s->initial, s->ninitial++));
             line = json_dumps(ev, JSON_COMPACT);
             json_decref(ev);
