@@ -327,7 +327,7 @@ static ext_pending_verdict decide(ext_pending *p, const char *kind, const json_t
         v = EXT_PENDING_EXPIRED;
     } else if (!deleted && !(e->rv && rv && !strcmp(rv, e->rv))) {
         /* older than ours (the stream is ordered; our version has not come yet) */
-        if (ours && ours_n) snprintf(ours, ours_n, "%s", e->rv ? e->rv : "(deleted)");
+        if (ours && ours_n) snprintf(ours, ours_n, "%s", e->rv ? e->rv : "deletion");
         set_view(e, obj);
         kr->skipped++;
         return EXT_PENDING_SKIP;

@@ -698,6 +698,7 @@ json_t *ext_watch_status_json(ext_watch *w) {
             json_object_set_new(k, "pendingWrites", json_integer((json_int_t)ps.marks));
             json_object_set_new(k, "staleSkipped", json_integer((json_int_t)atomic_load(&ks->skipped)));
             json_object_set_new(k, "pendingExpired", json_integer((json_int_t)ps.expired));
+            json_object_set_new(k, "writesSeenFirst", json_integer((json_int_t)ps.seen_first));
         }
         json_object_set_new(o, ks->def->kind, k);
     }

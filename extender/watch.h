@@ -54,7 +54,8 @@ bool ext_watch_ready(ext_watch *w);
 /* Per kind: resourceVersion (of the last event applied or skipped, once the store
  * reflects it), listed, served, initial state (streaming or paged list), events,
  * relists, errors, failing for (s), the last error while failing; with a pending-writes
- * table also pendingWrites (marks now), staleSkipped and pendingExpired; a kind not
+ * table also pendingWrites (marks now), staleSkipped, pendingExpired and
+ * writesSeenFirst (writes whose event came before their answer); a kind not
  * watched (PodGroup without the gate) is {"watched": false}. */
 json_t *ext_watch_status_json(ext_watch *w);
 /* The watch-stream decoder on its own, for the fuzzer and tests: chunks[0..nchunks)

@@ -66,6 +66,7 @@ struct fake_api {
     long release_rv[NRES];
     json_t *held_view[NRES];     /* "ns/name" → object */
     long gone_gen[NRES];         /* open streams of the resource opened before a bump get ERROR 410 */
+    int slow_claim_answers_ms;   /* a claim write is answered this long after it is stored (and watched) */
 };
 
 static int res_index(const char *r) {
@@ -714,8 +715,10 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
             json_decref(obj);
             code = 201;
         }
+        int slow = f->slow_claim_answers_ms;
         pthread_mutex_unlock(&f->mu);
         json_decref(b);
+        if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
         return reply(c, code, out, -1);
     }
     if (parts < 2) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
@@ -764,7 +767,9 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
         code = 405;
         out = status_obj(405, "MethodNotAllowed", method);
     }
+    int slow = strcmp(method, "GET") ? f->slow_claim_answers_ms : 0;
     pthread_mutex_unlock(&f->mu);
+    if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
     return reply(c, code, out, -1);
 }
 
@@ -909,6 +914,8 @@ int fake_held_events(fake_api *f, const char *resource) {
     pthread_mutex_unlock(&f->mu);
     return n;
 }
+
+void fake_slow_claim_answers(fake_api *f, int ms) { LOCKED(f->slow_claim_answers_ms = ms); }
 
 void fake_gone_watches(fake_api *f, const char *resource) { LOCKED(f->gone_gen[res_index(resource)]++); }
 

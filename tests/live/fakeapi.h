@@ -77,6 +77,9 @@ void fake_hold_watch(fake_api *f, const char *resource, bool hold);
  * *obj (a copy, may be NULL) and *type tell what it is. */
 long fake_release_watch_event(fake_api *f, const char *resource, json_t **obj, const char **type);
 int fake_held_events(fake_api *f, const char *resource);
+/* ResourceClaim writes (POST, PUT, DELETE) answered ms after they are stored: their
+ * watch events come before the answer. */
+void fake_slow_claim_answers(fake_api *f, int ms);
 /* The resource's open watch streams get an ERROR event with code 410 (a relist). */
 void fake_gone_watches(fake_api *f, const char *resource);
 /* At once: everything released and the open streams 410, so the relist sees the

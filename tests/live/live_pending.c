@@ -17,7 +17,12 @@
  *   4. relists while a mark is pending: a list from before our write (the watch
  *      cache lags) keeps ours and the mark, the held events then clear it; a list that
  *      shows our write clears the mark at once; a claim we created that a lagging list
- *      does not show yet stays.
+ *      does not show yet stays;
+ *   5. events before answers: the server answers each claim write only after its
+ *      watch event went out; no mark is left behind for an event already passed (a
+ *      later change by somebody else shows at once, not after the timeout);
+ *   6. a claim our failed bind created and deleted again does not come back with the
+ *      held events of its short life (its devices are free after each of them).
  * Each part has its own store, pending table, watch, binder and service. */
 #include "tests/live/live.h"
 
@@ -213,6 +218,17 @@ static void release_one_by_one(fake_api *f, env *e, int n, const json_t *pod_b, 
     }
 }
 
+typedef struct fit_wait {
+    env *e;
+    const json_t *pod;
+    const char *node;
+} fit_wait;
+
+static bool fits_now(void *arg) {
+    fit_wait *w = arg;
+    return passes(w->e, w->pod, w->node);
+}
+
 static bool no_marks(void *arg) { return claim_status(arg, "pendingWrites") == 0; }
 
 /* ---- 1, 2: stale events -------------------------------------------------------------------------- */
@@ -336,23 +352,76 @@ static void relist_before_create(fake_api *f, env *e) {
     json_decref(py);
 }
 
+/* ---- 5, 6: events before answers, a deleted claim ------------------------------------------------- */
+
+static void events_before_answers(fake_api *f, env *e) {
+    one_gpu_node(f, "pend-s");
+    json_t *ps = pod_with_claim(f, "pend-pod-s"), *pt = pod_with_claim(f, "pend-pod-t");
+    live_converge(f, e->st, "pending: events before answers: set-up");
+    long long seen0 = claim_status(e, "writesSeenFirst");
+    fake_slow_claim_answers(f, 300);
+    char *err = ext_bind(e->b, "ml", "pend-pod-s", "pend-pod-s-uid", "pend-s");
+    fake_slow_claim_answers(f, 0);
+    CHECK(!err, "pending: events before answers: bind pend-pod-s: %s", err);
+    free(err);
+    CHECK(claim_status(e, "writesSeenFirst") > seen0, "pending: events before answers: no write seen first");
+    CHECK(claim_status(e, "pendingWrites") == 0, "pending: events before answers: %lld marks left for events passed",
+          claim_status(e, "pendingWrites"));
+    no_double_booking(f, e, pt, "pend-s", "events before answers");
+    /* somebody frees the claim: seen at once, no mark holds it back */
+    json_t *c = server_claim(f, "pend-pod-s-claim");
+    json_object_del(c, "status");
+    fake_put(f, "resourceclaims", c);
+    fit_wait fw = {e, pt, "pend-s"};
+    CHECK(live_wait(5, fits_now, &fw), "pending: events before answers: the claim freed by somebody else is not seen");
+    live_converge(f, e->st, "pending: events before answers");
+    json_decref(ps);
+    json_decref(pt);
+}
+
+/* Needs the example.com/pgpu DeviceClass of relist_before_create. */
+static void deleted_stays_gone(fake_api *f, env *e) {
+    one_gpu_node(f, "pend-z");
+    fake_put_pod(f, json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s, s:{s:{s:s}}}]}}", "metadata", "name", "pend-pod-z",
+                              "namespace", "ml", "uid", "pend-pod-z-uid", "spec", "containers", "name", "main",
+                              "resources", "requests", "example.com/pgpu", "1"));
+    json_t *pw = pod_with_claim(f, "pend-pod-w");
+    live_converge(f, e->st, "pending: deleted claim: set-up");
+    fake_hold_watch(f, "resourceclaims", true);
+    fake_fail_request(f, "POST", "/pods/pend-pod-z/binding", 500);
+    char *err = ext_bind(e->b, "ml", "pend-pod-z", "pend-pod-z-uid", "pend-z");
+    CHECK(err != NULL, "pending: deleted claim: the bind of pend-pod-z should fail");
+    free(err);
+    int held = fake_held_events(f, "resourceclaims");
+    CHECK(held == 5, "pending: deleted claim: %d events held, want 5 (create, finalizer, status, finalizer, delete)",
+          held);
+    CHECK(claim_status(e, "pendingWrites") == 1, "pending: deleted claim: %lld marks, want 1",
+          claim_status(e, "pendingWrites"));
+    fit_wait fw = {e, pw, "pend-z"};
+    for (int i = 0; i < held; i++) {
+        json_t *obj = NULL;
+        const char *type = "";
+        long rv = fake_release_watch_event(f, "resourceclaims", &obj, &type);
+        json_decref(obj);
+        rv_wait rw = {e, rv};
+        CHECK(rv && live_wait(10, at_rv, &rw), "pending: deleted claim: event %d never got there", i + 1);
+        int fit = 0;
+        for (int j = 0; j < 5; j++) fit += fits_now(&fw), usleep(20000);
+        CHECK(fit == 5, "pending: deleted claim: after event %d of %d (%s rv %ld) pend-pod-w passes pend-z %d of 5 times",
+              i + 1, held, type, rv, fit);
+    }
+    fake_hold_watch(f, "resourceclaims", false);
+    CHECK(live_wait(5, no_marks, e), "pending: deleted claim: %lld marks left", claim_status(e, "pendingWrites"));
+    live_converge(f, e->st, "pending: deleted claim");
+    json_decref(pw);
+}
+
 /* ---- 3: the timeout ------------------------------------------------------------------------------- */
 
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-typedef struct fit_wait {
-    env *e;
-    const json_t *pod;
-    const char *node;
-} fit_wait;
-
-static bool fits_now(void *arg) {
-    fit_wait *w = arg;
-    return passes(w->e, w->pod, w->node);
 }
 
 static void mark_timeout(fake_api *f, env *e, double timeout_s) {
@@ -403,6 +472,8 @@ void live_pending(fake_api *f, ext_kube *k) {
     relist_before_write(f, &e);
     relist_after_write(f, &e);
     relist_before_create(f, &e);
+    events_before_answers(f, &e);
+    deleted_stays_gone(f, &e);
     env_stop(&e);
     /* paged lists, a short timeout */
     env_start(&e, f, k, 3, true);
