@@ -365,7 +365,8 @@ ext_pending_verdict ext_pending_unlisted_locked(ext_pending *p, const char *kind
 }
 
 size_t ext_pending_expire_locked(ext_pending *p, const char *kind,
-                                 void (*fn)(void *arg, const char *ns, const char *name, const json_t *view),
+                                 void (*fn)(void *arg, const char *ns, const char *name, bool has_view,
+                                            const json_t *view),
                                  void *arg) {
     kind_rec *kr = kind_of(p, kind, false);
     if (!kr || !kr->marks) return 0;
@@ -377,7 +378,7 @@ size_t ext_pending_expire_locked(ext_pending *p, const char *kind,
             if (marked(e) && !strcmp(e->kind, kind) && expired(p, e, now)) VEC_PUSH(due, e);
     for (size_t i = 0; i < due.n; i++) {
         entry *e = due.v[i];
-        if (e->has_view && fn) fn(arg, e->ns, e->name, e->view);
+        if (fn) fn(arg, e->ns, e->name, e->has_view, e->view);
         kr->expired++;
         clear_mark(kr, e);
         gc(p, e);

@@ -96,11 +96,12 @@ ext_pending_verdict ext_pending_listed_locked(ext_pending *p, const char *kind, 
 /* A relist without kind/ns/name, which the store has. SKIP: the store keeps ours. */
 ext_pending_verdict ext_pending_unlisted_locked(ext_pending *p, const char *kind, const char *ns, const char *name);
 
-/* The marks of `kind` older than the timeout are dropped; for each one the watch had a
- * view of, fn gets it: the object to apply, or NULL when the watch says it is gone.
- * Returns how many marks expired. */
+/* The marks of `kind` older than the timeout are dropped; fn gets each one (ns "" when
+ * cluster-scoped) with the watch's view when it has one (has_view): the object to
+ * apply, or NULL when the watch says it is gone. Returns how many marks expired. */
 size_t ext_pending_expire_locked(ext_pending *p, const char *kind,
-                                 void (*fn)(void *arg, const char *ns, const char *name, const json_t *view),
+                                 void (*fn)(void *arg, const char *ns, const char *name, bool has_view,
+                                            const json_t *view),
                                  void *arg);
 
 /* ---- counters --------------------------------------------------------------------------------- */

@@ -6,10 +6,10 @@
 #include "extender/watch.h"
 
 #include "base/base.h"
-#include "extender/metrics.h"
-#include "extender/pending.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "extender/metrics.h"
+#include "extender/pending.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -206,11 +206,14 @@ static const char *meta_of(const json_t *obj, const char *k) {
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), k));
 }
 
-/* A pending write whose event never came: the watch's latest version wins. */
-static void expired_view(void *arg, const char *ns, const char *name, const json_t *view) {
+/* A pending write whose event never came: the watch's latest version wins (none:
+ * the store keeps ours, which nothing the watch said contradicts). */
+static void expired_view(void *arg, const char *ns, const char *name, bool has_view, const json_t *view) {
     kind_state *ks = arg;
-    wlog(ks->w, "%s %s%s%s: the event of our write did not come within %.0f s: the watch's version wins", ks->def->kind,
-         ns, *ns ? "/" : "", name, ext_pending_timeout(ks->w->o.pending));
+    wlog(ks->w, "%s %s%s%s: the event of our write did not come within %.0f s: %s", ks->def->kind, ns, *ns ? "/" : "",
+         name, ext_pending_timeout(ks->w->o.pending),
+         !has_view ? "the watch said nothing since, ours stays" : view ? "the watch's version wins" : "the watch says it is gone");
+    if (!has_view) return;
     dra_change c = {.upsert = view, .kind = ks->def->kind, .ns = *ns ? ns : NULL, .name = name};
     err e;
     err_clear(&e);
