@@ -23,6 +23,7 @@
 #include "extender/extender.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "extender/pending.h"
 #include "extender/watch.h"
 #include "extender/wire.h"
 
@@ -250,9 +251,11 @@ int cmd_serve(int argc, char **argv) {
     ext_watch *watch = NULL;
     ext_lease *lease = NULL;
     ext_binder *binder = NULL;
+    ext_pending *pending = NULL;   /* bind mode: claims written vs older versions the watch brings */
     if (live) {
+        if (bind_mode) pending = ext_pending_new(2 * max_staleness_s);
         ext_watch_opts wo = {.max_staleness_s = max_staleness_s, .no_watch_list = !watch_list,
-                             .podgroups = feat.workload_claims};
+                             .podgroups = feat.workload_claims, .verbose = cfg.verbose, .pending = pending};
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
@@ -260,7 +263,7 @@ int cmd_serve(int argc, char **argv) {
             lease = ext_lease_start(kube, &lo);
             cfg.lease = lease;
         }
-        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st);
+        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st, pending);
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");
     } else if (npaths) {
@@ -291,6 +294,7 @@ int cmd_serve(int argc, char **argv) {
         ext_lease_stop(lease, false);
         ext_watch_stop(watch);
         ext_binder_free(binder);
+        ext_pending_free(pending);
         ext_kube_free(kube);
         dra_store_free(st);
         rc = 1;
@@ -307,6 +311,7 @@ int cmd_serve(int argc, char **argv) {
     ext_lease_stop(lease, true);
     ext_watch_stop(watch);
     ext_binder_free(binder);
+    ext_pending_free(pending);
     ext_kube_free(kube);
     dra_store_free(st);
     fprintf(stderr, "dralloc serve: stopped\n");

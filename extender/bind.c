@@ -1,8 +1,13 @@
 /* bind.c — bind mode (bind.h): allocate on the chosen node, write the claims'
  * status with resourceVersion preconditions (creating the extended-resource claim
  * first when the pod needs one), create the binding, roll back on failure. Each
- * claim written goes into the store at once: the allocation is real from then on. */
+ * claim written goes into the store at once: the allocation is real from then on.
+ * Every write is announced to the pending-writes table before it is sent and handed
+ * to it with the server's answer (pending.h), so that the watch cannot put an older
+ * version of the claim back afterwards. */
 #include "extender/bind.h"
+
+#include "extender/pending.h"
 
 #include "base/base.h"
 #include "engine/engine.h"
@@ -21,15 +26,17 @@
 struct ext_binder {
     ext_kube *k;
     dra_store *st;
+    ext_pending *pending;        /* borrowed; NULL: writes go straight into the store */
     pthread_mutex_t mu;          /* one bind at a time */
     dra_alloc_ctx *x;
     _Atomic uint64_t binds, failures, conflicts;
 };
 
-ext_binder *ext_binder_new(ext_kube *k, dra_store *st) {
+ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     ext_binder *b = xcalloc(1, sizeof *b);
     b->k = k;
     b->st = st;
+    b->pending = pending;
     pthread_mutex_init(&b->mu, NULL);
     b->x = dra_alloc_ctx_new();
     return b;
@@ -130,19 +137,42 @@ static char *claim_path(const char *ns, const char *name) {
     return fmt("/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s", ns, name);
 }
 
+/* A claim write is about to be sent: from now the watch journals the claims' versions
+ * it delivers (pending.h: its answer may come after its event). */
+static void writing(ext_binder *b) {
+    if (b->pending) ext_pending_begin(b->pending, "ResourceClaim");
+}
+
+/* The write brought no object back (failed, 409): nothing to mark. */
+static void not_written(ext_binder *b) {
+    if (b->pending) ext_pending_abandon(b->pending, "ResourceClaim");
+}
+
 /* A claim as the API server stored it goes into the store now, before the watch
  * brings it: what this process wrote counts as in use for every later /filter and
- * /bind. */
+ * /bind, and older versions the watch still delivers are not applied over it. */
 static void to_store(ext_binder *b, json_t *claim) {
-    if (!claim) return;
+    if (!claim) {
+        not_written(b);
+        return;
+    }
     if (!json_object_get(claim, "kind")) json_object_set_new(claim, "kind", json_string("ResourceClaim"));
     if (!json_object_get(claim, "apiVersion")) json_object_set_new(claim, "apiVersion", json_string("resource.k8s.io/v1"));
+    if (b->pending) {
+        ext_pending_wrote(b->pending, b->st, claim);
+        return;
+    }
     err e;
     err_clear(&e);
     dra_store_apply_json(b->st, claim, &e);
 }
 
+/* A claim we deleted is gone. */
 static void gone_from_store(ext_binder *b, const char *ns, const char *name) {
+    if (b->pending) {
+        ext_pending_deleted(b->pending, b->st, "ResourceClaim", ns, name);
+        return;
+    }
     dra_change c = {.kind = "ResourceClaim", .ns = ns, .name = name};
     err e;
     err_clear(&e);
@@ -190,16 +220,19 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, w
             if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
             json_array_append_new(fin, json_string(FINALIZER));
             json_t *upd = NULL;
+            writing(b);
             long code = send_json(b, "PUT", path, c, NULL, &upd, errmsg);
             json_decref(c);
-            if (code == 409) {
-                atomic_fetch_add(&b->conflicts, 1);
-                continue;
-            }
             if (code / 100 != 2 || !upd) {
+                not_written(b);
                 json_decref(upd);
+                if (code == 409) {
+                    atomic_fetch_add(&b->conflicts, 1);
+                    continue;
+                }
                 goto out;
             }
+            to_store(b, upd);
             c = upd;
             status = json_object_get(c, "status");
         }
@@ -207,8 +240,8 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, w
         bool set_alloc = alloc && !json_object_get(status, "allocation");
         bool add_ref = !reserved_for(c, ref);
         if (!set_alloc && !add_ref) {
-            /* a PodGroup's claim already reserved for the group: nothing to write */
-            to_store(b, c);
+            /* a PodGroup's claim already reserved for the group: nothing to write (the
+             * store has it: the snapshot we decided on showed it allocated) */
             json_decref(c);
             ok = true;
             goto out;
@@ -220,14 +253,16 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, w
             json_array_append(rf, (json_t *)ref);
         }
         json_t *done = NULL;
+        writing(b);
         long code = send_json(b, "PUT", spath, c, NULL, &done, errmsg);
         json_decref(c);
-        if (code == 409) {
-            atomic_fetch_add(&b->conflicts, 1);
-            continue;
-        }
         if (code / 100 != 2 || !done) {
+            not_written(b);
             json_decref(done);
+            if (code == 409) {
+                atomic_fetch_add(&b->conflicts, 1);
+                continue;
+            }
             goto out;
         }
         w->allocated = set_alloc;
@@ -261,16 +296,30 @@ static void delete_claim(ext_binder *b, const written *w) {
         for (size_t i = json_array_size(fin); i-- > 0;)
             if (!strcmp(json_string_value(json_array_get(fin, i)) ?: "", FINALIZER)) json_array_remove(fin, i);
         msg = NULL;
-        long code = send_json(b, "PUT", path, c, NULL, NULL, &msg);
+        json_t *upd = NULL;
+        writing(b);
+        long code = send_json(b, "PUT", path, c, NULL, &upd, &msg);
         free(msg);
         json_decref(c);
+        if (code / 100 == 2) to_store(b, upd);
+        else not_written(b);
+        json_decref(upd);
         if (code != 409) break;
     }
     char *msg = NULL;
-    send_json(b, "DELETE", path, NULL, NULL, NULL, &msg);
+    json_t *left = NULL;
+    writing(b);
+    long code = send_json(b, "DELETE", path, NULL, NULL, &left, &msg);
     free(msg);
     free(path);
-    gone_from_store(b, w->ns, w->name);
+    const json_t *meta = json_object_get(left, "metadata");
+    if (code / 100 == 2 && json_object_get(meta, "deletionTimestamp") && json_array_size(json_object_get(meta, "finalizers")))
+        to_store(b, left);   /* another finalizer holds it: it is still there, as answered */
+    else if (code / 100 == 2 || code == 404)
+        gone_from_store(b, w->ns, w->name);
+    else
+        not_written(b);   /* not deleted: the watch keeps telling what there is */
+    json_decref(left);
 }
 
 /* Undoes a claim write: the reservedFor entry we added, and the allocation when we
@@ -295,10 +344,12 @@ static void roll_back(ext_binder *b, const written *w) {
         if (w->allocated && !json_array_size(rf)) json_object_del(status, "allocation");
         json_t *done = NULL;
         msg = NULL;
+        writing(b);
         long code = send_json(b, "PUT", spath, c, NULL, &done, &msg);
         free(msg);
         json_decref(c);
         if (code / 100 == 2) to_store(b, done);
+        else not_written(b);
         json_decref(done);
         if (code != 409) break;
     }
@@ -320,11 +371,13 @@ static bool create_extended_claim(ext_binder *b, const char *ns, const char *pod
                               "spec", spec);
     char *path = fmt("/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims", ns);
     json_t *made = NULL;
+    writing(b);
     long code = send_json(b, "POST", path, claim, NULL, &made, errmsg);
     json_decref(claim);
     free(path);
     const char *name = jstr(json_object_get(made, "metadata"), "name");
     if (code / 100 != 2 || !name) {
+        not_written(b);
         if (code / 100 == 2) *errmsg = fmt("Pod %s/%s: the created extended-resource claim has no name", ns, pod);
         json_decref(made);
         return false;

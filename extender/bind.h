@@ -23,7 +23,9 @@
  *      error, so kube-scheduler retries the pod.
  * Every claim written goes into the store as the API server answered it, before the
  * watch brings it: an allocation in flight (written, binding not yet created) counts
- * as in use for every later /filter and /bind. Nothing else does — /filter records
+ * as in use for every later /filter and /bind. With a pending-writes table shared
+ * with the watch (pending.h), no older version the watch delivers afterwards undoes
+ * it. Nothing else does — /filter records
  * nothing, so a gang sibling kube-scheduler only placed tentatively takes no device
  * until its /bind writes it. Binds are serialized: two binds never choose from the
  * same free devices. Claims not created yet (template claims before the
@@ -35,8 +37,11 @@
 #include "extender/kube.h"
 
 typedef struct ext_binder ext_binder;
+struct ext_pending;
 
-ext_binder *ext_binder_new(ext_kube *k, dra_store *st);
+/* pending: the table the watch of st uses (borrowed; NULL: none, the watch may then
+ * undo a write for a moment). */
+ext_binder *ext_binder_new(ext_kube *k, dra_store *st, struct ext_pending *pending);
 void ext_binder_free(ext_binder *b);
 /* NULL on success, else the error for ExtenderBindingResult.Error (caller frees). */
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node);

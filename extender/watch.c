@@ -1,11 +1,15 @@
 /* watch.c — list+watch of each DRA kind into the store (watch.h). One thread per
  * kind: the initial state (a streaming list, else a paged list), then watch until
- * the stream ends, fails or needs a relist. */
+ * the stream ends, fails or needs a relist. The changes of a chunk (or a relist) are
+ * collected, then decided and applied under the pending-writes table's lock when
+ * bind mode shares one (pending.h), as one snapshot. */
 #include "extender/watch.h"
 
 #include "base/base.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "extender/metrics.h"
+#include "extender/pending.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -32,6 +36,12 @@ static const kind_def KINDS[] = {
 };
 enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
 
+/* Where a collected change came from, for the pending-writes table. */
+typedef struct change_src {
+    const json_t *obj;           /* the event's object (a DELETED event: its last state); NULL: a relist's deletion */
+    bool list;                   /* a relist's item or deletion, not a watch event */
+} change_src;
+
 typedef struct kind_state {
     const kind_def *def;
     struct ext_watch *w;
@@ -44,7 +54,7 @@ typedef struct kind_state {
     _Atomic bool served;
     _Atomic bool watch_list;     /* the initial state comes as a streaming list */
     _Atomic int64_t failing_since_ns;   /* 0 while healthy */
-    _Atomic uint64_t events, relists, errors;
+    _Atomic uint64_t events, relists, errors, skipped;
     /* the watch stream being parsed */
     strbuf line;
     bool relist;                 /* an ERROR 410 event asked for a relist */
@@ -52,6 +62,8 @@ typedef struct kind_state {
     json_t *initial;             /* streaming list: "ns/name" → object until the end bookmark */
     VEC(json_t *) ups;
     VEC(dra_change) changes;
+    VEC(change_src) srcs;        /* one per change */
+    char *chunk_rv;              /* the latest resourceVersion of the chunk, recorded once flushed */
 } kind_state;
 
 struct ext_watch {
@@ -71,6 +83,18 @@ static int64_t mono_ns(void) {
 static void wlog(const ext_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void wlog(const ext_watch *w, const char *fmt, ...) {
     if (w->o.quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "watch: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* A log line at -v only. */
+static void vlog(const ext_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vlog(const ext_watch *w, const char *fmt, ...) {
+    if (w->o.quiet || !w->o.verbose) return;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "watch: ");
@@ -157,38 +181,119 @@ static void clear_changes(kind_state *ks) {
         free((char *)ks->changes.v[i].name);
     }
     ks->changes.n = 0;
+    ks->srcs.n = 0;
 }
 
-/* The collected changes as one snapshot; when the batch is refused (an object the
- * engine rejects, a deletion of what it never took), one by one, skipping those. */
-static void flush(kind_state *ks) {
-    if (!ks->changes.n) return;
+/* changes[0..n) as one snapshot; when the batch is refused (an object the engine
+ * rejects, a deletion of what it never took), one by one, skipping those. */
+static void apply(kind_state *ks, const dra_change *changes, size_t n) {
+    if (!n) return;
     ext_watch *w = ks->w;
     err e;
     err_clear(&e);
-    if (!dra_store_apply(w->st, ks->changes.v, ks->changes.n, &e)) {
-        for (size_t i = 0; i < ks->changes.n; i++) {
+    if (!dra_store_apply(w->st, changes, n, &e)) {
+        for (size_t i = 0; i < n; i++) {
             err_clear(&e);
-            if (!dra_store_apply(w->st, &ks->changes.v[i], 1, &e) && ks->changes.v[i].upsert) {
+            if (!dra_store_apply(w->st, &changes[i], 1, &e) && changes[i].upsert) {
                 char buf[1400];
                 wlog(w, "%s: skipped: %s", ks->def->kind, err_format(&e, buf, sizeof buf));
             }
         }
     }
+}
+
+static const char *meta_of(const json_t *obj, const char *k) {
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), k));
+}
+
+/* A pending write whose event never came: the watch's latest version wins (none:
+ * the store keeps ours, which nothing the watch said contradicts). */
+static void expired_view(void *arg, const char *ns, const char *name, bool has_view, const json_t *view) {
+    kind_state *ks = arg;
+    wlog(ks->w, "%s %s%s%s: the event of our write did not come within %.0f s: %s", ks->def->kind, ns, *ns ? "/" : "",
+         name, ext_pending_timeout(ks->w->o.pending),
+         !has_view ? "the watch said nothing since, ours stays" : view ? "the watch's version wins" : "the watch says it is gone");
+    if (!has_view) return;
+    dra_change c = {.upsert = view, .kind = ks->def->kind, .ns = *ns ? ns : NULL, .name = name};
+    err e;
+    err_clear(&e);
+    dra_store_apply(ks->w->st, &c, 1, &e);   /* a deletion of what is not there: nothing to do */
+}
+
+/* The collected changes into the store, the caller holding the pending table's lock
+ * (when there is one): marks past their timeout go first, then every change the table
+ * does not hold back as older than our own write. */
+static void flush_locked(kind_state *ks) {
+    ext_watch *w = ks->w;
+    ext_pending *p = w->o.pending;
+    if (!p) {
+        apply(ks, ks->changes.v, ks->changes.n);
+        clear_changes(ks);
+        return;
+    }
+    ext_pending_expire_locked(p, ks->def->kind, expired_view, ks);
+    if (!ks->changes.n) return;
+    dra_change *kept = xmalloc(ks->changes.n * sizeof *kept);
+    size_t nk = 0;
+    uint64_t skipped = 0;
+    for (size_t i = 0; i < ks->changes.n; i++) {
+        const dra_change *c = &ks->changes.v[i];
+        const change_src *src = &ks->srcs.v[i];
+        char ours[128] = "";
+        ext_pending_verdict v;
+        if (src->list && c->upsert) v = ext_pending_listed_locked(p, ks->def->kind, c->upsert);
+        else if (src->list) v = ext_pending_unlisted_locked(p, ks->def->kind, c->ns ? c->ns : "", c->name);
+        else if (src->obj) v = ext_pending_event_locked(p, ks->def->kind, src->obj, !c->upsert, ours, sizeof ours);
+        else v = EXT_PENDING_APPLY;
+        const json_t *o = c->upsert ? c->upsert : src->obj;
+        const char *ns = c->upsert ? meta_of(o, "namespace") : c->ns, *name = c->upsert ? meta_of(o, "name") : c->name;
+        if (v == EXT_PENDING_SKIP) {
+            skipped++;
+            if (src->list)
+                vlog(w, "%s %s%s%s: relist: kept our write over the listed version %s (the list may predate it)",
+                     ks->def->kind, ns ? ns : "", ns ? "/" : "", name ? name : "",
+                     c->upsert ? meta_of(o, "resourceVersion") ?: "?" : "(absent)");
+            else
+                vlog(w, "%s %s%s%s: skipped resourceVersion %s: older than our write (%s)", ks->def->kind, ns ? ns : "",
+                     ns ? "/" : "", name ? name : "", meta_of(o, "resourceVersion") ?: "?", ours);
+            continue;
+        }
+        if (v == EXT_PENDING_EXPIRED)
+            wlog(w, "%s %s%s%s: the event of our write did not come within %.0f s: the watch's version wins",
+                 ks->def->kind, ns ? ns : "", ns ? "/" : "", name ? name : "", ext_pending_timeout(p));
+        kept[nk++] = *c;
+    }
+    if (skipped) {
+        atomic_fetch_add(&ks->skipped, skipped);
+        ext_metrics_watch_stale_skipped(skipped);
+    }
+    apply(ks, kept, nk);
+    free(kept);
     clear_changes(ks);
 }
 
-static void add_upsert(kind_state *ks, json_t *obj) {
-    /* list items come without kind and apiVersion */
+static void flush(kind_state *ks) {
+    ext_pending *p = ks->w->o.pending;
+    if (p) ext_pending_lock(p);
+    flush_locked(ks);
+    if (p) ext_pending_unlock(p);
+}
+
+/* obj: the object to upsert (list items come without kind and apiVersion: set here). */
+static void add_upsert(kind_state *ks, json_t *obj, bool list) {
     if (!json_object_get(obj, "kind")) json_object_set_new(obj, "kind", json_string(ks->def->kind));
     if (!json_object_get(obj, "apiVersion")) json_object_set_new(obj, "apiVersion", json_string(ks->def->api_version));
     json_incref(obj);
     VEC_PUSH(ks->ups, obj);
     VEC_PUSH(ks->changes, ((dra_change){.upsert = obj}));
+    VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = list}));
 }
 
-static void add_delete(kind_state *ks, const char *ns, const char *name) {
+/* obj: a DELETED event's object, NULL for a relist's deletion. */
+static void add_delete(kind_state *ks, const char *ns, const char *name, json_t *obj) {
+    if (obj) VEC_PUSH(ks->ups, json_incref(obj));
     VEC_PUSH(ks->changes, ((dra_change){.kind = ks->def->kind, .ns = ns ? strdup(ns) : NULL, .name = strdup(name)}));
+    VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = !obj}));
 }
 
 static void obj_key(const json_t *obj, char *key, size_t n) {
@@ -201,6 +306,8 @@ static void obj_key(const json_t *obj, char *key, size_t n) {
  * the kind the store has beyond them deleted, in one snapshot. */
 static void replace_all(kind_state *ks, json_t *items) {
     ext_watch *w = ks->w;
+    /* the store's keys, the items and what the pending table keeps: one decision */
+    if (w->o.pending) ext_pending_lock(w->o.pending);
     dra_snapshot *s = dra_store_acquire(w->st);
     json_t *keys = s ? dra_snapshot_keys(s, ks->def->kind) : json_array();
     dra_snapshot_release(s);
@@ -211,18 +318,19 @@ static void replace_all(kind_state *ks, json_t *items) {
         char key[600];
         obj_key(it, key, sizeof key);
         json_object_set_new(seen, key, json_true());
-        add_upsert(ks, it);
+        add_upsert(ks, it, true);
     }
     for (size_t i = 0; i < json_array_size(keys); i++) {
         const char *ns = json_string_value(json_array_get(json_array_get(keys, i), 0));
         const char *name = json_string_value(json_array_get(json_array_get(keys, i), 1));
         char key[600];
         snprintf(key, sizeof key, "%s/%s", ns, name);
-        if (!json_object_get(seen, key)) add_delete(ks, *ns ? ns : NULL, name);
+        if (!json_object_get(seen, key)) add_delete(ks, *ns ? ns : NULL, name, NULL);
     }
     json_decref(seen);
     json_decref(keys);
-    flush(ks);
+    flush_locked(ks);
+    if (w->o.pending) ext_pending_unlock(w->o.pending);
 }
 
 /* The kind counts as listed: readiness, relist counter, health. */
@@ -365,13 +473,17 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
         else json_object_set(ks->initial, key, obj);
         atomic_fetch_add(&ks->events, 1);
     } else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
-        add_upsert(ks, obj);
+        add_upsert(ks, obj, false);
         atomic_fetch_add(&ks->events, 1);
     } else if (!strcmp(type, "DELETED")) {
-        if (name) add_delete(ks, json_string_value(json_object_get(meta, "namespace")), name);
+        if (name) add_delete(ks, json_string_value(json_object_get(meta, "namespace")), name, obj);
         atomic_fetch_add(&ks->events, 1);
     }
-    if (rv) set_rv(ks, rv);
+    if (rv && *rv) {
+        /* recorded once the chunk is in the store (on_chunk) */
+        free(ks->chunk_rv);
+        ks->chunk_rv = strdup(rv);
+    }
     json_decref(ev);
 }
 
@@ -393,6 +505,11 @@ static bool on_chunk(void *arg, const char *data, size_t n) {
         ks->line.len -= start;
     }
     flush(ks);
+    if (ks->chunk_rv) {
+        set_rv(ks, ks->chunk_rv);
+        free(ks->chunk_rv);
+        ks->chunk_rv = NULL;
+    }
     return !ks->relist && !ks->ignored && !atomic_load(&ks->w->stop);
 }
 
@@ -539,6 +656,8 @@ void ext_watch_stop(ext_watch *w) {
         clear_changes(ks);
         free(ks->ups.v);
         free(ks->changes.v);
+        free(ks->srcs.v);
+        free(ks->chunk_rv);
         sbuf_free(&ks->line);
         free(ks->rv);
         pthread_mutex_destroy(&ks->mu);
@@ -575,8 +694,16 @@ json_t *ext_watch_status_json(ext_watch *w) {
                               "errors", (json_int_t)atomic_load(&ks->errors), "failingForSeconds",
                               since ? (double)(now - since) / 1e9 : 0.0);
         if (ks->last_error[0]) json_object_set_new(k, "lastError", json_string(ks->last_error));
-        json_object_set_new(o, ks->def->kind, k);
         pthread_mutex_unlock(&ks->mu);
+        if (w->o.pending) {
+            ext_pending_stats ps;
+            ext_pending_stats_of(w->o.pending, ks->def->kind, &ps);
+            json_object_set_new(k, "pendingWrites", json_integer((json_int_t)ps.marks));
+            json_object_set_new(k, "staleSkipped", json_integer((json_int_t)atomic_load(&ks->skipped)));
+            json_object_set_new(k, "pendingExpired", json_integer((json_int_t)ps.expired));
+            json_object_set_new(k, "writesSeenFirst", json_integer((json_int_t)ps.seen_first));
+        }
+        json_object_set_new(o, ks->def->kind, k);
     }
     return o;
 }
@@ -609,6 +736,8 @@ bool ext_watch_feed(dra_store *st, const char *kind, const char *const *chunks, 
     clear_changes(&ks);
     free(ks.ups.v);
     free(ks.changes.v);
+    free(ks.srcs.v);
+    free(ks.chunk_rv);
     sbuf_free(&ks.line);
     free(ks.rv);
     pthread_mutex_destroy(&ks.mu);

@@ -17,6 +17,9 @@
  *     answers wait for their Retry-After;
  *   - a kind the server does not serve (404) counts as listed and empty, and is
  *     tried again every few minutes.
+ * Bind mode shares a pending-writes table (pending.h) with the binder: a version of an
+ * object this process wrote that arrives after our write is not applied (nor, from a
+ * relist, one that may predate it), so the store never goes back to before a write.
  * resourceVersions are opaque strings. Readiness: every kind listed once (a streaming
  * list counts when its initial-events-end bookmark arrives) and none unable to list
  * or watch for longer than max_staleness. */
@@ -40,14 +43,19 @@ typedef struct ext_watch_opts {
     bool quiet;                  /* no log lines (tests) */
     bool no_watch_list;          /* paged lists only, never sendInitialEvents (--watch-list=false) */
     bool podgroups;              /* watch scheduling.k8s.io/v1alpha2 PodGroups (gate DRAWorkloadResourceClaims) */
+    bool verbose;                /* a log line per stale version skipped */
+    struct ext_pending *pending; /* bind mode's pending writes (borrowed; NULL: every version applies) */
 } ext_watch_opts;
 
 /* Starts the threads; they run until ext_watch_stop. */
 ext_watch *ext_watch_start(ext_kube *k, dra_store *st, const ext_watch_opts *o);
 void ext_watch_stop(ext_watch *w);
 bool ext_watch_ready(ext_watch *w);
-/* Per kind: resourceVersion, listed, served, initial state (streaming or paged list),
- * events, relists, errors, failing for (s), the last error while failing; a kind not
+/* Per kind: resourceVersion (of the last event applied or skipped, once the store
+ * reflects it), listed, served, initial state (streaming or paged list), events,
+ * relists, errors, failing for (s), the last error while failing; with a pending-writes
+ * table also pendingWrites (marks now), staleSkipped, pendingExpired and
+ * writesSeenFirst (writes whose event came before their answer); a kind not
  * watched (PodGroup without the gate) is {"watched": false}. */
 json_t *ext_watch_status_json(ext_watch *w);
 /* The watch-stream decoder on its own, for the fuzzer and tests: chunks[0..nchunks)

@@ -60,6 +60,13 @@ struct fake_api {
     char fail_method[16], fail_path[128];   /* fake_fail_request */
     int fail_match_status;
     bool tls_client_certs;       /* a client certificate signed by the trusted CA is required */
+    /* fake_hold_watch: a resource's watch events after release_rv wait; its lists are
+     * served from held_view, the state as of release_rv (a lagging watch cache) */
+    bool held_watch[NRES];
+    long release_rv[NRES];
+    json_t *held_view[NRES];     /* "ns/name" → object */
+    long gone_gen[NRES];         /* open streams of the resource opened before a bump get ERROR 410 */
+    int slow_claim_answers_ms;   /* a claim write is answered this long after it is stored (and watched) */
 };
 
 static int res_index(const char *r) {
@@ -126,19 +133,30 @@ void fake_delete(fake_api *f, const char *resource, const char *ns, const char *
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Objects of resource r sorted by key; caller holds mu. */
-static json_t *sorted(fake_api *f, int r) {
-    size_t n = json_object_size(f->objs[r]);
+/* The objects of a "ns/name" → object map sorted by key. */
+static json_t *sorted_map(json_t *objs) {
+    size_t n = json_object_size(objs);
     const char **keys = malloc((n ? n : 1) * sizeof *keys);
     size_t i = 0;
     const char *k;
     json_t *v;
-    json_object_foreach(f->objs[r], k, v) keys[i++] = k;
+    json_object_foreach(objs, k, v) keys[i++] = k;
     qsort(keys, n, sizeof *keys, cmp_cstr);
     json_t *a = json_array();
-    for (i = 0; i < n; i++) json_array_append(a, json_object_get(f->objs[r], keys[i]));
+    for (i = 0; i < n; i++) json_array_append(a, json_object_get(objs, keys[i]));
     free(keys);
     return a;
+}
+
+/* Objects of resource r sorted by key; caller holds mu. */
+static json_t *sorted(fake_api *f, int r) { return sorted_map(f->objs[r]); }
+
+/* What lists and streaming lists of r serve, and at which resourceVersion: the
+ * current state, or while r's watch is held the state as of its last released event;
+ * caller holds mu. */
+static json_t *listed_state(fake_api *f, int r, long *rv) {
+    *rv = f->held_watch[r] ? f->release_rv[r] : f->rv;
+    return f->held_watch[r] ? sorted_map(f->held_view[r]) : sorted(f, r);
 }
 
 json_t *fake_objects(fake_api *f, const char *resource) {
@@ -206,6 +224,7 @@ typedef struct stream {
     json_t *initial;             /* streaming list: the objects still to send as ADDED, then the end bookmark */
     size_t ninitial;
     long initial_rv;
+    long gone_gen;
 } stream;
 
 static void set_pending(stream *s, char *text) {
@@ -232,7 +251,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
          * the bookmark that ends them */
         char *line;
         if (s->ninitial < json_array_size(s->initial)) {
-            if (f->initial_delay_ms && s->ninitial) nanosleep(&(struct timespec){0, f->initial_delay_ms * 1000000L}, NULL);
+            pthread_mutex_lock(&f->mu);
+            long delay_ms = f->initial_delay_ms;
+            pthread_mutex_unlock(&f->mu);
+            if (delay_ms && s->ninitial) nanosleep(&(struct timespec){0, delay_ms * 1000000L}, NULL);
             json_t *ev = json_pack("{s:s, s:O}", "type", "ADDED", "object", json_array_get(s->initial, s->ninitial++));
             line = json_dumps(ev, JSON_COMPACT);
             json_decref(ev);
@@ -278,7 +300,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
             pthread_cond_timedwait(&f->cv, &f->mu, &ts);
             continue;
         }
-        if (s->gone || s->since < f->compacted - 1) {
+        if (s->gone || s->since < f->compacted - 1 || s->gone_gen != f->gone_gen[s->res]) {
             pthread_mutex_unlock(&f->mu);
             json_t *ev = json_pack("{s:s, s:o}", "type", "ERROR", "object",
                                    status_obj(410, "Expired", "too old resource version"));
@@ -297,6 +319,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         for (size_t i = 0; i < f->nev; i++) {
             event *e = &f->ev[i];
             if (e->rv <= s->since || e->res != s->res || e->rv < f->compacted) continue;
+            if (f->held_watch[s->res] && e->rv > f->release_rv[s->res]) break;   /* held: this and all after */
             json_t *ev = json_pack("{s:s, s:O}", "type", e->type, "object", e->obj);
             s->since = e->rv;
             pthread_mutex_unlock(&f->mu);
@@ -312,12 +335,14 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         }
         if (s->bookmarks && time(NULL) >= s->next_bookmark) {
             s->next_bookmark = time(NULL) + 1;
+            /* held: no further than the released events */
+            long brv = f->held_watch[s->res] ? f->release_rv[s->res] : f->rv;
             char line[256];
             snprintf(line, sizeof line,
                      "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
                      "{\"resourceVersion\":\"%ld\"}}}\n",
-                     KIND[s->res], API[s->res], f->rv);
-            s->since = f->rv > s->since ? f->rv : s->since;
+                     KIND[s->res], API[s->res], brv);
+            s->since = brv > s->since ? brv : s->since;
             pthread_mutex_unlock(&f->mu);
             set_pending(s, strdup(line));
             return 0;
@@ -443,13 +468,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         pthread_mutex_lock(&f->mu);
         if (initial) {
             /* a streaming list: the current state, then the events after it */
-            s->initial = sorted(f, r);
-            s->initial_rv = f->rv;
-            s->since = f->rv;
+            s->initial = listed_state(f, r, &s->initial_rv);
+            s->since = s->initial_rv;
             f->streaming_lists++;
         } else {
-            s->since = rv && *rv ? strtol(rv, NULL, 10) : f->rv;
+            s->since = rv && *rv ? strtol(rv, NULL, 10) : f->held_watch[r] ? f->release_rv[r] : f->rv;
         }
+        s->gone_gen = f->gone_gen[r];
         s->gone = s->since + 1 < f->compacted;
         s->cut_gen = f->cut_gen;
         s->stall_gen = f->stall_gen;
@@ -479,9 +504,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         (snprintf(idk, sizeof idk, "%ld", id), json_object_get(f->lists, idk))) {
         all = json_incref(json_object_get(f->lists, idk));
     } else {
-        all = sorted(f, r);
+        all = listed_state(f, r, &lrv);
         id = ++f->next_list;
-        lrv = f->rv;
         snprintf(idk, sizeof idk, "%ld", id);
         json_object_set(f->lists, idk, all);
         off = 0;
@@ -691,8 +715,10 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
             json_decref(obj);
             code = 201;
         }
+        int slow = f->slow_claim_answers_ms;
         pthread_mutex_unlock(&f->mu);
         json_decref(b);
+        if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
         return reply(c, code, out, -1);
     }
     if (parts < 2) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
@@ -741,7 +767,9 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
         code = 405;
         out = status_obj(405, "MethodNotAllowed", method);
     }
+    int slow = strcmp(method, "GET") ? f->slow_claim_answers_ms : 0;
     pthread_mutex_unlock(&f->mu);
+    if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
     return reply(c, code, out, -1);
 }
 
@@ -837,6 +865,65 @@ void fake_fail_request(fake_api *f, const char *method, const char *path_part, i
            snprintf(f->fail_path, sizeof f->fail_path, "%s", path_part); f->fail_match_status = status);
 }
 
+void fake_hold_watch(fake_api *f, const char *resource, bool hold) {
+    int r = res_index(resource);
+    pthread_mutex_lock(&f->mu);
+    if (hold && !f->held_watch[r]) {
+        f->release_rv[r] = f->rv;
+        f->held_view[r] = json_deep_copy(f->objs[r]);
+    } else if (!hold) {
+        json_decref(f->held_view[r]);
+        f->held_view[r] = NULL;
+    }
+    f->held_watch[r] = hold;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The first held event of r; caller holds mu. */
+static event *first_held(fake_api *f, int r) {
+    for (size_t i = 0; i < f->nev; i++)
+        if (f->ev[i].res == r && f->ev[i].rv > f->release_rv[r]) return &f->ev[i];
+    return NULL;
+}
+
+long fake_release_watch_event(fake_api *f, const char *resource, json_t **obj, const char **type) {
+    int r = res_index(resource);
+    pthread_mutex_lock(&f->mu);
+    event *e = f->held_watch[r] ? first_held(f, r) : NULL;
+    long rv = 0;
+    if (e) {
+        rv = f->release_rv[r] = e->rv;
+        char *k = key_of(e->obj);
+        if (!strcmp(e->type, "DELETED")) json_object_del(f->held_view[r], k);
+        else json_object_set_new(f->held_view[r], k, json_deep_copy(e->obj));
+        free(k);
+        if (obj) *obj = json_deep_copy(e->obj);
+        if (type) *type = e->type;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return rv;
+}
+
+int fake_held_events(fake_api *f, const char *resource) {
+    int r = res_index(resource), n = 0;
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; f->held_watch[r] && i < f->nev; i++)
+        if (f->ev[i].res == r && f->ev[i].rv > f->release_rv[r]) n++;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+void fake_slow_claim_answers(fake_api *f, int ms) { LOCKED(f->slow_claim_answers_ms = ms); }
+
+void fake_gone_watches(fake_api *f, const char *resource) { LOCKED(f->gone_gen[res_index(resource)]++); }
+
+void fake_release_by_relist(fake_api *f, const char *resource) {
+    int r = res_index(resource);
+    LOCKED(f->held_watch[r] = false; json_decref(f->held_view[r]); f->held_view[r] = NULL; f->gone_gen[r]++);
+}
+
 int fake_held_bindings(fake_api *f) {
     pthread_mutex_lock(&f->mu);
     int n = (int)f->held;
@@ -861,7 +948,7 @@ void fake_stop(fake_api *f) {
     MHD_stop_daemon(f->d);
     for (size_t i = 0; i < f->nev; i++) json_decref(f->ev[i].obj);
     free(f->ev);
-    for (int i = 0; i < NRES; i++) json_decref(f->objs[i]);
+    for (int i = 0; i < NRES; i++) json_decref(f->objs[i]), json_decref(f->held_view[i]);
     json_decref(f->lists);
     json_decref(f->leases);
     json_decref(f->pods);

@@ -7,7 +7,8 @@
  * for it; resourceVersions counting up) plus the faults a watch meets in production:
  * compaction (a watch from an old version gets an ERROR event with code 410), streams
  * cut in the middle of a line, stalled streams, expired continue tokens, 429/500
- * answers with Retry-After, bearer tokens that rotate (401). Bind mode's writes are
+ * answers with Retry-After, bearer tokens that rotate (401), and a lagging watch
+ * cache (a resource's events held back and released one by one). Bind mode's writes are
  * served too: pods (GET, PATCH status, POST binding), ResourceClaims (POST with
  * generateName, PUT, PUT status, DELETE), PodGroups (GET), Leases. Over http, or
  * https with a server certificate and, optionally, required client certificates
@@ -66,5 +67,23 @@ void fake_hold_bindings(fake_api *f, bool hold);
 int fake_held_bindings(fake_api *f);
 /* The next request with this method and a path containing path_part fails with status. */
 void fake_fail_request(fake_api *f, const char *method, const char *path_part, int status);
+
+/* Watch events of a resource held back, as a lagging watch cache holds them: while
+ * held, its streams send no event after the last released one (bookmarks go no
+ * further either) and its lists and streaming lists serve the state as of that event.
+ * Writes go on as usual. Unholding releases everything at once. */
+void fake_hold_watch(fake_api *f, const char *resource, bool hold);
+/* Releases the next held event of the resource: its resourceVersion (0: none held);
+ * *obj (a copy, may be NULL) and *type tell what it is. */
+long fake_release_watch_event(fake_api *f, const char *resource, json_t **obj, const char **type);
+int fake_held_events(fake_api *f, const char *resource);
+/* ResourceClaim writes (POST, PUT, DELETE) answered ms after they are stored: their
+ * watch events come before the answer. */
+void fake_slow_claim_answers(fake_api *f, int ms);
+/* The resource's open watch streams get an ERROR event with code 410 (a relist). */
+void fake_gone_watches(fake_api *f, const char *resource);
+/* At once: everything released and the open streams 410, so the relist sees the
+ * current state while the held events never come on a stream. */
+void fake_release_by_relist(fake_api *f, const char *resource);
 
 #endif

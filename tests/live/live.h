@@ -1,7 +1,8 @@
 /* live.h — what the parts of the live test program share: the failure count and
  * CHECK, a ResourceSlice builder, polling, and the parts themselves (live_bind.c:
- * gang siblings and DRA extended resources in bind mode; live_tls.c: client
- * certificates over https). live_test.c runs them in order against its fake. */
+ * gang siblings and DRA extended resources in bind mode; live_pending.c: bind mode
+ * while the watch lags; live_tls.c: client certificates over https). live_test.c
+ * runs them in order against its fake (LIVE_ONLY=part,... picks some). */
 #ifndef DRA_TESTS_LIVE_H
 #define DRA_TESTS_LIVE_H
 
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "engine/snapshot.h"
 #include "extender/kube.h"
 #include "tests/live/fakeapi.h"
 
@@ -28,9 +30,18 @@ json_t *live_slice(const char *name, const char *node, int n, const char *model)
 bool live_wait(double s, bool (*pred)(void *), void *arg);
 bool live_quiet(void);   /* no log lines unless LIVE_DEBUG is set */
 
+/* live_test.c: ResourceClaimTemplates "one" and "two" (1 and 2 GPUs, namespace ml)
+ * for the static part of a store; whether the store comes to answer as a fresh store
+ * of the server's objects does (object counts, and per node whether a 1-GPU and a
+ * 2-GPU pod fit), waiting up to 10 s (a failed CHECK otherwise). */
+json_t *live_templates(void);
+bool live_converge(fake_api *f, dra_store *st, const char *what);
+
 /* live_bind.c */
 void live_gang_siblings(fake_api *f, ext_kube *k);
 void live_extended_resources(fake_api *f, ext_kube *k);
+/* live_pending.c: bind mode while the watch lags (held events, relists, the timeout) */
+void live_pending(fake_api *f, ext_kube *k);
 /* live_tls.c: its own https fake; skipped with a message when openssl is missing */
 void live_tls(void);
 

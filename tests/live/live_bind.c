@@ -34,6 +34,7 @@
 #include "engine/engine.h"
 #include "extender/bind.h"
 #include "extender/extender.h"
+#include "extender/pending.h"
 #include "extender/watch.h"
 
 #include <pthread.h>
@@ -43,6 +44,7 @@
 
 typedef struct env {
     dra_store *st;
+    ext_pending *pending;        /* shared by the watch and the binder, as in serve --bind */
     ext_watch *w;
     ext_binder *b;
     ext_service *svc;
@@ -55,10 +57,11 @@ static void env_start(env *e, ext_kube *k, bool podgroups) {
     dra_features_default(&feat);
     feat.workload_claims = podgroups;
     e->st = dra_store_new(&feat);
+    e->pending = ext_pending_new(20);
     ext_watch_opts wo = {.max_staleness_s = 10, .page_limit = 50, .idle_s = 2, .watch_timeout_s = 4,
-                         .backoff_max_s = 0.5, .quiet = live_quiet(), .podgroups = podgroups};
+                         .backoff_max_s = 0.5, .quiet = live_quiet(), .podgroups = podgroups, .pending = e->pending};
     e->w = ext_watch_start(k, e->st, &wo);
-    e->b = ext_binder_new(k, e->st);
+    e->b = ext_binder_new(k, e->st, e->pending);
     ext_config cfg;
     ext_config_default(&cfg);
     cfg.workers = 2;
@@ -72,6 +75,7 @@ static void env_stop(env *e) {
     ext_service_free(e->svc);
     ext_binder_free(e->b);
     ext_watch_stop(e->w);
+    ext_pending_free(e->pending);
     dra_store_free(e->st);
 }
 
@@ -238,15 +242,15 @@ void live_gang_siblings(fake_api *f, ext_kube *k) {
     pthread_create(&th, NULL, bind_thread, &j1);
     CHECK(live_wait(10, one_held, f), "gang-1's binding never reached the server");
     /* gang-2 reuses the group claim: one free GPU on gang-a is enough; gang-b is out,
-     * the group's devices are on gang-a. (The binder put its writes into the store as
-     * it made them; the watch brings the same versions and may briefly bring an older
-     * one first, so the answer is awaited, not sampled once.) */
+     * the group's devices are on gang-a. The binder put its writes into the store as it
+     * made them, and no older version the watch still brings is applied over them
+     * (pending.h): the answer is right at once, sampled once. */
     filter_job fj = {.e = &e, .pod = p2, .nodes = nodes, .n = 2, .want = "gang-a,", .explain = "gang-b"};
-    CHECK(live_wait(5, filter_is, &fj), "gang-2 filter with gang-1's bind in flight: %s, want gang-a,", fj.got);
+    CHECK(filter_is(&fj), "gang-2 filter with gang-1's bind in flight: %s, want gang-a,", fj.got);
     CHECK(strstr(fj.why, "gang-shared") != NULL, "gang-b's failure should name the group claim: %s", fj.why);
     /* in flight is in use: a 2-GPU pod no longer fits gang-a (1 of 3 free) */
     filter_job fo = {.e = &e, .pod = other, .nodes = nodes, .n = 2, .want = "gang-b,"};
-    CHECK(live_wait(5, filter_is, &fo), "a 2-GPU pod with gang-1's bind in flight: %s, want gang-b,", fo.got);
+    CHECK(filter_is(&fo), "a 2-GPU pod with gang-1's bind in flight: %s, want gang-b,", fo.got);
     fake_hold_bindings(f, false);
     pthread_join(th, NULL);
     CHECK(!j1.err, "gang-1 bind: %s", j1.err);

@@ -10,6 +10,7 @@
 #include "extender/bind.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "extender/pending.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
 #include "tests/live/live.h"
@@ -70,8 +71,9 @@ static json_t *claim(int n, int first, int count, const char *name) {
 static const char *RESOURCES[] = {"deviceclasses", "resourceslices", "resourceclaims", "nodes"};
 static const char *KINDS[] = {"DeviceClass", "ResourceSlice", "ResourceClaim", "Node"};
 
-/* The answers of a store: per kind counts, then fit status of a 2-GPU pod per node. */
-static void answers(dra_store *st, char *out, size_t n) {
+/* The answers of a store: per kind counts, then for each of `nodes` (every node the
+ * server has) the fit status of a 1-GPU and of a 2-GPU pod: what is in use where. */
+static void answers(dra_store *st, const json_t *nodes, char *out, size_t n) {
     dra_snapshot *s = dra_store_acquire(st);
     size_t o = 0;
     if (!s) {
@@ -79,38 +81,53 @@ static void answers(dra_store *st, char *out, size_t n) {
         return;
     }
     for (int k = 0; k < 4; k++) o += (size_t)snprintf(out + o, n - o, "%s=%zu ", KINDS[k], dra_snapshot_count(s, KINDS[k]));
-    json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "ml", "spec",
-                            "resourceClaims", "name", "g", "resourceClaimTemplateName", "two");
-    err e;
-    err_clear(&e);
-    dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
     dra_alloc_ctx *x = dra_alloc_ctx_new();
-    for (int i = 0; pr && i < NODES + 2; i++) {
-        char node[32];
-        snprintf(node, sizeof node, "node-%02d", i);
-        dra_fit f;
-        dra_pod_fit(pr, x, node, NULL, DRA_SCORE_NONE, 0, &f);
-        o += (size_t)snprintf(out + o, n - o, "%c", "OUTEX"[f.status]);
+    static const char *const templates[] = {"one", "two"};
+    dra_pod_request *pr[2];
+    for (int t = 0; t < 2; t++) {
+        json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "ml", "spec",
+                                "resourceClaims", "name", "g", "resourceClaimTemplateName", templates[t]);
+        err e;
+        err_clear(&e);
+        pr[t] = dra_pod_request_new(s, pod, &e);
+        json_decref(pod);
+    }
+    for (size_t i = 0; pr[0] && pr[1] && i < json_array_size(nodes) && o < n; i++) {
+        const char *node = json_string_value(json_array_get(nodes, i));
+        o += (size_t)snprintf(out + o, n - o, " %s:", node);
+        for (int t = 0; t < 2 && o < n; t++) {
+            dra_fit f;
+            dra_pod_fit(pr[t], x, node, NULL, DRA_SCORE_NONE, 0, &f);
+            o += (size_t)snprintf(out + o, n - o, "%c", "OUTEX"[f.status]);
+        }
     }
     dra_alloc_ctx_free(x);
-    dra_pod_request_free(pr);
-    json_decref(pod);
+    dra_pod_request_free(pr[0]);
+    dra_pod_request_free(pr[1]);
     dra_snapshot_release(s);
 }
 
-/* The template the pod uses lives only in the static part of both stores. */
-static json_t *tmpl(void) {
-    return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:[{s:s, s:{s:s, s:i}}]}}}}", "apiVersion", "resource.k8s.io/v1",
-                     "kind", "ResourceClaimTemplate", "metadata", "name", "two", "namespace", "ml", "spec", "spec",
-                     "devices", "requests", "name", "gpu", "exactly", "deviceClassName", "gpu.example.com", "count", 2);
+/* The templates the pods use live only in the static part of both stores: one and
+ * two GPUs. */
+json_t *live_templates(void) {
+    json_t *a = json_array();
+    static const char *const names[] = {"one", "two"};
+    for (int i = 0; i < 2; i++)
+        json_array_append_new(
+            a, json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:[{s:s, s:{s:s, s:i}}]}}}}", "apiVersion",
+                         "resource.k8s.io/v1", "kind", "ResourceClaimTemplate", "metadata", "name", names[i], "namespace",
+                         "ml", "spec", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
+                         "gpu.example.com", "count", i + 1));
+    return a;
 }
 
-static void reference(fake_api *f, char *out, size_t n) {
+/* The reference: a fresh store of the server's objects (a static snapshot). Its answers
+ * and the names of its nodes (*nodes, new). */
+static void reference(fake_api *f, char *out, size_t n, json_t **nodes) {
     dra_features feat;
     dra_features_default(&feat);
     dra_store *st = dra_store_new(&feat);
-    json_t *all = json_array();
-    json_array_append_new(all, tmpl());
+    json_t *all = live_templates();
     for (int r = 0; r < 4; r++) {
         json_t *objs = fake_objects(f, RESOURCES[r]);
         json_array_extend(all, objs);
@@ -120,21 +137,31 @@ static void reference(fake_api *f, char *out, size_t n) {
     err_clear(&e);
     if (!dra_store_apply_json(st, all, &e)) fprintf(stderr, "live_test: reference: %s\n", e.msg);
     json_decref(all);
-    answers(st, out, n);
+    *nodes = json_array();
+    dra_snapshot *s = dra_store_acquire(st);
+    for (size_t i = 0; s && i < dra_snapshot_nnodes(s); i++)
+        json_array_append_new(*nodes, json_string(dra_snapshot_node_name(s, i)));
+    dra_snapshot_release(s);
+    answers(st, *nodes, out, n);
     dra_store_free(st);
 }
 
 /* Waits until the live store answers as the reference does. */
-static bool converge(fake_api *f, dra_store *st, const char *what) {
-    char want[512], got[512];
-    reference(f, want, sizeof want);
+bool live_converge(fake_api *f, dra_store *st, const char *what) {
+    char want[8192], got[8192];
+    json_t *nodes;
+    reference(f, want, sizeof want, &nodes);
     for (int i = 0; i < 200; i++) {
-        answers(st, got, sizeof got);
-        if (!strcmp(want, got)) return true;
+        answers(st, nodes, got, sizeof got);
+        if (!strcmp(want, got)) {
+            json_decref(nodes);
+            return true;
+        }
         usleep(50000);
     }
+    json_decref(nodes);
     CHECK(false, "%s: the live store did not converge:\n  want %s\n  got  %s", what, want, got);
-    if (getenv("LIVE_DEBUG")) {
+    if (getenv("LIVE_DEBUG") && g_watch) {
         json_t *s = ext_watch_status_json(g_watch);
         char *t = json_dumps(s, JSON_COMPACT);
         fprintf(stderr, "  watch: %s\n", t);
@@ -143,6 +170,8 @@ static bool converge(fake_api *f, dra_store *st, const char *what) {
     }
     return false;
 }
+
+static bool converge(fake_api *f, dra_store *st, const char *what) { return live_converge(f, st, what); }
 
 typedef struct bind_job {
     ext_binder *b;
@@ -168,7 +197,7 @@ static json_t *unallocated_claim(const char *name, int count) {
                      "devices", "requests", "name", "gpu", "exactly", "deviceClassName", "gpu.example.com", "count", count);
 }
 
-static void bind_race(fake_api *f, ext_kube *k, dra_store *st) {
+static void bind_race(fake_api *f, ext_kube *k, dra_store *st, ext_pending *pending) {
     fake_put(f, "nodes", json_pack("{s:{s:s}}", "metadata", "name", "node-bind"));
     json_t *sl = slice(90, "H100");
     json_object_set_new(json_object_get(sl, "metadata"), "name", json_string("node-bind-gpus"));
@@ -203,7 +232,7 @@ static void bind_race(fake_api *f, ext_kube *k, dra_store *st) {
         if (n == want) break;
         usleep(50000);
     }
-    ext_binder *b = ext_binder_new(k, st);
+    ext_binder *b = ext_binder_new(k, st, pending);
     bind_job jobs[4];
     pthread_t th[4];
     for (int t = 0; t < 4; t++) {
@@ -280,7 +309,7 @@ static dra_store *store_with_template(void) {
     dra_features feat;
     dra_features_default(&feat);
     dra_store *st = dra_store_new(&feat);
-    json_t *t = tmpl();
+    json_t *t = live_templates();
     err e;
     err_clear(&e);
     dra_store_apply_json(st, t, &e);
@@ -613,57 +642,8 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
     unlink(logpath);
 }
 
-int main(int argc, char **argv) {
-    /* https and client certificates first, while no thread runs (it forks openssl) */
-    live_tls();
-
-    fake_api *f = fake_start();
-    fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
-                                            "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
-    for (int n = 0; n < NODES; n++) {
-        char node[32];
-        snprintf(node, sizeof node, "node-%02d", n);
-        fake_put(f, "nodes", json_pack("{s:{s:s}}", "metadata", "name", node));
-        fake_put(f, "resourceslices", slice(n, "H100"));
-    }
-    for (int n = 0; n < NODES; n += 2) {
-        char name[32];
-        snprintf(name, sizeof name, "busy-%02d", n);
-        fake_put(f, "resourceclaims", claim(n, 0, 7, name));
-    }
-    fake_unserve(f, "devicetaintrules");
-    char tokfile[] = "/tmp/dralloc-live-token-XXXXXX";
-    int fd = mkstemp(tokfile);
-    close(fd);
-    write_token(tokfile, "t1");
-    fake_set_token(f, "t1");
-
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
-    err e;
-    err_clear(&e);
-    ext_kube_opts ko = {.server = url, .token_file = tokfile};
-    ext_kube *k = ext_kube_new(&ko, &e);
-    if (!k) {
-        fprintf(stderr, "live_test: %s\n", e.msg);
-        return 1;
-    }
-    dra_features feat;
-    dra_features_default(&feat);
-    dra_store *st = dra_store_new(&feat);
-    json_t *t = tmpl();
-    dra_store_apply_json(st, t, &e);
-    json_decref(t);
-    /* paged lists here, so that paging meets its faults (streaming lists: below) */
-    ext_watch_opts wo = {.max_staleness_s = 1.5, .page_limit = 5, .idle_s = 2, .watch_timeout_s = 4,
-                         .backoff_max_s = 0.5, .quiet = !getenv("LIVE_DEBUG"), .no_watch_list = true};
-    ext_watch *w = ext_watch_start(k, st, &wo);
-    g_watch = w;
-    int waited = 0;
-    while (!ext_watch_ready(w) && waited++ < 200) usleep(50000);
-    CHECK(ext_watch_ready(w), "not ready after the first list");
-    converge(f, st, "first list");
-
+/* After each fault a watch meets, the store answers as the server's objects do. */
+static void cache_faults(fake_api *f, dra_store *st, ext_watch *w, const char *tokfile) {
     /* a burst: new claims, deletions, a slice replaced */
     for (int n = 1; n < NODES; n += 2) {
         char name[32];
@@ -721,9 +701,11 @@ int main(int argc, char **argv) {
           "PodGroups should not be watched without the gate");
     json_decref(status);
     CHECK(ext_watch_ready(w), "not ready while the server is fine");
+}
 
-    /* leader election: two candidates, one leader; the leader dies (no release),
-     * the standby takes over within the lease duration; a clean stop releases */
+/* Leader election: two candidates, one leader; the leader dies (no release), the
+ * standby takes over within the lease duration; a clean stop releases. */
+static void leader_election(fake_api *f, ext_kube *k) {
     ext_lease_opts lo = {.ns = "kube-system", .name = "dralloc", .duration_s = 1.5, .renew_deadline_s = 1.0,
                          .retry_s = 0.2, .quiet = !getenv("LIVE_DEBUG")};
     lo.identity = "replica-a";
@@ -750,22 +732,96 @@ int main(int argc, char **argv) {
     CHECK(lease && !strcmp(json_string_value(json_object_get(json_object_get(lease, "spec"), "holderIdentity")), ""),
           "a clean stop should release the Lease");
     json_decref(lease);
+}
+
+/* LIVE_ONLY=part,part,... runs only those parts (after the first list, which every
+ * part needs): tls faults lease bind stream gang er pending serve podgroups. */
+static bool part(const char *name) {
+    const char *only = getenv("LIVE_ONLY");
+    if (!only || !*only) return true;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)); p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || !p[n])) return true;
+    return false;
+}
+
+int main(int argc, char **argv) {
+    /* https and client certificates first, while no thread runs (it forks openssl) */
+    if (part("tls")) live_tls();
+
+    fake_api *f = fake_start();
+    fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
+                                            "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
+    for (int n = 0; n < NODES; n++) {
+        char node[32];
+        snprintf(node, sizeof node, "node-%02d", n);
+        fake_put(f, "nodes", json_pack("{s:{s:s}}", "metadata", "name", node));
+        fake_put(f, "resourceslices", slice(n, "H100"));
+    }
+    for (int n = 0; n < NODES; n += 2) {
+        char name[32];
+        snprintf(name, sizeof name, "busy-%02d", n);
+        fake_put(f, "resourceclaims", claim(n, 0, 7, name));
+    }
+    fake_unserve(f, "devicetaintrules");
+    char tokfile[] = "/tmp/dralloc-live-token-XXXXXX";
+    int fd = mkstemp(tokfile);
+    close(fd);
+    write_token(tokfile, "t1");
+    fake_set_token(f, "t1");
+
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    err e;
+    err_clear(&e);
+    ext_kube_opts ko = {.server = url, .token_file = tokfile};
+    ext_kube *k = ext_kube_new(&ko, &e);
+    if (!k) {
+        fprintf(stderr, "live_test: %s\n", e.msg);
+        return 1;
+    }
+    dra_features feat;
+    dra_features_default(&feat);
+    dra_store *st = dra_store_new(&feat);
+    json_t *t = live_templates();
+    dra_store_apply_json(st, t, &e);
+    json_decref(t);
+    /* paged lists here, so that paging meets its faults (streaming lists: below); a
+     * pending-writes table as in bind mode (the bind race binds into this store) */
+    ext_pending *pending = ext_pending_new(60);
+    ext_watch_opts wo = {.max_staleness_s = 1.5, .page_limit = 5, .idle_s = 2, .watch_timeout_s = 4,
+                         .backoff_max_s = 0.5, .quiet = !getenv("LIVE_DEBUG"), .no_watch_list = true,
+                         .pending = pending};
+    ext_watch *w = ext_watch_start(k, st, &wo);
+    g_watch = w;
+    int waited = 0;
+    while (!ext_watch_ready(w) && waited++ < 200) usleep(50000);
+    CHECK(ext_watch_ready(w), "not ready after the first list");
+    converge(f, st, "first list");
+
+    if (part("faults")) cache_faults(f, st, w, tokfile);
+
+    /* leader election: two candidates, one leader; the leader dies (no release),
+     * the standby takes over within the lease duration; a clean stop releases */
+    if (part("lease")) leader_election(f, k);
 
     /* bind mode: 8 pods of 2 GPUs race for one 8-GPU node from 4 threads; exactly 4
      * bind, no device is in two claims, the losers' claims are left unallocated */
-    bind_race(f, k, st);
+    if (part("bind")) bind_race(f, k, st, pending);
 
     /* the initial state as a streaming list (sendInitialEvents), and its refusal */
-    streaming_lists(f, k);
+    if (part("stream")) streaming_lists(f, k);
 
     /* bind mode: gang siblings of a PodGroup, then DRA extended resources */
-    live_gang_siblings(f, k);
-    live_extended_resources(f, k);
+    if (part("gang")) live_gang_siblings(f, k);
+    if (part("er")) live_extended_resources(f, k);
+    /* bind mode against a lagging watch: no stale event undoes a write */
+    if (part("pending")) live_pending(f, k);
 
     /* dralloc serve as kube-scheduler sees it, fed by the same server */
-    if (argc > 1) serve_e2e(f, argv[1], tokfile);
+    if (argc > 1 && part("serve")) serve_e2e(f, argv[1], tokfile);
 
-    podgroups_unserved(f, k);
+    if (part("podgroups")) podgroups_unserved(f, k);
 
     /* the server goes away: not ready once the staleness limit has passed */
     fake_stop(f);
@@ -773,6 +829,7 @@ int main(int argc, char **argv) {
     CHECK(!ext_watch_ready(w), "still ready 3 s after the server went away (limit 1.5 s)");
 
     ext_watch_stop(w);
+    ext_pending_free(pending);
     dra_store_free(st);
     ext_kube_free(k);
     unlink(tokfile);
