@@ -30,13 +30,6 @@ struct ext_metrics {
     _Atomic uint64_t nodes, steps, pods_no_dra, pods_error, pods_evaluated;
 };
 
-/* process-wide: the watch has no ext_metrics of its own (see metrics.h) */
-static _Atomic uint64_t watch_stale_skipped;
-
-void ext_metrics_watch_stale_skipped(uint64_t n) {
-    atomic_fetch_add_explicit(&watch_stale_skipped, n, memory_order_relaxed);
-}
-
 ext_metrics *ext_metrics_new(void) { return xcalloc(1, sizeof(ext_metrics)); }
 void ext_metrics_free(ext_metrics *m) { free(m); }
 
@@ -126,9 +119,6 @@ char *ext_metrics_render(ext_metrics *m, dra_snapshot *s) {
     sbuf_addf(&b, "dralloc_filter_pods_total{result=\"evaluated\"} %llu\n",
               (unsigned long long)ld(&m->pods_evaluated));
     sbuf_addf(&b, "dralloc_filter_pods_total{result=\"error\"} %llu\n", (unsigned long long)ld(&m->pods_error));
-    header(&b, "dralloc_watch_stale_events_skipped_total", "counter",
-           "Versions of objects bind mode wrote that the watch delivered afterwards, older than the write, not applied.");
-    sbuf_addf(&b, "dralloc_watch_stale_events_skipped_total %llu\n", (unsigned long long)ld(&watch_stale_skipped));
     header(&b, "dralloc_snapshot_loaded", "gauge", "1 once a snapshot is loaded (readyz).");
     sbuf_addf(&b, "dralloc_snapshot_loaded %d\n", s ? 1 : 0);
     if (s) {

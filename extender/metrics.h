@@ -35,11 +35,6 @@ void ext_metrics_fits(ext_metrics *m, const uint64_t per_status[5], uint64_t nod
 /* A pod that needed no DRA (every node passed without work) / was refused as a whole. */
 void ext_metrics_pod(ext_metrics *m, bool needs_dra, bool pod_error);
 
-/* Bind mode's watch: versions of objects this process wrote that the watch delivered
- * after our write and did not apply (pending.h). Process-wide: the watch threads count
- * into it, every ext_metrics renders it (0 outside bind mode). */
-void ext_metrics_watch_stale_skipped(uint64_t n);
-
 /* The text exposition (format 0.0.4); s may be NULL (no snapshot yet). Malloc'd. */
 char *ext_metrics_render(ext_metrics *m, dra_snapshot *s);
 

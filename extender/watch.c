@@ -265,7 +265,6 @@ static void flush_locked(kind_state *ks) {
     }
     if (skipped) {
         atomic_fetch_add(&ks->skipped, skipped);
-        ext_metrics_watch_stale_skipped(skipped);
     }
     apply(ks, kept, nk);
     free(kept);
@@ -711,6 +710,12 @@ json_t *ext_watch_status_json(ext_watch *w) {
 uint64_t ext_watch_events(ext_watch *w) {
     uint64_t n = 0;
     for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].events);
+    return n;
+}
+
+uint64_t ext_watch_stale_skipped(ext_watch *w) {
+    uint64_t n = 0;
+    for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].skipped);
     return n;
 }
 

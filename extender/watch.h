@@ -70,5 +70,7 @@ bool ext_watch_feed(dra_store *st, const char *kind, const char *const *chunks, 
 /* Totals for metrics. */
 uint64_t ext_watch_events(ext_watch *w);
 uint64_t ext_watch_relists(ext_watch *w);
+/* Events of objects bind mode wrote, older than the write, not applied (pending.h). */
+uint64_t ext_watch_stale_skipped(ext_watch *w);
 
 #endif
