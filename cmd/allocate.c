@@ -15,8 +15,18 @@
  *   dralloc allocate -f FILE_OR_DIR... --node NAME --pod NS/NAME [-o yaml|json]
  *       everything one pod needs on the node (engine/extres.h): its claims (by name,
  *       from templates, or its PodGroup's), the implicit extended-resource claim, or
- *       the device-plugin count; prints the claims it allocates, notes reused claims
- *       and device-plugin fits on stderr; exit 1 when the pod does not fit.
+ *       the device-plugin count; prints the claims it allocates and the allocated
+ *       ones it shares, notes reused claims and device-plugin fits on stderr; exit 1
+ *       when the pod does not fit.
+ *
+ * Claims print as `kubectl get resourceclaim -o yaml|json` shows them once the pod is
+ * bound (engine/result_encode.c): a template's claim named by GenerateName
+ * "<pod>-<entry>-" and 5 random characters (from --seed when given), owned by the pod,
+ * with the resource.kubernetes.io/pod-claim-name annotation; every claim of a pod
+ * with the delete-protection finalizer (when allocated now), the pod appended to
+ * status.reservedFor, allocationTimestamp when both binding gates are on (the clock,
+ * or SOURCE_DATE_EPOCH); the pod's status.resourceClaimStatuses with --pod; Go's
+ * omitempty and API defaults; keys sorted as kubectl's printers sort them.
  *
  * Flags follow kubectl's habits: `--node=X` as well as `--node X`, `-f -` for stdin,
  * `-n NS` (the namespace of --claim/--pod names without one, and the only namespace
@@ -46,7 +56,8 @@ static int usage(FILE *f) {
             "usage: dralloc allocate --fixture CASE.json\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates DRAPrioritizedList=true,...] [--timeout 2s] [--strict]\n"
-            "                        [--seed N]   (shareIDs from N instead of random: reproducible output)\n"
+            "                        [--seed N]   (shareIDs, generated names and UIDs from N instead of\n"
+            "                        random: reproducible output; SOURCE_DATE_EPOCH fixes allocationTimestamp)\n"
             "                        [--device-choice first-fit|best-fit]\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod [NS/]NAME [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
@@ -57,7 +68,9 @@ static int usage(FILE *f) {
             "  -n, --namespace NS namespace of --claim/--pod names without one; only claims and\n"
             "                     pods of NS are allocated\n"
             "  -o, --output FMT   yaml (default) or json\n"
-            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s)\n"
+            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s; 0: never);\n"
+            "                     default 10s, kube-scheduler's filterTimeout (none with\n"
+            "                     --feature-gates DRASchedulerFilterTimeout=false)\n"
             "  --strict           unknown fields and documents without kind are errors, not warnings\n"
             "  --device-choice C  first-fit (default: the devices kube-scheduler picks) or best-fit (of the\n"
             "                     allocations that fit, the one leaving the node least fragmented: whole\n"
@@ -177,6 +190,7 @@ static bool needs_quotes(const char *s) {
         if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0xa0) return true;             /* C1 controls, NEL, NBSP */
         if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return true; /* U+2028, U+2029 */
         if (*p == 0xef && p[1] == 0xbb && p[2] == 0xbf) return true;             /* BOM */
+        if (*p == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)) return true; /* U+FFFE, U+FFFF */
         if (*p == ':' && (p[1] == ' ' || !p[1])) return true;
         if (*p == ' ' && p[1] == '#') return true;
     }
@@ -184,7 +198,8 @@ static bool needs_quotes(const char *s) {
 }
 
 /* A YAML double-quoted scalar: JSON's escapes plus \x7F, \N (U+0085), \L (U+2028),
- * \P (U+2029) and \uFEFF, which a YAML reader would otherwise reject or fold. */
+ * \P (U+2029), \uFEFF, \uFFFE and \uFFFF, which a YAML reader would otherwise
+ * reject or fold. */
 static void yaml_quoted(const char *s) {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -197,6 +212,8 @@ static void yaml_quoted(const char *s) {
         else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) printf("\\x%02X", p[1]), p++;
         else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) fputs(p[2] == 0xa8 ? "\\L" : "\\P", stdout), p += 2;
         else if (c == 0xef && p[1] == 0xbb && p[2] == 0xbf) fputs("\\uFEFF", stdout), p += 2;
+        else if (c == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))   /* not printable in YAML */
+            fputs(p[2] == 0xbe ? "\\uFFFE" : "\\uFFFF", stdout), p += 2;
         else putchar(c);
     }
     putchar('"');
@@ -240,21 +257,83 @@ static void yaml_value_after_key(const json_t *v, int indent) {
     }
 }
 
+/* The next code point of UTF-8 text (valid: jansson checks it), advancing *p. */
+static uint32_t utf8_next(const unsigned char **p) {
+    const unsigned char *s = *p;
+    uint32_t c = *s++;
+    int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+    if (more) c &= 0x3f >> more;
+    while (more-- && (*s & 0xc0) == 0x80) c = (c << 6) | (*s++ & 0x3f);
+    *p = s;
+    return c;
+}
+
+static bool rune_digit(uint32_t c) { return c >= '0' && c <= '9'; }
+
+/* unicode.IsLetter, for the ASCII that names hold; beyond ASCII every code point
+ * outside Latin-1's symbols and the general punctuation block counts as a letter. */
+static bool rune_letter(uint32_t c) {
+    if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    return c >= 0xc0 && c != 0xd7 && c != 0xf7 && !(c >= 0x2000 && c <= 0x206f);
+}
+
+/* go-yaml v2's map key order (sorter.go keyList.Less), which kubectl's YAML printer
+ * applies to every object: code points compared, but digit runs as numbers, and at
+ * the first difference a non-letter before a letter unless a digit came before. */
+static bool yaml_key_less(const char *a, const char *b) {
+    uint32_t ar[256], br[256];
+    size_t na = 0, nb = 0;
+    for (const unsigned char *p = (const unsigned char *)a; *p && na < ARRAY_SIZE(ar);) ar[na++] = utf8_next(&p);
+    for (const unsigned char *p = (const unsigned char *)b; *p && nb < ARRAY_SIZE(br);) br[nb++] = utf8_next(&p);
+    bool digits = false;
+    for (size_t i = 0; i < na && i < nb; i++) {
+        if (ar[i] == br[i]) {
+            digits = rune_digit(ar[i]);
+            continue;
+        }
+        bool al = rune_letter(ar[i]), bl = rune_letter(br[i]);
+        if (al && bl) return ar[i] < br[i];
+        if (al || bl) return digits ? al : bl;
+        int64_t an = 0, bn = 0;
+        if (ar[i] == '0' || br[i] == '0')
+            for (size_t j = i; j-- > 0 && rune_digit(ar[j]);)
+                if (ar[j] != '0') {
+                    an = bn = 1;
+                    break;
+                }
+        size_t ai = i, bi = i;
+        for (; ai < na && rune_digit(ar[ai]); ai++) an = an * 10 + (int64_t)(ar[ai] - '0');
+        for (; bi < nb && rune_digit(br[bi]); bi++) bn = bn * 10 + (int64_t)(br[bi] - '0');
+        if (an != bn) return an < bn;
+        if (ai != bi) return ai < bi;
+        return ar[i] < br[i];
+    }
+    return na < nb;
+}
+
+static int cmp_yaml_keys(const void *x, const void *y) {
+    const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+    return yaml_key_less(a, b) ? -1 : yaml_key_less(b, a) ? 1 : strcmp(a, b);
+}
+
 /* in_seq: the first line is already indented by the "- " of a sequence item. */
 static void yaml_node(const json_t *v, int indent, bool in_seq) {
     if (json_is_object(v)) {
+        size_t n = json_object_size(v), m = 0;
+        const char **keys = xmalloc((n ? n : 1) * sizeof *keys);
         const char *k;
         json_t *x;
-        bool first = true;
-        json_object_foreach((json_t *)v, k, x) {
-            if (!(in_seq && first)) printf("%*s", indent, "");
-            first = false;
-            json_t *ks = json_string(k);
+        json_object_foreach((json_t *)v, k, x) keys[m++] = k;
+        qsort(keys, m, sizeof *keys, cmp_yaml_keys);
+        for (size_t i = 0; i < m; i++) {
+            if (!(in_seq && i == 0)) printf("%*s", indent, "");
+            json_t *ks = json_string(keys[i]);
             yaml_scalar(ks);
             json_decref(ks);
             printf(":");
-            yaml_value_after_key(x, indent);
+            yaml_value_after_key(json_object_get(v, keys[i]), indent);
         }
+        free(keys);
     } else if (json_is_array(v)) {
         for (size_t i = 0; i < json_array_size(v); i++) {
             const json_t *x = json_array_get(v, i);
@@ -276,20 +355,72 @@ static void yaml_node(const json_t *v, int indent, bool in_seq) {
     }
 }
 
+/* One document: YAML as kubectl's printer writes it, JSON as `kubectl get -o json`
+ * does (four-space indent, keys sorted: kubectl prints unstructured objects). */
+static void print_doc(const json_t *o, bool yaml) {
+    if (yaml) {
+        yaml_node(o, 0, false);
+    } else {
+        char *t = json_dumps(o, JSON_INDENT(4) | JSON_SORT_KEYS);
+        printf("%s\n", t);
+        free(t);
+    }
+}
+
+/* kubectl prints a namespaced object's namespace always, "default" included. */
+static void ensure_namespace(json_t *claim) {
+    json_t *m = json_object_get(claim, "metadata");
+    if (!json_is_object(m)) json_object_set_new(claim, "metadata", m = json_object());
+    const json_t *ns = json_object_get(m, "namespace");
+    if (!json_is_string(ns) || !*json_string_value(ns)) json_object_set_new(m, "namespace", json_string("default"));
+}
+
+/* `kubectl get` of several objects: a v1 List; ResourceClaims as the API server
+ * returns them (namespace filled in, Go's omitempty: engine/result_encode.c). */
+static void print_list(json_t *items, bool yaml) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(items, i, o) if (!strcmp(json_string_value(json_object_get(o, "kind")) ?: "", "ResourceClaim")) {
+        ensure_namespace(o);
+        dra_claim_json_normalize(o);
+    }
+    json_t *list = json_pack("{s:s, s:O, s:s, s:{s:s}}", "apiVersion", "v1", "items", items, "kind", "List", "metadata",
+                             "resourceVersion", "");
+    print_doc(list, yaml);
+    json_decref(list);
+}
+
 /* ---- file mode ----------------------------------------------------------------------- */
 
 /* The claims allocated together: one pod's (any number), or one claim. */
 typedef struct job {
     const dra_claim **claims;
+    const char **entries;    /* per claim: the pod's claim entry it stands for (pod jobs) */
+    json_t **objs;           /* per claim: its printed object (the run's allocated claims) */
     size_t n, cap;
+    const dra_pod *pod;      /* whose claims these are; NULL for a claim of no pod */
 } job;
 
-static void job_add(job *j, const dra_claim *c) {
+static void job_add_entry(job *j, const dra_claim *c, const char *entry, json_t *obj) {
     if (j->n == j->cap) {
         j->cap = j->cap ? 2 * j->cap : 4;
         j->claims = xrealloc(j->claims, j->cap * sizeof *j->claims);
+        j->entries = xrealloc(j->entries, j->cap * sizeof *j->entries);
+        j->objs = xrealloc(j->objs, j->cap * sizeof *j->objs);
     }
+    j->entries[j->n] = entry;
+    j->objs[j->n] = obj;
     j->claims[j->n++] = c;
+}
+
+static void job_add(job *j, const dra_claim *c) {
+    job_add_entry(j, c, NULL, NULL);
+}
+
+static void job_free(job *j) {
+    free(j->claims);
+    free(j->entries);
+    free(j->objs);
 }
 
 static bool in_namespace(const char *want, const char *ns) {
@@ -314,12 +445,12 @@ static json_t *claim_json(const dra_claim *c, const dra_alloc_result *r) {
     return o;
 }
 
-/* kubectl prints a namespaced object's namespace always, "default" included. */
-static void ensure_namespace(json_t *claim) {
-    json_t *m = json_object_get(claim, "metadata");
-    if (!json_is_object(m)) json_object_set_new(claim, "metadata", m = json_object());
-    const json_t *ns = json_object_get(m, "namespace");
-    if (!json_is_string(ns) || !*json_string_value(ns)) json_object_set_new(m, "namespace", json_string("default"));
+/* The template of the pod's claim entry (NULL when it names none or it is missing). */
+static const dra_claim_template *entry_template(const dra_world *w, const dra_pod *pod, const char *entry) {
+    for (uint32_t k = 0; k < pod->nclaims; k++)
+        if (pod->claims[k].name && !strcmp(pod->claims[k].name, entry) && pod->claims[k].template_name)
+            return dra_world_find_template(w, pod->ns, pod->claims[k].template_name);
+    return NULL;
 }
 
 static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
@@ -333,7 +464,7 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
  * one; Kubernetes' decoder reads it as a float64, e.g. in opaque driver parameters)
  * is read again with dra_json_load and added. Nothing of the file was added by the
  * failed attempt, the whole text failing to parse. False (e untouched) otherwise. */
-static bool load_json_bigint(dra_world *w, const char *path, err *e) {
+static bool load_json_bigint(dra_world *w, const char *path, const dra_input *in, err *e) {
     struct stat st;
     if (!strstr(e->msg, "too big integer") || strcmp(e->object, path) || stat(path, &st) || !S_ISREG(st.st_mode))
         return false;
@@ -344,7 +475,7 @@ static bool load_json_bigint(dra_world *w, const char *path, err *e) {
     fclose(f);
     err e2;
     err_clear(&e2);
-    json_t *docs = dra_json_load(text, n, path, &e2);
+    json_t *docs = dra_json_load(text, n, path, in, &e2);
     free(text);
     if (!docs) return false;
     bool ok = dra_world_add_json(w, docs, &e2);
@@ -356,7 +487,7 @@ static bool load_json_bigint(dra_world *w, const char *path, err *e) {
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
  * then every input path loaded into one frozen world. NULL, with the reason on
  * stderr, when either fails. */
-static dra_world *load_world(char **paths, int npaths, const char *gates, dra_features *f) {
+static dra_world *load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f) {
     dra_features_default(f);
     err e;
     err_clear(&e);
@@ -365,8 +496,9 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
         return NULL;
     }
     dra_world *w = dra_world_new(true);
+    dra_world_set_input(w, in);
     for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], &e)) {
+        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], in, &e)) {
             char buf[2048], shown[4096];
             fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
             dra_world_free(w);
@@ -376,11 +508,19 @@ static dra_world *load_world(char **paths, int npaths, const char *gates, dra_fe
     return w;
 }
 
+/* Without --timeout, kube-scheduler's: filterTimeout's 10 s default with the
+ * DRASchedulerFilterTimeout gate on (its default), no limit with it off. */
+static int64_t filter_timeout_default(const dra_features *f) { return f->filter_timeout ? DRA_FILTER_TIMEOUT_DEFAULT_NS : 0; }
+
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates, const char *only_ns, int64_t timeout_ns, const uint64_t *seed) {
+                     const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
+                     const uint64_t *seed, const char *clock_now) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, &f);
+    dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
+    if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
+    /* kube-scheduler sets allocationTimestamp only with both binding gates on */
+    const char *now = f.binding_conditions ? clock_now : NULL;
     err e;
     err_clear(&e);
     char buf[2048];
@@ -417,9 +557,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 /* a claim shared by several pods is in each pod's job and allocated once,
                  * with the first pod that fits (kube-scheduler schedules pods one by
                  * one: a pod that fails leaves the claim to the next) */
-                if (!c->allocated && !claim_listed(j, 1, c)) job_add(j, c);
+                if (!c->allocated && !claim_listed(j, 1, c)) job_add_entry(j, c, pc->name, NULL);
             }
-            if (j->n) njobs++;
+            if (j->n) j->pod = pod, njobs++;
         }
         for (size_t i = 0; i < dra_world_nclaims(w); i++) {
             const dra_claim *c = dra_world_claim(w, i);
@@ -451,10 +591,13 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             name = sl + 1;
         }
         const dra_claim *found = NULL;
+        const dra_pod *found_pod = NULL;
+        const char *found_entry = NULL;
         for (size_t i = 0; i < njobs && !found; i++)
-            for (size_t k = 0; k < jobs[i].n; k++) {
+            for (size_t k = 0; k < jobs[i].n && !found; k++) {
                 const dra_claim *c = jobs[i].claims[k];
-                if (!strcmp(c->name, name) && !strcmp(c->ns && *c->ns ? c->ns : "default", ns)) found = c;
+                if (!strcmp(c->name, name) && !strcmp(c->ns && *c->ns ? c->ns : "default", ns))
+                    found = c, found_pod = jobs[i].pod, found_entry = jobs[i].entries[k];
             }
         if (!found) {
             const dra_claim *c = dra_world_find_claim(w, ns, name);
@@ -467,19 +610,16 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             json_t *o = json_loads(c->raw_json, 0, NULL);
             if (o) {
                 ensure_namespace(o);
-                if (yaml) yaml_node(o, 0, false);
-                else {
-                    char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                    printf("%s\n", t);
-                    free(t);
-                }
+                dra_claim_json_normalize(o);
+                print_doc(o, yaml);
                 json_decref(o);
             }
             goto out;
         }
         for (size_t i = 1; i < njobs; i++) jobs[i].n = 0;
         jobs[0].n = 0;
-        job_add(&jobs[0], found);
+        job_add_entry(&jobs[0], found, found_entry, NULL);
+        jobs[0].pod = found_pod;
         njobs = 1;
     }
     if (!njobs) {
@@ -494,37 +634,61 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         goto out;
     }
     dra_alloc_ctx *x = dra_alloc_ctx_new();
-    if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs */
+    if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
     json_t *items = json_array();
+    json_t *names = json_object();   /* claim names generated in this run */
     uint64_t deadline = 0;
-    job done = {0};   /* claims allocated by an earlier job of this run */
+    job done = {0};   /* claims allocated by an earlier job of this run, with their objects */
     for (size_t i = 0; i < njobs; i++) {
-        dra_alloc_result *res;
+        dra_alloc_result *res = NULL;
         err ae;
         err_clear(&ae);
+        /* claims an earlier pod's job allocated: this pod shares them (reserved below) */
+        job shared = {0};
         size_t keep = 0;
-        for (size_t k = 0; k < jobs[i].n; k++)
-            if (!claim_listed(&done, 1, jobs[i].claims[k])) jobs[i].claims[keep++] = jobs[i].claims[k];
+        for (size_t k = 0; k < jobs[i].n; k++) {
+            const dra_claim *c = jobs[i].claims[k];
+            size_t d = 0;
+            while (d < done.n && done.claims[d] != c) d++;
+            if (d < done.n) job_add_entry(&shared, c, NULL, done.objs[d]);
+            else jobs[i].entries[keep] = jobs[i].entries[k], jobs[i].claims[keep++] = c;
+        }
         jobs[i].n = keep;
-        if (!keep) continue;
-        /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
-        if (timeout_ns > 0) deadline = dra_monotonic_ns() + (uint64_t)timeout_ns;
-        dra_alloc_ctx_set_deadline(x, deadline, NULL);
-        dra_alloc_status s = dra_allocate(x, v, st, jobs[i].claims, jobs[i].n, &res, &ae);
+        dra_alloc_status s = DRA_ALLOC_OK;
+        if (keep) {
+            /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
+            if (timeout_ns > 0) deadline = dra_monotonic_ns() + (uint64_t)timeout_ns;
+            dra_alloc_ctx_set_deadline(x, deadline, NULL);
+            s = dra_allocate(x, v, st, jobs[i].claims, jobs[i].n, &res, &ae);
+        }
         if (s == DRA_ALLOC_OK) {
+            /* a pod's claims as the control plane leaves them once it is bound */
+            dra_pod_binding b;
+            if (jobs[i].pod) dra_pod_binding_init(&b, w, jobs[i].pod, x, now, names);
             for (size_t k = 0; k < jobs[i].n; k++) {
-                json_t *o = claim_json(jobs[i].claims[k], &res[k]);
+                const dra_claim *c = jobs[i].claims[k];
+                json_t *o = claim_json(c, &res[k]);
                 ensure_namespace(o);
+                if (jobs[i].pod) {
+                    const char *entry = jobs[i].entries[k] ? jobs[i].entries[k] : "";
+                    if (c->from_template)
+                        dra_pod_binding_generated(&b, o, entry, entry_template(w, jobs[i].pod, entry));
+                    dra_pod_binding_reserve(&b, o, true);
+                }
                 json_array_append_new(items, o);
-                dra_allocated_add_result(st, &res[k], f.consumable_capacity);
-                job_add(&done, jobs[i].claims[k]);
+                dra_allocated_add_result_of(st, &res[k], c, f.consumable_capacity);
+                job_add_entry(&done, c, NULL, o);
             }
+            for (size_t k = 0; k < shared.n && jobs[i].pod; k++) dra_pod_binding_reserve(&b, shared.objs[k], false);
+            if (jobs[i].pod) dra_pod_binding_free(&b);
+            job_free(&shared);
             continue;
         }
+        job_free(&shared);
         rc = 1;
         char why[4096];
         why[0] = '\0';
-        if (s == DRA_ALLOC_UNSAT) dra_alloc_explain(x, why, sizeof why);
+        if (s == DRA_ALLOC_UNSAT || s == DRA_ALLOC_NODE_ERROR) dra_alloc_explain(x, why, sizeof why);
         for (size_t k = 0; k < jobs[i].n; k++) {
             obj_name(jobs[i].claims[k], buf, sizeof buf);
             if (s == DRA_ALLOC_UNSAT) {
@@ -534,30 +698,21 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                         buf, node_name, jobs[i].n > 1 ? " (allocated together with the pod's other claims)" : "");
                 if (why[0]) fputs(why, stderr);
             } else {
-                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices" */
+                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices"; the
+                 * node error is explained (which pool is invalid, and why) */
                 fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae.msg);
+                if (why[0]) fputs(why, stderr);
             }
         }
     }
-    json_t *list = json_object();
-    json_object_set_new(list, "apiVersion", json_string("v1"));
-    json_object_set_new(list, "kind", json_string("List"));
-    json_object_set_new(list, "items", items);
-    if (json_array_size(items)) {
-        if (yaml) {
-            yaml_node(list, 0, false);
-        } else {
-            char *s = json_dumps(list, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            printf("%s\n", s);
-            free(s);
-        }
-    }
-    json_decref(list);
-    free(done.claims);
+    json_decref(names);
+    if (json_array_size(items)) print_list(items, yaml);
+    json_decref(items);
+    job_free(&done);
     dra_alloc_ctx_free(x);
     dra_nodeview_free(v);
 out:
-    for (size_t i = 0; i < cap; i++) free(jobs[i].claims);
+    for (size_t i = 0; i < cap; i++) job_free(&jobs[i]);
     free(jobs);
     dra_allocated_free(st);
     dra_world_free(w);
@@ -566,21 +721,12 @@ out:
 
 /* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
 
-static void print_doc(const json_t *o, bool yaml) {
-    if (yaml) {
-        yaml_node(o, 0, false);
-    } else {
-        char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", t);
-        free(t);
-    }
-}
-
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
-                   const char *only_ns) {
+                   const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, &f);
+    dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
+    if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     char ns[256];
     snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
     const char *name = pod_ref, *sl = strchr(pod_ref, '/');
@@ -598,7 +744,12 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     if (!node) node = dra_world_add_node(w, node_name, NULL, 0);
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
-    json_t *out = dra_pod_allocate(w, pod, node, &f, st);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
+    /* the pod's allocation on the node, bounded as kube-scheduler bounds its Filter */
+    dra_alloc_ctx_set_deadline(x, timeout_ns > 0 ? dra_monotonic_ns() + (uint64_t)timeout_ns : 0, NULL);
+    json_t *out = dra_pod_allocate(w, pod, node, &f, st, x, now);
+    dra_alloc_ctx_free(x);
     int rc = 0;
     const json_t *v;
     size_t i;
@@ -608,6 +759,9 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     } else if (json_object_get(out, "unsatisfiable")) {
         fprintf(stderr, "Pod %s/%s: does not fit node %s: %s\n", ns, name, node_name,
                 json_string_value(json_object_get(out, "reason")));
+        /* the per-request reasons, each claim once (the reason above names the pod) */
+        const char *why = json_string_value(json_object_get(out, "explanation"));
+        if (why) fputs(why, stderr);
         rc = 1;
     } else {
         json_array_foreach(json_object_get(out, "reused"), i, v)
@@ -618,28 +772,18 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
                     name, node_name, res, (long long)json_integer_value(json_object_get(v, "requested")),
                     (long long)json_integer_value(json_object_get(v, "allocatable")),
                     (long long)json_integer_value(json_object_get(v, "inUse")));
-        const json_t *claims = json_object_get(out, "claims");
-        const json_t *item;
-        json_array_foreach(claims, i, item) ensure_namespace((json_t *)item);
-        if (json_array_size(claims)) {
-            json_t *list = json_object();
-            json_object_set_new(list, "apiVersion", json_string("v1"));
-            json_object_set_new(list, "kind", json_string("List"));
-            json_t *items = json_copy((json_t *)claims);
-            const json_t *pst = json_object_get(out, "podStatus");
-            if (pst) {
-                /* the scheduler records which container's resource each request of the
-                 * implicit claim serves in the pod (KEP-5004): print the pod's status too */
-                json_t *p = json_pack("{s:s, s:s, s:{s:s, s:s}, s:O}", "apiVersion", "v1", "kind", "Pod", "metadata",
-                                      "name", name, "namespace", ns, "status", pst);
-                json_array_append_new(items, p);
-            }
-            json_object_set_new(list, "items", items);
-            print_doc(list, yaml);
-            json_decref(list);
-        } else {
+        /* the claims it allocated, the allocated ones it shares (the pod appended to
+         * their reservedFor), and the pod when the control plane wrote its status */
+        const json_t *claims = json_object_get(out, "claims"), *reused = json_object_get(out, "reusedClaims");
+        json_t *items = json_array();
+        json_array_extend(items, (json_t *)claims);
+        json_array_extend(items, (json_t *)reused);
+        const json_t *p = json_object_get(out, "pod");
+        if (p && json_array_size(items)) json_array_append(items, (json_t *)p);
+        if (json_array_size(items)) print_list(items, yaml);
+        json_decref(items);
+        if (!json_array_size(claims))
             fprintf(stderr, "Pod %s/%s: fits node %s; no ResourceClaim to allocate\n", ns, name, node_name);
-        }
     }
     json_decref(out);
     dra_allocated_free(st);
@@ -768,7 +912,7 @@ int cmd_allocate(int argc, char **argv) {
         }
     }
     bool yaml = true;
-    int64_t timeout_ns = 0;
+    int64_t timeout_ns = -1;   /* -1: kube-scheduler's default (filter_timeout_default) */
     char msg[256];
     if (bad) goto done;
     if (output && strcmp(output, "yaml") && strcmp(output, "json")) {
@@ -793,9 +937,12 @@ int cmd_allocate(int argc, char **argv) {
             goto done;
         }
     }
-    if (timeout && (!parse_go_duration(timeout, &timeout_ns, msg, sizeof msg) || timeout_ns < 0)) {
-        fprintf(stderr, "dralloc allocate: --timeout: %s\n", timeout_ns < 0 ? "must not be negative" : msg);
-        goto done;
+    if (timeout) {
+        bool parsed = parse_go_duration(timeout, &timeout_ns, msg, sizeof msg);
+        if (!parsed || timeout_ns < 0) {
+            fprintf(stderr, "dralloc allocate: --timeout: %s\n", parsed ? "must not be negative" : msg);
+            goto done;
+        }
     }
     if (fixture) {
         rc = run_fixture(fixture);
@@ -810,11 +957,7 @@ int cmd_allocate(int argc, char **argv) {
                 nfiles ? "" : "\"filename\"", !nfiles && !node ? ", " : "", node ? "" : "\"node\"");
         goto done;
     }
-    if (pod && timeout) {
-        fprintf(stderr, "dralloc allocate: --timeout is not supported with --pod yet\n");
-        goto done;
-    }
-    dra_input_configure(warn_stderr, NULL, strict);
+    const dra_input input = {.warn = warn_stderr, .strict = strict};
     int *fds = xcalloc((size_t)nfiles, sizeof *fds);
     char **load = xcalloc((size_t)nfiles, sizeof *load);
     bool inputs_ok = true;
@@ -827,8 +970,15 @@ int cmd_allocate(int argc, char **argv) {
         } else load[i] = files[i];
     }
     if (inputs_ok) {
-        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, ns);
-        else rc = run_files(load, nfiles, node, claim, yaml, gates, ns, timeout_ns, seed_text ? &seed : NULL);
+        /* allocationTimestamp: the clock, or SOURCE_DATE_EPOCH for reproducible output */
+        char now[32];
+        const char *sde = getenv("SOURCE_DATE_EPOCH");
+        char *end = NULL;
+        long long t = sde && *sde ? strtoll(sde, &end, 10) : -1;
+        dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, now);
+        const uint64_t *sp = seed_text ? &seed : NULL;
+        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, &input, ns, timeout_ns, sp, now);
+        else rc = run_files(load, nfiles, node, claim, yaml, gates, &input, ns, timeout_ns, sp, now);
     }
     for (int i = 0; i < nfiles; i++)
         if (fds[i] >= 0) {

@@ -23,6 +23,7 @@
 #include "extender/extender.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "extender/pending.h"
 #include "extender/watch.h"
 #include "extender/wire.h"
 
@@ -46,7 +47,11 @@ static int usage(FILE *f) {
             "  --max-depth N          JSON nesting limit (default %d; 400 beyond)\n"
             "  --max-nodes N          nodes per request (default %d; 400 beyond)\n"
             "  --conn-timeout DUR     close idle connections after this long (default 10s)\n"
-            "  --max-connections N    simultaneous connections (default 1000)\n"
+            "  --request-timeout DUR  a request's headers and body must arrive, and its answer be read,\n"
+            "                         within this, counted from the connection's opening or previous answer\n"
+            "                         (default 30s; longer than --conn-timeout; 0: none): late headers or\n"
+            "                         answers are cut, a late body answered 408\n"
+            "  --max-connections N    simultaneous connections (default 1000); past it new ones are closed\n"
             "  -v, --verbose          log one line per filter/prioritize request\n\n"
             "Live mode (instead of --snapshot): list+watch a kube-apiserver\n"
             "  --kubeconfig FILE      kubeconfig (with --context NAME); in a pod the service account is used\n"
@@ -54,6 +59,9 @@ static int usage(FILE *f) {
             "  --server URL           the API server (http:// for test servers), with --token-file F,\n"
             "                         --ca-file F, --insecure-skip-tls-verify\n"
             "  --max-staleness DUR    /readyz turns 503 once a kind cannot be watched this long (default 60s)\n"
+            "  --watch-list=false     paged lists only (default: streaming lists, sendInitialEvents, where\n"
+            "                         the server offers them); PodGroups are watched with\n"
+            "                         --feature-gates DRAWorkloadResourceClaims=true\n"
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
@@ -93,7 +101,8 @@ bad:
 int cmd_serve(int argc, char **argv) {
     ext_config cfg;
     ext_config_default(&cfg);
-    ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = 10, .conn_limit = 1000};
+    ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = EXT_DEFAULT_CONN_TIMEOUT_S,
+                          .conn_limit = EXT_DEFAULT_MAX_CONNECTIONS, .request_timeout_ms = EXT_DEFAULT_REQUEST_TIMEOUT_MS};
     dra_features feat;
     dra_features_default(&feat);
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -102,7 +111,7 @@ int cmd_serve(int argc, char **argv) {
     bool workers_set = false;
     ext_kube_opts ko = {0};
     double max_staleness_s = 60;
-    bool bind_mode = false, leader_elect = false;
+    bool bind_mode = false, leader_elect = false, watch_list = true;
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     int rc = 2;
     for (int i = 1; i < argc; i++) {
@@ -142,14 +151,15 @@ int cmd_serve(int argc, char **argv) {
         } else if (!strcmp(a, "--max-connections")) {
             if (!parse_uint(a, val, 1, 100000, &v)) goto out;
             so.conn_limit = (unsigned)v, i++;
-        } else if (!strcmp(a, "--filter-budget") || !strcmp(a, "--conn-timeout")) {
+        } else if (!strcmp(a, "--filter-budget") || !strcmp(a, "--conn-timeout") || !strcmp(a, "--request-timeout")) {
             uint64_t ns;
-            if (!val || !ext_duration_parse(val, &ns)) {
-                fprintf(stderr, "dralloc serve: %s needs a Go duration (2s, 500ms, 1m)\n", a);
+            if (!val || !ext_duration_parse(val, &ns) || ns > 86400000000000ull) {
+                fprintf(stderr, "dralloc serve: %s needs a Go duration (2s, 500ms, 1m) up to 24h\n", a);
                 goto out;
             }
             if (!strcmp(a, "--filter-budget")) cfg.filter_budget_ns = ns;
-            else so.conn_timeout_s = (unsigned)((ns + 999999999) / 1000000000);
+            else if (!strcmp(a, "--conn-timeout")) so.conn_timeout_s = (unsigned)((ns + 999999999) / 1000000000);
+            else so.request_timeout_ms = (unsigned)((ns + 999999) / 1000000);
             i++;
         } else if (!strcmp(a, "--score")) {
             if (!val || !dra_score_mode_parse(val, &cfg.score)) {
@@ -202,6 +212,8 @@ int cmd_serve(int argc, char **argv) {
             }
             max_staleness_s = (double)ns / 1e9;
             i++;
+        } else if (!strcmp(a, "--watch-list") || !strcmp(a, "--watch-list=true") || !strcmp(a, "--watch-list=false")) {
+            watch_list = strcmp(a, "--watch-list=false") != 0;
         } else if (!strcmp(a, "--bind")) {
             bind_mode = true;
         } else if (!strcmp(a, "--leader-elect")) {
@@ -211,6 +223,12 @@ int cmd_serve(int argc, char **argv) {
             usage(stderr);
             goto out;
         }
+    }
+
+    if (so.request_timeout_ms && so.conn_timeout_s && so.request_timeout_ms <= so.conn_timeout_s * 1000u) {
+        fprintf(stderr, "dralloc serve: --request-timeout must be longer than --conn-timeout (%us): it counts the "
+                        "keep-alive wait before a request\n", so.conn_timeout_s);
+        goto out;
     }
 
     /* the signals go to this thread only: every thread started below inherits the mask */
@@ -246,8 +264,11 @@ int cmd_serve(int argc, char **argv) {
     ext_watch *watch = NULL;
     ext_lease *lease = NULL;
     ext_binder *binder = NULL;
+    ext_pending *pending = NULL;   /* bind mode: claims written vs older versions the watch brings */
     if (live) {
-        ext_watch_opts wo = {.max_staleness_s = max_staleness_s};
+        if (bind_mode) pending = ext_pending_new(2 * max_staleness_s);
+        ext_watch_opts wo = {.max_staleness_s = max_staleness_s, .no_watch_list = !watch_list,
+                             .podgroups = feat.workload_claims, .verbose = cfg.verbose, .pending = pending};
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
@@ -255,7 +276,7 @@ int cmd_serve(int argc, char **argv) {
             lease = ext_lease_start(kube, &lo);
             cfg.lease = lease;
         }
-        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st);
+        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st, pending);
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");
     } else if (npaths) {
@@ -286,6 +307,7 @@ int cmd_serve(int argc, char **argv) {
         ext_lease_stop(lease, false);
         ext_watch_stop(watch);
         ext_binder_free(binder);
+        ext_pending_free(pending);
         ext_kube_free(kube);
         dra_store_free(st);
         rc = 1;
@@ -302,6 +324,7 @@ int cmd_serve(int argc, char **argv) {
     ext_lease_stop(lease, true);
     ext_watch_stop(watch);
     ext_binder_free(binder);
+    ext_pending_free(pending);
     ext_kube_free(kube);
     dra_store_free(st);
     fprintf(stderr, "dralloc serve: stopped\n");

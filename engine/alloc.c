@@ -107,11 +107,13 @@ bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) {
     return false;
 }
 
-static const char *device_id(dra_alloc_ctx *x, uint32_t cand, char *buf, size_t n) {
-    const dra_cand *c = &x->v->cands[cand];
+static const char *cand_id(const dra_cand *c, char *buf, size_t n) {
     snprintf(buf, n, "%s/%s/%s", c->slice->driver, c->slice->pool, c->dev->name);
-    (void)x;
     return buf;
+}
+
+static const char *device_id(dra_alloc_ctx *x, uint32_t cand, char *buf, size_t n) {
+    return cand_id(&x->v->cands[cand], buf, n);
 }
 
 /* ---- selectors ------------------------------------------------------------------ */
@@ -126,8 +128,8 @@ static const char *enhance(dra_alloc_ctx *x, const char *msg) {
 
 /* Evaluates one selector list. Returns 1/0, or -1 with *errmsg set. */
 static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra_class *cls, const dra_selector *sels,
-                          uint32_t n, const cel_program ***progs, uint32_t cand, const char **errmsg) {
-    const dra_device *d = x->v->cands[cand].dev;
+                          uint32_t n, const cel_program ***progs, const dra_cand *c, const char **errmsg) {
+    const dra_device *d = c->dev;
     if (n && !*progs) *progs = ARENA_NEWN(&x->a, const cel_program *, n);
     for (uint32_t i = 0; i < n; i++) {
         err e;
@@ -145,7 +147,7 @@ static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
         cel_result r = cel_eval_bool(p, &d->cel, x->cel, &e);
         if (r == CEL_ERROR) {
             char id[512];
-            device_id(x, cand, id, sizeof id);
+            cand_id(c, id, sizeof id);
             const char *m = enhance(x, e.msg);
             if (cls)
                 *errmsg = arena_printf(&x->a, "class %s: selector #%u on device %s: CEL runtime error: %s", cls->name, i,
@@ -160,17 +162,17 @@ static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
     return 1;
 }
 
-/* isSelectable with caching. quiet: do not report an error (the pruning pass). */
-static int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, bool quiet) {
+/* isSelectable's selectors and per-device node selection (and derived attributes),
+ * cached per (request, candidate): 1 yes, 0 no, -1 error (reported unless quiet). */
+static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, bool quiet) {
     const dra_cand *c = &x->v->cands[cand];
-    if (!x->f->binding_conditions && c->dev->binding_conditions.n) return 0;
     uint8_t s = rd->sel[cand];
     if (s == 0) {
         const char *msg = NULL;
         int r = 1;
-        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, cand, &msg);
+        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, c, &msg);
         if (r == 1)
-            r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, cand, &msg);
+            r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, c, &msg);
         if (r == 1 && c->per_device_node) {
             bool m;
             err e;
@@ -197,6 +199,24 @@ static int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data 
         return -1;
     }
     return s == 2;
+}
+
+/* isSelectable with caching. quiet: do not report an error (the pruning pass). */
+static inline int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, bool quiet) {
+    if (!x->f->binding_conditions && x->v->cands[cand].dev->binding_conditions.n) return 0;
+    return matches(x, cs, rd, cand, quiet);
+}
+
+int dra_alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
+    return matches(x, cs, rd, cand, true);
+}
+
+int dra_alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c) {
+    const char *msg = NULL;
+    int r = 1;
+    if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, c, &msg);
+    if (r == 1) r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, c, &msg);
+    return r;
 }
 
 /* ---- validation ------------------------------------------------------------------ */
@@ -382,6 +402,14 @@ static void new_share_id(dra_alloc_ctx *x, char *buf) {
     snprintf(buf, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
              (unsigned)a & 0xfff, (unsigned)(0x8000 | (((a >> 12) & 0xf) << 10) | (b & 0x3ff)),
              (unsigned long long)((b >> 16) & 0xffffffffffffull));
+}
+
+uint64_t dra_alloc_ctx_random(dra_alloc_ctx *x) {
+    return splitmix64(x->rng++);
+}
+
+void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]) {
+    new_share_id(x, buf);
 }
 
 static void undo_constraints(dra_claim_state *cs, const dra_req_data *rd, uint32_t upto) {
@@ -1608,6 +1636,8 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->err_after = NULL;
     x->bf = NULL;
     x->status_only = !out;
+    x->explained = NULL;
+    x->explainable = false;
     x->v = v;
     x->w = v->w;
     x->st = state;
@@ -1634,6 +1664,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (r == R_ERR) return DRA_ALLOC_ERROR;
     assert(prepared);
     if (r != R_OK) {
+        x->explainable = true;
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {
                 dra_alloc_fail(x, "invalid resource pools were encountered");
@@ -1644,55 +1675,4 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (!build_results(x)) return DRA_ALLOC_ERROR;
     if (out) *out = x->out;
     return DRA_ALLOC_OK;
-}
-
-/* ---- diagnostics ------------------------------------------------------------------------ */
-
-size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n) {
-    size_t off = 0;
-    if (!n) return 0;
-    buf[0] = '\0';
-    if (!x->v || !x->cs) return 0;
-    const dra_nodeview *v = x->v;
-    uint32_t usable = 0, incomplete = 0, invalid = 0;
-    for (uint32_t p = 0; p < v->npools; p++) {
-        if (v->pools[p].incomplete) incomplete++;
-        else if (v->pools[p].invalid) invalid++;
-        else usable += v->pools[p].ncands;
-    }
-#define OUT(...)                                                                       \
-    do {                                                                               \
-        if (off < n) off += (size_t)snprintf(buf + off, n - off, __VA_ARGS__);        \
-    } while (0)
-    OUT("node %s: %u pool(s), %u device(s) in complete and valid pools", v->node ? v->node->name : "?", v->npools,
-        usable);
-    if (incomplete) OUT(", %u pool(s) incomplete (being updated)", incomplete);
-    if (invalid) OUT(", %u pool(s) invalid", invalid);
-    OUT("\n");
-    for (size_t ci = 0; ci < x->ncs; ci++) {
-        dra_claim_state *cs = &x->cs[ci];
-        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
-            for (uint32_t s = 0; s < cs->nvar[ri]; s++) {
-                dra_req_data *rd = &cs->reqs[ri][s];
-                uint32_t match = 0, fr = 0;
-                bool errs = false;
-                for (uint32_t c = 0; c < v->ncands; c++) {
-                    const dra_pool *p = &v->pools[v->cands[c].pool];
-                    if (p->incomplete || p->invalid) continue;
-                    int sel = selectable(x, cs, rd, c, true);
-                    if (sel < 0) errs = true;
-                    if (sel <= 0) continue;
-                    match++;
-                    uint64_t val;
-                    if (rd->admin || !x->st || !hmap_get(&x->st->devices, v->cands[c].key, &val)) fr++;
-                }
-                OUT("  claim %s, request %s: wants %s%lld, %u device(s) match class %s and the selectors, %u of them "
-                    "not allocated yet%s\n",
-                    dra_claim_obj(x, cs), rd->name, rd->all_mode ? "all, i.e. " : "", (long long)rd->num_devices, match,
-                    rd->cls ? rd->cls->name : "?", fr, errs ? " (some selectors fail to evaluate)" : "");
-            }
-        if (cs->claim->nconstraints) OUT("  claim %s has %u constraint(s) that must hold as well\n", dra_claim_obj(x, cs), cs->claim->nconstraints);
-    }
-#undef OUT
-    return off < n ? off : n - 1;
 }

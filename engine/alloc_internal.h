@@ -161,6 +161,11 @@ struct dra_alloc_ctx {
     const intern_table *bf_names;
     size_t bf_names_count;
     uint32_t bf_ids[4];
+    /* explain.c's analysis of the last call, made at the first explanation asked for
+     * after it (in the arena), NULL until then; the call can be explained only when it
+     * ended unsatisfiable or with the node error (its state is complete then) */
+    struct dra_explain *explained;
+    bool explainable;
 };
 
 enum { DRA_DEADLINE_EVERY = 64 };
@@ -183,19 +188,45 @@ void dra_rs_counters_left(dra_alloc_ctx *x, uint32_t pool, quantity *out);
 /* Per device capacity: value minus allocated minus being allocated. */
 void dra_rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out);
 void dra_rs_counters_give(dra_alloc_ctx *x, uint32_t cand);
-/* CmpRequestOverCapacity: false when the device lacks a requested capacity or has too little left.
- * static_only ignores what is allocated or being allocated (All-mode gathering: a matching
- * device whose capacity is used up must fail the All request, kubernetes#140769). */
-bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only);
+/* CmpRequestOverCapacity: DRA_CAP_FITS, or why the device does not fit — it lacks a
+ * requested capacity, the request policy refuses the amount, the capacity is smaller
+ * than the amount, or too little of it is left. static_only ignores what is allocated
+ * or being allocated (All-mode gathering: a matching device whose capacity is used up
+ * must fail the All request, kubernetes#140769). why (may be NULL; for explain.c):
+ * the first capacity that fails, what the request consumes of it and what is left
+ * (the capacity's value unless DRA_CAP_USED_UP). */
+enum { DRA_CAP_FITS = 0, DRA_CAP_MISSING, DRA_CAP_POLICY, DRA_CAP_TOO_SMALL, DRA_CAP_USED_UP };
+typedef struct dra_cap_verdict {
+    const char *cap;
+    quantity want, left;
+} dra_cap_verdict;
+int dra_rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
+                          dra_cap_verdict *why);
+/* The same as a yes or no: the search's check. */
+static inline bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only) {
+    return dra_rs_capacity_check(x, rd, cand, static_only, NULL) == DRA_CAP_FITS;
+}
 /* Consumed value per device capacity for this request (into out[ncaps]). */
 void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out);
 void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
 void dra_rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
-bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec);
+/* The first NoSchedule/NoExecute taint of the device the request does not tolerate, or NULL. */
+const dra_taint *dra_rs_taint_blocking(const dra_device *d, const dra_request_spec *spec);
+static inline bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec) {
+    return dra_rs_taint_blocking(d, spec) != NULL;
+}
 
 /* Sets the call's error message (allocation errors name the claim in their text, as
  * Kubernetes' do) and returns false. Defined in alloc.c, shared with derived.c. */
 bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* For explain.c: isSelectable's selectors, per-device node selection and derived
+ * attributes on candidate cand, cached as the search caches them, without the
+ * binding-condition gate (1 yes, 0 no, -1 an error, not reported); and the class's
+ * and request's selectors alone on any device, one the node view left out included
+ * (uncached). */
+int dra_alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand);
+int dra_alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c);
 
 /* Counts one iteration of a candidate loop (search, selector passes, bounds) and
  * reads the clock every 256: true once the deadline passed or the call was cancelled. */

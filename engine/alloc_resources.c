@@ -161,7 +161,8 @@ static const quantity *allocated_cap(const dra_alloc_ctx *x, uint64_t key, const
     return NULL;
 }
 
-bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only) {
+int dra_rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
+                          dra_cap_verdict *why) {
     const dra_cand *c = &x->v->cands[cand];
     const dra_device *d = c->dev;
     const dra_request_spec *spec = rd->spec;
@@ -172,18 +173,34 @@ bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32
             const dra_request_spec one = {.caps = &spec->caps[i], .ncaps = 1};
             found = requested_for(&one, d, k, x->w->names) != NULL;
         }
-        if (!found) return false;
+        if (!found) {
+            if (why) *why = (dra_cap_verdict){.cap = spec->caps[i].key, .want = spec->caps[i].value};
+            return DRA_CAP_MISSING;
+        }
     }
     for (uint32_t k = 0; k < d->cel.ncaps; k++) {
         const dra_capacity *cap = &d->caps[k];
         quantity v = consumed_for(requested_for(spec, d, k, x->w->names), cap);
-        if (violates_policy(&v, cap)) return false;
+        if (violates_policy(&v, cap)) {
+            if (why) *why = (dra_cap_verdict){.cap = cap->key, .want = v, .left = cap->value};
+            return DRA_CAP_POLICY;
+        }
+        quantity want = v;
         const quantity *al = static_only ? NULL : allocated_cap(x, c->key, cap->key);
         if (al) quantity_add(&v, al, &v);
         if (!static_only && x->cap_alloc[cand]) quantity_add(&v, &x->cap_alloc[cand][k], &v);
-        if (quantity_cmp(&v, &cap->value) > 0) return false;
+        if (quantity_cmp(&v, &cap->value) > 0) {
+            bool small = quantity_cmp(&want, &cap->value) > 0;
+            if (why) {
+                *why = (dra_cap_verdict){.cap = cap->key, .want = want, .left = cap->value};
+                if (!small && al) quantity_sub(&why->left, al, &why->left);
+                if (!small && !static_only && x->cap_alloc[cand])
+                    quantity_sub(&why->left, &x->cap_alloc[cand][k], &why->left);
+            }
+            return small ? DRA_CAP_TOO_SMALL : DRA_CAP_USED_UP;
+        }
     }
-    return true;
+    return DRA_CAP_FITS;
 }
 
 void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out) {
@@ -221,15 +238,15 @@ static bool tolerates(const dra_toleration *t, const dra_taint *taint) {
     return false;
 }
 
-bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec) {
+const dra_taint *dra_rs_taint_blocking(const dra_device *d, const dra_request_spec *spec) {
     for (uint32_t i = 0; i < d->ntaints; i++) {
         const dra_taint *tt = &d->taints[i];
         if (!tt->effect || (strcmp(tt->effect, "NoSchedule") && strcmp(tt->effect, "NoExecute"))) continue;
         bool ok = false;
         for (uint32_t j = 0; j < spec->ntols && !ok; j++) ok = tolerates(&spec->tols[j], tt);
-        if (!ok) return true;
+        if (!ok) return tt;
     }
-    return false;
+    return NULL;
 }
 
 /* ---- for the search bound (alloc.c) ------------------------------------------------ */

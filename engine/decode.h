@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/intern.h"
+#include "engine/engine.h"
 #include "engine/model.h"
 
 typedef struct dra_decoder {
@@ -24,10 +25,14 @@ typedef struct dra_decoder {
     /* Skip the objects' raw_json text: the store never prints objects back, and the
      * text of every claim and slice would cost as much memory as the rest. */
     bool no_raw_text;
+    /* where warnings go and whether they are errors (engine.h); NULL: dropped */
+    const dra_input *input;
 } dra_decoder;
 
-/* YAML stream → JSON array with one element per non-empty document. */
+/* YAML stream → JSON array with one element per non-empty document; documents that
+ * would be skipped are warned about under `in` (NULL: dropped). */
 json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
+json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *out, err *e);
 bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e);

@@ -333,6 +333,9 @@ static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dr
     if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) return true;
     dra_dpush_key(&c, "spec");
+    /* spec.metadata: the labels and annotations the ResourceClaim controller copies */
+    const json_t *meta = json_object_get(spec, "metadata");
+    if (json_is_object(meta) && json_object_size(meta)) t->meta_json = dra_djson_text(&c, meta);
     if (!dra_dget_obj(&c, spec, "spec", &inner)) return false;
     if (!inner) return true;
     dra_dpush_key(&c, "spec");

@@ -53,7 +53,13 @@ typedef struct dra_features {
     bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
     bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
     bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
+    bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
+                                 * DynamicResourcesArgs.filterTimeout (10 s unless set; the
+                                 * caller applies it, see DRA_FILTER_TIMEOUT_DEFAULT_NS) */
 } dra_features;
+
+/* kube-scheduler's DynamicResourcesFilterTimeoutDefault: 10 s per node and pod. */
+#define DRA_FILTER_TIMEOUT_DEFAULT_NS (10 * 1000000000ll)
 
 /* Kubernetes 1.37 defaults. */
 void dra_features_default(dra_features *f);
@@ -63,16 +69,22 @@ bool dra_features_parse(dra_features *f, const char *spec, err *e);
 /* ---- input settings -------------------------------------------------------------- */
 
 typedef void (*dra_warn_fn)(void *ud, const char *msg);
-/* fn (may be NULL) receives each input warning as one line of text ("ResourceClaim
- * ns/c: unknown field \"spec.requests\""); strict turns warnings into errors. Set once
- * at start-up, before any loading (engine/validate.c keeps it process-wide). */
-void dra_input_configure(dra_warn_fn fn, void *ud, bool strict);
+/* How input is read: `warn` (may be NULL: warnings are dropped) receives each input
+ * warning as one line of text ("ResourceClaim ns/c: unknown field \"spec.requests\"")
+ * with `ud`; strict turns warnings into errors. Settings go with what reads — a world
+ * (dra_world_set_input), one text (dra_json_load) — never the process: two threads may
+ * load with different sinks at once. NULL settings: warnings dropped, not strict. */
+typedef struct dra_input {
+    dra_warn_fn warn;
+    void *ud;
+    bool strict;
+} dra_input;
 /* Inputs larger than this are refused (world files, stdin). */
 #define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
 /* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
  * (opaque driver parameters may hold one) becomes a number (double) instead of
  * failing the whole file, as encoding/json into interface{} does. */
-json_t *dra_json_load(const char *text, size_t len, const char *source, err *e);
+json_t *dra_json_load(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 /* ---- world --------------------------------------------------------------------- */
 
@@ -82,6 +94,9 @@ typedef struct dra_world dra_world;
  * — right for hand-written files, wrong for conformance cases. */
 dra_world *dra_world_new(bool apply_defaults);
 void dra_world_free(dra_world *w);
+/* The input settings for what the world loads from now on (copied; by default
+ * warnings are dropped). */
+void dra_world_set_input(dra_world *w, const dra_input *in);
 /* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
  * are skipped. Returns false with an error naming object and field. */
 bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);
@@ -164,6 +179,12 @@ void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _A
 /* Makes the shareIDs of later dra_allocate calls on x a reproducible function of
  * seed (by default they come from getrandom(2)); never an ID already in use. */
 void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
+/* The same source for what else the CLI makes up as the API server would (names
+ * from GenerateName, a pod's missing UID): 64 random bits, and a version-4 UUID
+ * text, each a draw that advances x as a shareID does. */
+uint64_t dra_alloc_ctx_random(dra_alloc_ctx *x);
+void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]);
+
 /* Which of the satisfying allocations dra_allocate returns (engine/bestfit.c).
  *   first-fit  the first one in Kubernetes' search order: exactly the devices the
  *              DynamicResources plugin picks (the default).
@@ -208,8 +229,7 @@ void dra_alloc_ctx_set_device_choice(dra_alloc_ctx *x, dra_device_choice c);
 dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
 /* The choice of contexts made from now on (servers and CLIs whose contexts are made
  * inside other modules: the extender's workers, the binder, dra_pod_allocate,
- * dra_fixture_run). Set once at start-up, before any context is made, like
- * dra_input_configure. */
+ * dra_fixture_run). Set once at start-up, before any context is made. */
 void dra_device_choice_set_default(dra_device_choice c);
 /* "first-fit" | "best-fit" */
 bool dra_device_choice_parse(const char *s, dra_device_choice *out);
@@ -231,14 +251,22 @@ typedef struct dra_alloc_result {
  * until the next call with this ctx) holds claim i's result. `state` may be NULL. */
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
-/* After DRA_ALLOC_UNSAT: why, per request (devices on the node, how many match the
- * class and selectors, how many of those are free), as text for a user. */
+/* After DRA_ALLOC_UNSAT (or DRA_ALLOC_NODE_ERROR): why, as text for a user
+ * (engine/explain.c) — the node's pools and any it cannot use, then per request the
+ * devices on the node, how many match the class and selectors, how many of those are
+ * free, and a line per cause for the rest (held by claim ns/name, a taint not
+ * tolerated, shared counters or capacity used up, a feature gate off, ...); then a
+ * constraint the free devices cannot meet, or why the requests fail together. */
 size_t dra_alloc_explain(dra_alloc_ctx *x, char *buf, size_t n);
 /* allocateOne invocations of the last call (search effort, as Go counts it). */
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x);
 
 /* Records a fresh allocation result as allocated (for allocating claim after claim). */
 void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity);
+/* The same, remembering `holder` as the claim that holds the devices, so a later
+ * explanation can name it ("held by claim ns/name"); holder must live as long as s. */
+void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
+                                 bool consumable_capacity);
 
 /* ---- encoding --------------------------------------------------------------------- */
 
@@ -253,6 +281,67 @@ json_t *dra_node_selector_to_json(const dra_node_selector *ns);
 json_t *dra_claim_json_new(const dra_claim *c, json_t **meta);
 void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
+/* ---- what the control plane writes around an allocation (result_encode.c) ------------ */
+
+#define DRA_CLAIM_FINALIZER "resource.kubernetes.io/delete-protection"
+#define DRA_POD_CLAIM_NAME_ANNOTATION "resource.kubernetes.io/pod-claim-name"
+
+/* The GenerateName the ResourceClaim controller gives the claim it makes from a
+ * template for a pod's claim entry: "<pod>-<entry>-", or both cut in proportion to
+ * fit 57 bytes (then without the trailing hyphen, as the controller does it). */
+void dra_pod_claim_generate_name(const char *pod, const char *entry, char *out, size_t n);
+
+/* One pod bound to a node, for printing its claims as `kubectl get -o yaml` shows
+ * them afterwards: the names the API server generates (random characters from x, the
+ * shareIDs' source, never a claim of the world's or one generated earlier with the
+ * same `names` set), the pod's UID (from its metadata, else drawn from x as the API
+ * server would assign one), the pod's status.resourceClaimStatuses. */
+typedef struct dra_pod_binding {
+    const dra_world *w;
+    dra_alloc_ctx *x;
+    const dra_pod *pod;
+    const char *ns;          /* the pod's namespace, defaulted */
+    const char *now;         /* allocationTimestamp to set (RFC 3339), NULL: the gates are off */
+    char uid[64];
+    bool uid_made;           /* the pod had no metadata.uid */
+    json_t *names;           /* {"ns/name": true} of generated names (may be shared across pods) */
+    json_t *claim_statuses;  /* the pod's status.resourceClaimStatuses: its own, then generated ones */
+    bool generated;          /* a claim was generated: the controller wrote the pod's status */
+} dra_pod_binding;
+
+/* `names` may be NULL (a set of its own) or a set shared by several pods' bindings. */
+void dra_pod_binding_init(dra_pod_binding *b, const dra_world *w, const dra_pod *pod, dra_alloc_ctx *x, const char *now,
+                          json_t *names);
+void dra_pod_binding_free(dra_pod_binding *b);
+/* Makes `claim` the claim the ResourceClaim controller creates from template t for the
+ * pod's entry: generated name, generateName, the template's labels and annotations,
+ * the pod-claim-name annotation, the pod as controlling owner (blockOwnerDeletion);
+ * records the name in the pod's claim statuses. Returns the name (owned by claim). */
+const char *dra_pod_binding_generated(dra_pod_binding *b, json_t *claim, const char *entry,
+                                      const dra_claim_template *t);
+/* Makes `claim` the extended-resource claim kube-scheduler creates for the pod
+ * (GenerateName "<pod>-extended-resources-", the pod as controller). */
+const char *dra_pod_binding_implicit(dra_pod_binding *b, json_t *claim);
+/* kube-scheduler's PreBind on one claim of the pod: unless already reserved for the
+ * pod (same UID), the finalizer when it allocated the claim now, the pod appended to
+ * status.reservedFor, allocationTimestamp when b->now and unset. False: untouched. */
+bool dra_pod_binding_reserve(dra_pod_binding *b, json_t *claim, bool allocated_now);
+/* The same for another consumer ({apiGroup?, resource, name, uid}): a PodGroup's claim
+ * is reserved for the group (KEP-5729). */
+bool dra_pod_binding_reserve_for(dra_pod_binding *b, json_t *claim, bool allocated_now, const json_t *consumer);
+/* {apiVersion: v1, kind: Pod, metadata: {name, namespace, uid}, status: {...}}: the
+ * claim statuses and, when given, status.extendedResourceClaimStatus. */
+json_t *dra_pod_binding_pod(const dra_pod_binding *b, const json_t *extended_status);
+
+/* A ResourceClaim as the API server returns it (Go's encoding/json of the v1 types
+ * after defaulting and a trip through etcd): allocationMode ExactCount and count 1
+ * and a toleration's operator Equal when unset, empty omitempty fields removed, empty
+ * non-omitempty slices and maps null, struct fields ({} when absent) always present.
+ * Fields the types do not know are left as they are. */
+void dra_claim_json_normalize(json_t *claim);
+/* metav1.Time's text of a Unix time (negative: now): "2006-01-02T15:04:05Z". */
+const char *dra_rfc3339_utc(int64_t unix_seconds, char buf[32]);
+
 /* ---- one pod on one node, for `dralloc allocate --pod` ------------------------------- */
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
@@ -260,9 +349,11 @@ const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const cha
  * its template for the CLI: it lives as long as the world); NULL when none exists. */
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 /* Allocates what the pod needs on the node (engine/extres.h describes the outcome
- * object: claims, allocations, reused, devicePlugin | unsatisfiable + reason | error). */
+ * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
+ * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`
+ * (NULL: the clock) is the allocationTimestamp. */
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
-                         dra_allocated *st);
+                         dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* ---- conformance fixtures ----------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 
 #include "base/hash.h"
 #include "engine/decode_util.h"
+#include "engine/explain.h"
 #include "engine/nodefit.h"
 #include "engine/podgroup.h"
 #include "engine/world.h"
@@ -392,42 +393,6 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
     return c;
 }
 
-/* dra_alloc_explain's lines as one short line for a FailedNodes message (kube-scheduler
- * puts it in the pod's FailedScheduling event, once per node): the node line only
- * when it reports incomplete or invalid pools (the node is the message's key), each
- * request as "claim NS/NAME request R: wants N, M match CLASS, F free". */
-static void explain_line(dra_alloc_ctx *x, char *buf, size_t n) {
-    char tmp[4096];
-    dra_alloc_explain(x, tmp, sizeof tmp);
-    static const char *const from[] = {", request ", " device(s) match class ", " and the selectors, ",
-                                       " of them not allocated yet", "  claim "};
-    static const char *const to[] = {" request ", " match ", ", ", " free", "claim "};
-    size_t o = 0;
-    const char *line = tmp;
-    bool first = true;
-    while (*line && o + 1 < n) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        bool keep = !first || memmem(line, len, "incomplete", 10) || memmem(line, len, "invalid", 7);
-        if (keep) {
-            if (o && o + 2 < n) buf[o++] = ';', buf[o++] = ' ';
-            for (size_t i = 0; i < len && o + 1 < n;) {
-                size_t k = 0;
-                while (k < ARRAY_SIZE(from) && strncmp(line + i, from[k], strlen(from[k]))) k++;
-                if (k < ARRAY_SIZE(from) && i + strlen(from[k]) <= len) {
-                    for (const char *t = to[k]; *t && o + 1 < n; t++) buf[o++] = *t;
-                    i += strlen(from[k]);
-                } else {
-                    buf[o++] = line[i++];
-                }
-            }
-        }
-        first = false;
-        line += len + (end ? 1 : 0);
-    }
-    buf[o < n ? o : n - 1] = '\0';
-}
-
 void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
                      dra_alloc_ctx *x, arena *a, dra_podnode *out) {
     memset(out, 0, sizeof *out);
@@ -503,9 +468,14 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
     case DRA_ALLOC_OK:
         return;
     case DRA_ALLOC_UNSAT: {
-        char why[400];
-        explain_line(x, why, sizeof why);
-        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %s", why);
+        char why[sizeof out->reason];
+        dra__explain_short(x, why, sizeof why);
+        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+        if (pp->explain) {
+            char *text = arena_alloc(a, 16384);
+            dra_alloc_explain(x, text, 16384);
+            out->explanation = text;
+        }
         /* Unresolvable when no change in usage could help: it fails with nothing in use. */
         if (st && pp->classify) {
             err e2;
@@ -518,7 +488,13 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
         out->res = NULL;
         return;
     }
-    case DRA_ALLOC_NODE_ERROR:
+    case DRA_ALLOC_NODE_ERROR: {
+        /* which pools and why, after Kubernetes' text */
+        char why[sizeof out->reason];
+        dra__explain_pools(x, why, sizeof why);
+        snprintf(out->reason, sizeof out->reason, "%.100s%s%.400s", ae.msg, why[0] ? ": " : "", why);
+        return;
+    }
     case DRA_ALLOC_ERROR:
     case DRA_ALLOC_TIMEOUT:
         snprintf(out->reason, sizeof out->reason, "%.500s", ae.msg);
@@ -541,6 +517,17 @@ static json_t *outcome_error(const char *msg) {
     return o;
 }
 
+json_t *dra_claim_spec_json(const dra_claim *c) {
+    json_t *reqs = json_array();
+    for (uint32_t i = 0; i < c->nreqs; i++) {
+        const dra_request_spec *s = &c->reqs[i].exactly;
+        json_array_append_new(reqs, json_pack("{s:s, s:{s:s, s:s, s:I}}", "name", c->reqs[i].name, "exactly",
+                                              "deviceClassName", s->class_name, "allocationMode", s->mode, "count",
+                                              (json_int_t)s->count));
+    }
+    return json_pack("{s:{s:o}}", "devices", "requests", reqs);
+}
+
 static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_result *r) {
     json_t *o = NULL;
     if (c->raw_json && !c->from_template && !implicit) o = json_loads(c->raw_json, 0, NULL);
@@ -554,35 +541,27 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
         }
         json_t *spec = NULL;
         if (c->raw_json && !implicit) spec = json_loads(c->raw_json, 0, NULL);
-        if (!spec) {
-            spec = json_object();
-            json_t *devs = json_object(), *reqs = json_array();
-            for (uint32_t i = 0; i < c->nreqs; i++) {
-                const dra_request_spec *s = &c->reqs[i].exactly;
-                json_t *ex = json_object();
-                json_object_set_new(ex, "deviceClassName", json_string(s->class_name));
-                json_object_set_new(ex, "allocationMode", json_string(s->mode));
-                json_object_set_new(ex, "count", json_integer(s->count));
-                json_t *rq = json_object();
-                json_object_set_new(rq, "name", json_string(c->reqs[i].name));
-                json_object_set_new(rq, "exactly", ex);
-                json_array_append_new(reqs, rq);
-            }
-            json_object_set_new(devs, "requests", reqs);
-            json_object_set_new(spec, "devices", devs);
-        }
+        if (!spec) spec = dra_claim_spec_json(c);
         json_object_set_new(o, "spec", spec);
     }
     dra_claim_json_set_allocation(o, r);
     return o;
 }
 
+/* The entry of the pod a claim to allocate stands for (the first, when several name it). */
+static uint32_t entry_of(const dra_podplan *pp, const dra_claim *c) {
+    uint32_t k = 0;
+    while (k < pp->pod->nclaims && pp->claims[k] != c) k++;
+    return k;
+}
+
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
-                         dra_allocated *st) {
+                         dra_allocated *st, dra_alloc_ctx *xin, const char *now) {
     arena a;
     arena_init(&a, 0);
     dra_podplan pp;
     dra_podplan_init(&pp, w, f, pod, &a);
+    pp.explain = true;
     err e;
     err_clear(&e);
     dra_nodeview *v = NULL;
@@ -619,15 +598,54 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             goto done;
         }
     }
-    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx *x = xin ? xin : dra_alloc_ctx_new();
     dra_podnode pn;
     dra_podplan_try(&pp, node, v, st, x, &a, &pn);
     if (pn.status == DRA_ALLOC_OK) {
-        json_t *claims = json_array(), *allocs = json_array(), *reused = json_array();
+        /* the claims as the control plane leaves them once the pod is bound
+         * (result_encode.c): generated names, owner, finalizer, reservedFor */
+        char clock[32];
+        dra_pod_binding b;
+        dra_pod_binding_init(&b, w, pod, x, f->binding_conditions ? (now ? now : dra_rfc3339_utc(-1, clock)) : NULL,
+                             NULL);
+        json_t *claims = json_array(), *allocs = json_array(), *reused = json_array(), *reused_claims = json_array();
+        json_t *ers = NULL, *group = NULL;
+        if (pp.group) {
+            /* KEP-5729: a PodGroup's claim is reserved for the group as a whole */
+            char guid[37];
+            const char *u = dra_podgroup_uid(pp.group);
+            if (!u || !*u) dra_alloc_ctx_uuid(x, guid), u = guid;   /* as the API server would give it */
+            group = json_pack("{s:s, s:s, s:s, s:s}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups", "name",
+                              pod->group_name, "uid", u);
+        }
         for (size_t i = 0; i < pn.ntodo; i++) {
-            json_array_append_new(claims, claim_object(pn.todo[i], i >= pn.nown, &pn.res[i]));
+            const dra_claim *c = pn.todo[i];
+            json_t *o = claim_object(c, i >= pn.nown, &pn.res[i]);
+            bool of_group = false;
+            if (i >= pn.nown) {
+                const char *name = dra_pod_binding_implicit(&b, o);
+                /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
+                if (pn.request_mappings)
+                    ers = json_pack("{s:O, s:s}", "requestMappings", pn.request_mappings, "resourceClaimName", name);
+            } else {
+                const dra_pod_claim *pc = &pod->claims[entry_of(&pp, c)];
+                const dra_claim *gc;
+                /* a PodGroup's claim is the PodGroup's, named by its controller */
+                of_group = pp.group && dra_podgroup_claim(w, &a, pp.group, pc, &gc);
+                if (c->from_template && !of_group)
+                    dra_pod_binding_generated(&b, o, pc->name ? pc->name : "",
+                                              pc->template_name ? dra_world_find_template(w, pod->ns, pc->template_name)
+                                                                : NULL);
+            }
+            if (of_group) dra_pod_binding_reserve_for(&b, o, true, group);
+            else dra_pod_binding_reserve(&b, o, true);
+            dra_claim_json_normalize(o);
+            json_array_append_new(claims, o);
             json_array_append_new(allocs, dra_alloc_result_to_json(&pn.res[i]));
-            if (st) dra_allocated_add_result(st, &pn.res[i], f->consumable_capacity);
+            /* the world's claims outlive st and are named in later explanations; claims
+             * made here (templates, the implicit one) die with this call */
+            const dra_claim *held = i < pn.nown && !pn.todo[i]->from_template ? pn.todo[i] : NULL;
+            if (st) dra_allocated_add_result_of(st, &pn.res[i], held, f->consumable_capacity);
         }
         for (uint32_t k = 0; k < pod->nclaims; k++) {
             const dra_claim *c = pp.claims[k];
@@ -637,30 +655,44 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             bool seen = false;
             for (size_t i = 0; i < json_array_size(reused); i++)
                 seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);
-            if (!seen) json_array_append_new(reused, json_string(ref));
+            if (seen) continue;
+            json_array_append_new(reused, json_string(ref));
+            /* an allocated claim gets the pod appended to its reservedFor */
+            json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
+            if (!o) continue;
+            json_t *m = json_object_get(o, "metadata");
+            if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
+                json_object_set_new(m, "namespace", json_string(pp.pns));
+            const dra_claim *gc;
+            if (pp.group && dra_podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
+                dra_pod_binding_reserve_for(&b, o, false, group);
+            else dra_pod_binding_reserve(&b, o, false);
+            dra_claim_json_normalize(o);
+            json_array_append_new(reused_claims, o);
         }
+        json_decref(group);
         out = json_object();
-        if (pn.request_mappings) {
-            /* what the scheduler writes into the pod for the implicit claim (KEP-5004) */
-            char name[600];
-            snprintf(name, sizeof name, "%s", pn.todo[pn.ntodo - 1]->name);
-            json_object_set_new(out, "podStatus",
-                                json_pack("{s:{s:O, s:s}}", "extendedResourceClaimStatus", "requestMappings",
-                                          pn.request_mappings, "resourceClaimName", name));
-        }
+        if (ers) json_object_set_new(out, "podStatus", json_pack("{s:O}", "extendedResourceClaimStatus", ers));
+        /* the pod itself when the control plane wrote into its status */
+        if (ers || b.generated) json_object_set_new(out, "pod", dra_pod_binding_pod(&b, ers));
+        json_decref(ers);
         json_object_set_new(out, "claims", claims);
         json_object_set_new(out, "allocations", allocs);
         json_object_set_new(out, "reused", reused);
+        json_object_set_new(out, "reusedClaims", reused_claims);
         json_object_set_new(out, "devicePlugin", pn.device_plugin ? pn.device_plugin : json_object());
         pn.device_plugin = NULL;
-    } else if (pn.status == DRA_ALLOC_ERROR) {
+        dra_pod_binding_free(&b);
+    } else if (pn.status == DRA_ALLOC_ERROR || pn.status == DRA_ALLOC_TIMEOUT) {
+        /* a timeout is an Error, so the pod is retried (kubernetes#137607) */
         out = outcome_error(pn.reason);
     } else {
         out = outcome_unsat(pn.reason);
+        if (pn.explanation) json_object_set_new(out, "explanation", json_string(pn.explanation));
     }
     json_decref(pn.device_plugin);
     json_decref(pn.request_mappings);
-    dra_alloc_ctx_free(x);
+    if (x != xin) dra_alloc_ctx_free(x);
 done:
     dra_nodeview_free(v);
     arena_free(&a);

@@ -71,6 +71,10 @@ bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out);
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 
+/* spec ({"devices": {"requests": [...]}}) of a claim made of ExactCount requests (the
+ * implicit claim), as the object to create would carry it. */
+json_t *dra_claim_spec_json(const dra_claim *c);
+
 /* A claim made from a template for a pod, in arena a. */
 dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
 
@@ -99,6 +103,9 @@ typedef struct dra_podplan {
     /* tell unschedulable from unresolvable after a failed allocation (a second search
      * with nothing in use); planning does not need it and skips the cost */
     bool classify;
+    /* keep the long explanation of a failed allocation (dra_podnode.explanation): the
+     * CLI prints it; the extender and planning need only the short reason */
+    bool explain;
 } dra_podplan;
 
 /* Resolves the pod's claims against the world; memory from a. */
@@ -108,6 +115,7 @@ typedef struct dra_podnode {
     dra_alloc_status status;         /* DRA_ALLOC_* of the whole pod on the node */
     bool unresolvable;               /* fails whatever the usage (selector mismatch, missing device) */
     char reason[512];
+    const char *explanation;         /* after a failed allocation, with pp->explain: dra_alloc_explain's text */
     /* on success: the claims allocated (todo[i] → res[i]), the implicit claim last */
     const dra_claim **todo;
     size_t ntodo, nown;
@@ -126,13 +134,22 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
                      dra_alloc_ctx *x, arena *a, dra_podnode *out);
 
 /* Allocates what the pod needs on the node (the CLI's and the pod cases' entry). Returns
- *   {"claims": [ResourceClaim with status.allocation...], "allocations": [AllocationResult...],
- *    "reused": ["ns/name"...], "devicePlugin": {...}}  on success (lists may be empty);
+ *   {"claims": [ResourceClaim...], "allocations": [AllocationResult...],
+ *    "reused": ["ns/name"...], "reusedClaims": [ResourceClaim...], "devicePlugin": {...},
+ *    "pod": Pod, "podStatus": {...}}                   on success (lists may be empty);
  *   {"unsatisfiable": true, "reason": "..."}            when the pod does not fit the node;
  *   {"error": "..."}                                    when it cannot be scheduled anywhere.
- * `st` (may be NULL) receives the new allocations. */
+ * The claims are as the control plane leaves them once the pod is bound
+ * (dra_pod_binding): the new ones allocated, named (template and implicit claims:
+ * generated names from x) and reserved for the pod; reusedClaims the already
+ * allocated ones the pod uses, the pod appended to their reservedFor. "pod" (the pod
+ * with its status.resourceClaimStatuses and extendedResourceClaimStatus) and
+ * "podStatus" (the latter) only when the control plane wrote into the pod's status.
+ * x (may be NULL: a fresh one) is the allocation context and the random source;
+ * `now` (NULL: the clock) is the allocationTimestamp, set when both binding gates
+ * are on. `st` (may be NULL) receives the new allocations. */
 json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
-                         dra_allocated *st);
+                         dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* An allocator case with a "pod" (testdata/README.md). */
 json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, err *e);

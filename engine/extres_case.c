@@ -67,7 +67,7 @@ json_t *dra_podcase_run(const json_t *c, const dra_features *f, err *e) {
         err_set(e, "case: pod and node need metadata.name");
         goto done;
     }
-    out = dra_pod_allocate(w, p, n, f, st);
+    out = dra_pod_allocate(w, p, n, f, st, NULL, NULL);
 done:
     dra_allocated_free(st);
     dra_world_free(w);

@@ -20,6 +20,7 @@ void dra_features_default(dra_features *f) {
         .derived_attributes = false,   /* alpha in 1.37 */
         .extended_resource = true,     /* on by default in 1.37 */
         .workload_claims = false,      /* beta in 1.37, off by default */
+        .filter_timeout = true,        /* beta and on by default since 1.34 */
     };
 }
 
@@ -50,8 +51,8 @@ bool dra_features_parse(dra_features *f, const char *spec, err *e) {
         else if (!strcmp(tok, "DRADerivedAttributes")) f->derived_attributes = on;
         else if (!strcmp(tok, "DRAExtendedResource")) f->extended_resource = on;
         else if (!strcmp(tok, "DRAWorkloadResourceClaims")) f->workload_claims = on;
-        else if (!strcmp(tok, "DynamicResourceAllocation") || !strcmp(tok, "DRADeviceTaintRules") ||
-                 !strcmp(tok, "DRASchedulerFilterTimeout"))
+        else if (!strcmp(tok, "DRASchedulerFilterTimeout")) f->filter_timeout = on;
+        else if (!strcmp(tok, "DynamicResourceAllocation") || !strcmp(tok, "DRADeviceTaintRules"))
             continue;
         else return err_set(e, "unknown feature gate %s", tok);
     }

@@ -1,8 +1,10 @@
 /* fixture.c — one allocator conformance case end to end: feature flags, node,
  * classes, slices, allocated state and claims go into a fresh world exactly as given
  * (no API defaulting), the claims are allocated together on the node, and the
- * outcome is returned in the case's expectation shape. Shared by
+ * outcome is returned in the case's expectation shape (an unsatisfiable one with its
+ * explanation: "reason", the short line, and "explanation", the long text). Shared by
  * `dralloc allocate --fixture` and the conformance runner. */
+#include "engine/explain.h"
 #include "engine/extres.h"
 #include "engine/world.h"
 
@@ -126,9 +128,18 @@ json_t *dra_fixture_run(const json_t *c, err *e) {
         for (size_t i = 0; i < n; i++) json_array_append_new(arr, dra_alloc_result_to_json(&res[i]));
         json_object_set_new(out, "allocations", arr);
     } else if (s == DRA_ALLOC_UNSAT) {
+        /* why, as the extender's FailedNodes and `dralloc allocate` say it (explain.c) */
+        char why[4096];
         json_object_set_new(out, "unsatisfiable", json_true());
+        dra__explain_short(x, why, sizeof why);
+        json_object_set_new(out, "reason", json_string(why));
+        dra_alloc_explain(x, why, sizeof why);
+        json_object_set_new(out, "explanation", json_string(why));
     } else {
         json_object_set_new(out, "error", json_string(ae.msg));
+        char why[4096];
+        if (s == DRA_ALLOC_NODE_ERROR && dra__explain_pools(x, why, sizeof why))
+            json_object_set_new(out, "explanation", json_string(why));
     }
 done:
     free(claims);

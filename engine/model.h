@@ -256,6 +256,7 @@ typedef struct dra_claim {
 typedef struct dra_claim_template {
     const char *ns, *name;
     dra_claim spec;          /* spec.spec, decoded as a claim without metadata */
+    const char *meta_json;   /* spec.metadata (labels, annotations) as text, or NULL */
 } dra_claim_template;
 
 /* ---- core/v1 --------------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 
 #include "engine/extres.h"
 #include "engine/nodefit.h"
+#include "engine/podgroup.h"
 #include "engine/world.h"
 
 #include "base/hash.h"
@@ -51,8 +52,10 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
     const dra_podplan *pp = &pr->pp;
     if (pp->error || pp->unresolvable || pp->group || !pp->needs_dra) return;
     uint64_t h = hash_u64(pr->pod.nclaims + 0x9E3779B97F4A7C15ull);
-    pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 1);
+    pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 2);
     pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", pp->pns, pr->pod.name);
+    /* the implicit claim of extended resources is the pod's too (extres.c names it) */
+    if (pr->pod.res) pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s-extended-resources", pp->pns, pr->pod.name);
     for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
         const dra_claim *c = pp->claims[k];
         uint64_t part;
@@ -338,6 +341,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
     json_t *res = NULL;
     if (out->status == DRA_FIT_OK) {
         res = json_array();
+        const dra_world *w = dra__snapshot_world(pr->s);
         for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
             const dra_claim *c = pr->pp.claims ? pr->pp.claims[k] : NULL;
             if (!c) continue;
@@ -349,20 +353,29 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
                           !strcmp(json_string_value(json_object_get(o, "name")), c->name);
             }
             if (listed) continue;
+            json_t *e = NULL;
             if (c->allocated) {
-                json_array_append_new(res, json_pack("{s:s, s:s, s:b}", "namespace", ns, "name", c->name, "reuse", 1));
-                continue;
+                e = json_pack("{s:s, s:s, s:b}", "namespace", ns, "name", c->name, "reuse", 1);
+            } else {
+                for (size_t i = 0; i < kept.ntodo && !e; i++)
+                    if (kept.todo[i] == c)
+                        e = json_pack("{s:s, s:s, s:o}", "namespace", ns, "name", c->name, "allocation",
+                                      dra_alloc_result_to_json(&kept.res[i]));
             }
-            for (size_t i = 0; i < kept.ntodo; i++)
-                if (kept.todo[i] == c)
-                    json_array_append_new(res, json_pack("{s:s, s:s, s:o}", "namespace", ns, "name", c->name,
-                                                         "allocation", dra_alloc_result_to_json(&kept.res[i])));
+            if (!e) continue;
+            /* a PodGroup's claim is reserved for the group, not the pod (KEP-5729) */
+            const dra_claim *gc;
+            if (pr->pp.group && dra_podgroup_claim(w, &a, pr->pp.group, &pr->pod.claims[k], &gc))
+                json_object_set_new(e, "podGroup", json_string(pr->pod.group_name));
+            json_array_append_new(res, e);
         }
         for (size_t i = kept.nown; i < kept.ntodo; i++)
-            json_array_append_new(res, json_pack("{s:s, s:s, s:b, s:o}", "namespace",
+            json_array_append_new(res, json_pack("{s:s, s:s, s:b, s:o, s:o, s:O?}", "namespace",
                                                  kept.todo[i]->ns && *kept.todo[i]->ns ? kept.todo[i]->ns : "default",
                                                  "name", kept.todo[i]->name, "implicit", 1, "allocation",
-                                                 dra_alloc_result_to_json(&kept.res[i])));
+                                                 dra_alloc_result_to_json(&kept.res[i]), "spec",
+                                                 dra_claim_spec_json(kept.todo[i]), "requestMappings",
+                                                 kept.request_mappings));
         json_decref(kept.device_plugin);
         json_decref(kept.request_mappings);
     }

@@ -10,6 +10,7 @@
 
 typedef struct dra_podgroup {
     const char *ns, *name;
+    const char *uid;         /* metadata.uid, or NULL */
     dra_pod_claim *claims;   /* spec.resourceClaims; generated_name from status */
     uint32_t nclaims;
 } dra_podgroup;
@@ -24,6 +25,7 @@ bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
     if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
     if (meta && (!dra_dget_str(&c, meta, "namespace", &g->ns) || !dra_dget_str(&c, meta, "name", &g->name))) return false;
     if (!g->name) g->name = "";
+    if (meta && !dra_dget_str(&c, meta, "uid", &g->uid)) return false;
     if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
         size_t m = dra_dpush_key(&c, "spec");
@@ -49,6 +51,8 @@ bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
     DRA_VEC_PUSH(w->podgroups, g);
     return true;
 }
+
+const char *dra_podgroup_uid(const dra_podgroup *g) { return g->uid; }
 
 const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name) {
     for (size_t i = 0; i < w->podgroups.n; i++) {

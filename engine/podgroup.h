@@ -23,6 +23,8 @@ typedef struct dra_podgroup dra_podgroup;
 /* world.c add_one(): decode one PodGroup into the world. */
 bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e);
 const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name);
+/* metadata.uid, NULL when the object has none. */
+const char *dra_podgroup_uid(const dra_podgroup *g);
 /* When the pod's claim entry is one of the group's claims: true, and *claim is the
  * group claim — the existing object (standalone, or generated and named in the
  * group's status) or, for a template not yet instantiated, a new claim

@@ -39,6 +39,12 @@ typedef struct dra_pod_request dra_pod_request;
 /* ---- store and snapshots --------------------------------------------------------- */
 
 dra_store *dra_store_new(const dra_features *f);
+/* A store over another store's catalog (intern table, compiled CEL programs), so the
+ * CEL environments are built once for stores kept side by side in one process (tests,
+ * the fuzzers: building them is most of an empty store's cost). The catalog is
+ * reference-counted: either store may be freed first. The catalog only grows, so a
+ * caller making stores without end recycles the donor now and then. */
+dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like);
 void dra_store_free(dra_store *st);   /* after every snapshot it published is released */
 
 /* One change: an object to add or replace (kind/namespace/name taken from it), or a
@@ -170,9 +176,12 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array
  * with one entry per claim the pod needs allocated, in the pod's order,
  *   [{"namespace", "name", "allocation": AllocationResult}]
- * claims already allocated (shared) are listed as {"namespace", "name", "reuse": true}.
- * NULL when the pod does not fit (out says why). The implicit extended-resource
- * claim is listed with "implicit": true (it has no object yet). */
+ * claims already allocated (shared) are listed as {"namespace", "name", "reuse": true};
+ * a PodGroup's claim also has "podGroup": its group's name. NULL when the pod does
+ * not fit (out says why). The implicit extended-resource claim is listed last with
+ * "implicit": true, its "spec" (the requests to create it with) and
+ * "requestMappings" (for the pod's status.extendedResourceClaimStatus); it has no
+ * object yet. */
 json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, const char *node, uint64_t deadline_ns,
                                dra_fit *out);
 

@@ -336,13 +336,19 @@ static bool snapshot_build(dra_snapshot *s, const dra_snapshot *old, err *e) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-dra_store *dra_store_new(const dra_features *f) {
+static dra_store *store_new_over(const dra_features *f, dra_catalog *cat) {
     dra_store *st = xcalloc(1, sizeof *st);
     pthread_mutex_init(&st->write_lock, NULL);
     pthread_mutex_init(&st->cur_lock, NULL);
-    st->cat = dra_catalog_new();
+    st->cat = cat;
     st->f = *f;
     return st;
+}
+
+dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra_catalog_new()); }
+
+dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like) {
+    return store_new_over(f, dra_catalog_retain(like->cat));
 }
 
 void dra_store_free(dra_store *st) {
@@ -594,7 +600,7 @@ static bool load_docs(void *arg, const char *file, json_t *docs, err *e) {
 uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e) {
     load_state ls = {.cl = {.skip_unknown = true}};
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_docs(paths[i], load_docs, &ls, e);
+    for (size_t i = 0; i < n && ok; i++) ok = dra__path_docs(paths[i], NULL, load_docs, &ls, e);
     uint64_t gen = ok ? dra_store_apply(st, ls.cl.v.v, ls.cl.v.n, e) : 0;
     change_list_free(&ls.cl);
     for (size_t i = 0; i < ls.docs.n; i++) json_decref(ls.docs.v[i]);
@@ -663,17 +669,25 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
 
 /* ---- the fit memo ------------------------------------------------------------------------- */
 
+/* A character of an object name ("ns/name": lowercase RFC 1123 parts and '/'). */
+static bool name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '/' || c == '_';
+}
+
 char *dra__reason_template(const char *reason, const char *const *names, size_t nnames) {
     /* each name (longest first, so a claim named after its pod is not split) becomes
-     * \x01<index+1>; a stray \x01 in the text becomes '?' */
+     * \x01<index+1> where it stands as a whole name: another object whose name merely
+     * begins with one of them (a claim holding the devices, "ml/train-10-gpus" beside
+     * the pod "ml/train-1") keeps its name. A stray \x01 in the text becomes '?'. */
     size_t rl = strlen(reason);
     char *t = xmalloc(rl * 2 + 1);
     size_t o = 0;
     for (size_t i = 0; i < rl;) {
         size_t best = 0, bk = 0;
-        for (size_t k = 0; k < nnames && k < 200; k++) {
+        for (size_t k = 0; k < nnames && k < 200 && (i == 0 || !name_char(reason[i - 1])); k++) {
             size_t l = strlen(names[k]);
-            if (l > best && !strncmp(reason + i, names[k], l)) best = l, bk = k;
+            if (l > best && !strncmp(reason + i, names[k], l) && !name_char(reason[i + l])) best = l, bk = k;
         }
         if (best) {
             t[o++] = '\x01';

@@ -16,8 +16,8 @@
  *      apply_defaults): conformance cases feed the Go allocator's test objects as
  *      they are, unvalidated, as the Go test table does.
  *
- * Warnings go to a process-wide sink set once at start-up (dra_input_configure);
- * without one they are dropped. */
+ * Warnings go to the sink of the input settings the reader carries (engine.h
+ * dra_input: a world's, the decoder's); without one they are dropped. */
 #ifndef DRA_ENGINE_VALIDATE_H
 #define DRA_ENGINE_VALIDATE_H
 
@@ -25,18 +25,21 @@
 
 #include "base/error.h"
 
-/* The settings cmd/ chooses (dra_input_configure, DRA_INPUT_MAX_BYTES, dra_json_load)
- * are declared in engine.h. */
+/* The settings cmd/ chooses (dra_input, DRA_INPUT_MAX_BYTES, dra_json_load) are
+ * declared in engine.h. */
 #include "engine/engine.h"
 
-/* A warning about a whole input (source: a file name; strict: an error, false). */
-bool dra_input_warn_source(err *e, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A warning about a whole input (source: a file name) under settings `in` (NULL:
+ * dropped; strict: an error, false). */
+bool dra_input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Warns about a top-level document (number n, from 1, at line, 0 when unknown) that
  * dralloc would skip: a scalar or a list, or an object without `kind`. */
-bool dra_input_check_document(err *e, const char *source, size_t n, size_t line, const json_t *doc);
+bool dra_input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc);
 
 /* YAML stream → JSON array, one element per non-empty document (engine/yaml.c). */
 json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
+json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 #ifdef DRA_ENGINE_DECODE_UTIL_H
 /* ---- decoders (engine/decode_*.c, taintrule.c) --------------------------------------- */

@@ -56,7 +56,7 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     w->cel = cat->cel;
     w->env_any = cat->env_any;
     w->cel_any = cat->cel_any;
-    w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults};
+    w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults, .input = &w->input};
     hmap_init(&w->class_by_name);
     hmap_init(&w->slices_by_pool);
     hmap_init(&w->slices_by_node);
@@ -64,6 +64,8 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
     return w;
 }
+
+void dra_world_set_input(dra_world *w, const dra_input *in) { w->input = in ? *in : (dra_input){0}; }
 
 dra_world *dra_world_new(bool apply_defaults) {
     dra_catalog *cat = dra_catalog_new();
@@ -280,7 +282,7 @@ static bool has_suffix(const char *s, const char *suf) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The documents of one file: a JSON value, or a YAML stream as an array. */
-static json_t *load_file_docs(const char *path, err *e) {
+static json_t *load_file_docs(const char *path, const dra_input *in, err *e) {
     FILE *f = fopen(path, "rb");
     if (!f) return err_at(e, path, NULL, "cannot open file"), NULL;
     strbuf sb;
@@ -301,20 +303,20 @@ static json_t *load_file_docs(const char *path, err *e) {
     while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
     json_t *docs;
     if (*p == '{' || *p == '[') {
-        docs = dra_json_load(sb.buf, sb.len, path, e);
+        docs = dra_json_load(sb.buf, sb.len, path, in, e);
     } else {
-        docs = dra_yaml_load(sb.buf ? sb.buf : "", sb.len, path, e);
+        docs = dra_yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
     }
     sbuf_free(&sb);
     return docs;
 }
 
-bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
-                    err *e) {
+bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
+                    void *arg, err *e) {
     struct stat st;
     if (stat(path, &st) != 0) return err_at(e, path, NULL, "no such file or directory");
     if (!S_ISDIR(st.st_mode)) {
-        json_t *docs = load_file_docs(path, e);
+        json_t *docs = load_file_docs(path, in, e);
         if (!docs) return false;
         bool ok = fn(arg, path, docs, e);
         json_decref(docs);
@@ -337,7 +339,7 @@ bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, js
     bool ok = true;
     for (size_t i = 0; i < names.n; i++) {
         if (ok) {
-            json_t *docs = load_file_docs(names.v[i], e);
+            json_t *docs = load_file_docs(names.v[i], in, e);
             ok = docs && fn(arg, names.v[i], docs, e);
             json_decref(docs);
         }
@@ -359,7 +361,7 @@ static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
     return ok;
 }
 
-bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, add_docs, w, e); }
+bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, &w->input, add_docs, w, e); }
 
 /* ---- namespace/name indexes ------------------------------------------------------------- */
 
@@ -548,6 +550,7 @@ dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w) {
     hmap_copy(&s->devices, &src->devices);
     hmap_copy(&s->shared, &src->shared);
     hmap_copy(&s->capacity, &src->capacity);
+    hmap_copy(&s->holders, &src->holders);
     s->caps.n = s->caps.cap = src->caps.n;
     s->caps.v = xmalloc((src->caps.n ? src->caps.n : 1) * sizeof *s->caps.v);
     for (size_t i = 0; i < src->caps.n; i++) {
@@ -581,6 +584,7 @@ dra_allocated *dra_allocated_new(dra_world *w) {
     hmap_init(&s->devices);
     hmap_init(&s->shared);
     hmap_init(&s->capacity);
+    hmap_init(&s->holders);
     return s;
 }
 
@@ -589,6 +593,7 @@ void dra_allocated_free(dra_allocated *s) {
     hmap_free(&s->devices);
     hmap_free(&s->shared);
     hmap_free(&s->capacity);
+    hmap_free(&s->holders);
     for (size_t i = 0; i < s->caps.n; i++) caps_release(s->caps.v[i]);
     free(s->free_caps.v);
     free(s->caps.v);
@@ -685,7 +690,8 @@ static uint64_t result_key(intern_table *names, const dra_device_result *r) {
     return dra_device_key(pk, intern_cstr(names, r->device));
 }
 
-void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
+/* The results of c, held by `holder` (NULL: not recorded). */
+static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *holder, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
         const dra_device_result *r = &c->alloc_results[i];
@@ -693,15 +699,19 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
         /* keys come from the intern table only: the world's arena stays untouched, so
          * allocated states can be built while other threads read the world */
         uint64_t k = result_key(s->w->names, r);
+        bool ins;
         if (consumable_capacity && r->share_id) {
-            bool ins;
             (*hmap_upsert(&s->shared, k, 0, &ins))++;
             for (uint32_t j = 0; j < r->nconsumed; j++) add_capacity_key(s, k, r->consumed[j].key, &r->consumed[j].value);
         } else {
-            bool ins;
             (*hmap_upsert(&s->devices, k, 0, &ins))++;
         }
+        if (holder) hmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
     }
+}
+
+void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
+    add_results(s, c, c, consumable_capacity);
 }
 
 static void count_down(hmap *m, uint64_t k) {
@@ -718,6 +728,8 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
         const dra_device_result *r = &c->alloc_results[i];
         if (r->admin_access == 1) continue;
         uint64_t k = result_key(s->w->names, r);
+        uint64_t h;
+        if (hmap_get(&s->holders, k, &h) && h == (uint64_t)(uintptr_t)c) hmap_del(&s->holders, k);
         if (!(consumable_capacity && r->share_id)) {
             count_down(&s->devices, k);
             continue;
@@ -744,6 +756,11 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
 }
 
 void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity) {
+    dra_allocated_add_result_of(s, r, NULL, consumable_capacity);
+}
+
+void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
+                                 bool consumable_capacity) {
     dra_claim c = {.allocated = true, .alloc_results = r->results, .nalloc_results = r->nresults};
-    dra_allocated_add_claim(s, &c, consumable_capacity);
+    add_results(s, &c, holder, consumable_capacity);
 }

@@ -88,6 +88,7 @@ struct dra_world {
     hmap seen;               /* hash of "Kind/ns/name" → index+1 into seen_keys */
     DRA_VEC(struct dra_seen { char *key; uint64_t hash; char *source; }) seen_keys;
     const char *source;      /* the file being loaded, NULL otherwise */
+    dra_input input;         /* where loading warns (dra_world_set_input); dec.input points here */
 };
 
 /* A world over a catalog, for the snapshot builder (store.c): objects are added with
@@ -101,9 +102,10 @@ dra_kind dra__kind_of(const char *kind);
 const char *dra__kind_name(dra_kind k);
 void dra__world_push(dra_world *w, dra_kind k, void *obj);
 /* Calls fn with the documents of a file, or of each YAML or JSON file (.yaml, .yml, .json) of a
- * directory in name order (a JSON value, or a YAML stream as an array). */
-bool dra__path_docs(const char *path, bool (*fn)(void *arg, const char *file, json_t *docs, err *e), void *arg,
-                    err *e);
+ * directory in name order (a JSON value, or a YAML stream as an array); documents that
+ * would be skipped are warned about under `in`. */
+bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
+                    void *arg, err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
  * first use and shared (NULL with *errmsg when gathering its pools failed). */
 const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg);
@@ -136,6 +138,12 @@ struct dra_allocated {
     hmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
     hmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
     hmap capacity;           /* device key → index+1 into caps */
+    /* device key → the claim holding it (const dra_claim *), for explanations only
+     * (explain.c: "held by claim ns/name"): the claim recorded last that is still
+     * there (a claim replaced by its next version is added before or after the old
+     * one is removed); results added without a claim record none. A claim recorded here lives
+     * at least as long as the state (the world's or the snapshot's objects). */
+    hmap holders;
     DRA_VEC(struct dra_alloc_caps *) caps;   /* NULL slots are free, listed in free_caps */
     DRA_VEC(uint32_t) free_caps;
 };

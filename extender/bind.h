@@ -3,19 +3,33 @@
  * kube-scheduler's /bind for a pod and a node it does what the plugin's Reserve and
  * PreBind would, then the DefaultBinder's work:
  *   1. reads the Pod from the API server and decides it on the node against the
- *      current snapshot — which already holds every allocation this process wrote,
- *      so allocations in flight count as in use for every later /filter and /bind;
+ *      current snapshot;
  *   2. for each claim: adds the `resource.kubernetes.io/delete-protection` finalizer,
  *      then writes status.allocation (not for a shared claim already allocated) and
- *      appends the pod to status.reservedFor through the /status subresource, each
+ *      adds the consumer to status.reservedFor through the /status subresource, each
  *      write carrying the resourceVersion it read (409: re-read and retry, a bounded
- *      number of times);
- *   3. creates the pods/binding;
- *   4. on any failure rolls back what it wrote (reservedFor entry, allocation it
- *      made) and answers the error, so kube-scheduler retries the pod.
- * Binds are serialized: two binds never choose from the same free devices. Claims
- * not created yet (template claims before the resourceclaim controller ran) are an
- * error naming them. */
+ *      number of times). The consumer is the pod, or for a PodGroup's claim
+ *      (KEP-5729) the PodGroup {apiGroup: scheduling.k8s.io, resource: podgroups,
+ *      name, uid} — nothing is written when the group already holds it;
+ *   3. DRA extended resources (KEP-5004): the claim the plugin would create is
+ *      POSTed (generateName "<pod>-extended-resources-", the pod as controlling
+ *      owner, annotation resource.kubernetes.io/extended-resource-claim: "true", the
+ *      plan's requests), written as in 2, and the pod's
+ *      status.extendedResourceClaimStatus (requestMappings, resourceClaimName) set by
+ *      a strategic-merge patch of pods/status;
+ *   4. creates the pods/binding;
+ *   5. on any failure rolls back what it wrote (its reservedFor entry, an allocation
+ *      it made, a claim it created: finalizer removed, deleted) and answers the
+ *      error, so kube-scheduler retries the pod.
+ * Every claim written goes into the store as the API server answered it, before the
+ * watch brings it: an allocation in flight (written, binding not yet created) counts
+ * as in use for every later /filter and /bind. With a pending-writes table shared
+ * with the watch (pending.h), no older version the watch delivers afterwards undoes
+ * it. Nothing else does — /filter records
+ * nothing, so a gang sibling kube-scheduler only placed tentatively takes no device
+ * until its /bind writes it. Binds are serialized: two binds never choose from the
+ * same free devices. Claims not created yet (template claims before the
+ * resourceclaim controller ran) are an error naming them. */
 #ifndef DRA_EXTENDER_BIND_H
 #define DRA_EXTENDER_BIND_H
 
@@ -23,8 +37,11 @@
 #include "extender/kube.h"
 
 typedef struct ext_binder ext_binder;
+struct ext_pending;
 
-ext_binder *ext_binder_new(ext_kube *k, dra_store *st);
+/* pending: the table the watch of st uses (borrowed; NULL: none, the watch may then
+ * undo a write for a moment). */
+ext_binder *ext_binder_new(ext_kube *k, dra_store *st, struct ext_pending *pending);
 void ext_binder_free(ext_binder *b);
 /* NULL on success, else the error for ExtenderBindingResult.Error (caller frees). */
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node);

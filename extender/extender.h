@@ -6,7 +6,7 @@
  *                worker pool that decides nodes and the metrics. No sockets: the fuzz
  *                harness and unit tests call it directly.
  *   ext_server   libmicrohttpd around a service: thread pool, keep-alive, body and
- *                connection limits, graceful stop.
+ *                connection limits, idle and whole-request timeouts, graceful stop.
  *
  * Wire format and behaviour: ../shared/reference/extender.md; README "Serving". */
 #ifndef DRA_EXTENDER_H
@@ -72,12 +72,23 @@ typedef struct ext_server ext_server;
 typedef struct ext_server_opts {
     const char *listen;          /* HOST:PORT, [V6]:PORT; port 0 picks a free one */
     unsigned threads;            /* HTTP threads (0: one per core) */
-    unsigned conn_timeout_s;     /* idle connection timeout */
-    unsigned conn_limit;         /* simultaneous connections */
+    unsigned conn_timeout_s;     /* idle connection timeout (0: none) */
+    unsigned conn_limit;         /* simultaneous connections; past it new ones are closed at
+                                  * once (0: EXT_DEFAULT_MAX_CONNECTIONS; lowered, with a
+                                  * warning, when RLIMIT_NOFILE has no room for them) */
+    unsigned request_timeout_ms; /* a whole request must arrive, and its answer be taken,
+                                  * within this, counted from the connection's opening or
+                                  * its previous answer (so above conn_timeout_s); late
+                                  * headers or answers: closed; a late body: 408 (0: none) */
 } ext_server_opts;
 
+#define EXT_DEFAULT_MAX_CONNECTIONS 1000
+#define EXT_DEFAULT_CONN_TIMEOUT_S 10
+#define EXT_DEFAULT_REQUEST_TIMEOUT_MS 30000
+
 /* Binds and starts serving; *bound receives "HOST:PORT" as actually bound. NULL with
- * e set when the address cannot be used. */
+ * e set when the address cannot be used. Raises the process's soft RLIMIT_NOFILE to
+ * the hard limit (the connections need descriptors). */
 ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *bound, size_t nbound, err *e);
 /* Stops accepting connections, lets requests in flight finish (up to grace_ms), closes
  * the rest and frees the server. */

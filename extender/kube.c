@@ -287,6 +287,22 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     return 0;
 }
 
+/* What to check when TLS fails, in kubeconfig terms. */
+static const char *tls_hint(const ext_kube *k, CURLcode rc) {
+    switch (rc) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return k->ca_file || k->ca_blob.data
+                   ? ": the server's certificate is not signed by the configured certificate-authority"
+                   : ": the server's certificate is not trusted; give its CA (certificate-authority(-data), --ca-file)";
+    case CURLE_SSL_CERTPROBLEM:
+        return ": the client certificate (client-certificate(-data)) cannot be used";
+    case CURLE_SSL_CACERT_BADFILE:
+        return ": the certificate-authority cannot be read";
+    default:
+        return "";
+    }
+}
+
 static CURL *easy(const ext_kube *k, const char *method, const char *path, struct curl_slist **hdrs, const char *token) {
     CURL *c = curl_easy_init();
     size_t n = strlen(k->server) + strlen(path) + 1;
@@ -346,13 +362,16 @@ static bool attempt(ext_kube *k, const char *method, const char *path, const cha
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
     x->last_data = time(NULL);
     x->retry_after_s = -1;
+    char detail[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
     CURLcode rc = curl_easy_perform(c);
     *status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     curl_easy_cleanup(c);
     curl_slist_free_all(hdrs);
     if (rc != CURLE_OK && !x->stopped && *status == 0)
-        return err_set(e, "%s %s%s: %s", method, k->server, path, curl_easy_strerror(rc));
+        return err_set(e, "%s %s%s: %s%s%s%s%s", method, k->server, path, curl_easy_strerror(rc), detail[0] ? " (" : "",
+                       detail, detail[0] ? ")" : "", tls_hint(k, rc));
     return true;
 }
 

@@ -13,7 +13,7 @@
 
 static const char *const verb_names[EXT_VERB_COUNT] = {"filter", "prioritize", "bind",  "objects", "healthz",
                                                        "readyz", "metrics",    "debug", "other"};
-static const int codes[] = {200, 400, 404, 405, 413, 503};
+static const int codes[] = {200, 400, 404, 405, 408, 413, 503};
 #define NCODES (ARRAY_SIZE(codes) + 1)   /* + every other code */
 /* seconds; a filter over hundreds of nodes lands in the middle, kube-scheduler's
  * default extender timeout (5 s) near the top */

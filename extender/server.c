@@ -1,34 +1,270 @@
-/* server.c — libmicrohttpd around an ext_service (extender.h): a pool of HTTP threads
- * with their own poll loops, HTTP/1.1 keep-alive, bodies buffered per request up to the
- * service's max_body (larger ones answered 413 without reading them when a
- * Content-Length announces them), idle connections closed after conn_timeout_s, and a
- * graceful stop that lets the requests in flight finish before the daemon goes away. */
+/* server.c — libmicrohttpd around an ext_service (extender.h).
+ *
+ * Threads: a pool of MHD threads (--threads), each with its own epoll loop over its
+ * share of the connections. Sockets are non-blocking, so a slow or idle client costs a
+ * connection slot and its 32 KiB buffer, never a thread: a request reaches the service
+ * (and its worker pool) only once its whole body is in, and the thread that hands it
+ * over waits for the answer (--filter-budget bounds that wait).
+ *
+ * Bodies are buffered per request up to the service's max_body (larger ones answered
+ * 413 without reading them when a Content-Length announces them). Connections are
+ * bounded three ways:
+ *   - conn_limit connections at once: past it a new connection is accepted and closed
+ *     at once (the accept policy), so a client learns it now rather than waiting in the
+ *     listen queue; the soft RLIMIT_NOFILE is raised to the hard one for them;
+ *   - conn_timeout_s without a byte either way closes a connection (MHD's idle timeout);
+ *   - request_timeout_ms for a whole request (headers and body) and for the client to
+ *     take its answer, which MHD has not: a byte every few seconds defeats an idle
+ *     timeout. Each connection is on a list with its phase and when the phase began
+ *     (MHD's socket context); a watchdog thread scans the list every 100 ms and cuts
+ *     what is late: headers still arriving → the connection is closed; a body still
+ *     arriving → "408 Request Timeout" written on the socket (MHD 0.9.75 cannot queue a
+ *     response in the middle of an upload), its sending side shut, the rest closed a
+ *     second later (a lingering close, so the 408 is not lost to a reset); an answer not
+ *     taken → closed. A request being decided is never cut. The clock of a request
+ *     starts when the connection opens or its previous answer went out, so it includes
+ *     the keep-alive wait before it (at most conn_timeout_s).
+ * A graceful stop lets the requests in flight finish before the daemon goes away. */
 #include "extender/extender.h"
 
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/strbuf.h"
 
+/* A connection's phase, for the request deadline. The MHD thread moves it along
+ * HEADERS → BODY → HANDLING → SENDING → HEADERS (keep-alive); the watchdog moves a late
+ * one to LINGER (408 sent) or CUT, from which it never comes back. Both move it by
+ * compare-and-swap, so exactly one of them acts on a late request. */
+enum { PH_HEADERS, PH_BODY, PH_HANDLING, PH_SENDING, PH_LINGER, PH_CUT };
+
+#define WATCH_TICK_NS (100 * 1000000ull)
+#define LINGER_NS (1000 * 1000000ull)   /* between the 408 and the hard close */
+#define LOG_EVERY_NS (10 * 1000000000ull)
+
+typedef struct conn {
+    struct conn *prev, *next;   /* the server's list, under its lock */
+    int fd;
+    _Atomic int phase;
+    _Atomic uint64_t since;     /* monotonic ns when the phase began (BODY keeps HEADERS') */
+    char *path;                 /* URL of the request in BODY, for the 408 (MHD thread
+                                 * writes it in HEADERS; the watchdog reads it after
+                                 * winning BODY → LINGER; freed when the connection closes) */
+} conn;
+
 struct ext_server {
     struct MHD_Daemon *d;
     ext_service *svc;
     size_t max_body;
-    _Atomic long inflight;   /* requests between their first callback and their completion */
+    unsigned conn_limit;
+    uint64_t request_timeout_ns;   /* 0: none */
+    _Atomic long inflight;         /* requests between their first callback and their completion */
+    _Atomic unsigned open;         /* connections between NOTIFY_STARTED and NOTIFY_CLOSED */
+    _Atomic uint64_t refused;      /* connections closed at once past conn_limit */
+
+    pthread_mutex_t lock;          /* the connection list; held while the watchdog acts on an fd */
+    conn *conns;
+    pthread_t watchdog;
+    pthread_cond_t wake;
+    bool stop, watchdog_started;
+    uint64_t cut[PH_SENDING + 1];  /* late requests cut, by the phase they were in (watchdog only) */
 };
 
 /* One request's state (MHD's con_cls), freed when the request completes. */
 typedef struct request {
     strbuf body;
+    conn *cn;        /* NULL when MHD gave no socket context */
     bool too_large;
     bool answered;   /* a reply was queued before the body was read */
 } request;
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static bool phase_move(conn *cn, int from, int to) {
+    return !cn || atomic_compare_exchange_strong(&cn->phase, &from, to);
+}
+
+/* The MHD thread's own moves: into SENDING (an answer queued) and back to HEADERS (a
+ * request over), whatever the phase before, unless the watchdog has cut the connection. */
+static void phase_restart(conn *cn, int to) {
+    if (!cn) return;
+    atomic_store(&cn->since, now_ns());
+    int ph = atomic_load(&cn->phase);
+    while (ph != PH_LINGER && ph != PH_CUT && !atomic_compare_exchange_weak(&cn->phase, &ph, to)) {
+    }
+}
+
+/* ---- logging: MHD's messages at most 20 per 10 s, the watchdog's counts -------------- */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+    (void)cls;
+    /* a flood of clients that hang up mid-request would otherwise be a flood of lines:
+     * 20 per 10 s, then a count of the ones left out */
+    static uint64_t window;
+    static unsigned lines, dropped;
+    pthread_mutex_lock(&log_lock);
+    uint64_t now = now_ns();
+    if (now - window > LOG_EVERY_NS) {
+        if (dropped) fprintf(stderr, "dralloc serve: http: %u more messages not shown\n", dropped);
+        window = now, lines = dropped = 0;
+    }
+    if (lines++ < 20) {
+        fputs("dralloc serve: http: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    } else {
+        dropped++;
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* ---- the connection list and the watchdog --------------------------------------------- */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+    ext_server *srv = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn *cn = xcalloc(1, sizeof *cn);
+        cn->fd = ci ? ci->connect_fd : -1;
+        atomic_init(&cn->phase, PH_HEADERS);
+        atomic_init(&cn->since, now_ns());
+        pthread_mutex_lock(&srv->lock);
+        cn->next = srv->conns;
+        if (cn->next) cn->next->prev = cn;
+        srv->conns = cn;
+        pthread_mutex_unlock(&srv->lock);
+        *socket_context = cn;
+        atomic_fetch_add(&srv->open, 1);
+    } else if (*socket_context) {
+        /* MHD closes the socket after this: while the lock is held here, the watchdog
+         * cannot be shutting down an fd that is about to be reused */
+        conn *cn = *socket_context;
+        pthread_mutex_lock(&srv->lock);
+        if (cn->prev) cn->prev->next = cn->next;
+        else srv->conns = cn->next;
+        if (cn->next) cn->next->prev = cn->prev;
+        pthread_mutex_unlock(&srv->lock);
+        free(cn->path);
+        free(cn);
+        *socket_context = NULL;
+        atomic_fetch_sub(&srv->open, 1);
+    }
+}
+
+/* Past conn_limit, a new connection is closed as soon as it is accepted. A few threads
+ * accepting at once may each let one more in: MHD's own limit sits above this one. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len) {
+    (void)addr;
+    (void)len;
+    ext_server *srv = cls;
+    if (atomic_load(&srv->open) < srv->conn_limit) return MHD_YES;
+    atomic_fetch_add(&srv->refused, 1);
+    return MHD_NO;
+}
+
+/* The late body's answer, written past MHD: its status line, headers and the service's
+ * error text (counted in the metrics like the 413). Best effort: the socket is
+ * non-blocking and its send buffer empty while a body is arriving. */
+static void send_408(ext_server *srv, conn *cn) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "request not received within %.3gs (--request-timeout)",
+             (double)srv->request_timeout_ns / 1e9);
+    ext_reply r;
+    ext_service_refuse(srv->svc, cn->path, 408, msg, &r);
+    strbuf b;
+    sbuf_init(&b);
+    sbuf_addf(&b,
+              "HTTP/1.1 408 Request Timeout\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+              r.content_type ? r.content_type : "application/json", r.len);
+    sbuf_add(&b, r.body, r.len);
+    ext_reply_free(&r);
+    ssize_t n = send(cn->fd, b.buf, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n;
+    sbuf_free(&b);
+}
+
+static void watch_once(ext_server *srv, uint64_t now) {
+    uint64_t limit = srv->request_timeout_ns;
+    for (conn *cn = srv->conns; cn; cn = cn->next) {
+        int ph = atomic_load(&cn->phase);
+        uint64_t since = atomic_load(&cn->since);
+        if (cn->fd < 0 || now < since) continue;
+        if (ph == PH_LINGER) {
+            if (now - since >= LINGER_NS && phase_move(cn, PH_LINGER, PH_CUT)) shutdown(cn->fd, SHUT_RDWR);
+        } else if (limit && (ph == PH_HEADERS || ph == PH_BODY || ph == PH_SENDING) && now - since > limit) {
+            if (ph == PH_BODY) {
+                if (!phase_move(cn, PH_BODY, PH_LINGER)) continue;
+                atomic_store(&cn->since, now);
+                send_408(srv, cn);
+                shutdown(cn->fd, SHUT_WR);
+            } else {
+                if (!phase_move(cn, ph, PH_CUT)) continue;
+                shutdown(cn->fd, SHUT_RDWR);
+            }
+            srv->cut[ph]++;
+        }
+    }
+}
+
+/* What the watchdog has logged so far: the first cut or refusal is logged at once, the
+ * next ones at most every LOG_EVERY_NS, the rest when the server stops. */
+typedef struct log_state {
+    uint64_t at, cut[PH_SENDING + 1], refused;
+} log_state;
+
+static void log_counts(ext_server *srv, log_state *l, uint64_t now, bool force) {
+    uint64_t refused = atomic_load(&srv->refused);
+    uint64_t h = srv->cut[PH_HEADERS] - l->cut[PH_HEADERS], b = srv->cut[PH_BODY] - l->cut[PH_BODY],
+             s = srv->cut[PH_SENDING] - l->cut[PH_SENDING], r = refused - l->refused;
+    if (!(h || b || s || r) || (!force && l->at && now - l->at < LOG_EVERY_NS)) return;
+    if (h || b || s)
+        fprintf(stderr,
+                "dralloc serve: http: closed %llu connections slower than --request-timeout %.3gs (%llu sending "
+                "headers, %llu sending a body: 408, %llu not reading the answer)\n",
+                (unsigned long long)(h + b + s), (double)srv->request_timeout_ns / 1e9, (unsigned long long)h,
+                (unsigned long long)b, (unsigned long long)s);
+    if (r)
+        fprintf(stderr, "dralloc serve: http: refused %llu connections past --max-connections %u\n",
+                (unsigned long long)r, srv->conn_limit);
+    memcpy(l->cut, srv->cut, sizeof l->cut);
+    l->refused = refused;
+    l->at = now;
+}
+
+static void *watchdog_main(void *arg) {
+    ext_server *srv = arg;
+    log_state l = {0};
+    pthread_mutex_lock(&srv->lock);
+    while (!srv->stop) {
+        uint64_t now = now_ns();
+        watch_once(srv, now);
+        log_counts(srv, &l, now, false);
+        uint64_t at = now_ns() + WATCH_TICK_NS;   /* the condition waits on CLOCK_MONOTONIC */
+        struct timespec ts = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)};
+        pthread_cond_timedwait(&srv->wake, &srv->lock, &ts);
+    }
+    log_counts(srv, &l, now_ns(), true);
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+
+/* ---- requests --------------------------------------------------------------------------- */
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, ext_reply *r) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
@@ -55,20 +291,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     ext_server *srv = cls;
     request *rq = *con_cls;
     if (!rq) {
+        /* the headers are in */
         rq = xcalloc(1, sizeof *rq);
         sbuf_init(&rq->body);
         *con_cls = rq;
         atomic_fetch_add(&srv->inflight, 1);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        rq->cn = ci ? ci->socket_context : NULL;
+        if (rq->cn) {
+            free(rq->cn->path);   /* the previous request's; the watchdog is not reading it in HEADERS */
+            rq->cn->path = xstrdup(url);
+        }
+        if (!phase_move(rq->cn, PH_HEADERS, PH_BODY)) return MHD_NO;   /* cut meanwhile */
         /* refuse an announced oversized body before reading it (and before MHD sends
          * "100 Continue" to a client that asked) */
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > srv->max_body) {
             rq->too_large = rq->answered = true;
             too_large(srv, c, url);
+            phase_restart(rq->cn, PH_SENDING);
         }
         return MHD_YES;
     }
     if (*upload_size) {
+        int ph = rq->cn ? atomic_load(&rq->cn->phase) : PH_BODY;
+        if (ph == PH_LINGER || ph == PH_CUT) rq->too_large = true;   /* late: 408 sent, drop the rest */
         if (!rq->too_large && rq->body.len + *upload_size > srv->max_body) {
             rq->too_large = true;   /* chunked or lying: stop buffering, answer at the end */
             sbuf_free(&rq->body);
@@ -79,14 +326,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (rq->answered) return MHD_YES;
+    /* the whole body is in: no deadline while it is decided */
+    if (!phase_move(rq->cn, PH_BODY, PH_HANDLING)) return MHD_NO;   /* too late: 408 already sent */
     rq->answered = true;
     if (rq->too_large) {
         too_large(srv, c, url);
+        phase_restart(rq->cn, PH_SENDING);
         return MHD_YES;
     }
     ext_reply r;
     ext_service_handle(srv->svc, method, url, rq->body.buf, rq->body.len, &r);
-    return send_reply(c, &r);
+    enum MHD_Result ok = send_reply(c, &r);
+    phase_restart(rq->cn, PH_SENDING);   /* the client has request_timeout to take it */
+    return ok;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why) {
@@ -95,16 +347,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     ext_server *srv = cls;
     request *rq = *con_cls;
     if (!rq) return;
+    phase_restart(rq->cn, PH_HEADERS);   /* the next request's clock starts now */
     sbuf_free(&rq->body);
     free(rq);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->inflight, 1);
-}
-
-static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
-    (void)cls;
-    fputs("dralloc serve: http: ", stderr);
-    vfprintf(stderr, fmt, ap);
 }
 
 /* "HOST:PORT" or "[V6]:PORT" → an address. */
@@ -130,55 +377,109 @@ static bool resolve(const char *listen, struct sockaddr_storage *sa, socklen_t *
     return true;
 }
 
+/* Descriptors needed besides the connections: the listening socket, each MHD thread's
+ * epoll and wake-up fds, the kube-apiserver clients, files, the log. */
+#define FD_RESERVE 64u
+
+/* Raises the soft RLIMIT_NOFILE to the hard one (often 1024 against 524288: the soft one
+ * is for select()-era programs; MHD polls with epoll) and returns how many connections
+ * the result leaves room for, at most `want`. */
+static unsigned fd_room(unsigned want, unsigned threads) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl)) return want;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1u << 20 : rl.rlim_max;
+        if (!setrlimit(RLIMIT_NOFILE, &up)) rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY) return want;
+    unsigned long long reserve = FD_RESERVE + 4ull * threads;
+    unsigned long long room = rl.rlim_cur > reserve + 16 ? rl.rlim_cur - reserve : 16;
+    return room < want ? (unsigned)room : want;
+}
+
 ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *bound, size_t nbound, err *e) {
     struct sockaddr_storage sa;
     socklen_t salen = 0;
     if (!resolve(o->listen, &sa, &salen, e)) return NULL;
-    ext_server *srv = xcalloc(1, sizeof *srv);
-    srv->svc = svc;
-    srv->max_body = ext_service_config(svc)->max_body;
     unsigned threads = o->threads;
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (unsigned)n : 1;
     }
+    unsigned want = o->conn_limit ? o->conn_limit : EXT_DEFAULT_MAX_CONNECTIONS;
+    /* MHD's own limit: above ours by the connections several threads may accept at once */
+    unsigned margin = threads + 8;
+    unsigned room = fd_room(want + margin, threads);
+    if (room < want + margin) {
+        unsigned lowered = room > margin + 1 ? room - margin : 1;
+        fprintf(stderr,
+                "dralloc serve: only room for %u connections in the file descriptor limit (ulimit -n): "
+                "--max-connections lowered from %u\n",
+                lowered, want);
+        want = lowered;
+    }
+    ext_server *srv = xcalloc(1, sizeof *srv);
+    srv->svc = svc;
+    srv->max_body = ext_service_config(svc)->max_body;
+    srv->conn_limit = want;
+    srv->request_timeout_ns = (uint64_t)o->request_timeout_ms * 1000000ull;
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&srv->wake, &ca);
+    pthread_condattr_destroy(&ca);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     /* the logger first: MHD logs through the default one until it sees this option */
-    srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,   //
+    srv->d = MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,   //
                               MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                               MHD_OPTION_THREAD_POOL_SIZE, threads,
                               MHD_OPTION_CONNECTION_TIMEOUT, o->conn_timeout_s,
-                              MHD_OPTION_CONNECTION_LIMIT, o->conn_limit,
+                              MHD_OPTION_CONNECTION_LIMIT, want + margin,
+                              MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
                               MHD_OPTION_END);
     if (!srv->d) {
         err_set(e, "--listen %s: cannot start the HTTP server (address in use?)", o->listen);
+        pthread_cond_destroy(&srv->wake);
+        pthread_mutex_destroy(&srv->lock);
         free(srv);
         return NULL;
     }
+    srv->watchdog_started = !pthread_create(&srv->watchdog, NULL, watchdog_main, srv);
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : 0;
     char host[128] = "";
-    if (sa.ss_family == AF_INET6) {
-        getnameinfo((struct sockaddr *)&sa, salen, host, sizeof host, NULL, 0, NI_NUMERICHOST);
-        snprintf(bound, nbound, "[%s]:%u", host, port);
-    } else {
-        getnameinfo((struct sockaddr *)&sa, salen, host, sizeof host, NULL, 0, NI_NUMERICHOST);
-        snprintf(bound, nbound, "%s:%u", host, port);
-    }
+    getnameinfo((struct sockaddr *)&sa, salen, host, sizeof host, NULL, 0, NI_NUMERICHOST);
+    if (sa.ss_family == AF_INET6) snprintf(bound, nbound, "[%s]:%u", host, port);
+    else snprintf(bound, nbound, "%s:%u", host, port);
     return srv;
 }
 
 void ext_server_stop(ext_server *srv, unsigned grace_ms) {
     if (!srv) return;
-    /* no new connections; the ones open finish what they are doing */
+    /* no new connections; the ones open finish what they are doing (the watchdog keeps
+     * cutting the late ones meanwhile). The listening socket stops listening at once (a
+     * new client is refused) but is closed only after the daemon: MHD's threads may still
+     * be taking it out of their epoll sets, and a closed fd there is an MHD_PANIC. */
     MHD_socket ls = MHD_quiesce_daemon(srv->d);
-    if (ls != MHD_INVALID_SOCKET) close(ls);
+    if (ls != MHD_INVALID_SOCKET) shutdown(ls, SHUT_RDWR);
     struct timespec tick = {0, 5 * 1000 * 1000};
     for (unsigned waited = 0; atomic_load(&srv->inflight) > 0 && waited < grace_ms; waited += 5)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(srv->d);
+    if (ls != MHD_INVALID_SOCKET) close(ls);
+    if (srv->watchdog_started) {
+        pthread_mutex_lock(&srv->lock);
+        srv->stop = true;
+        pthread_cond_signal(&srv->wake);
+        pthread_mutex_unlock(&srv->lock);
+        pthread_join(srv->watchdog, NULL);
+    }
+    pthread_cond_destroy(&srv->wake);
+    pthread_mutex_destroy(&srv->lock);
     free(srv);
 }

@@ -386,6 +386,10 @@ static void metrics(ext_service *s, ext_reply *r) {
                      "# TYPE dralloc_watch_events_total counter\ndralloc_watch_events_total %llu\n"
                      "# HELP dralloc_watch_lists_total complete lists (first lists and relists)\n"
                      "# TYPE dralloc_watch_lists_total counter\ndralloc_watch_lists_total %llu\n"
+                     "# HELP dralloc_watch_stale_events_skipped_total versions of objects bind mode wrote that "
+                     "the watch delivered afterwards, older than the write, not applied\n"
+                     "# TYPE dralloc_watch_stale_events_skipped_total counter\n"
+                     "dralloc_watch_stale_events_skipped_total %llu\n"
                      "# HELP dralloc_leader 1 while this replica holds the lease (or runs without election)\n"
                      "# TYPE dralloc_leader gauge\ndralloc_leader %d\n"
                      "# HELP dralloc_binds_total /bind outcomes\n# TYPE dralloc_binds_total counter\n"
@@ -395,6 +399,7 @@ static void metrics(ext_service *s, ext_reply *r) {
                      text, s->cfg.watch ? ext_watch_ready(s->cfg.watch) : 1,
                      s->cfg.watch ? (unsigned long long)ext_watch_events(s->cfg.watch) : 0ull,
                      s->cfg.watch ? (unsigned long long)ext_watch_relists(s->cfg.watch) : 0ull,
+                     s->cfg.watch ? (unsigned long long)ext_watch_stale_skipped(s->cfg.watch) : 0ull,
                      s->cfg.lease ? ext_lease_is_leader(s->cfg.lease) : 1,
                      s->cfg.binder ? (unsigned long long)ext_binder_binds(s->cfg.binder) : 0ull,
                      s->cfg.binder ? (unsigned long long)ext_binder_failures(s->cfg.binder) : 0ull,

@@ -1,10 +1,15 @@
 /* watch.c — list+watch of each DRA kind into the store (watch.h). One thread per
- * kind: list, then watch until the stream ends, fails or needs a relist. */
+ * kind: the initial state (a streaming list, else a paged list), then watch until
+ * the stream ends, fails or needs a relist. The changes of a chunk (or a relist) are
+ * collected, then decided and applied under the pending-writes table's lock when
+ * bind mode shares one (pending.h), as one snapshot. */
 #include "extender/watch.h"
 
 #include "base/base.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "extender/metrics.h"
+#include "extender/pending.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,32 +21,49 @@
 
 typedef struct kind_def {
     const char *kind, *api_version, *path;
+    bool podgroup;               /* watched only with ext_watch_opts.podgroups */
 } kind_def;
 
 static const kind_def KINDS[] = {
-    {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses"},
-    {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices"},
-    {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims"},
-    {"Node", "v1", "/api/v1/nodes"},
-    {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules"},
+    {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses", false},
+    {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices", false},
+    {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims", false},
+    {"Node", "v1", "/api/v1/nodes", false},
+    {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules", false},
+    /* KEP-4671/5832 PodGroups with KEP-5729 resourceClaims: scheduling.k8s.io/v1alpha2
+     * since 1.36 (1.35's v1alpha1 had PodGroups only inside Workloads, without claims) */
+    {"PodGroup", "scheduling.k8s.io/v1alpha2", "/apis/scheduling.k8s.io/v1alpha2/podgroups", true},
 };
 enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
+
+/* Where a collected change came from, for the pending-writes table. */
+typedef struct change_src {
+    const json_t *obj;           /* the event's object (a DELETED event: its last state); NULL: a relist's deletion */
+    bool list;                   /* a relist's item or deletion, not a watch event */
+} change_src;
 
 typedef struct kind_state {
     const kind_def *def;
     struct ext_watch *w;
     pthread_t th;
-    pthread_mutex_t mu;          /* guards rv for the status page */
+    bool enabled;                /* not watched: no thread, counts as listed */
+    pthread_mutex_t mu;          /* guards rv and last_error for the status page */
     char *rv;
+    char last_error[1024];       /* the latest failure, "" once healthy again */
     _Atomic bool listed;
     _Atomic bool served;
+    _Atomic bool watch_list;     /* the initial state comes as a streaming list */
     _Atomic int64_t failing_since_ns;   /* 0 while healthy */
-    _Atomic uint64_t events, relists, errors;
+    _Atomic uint64_t events, relists, errors, skipped;
     /* the watch stream being parsed */
     strbuf line;
     bool relist;                 /* an ERROR 410 event asked for a relist */
+    bool ignored;                /* a plain BOOKMARK before the initial events ended: sendInitialEvents ignored */
+    json_t *initial;             /* streaming list: "ns/name" → object until the end bookmark */
     VEC(json_t *) ups;
     VEC(dra_change) changes;
+    VEC(change_src) srcs;        /* one per change */
+    char *chunk_rv;              /* the latest resourceVersion of the chunk, recorded once flushed */
 } kind_state;
 
 struct ext_watch {
@@ -69,6 +91,18 @@ static void wlog(const ext_watch *w, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* A log line at -v only. */
+static void vlog(const ext_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vlog(const ext_watch *w, const char *fmt, ...) {
+    if (w->o.quiet || !w->o.verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "watch: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
 static void set_rv(kind_state *ks, const char *rv) {
     if (!rv || !*rv) return;
     pthread_mutex_lock(&ks->mu);
@@ -77,11 +111,52 @@ static void set_rv(kind_state *ks, const char *rv) {
     pthread_mutex_unlock(&ks->mu);
 }
 
-static void healthy(kind_state *ks) { atomic_store(&ks->failing_since_ns, 0); }
-static void failing(kind_state *ks) {
+static void healthy(kind_state *ks) {
+    if (!atomic_load(&ks->failing_since_ns)) return;
+    atomic_store(&ks->failing_since_ns, 0);
+    pthread_mutex_lock(&ks->mu);
+    ks->last_error[0] = '\0';
+    pthread_mutex_unlock(&ks->mu);
+}
+
+/* A failure: logged, kept for the status page, and the staleness clock starts. */
+static void failing(kind_state *ks, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failing(kind_state *ks, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wlog(ks->w, "%s: %s", ks->def->kind, msg);
+    pthread_mutex_lock(&ks->mu);
+    snprintf(ks->last_error, sizeof ks->last_error, "%s", msg);
+    pthread_mutex_unlock(&ks->mu);
     int64_t zero = 0;
     atomic_compare_exchange_strong(&ks->failing_since_ns, &zero, mono_ns());
     atomic_fetch_add(&ks->errors, 1);
+}
+
+/* An answer that is not 2xx, as "HTTP 401 Unauthorized: <the Status message>". */
+static void http_error(char *out, size_t n, const ext_kube_resp *r) {
+    json_t *st = r->body ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+    const char *reason = json_string_value(json_object_get(st, "reason")), *msg = json_string_value(json_object_get(st, "message"));
+    snprintf(out, n, "HTTP %ld%s%s%s%s", r->status, reason ? " " : "", reason ? reason : "", msg ? ": " : "", msg ? msg : "");
+    json_decref(st);
+}
+
+/* A watch's non-200 answer (its body is not kept): the status and its usual name. */
+static const char *status_name(long status) {
+    switch (status) {
+    case 400: return " Bad Request";
+    case 401: return " Unauthorized (no or rejected credentials)";
+    case 403: return " Forbidden (RBAC)";
+    case 404: return " Not Found";
+    case 422: return " Unprocessable Entity";
+    case 429: return " Too Many Requests";
+    case 500: return " Internal Server Error";
+    case 503: return " Service Unavailable";
+    default: return "";
+    }
 }
 
 /* Sleeps s seconds, waking early when stopped. */
@@ -106,38 +181,163 @@ static void clear_changes(kind_state *ks) {
         free((char *)ks->changes.v[i].name);
     }
     ks->changes.n = 0;
+    ks->srcs.n = 0;
 }
 
-/* The collected changes as one snapshot; when the batch is refused (an object the
- * engine rejects, a deletion of what it never took), one by one, skipping those. */
-static void flush(kind_state *ks) {
-    if (!ks->changes.n) return;
+/* changes[0..n) as one snapshot; when the batch is refused (an object the engine
+ * rejects, a deletion of what it never took), one by one, skipping those. */
+static void apply(kind_state *ks, const dra_change *changes, size_t n) {
+    if (!n) return;
     ext_watch *w = ks->w;
     err e;
     err_clear(&e);
-    if (!dra_store_apply(w->st, ks->changes.v, ks->changes.n, &e)) {
-        for (size_t i = 0; i < ks->changes.n; i++) {
+    if (!dra_store_apply(w->st, changes, n, &e)) {
+        for (size_t i = 0; i < n; i++) {
             err_clear(&e);
-            if (!dra_store_apply(w->st, &ks->changes.v[i], 1, &e) && ks->changes.v[i].upsert) {
+            if (!dra_store_apply(w->st, &changes[i], 1, &e) && changes[i].upsert) {
                 char buf[1400];
                 wlog(w, "%s: skipped: %s", ks->def->kind, err_format(&e, buf, sizeof buf));
             }
         }
     }
+}
+
+static const char *meta_of(const json_t *obj, const char *k) {
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), k));
+}
+
+/* A pending write whose event never came: the watch's latest version wins (none:
+ * the store keeps ours, which nothing the watch said contradicts). */
+static void expired_view(void *arg, const char *ns, const char *name, bool has_view, const json_t *view) {
+    kind_state *ks = arg;
+    wlog(ks->w, "%s %s%s%s: the event of our write did not come within %.0f s: %s", ks->def->kind, ns, *ns ? "/" : "",
+         name, ext_pending_timeout(ks->w->o.pending),
+         !has_view ? "the watch said nothing since, ours stays" : view ? "the watch's version wins" : "the watch says it is gone");
+    if (!has_view) return;
+    dra_change c = {.upsert = view, .kind = ks->def->kind, .ns = *ns ? ns : NULL, .name = name};
+    err e;
+    err_clear(&e);
+    dra_store_apply(ks->w->st, &c, 1, &e);   /* a deletion of what is not there: nothing to do */
+}
+
+/* The collected changes into the store, the caller holding the pending table's lock
+ * (when there is one): marks past their timeout go first, then every change the table
+ * does not hold back as older than our own write. */
+static void flush_locked(kind_state *ks) {
+    ext_watch *w = ks->w;
+    ext_pending *p = w->o.pending;
+    if (!p) {
+        apply(ks, ks->changes.v, ks->changes.n);
+        clear_changes(ks);
+        return;
+    }
+    ext_pending_expire_locked(p, ks->def->kind, expired_view, ks);
+    if (!ks->changes.n) return;
+    dra_change *kept = xmalloc(ks->changes.n * sizeof *kept);
+    size_t nk = 0;
+    uint64_t skipped = 0;
+    for (size_t i = 0; i < ks->changes.n; i++) {
+        const dra_change *c = &ks->changes.v[i];
+        const change_src *src = &ks->srcs.v[i];
+        char ours[128] = "";
+        ext_pending_verdict v;
+        if (src->list && c->upsert) v = ext_pending_listed_locked(p, ks->def->kind, c->upsert);
+        else if (src->list) v = ext_pending_unlisted_locked(p, ks->def->kind, c->ns ? c->ns : "", c->name);
+        else if (src->obj) v = ext_pending_event_locked(p, ks->def->kind, src->obj, !c->upsert, ours, sizeof ours);
+        else v = EXT_PENDING_APPLY;
+        const json_t *o = c->upsert ? c->upsert : src->obj;
+        const char *ns = c->upsert ? meta_of(o, "namespace") : c->ns, *name = c->upsert ? meta_of(o, "name") : c->name;
+        if (v == EXT_PENDING_SKIP) {
+            skipped++;
+            if (src->list)
+                vlog(w, "%s %s%s%s: relist: kept our write over the listed version %s (the list may predate it)",
+                     ks->def->kind, ns ? ns : "", ns ? "/" : "", name ? name : "",
+                     c->upsert ? meta_of(o, "resourceVersion") ?: "?" : "(absent)");
+            else
+                vlog(w, "%s %s%s%s: skipped resourceVersion %s: older than our write (%s)", ks->def->kind, ns ? ns : "",
+                     ns ? "/" : "", name ? name : "", meta_of(o, "resourceVersion") ?: "?", ours);
+            continue;
+        }
+        if (v == EXT_PENDING_EXPIRED)
+            wlog(w, "%s %s%s%s: the event of our write did not come within %.0f s: the watch's version wins",
+                 ks->def->kind, ns ? ns : "", ns ? "/" : "", name ? name : "", ext_pending_timeout(p));
+        kept[nk++] = *c;
+    }
+    if (skipped) {
+        atomic_fetch_add(&ks->skipped, skipped);
+    }
+    apply(ks, kept, nk);
+    free(kept);
     clear_changes(ks);
 }
 
-static void add_upsert(kind_state *ks, json_t *obj) {
-    /* list items come without kind and apiVersion */
+static void flush(kind_state *ks) {
+    ext_pending *p = ks->w->o.pending;
+    if (p) ext_pending_lock(p);
+    flush_locked(ks);
+    if (p) ext_pending_unlock(p);
+}
+
+/* obj: the object to upsert (list items come without kind and apiVersion: set here). */
+static void add_upsert(kind_state *ks, json_t *obj, bool list) {
     if (!json_object_get(obj, "kind")) json_object_set_new(obj, "kind", json_string(ks->def->kind));
     if (!json_object_get(obj, "apiVersion")) json_object_set_new(obj, "apiVersion", json_string(ks->def->api_version));
     json_incref(obj);
     VEC_PUSH(ks->ups, obj);
     VEC_PUSH(ks->changes, ((dra_change){.upsert = obj}));
+    VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = list}));
 }
 
-static void add_delete(kind_state *ks, const char *ns, const char *name) {
+/* obj: a DELETED event's object, NULL for a relist's deletion. */
+static void add_delete(kind_state *ks, const char *ns, const char *name, json_t *obj) {
+    if (obj) VEC_PUSH(ks->ups, json_incref(obj));
     VEC_PUSH(ks->changes, ((dra_change){.kind = ks->def->kind, .ns = ns ? strdup(ns) : NULL, .name = strdup(name)}));
+    VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = !obj}));
+}
+
+static void obj_key(const json_t *obj, char *key, size_t n) {
+    const json_t *m = json_object_get(obj, "metadata");
+    const char *ns = json_string_value(json_object_get(m, "namespace")), *name = json_string_value(json_object_get(m, "name"));
+    snprintf(key, n, "%s/%s", ns ? ns : "", name ? name : "");
+}
+
+/* The kind's whole state, as a relist gives it: `items` upserted and every object of
+ * the kind the store has beyond them deleted, in one snapshot. */
+static void replace_all(kind_state *ks, json_t *items) {
+    ext_watch *w = ks->w;
+    /* the store's keys, the items and what the pending table keeps: one decision */
+    if (w->o.pending) ext_pending_lock(w->o.pending);
+    dra_snapshot *s = dra_store_acquire(w->st);
+    json_t *keys = s ? dra_snapshot_keys(s, ks->def->kind) : json_array();
+    dra_snapshot_release(s);
+    json_t *seen = json_object();
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *it = json_array_get(items, i);
+        if (!json_string_value(json_object_get(json_object_get(it, "metadata"), "name"))) continue;
+        char key[600];
+        obj_key(it, key, sizeof key);
+        json_object_set_new(seen, key, json_true());
+        add_upsert(ks, it, true);
+    }
+    for (size_t i = 0; i < json_array_size(keys); i++) {
+        const char *ns = json_string_value(json_array_get(json_array_get(keys, i), 0));
+        const char *name = json_string_value(json_array_get(json_array_get(keys, i), 1));
+        char key[600];
+        snprintf(key, sizeof key, "%s/%s", ns, name);
+        if (!json_object_get(seen, key)) add_delete(ks, *ns ? ns : NULL, name, NULL);
+    }
+    json_decref(seen);
+    json_decref(keys);
+    flush_locked(ks);
+    if (w->o.pending) ext_pending_unlock(w->o.pending);
+}
+
+/* The kind counts as listed: readiness, relist counter, health. */
+static void listed(kind_state *ks) {
+    atomic_store(&ks->served, true);
+    atomic_fetch_add(&ks->relists, 1);
+    atomic_store(&ks->listed, true);
+    healthy(ks);
 }
 
 /* ---- list ------------------------------------------------------------------------------------- */
@@ -176,7 +376,7 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
         err e;
         err_clear(&e);
         if (!ext_kube_request(w->k, "GET", path, NULL, NULL, &r, &e)) {
-            wlog(w, "%s: list: %s", ks->def->kind, e.msg);
+            failing(ks, "list: %s", e.msg);
             rc = L_FAIL;
             break;
         }
@@ -184,14 +384,16 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
         if (r.status == 404) rc = L_NOT_SERVED;
         else if (r.status == 410) rc = L_GONE;
         else if (r.status != 200) {
-            wlog(w, "%s: list: HTTP %ld", ks->def->kind, r.status);
+            char why[300];
+            http_error(why, sizeof why, &r);
+            failing(ks, "list: %s", why);
             rc = L_FAIL;
         }
         json_t *doc = rc == L_OK ? json_loadb(r.body, r.len, 0, NULL) : NULL;
         free(r.body);
         if (rc != L_OK) break;
         if (!doc) {
-            wlog(w, "%s: list: the answer is not JSON", ks->def->kind);
+            failing(ks, "list: the answer is not JSON");
             rc = L_FAIL;
             break;
         }
@@ -210,31 +412,7 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
     }
     free(cont);
     if (rc == L_OK && !atomic_load(&w->stop)) {
-        /* replace the kind's objects: what the list has, and deletions of the rest */
-        dra_snapshot *s = dra_store_acquire(w->st);
-        json_t *keys = s ? dra_snapshot_keys(s, ks->def->kind) : json_array();
-        dra_snapshot_release(s);
-        json_t *seen = json_object();
-        for (size_t i = 0; i < json_array_size(items); i++) {
-            json_t *it = json_array_get(items, i);
-            const json_t *m = json_object_get(it, "metadata");
-            const char *ns = json_string_value(json_object_get(m, "namespace")), *name = json_string_value(json_object_get(m, "name"));
-            if (!name) continue;
-            char key[600];
-            snprintf(key, sizeof key, "%s/%s", ns ? ns : "", name);
-            json_object_set_new(seen, key, json_true());
-            add_upsert(ks, it);
-        }
-        for (size_t i = 0; i < json_array_size(keys); i++) {
-            const char *ns = json_string_value(json_array_get(json_array_get(keys, i), 0));
-            const char *name = json_string_value(json_array_get(json_array_get(keys, i), 1));
-            char key[600];
-            snprintf(key, sizeof key, "%s/%s", ns, name);
-            if (!json_object_get(seen, key)) add_delete(ks, *ns ? ns : NULL, name);
-        }
-        json_decref(seen);
-        json_decref(keys);
-        flush(ks);
+        replace_all(ks, items);
         set_rv(ks, rv);
     }
     free(rv);
@@ -243,6 +421,12 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
 }
 
 /* ---- watch ------------------------------------------------------------------------------------- */
+
+/* The BOOKMARK that ends a streaming list's initial events (KEP-3157). */
+static bool initial_events_end(const json_t *meta) {
+    const char *v = json_string_value(json_object_get(json_object_get(meta, "annotations"), "k8s.io/initial-events-end"));
+    return v && !strcmp(v, "true");
+}
 
 static void on_event(kind_state *ks, const char *line, size_t n) {
     json_t *ev = json_loadb(line, n, 0, NULL);
@@ -255,6 +439,7 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
     json_t *obj = json_object_get(ev, "object");
     const json_t *meta = json_object_get(obj, "metadata");
     const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
     if (!type || !json_is_object(obj)) {
     } else if (!strcmp(type, "ERROR")) {
         json_int_t code = json_integer_value(json_object_get(obj, "code"));
@@ -263,22 +448,49 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
                   json_string_value(json_object_get(obj, "message")) ?: "");
         rv = NULL;
     } else if (!strcmp(type, "BOOKMARK")) {
+        /* bookmarks come only after the initial events: a server sending one before
+         * their end bookmark treats sendInitialEvents as a plain watch */
+        if (ks->initial && !initial_events_end(meta)) ks->ignored = true;
+        if (ks->initial && initial_events_end(meta)) {
+            /* the initial state is complete: it replaces the kind's objects at once */
+            json_t *items = json_array();
+            const char *k;
+            json_t *v;
+            json_object_foreach(ks->initial, k, v) json_array_append(items, v);
+            json_decref(ks->initial);
+            ks->initial = NULL;
+            replace_all(ks, items);
+            json_decref(items);
+            set_rv(ks, rv);
+            listed(ks);
+        }
+    } else if (ks->initial && name) {
+        /* initial events: collected, applied only when they are all there */
+        char key[600];
+        obj_key(obj, key, sizeof key);
+        if (!strcmp(type, "DELETED")) json_object_del(ks->initial, key);
+        else json_object_set(ks->initial, key, obj);
+        atomic_fetch_add(&ks->events, 1);
     } else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")) {
-        add_upsert(ks, obj);
+        add_upsert(ks, obj, false);
         atomic_fetch_add(&ks->events, 1);
     } else if (!strcmp(type, "DELETED")) {
-        const char *name = json_string_value(json_object_get(meta, "name"));
-        if (name) add_delete(ks, json_string_value(json_object_get(meta, "namespace")), name);
+        if (name) add_delete(ks, json_string_value(json_object_get(meta, "namespace")), name, obj);
         atomic_fetch_add(&ks->events, 1);
     }
-    if (rv) set_rv(ks, rv);
+    if (rv && *rv) {
+        /* recorded once the chunk is in the store (on_chunk) */
+        free(ks->chunk_rv);
+        ks->chunk_rv = strdup(rv);
+    }
     json_decref(ev);
 }
 
 /* Each chunk: its complete lines are events; they become one snapshot. */
 static bool on_chunk(void *arg, const char *data, size_t n) {
     kind_state *ks = arg;
-    healthy(ks);
+    /* initial events do not make a kind healthy: only their end does */
+    if (!ks->initial) healthy(ks);
     sbuf_add(&ks->line, data, n);
     size_t start = 0;
     for (size_t i = 0; i < ks->line.len; i++)
@@ -292,66 +504,117 @@ static bool on_chunk(void *arg, const char *data, size_t n) {
         ks->line.len -= start;
     }
     flush(ks);
-    return !ks->relist && !atomic_load(&ks->w->stop);
+    if (ks->chunk_rv) {
+        set_rv(ks, ks->chunk_rv);
+        free(ks->chunk_rv);
+        ks->chunk_rv = NULL;
+    }
+    return !ks->relist && !ks->ignored && !atomic_load(&ks->w->stop);
+}
+
+/* A kind the server does not serve (404): nothing to wait for; looked at again later. */
+static void not_served(kind_state *ks) {
+    if (atomic_load(&ks->served)) wlog(ks->w, "%s: not served by the API server", ks->def->kind);
+    atomic_store(&ks->served, false);
+    atomic_store(&ks->listed, true);
+    healthy(ks);
+    nap(ks->w, 300);
 }
 
 static void *run_kind(void *arg) {
     kind_state *ks = arg;
     ext_watch *w = ks->w;
     unsigned seed = (unsigned)mono_ns() ^ (unsigned)(uintptr_t)ks;
-    int fails = 0;
+    int fails = 0, incomplete = 0;
     bool need_list = true;
     while (!atomic_load(&w->stop)) {
         long retry_after = -1;
-        if (need_list) {
+        /* the initial state: a streaming list opens the watch itself (below), a paged
+         * list comes first */
+        bool stream_list = need_list && atomic_load(&ks->watch_list);
+        if (need_list && !stream_list) {
             list_rc rc = list_all(ks, &retry_after);
             if (rc == L_NOT_SERVED) {
-                /* not served here: nothing to wait for; look again later */
-                if (atomic_load(&ks->served)) wlog(w, "%s: not served by the API server", ks->def->kind);
-                atomic_store(&ks->served, false);
-                atomic_store(&ks->listed, true);
-                healthy(ks);
-                nap(w, 300);
+                not_served(ks);
                 continue;
             }
             if (rc != L_OK) {
-                failing(ks);
+                if (rc == L_GONE) failing(ks, "list: HTTP 410 (an expired continue token): listing again");
                 nap(w, retry_after >= 0 ? (double)retry_after : backoff(w, fails++, &seed));
                 continue;
             }
-            atomic_store(&ks->served, true);
-            atomic_fetch_add(&ks->relists, 1);
-            atomic_store(&ks->listed, true);
-            healthy(ks);
+            listed(ks);
             fails = 0;
             need_list = false;
         }
         char path[1024];
-        pthread_mutex_lock(&ks->mu);
-        snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld&resourceVersion=%s",
-                 ks->def->path, w->o.watch_timeout_s, ks->rv ? ks->rv : "");
-        pthread_mutex_unlock(&ks->mu);
+        if (stream_list) {
+            /* sendInitialEvents: the state as ADDED events, then a BOOKMARK annotated
+             * k8s.io/initial-events-end; no resourceVersion: the most recent state */
+            snprintf(path, sizeof path,
+                     "%s?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+                     "&timeoutSeconds=%ld",
+                     ks->def->path, w->o.watch_timeout_s);
+            ks->initial = json_object();
+        } else {
+            pthread_mutex_lock(&ks->mu);
+            snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld&resourceVersion=%s",
+                     ks->def->path, w->o.watch_timeout_s, ks->rv ? ks->rv : "");
+            pthread_mutex_unlock(&ks->mu);
+        }
         ks->line.len = 0;
         ks->relist = false;
+        ks->ignored = false;
         long status = 0;
         err e;
         err_clear(&e);
         bool ok = ext_kube_stream(w->k, path, on_chunk, ks, &w->stop, w->o.idle_s, &status, &retry_after, &e);
         clear_changes(ks);
+        bool unfinished = ks->initial != NULL;   /* a streaming list without its end */
+        json_decref(ks->initial);
+        ks->initial = NULL;
         if (atomic_load(&w->stop)) break;
+        if (stream_list && !unfinished) need_list = false, incomplete = 0;
         if (ks->relist || status == 410) {
             wlog(w, "%s: resourceVersion too old: relisting", ks->def->kind);
             need_list = true;
             continue;
         }
-        if (ok && status == 200) {
-            healthy(ks);
-            fails = 0;
-            continue;   /* ended (timeout, cut, stall): reconnect from the last resourceVersion */
+        if (stream_list && ks->ignored) {
+            wlog(w, "%s: the server ignores sendInitialEvents: paged lists from now on", ks->def->kind);
+            atomic_store(&ks->watch_list, false);
+            continue;
         }
-        if (!ok) wlog(w, "%s: watch: %s", ks->def->kind, e.msg);
-        else wlog(w, "%s: watch: HTTP %ld", ks->def->kind, status);
-        failing(ks);
+        if (stream_list && ok && status == 404) {
+            not_served(ks);
+            continue;
+        }
+        if (stream_list && ok && status / 100 == 4 && status != 401 && status != 403 && status != 429) {
+            /* a server without the WatchList feature refuses sendInitialEvents (422) */
+            wlog(w, "%s: the server refuses streaming lists (HTTP %ld): paged lists from now on", ks->def->kind, status);
+            atomic_store(&ks->watch_list, false);
+            continue;
+        }
+        if (ok && status == 200) {
+            if (!unfinished) {
+                healthy(ks);
+                fails = 0;
+                continue;   /* ended (timeout, cut, stall): reconnect from the last resourceVersion */
+            }
+            /* the stream ended before the initial events did; a server that ignores
+             * sendInitialEvents never ends them: after a few tries, paged lists */
+            failing(ks, "watch: the stream ended before its initial events did");
+            if (++incomplete >= 3) {
+                wlog(w, "%s: no initial-events-end bookmark after %d streaming lists: paged lists from now on",
+                     ks->def->kind, incomplete);
+                atomic_store(&ks->watch_list, false);
+                continue;
+            }
+        } else if (!ok) {
+            failing(ks, "watch: %s", e.msg);
+        } else {
+            failing(ks, "watch: HTTP %ld%s", status, status_name(status));
+        }
         nap(w, retry_after >= 0 ? (double)retry_after : backoff(w, fails++, &seed));
     }
     return NULL;
@@ -371,11 +634,15 @@ ext_watch *ext_watch_start(ext_kube *k, dra_store *st, const ext_watch_opts *o) 
         kind_state *ks = &w->kinds[i];
         ks->def = &KINDS[i];
         ks->w = w;
-        atomic_init(&ks->served, true);
+        ks->enabled = !KINDS[i].podgroup || w->o.podgroups;
+        atomic_init(&ks->served, ks->enabled);
+        atomic_init(&ks->listed, !ks->enabled);
+        atomic_init(&ks->watch_list, !w->o.no_watch_list);
         pthread_mutex_init(&ks->mu, NULL);
         sbuf_init(&ks->line);
     }
-    for (int i = 0; i < NKINDS; i++) pthread_create(&w->kinds[i].th, NULL, run_kind, &w->kinds[i]);
+    for (int i = 0; i < NKINDS; i++)
+        if (w->kinds[i].enabled) pthread_create(&w->kinds[i].th, NULL, run_kind, &w->kinds[i]);
     return w;
 }
 
@@ -384,10 +651,12 @@ void ext_watch_stop(ext_watch *w) {
     atomic_store(&w->stop, true);
     for (int i = 0; i < NKINDS; i++) {
         kind_state *ks = &w->kinds[i];
-        pthread_join(ks->th, NULL);
+        if (ks->enabled) pthread_join(ks->th, NULL);
         clear_changes(ks);
         free(ks->ups.v);
         free(ks->changes.v);
+        free(ks->srcs.v);
+        free(ks->chunk_rv);
         sbuf_free(&ks->line);
         free(ks->rv);
         pthread_mutex_destroy(&ks->mu);
@@ -411,15 +680,29 @@ json_t *ext_watch_status_json(ext_watch *w) {
     int64_t now = mono_ns();
     for (int i = 0; i < NKINDS; i++) {
         kind_state *ks = &w->kinds[i];
+        if (!ks->enabled) {
+            json_object_set_new(o, ks->def->kind, json_pack("{s:b}", "watched", 0));
+            continue;
+        }
         pthread_mutex_lock(&ks->mu);
         int64_t since = atomic_load(&ks->failing_since_ns);
-        json_object_set_new(o, ks->def->kind,
-                            json_pack("{s:s?, s:b, s:b, s:I, s:I, s:I, s:f}", "resourceVersion", ks->rv, "listed",
-                                      atomic_load(&ks->listed), "served", atomic_load(&ks->served), "events",
-                                      (json_int_t)atomic_load(&ks->events), "relists",
-                                      (json_int_t)atomic_load(&ks->relists), "errors", (json_int_t)atomic_load(&ks->errors),
-                                      "failingForSeconds", since ? (double)(now - since) / 1e9 : 0.0));
+        json_t *k = json_pack("{s:s?, s:b, s:b, s:s, s:I, s:I, s:I, s:f}", "resourceVersion", ks->rv, "listed",
+                              atomic_load(&ks->listed), "served", atomic_load(&ks->served), "initialState",
+                              atomic_load(&ks->watch_list) ? "streaming list" : "paged list", "events",
+                              (json_int_t)atomic_load(&ks->events), "relists", (json_int_t)atomic_load(&ks->relists),
+                              "errors", (json_int_t)atomic_load(&ks->errors), "failingForSeconds",
+                              since ? (double)(now - since) / 1e9 : 0.0);
+        if (ks->last_error[0]) json_object_set_new(k, "lastError", json_string(ks->last_error));
         pthread_mutex_unlock(&ks->mu);
+        if (w->o.pending) {
+            ext_pending_stats ps;
+            ext_pending_stats_of(w->o.pending, ks->def->kind, &ps);
+            json_object_set_new(k, "pendingWrites", json_integer((json_int_t)ps.marks));
+            json_object_set_new(k, "staleSkipped", json_integer((json_int_t)atomic_load(&ks->skipped)));
+            json_object_set_new(k, "pendingExpired", json_integer((json_int_t)ps.expired));
+            json_object_set_new(k, "writesSeenFirst", json_integer((json_int_t)ps.seen_first));
+        }
+        json_object_set_new(o, ks->def->kind, k);
     }
     return o;
 }
@@ -427,6 +710,12 @@ json_t *ext_watch_status_json(ext_watch *w) {
 uint64_t ext_watch_events(ext_watch *w) {
     uint64_t n = 0;
     for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].events);
+    return n;
+}
+
+uint64_t ext_watch_stale_skipped(ext_watch *w) {
+    uint64_t n = 0;
+    for (int i = 0; i < NKINDS; i++) n += atomic_load(&w->kinds[i].skipped);
     return n;
 }
 
@@ -452,6 +741,8 @@ bool ext_watch_feed(dra_store *st, const char *kind, const char *const *chunks, 
     clear_changes(&ks);
     free(ks.ups.v);
     free(ks.changes.v);
+    free(ks.srcs.v);
+    free(ks.chunk_rv);
     sbuf_free(&ks.line);
     free(ks.rv);
     pthread_mutex_destroy(&ks.mu);

@@ -38,7 +38,7 @@ check "cel go_parsing" cel-go-parsing "$runner" cel --skip-tag parser-option-dep
 # dralloc's own allocator cases (derived attributes, DeviceTaintRules, extended resources,
 # PodGroup claims, objects as real drivers and older API versions write them); the
 # floor is their count, so any failing case fails the run.
-check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup,realworld}
+check "dralloc testdata" dralloc-testdata "$runner" allocator "$root"/testdata/{derived,taintrules,extres,podgroup,realworld,explain}
 # The upstream Go table entries the shared corpus leaves out (testdata/upstream/README.md);
 # the floor is their count.
 check "upstream" upstream "$runner" allocator "$root"/testdata/upstream

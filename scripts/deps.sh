@@ -10,6 +10,8 @@ PKGS=(
   libxxhash-dev         # hashing for the intern table and hash maps
   libre2-dev            # RE2: the regex syntax and linear-time matching CEL specifies
   libmicrohttpd-dev     # extender HTTP server
+  libgnutls28-dev       # the fake kube-apiserver's https checks client certificates (tests/live)
+  openssl               # the live test makes its CA and certificates with the CLI
   libcurl4-openssl-dev  # list+watch client
   libjemalloc-dev       # process allocator for release builds
   libcriterion-dev      # unit tests

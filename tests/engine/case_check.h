@@ -1,6 +1,7 @@
-/* case_check.h — shared by test_derived.c, test_extres.c and test_podgroup.c: run
- * every case of a testdata/ folder through dra_fixture_run and check the outcome
- * against "expect" — error (substring), unsatisfiable (+ "reason" substring),
+/* case_check.h — shared by test_derived.c, test_extres.c, test_podgroup.c and
+ * test_explain.c: run every case of a testdata/ folder through dra_fixture_run and
+ * check the outcome against "expect" — error (substring), unsatisfiable (+ "reason"
+ * substring), for either an "explanation" substring or list of substrings,
  * allocations (per claim, the results as a multiset of request/driver/pool/device,
  * and the nodeSelector when expected), and for pod cases the names of the claims
  * allocated ("claims"), the claims reused ("reused") and the device-plugin counts
@@ -51,11 +52,30 @@ static inline bool cc_claim_names_match(const json_t *want, const json_t *claims
     }
     for (size_t i = 0; i < json_array_size(want); i++) {
         const json_t *m = json_object_get(json_array_get(claims, i), "metadata");
+        /* a generated name (random suffix) is compared by its GenerateName, less the hyphen */
+        const char *gen = json_string_value(json_object_get(m, "generateName"));
+        size_t glen = gen ? strlen(gen) : 0;
         char got[512];
-        snprintf(got, sizeof got, "%s/%s", json_string_value(json_object_get(m, "namespace")) ?: "default",
-                 json_string_value(json_object_get(m, "name")));
+        if (gen) snprintf(got, sizeof got, "%s/%.*s", json_string_value(json_object_get(m, "namespace")) ?: "default",
+                          (int)(glen && gen[glen - 1] == '-' ? glen - 1 : glen), gen);
+        else snprintf(got, sizeof got, "%s/%s", json_string_value(json_object_get(m, "namespace")) ?: "default",
+                      json_string_value(json_object_get(m, "name")));
         if (strcmp(got, json_string_value(json_array_get(want, i)))) {
             snprintf(why, n, "claim %zu: want %s, got %s", i, json_string_value(json_array_get(want, i)), got);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "explanation": one substring or a list of them, each in the outcome's explanation. */
+static inline bool cc_explanation(const json_t *exp, const json_t *got, char *why, size_t n) {
+    const json_t *want = json_object_get(exp, "explanation");
+    const char *have = json_string_value(json_object_get(got, "explanation"));
+    for (size_t i = 0; want && i < (json_is_array(want) ? json_array_size(want) : 1); i++) {
+        const char *w = json_string_value(json_is_array(want) ? json_array_get(want, i) : want);
+        if (w && (!have || !strstr(have, w))) {
+            snprintf(why, n, "want explanation containing \"%s\", got \"%s\"", w, have ? have : "");
             return false;
         }
     }
@@ -71,7 +91,7 @@ static inline bool cc_check(const json_t *c, const json_t *got, char *why, size_
             snprintf(why, n, "want error containing \"%s\", got %s", want_err, err ? err : "no error");
             return false;
         }
-        return true;
+        return cc_explanation(exp, got, why, n);
     }
     if (err) {
         snprintf(why, n, "unexpected error: %s", err);
@@ -88,7 +108,7 @@ static inline bool cc_check(const json_t *c, const json_t *got, char *why, size_
             snprintf(why, n, "want reason containing \"%s\", got \"%s\"", reason, have ? have : "");
             return false;
         }
-        return true;
+        return cc_explanation(exp, got, why, n);
     }
     const json_t *want = json_object_get(exp, "allocations"), *have = json_object_get(got, "allocations");
     if (!have) {

@@ -115,6 +115,10 @@ Test(features, gates) {
     cr_assert(dra_features_parse(&f, "DRAResourceClaimDeviceStatus=false", &e));
     cr_assert_not(f.binding_conditions);
     cr_assert_not(dra_features_parse(&f, "NoSuchGate=true", &e));
+    /* DRASchedulerFilterTimeout was accepted and did nothing: it turns the 10 s default off */
+    cr_assert(f.filter_timeout);
+    cr_assert(dra_features_parse(&f, "DRASchedulerFilterTimeout=false", &e));
+    cr_assert_not(f.filter_timeout);
 }
 
 Test(decode, yaml_anchors_quotes_and_numbers) {

@@ -98,6 +98,11 @@ static inline void sg_run(const json_t *c, bool no_prune, uint64_t deadline_ms, 
     } else {
         o->text = strdup(o->status == DRA_ALLOC_UNSAT ? "unsatisfiable" : e.msg);
     }
+    if (o->status == DRA_ALLOC_UNSAT || o->status == DRA_ALLOC_NODE_ERROR) {
+        /* every failure can be explained (explain.c walks the state the search left) */
+        char why[8192];
+        cr_assert_gt(dra_alloc_explain(x, why, sizeof why), 0);
+    }
     dra_alloc_ctx_free(x);
     free(claims);
     dra_nodeview_free(v);

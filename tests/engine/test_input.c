@@ -3,6 +3,7 @@
  * apiVersions the API server serves (and converts), and the API server's validation.
  * Each test names the upstream code it follows. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -172,8 +173,9 @@ Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
 #include "engine/validate.h"
 
 /* Loads text into a fresh world; returns the world (NULL and *e set on failure). */
-static dra_world *try_load(const char *text, err *e) {
+static dra_world *try_load_in(const char *text, const dra_input *in, err *e) {
     dra_world *w = dra_world_new(true);
+    dra_world_set_input(w, in);
     err_clear(e);
     if (!ti_load(w, text, e)) {
         dra_world_free(w);
@@ -182,6 +184,8 @@ static dra_world *try_load(const char *text, err *e) {
     dra_world_freeze(w);
     return w;
 }
+
+static dra_world *try_load(const char *text, err *e) { return try_load_in(text, NULL, e); }
 
 static void expect_error(const char *text, const char *want) {
     err e;
@@ -261,22 +265,20 @@ static void collect(void *ud, const char *msg) {
  * such a typo must not be "allocated" with no devices. */
 Test(apiversion, unknown_fields_warn_and_strict_fails) {
     warned[0] = '\0';
-    dra_input_configure(collect, NULL, false);
+    const dra_input warn = {.warn = collect}, strict = {.strict = true};
     err e;
-    dra_world *w = try_load("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
-                            "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: x, colour: red}\n",
-                            &e);
+    dra_world *w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                               "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: x, colour: red}\n",
+                               &warn, &e);
     cr_assert_not_null(w, "%s", e.msg);
     dra_world_free(w);
     cr_assert(strstr(warned, "ResourceClaim c: unknown field \"spec.devices.requests[0].exactly.colour\""), "%s", warned);
-    w = try_load("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
-                 "spec:\n  requests:\n  - name: r\n    exactly: {deviceClassName: x}\n",
-                 &e);
+    w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                    "spec:\n  requests:\n  - name: r\n    exactly: {deviceClassName: x}\n",
+                    &warn, &e);
     cr_assert_null(w);
     cr_assert(strstr(e.msg, "no spec.devices.requests"), "%s", e.msg);
-    dra_input_configure(NULL, NULL, true);
-    w = try_load("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c, colour: red}\n", &e);
-    dra_input_configure(NULL, NULL, false);
+    w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c, colour: red}\n", &strict, &e);
     cr_assert_null(w);
     cr_assert(strstr(e.msg, "unknown field \"metadata.colour\""), "%s", e.msg);
 }
@@ -377,6 +379,42 @@ Test(validation, slices) {
                  "metadata.name: Invalid value: \"S\": a lowercase RFC 1123 subdomain");
 }
 
+/* The API server validates the whole object and reports every violation, joined as
+ * apimachinery's errors.NewInvalid joins an ErrorList (ToAggregate: each text once,
+ * "[a, b]" for more than one); one violation keeps the decoder's form. */
+Test(validation, every_violation_of_an_object) {
+    claim_error("    requests:\n    - name: r\n      exactly: {deviceClassName: x, count: -1}\n"
+                "    - name: r\n      exactly: {deviceClassName: Bad}\n",
+                "ResourceClaim ns/c is invalid: [spec.devices.requests[0].exactly.count: Invalid value: -1: must be "
+                "greater than zero, spec.devices.requests[1].exactly.deviceClassName: Invalid value: \"Bad\": a lowercase "
+                "RFC 1123 subdomain must consist of");
+    claim_error("    requests:\n    - name: r\n      exactly: {deviceClassName: x, count: -1}\n"
+                "    - name: r\n      exactly: {deviceClassName: Bad}\n",
+                "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.devices.requests[1]: Duplicate "
+                "value: \"r\"]");
+    char *text = malloc(65536);
+    snprintf(text, 65536,
+             "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+             "spec:\n  driver: gpu_example\n  nodeName: node-1\n  pool: {name: p, generation: -1, resourceSliceCount: 1}\n"
+             "  devices: [{name: gpu}, {name: gpu, taints: [{key: k}]}]\n");
+    expect_error(text, "ResourceSlice s is invalid: [spec.driver: Invalid value: \"gpu_example\": a lowercase RFC 1123 "
+                       "subdomain");
+    expect_error(text, ", spec.pool.generation: Invalid value: -1: must be greater than or equal to zero, "
+                       "spec.devices[1].taints[0].effect: Required value, spec.devices[1]: Duplicate value: \"gpu\"]");
+    /* the same text twice is one violation */
+    snprintf(text, 65536,
+             "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+             "spec: {driver: d, nodeName: node-1, pool: {name: A/A, resourceSliceCount: 1}}\n");
+    err e;
+    dra_world *w = try_load(text, &e);
+    cr_assert_null(w);
+    char buf[2048];
+    err_format(&e, buf, sizeof buf);
+    cr_assert(!strncmp(buf, "ResourceSlice s: spec.pool.name: Invalid value: \"A\": a lowercase RFC 1123 subdomain", 80),
+              "%s", buf);
+    free(text);
+}
+
 /* encoding/json into interface{} makes an integer beyond int64 a float64: driver
  * parameters holding one do not fail the file. */
 Test(validation, json_integer_beyond_int64_in_parameters) {
@@ -384,17 +422,64 @@ Test(validation, json_integer_beyond_int64_in_parameters) {
                                "\"config\": [{\"opaque\": {\"driver\": \"d\", \"parameters\": {\"big\": 18446744073709551616}}}]}}}";
     err e;
     err_clear(&e);
-    json_t *v = dra_json_load(text, strlen(text), "c.json", &e);
+    json_t *v = dra_json_load(text, strlen(text), "c.json", NULL, &e);
     cr_assert_not_null(v, "%s", e.msg);
     const json_t *big = json_object_get(json_object_get(json_object_get(json_array_get(
         json_object_get(json_object_get(json_object_get(v, "spec"), "devices"), "config"), 0), "opaque"), "parameters"), "big");
     cr_assert(json_is_real(big));
     json_decref(v);
-    cr_assert_null(dra_json_load("{\"a\": }", 7, "bad.json", &e));
+    cr_assert_null(dra_json_load("{\"a\": }", 7, "bad.json", NULL, &e));
     cr_assert(strstr(e.msg, "JSON:"), "%s", e.msg);
 }
 
 /* testdata/realworld: v1beta1 objects and the scheduler_perf taint rule, as cases. */
 Test(realworld, testdata_cases) {
     cc_check_dir("realworld", 4);
+}
+
+/* ---- input settings per reader ------------------------------------------------------------ */
+
+typedef struct sink {
+    const char *field;         /* the unknown field this thread's objects carry */
+    bool strict;
+    int warned, foreign, loaded, refused;
+} sink;
+
+static void sink_warn(void *ud, const char *msg) {
+    sink *s = ud;
+    if (strstr(msg, s->field)) s->warned++;
+    else s->foreign++;
+}
+
+static void *load_many(void *arg) {
+    sink *s = arg;
+    const dra_input in = {.warn = sink_warn, .ud = s, .strict = s->strict};
+    char text[512];
+    snprintf(text, sizeof text, "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec: {%s: 1}\n",
+             s->field);
+    for (int i = 0; i < 200; i++) {
+        err e;
+        dra_world *w = try_load_in(text, &in, &e);
+        if (w) s->loaded++;
+        else if (strstr(e.msg, "(strict)")) s->refused++;
+        dra_world_free(w);
+    }
+    return NULL;
+}
+
+/* The warning sink and strictness go with the world that reads (dra_world_set_input),
+ * not the process: two threads loading at once, one strict and one collecting its
+ * warnings, each see only their own settings. */
+Test(apiversion, input_settings_per_thread) {
+    sink a = {.field = "colour"}, b = {.field = "flavour", .strict = true};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, load_many, &a);
+    pthread_create(&tb, NULL, load_many, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    cr_assert_eq(a.loaded, 200, "lenient thread refused %d", a.refused);
+    cr_assert_eq(a.warned, 200);
+    cr_assert_eq(a.foreign, 0);
+    cr_assert_eq(b.refused, 200, "strict thread loaded %d", b.loaded);
+    cr_assert_eq(b.warned + b.foreign, 0);
 }

@@ -3,7 +3,7 @@
  * with list-type attributes and one whose conversion failed (conv_error), decoded
  * from a fixed ResourceSlice by the engine. Must never
  * crash, leak or hang: the cost limit has to stop loops, so one evaluation taking more
- * than a second aborts the harness. */
+ * than 3 s aborts the harness. */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>
@@ -64,11 +64,15 @@ static void setup(void) {
     F.x = cel_eval_ctx_new();
 }
 
-/* One evaluation must finish within a second whatever the expression: the cost limit
- * (CEL_MAX_COST) is what bounds it. */
+/* One evaluation must finish within 3 s whatever the expression: the cost limit
+ * (CEL_MAX_COST) is what bounds it. The slowest legitimate evaluation is deep
+ * equality, which cel-go charges 0.1 per entry: `lists.range(5010).all(i, m == m)`
+ * over a 2,660-entry map compares ~10M entries before the limit stops it, 75 ms in
+ * the release build and ~1 s under libFuzzer's instrumentation and ASan
+ * (regressions/cel/map-equality-at-cost-limit.cel). */
 static void check_time(double t0, const char *what, const uint8_t *data, size_t size) {
     double dt = fuzz_now() - t0;
-    if (dt > 1.0) {
+    if (dt > 3.0) {
         fprintf(stderr, "fuzz_cel: %s took %.2fs on %.*s\n", what, dt, (int)(size > 200 ? 200 : size), (const char *)data);
         abort();
     }

@@ -37,7 +37,7 @@ void fuzz_world_run(const struct json_t *docs) {
     dra_features f;
     dra_features_default(&f);
     /* every gate on: the most code to reach (the defaults are what `dralloc` runs) */
-    f = (dra_features){true, true, true, true, true, true, true, true, true, true};
+    f = (dra_features){true, true, true, true, true, true, true, true, true, true, true};
     const dra_node *node = dra_world_find_node(w, "node-1");
     if (!node && dra_world_nnodes(w)) node = dra_world_node(w, 0);
     if (!node) node = dra_world_add_node(w, "node-1", NULL, 0);

@@ -2,6 +2,7 @@
 #include "tests/live/fakeapi.h"
 
 #include <arpa/inet.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -10,11 +11,18 @@
 #include <string.h>
 #include <time.h>
 
-#define NRES 5
-static const char *const RES[NRES] = {"deviceclasses", "resourceslices", "resourceclaims", "nodes", "devicetaintrules"};
-static const char *const KIND[NRES] = {"DeviceClass", "ResourceSlice", "ResourceClaim", "Node", "DeviceTaintRule"};
+#define NRES 6
+static const char *const RES[NRES] = {"deviceclasses", "resourceslices", "resourceclaims", "nodes", "devicetaintrules",
+                                      "podgroups"};
+static const char *const KIND[NRES] = {"DeviceClass", "ResourceSlice", "ResourceClaim", "Node", "DeviceTaintRule",
+                                       "PodGroup"};
 static const char *const API[NRES] = {"resource.k8s.io/v1", "resource.k8s.io/v1", "resource.k8s.io/v1", "v1",
-                                      "resource.k8s.io/v1"};
+                                      "resource.k8s.io/v1", "scheduling.k8s.io/v1alpha2"};
+/* where each is listed and watched */
+static const char *const COLLECTION[NRES] = {
+    "/apis/resource.k8s.io/v1/deviceclasses", "/apis/resource.k8s.io/v1/resourceslices",
+    "/apis/resource.k8s.io/v1/resourceclaims", "/api/v1/nodes", "/apis/resource.k8s.io/v1/devicetaintrules",
+    "/apis/scheduling.k8s.io/v1alpha2/podgroups"};
 
 typedef struct event {
     long rv;
@@ -45,6 +53,20 @@ struct fake_api {
     json_t *leases;              /* "ns/name" → Lease */
     json_t *pods;                /* "ns/name" → Pod (not watched: bind mode reads them one by one) */
     long next_list;
+    int watch_list;              /* FAKE_WATCH_LIST_* */
+    int initial_delay_ms;        /* between initial events of a streaming list */
+    long streaming_lists, paged_lists, held, created;
+    bool hold_bindings;
+    char fail_method[16], fail_path[128];   /* fake_fail_request */
+    int fail_match_status;
+    bool tls_client_certs;       /* a client certificate signed by the trusted CA is required */
+    /* fake_hold_watch: a resource's watch events after release_rv wait; its lists are
+     * served from held_view, the state as of release_rv (a lagging watch cache) */
+    bool held_watch[NRES];
+    long release_rv[NRES];
+    json_t *held_view[NRES];     /* "ns/name" → object */
+    long gone_gen[NRES];         /* open streams of the resource opened before a bump get ERROR 410 */
+    int slow_claim_answers_ms;   /* a claim write is answered this long after it is stored (and watched) */
 };
 
 static int res_index(const char *r) {
@@ -111,19 +133,30 @@ void fake_delete(fake_api *f, const char *resource, const char *ns, const char *
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Objects of resource r sorted by key; caller holds mu. */
-static json_t *sorted(fake_api *f, int r) {
-    size_t n = json_object_size(f->objs[r]);
+/* The objects of a "ns/name" → object map sorted by key. */
+static json_t *sorted_map(json_t *objs) {
+    size_t n = json_object_size(objs);
     const char **keys = malloc((n ? n : 1) * sizeof *keys);
     size_t i = 0;
     const char *k;
     json_t *v;
-    json_object_foreach(f->objs[r], k, v) keys[i++] = k;
+    json_object_foreach(objs, k, v) keys[i++] = k;
     qsort(keys, n, sizeof *keys, cmp_cstr);
     json_t *a = json_array();
-    for (i = 0; i < n; i++) json_array_append(a, json_object_get(f->objs[r], keys[i]));
+    for (i = 0; i < n; i++) json_array_append(a, json_object_get(objs, keys[i]));
     free(keys);
     return a;
+}
+
+/* Objects of resource r sorted by key; caller holds mu. */
+static json_t *sorted(fake_api *f, int r) { return sorted_map(f->objs[r]); }
+
+/* What lists and streaming lists of r serve, and at which resourceVersion: the
+ * current state, or while r's watch is held the state as of its last released event;
+ * caller holds mu. */
+static json_t *listed_state(fake_api *f, int r, long *rv) {
+    *rv = f->held_watch[r] ? f->release_rv[r] : f->rv;
+    return f->held_watch[r] ? sorted_map(f->held_view[r]) : sorted(f, r);
 }
 
 json_t *fake_objects(fake_api *f, const char *resource) {
@@ -188,6 +221,10 @@ typedef struct stream {
     bool bookmarks, gone, ended, abort_after;
     char *pending;               /* bytes not sent yet */
     size_t plen, poff;
+    json_t *initial;             /* streaming list: the objects still to send as ADDED, then the end bookmark */
+    size_t ninitial;
+    long initial_rv;
+    long gone_gen;
 } stream;
 
 static void set_pending(stream *s, char *text) {
@@ -209,6 +246,39 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     }
     if (s->abort_after) return MHD_CONTENT_READER_END_WITH_ERROR;
     if (s->ended) return MHD_CONTENT_READER_END_OF_STREAM;
+    if (s->initial) {
+        /* the state at the request's resourceVersion as ADDED events, one per read, then
+         * the bookmark that ends them */
+        char *line;
+        if (s->ninitial < json_array_size(s->initial)) {
+            pthread_mutex_lock(&f->mu);
+            long delay_ms = f->initial_delay_ms;
+            pthread_mutex_unlock(&f->mu);
+            if (delay_ms && s->ninitial) nanosleep(&(struct timespec){0, delay_ms * 1000000L}, NULL);
+            json_t *ev = json_pack("{s:s, s:O}", "type", "ADDED", "object", json_array_get(s->initial, s->ninitial++));
+            line = json_dumps(ev, JSON_COMPACT);
+            json_decref(ev);
+        } else {
+            json_t *ev = json_pack("{s:s, s:{s:s, s:s, s:{s:s, s:{s:s}}}}", "type", "BOOKMARK", "object", "kind", KIND[s->res],
+                                   "apiVersion", API[s->res], "metadata", "resourceVersion", "", "annotations",
+                                   "k8s.io/initial-events-end", "true");
+            char rv[32];
+            snprintf(rv, sizeof rv, "%ld", s->initial_rv);
+            json_object_set_new(json_object_get(json_object_get(ev, "object"), "metadata"), "resourceVersion",
+                                json_string(rv));
+            line = json_dumps(ev, JSON_COMPACT);
+            json_decref(ev);
+            json_decref(s->initial);
+            s->initial = NULL;
+        }
+        size_t n = strlen(line);
+        char *withnl = malloc(n + 2);
+        memcpy(withnl, line, n);
+        memcpy(withnl + n, "\n", 2);
+        free(line);
+        set_pending(s, withnl);
+        return 0;
+    }
     pthread_mutex_lock(&f->mu);
     for (;;) {
         if (f->stopping || time(NULL) >= s->deadline) {
@@ -230,7 +300,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
             pthread_cond_timedwait(&f->cv, &f->mu, &ts);
             continue;
         }
-        if (s->gone || s->since < f->compacted - 1) {
+        if (s->gone || s->since < f->compacted - 1 || s->gone_gen != f->gone_gen[s->res]) {
             pthread_mutex_unlock(&f->mu);
             json_t *ev = json_pack("{s:s, s:o}", "type", "ERROR", "object",
                                    status_obj(410, "Expired", "too old resource version"));
@@ -249,6 +319,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         for (size_t i = 0; i < f->nev; i++) {
             event *e = &f->ev[i];
             if (e->rv <= s->since || e->res != s->res || e->rv < f->compacted) continue;
+            if (f->held_watch[s->res] && e->rv > f->release_rv[s->res]) break;   /* held: this and all after */
             json_t *ev = json_pack("{s:s, s:O}", "type", e->type, "object", e->obj);
             s->since = e->rv;
             pthread_mutex_unlock(&f->mu);
@@ -264,12 +335,14 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         }
         if (s->bookmarks && time(NULL) >= s->next_bookmark) {
             s->next_bookmark = time(NULL) + 1;
+            /* held: no further than the released events */
+            long brv = f->held_watch[s->res] ? f->release_rv[s->res] : f->rv;
             char line[256];
             snprintf(line, sizeof line,
                      "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
                      "{\"resourceVersion\":\"%ld\"}}}\n",
-                     KIND[s->res], API[s->res], f->rv);
-            s->since = f->rv > s->since ? f->rv : s->since;
+                     KIND[s->res], API[s->res], brv);
+            s->since = brv > s->since ? brv : s->since;
             pthread_mutex_unlock(&f->mu);
             set_pending(s, strdup(line));
             return 0;
@@ -285,6 +358,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
 static void stream_free(void *cls) {
     stream *s = cls;
     free(s->pending);
+    json_decref(s->initial);
     free(s);
 }
 
@@ -312,6 +386,17 @@ static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const c
                                   const conn *cn);
 static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn);
+static enum MHD_Result handle_podgroup(fake_api *f, struct MHD_Connection *c, const char *url, const char *method);
+
+/* TLS with a trusted CA: the client's certificate must verify against it, as the
+ * kube-apiserver's x509 authenticator checks it (no certificate, no other credential:
+ * 401). */
+static bool client_cert_ok(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (!ci || !ci->tls_session) return false;
+    unsigned status = 0;
+    return gnutls_certificate_verify_peers2((gnutls_session_t)ci->tls_session, &status) == 0 && status == 0;
+}
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
@@ -330,6 +415,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
+    if (f->tls_client_certs && !client_cert_ok(c))
+        return reply(c, 401, status_obj(401, "Unauthorized", "Unauthorized: no valid client certificate"), -1);
     pthread_mutex_lock(&f->mu);
     f->requests++;
     if (f->fail_n > 0) {
@@ -337,6 +424,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         int st = f->fail_status, ra = f->fail_retry;
         pthread_mutex_unlock(&f->mu);
         return reply(c, (unsigned)st, status_obj(st, st == 429 ? "TooManyRequests" : "InternalError", "injected"), ra);
+    }
+    if (f->fail_match_status && !strcmp(method, f->fail_method) && strstr(url, f->fail_path)) {
+        int st = f->fail_match_status;
+        f->fail_match_status = 0;
+        pthread_mutex_unlock(&f->mu);
+        return reply(c, (unsigned)st, status_obj(st, "InternalError", "injected for this request"), -1);
     }
     if (f->token) {
         const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
@@ -351,19 +444,37 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strncmp(url, "/apis/coordination.k8s.io/v1/namespaces/", 40)) return handle_lease(f, c, url, method, cn);
     if (!strncmp(url, "/api/v1/namespaces/", 19)) return handle_pod(f, c, url, method, cn);
     if (!strncmp(url, "/apis/resource.k8s.io/v1/namespaces/", 36)) return handle_claim(f, c, url, method, cn);
+    if (!strncmp(url, "/apis/scheduling.k8s.io/v1alpha2/namespaces/", 44)) return handle_podgroup(f, c, url, method);
     if (strcmp(method, "GET")) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
-    const char *last = strrchr(url, '/');
-    int r = last ? res_index(last + 1) : -1;
-    bool api_ok = r >= 0 && (!strncmp(url, "/apis/resource.k8s.io/v1/", 25) || !strcmp(url, "/api/v1/nodes"));
-    if (!api_ok || f->unserved[r]) return reply(c, 404, status_obj(404, "NotFound", "the server could not find the requested resource"), -1);
+    int r = -1;
+    for (int i = 0; i < NRES && r < 0; i++)
+        if (!strcmp(url, COLLECTION[i])) r = i;
+    if (r < 0 || f->unserved[r]) return reply(c, 404, status_obj(404, "NotFound", "the server could not find the requested resource"), -1);
     const char *watch = arg(c, "watch");
     if (watch && (!strcmp(watch, "1") || !strcmp(watch, "true"))) {
+        const char *sie = arg(c, "sendInitialEvents");
+        bool initial = sie && !strcmp(sie, "true") && f->watch_list != FAKE_WATCH_LIST_IGNORED;
+        if (initial && f->watch_list == FAKE_WATCH_LIST_REFUSED)
+            /* what a kube-apiserver without the WatchList feature answers */
+            return reply(c, 422, status_obj(422, "Invalid",
+                                            "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: "
+                                            "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
+                                            "is enabled"),
+                         -1);
         stream *s = calloc(1, sizeof *s);
         s->f = f;
         s->res = r;
         const char *rv = arg(c, "resourceVersion"), *to = arg(c, "timeoutSeconds"), *bm = arg(c, "allowWatchBookmarks");
         pthread_mutex_lock(&f->mu);
-        s->since = rv && *rv ? strtol(rv, NULL, 10) : f->rv;
+        if (initial) {
+            /* a streaming list: the current state, then the events after it */
+            s->initial = listed_state(f, r, &s->initial_rv);
+            s->since = s->initial_rv;
+            f->streaming_lists++;
+        } else {
+            s->since = rv && *rv ? strtol(rv, NULL, 10) : f->held_watch[r] ? f->release_rv[r] : f->rv;
+        }
+        s->gone_gen = f->gone_gen[r];
         s->gone = s->since + 1 < f->compacted;
         s->cut_gen = f->cut_gen;
         s->stall_gen = f->stall_gen;
@@ -386,15 +497,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         pthread_mutex_unlock(&f->mu);
         return reply(c, 410, status_obj(410, "Expired", "The provided continue parameter is too old"), -1);
     }
+    if (!cont) f->paged_lists++;
     json_t *all;
     char idk[32];
     if (cont && sscanf(cont, "%ld:%ld:%ld", &id, &off, &lrv) == 3 &&
         (snprintf(idk, sizeof idk, "%ld", id), json_object_get(f->lists, idk))) {
         all = json_incref(json_object_get(f->lists, idk));
     } else {
-        all = sorted(f, r);
+        all = listed_state(f, r, &lrv);
         id = ++f->next_list;
-        lrv = f->rv;
         snprintf(idk, sizeof idk, "%ld", id);
         json_object_set(f->lists, idk, all);
         off = 0;
@@ -478,7 +589,9 @@ static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const
     return reply(c, code, out, -1);
 }
 
-/* Pods: GET one, POST its binding (spec.nodeName set once; 409 when bound). */
+/* Pods: GET one, PATCH its status (a strategic-merge patch of status fields, merged
+ * key by key: what the scheduler's PatchPodStatus sends), POST its binding
+ * (spec.nodeName set once; 409 when bound; held while fake_hold_bindings says so). */
 static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                   const conn *cn) {
     char ns[128] = "", name[256] = "", sub[32] = "";
@@ -487,6 +600,12 @@ static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const c
     char key[400];
     snprintf(key, sizeof key, "%s/%s", ns, name);
     pthread_mutex_lock(&f->mu);
+    if (!strcmp(sub, "binding") && !strcmp(method, "POST") && f->hold_bindings) {
+        f->held++;
+        pthread_cond_broadcast(&f->cv);
+        while (f->hold_bindings && !f->stopping) pthread_cond_wait(&f->cv, &f->mu);
+        f->held--;
+    }
     json_t *pod = json_object_get(f->pods, key);
     unsigned code;
     json_t *out;
@@ -496,6 +615,23 @@ static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const c
     } else if (!*sub && !strcmp(method, "GET")) {
         code = 200;
         out = json_deep_copy(pod);
+    } else if (!strcmp(sub, "status") && !strcmp(method, "PATCH")) {
+        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        if (!ct || (strcmp(ct, "application/strategic-merge-patch+json") && strcmp(ct, "application/merge-patch+json"))) {
+            code = 415;
+            out = status_obj(415, "UnsupportedMediaType", ct ? ct : "no Content-Type");
+        } else if (!json_is_object(json_object_get(b, "status"))) {
+            code = 400;
+            out = status_obj(400, "BadRequest", "a patch of status is expected");
+        } else {
+            json_t *st = json_object_get(pod, "status");
+            if (!json_is_object(st)) json_object_set_new(pod, "status", st = json_object());
+            json_object_update(st, json_object_get(b, "status"));
+            code = 200;
+            out = json_deep_copy(pod);
+        }
+        json_decref(b);
     } else if (!strcmp(sub, "binding") && !strcmp(method, "POST")) {
         json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
         const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
@@ -520,26 +656,93 @@ static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const c
     return reply(c, code, out, -1);
 }
 
-/* One ResourceClaim: GET, PUT (metadata and spec), PUT status; each PUT needs the
- * current resourceVersion (409 otherwise) and is a MODIFIED event for watchers. */
+/* A new version of an object: stored, resourceVersion bumped, event recorded; caller
+ * holds mu. */
+static void store_version(fake_api *f, int r, const char *key, json_t *obj, const char *type) {
+    f->rv++;
+    char nrv[32];
+    snprintf(nrv, sizeof nrv, "%ld", f->rv);
+    json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(nrv));
+    if (strcmp(type, "DELETED")) json_object_set(f->objs[r], key, obj);
+    else json_object_del(f->objs[r], key);
+    record(f, r, type, obj);
+}
+
+/* ResourceClaims: POST (create, generateName honoured, uid given), GET, PUT (metadata
+ * and spec), PUT status, DELETE (with finalizers left: deletionTimestamp set, as the
+ * API server does). Each PUT needs the current resourceVersion (409 otherwise); every
+ * change is an event for watchers. */
 static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn) {
     char ns[128] = "", name[256] = "", sub[32] = "";
-    if (sscanf(url + 36, "%127[^/]/resourceclaims/%255[^/]/%31s", ns, name, sub) < 2)
-        return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    int parts = sscanf(url + 36, "%127[^/]/resourceclaims/%255[^/]/%31s", ns, name, sub);
     int r = res_index("resourceclaims");
+    if (parts < 1 || !strstr(url + 36, "/resourceclaims")) return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    unsigned code;
+    json_t *out;
+    if (parts == 1 && !strcmp(method, "POST")) {
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        json_t *meta = json_object_get(b, "metadata");
+        const char *n = json_string_value(json_object_get(meta, "name")), *gen = json_string_value(json_object_get(meta, "generateName"));
+        pthread_mutex_lock(&f->mu);
+        char nm[300];
+        if (n) snprintf(nm, sizeof nm, "%s", n);
+        else if (gen) snprintf(nm, sizeof nm, "%s%05ld", gen, ++f->created);
+        char key[450];
+        snprintf(key, sizeof key, "%s/%s", ns, json_is_object(meta) && (n || gen) ? nm : "");
+        if (!json_is_object(meta) || (!n && !gen)) {
+            code = 422;
+            out = status_obj(422, "Invalid", "metadata.name or metadata.generateName is required");
+        } else if (json_object_get(json_object_get(b, "status"), "allocation")) {
+            code = 422;
+            out = status_obj(422, "Invalid", "status cannot be set on create");
+        } else if (json_object_get(f->objs[r], key)) {
+            code = 409;
+            out = status_obj(409, "AlreadyExists", "resourceclaims already exists");
+        } else {
+            json_t *obj = json_deep_copy(b);
+            json_t *m = json_object_get(obj, "metadata");
+            json_object_set_new(m, "name", json_string(nm));
+            json_object_set_new(m, "namespace", json_string(ns));
+            json_object_del(m, "generateName");
+            char uid[64];
+            snprintf(uid, sizeof uid, "claim-uid-%ld", f->rv + 1);
+            json_object_set_new(m, "uid", json_string(uid));
+            json_object_set_new(obj, "kind", json_string("ResourceClaim"));
+            json_object_set_new(obj, "apiVersion", json_string("resource.k8s.io/v1"));
+            store_version(f, r, key, obj, "ADDED");
+            out = json_deep_copy(obj);
+            json_decref(obj);
+            code = 201;
+        }
+        int slow = f->slow_claim_answers_ms;
+        pthread_mutex_unlock(&f->mu);
+        json_decref(b);
+        if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
+        return reply(c, code, out, -1);
+    }
+    if (parts < 2) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
     char key[400];
     snprintf(key, sizeof key, "%s/%s", ns, name);
     pthread_mutex_lock(&f->mu);
     json_t *cur = json_object_get(f->objs[r], key);
-    unsigned code;
-    json_t *out;
     if (!cur) {
         code = 404;
         out = status_obj(404, "NotFound", "resourceclaims not found");
     } else if (!strcmp(method, "GET") && !*sub) {
         code = 200;
         out = json_deep_copy(cur);
+    } else if (!strcmp(method, "DELETE") && !*sub) {
+        json_t *next = json_deep_copy(cur);
+        if (json_array_size(json_object_get(json_object_get(cur, "metadata"), "finalizers"))) {
+            json_object_set_new(json_object_get(next, "metadata"), "deletionTimestamp", json_string("2026-01-01T00:00:00Z"));
+            store_version(f, r, key, next, "MODIFIED");
+        } else {
+            store_version(f, r, key, next, "DELETED");
+        }
+        out = json_deep_copy(next);
+        json_decref(next);
+        code = 200;
     } else if (!strcmp(method, "PUT") && (!*sub || !strcmp(sub, "status"))) {
         json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
         const char *rv = json_string_value(json_object_get(json_object_get(b, "metadata"), "resourceVersion"));
@@ -551,12 +754,10 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
             json_t *next = json_deep_copy(cur);
             if (*sub) json_object_set(next, "status", json_object_get(b, "status") ?: json_object());
             else json_object_set(next, "metadata", json_object_get(b, "metadata")), json_object_set(next, "spec", json_object_get(b, "spec"));
-            f->rv++;
-            char nrv[32];
-            snprintf(nrv, sizeof nrv, "%ld", f->rv);
-            json_object_set_new(json_object_get(next, "metadata"), "resourceVersion", json_string(nrv));
-            json_object_set(f->objs[r], key, next);
-            record(f, r, "MODIFIED", next);
+            /* a deleted claim whose last finalizer goes is gone */
+            const json_t *m = json_object_get(next, "metadata");
+            bool gone = !*sub && json_object_get(m, "deletionTimestamp") && !json_array_size(json_object_get(m, "finalizers"));
+            store_version(f, r, key, next, gone ? "DELETED" : "MODIFIED");
             out = json_deep_copy(next);
             json_decref(next);
             code = 200;
@@ -566,8 +767,25 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
         code = 405;
         out = status_obj(405, "MethodNotAllowed", method);
     }
+    int slow = strcmp(method, "GET") ? f->slow_claim_answers_ms : 0;
     pthread_mutex_unlock(&f->mu);
+    if (slow) nanosleep(&(struct timespec){slow / 1000, (slow % 1000) * 1000000L}, NULL);
     return reply(c, code, out, -1);
+}
+
+/* PodGroups: GET one (bind mode reads its uid for a claim's reservedFor). */
+static enum MHD_Result handle_podgroup(fake_api *f, struct MHD_Connection *c, const char *url, const char *method) {
+    char ns[128] = "", name[256] = "";
+    if (sscanf(url + 44, "%127[^/]/podgroups/%255[^/]", ns, name) < 2 || strcmp(method, "GET"))
+        return reply(c, 404, status_obj(404, "NotFound", "no such path"), -1);
+    int r = res_index("podgroups");
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_t *cur = f->unserved[r] ? NULL : json_object_get(f->objs[r], key);
+    json_t *out = cur ? json_deep_copy(cur) : status_obj(404, "NotFound", "podgroups not found");
+    pthread_mutex_unlock(&f->mu);
+    return reply(c, cur ? 200 : 404, out, -1);
 }
 
 void fake_put_pod(fake_api *f, json_t *pod) {
@@ -598,7 +816,9 @@ json_t *fake_lease(fake_api *f, const char *ns, const char *name) {
     return l;
 }
 
-fake_api *fake_start(void) {
+fake_api *fake_start(void) { return fake_start_tls(NULL); }
+
+fake_api *fake_start_tls(const fake_tls *tls) {
     fake_api *f = calloc(1, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
@@ -607,17 +827,115 @@ fake_api *fake_start(void) {
     f->leases = json_object();
     f->pods = json_object();
     f->rv = 100;
+    f->tls_client_certs = tls && tls->trust_pem;
     /* loopback only, a free port */
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    f->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handle, f,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                            NULL, MHD_OPTION_END);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    if (tls) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            fprintf(stderr, "fakeapi: this libmicrohttpd has no TLS\n");
+            exit(1);
+        }
+        flags |= MHD_USE_TLS;
+        f->d = tls->trust_pem
+                   ? MHD_start_daemon(flags, 0, NULL, NULL, handle, f, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                                      MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_HTTPS_MEM_KEY,
+                                      tls->key_pem, MHD_OPTION_HTTPS_MEM_CERT, tls->cert_pem,
+                                      MHD_OPTION_HTTPS_MEM_TRUST, tls->trust_pem, MHD_OPTION_END)
+                   : MHD_start_daemon(flags, 0, NULL, NULL, handle, f, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                                      MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_HTTPS_MEM_KEY,
+                                      tls->key_pem, MHD_OPTION_HTTPS_MEM_CERT, tls->cert_pem, MHD_OPTION_END);
+    } else {
+        f->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, f, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+    }
     if (!f->d) {
         fprintf(stderr, "fakeapi: cannot start\n");
         exit(1);
     }
     f->port = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT)->port;
     return f;
+}
+
+void fake_set_watch_list(fake_api *f, int mode) { LOCKED(f->watch_list = mode); }
+void fake_slow_initial_events(fake_api *f, int ms) { LOCKED(f->initial_delay_ms = ms); }
+void fake_hold_bindings(fake_api *f, bool hold) { LOCKED(f->hold_bindings = hold); }
+void fake_fail_request(fake_api *f, const char *method, const char *path_part, int status) {
+    LOCKED(snprintf(f->fail_method, sizeof f->fail_method, "%s", method);
+           snprintf(f->fail_path, sizeof f->fail_path, "%s", path_part); f->fail_match_status = status);
+}
+
+void fake_hold_watch(fake_api *f, const char *resource, bool hold) {
+    int r = res_index(resource);
+    pthread_mutex_lock(&f->mu);
+    if (hold && !f->held_watch[r]) {
+        f->release_rv[r] = f->rv;
+        f->held_view[r] = json_deep_copy(f->objs[r]);
+    } else if (!hold) {
+        json_decref(f->held_view[r]);
+        f->held_view[r] = NULL;
+    }
+    f->held_watch[r] = hold;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The first held event of r; caller holds mu. */
+static event *first_held(fake_api *f, int r) {
+    for (size_t i = 0; i < f->nev; i++)
+        if (f->ev[i].res == r && f->ev[i].rv > f->release_rv[r]) return &f->ev[i];
+    return NULL;
+}
+
+long fake_release_watch_event(fake_api *f, const char *resource, json_t **obj, const char **type) {
+    int r = res_index(resource);
+    pthread_mutex_lock(&f->mu);
+    event *e = f->held_watch[r] ? first_held(f, r) : NULL;
+    long rv = 0;
+    if (e) {
+        rv = f->release_rv[r] = e->rv;
+        char *k = key_of(e->obj);
+        if (!strcmp(e->type, "DELETED")) json_object_del(f->held_view[r], k);
+        else json_object_set_new(f->held_view[r], k, json_deep_copy(e->obj));
+        free(k);
+        if (obj) *obj = json_deep_copy(e->obj);
+        if (type) *type = e->type;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return rv;
+}
+
+int fake_held_events(fake_api *f, const char *resource) {
+    int r = res_index(resource), n = 0;
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; f->held_watch[r] && i < f->nev; i++)
+        if (f->ev[i].res == r && f->ev[i].rv > f->release_rv[r]) n++;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+void fake_slow_claim_answers(fake_api *f, int ms) { LOCKED(f->slow_claim_answers_ms = ms); }
+
+void fake_gone_watches(fake_api *f, const char *resource) { LOCKED(f->gone_gen[res_index(resource)]++); }
+
+void fake_release_by_relist(fake_api *f, const char *resource) {
+    int r = res_index(resource);
+    LOCKED(f->held_watch[r] = false; json_decref(f->held_view[r]); f->held_view[r] = NULL; f->gone_gen[r]++);
+}
+
+int fake_held_bindings(fake_api *f) {
+    pthread_mutex_lock(&f->mu);
+    int n = (int)f->held;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+void fake_list_counts(fake_api *f, long *streaming, long *paged) {
+    pthread_mutex_lock(&f->mu);
+    *streaming = f->streaming_lists;
+    *paged = f->paged_lists;
+    pthread_mutex_unlock(&f->mu);
 }
 
 int fake_port(const fake_api *f) { return f->port; }
@@ -630,7 +948,7 @@ void fake_stop(fake_api *f) {
     MHD_stop_daemon(f->d);
     for (size_t i = 0; i < f->nev; i++) json_decref(f->ev[i].obj);
     free(f->ev);
-    for (int i = 0; i < NRES; i++) json_decref(f->objs[i]);
+    for (int i = 0; i < NRES; i++) json_decref(f->objs[i]), json_decref(f->held_view[i]);
     json_decref(f->lists);
     json_decref(f->leases);
     json_decref(f->pods);

@@ -1,0 +1,103 @@
+/* test_claim_output.c — engine/result_encode.c's picture of a ResourceClaim after
+ * scheduling: Go's encoding of the v1 types (omitempty, nil slices, struct fields,
+ * defaults) and the ResourceClaim controller's GenerateName. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+static json_t *normalized(const char *text) {
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    cr_assert_not_null(o, "%s: %s", text, je.text);
+    dra_claim_json_normalize(o);
+    return o;
+}
+
+static void assert_json(const json_t *got, const char *want_text) {
+    json_t *want = json_loads(want_text, 0, NULL);
+    cr_assert_not_null(want, "%s", want_text);
+    char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
+    cr_assert(json_equal(want, (json_t *)got), "got %s\nwant %s", g, want_text);
+    free(g);
+    json_decref(want);
+}
+
+/* omitempty fields that are empty go; pointers (adminAccess: false, shareID: "")
+ * stay; a struct field is always there; an empty slice without omitempty reads back
+ * from etcd's protobuf as nil: null (DeviceClaim.requests, NodeSelector terms,
+ * AllocatedDeviceStatus.conditions). Unknown fields stay as they are. */
+Test(claim_output, go_omitempty) {
+    json_t *c = normalized("{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"ResourceClaim\","
+                           " \"metadata\": {\"name\": \"c\", \"namespace\": \"\", \"labels\": {}, \"annotations\": {},"
+                           "  \"finalizers\": [], \"generation\": 0, \"ownerReferences\": [], \"x-unknown\": []},"
+                           " \"spec\": {\"devices\": {\"requests\": [{\"name\": \"r\", \"firstAvailable\": [],"
+                           "   \"exactly\": {\"deviceClassName\": \"gpu\", \"selectors\": [], \"tolerations\": [],"
+                           "    \"adminAccess\": false, \"capacity\": {\"requests\": {}}, \"count\": 2}}],"
+                           "  \"constraints\": [{\"requests\": [], \"matchAttribute\": \"a/b\"}], \"config\": []}},"
+                           " \"status\": {\"allocation\": {\"devices\": {\"results\": [{\"request\": \"r\","
+                           "   \"driver\": \"d\", \"pool\": \"p\", \"device\": \"x\", \"shareID\": \"\","
+                           "   \"tolerations\": [{\"key\": \"k\", \"effect\": \"NoSchedule\"}],"
+                           "   \"bindingConditions\": [], \"consumedCapacity\": {}}], \"config\": []},"
+                           "  \"nodeSelector\": {\"nodeSelectorTerms\": []}},"
+                           "  \"reservedFor\": [], \"devices\": [{\"driver\": \"d\", \"pool\": \"p\", \"device\": \"x\","
+                           "   \"conditions\": []}]}}");
+    assert_json(c, "{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"ResourceClaim\","
+                   " \"metadata\": {\"name\": \"c\", \"x-unknown\": []},"
+                   " \"spec\": {\"devices\": {\"requests\": [{\"name\": \"r\","
+                   "   \"exactly\": {\"deviceClassName\": \"gpu\", \"adminAccess\": false, \"capacity\": {},"
+                   "    \"allocationMode\": \"ExactCount\", \"count\": 2}}],"
+                   "  \"constraints\": [{\"matchAttribute\": \"a/b\"}]}},"
+                   " \"status\": {\"allocation\": {\"devices\": {\"results\": [{\"request\": \"r\","
+                   "   \"driver\": \"d\", \"pool\": \"p\", \"device\": \"x\", \"shareID\": \"\","
+                   "   \"tolerations\": [{\"key\": \"k\", \"operator\": \"Equal\", \"effect\": \"NoSchedule\"}]}]},"
+                   "  \"nodeSelector\": {\"nodeSelectorTerms\": null}},"
+                   "  \"devices\": [{\"driver\": \"d\", \"pool\": \"p\", \"device\": \"x\", \"conditions\": null}]}}");
+    json_decref(c);
+    /* a bare claim: spec.devices and status are structs (always printed), requests a
+     * nil slice; the allocation of no devices has devices {} (results omitted) */
+    c = normalized("{\"metadata\": {\"name\": \"c\"}, \"spec\": {}}");
+    assert_json(c, "{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {\"requests\": null}}, \"status\": {}}");
+    json_decref(c);
+    c = normalized("{\"spec\": {\"devices\": {\"requests\": []}}, \"status\": {\"allocation\": {\"devices\": "
+                   "{\"results\": []}}}}");
+    assert_json(c, "{\"metadata\": {}, \"spec\": {\"devices\": {\"requests\": null}}, "
+                   "\"status\": {\"allocation\": {\"devices\": {}}}}");
+    json_decref(c);
+}
+
+/* pkg/apis/resource/v1/defaults.go: allocationMode ExactCount; count 1 for
+ * ExactCount only; the same for each firstAvailable subrequest. */
+Test(claim_output, api_defaults) {
+    json_t *c = normalized("{\"spec\": {\"devices\": {\"requests\": ["
+                           "{\"name\": \"a\", \"exactly\": {\"deviceClassName\": \"g\"}},"
+                           "{\"name\": \"b\", \"exactly\": {\"deviceClassName\": \"g\", \"allocationMode\": \"All\"}},"
+                           "{\"name\": \"c\", \"firstAvailable\": [{\"name\": \"s\", \"deviceClassName\": \"g\","
+                           " \"count\": 3, \"tolerations\": [{\"operator\": \"Exists\"}]}]}]}}}");
+    assert_json(c, "{\"metadata\": {}, \"status\": {}, \"spec\": {\"devices\": {\"requests\": ["
+                   "{\"name\": \"a\", \"exactly\": {\"deviceClassName\": \"g\", \"allocationMode\": \"ExactCount\","
+                   " \"count\": 1}},"
+                   "{\"name\": \"b\", \"exactly\": {\"deviceClassName\": \"g\", \"allocationMode\": \"All\"}},"
+                   "{\"name\": \"c\", \"firstAvailable\": [{\"name\": \"s\", \"deviceClassName\": \"g\","
+                   " \"allocationMode\": \"ExactCount\", \"count\": 3, \"tolerations\": [{\"operator\": \"Exists\"}]}]}"
+                   "]}}}");
+    json_decref(c);
+}
+
+/* pkg/controller/resourceclaim handleClaim: "<pod>-<entry>-" up to 57 bytes; past
+ * that both names cut to len*57/total bytes, joined by one hyphen, none at the end. */
+Test(claim_output, claim_generate_name) {
+    char out[128];
+    dra_pod_claim_generate_name("trainer", "gpu", out, sizeof out);
+    cr_assert_str_eq(out, "trainer-gpu-");
+    /* 40 + 15 + 2 = 57: not cut */
+    const char *p40 = "pppppppppppppppppppppppppppppppppppppppp", *e15 = "eeeeeeeeeeeeeee";
+    dra_pod_claim_generate_name(p40, e15, out, sizeof out);
+    cr_assert_eq(strlen(out), 57);
+    cr_assert_eq(out[56], '-');
+    /* 40 + 16 + 2 = 58: 40*57/58 = 39, 16*57/58 = 15 */
+    dra_pod_claim_generate_name(p40, "eeeeeeeeeeeeeeee", out, sizeof out);
+    char want[128];
+    snprintf(want, sizeof want, "%.39s-%.15s", p40, e15);
+    cr_assert_str_eq(out, want);
+}

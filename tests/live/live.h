@@ -1,0 +1,48 @@
+/* live.h — what the parts of the live test program share: the failure count and
+ * CHECK, a ResourceSlice builder, polling, and the parts themselves (live_bind.c:
+ * gang siblings and DRA extended resources in bind mode; live_pending.c: bind mode
+ * while the watch lags; live_tls.c: client certificates over https). live_test.c
+ * runs them in order against its fake (LIVE_ONLY=part,... picks some). */
+#ifndef DRA_TESTS_LIVE_H
+#define DRA_TESTS_LIVE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine/snapshot.h"
+#include "extender/kube.h"
+#include "tests/live/fakeapi.h"
+
+extern int live_failures;
+#define CHECK(cond, ...)                                   \
+    do {                                                   \
+        if (!(cond)) {                                     \
+            fprintf(stderr, "live_test: FAIL: " __VA_ARGS__); \
+            fputc('\n', stderr);                           \
+            live_failures++;                               \
+        }                                                  \
+    } while (0)
+
+/* A node-local slice of gpu.example.com devices gpu-0..gpu-<n-1> (model attribute). */
+json_t *live_slice(const char *name, const char *node, int n, const char *model);
+/* Polls pred every 20 ms for up to s seconds; its last answer. */
+bool live_wait(double s, bool (*pred)(void *), void *arg);
+bool live_quiet(void);   /* no log lines unless LIVE_DEBUG is set */
+
+/* live_test.c: ResourceClaimTemplates "one" and "two" (1 and 2 GPUs, namespace ml)
+ * for the static part of a store; whether the store comes to answer as a fresh store
+ * of the server's objects does (object counts, and per node whether a 1-GPU and a
+ * 2-GPU pod fit), waiting up to 10 s (a failed CHECK otherwise). */
+json_t *live_templates(void);
+bool live_converge(fake_api *f, dra_store *st, const char *what);
+
+/* live_bind.c */
+void live_gang_siblings(fake_api *f, ext_kube *k);
+void live_extended_resources(fake_api *f, ext_kube *k);
+/* live_pending.c: bind mode while the watch lags (held events, relists, the timeout) */
+void live_pending(fake_api *f, ext_kube *k);
+/* live_tls.c: its own https fake; skipped with a message when openssl is missing */
+void live_tls(void);
+
+#endif
