@@ -115,7 +115,7 @@ static bool parse_go_duration(const char *s, int64_t *ns, char *msg, size_t n) {
     return true;
 }
 
-static int run_fixture(const char *path) {
+static int run_fixture(const char *path, dra_device_choice choice) {
     json_error_t je;
     json_t *c = json_load_file(path, 0, &je);
     if (!c) {
@@ -124,7 +124,7 @@ static int run_fixture(const char *path) {
     }
     err e;
     err_clear(&e);
-    json_t *out = dra_fixture_run(c, &e);
+    json_t *out = dra_fixture_run_choice(c, choice, &e);
     json_decref(c);
     if (!out) {
         char buf[2048];
@@ -514,7 +514,7 @@ static int64_t filter_timeout_default(const dra_features *f) { return f->filter_
 
 static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
                      const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
-                     const uint64_t *seed, const char *clock_now) {
+                     const uint64_t *seed, const char *clock_now, dra_device_choice choice) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
@@ -634,6 +634,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         goto out;
     }
     dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(x, choice);
     if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
     json_t *items = json_array();
     json_t *names = json_object();   /* claim names generated in this run */
@@ -722,7 +723,8 @@ out:
 /* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
 
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
-                   const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now) {
+                   const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now,
+                   dra_device_choice choice) {
     dra_features f;
     dra_world *w = load_world(paths, npaths, gates, in, &f);
     if (!w) return 2;
@@ -745,6 +747,7 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
     dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(x, choice);
     if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
     /* the pod's allocation on the node, bounded as kube-scheduler bounds its Filter */
     dra_alloc_ctx_set_deadline(x, timeout_ns > 0 ? dra_monotonic_ns() + (uint64_t)timeout_ns : 0, NULL);
@@ -925,7 +928,6 @@ int cmd_allocate(int argc, char **argv) {
         fprintf(stderr, "dralloc allocate: --device-choice %s: want first-fit or best-fit\n", choice);
         goto done;
     }
-    dra_device_choice_set_default(dc);   /* every context of this run, --pod's and --fixture's too */
     uint64_t seed = 0;
     if (seed_text) {
         char *end;
@@ -945,7 +947,7 @@ int cmd_allocate(int argc, char **argv) {
         }
     }
     if (fixture) {
-        rc = run_fixture(fixture);
+        rc = run_fixture(fixture, dc);
         goto done;
     }
     if (argc <= 1) {
@@ -977,8 +979,8 @@ int cmd_allocate(int argc, char **argv) {
         long long t = sde && *sde ? strtoll(sde, &end, 10) : -1;
         dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, now);
         const uint64_t *sp = seed_text ? &seed : NULL;
-        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, &input, ns, timeout_ns, sp, now);
-        else rc = run_files(load, nfiles, node, claim, yaml, gates, &input, ns, timeout_ns, sp, now);
+        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, &input, ns, timeout_ns, sp, now, dc);
+        else rc = run_files(load, nfiles, node, claim, yaml, gates, &input, ns, timeout_ns, sp, now, dc);
     }
     for (int i = 0; i < nfiles; i++)
         if (fds[i] >= 0) {

@@ -112,6 +112,7 @@ int cmd_serve(int argc, char **argv) {
     ext_kube_opts ko = {0};
     double max_staleness_s = 60;
     bool bind_mode = false, leader_elect = false, watch_list = true;
+    dra_device_choice choice = DRA_CHOICE_FIRST_FIT;   /* --device-choice */
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     int rc = 2;
     for (int i = 1; i < argc; i++) {
@@ -173,8 +174,7 @@ int cmd_serve(int argc, char **argv) {
                 fprintf(stderr, "dralloc serve: --device-choice needs first-fit or best-fit\n");
                 goto out;
             }
-            /* before any allocation context exists: the workers' and the binder's */
-            dra_device_choice_set_default(dc);
+            choice = dc;   /* the binder's: the allocation it writes is the one kept */
             i++;
         } else if (!strcmp(a, "--feature-gates")) {
             err e;
@@ -276,7 +276,10 @@ int cmd_serve(int argc, char **argv) {
             lease = ext_lease_start(kube, &lo);
             cfg.lease = lease;
         }
-        if (bind_mode) cfg.binder = binder = ext_binder_new(kube, st, pending);
+        if (bind_mode) {
+            cfg.binder = binder = ext_binder_new(kube, st, pending);
+            ext_binder_set_device_choice(binder, choice);
+        }
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");
     } else if (npaths) {

@@ -44,7 +44,7 @@ dra_alloc_ctx *dra_alloc_ctx_new(void) {
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
         seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)x ^ 0x9E3779B97F4A7C15ull;
     x->rng = seed;
-    x->choice = dra_bestfit_default_choice();
+    x->choice = DRA_CHOICE_FIRST_FIT;
     return x;
 }
 

@@ -249,8 +249,5 @@ bool dra_bestfit_spent(const dra_alloc_ctx *x);
  * and selected subrequests), clears a timeout or error the enumeration ran into after
  * it, restores the caller's deadline and returns true. */
 bool dra_bestfit_finish(dra_alloc_ctx *x);
-/* dra_device_choice_set_default's value, for dra_alloc_ctx_new. */
-uint8_t dra_bestfit_default_choice(void);
-
 
 #endif

@@ -58,10 +58,6 @@
 
 /* ---- the option ------------------------------------------------------------------ */
 
-static _Atomic uint8_t default_choice = DRA_CHOICE_FIRST_FIT;
-
-void dra_device_choice_set_default(dra_device_choice c) { atomic_store(&default_choice, (uint8_t)c); }
-uint8_t dra_bestfit_default_choice(void) { return atomic_load(&default_choice); }
 void dra_alloc_ctx_set_device_choice(dra_alloc_ctx *x, dra_device_choice c) { x->choice = (uint8_t)c; }
 dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x) { return (dra_device_choice)x->choice; }
 

@@ -224,13 +224,9 @@ enum {
 };
 #define DRA_BESTFIT_MAX_NS 2000000ull   /* 2 ms of CPU after the first solution: the safety net */
 
-/* For later dra_allocate calls on x; a new context starts with the process default. */
+/* For later dra_allocate calls on x; a new context starts first-fit. */
 void dra_alloc_ctx_set_device_choice(dra_alloc_ctx *x, dra_device_choice c);
 dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
-/* The choice of contexts made from now on (servers and CLIs whose contexts are made
- * inside other modules: the extender's workers, the binder, dra_pod_allocate,
- * dra_fixture_run). Set once at start-up, before any context is made. */
-void dra_device_choice_set_default(dra_device_choice c);
 /* "first-fit" | "best-fit" */
 bool dra_device_choice_parse(const char *s, dra_device_choice *out);
 const char *dra_device_choice_name(dra_device_choice c);
@@ -361,5 +357,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
  * returns the outcome object: {"allocations": [...]}, {"unsatisfiable": true} or
  * {"error": "..."}. NULL with e set when the case itself is malformed. */
 json_t *dra_fixture_run(const json_t *test_case, err *e);
+/* The same, allocating with the given device choice (dra_fixture_run: first-fit). */
+json_t *dra_fixture_run_choice(const json_t *test_case, dra_device_choice choice, err *e);
 
 #endif

@@ -152,6 +152,6 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
                          dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* An allocator case with a "pod" (testdata/README.md). */
-json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, err *e);
+json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, dra_device_choice choice, err *e);
 
 #endif

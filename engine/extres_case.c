@@ -36,7 +36,7 @@ static bool add_list(dra_world *w, const json_t *c, const char *key, const char 
     return true;
 }
 
-json_t *dra_podcase_run(const json_t *c, const dra_features *f, err *e) {
+json_t *dra_podcase_run(const json_t *c, const dra_features *f, dra_device_choice choice, err *e) {
     dra_world *w = dra_world_new(true);
     dra_allocated *st = NULL;
     json_t *out = NULL;
@@ -67,7 +67,10 @@ json_t *dra_podcase_run(const json_t *c, const dra_features *f, err *e) {
         err_set(e, "case: pod and node need metadata.name");
         goto done;
     }
-    out = dra_pod_allocate(w, p, n, f, st, NULL, NULL);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(x, choice);
+    out = dra_pod_allocate(w, p, n, f, st, x, NULL);
+    dra_alloc_ctx_free(x);
 done:
     dra_allocated_free(st);
     dra_world_free(w);

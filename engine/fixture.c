@@ -32,7 +32,9 @@ static bool add_all(dra_world *w, const json_t *c, const char *key, const char *
     return true;
 }
 
-json_t *dra_fixture_run(const json_t *c, err *e) {
+json_t *dra_fixture_run(const json_t *c, err *e) { return dra_fixture_run_choice(c, DRA_CHOICE_FIRST_FIT, e); }
+
+json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e) {
     if (!json_is_object(c)) {
         err_set(e, "case: expected a JSON object");
         return NULL;
@@ -51,7 +53,7 @@ json_t *dra_fixture_run(const json_t *c, err *e) {
         .workload_claims = feature(fs, "workloadResourceClaims"),
     };
     /* a pod to schedule (extended resources, PodGroup claims): engine/extres_case.c */
-    if (json_object_get(c, "pod")) return dra_podcase_run(c, &f, e);
+    if (json_object_get(c, "pod")) return dra_podcase_run(c, &f, choice, e);
     dra_world *w = dra_world_new(false);
     json_t *out = NULL;
     dra_allocated *st = NULL;
@@ -118,6 +120,7 @@ json_t *dra_fixture_run(const json_t *c, err *e) {
     claims = xcalloc(n ? n : 1, sizeof *claims);
     for (size_t i = 0; i < n; i++) claims[i] = dra_world_claim(w, i);
     x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(x, choice);
     dra_alloc_result *res;
     err ae;
     err_clear(&ae);

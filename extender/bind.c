@@ -42,6 +42,12 @@ ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     return b;
 }
 
+void ext_binder_set_device_choice(ext_binder *b, dra_device_choice c) {
+    pthread_mutex_lock(&b->mu);
+    dra_alloc_ctx_set_device_choice(b->x, c);
+    pthread_mutex_unlock(&b->mu);
+}
+
 void ext_binder_free(ext_binder *b) {
     if (!b) return;
     dra_alloc_ctx_free(b->x);

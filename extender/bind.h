@@ -33,6 +33,7 @@
 #ifndef DRA_EXTENDER_BIND_H
 #define DRA_EXTENDER_BIND_H
 
+#include "engine/engine.h"
 #include "engine/snapshot.h"
 #include "extender/kube.h"
 
@@ -42,6 +43,10 @@ struct ext_pending;
 /* pending: the table the watch of st uses (borrowed; NULL: none, the watch may then
  * undo a write for a moment). */
 ext_binder *ext_binder_new(ext_kube *k, dra_store *st, struct ext_pending *pending);
+/* Which devices a bind picks among those that fit (`--device-choice`; first-fit
+ * unless set): the allocation written is the only one kept, so it is where best-fit
+ * applies; /filter's answers do not depend on it. */
+void ext_binder_set_device_choice(ext_binder *b, dra_device_choice c);
 void ext_binder_free(ext_binder *b);
 /* NULL on success, else the error for ExtenderBindingResult.Error (caller frees). */
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node);

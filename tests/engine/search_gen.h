@@ -47,8 +47,10 @@ static inline void sg_strip_share_ids(json_t *j) {
     }
 }
 
-/* Runs the case; no_prune turns the search's shortcuts off; deadline_ms 0: none. */
-static inline void sg_run(const json_t *c, bool no_prune, uint64_t deadline_ms, sg_out *o) {
+/* Runs the case with a device choice; no_prune turns the search's shortcuts off;
+ * deadline_ms 0: none. */
+static inline void sg_run_choice(const json_t *c, bool no_prune, uint64_t deadline_ms, dra_device_choice choice,
+                                 sg_out *o) {
     const json_t *fs = json_object_get(c, "features");
     dra_features f = {
         .admin_access = sg_feature(fs, "adminAccess"),
@@ -80,6 +82,7 @@ static inline void sg_run(const json_t *c, bool no_prune, uint64_t deadline_ms, 
     const dra_claim **claims = calloc(n ? n : 1, sizeof *claims);
     for (size_t i = 0; i < n; i++) claims[i] = dra_world_claim(w, i);
     dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(x, choice);
     x->no_prune = no_prune;
     dra_alloc_ctx_set_seed(x, 1);
     uint64_t t0 = dra_monotonic_ns();
@@ -108,6 +111,11 @@ static inline void sg_run(const json_t *c, bool no_prune, uint64_t deadline_ms, 
     dra_nodeview_free(v);
     dra_allocated_free(st);
     dra_world_free(w);
+}
+
+/* sg_run_choice, first-fit. */
+static inline void sg_run(const json_t *c, bool no_prune, uint64_t deadline_ms, sg_out *o) {
+    sg_run_choice(c, no_prune, deadline_ms, DRA_CHOICE_FIRST_FIT, o);
 }
 
 /* The device names of claim ci's results, space-separated ("" when none). */

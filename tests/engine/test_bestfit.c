@@ -36,13 +36,8 @@ json_t *diff_gen_case(uint64_t seed);
 
 enum { BESTFIT_FAST = 2000 };
 
-/* sg_run under a device choice (sg_run makes its context with the process default;
- * each Criterion test is its own process). */
-static void run_choice(const json_t *c, dra_device_choice ch, sg_out *o) {
-    dra_device_choice_set_default(ch);
-    sg_run(c, false, 0, o);
-    dra_device_choice_set_default(DRA_CHOICE_FIRST_FIT);
-}
+/* sg_run under a device choice. */
+static void run_choice(const json_t *c, dra_device_choice ch, sg_out *o) { sg_run_choice(c, false, 0, ch, o); }
 
 /* ---- default ---------------------------------------------------------------------- */
 
@@ -83,9 +78,7 @@ Test(bestfit, conformance_corpus_same_outcome_kind) {
         err e;
         err_clear(&e);
         json_t *first = dra_fixture_run(c, &e);
-        dra_device_choice_set_default(DRA_CHOICE_BEST_FIT);
-        json_t *best = dra_fixture_run(c, &e);
-        dra_device_choice_set_default(DRA_CHOICE_FIRST_FIT);
+        json_t *best = dra_fixture_run_choice(c, DRA_CHOICE_BEST_FIT, &e);
         if (first && best) {
             cr_assert_str_eq(outcome_kind(first), outcome_kind(best), "%s", de->d_name);
             if (!strcmp(outcome_kind(first), "error"))
