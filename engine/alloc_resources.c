@@ -18,7 +18,7 @@
 static bool is_device_allocated(const dra_allocated *st, uint64_t key) {
     uint64_t v;
     if (!st) return false;
-    return hmap_get(&st->devices, key, &v) || hmap_get(&st->shared, key, &v) || hmap_get(&st->capacity, key, &v);
+    return cmap_get(&st->devices, key, &v) || cmap_get(&st->shared, key, &v) || cmap_get(&st->capacity, key, &v);
 }
 
 bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
@@ -27,7 +27,7 @@ bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     uint8_t m = x->st_use[cand];
     if (!(m & DRA_USE_DEV_KNOWN)) {
         uint64_t v;
-        m |= DRA_USE_DEV_KNOWN | (hmap_get(&x->st->devices, x->v->cands[cand].key, &v) ? DRA_USE_DEV : 0);
+        m |= DRA_USE_DEV_KNOWN | (cmap_get(&x->st->devices, x->v->cands[cand].key, &v) ? DRA_USE_DEV : 0);
         x->st_use[cand] = m;
     }
     return m & DRA_USE_DEV;
@@ -39,7 +39,7 @@ bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     uint8_t m = x->st_use[cand];
     if (!(m & DRA_USE_CAP_KNOWN)) {
         uint64_t v;
-        m |= DRA_USE_CAP_KNOWN | (hmap_get(&x->st->capacity, x->v->cands[cand].key, &v) ? DRA_USE_CAP : 0);
+        m |= DRA_USE_CAP_KNOWN | (cmap_get(&x->st->capacity, x->v->cands[cand].key, &v) ? DRA_USE_CAP : 0);
         x->st_use[cand] = m;
     }
     return m & DRA_USE_CAP;
@@ -152,9 +152,9 @@ static bool violates_policy(const quantity *v, const dra_capacity *cap) {
 }
 
 static const quantity *allocated_cap(const dra_alloc_ctx *x, uint64_t key, const char *capkey) {
-    uint64_t idx;
-    if (!x->st || !hmap_get(&x->st->capacity, key, &idx)) return NULL;
-    const dra_alloc_caps *c = x->st->caps.v[idx - 1];
+    uint64_t p;
+    if (!x->st || !cmap_get(&x->st->capacity, key, &p)) return NULL;
+    const dra_alloc_caps *c = (const dra_alloc_caps *)(uintptr_t)p;
     uint32_t id = intern_get(x->w->names, capkey, strlen(capkey));
     for (uint32_t i = 0; id && i < c->n; i++)
         if (c->id[i] == id) return &c->value[i];

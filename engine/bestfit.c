@@ -131,7 +131,7 @@ static uint64_t thread_cpu_ns(void) {
 static bool state_uses(const dra_alloc_ctx *x, uint32_t c) {
     const dra_allocated *st = x->st;
     uint64_t v, k = x->v->cands[c].key;
-    return st && (hmap_get(&st->devices, k, &v) || hmap_get(&st->shared, k, &v) || hmap_get(&st->capacity, k, &v));
+    return st && (cmap_get(&st->devices, k, &v) || cmap_get(&st->shared, k, &v) || cmap_get(&st->capacity, k, &v));
 }
 
 static const cel_attr *group_attr(const dra_device *d, int kind, uint32_t dom, uint32_t pcie, uint32_t numa1,

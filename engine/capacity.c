@@ -20,7 +20,7 @@ const dra_allocated *dra__overlay_allocated(const dra_overlay *ov);
 
 static bool in_use(const dra_allocated *st, uint64_t key) {
     uint64_t v;
-    return st && (hmap_get(&st->devices, key, &v) || hmap_get(&st->shared, key, &v));
+    return st && (cmap_get(&st->devices, key, &v) || cmap_get(&st->shared, key, &v));
 }
 
 static json_t *qty_json(const quantity *q) {
@@ -60,8 +60,10 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
     hmap by_pool;
     hmap_init(&by_pool);
     DRA_VEC(pool_acc) pools = {0};
-    for (size_t i = 0; i < w->slices.n; i++) {
-        const dra_slice *sl = w->slices.v[i];
+    size_t nsl;
+    const dra_slice *const *sls = dra__world_all_slices((dra_world *)w, &nsl);
+    for (size_t i = 0; i < nsl; i++) {
+        const dra_slice *sl = sls[i];
         uint64_t idx;
         if (!hmap_get(&by_pool, sl->pool_key, &idx)) {
             pool_acc p = {.gen = sl->generation};

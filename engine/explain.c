@@ -182,7 +182,7 @@ static void add_holder(dra_alloc_ctx *x, req_ex *re, const dra_claim *c) {
 
 static const dra_claim *holder_of(const dra_alloc_ctx *x, uint32_t cand) {
     uint64_t h;
-    if (!x->st || !hmap_get(&x->st->holders, x->v->cands[cand].key, &h)) return NULL;
+    if (!x->st || !cmap_get(&x->st->holders, x->v->cands[cand].key, &h)) return NULL;
     return (const dra_claim *)(uintptr_t)h;
 }
 
@@ -283,20 +283,10 @@ static void find_lost(dra_alloc_ctx *x, struct dra_explain *ex) {
     if (!node) return;
     uint32_t cap = 0;
     uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
-    uint64_t head = 0;
-    if (nid) hmap_get(&w->slices_by_node, nid, &head);
-    uint32_t si = (uint32_t)head;
-    size_t ui = 0;
-    for (;;) {
-        const dra_slice *s;
-        if (si) {
-            s = w->slices.v[si - 1];
-            si = w->node_next[si - 1];
-        } else if (ui < w->unnamed.n) {
-            s = w->slices.v[w->unnamed.v[ui++]];
-        } else {
-            break;
-        }
+    const dra_slice_list *own = nid ? dra__world_node_slices(w, nid) : NULL, *un = dra__world_unnamed(w);
+    uint32_t nown = own ? own->n : 0, nun = un ? un->n : 0;
+    for (uint32_t si = 0; si < nown + nun; si++) {
+        const dra_slice *s = si < nown ? own->v[si] : un->v[si - nown];
         if (!s->ndevices) continue;
         uint8_t why;
         if (!gate && s->nshared) why = LOST_COUNTERS_GATE;
@@ -631,12 +621,11 @@ static void pool_why(dra_alloc_ctx *x, out *o, const dra_pool *p) {
     }
     /* incomplete: how many of the slices of its generation exist */
     const dra_world *w = x->w;
-    uint64_t head = 0;
     uint32_t have = 0;
     int64_t want = 0;
-    hmap_get(&w->slices_by_pool, p->pool_key, &head);
-    for (uint32_t si = (uint32_t)head; si; si = w->pool_next[si - 1]) {
-        const dra_slice *s = w->slices.v[si - 1];
+    const dra_slice_list *pl = dra__world_pool_slices(w, p->pool_key);
+    for (uint32_t si = 0; pl && si < pl->n; si++) {
+        const dra_slice *s = pl->v[si];
         if (s->generation != p->generation) continue;
         have++;
         if (!want) want = s->slice_count;

@@ -148,7 +148,7 @@ bool dra_score_mode_parse(const char *s, dra_score_mode *out) {
 
 static bool dev_in_use(const dra_allocated *st, uint64_t key) {
     uint64_t v;
-    return st && (hmap_get(&st->devices, key, &v) || (hmap_get(&st->shared, key, &v) && v > 0));
+    return st && (cmap_get(&st->devices, key, &v) || (cmap_get(&st->shared, key, &v) && v > 0));
 }
 
 static bool dev_new(const dra_pool *p, const dra_alloc_result *res, size_t nres, uint64_t key, const dra_nodeview *v) {

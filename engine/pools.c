@@ -37,11 +37,6 @@ static int cmp_pool(const void *a, const void *b) {
     return strcmp(x->pool, y->pool);
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static bool is_counter_slice(const dra_nodeview *v, const dra_slice *s) {
     return v->f.partitionable && s->nshared > 0;
 }
@@ -197,20 +192,18 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     hmap idx;
     hmap_init(&idx);
     bool ok = true;
-    /* The node's own slices (by nodeName) and all slices without a node name, in
-     * input order; slices naming another node are never relevant here. */
-    size_t nown = 0;
-    uint32_t *order = xmalloc((w->slices.n + 1) * sizeof *order);
+    /* The node's own slices (by nodeName) and all slices without a node name, merged
+     * in arrival order; slices naming another node are never relevant here. */
+    const dra_slice_list *own = NULL, *un = dra__world_unnamed(w);
     {
         uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
-        uint64_t head = 0;
-        if (nid) hmap_get(&w->slices_by_node, nid, &head);
-        for (uint32_t si = (uint32_t)head; si; si = w->node_next[si - 1]) order[nown++] = si - 1;
-        for (size_t k = 0; k < w->unnamed.n; k++) order[nown++] = w->unnamed.v[k];
-        qsort(order, nown, sizeof *order, cmp_u32);
+        if (nid) own = dra__world_node_slices(w, nid);
     }
-    for (size_t oi = 0; oi < nown && ok; oi++) {
-        const dra_slice *s = w->slices.v[order[oi]];
+    uint32_t nown = own ? own->n : 0, nun = un ? un->n : 0;
+    for (uint32_t io = 0, iu = 0; (io < nown || iu < nun) && ok;) {
+        const dra_slice *s;
+        if (iu == nun || (io < nown && own->v[io]->index < un->v[iu]->index)) s = own->v[io++];
+        else s = un->v[iu++];
         if (!f->partitionable && (s->per_device_node_selection != -1 || s->nshared > 0)) continue;
         bool rel;
         if (!slice_relevant(v, s, &rel, e)) {
@@ -233,7 +226,6 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         if (s->generation == g->gen) DRA_VEC_PUSH(g->rel, s);
     }
     hmap_free(&idx);
-    free(order);
     if (!ok) {
         for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
         free(gp.v);
@@ -253,10 +245,9 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         } else {
             bool obsolete = false;
             all.n = 0;
-            uint64_t head = 0;
-            hmap_get(&w->slices_by_pool, g->pool_key, &head);
-            for (uint32_t si = (uint32_t)head; si; si = w->pool_next[si - 1]) {
-                const dra_slice *s = w->slices.v[si - 1];
+            const dra_slice_list *pl = dra__world_pool_slices(w, g->pool_key);
+            for (uint32_t si = 0; pl && si < pl->n; si++) {
+                const dra_slice *s = pl->v[si];
                 if (s->generation > g->gen) obsolete = true;
                 else if (s->generation == g->gen) DRA_VEC_PUSH(all, s);
             }
@@ -298,7 +289,8 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
 }
 
 void dra_nodeview_free(dra_nodeview *v) {
-    if (!v) return;
+    /* a header over another view (store.c) lives in its snapshot's memory */
+    if (!v || v->base) return;
     arena_free(&v->mem);
     free(v);
 }

@@ -1,24 +1,53 @@
 /* store.c — the object store and its snapshots (snapshot.h).
  *
  * Every object lives in an entry: its JSON, the decoded model object in an arena of
- * its own, and a reference count. A snapshot holds a reference to each entry it
- * contains, so an object that did not change is decoded once and shared by every
- * snapshot that has it; replacing or deleting it only drops the old snapshot's
- * reference. Building the next snapshot decodes just the changed objects; the world
- * indexes (pools, nodes, names) and the in-use set are then laid out again over the
- * shared objects — pointer work proportional to the object count, no decoding and
- * no CEL compilation (programs live in the catalog, keyed by expression text).
+ * its own, and a reference count. A snapshot is a set of persistent maps (base/pmap.h)
+ * and the next snapshot starts as another version of each, so what an update costs is
+ * what it changed, whatever the cluster's size:
+ *
+ *   objects         per kind, "Kind/namespace/name" → entry. A change copies one path of
+ *                   the trie; the entries themselves are shared and decoded once.
+ *   slice indexes   the world's node → slices, pool → slices and unnamed-slices lists
+ *                   (what the node view builder reads). A slice change copies the lists
+ *                   of its node and pool (old and new) and nothing else; with
+ *                   DeviceTaintRules, each slice a rule selects has a tainted copy kept
+ *                   by slice (`tainted`), and a change of the rules builds the indexes
+ *                   again.
+ *   in-use set      chunked copy-on-write maps: a claim change copies the chunks its
+ *                   devices fall in.
+ *   node views      built lazily on the snapshot where a node is first decided, then
+ *                   handed to the next snapshots (`inherited`, node name → cell) until
+ *                   one of its inputs changes (below); each snapshot answers a cell with
+ *                   a header of its own (its world, its node) over the shared pools and
+ *                   candidates.
+ *   classes, pods,  small lists the world walks, shared until an object of their kind
+ *   rules           changes, then listed again (O(objects of that kind)). Pod groups
+ *                   and taint rules are decoded again then (they are few).
+ *
+ * What a node's view reads (pools.c, dra_nodeview_new): the Node object (labels for
+ * node selectors), the slices naming the node, every slice without a node name
+ * (nodeSelector, allNodes, perDeviceNodeSelection), all slices of the pools those
+ * belong to (completeness, generations, counter sets), the taint rules (device
+ * taints) and the features (fixed per store). Not DeviceClasses (the allocator looks
+ * them up in the world, the snapshot's own), not claims (the in-use set is passed
+ * beside the view). So a new snapshot drops the inherited views of: a Node changed or
+ * deleted; a slice's node, old and new; every node with a slice in the slice's pool,
+ * old and new; and all views when a slice without a node name changes, when a
+ * changed pool has one, or when the taint rules change (rare, and then correct).
+ *
+ * The fit memo depends on the in-use set and stays per snapshot.
  *
  * Readers pin the current snapshot under a short lock; the writer publishes a new
  * one under the same lock, so a reader sees either the old or the new snapshot,
- * never half of an update. Node views are built lazily, once per node per snapshot,
- * and shared by every request on that snapshot. */
+ * never half of an update. */
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
+#include "engine/taintrule.h"
 #include "engine/world.h"
 
 #include "base/hash.h"
+#include "base/pmap.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,10 +59,11 @@
 /* ---- entries ---------------------------------------------------------------------------- */
 
 typedef struct entry {
-    _Atomic long refs;
+    _Atomic long refs;       /* trie nodes and change records holding it */
     dra_kind kind;
     char *key;               /* "Kind/namespace/name" (namespace empty when cluster-scoped) */
     uint64_t hash;
+    uint64_t seq;            /* arrival order in the store: the world's lists keep it */
     json_t *json;            /* the object as given: kept only for kinds decoded per world */
     uint64_t json_hash;      /* canonical hash of the object (keys sorted): "the same object again" */
     char *source;            /* where it came from, for duplicate errors; may be NULL */
@@ -55,6 +85,11 @@ static void entry_release(entry *e) {
     free(e);
 }
 
+static void entry_retain_v(void *p) { entry_retain(p); }
+static void entry_release_v(void *p) { entry_release(p); }
+static const pmap_ops entry_ops = {entry_retain_v, entry_release_v};
+static bool entry_is(const void *val, const void *key) { return !strcmp(((const entry *)val)->key, key); }
+
 static bool cluster_scoped(dra_kind k) {
     return k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
 }
@@ -68,14 +103,103 @@ static char *make_key(dra_kind k, const char *ns, const char *name) {
     return key;
 }
 
+static int cmp_entry_seq(const void *a, const void *b) {
+    uint64_t x = (*(const entry *const *)a)->seq, y = (*(const entry *const *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+/* The entries of one map in arrival order (malloc'd; *n of them). */
+static entry **entries_by_seq(const pmap *m, size_t *n) {
+    entry **v = xmalloc((pmap_len(m) + 1) * sizeof *v);
+    pmap_iter it;
+    pmap_iter_init(&it, m);
+    void *p;
+    size_t k = 0;
+    while (pmap_next(&it, NULL, &p)) v[k++] = p;
+    qsort(v, k, sizeof *v, cmp_entry_seq);
+    *n = k;
+    return v;
+}
+
 /* ---- snapshots ------------------------------------------------------------------------------- */
 
-typedef struct view_slot {
+/* A list the world walks (classes or pods, in arrival order), or the decoded taint
+ * rules and pod groups: shared by the snapshots between two changes of its kind. */
+typedef struct part {
+    _Atomic long refs;
+    DRA_VEC(void *) v;
+    hmap by_name;            /* classes: interned name → index+1 */
+    dra_world *rw;           /* rules: a world holding only DeviceTaintRules and PodGroups */
+} part;
+
+static part *part_retain(part *p) {
+    atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+    return p;
+}
+
+static void part_release(part *p) {
+    if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
+    free(p->v.v);
+    hmap_free(&p->by_name);
+    dra_world_free(p->rw);
+    free(p);
+}
+
+/* A slice as the taint rules see it, when some rule selects one of its devices. */
+typedef struct tainted {
+    _Atomic long refs;
+    arena mem;
+    const dra_slice *s;
+    part *rules;             /* held: the copy's taints point into its rules */
+} tainted;
+
+static void tainted_retain(void *p) { atomic_fetch_add_explicit(&((tainted *)p)->refs, 1, memory_order_relaxed); }
+static void tainted_release(void *p) {
+    tainted *t = p;
+    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+    arena_free(&t->mem);
+    part_release(t->rules);
+    free(t);
+}
+static const pmap_ops tainted_ops = {tainted_retain, tainted_release};
+
+/* A node's view (or why it could not be built), made on one snapshot and handed on
+ * to the next while its inputs stay; it owns the view. */
+typedef struct vcell {
+    _Atomic long refs;
     char *name;
     dra_node *bare;          /* a node known only by name (no Node object) */
     dra_nodeview *view;      /* NULL with err when gathering pools failed */
     char *err;
+} vcell;
+
+static void vcell_retain(void *p) { atomic_fetch_add_explicit(&((vcell *)p)->refs, 1, memory_order_relaxed); }
+static void vcell_release(void *p) {
+    vcell *c = p;
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    dra_nodeview_free(c->view);
+    free(c->bare);
+    free(c->name);
+    free(c->err);
+    free(c);
+}
+static const pmap_ops vcell_ops = {vcell_retain, vcell_release};
+static bool vcell_is(const void *val, const void *key) { return !strcmp(((const vcell *)val)->name, key); }
+
+/* What one snapshot answers for a node: the cell's view itself when the cell was
+ * made here, else a header over it with this snapshot's world and node. */
+typedef struct view_slot {
+    vcell *cell;             /* held when made here; inherited ones are held by `inherited` */
+    const dra_nodeview *view;
+    const dra_node *node;
+    bool made_here;
 } view_slot;
+
+/* One change of an apply, in order (both entries held): what the build looks at. */
+typedef struct change {
+    dra_kind kind;
+    entry *old, *neu;        /* NULL: added / deleted */
+} change;
 
 struct dra_snapshot {
     _Atomic long refs;
@@ -84,26 +208,24 @@ struct dra_snapshot {
     uint64_t gen;
     int64_t built_unix_ns;
     uint64_t build_ns;
-    entry **entries;         /* NULL slots are deleted objects, compacted now and then */
-    size_t n, cap, live;
-    hmap by_key;             /* key hash → index+1 of the first entry; chain through key_next */
-    uint32_t *key_next;
-    size_t counts[DRA_KIND_COUNT];
+    pmap objs[DRA_KIND_COUNT];   /* per kind: hash of the key → entry */
+    part *classes, *pods, *rules;
+    pmap tainted;            /* hash_u64(slice index) → tainted, while some rule exists */
     dra_world *w;
     dra_allocated *st;
-    /* claim changes since the snapshot this one was forked from, in order (a claim
-     * added and deleted in one batch must end up not counted), for the in-use set */
-    DRA_VEC(struct claim_delta { entry *e; bool add; }) deltas;
+    DRA_VEC(change) changes; /* since the fork, until the build has used them */
+    pmap inherited;          /* node name → vcell: earlier snapshots' views still valid here */
     pthread_once_t names_once;
     const char **node_names; /* Node objects, sorted; built at first use */
     pthread_mutex_t memo_lock;
     hmap memo;               /* hash(node, signature) → index+1 into memos; chain through mnext */
     DRA_VEC(struct memo { char *node; uint64_t sig; int status; int64_t score; char *reason; }) memos;
     DRA_VEC(uint32_t) mnext;
-    pthread_mutex_t views_lock;
+    pthread_mutex_t views_lock;  /* guards views, vslots, vnext, vmem */
     hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
     DRA_VEC(view_slot *) vslots;
     DRA_VEC(uint32_t) vnext;
+    arena vmem;              /* the slots and the view headers */
 };
 
 struct dra_store {
@@ -113,6 +235,7 @@ struct dra_store {
     dra_features f;
     dra_snapshot *cur;
     uint64_t gen;
+    uint64_t seq;                 /* arrival order of entries */
     uint32_t slice_seq;           /* stable-sort tie-break for slices, in arrival order */
 };
 
@@ -123,16 +246,14 @@ dra_snapshot *dra_snapshot_retain(dra_snapshot *s) {
 
 void dra_snapshot_release(dra_snapshot *s) {
     if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
-    for (size_t i = 0; i < s->vslots.n; i++) {
-        view_slot *v = s->vslots.v[i];
-        dra_nodeview_free(v->view);
-        free(v->bare);
-        free(v->name);
-        free(v->err);
-        free(v);
-    }
+    for (size_t i = 0; i < s->vslots.n; i++)
+        if (s->vslots.v[i]->made_here) vcell_release(s->vslots.v[i]->cell);
     free(s->vslots.v);
     free(s->vnext.v);
+    arena_free(&s->vmem);
+    hmap_free(&s->views);
+    pthread_mutex_destroy(&s->views_lock);
+    pmap_free(&s->inherited);
     for (size_t i = 0; i < s->memos.n; i++) {
         free(s->memos.v[i].node);
         free(s->memos.v[i].reason);
@@ -141,17 +262,19 @@ void dra_snapshot_release(dra_snapshot *s) {
     free(s->mnext.v);
     hmap_free(&s->memo);
     pthread_mutex_destroy(&s->memo_lock);
-    hmap_free(&s->views);
-    pthread_mutex_destroy(&s->views_lock);
     dra_allocated_free(s->st);
     dra_world_free(s->w);
-    for (size_t i = 0; i < s->deltas.n; i++) entry_release(s->deltas.v[i].e);
-    free(s->deltas.v);
-    for (size_t i = 0; i < s->n; i++) entry_release(s->entries[i]);
-    free(s->entries);
-    free(s->key_next);
+    for (size_t i = 0; i < s->changes.n; i++) {
+        entry_release(s->changes.v[i].old);
+        entry_release(s->changes.v[i].neu);
+    }
+    free(s->changes.v);
+    pmap_free(&s->tainted);
+    part_release(s->classes);
+    part_release(s->pods);
+    part_release(s->rules);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) pmap_free(&s->objs[k]);
     free(s->node_names);
-    hmap_free(&s->by_key);
     dra_catalog_release(s->cat);
     free(s);
 }
@@ -162,12 +285,13 @@ uint64_t dra_snapshot_build_ns(const dra_snapshot *s) { return s->build_ns; }
 
 size_t dra_snapshot_count(const dra_snapshot *s, const char *kind) {
     dra_kind k = dra__kind_of(kind);
-    return k ? s->counts[k] : 0;
+    return k ? pmap_len(&s->objs[k]) : 0;
 }
 
 json_t *dra_snapshot_counts_json(const dra_snapshot *s) {
     json_t *o = json_object();
-    for (int k = 1; k < DRA_KIND_COUNT; k++) json_object_set_new(o, dra__kind_name(k), json_integer((json_int_t)s->counts[k]));
+    for (int k = 1; k < DRA_KIND_COUNT; k++)
+        json_object_set_new(o, dra__kind_name(k), json_integer((json_int_t)pmap_len(&s->objs[k])));
     return o;
 }
 
@@ -178,16 +302,19 @@ static _Thread_local dra_snapshot *naming;
 
 static void build_node_names(void) {
     dra_snapshot *s = naming;
-    s->node_names = xmalloc((s->counts[DRA_KIND_NODE] + 1) * sizeof *s->node_names);
+    const pmap *m = &s->objs[DRA_KIND_NODE];
+    s->node_names = xmalloc((pmap_len(m) + 1) * sizeof *s->node_names);
     size_t k = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->entries[i] && s->entries[i]->kind == DRA_KIND_NODE) s->node_names[k++] = ((dra_node *)s->entries[i]->obj)->name;
+    pmap_iter it;
+    pmap_iter_init(&it, m);
+    void *p;
+    while (pmap_next(&it, NULL, &p)) s->node_names[k++] = ((const dra_node *)((const entry *)p)->obj)->name;
     qsort(s->node_names, k, sizeof *s->node_names, cmp_cstr);
 }
 
-size_t dra_snapshot_nnodes(const dra_snapshot *s) { return s->counts[DRA_KIND_NODE]; }
+size_t dra_snapshot_nnodes(const dra_snapshot *s) { return pmap_len(&s->objs[DRA_KIND_NODE]); }
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i) {
-    if (i >= s->counts[DRA_KIND_NODE]) return NULL;
+    if (i >= pmap_len(&s->objs[DRA_KIND_NODE])) return NULL;
     naming = (dra_snapshot *)s;
     pthread_once((pthread_once_t *)&s->names_once, build_node_names);
     return s->node_names[i];
@@ -196,78 +323,44 @@ const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i) {
 json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind) {
     dra_kind k = dra__kind_of(kind);
     json_t *a = json_array();
-    for (size_t i = 0; k && i < s->n; i++) {
-        const entry *en = s->entries[i];
-        if (!en || en->kind != k) continue;
+    if (!k) return a;
+    size_t n;
+    entry **v = entries_by_seq(&s->objs[k], &n);
+    for (size_t i = 0; i < n; i++) {
         /* the key is "Kind/namespace/name"; names have no '/' */
-        const char *ns = strchr(en->key, '/') + 1, *name = strchr(ns, '/') + 1;
+        const char *ns = strchr(v[i]->key, '/') + 1, *name = strchr(ns, '/') + 1;
         json_array_append_new(a, json_pack("[s#, s]", ns, (int)(name - ns - 1), name));
     }
+    free(v);
     return a;
 }
 
-/* Index+1 of the entry with this key, 0 when absent. */
-static size_t find_key(const dra_snapshot *s, const char *key, uint64_t h) {
-    uint64_t head = 0;
-    if (!hmap_get(&s->by_key, h, &head)) return 0;
-    for (uint32_t i = (uint32_t)head; i; i = s->key_next[i - 1])
-        if (s->entries[i - 1] && !strcmp(s->entries[i - 1]->key, key)) return i;
-    return 0;
+static entry *find_entry(const dra_snapshot *s, dra_kind k, const char *key, uint64_t h) {
+    return pmap_get(&s->objs[k], h, entry_is, key);
 }
 
-static void index_add(dra_snapshot *s, size_t i) {
-    uint64_t head = 0;
-    hmap_get(&s->by_key, s->entries[i]->hash, &head);
-    s->key_next[i] = (uint32_t)head;
-    hmap_put(&s->by_key, s->entries[i]->hash, i + 1);
-}
-
-/* Drops deleted slots and rebuilds the key index. */
-static void compact(dra_snapshot *s) {
-    size_t o = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->entries[i]) s->entries[o++] = s->entries[i];
-    s->n = o;
-    hmap_clear(&s->by_key);
-    for (size_t i = 0; i < s->n; i++) index_add(s, i);
-}
-
-/* A new, unpublished snapshot with the old one's entries (each retained). */
-static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old, size_t extra) {
+/* A new, unpublished snapshot: another version of each of old's object maps (O(1)). */
+static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old) {
     dra_snapshot *s = xcalloc(1, sizeof *s);
     atomic_init(&s->refs, 1);
     s->cat = dra_catalog_retain(st->cat);
     s->f = st->f;
     s->names_once = (pthread_once_t)PTHREAD_ONCE_INIT;
-    if (old) memcpy(s->counts, old->counts, sizeof s->counts);
     pthread_mutex_init(&s->views_lock, NULL);
     pthread_mutex_init(&s->memo_lock, NULL);
     hmap_init(&s->memo);
     hmap_init(&s->views);
-    hmap_init(&s->by_key);
-    size_t n = old ? old->n : 0, cap = n + extra + 16;
-    s->entries = xmalloc(cap * sizeof *s->entries);
-    s->key_next = xcalloc(cap, sizeof *s->key_next);
-    s->cap = cap;
-    if (old) {
-        for (size_t i = 0; i < n; i++) s->entries[i] = old->entries[i] ? entry_retain(old->entries[i]) : NULL;
-        s->n = n;
-        s->live = old->live;
-        /* the key index is copied, not rebuilt: chains refer to the same indexes */
-        if (old->by_key.cap) {
-            s->by_key.cap = old->by_key.cap;
-            s->by_key.len = old->by_key.len;
-            s->by_key.slots = xmalloc(old->by_key.cap * sizeof *old->by_key.slots);
-            s->by_key.used = xmalloc(old->by_key.cap);
-            memcpy(s->by_key.slots, old->by_key.slots, old->by_key.cap * sizeof *old->by_key.slots);
-            memcpy(s->by_key.used, old->by_key.used, old->by_key.cap);
-        }
-        memcpy(s->key_next, old->key_next, n * sizeof *s->key_next);
+    arena_init(&s->vmem, 0);
+    pmap_init(&s->tainted, &tainted_ops);
+    pmap_init(&s->inherited, &vcell_ops);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        if (old) pmap_share(&s->objs[k], &old->objs[k]);
+        else pmap_init(&s->objs[k], &entry_ops);
     }
     return s;
 }
 
-/* World lookups by namespace/name, answered from the snapshot's key index. */
+/* World lookups by namespace/name, answered from the snapshot's object maps. */
 static const void *snapshot_find(const void *arg, int kind, const char *ns, const char *name) {
     const dra_snapshot *s = arg;
     char stack[512];
@@ -277,60 +370,217 @@ static const void *snapshot_find(const void *arg, int kind, const char *ns, cons
     size_t n = strlen(kn) + strlen(sns) + strlen(name) + 3;
     char *key = n <= sizeof stack ? stack : xmalloc(n);
     snprintf(key, n, "%s/%s/%s", kn, sns, name);
-    size_t i = find_key(s, key, hash_bytes(key, strlen(key)));
+    const entry *en = find_entry(s, k, key, hash_bytes(key, strlen(key)));
     if (key != stack) free(key);
-    return i ? s->entries[i - 1]->obj : NULL;
+    return en ? en->obj : NULL;
 }
 
-/* Lays the world out over the entries and derives the in-use set: from `old`'s by
- * the claims removed and added since, else from every claim. Claims, templates,
- * nodes and pods stay out of the world's vectors (looked up through the key
- * index); classes, slices and pods are listed (the pools and the device-plugin
- * count walk them). */
-static bool snapshot_build(dra_snapshot *s, const dra_snapshot *old, err *e) {
-    if (s->n > s->live + s->live / 4 + 64) compact(s);
+/* The objects of kind k in arrival order, as a list (classes: indexed by name). */
+static part *part_list(const dra_snapshot *s, dra_kind k) {
+    part *p = xcalloc(1, sizeof *p);
+    atomic_init(&p->refs, 1);
+    hmap_init(&p->by_name);
+    size_t n;
+    entry **v = entries_by_seq(&s->objs[k], &n);
+    for (size_t i = 0; i < n; i++) {
+        DRA_VEC_PUSH(p->v, v[i]->obj);
+        if (k == DRA_KIND_CLASS) hmap_put(&p->by_name, ((const dra_class *)v[i]->obj)->name_id, i + 1);
+    }
+    free(v);
+    return p;
+}
+
+/* The taint rules and pod groups, decoded into a world of their own (NULL with e set
+ * when one does not decode: they were checked on arrival, so only in theory). */
+static part *part_rules(const dra_snapshot *s, err *e) {
+    part *p = xcalloc(1, sizeof *p);
+    atomic_init(&p->refs, 1);
+    hmap_init(&p->by_name);
+    p->rw = dra__world_new_in(s->cat, true);
+    p->rw->borrowed = true;
+    dra_kind kinds[] = {DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP};
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+        size_t n;
+        entry **v = entries_by_seq(&s->objs[kinds[k]], &n);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = dra_world_add_json(p->rw, v[i]->json, e);
+        free(v);
+        if (!ok) {
+            part_release(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* A slice as this snapshot's world sees it: itself, or its tainted copy (kept in
+ * s->tainted) when a taint rule selects one of its devices. */
+static const dra_slice *effective(dra_snapshot *s, const dra_slice *sl) {
+    if (!s->rules->rw->taint_rules.n) return sl;
+    tainted *t = xcalloc(1, sizeof *t);
+    atomic_init(&t->refs, 1);
+    arena_init(&t->mem, 4096);
+    t->s = dra_taintrule_slice(s->rules->rw, sl, &t->mem);
+    if (t->s == sl) {
+        tainted_release(t);
+        return sl;
+    }
+    t->rules = part_retain(s->rules);
+    pmap_put(&s->tainted, hash_u64(sl->index), t, NULL, NULL);
+    return t->s;
+}
+
+/* The slice indexes from every slice (a first snapshot, new taint rules, or a change
+ * of most slices). */
+static void index_all_slices(dra_snapshot *s) {
+    pmap_free(&s->tainted);
+    size_t n;
+    entry **v = entries_by_seq(&s->objs[DRA_KIND_SLICE], &n);
+    const dra_slice **sl = xmalloc((n + 1) * sizeof *sl);
+    for (size_t i = 0; i < n; i++) sl[i] = v[i]->obj;
+    /* arrival order is the slices' index order (entries_by_seq sorts by the entry's seq,
+     * which grows with the index: both are given in entry_new) */
+    for (size_t i = 0; i < n; i++) sl[i] = effective(s, sl[i]);
+    dra__world_index_slices(s->w, sl, n);
+    free(sl);
+    free(v);
+}
+
+static void drop_view(pmap *inh, const char *name) {
+    if (name && *name) pmap_del(inh, hash_bytes(name, strlen(name)), vcell_is, name);
+}
+
+/* Drops the views a list's slices' nodes have; true when the list has a slice
+ * without a node name (then every view depends on it). */
+static bool drop_views_of(pmap *inh, const dra_slice_list *l) {
+    bool unnamed = false;
+    for (uint32_t i = 0; l && i < l->n; i++) {
+        if (l->v[i]->node_name && *l->v[i]->node_name) drop_view(inh, l->v[i]->node_name);
+        else unnamed = true;
+    }
+    return unnamed;
+}
+
+/* The views s takes over from old: old's (inherited or made there) less those whose
+ * inputs the changes touched. */
+static void inherit_views(dra_snapshot *s, dra_snapshot *old, bool all_stale) {
+    if (all_stale) return;
+    pmap_free(&s->inherited);
+    pmap_share(&s->inherited, &old->inherited);
+    pthread_mutex_lock(&old->views_lock);
+    for (size_t i = 0; i < old->vslots.n; i++) {
+        view_slot *v = old->vslots.v[i];
+        if (!v->made_here) continue;
+        vcell_retain(v->cell);
+        pmap_put(&s->inherited, hash_bytes(v->cell->name, strlen(v->cell->name)), v->cell, vcell_is, v->cell->name);
+    }
+    pthread_mutex_unlock(&old->views_lock);
+    for (size_t i = 0; i < s->changes.n; i++) {
+        const change *c = &s->changes.v[i];
+        if (c->kind == DRA_KIND_NODE) {
+            drop_view(&s->inherited, ((const dra_node *)(c->old ? c->old : c->neu)->obj)->name);
+            continue;
+        }
+        if (c->kind != DRA_KIND_SLICE) continue;
+        const dra_slice *a = c->old ? c->old->obj : NULL, *b = c->neu ? c->neu->obj : NULL;
+        bool global = false;
+        if (a) {
+            global |= !a->node_name || !*a->node_name;
+            drop_view(&s->inherited, a->node_name);
+            global |= drop_views_of(&s->inherited, dra__world_pool_slices(old->w, a->pool_key));
+            global |= drop_views_of(&s->inherited, dra__world_pool_slices(s->w, a->pool_key));
+        }
+        if (b) {
+            global |= !b->node_name || !*b->node_name;
+            drop_view(&s->inherited, b->node_name);
+            global |= drop_views_of(&s->inherited, dra__world_pool_slices(old->w, b->pool_key));
+            global |= drop_views_of(&s->inherited, dra__world_pool_slices(s->w, b->pool_key));
+        }
+        if (global) {
+            pmap_free(&s->inherited);
+            return;
+        }
+    }
+}
+
+/* Lays the world out for s from old's (NULL: from the objects alone): the parts of
+ * kinds that did not change are shared, the slice indexes edited where slices
+ * changed, the in-use set derived from old's by the claims removed and added. Claims,
+ * templates, nodes and pods are looked up through the object maps (w->find). */
+static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
+    bool changed[DRA_KIND_COUNT] = {0};
+    size_t nslice = 0;
+    for (size_t i = 0; i < s->changes.n; i++) {
+        changed[s->changes.v[i].kind] = true;
+        nslice += s->changes.v[i].kind == DRA_KIND_SLICE;
+    }
+    s->classes = old && !changed[DRA_KIND_CLASS] ? part_retain(old->classes) : part_list(s, DRA_KIND_CLASS);
+    s->pods = old && !changed[DRA_KIND_POD] ? part_retain(old->pods) : part_list(s, DRA_KIND_POD);
+    bool rules_changed = !old || changed[DRA_KIND_TAINT_RULE] || changed[DRA_KIND_POD_GROUP];
+    s->rules = rules_changed ? part_rules(s, e) : part_retain(old->rules);
+    if (!s->rules) return false;
     dra_world *w = dra__world_new_in(s->cat, true);
+    s->w = w;
     w->borrowed = true;
     w->find = snapshot_find;
     w->find_arg = s;
-    for (size_t i = 0; i < s->n; i++) {
-        entry *en = s->entries[i];
-        if (!en) continue;
-        switch (en->kind) {
-        case DRA_KIND_CLASS:
-        case DRA_KIND_SLICE:
-        case DRA_KIND_POD:
-            dra__world_push(w, en->kind, en->obj);
-            break;
-        case DRA_KIND_TAINT_RULE:
-        case DRA_KIND_POD_GROUP:
-            if (!dra_world_add_json(w, en->json, e)) {
-                dra_world_free(w);
-                return false;
+    w->vectors_borrowed = true;
+    w->classes.v = (dra_class **)s->classes->v.v;
+    w->classes.n = s->classes->v.n;
+    w->class_by_name = s->classes->by_name;
+    w->pods.v = (dra_pod **)s->pods->v.v;
+    w->pods.n = s->pods->v.n;
+    w->taint_rules = s->rules->rw->taint_rules;
+    w->podgroups = s->rules->rw->podgroups;
+    w->taint_slices_done = w->taint_rules_done = w->taint_rules.n;
+    w->frozen = true;
+    bool reindex = !old || changed[DRA_KIND_TAINT_RULE] ||
+                   (nslice > 64 && nslice * 4 > pmap_len(&s->objs[DRA_KIND_SLICE]));
+    if (reindex) {
+        index_all_slices(s);
+    } else {
+        pmap_free(&s->tainted);
+        pmap_share(&s->tainted, &old->tainted);
+        pmap_free(&w->slices_by_node);
+        pmap_free(&w->slices_by_pool);
+        pmap_share(&w->slices_by_node, &old->w->slices_by_node);
+        pmap_share(&w->slices_by_pool, &old->w->slices_by_pool);
+        w->unnamed = old->w->unnamed;
+        if (w->unnamed) dra__slice_list_ops.retain(w->unnamed);
+        for (size_t i = 0; i < s->changes.n; i++) {
+            const change *c = &s->changes.v[i];
+            if (c->kind != DRA_KIND_SLICE) continue;
+            if (c->old) {
+                const dra_slice *a = c->old->obj;
+                dra__world_slice_remove(w, a);
+                pmap_del(&s->tainted, hash_u64(a->index), NULL, NULL);
             }
-            break;
-        default:
-            break;
+            if (c->neu) dra__world_slice_add(w, effective(s, c->neu->obj));
         }
     }
-    dra_world_freeze(w);
-    s->w = w;
+    if (old) inherit_views(s, old, changed[DRA_KIND_TAINT_RULE]);
     bool cc = s->f.consumable_capacity;
     if (old && old->st) {
         s->st = dra__allocated_clone(old->st, w);
-        for (size_t i = 0; i < s->deltas.n; i++) {
-            const struct claim_delta *d = &s->deltas.v[i];
-            if (d->add) dra_allocated_add_claim(s->st, d->e->obj, cc);
-            else dra__allocated_remove_claim(s->st, d->e->obj, cc);
+        for (size_t i = 0; i < s->changes.n; i++) {
+            const change *c = &s->changes.v[i];
+            if (c->kind != DRA_KIND_CLAIM) continue;
+            if (c->old) dra__allocated_remove_claim(s->st, c->old->obj, cc);
+            if (c->neu) dra_allocated_add_claim(s->st, c->neu->obj, cc);
         }
     } else {
         s->st = dra_allocated_new(w);
-        for (size_t i = 0; i < s->n; i++)
-            if (s->entries[i] && s->entries[i]->kind == DRA_KIND_CLAIM) dra_allocated_add_claim(s->st, s->entries[i]->obj, cc);
+        pmap_iter it;
+        pmap_iter_init(&it, &s->objs[DRA_KIND_CLAIM]);
+        void *p;
+        while (pmap_next(&it, NULL, &p)) dra_allocated_add_claim(s->st, ((entry *)p)->obj, cc);
     }
-    /* the deltas served their purpose */
-    for (size_t i = 0; i < s->deltas.n; i++) entry_release(s->deltas.v[i].e);
-    s->deltas.n = 0;
+    /* the changes served their purpose */
+    for (size_t i = 0; i < s->changes.n; i++) {
+        entry_release(s->changes.v[i].old);
+        entry_release(s->changes.v[i].neu);
+    }
+    s->changes.n = 0;
     return true;
 }
 
@@ -381,6 +631,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
+    en->seq = st->seq++;
     en->key = make_key(k, meta_str(obj, "namespace"), name);
     en->hash = hash_bytes(en->key, strlen(en->key));
     /* the JSON itself is kept only where a world decodes it again (taint rules, pod
@@ -414,24 +665,23 @@ fail:
     return NULL;
 }
 
-/* Applies one change to s (unpublished). */
+/* Applies one change to s (unpublished) and records it for the build. */
 static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *e) {
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
         if (!k) return err_set(e, "unknown kind %s", c->kind ? c->kind : "(none)");
         char *key = make_key(k, c->ns, c->name ? c->name : "");
-        size_t i = find_key(s, key, hash_bytes(key, strlen(key)));
+        uint64_t h = hash_bytes(key, strlen(key));
+        entry *gone = find_entry(s, k, key, h);
+        if (gone) {
+            DRA_VEC_PUSH(s->changes, ((change){k, entry_retain(gone), NULL}));
+            pmap_del(&s->objs[k], h, entry_is, key);
+        }
         free(key);
-        if (!i) {
+        if (!gone) {
             if (cluster_scoped(k) || !c->ns || !*c->ns) return err_set(e, "%s %s not found", c->kind, c->name);
             return err_set(e, "%s %s/%s not found", c->kind, c->ns, c->name);
         }
-        entry *gone = s->entries[i - 1];
-        s->entries[i - 1] = NULL;
-        s->live--;
-        s->counts[k]--;
-        if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->deltas, ((struct claim_delta){gone, false}));
-        else entry_release(gone);
         return true;
     }
     const char *kind = json_string_value(json_object_get(c->upsert, "kind"));
@@ -439,33 +689,13 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     if (!k) return err_set(e, "unsupported kind %s", kind ? kind : "(none: the object has no kind)");
     entry *en = entry_new(st, c->upsert, k, c->source, e);
     if (!en) return false;
-    size_t i = find_key(s, en->key, en->hash);
-    if (i) {
-        entry *old = s->entries[i - 1];
-        if (old->json_hash == en->json_hash && en->json_hash) {
-            entry_release(en);   /* the same object again: keep sharing the old one */
-            return true;
-        }
-        s->entries[i - 1] = en;
-        if (k == DRA_KIND_CLAIM) {
-            DRA_VEC_PUSH(s->deltas, ((struct claim_delta){old, false}));
-            DRA_VEC_PUSH(s->deltas, ((struct claim_delta){entry_retain(en), true}));
-        } else {
-            entry_release(old);
-        }
+    entry *old = find_entry(s, k, en->key, en->hash);
+    if (old && old->json_hash == en->json_hash && en->json_hash) {
+        entry_release(en);   /* the same object again: keep sharing the old one */
         return true;
     }
-    if (s->n == s->cap) {
-        s->cap *= 2;
-        s->entries = xrealloc(s->entries, s->cap * sizeof *s->entries);
-        s->key_next = xrealloc(s->key_next, s->cap * sizeof *s->key_next);
-    }
-    s->entries[s->n] = en;
-    index_add(s, s->n);
-    s->n++;
-    s->live++;
-    s->counts[k]++;
-    if (k == DRA_KIND_CLAIM) DRA_VEC_PUSH(s->deltas, ((struct claim_delta){entry_retain(en), true}));
+    DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
+    pmap_put(&s->objs[k], en->hash, en, entry_is, en->key);
     return true;
 }
 
@@ -509,7 +739,7 @@ uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err
     uint64_t gen = 0;
     if (!check_duplicates(changes, n, e)) goto out;
     dra_snapshot *old = dra_store_acquire(st);
-    dra_snapshot *s = snapshot_fork(st, old, n);
+    dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) ok = apply_one(st, s, &changes[i], e);
     ok = ok && snapshot_build(s, old, e);
@@ -610,60 +840,82 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
     return gen;
 }
 
-/* ---- node views, once per node per snapshot ------------------------------------------------------ */
+/* ---- node views ------------------------------------------------------------------------------ */
 
-/* The view of a node (by name; a node without a Node object is seen bare), built at
- * first use. *errmsg is set when gathering pools failed. */
-const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg) {
-    uint64_t h = hash_bytes(name, strlen(name)), head = 0;
-    *errmsg = NULL;
-    pthread_mutex_lock(&s->views_lock);
-    if (hmap_get(&s->views, h, &head))
-        for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1]) {
-            view_slot *v = s->vslots.v[i - 1];
-            if (strcmp(v->name, name)) continue;
-            pthread_mutex_unlock(&s->views_lock);
-            *errmsg = v->err;
-            *node = v->view ? v->view->node : v->bare;
-            if (!v->view && !v->bare) *node = dra_world_find_node(s->w, name);
-            return v->view;
-        }
-    pthread_mutex_unlock(&s->views_lock);
-    /* build outside the lock: other nodes' requests go on meanwhile */
-    view_slot *v = xcalloc(1, sizeof *v);
-    v->name = strdup(name);
-    const dra_node *n = dra_world_find_node(s->w, name);
-    if (!n) {
-        v->bare = xcalloc(1, sizeof *v->bare);
-        v->bare->name = v->name;
-        n = v->bare;
+/* The slot of a node in s's table, or NULL. Under views_lock. */
+static view_slot *slot_of(const dra_snapshot *s, const char *name, uint64_t h) {
+    uint64_t head = 0;
+    if (!hmap_get(&s->views, h, &head)) return NULL;
+    for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1])
+        if (!strcmp(s->vslots.v[i - 1]->cell->name, name)) return s->vslots.v[i - 1];
+    return NULL;
+}
+
+/* A slot for cell in s's table (another thread may have put one first: that one
+ * wins, and a cell made here for nothing is released). Under views_lock. */
+static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_here) {
+    view_slot *v = slot_of(s, cell->name, h);
+    if (v) {
+        if (made_here) vcell_release(cell);
+        return v;
     }
-    err e;
-    err_clear(&e);
-    v->view = dra_nodeview_new(s->w, n, &s->f, &e);
-    if (!v->view) v->err = strdup(e.msg);
-    pthread_mutex_lock(&s->views_lock);
-    /* another thread may have built it meanwhile: keep the first */
-    if (hmap_get(&s->views, h, &head))
-        for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1]) {
-            view_slot *o = s->vslots.v[i - 1];
-            if (strcmp(o->name, name)) continue;
-            pthread_mutex_unlock(&s->views_lock);
-            dra_nodeview_free(v->view);
-            free(v->bare);
-            free(v->name);
-            free(v->err);
-            free(v);
-            *errmsg = o->err;
-            *node = o->view ? o->view->node : o->bare ? o->bare : dra_world_find_node(s->w, name);
-            return o->view;
-        }
+    v = ARENA_NEW(&s->vmem, view_slot);
+    v->cell = cell;
+    v->made_here = made_here;
+    v->node = cell->bare ? cell->bare : dra_world_find_node(s->w, cell->name);
+    if (!cell->view) v->view = NULL;
+    else if (made_here) v->view = cell->view;
+    else {
+        /* the view's pools and candidates, seen from this snapshot's world and node */
+        dra_nodeview *h2 = arena_memdup(&s->vmem, cell->view, sizeof *cell->view);
+        h2->base = cell->view;
+        h2->w = s->w;
+        h2->node = v->node;
+        v->view = h2;
+    }
+    uint64_t head = 0;
+    hmap_get(&s->views, h, &head);
     DRA_VEC_PUSH(s->vslots, v);
     DRA_VEC_PUSH(s->vnext, (uint32_t)head);
     hmap_put(&s->views, h, s->vslots.n);
+    return v;
+}
+
+/* The view of a node (by name; a node without a Node object is seen bare): this
+ * snapshot's, an earlier snapshot's still valid here, or built now. *errmsg is set
+ * when gathering pools failed. */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg) {
+    uint64_t h = hash_bytes(name, strlen(name));
+    pthread_mutex_lock(&s->views_lock);
+    view_slot *v = slot_of(s, name, h);
+    if (!v) {
+        /* the inherited map is read-only once published: looked up under the lock only
+         * because the slot is added under it */
+        vcell *c = pmap_get(&s->inherited, h, vcell_is, name);
+        if (c) v = slot_add(s, h, c, false);
+    }
     pthread_mutex_unlock(&s->views_lock);
-    *errmsg = v->err;
-    *node = n;
+    if (!v) {
+        /* build outside the lock: other nodes' requests go on meanwhile */
+        vcell *c = xcalloc(1, sizeof *c);
+        atomic_init(&c->refs, 1);
+        c->name = strdup(name);
+        const dra_node *n = dra_world_find_node(s->w, name);
+        if (!n) {
+            c->bare = xcalloc(1, sizeof *c->bare);
+            c->bare->name = c->name;
+            n = c->bare;
+        }
+        err e;
+        err_clear(&e);
+        c->view = dra_nodeview_new(s->w, n, &s->f, &e);
+        if (!c->view) c->err = strdup(e.msg);
+        pthread_mutex_lock(&s->views_lock);
+        v = slot_add(s, h, c, true);
+        pthread_mutex_unlock(&s->views_lock);
+    }
+    *errmsg = v->cell->err;
+    *node = v->node;
     return v->view;
 }
 

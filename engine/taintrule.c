@@ -106,3 +106,27 @@ void dra_taintrule_apply(dra_world *w) {
     w->taint_slices_done = ns;
     w->taint_rules_done = nr;
 }
+
+const dra_slice *dra_taintrule_slice(const dra_world *rules, const dra_slice *s, arena *a) {
+    size_t nr = rules->taint_rules.n;
+    bool any = false;
+    for (uint32_t di = 0; di < s->ndevices && !any; di++)
+        for (size_t ri = 0; ri < nr && !any; ri++) any = matches(rules->taint_rules.v[ri], s, &s->devices[di]);
+    if (!any) return s;
+    dra_slice *c = arena_memdup(a, s, sizeof *c);
+    c->devices = arena_memdup(a, s->devices, s->ndevices * sizeof *c->devices);
+    for (uint32_t di = 0; di < c->ndevices; di++) {
+        dra_device *d = &c->devices[di];
+        uint32_t add = 0;
+        for (size_t ri = 0; ri < nr; ri++) add += matches(rules->taint_rules.v[ri], c, d);
+        if (!add) continue;
+        dra_taint *t = ARENA_NEWN(a, dra_taint, d->ntaints + add);
+        if (d->ntaints) memcpy(t, d->taints, d->ntaints * sizeof *t);
+        uint32_t n = d->ntaints;
+        for (size_t ri = 0; ri < nr; ri++)
+            if (matches(rules->taint_rules.v[ri], c, d)) t[n++] = rules->taint_rules.v[ri]->taint;
+        d->taints = t;
+        d->ntaints = n;
+    }
+    return c;
+}

@@ -58,8 +58,9 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     w->cel_any = cat->cel_any;
     w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults, .input = &w->input};
     hmap_init(&w->class_by_name);
-    hmap_init(&w->slices_by_pool);
-    hmap_init(&w->slices_by_node);
+    pmap_init(&w->slices_by_pool, &dra__slice_list_ops);
+    pmap_init(&w->slices_by_node, &dra__slice_list_ops);
+    pthread_mutex_init(&w->all_lock, NULL);
     dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
     for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
     return w;
@@ -76,17 +77,22 @@ dra_world *dra_world_new(bool apply_defaults) {
 
 void dra_world_free(dra_world *w) {
     if (!w) return;
-    free(w->taint_rules.v);
-    free(w->podgroups.v);
-    free(w->classes.v);
+    if (!w->vectors_borrowed) {
+        free(w->taint_rules.v);
+        free(w->podgroups.v);
+        free(w->classes.v);
+        free(w->pods.v);
+        hmap_free(&w->class_by_name);
+    }
     free(w->slices.v);
     free(w->claims.v);
     free(w->templates.v);
     free(w->nodes.v);
-    free(w->pods.v);
-    free(w->pool_next);
-    free(w->node_next);
-    free(w->unnamed.v);
+    pmap_free(&w->slices_by_node);
+    pmap_free(&w->slices_by_pool);
+    dra__slice_list_ops.release(w->unnamed);
+    free(w->all_slices);
+    pthread_mutex_destroy(&w->all_lock);
     dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
     for (size_t i = 0; i < ARRAY_SIZE(idx); i++) {
         hmap_free(&idx[i]->first);
@@ -98,9 +104,6 @@ void dra_world_free(dra_world *w) {
     }
     free(w->seen_keys.v);
     hmap_free(&w->seen);
-    hmap_free(&w->slices_by_node);
-    hmap_free(&w->class_by_name);
-    hmap_free(&w->slices_by_pool);
     arena_free(&w->mem);
     arena_free(&w->cli_mem);
     dra_catalog_release(w->cat);
@@ -423,34 +426,172 @@ static size_t lookup_name(const dra_world *w, const dra_name_index *ix, const vo
     return 0;
 }
 
+/* ---- slice indexes ------------------------------------------------------------------ */
+
+static dra_slice_list *slist_new(uint32_t n) {
+    dra_slice_list *l = xmalloc(sizeof *l + (n ? n : 1) * sizeof *l->v);
+    atomic_init(&l->refs, 1);
+    l->n = 0;
+    return l;
+}
+
+static void slist_retain(void *p) {
+    if (p) atomic_fetch_add_explicit(&((dra_slice_list *)p)->refs, 1, memory_order_relaxed);
+}
+
+static void slist_release(void *p) {
+    dra_slice_list *l = p;
+    if (l && atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1) free(l);
+}
+
+const pmap_ops dra__slice_list_ops = {slist_retain, slist_release};
+
+/* l with s in its place by index (NULL l: empty). */
+static dra_slice_list *slist_with(const dra_slice_list *l, const dra_slice *s) {
+    uint32_t n = l ? l->n : 0, i = n;
+    while (i > 0 && l->v[i - 1]->index > s->index) i--;
+    dra_slice_list *o = slist_new(n + 1);
+    if (i) memcpy(o->v, l->v, i * sizeof *o->v);
+    o->v[i] = s;
+    if (n > i) memcpy(o->v + i + 1, l->v + i, (n - i) * sizeof *o->v);
+    o->n = n + 1;
+    return o;
+}
+
+/* l without the slice of s's index; NULL when nothing is left. */
+static dra_slice_list *slist_without(const dra_slice_list *l, const dra_slice *s) {
+    dra_slice_list *o = slist_new(l->n);
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i]->index != s->index) o->v[o->n++] = l->v[i];
+    if (!o->n) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static uint32_t slice_node_id(const dra_world *w, const dra_slice *s) {
+    if (!s->node_name || !*s->node_name) return 0;
+    return s->node_id ? s->node_id : intern_cstr(w->names, s->node_name);
+}
+
+const dra_slice_list *dra__world_node_slices(const dra_world *w, uint32_t node_id) {
+    return node_id ? pmap_get(&w->slices_by_node, hash_u64(node_id), NULL, NULL) : NULL;
+}
+
+const dra_slice_list *dra__world_pool_slices(const dra_world *w, uint32_t pool_key) {
+    return pmap_get(&w->slices_by_pool, hash_u64(pool_key), NULL, NULL);
+}
+
+/* One index's list for key h, with s added (add) or removed. */
+static void index_edit(pmap *m, uint64_t h, const dra_slice *s, bool add) {
+    const dra_slice_list *l = pmap_get(m, h, NULL, NULL);
+    dra_slice_list *o = add ? slist_with(l, s) : l ? slist_without(l, s) : NULL;
+    if (o) pmap_put(m, h, o, NULL, NULL);
+    else if (l) pmap_del(m, h, NULL, NULL);
+}
+
+static void slice_edit(dra_world *w, const dra_slice *s, bool add) {
+    index_edit(&w->slices_by_pool, hash_u64(s->pool_key), s, add);
+    uint32_t nid = slice_node_id(w, s);
+    if (nid) {
+        index_edit(&w->slices_by_node, hash_u64(nid), s, add);
+        return;
+    }
+    dra_slice_list *o = add ? slist_with(w->unnamed, s) : w->unnamed ? slist_without(w->unnamed, s) : NULL;
+    slist_release(w->unnamed);
+    w->unnamed = o;
+}
+
+void dra__world_slice_add(dra_world *w, const dra_slice *s) { slice_edit(w, s, true); }
+void dra__world_slice_remove(dra_world *w, const dra_slice *s) { slice_edit(w, s, false); }
+
+/* Groups v[0..n) (arrival order) by a 64-bit key into lists put into m; key 0 is
+ * left out. */
+static void index_group(pmap *m, const dra_slice *const *v, size_t n, const uint64_t *keys) {
+    hmap at;                 /* key → index+1 into lists */
+    hmap_init(&at);
+    DRA_VEC(dra_slice_list *) lists = {0};
+    uint32_t *count = xcalloc(n + 1, sizeof *count);
+    uint32_t *which = xmalloc((n + 1) * sizeof *which);
+    for (size_t i = 0; i < n; i++) {
+        if (!keys[i]) continue;
+        bool ins;
+        uint64_t *slot = hmap_upsert(&at, keys[i], 0, &ins);
+        if (ins) {
+            *slot = lists.n + 1;
+            DRA_VEC_PUSH(lists, NULL);
+        }
+        which[i] = (uint32_t)(*slot - 1);
+        count[which[i]]++;
+    }
+    for (size_t g = 0; g < lists.n; g++) lists.v[g] = slist_new(count[g]);
+    for (size_t i = 0; i < n; i++)
+        if (keys[i]) lists.v[which[i]]->v[lists.v[which[i]]->n++] = v[i];
+    uint64_t k, g;
+    for (size_t it = 0; hmap_next(&at, &it, &k, &g);) pmap_put(m, hash_u64(k), lists.v[g - 1], NULL, NULL);
+    free(lists.v);
+    free(count);
+    free(which);
+    hmap_free(&at);
+}
+
+void dra__world_index_slices(dra_world *w, const dra_slice *const *v, size_t n) {
+    pmap_free(&w->slices_by_node);
+    pmap_free(&w->slices_by_pool);
+    slist_release(w->unnamed);
+    w->unnamed = NULL;
+    uint64_t *keys = xmalloc((n + 1) * sizeof *keys);
+    for (size_t i = 0; i < n; i++) keys[i] = v[i]->pool_key;
+    index_group(&w->slices_by_pool, v, n, keys);
+    size_t nun = 0;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = slice_node_id(w, v[i]);
+        nun += !keys[i];
+    }
+    index_group(&w->slices_by_node, v, n, keys);
+    if (nun) {
+        w->unnamed = slist_new((uint32_t)nun);
+        for (size_t i = 0; i < n; i++)
+            if (!keys[i]) w->unnamed->v[w->unnamed->n++] = v[i];
+    }
+    free(keys);
+}
+
+static int cmp_slice_index(const void *a, const void *b) {
+    uint32_t x = (*(const dra_slice *const *)a)->index, y = (*(const dra_slice *const *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+const dra_slice *const *dra__world_all_slices(dra_world *w, size_t *n) {
+    if (!w->borrowed || w->slices.n) {
+        *n = w->slices.n;
+        return (const dra_slice *const *)w->slices.v;
+    }
+    pthread_mutex_lock(&w->all_lock);
+    if (!w->all_done) {
+        /* every slice is in exactly one pool's list */
+        DRA_VEC(const dra_slice *) all = {0};
+        pmap_iter it;
+        pmap_iter_init(&it, &w->slices_by_pool);
+        void *p;
+        while (pmap_next(&it, NULL, &p)) {
+            const dra_slice_list *l = p;
+            for (uint32_t i = 0; i < l->n; i++) DRA_VEC_PUSH(all, l->v[i]);
+        }
+        if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_slice_index);
+        w->all_slices = all.v;
+        w->nall_slices = all.n;
+        w->all_done = true;
+    }
+    pthread_mutex_unlock(&w->all_lock);
+    *n = w->nall_slices;
+    return w->all_slices;
+}
+
 void dra_world_freeze(dra_world *w) {
     hmap_clear(&w->class_by_name);
     for (size_t i = 0; i < w->classes.n; i++) hmap_put(&w->class_by_name, w->classes.v[i]->name_id, i + 1);
-    hmap_clear(&w->slices_by_pool);
-    free(w->pool_next);
-    w->pool_next = xcalloc(w->slices.n + 1, sizeof *w->pool_next);
-    /* Build chains in input order: walk backwards, prepend. */
-    for (size_t i = w->slices.n; i-- > 0;) {
-        uint64_t head = 0;
-        hmap_get(&w->slices_by_pool, w->slices.v[i]->pool_key, &head);
-        w->pool_next[i] = (uint32_t)head;
-        hmap_put(&w->slices_by_pool, w->slices.v[i]->pool_key, i + 1);
-    }
-    hmap_clear(&w->slices_by_node);
-    free(w->node_next);
-    w->node_next = xcalloc(w->slices.n + 1, sizeof *w->node_next);
-    w->unnamed.n = 0;
-    for (size_t i = w->slices.n; i-- > 0;) {
-        const dra_slice *sl = w->slices.v[i];
-        if (!sl->node_name || !*sl->node_name) continue;
-        uint32_t id = sl->node_id ? sl->node_id : intern_cstr(w->names, sl->node_name);
-        uint64_t head = 0;
-        hmap_get(&w->slices_by_node, id, &head);
-        w->node_next[i] = (uint32_t)head;
-        hmap_put(&w->slices_by_node, id, i + 1);
-    }
-    for (size_t i = 0; i < w->slices.n; i++)
-        if (!w->slices.v[i]->node_name || !*w->slices.v[i]->node_name) DRA_VEC_PUSH(w->unnamed, (uint32_t)i);
     if (w->borrowed && w->taint_rules.n && !w->taint_rules_done) {
         /* DeviceTaintRules merge taints into devices; borrowed slices are shared with
          * other snapshots, so this world's rules go into copies (their cost is paid
@@ -462,6 +603,7 @@ void dra_world_freeze(dra_world *w) {
         }
     }
     dra_taintrule_apply(w);
+    dra__world_index_slices(w, (const dra_slice *const *)w->slices.v, w->slices.n);
     index_names(&w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
                 offsetof(dra_claim, name));
     index_names(&w->template_idx, (const void *const *)w->templates.v, w->templates.n,
@@ -537,35 +679,32 @@ const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_lab
 
 /* ---- allocated state ---------------------------------------------------------------- */
 
-static void caps_release(dra_alloc_caps *c) {
+static void caps_retain(void *p) { atomic_fetch_add_explicit(&((dra_alloc_caps *)p)->refs, 1, memory_order_relaxed); }
+
+static void caps_release(void *p) {
+    dra_alloc_caps *c = p;
     if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
     free(c->id);
     free(c->value);
     free(c);
 }
 
+static const pmap_ops caps_ops = {caps_retain, caps_release};
+
 dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w) {
     dra_allocated *s = xcalloc(1, sizeof *s);
     s->w = w;
-    hmap_copy(&s->devices, &src->devices);
-    hmap_copy(&s->shared, &src->shared);
-    hmap_copy(&s->capacity, &src->capacity);
-    hmap_copy(&s->holders, &src->holders);
-    s->caps.n = s->caps.cap = src->caps.n;
-    s->caps.v = xmalloc((src->caps.n ? src->caps.n : 1) * sizeof *s->caps.v);
-    for (size_t i = 0; i < src->caps.n; i++) {
-        s->caps.v[i] = src->caps.v[i];
-        if (s->caps.v[i]) atomic_fetch_add_explicit(&s->caps.v[i]->refs, 1, memory_order_relaxed);
-    }
-    s->free_caps.n = s->free_caps.cap = src->free_caps.n;
-    s->free_caps.v = xmalloc((src->free_caps.n ? src->free_caps.n : 1) * sizeof *s->free_caps.v);
-    if (src->free_caps.n) memcpy(s->free_caps.v, src->free_caps.v, src->free_caps.n * sizeof *s->free_caps.v);
+    cmap_share(&s->devices, &src->devices);
+    cmap_share(&s->shared, &src->shared);
+    cmap_share(&s->capacity, &src->capacity);
+    cmap_share(&s->holders, &src->holders);
     return s;
 }
 
-/* The capacity entry of caps slot i, made private to s before it is written. */
-static dra_alloc_caps *caps_own(dra_allocated *s, size_t i) {
-    dra_alloc_caps *c = s->caps.v[i];
+/* The capacity entry in *slot, made private to s before it is written (the chunk it
+ * is in is s's already: cmap_upsert made it so). */
+static dra_alloc_caps *caps_own(uint64_t *slot) {
+    dra_alloc_caps *c = (dra_alloc_caps *)(uintptr_t)*slot;
     if (atomic_load_explicit(&c->refs, memory_order_acquire) == 1) return c;
     dra_alloc_caps *o = xcalloc(1, sizeof *o);
     atomic_init(&o->refs, 1);
@@ -575,28 +714,26 @@ static dra_alloc_caps *caps_own(dra_allocated *s, size_t i) {
     memcpy(o->id, c->id, c->n * sizeof *o->id);
     memcpy(o->value, c->value, c->n * sizeof *o->value);
     caps_release(c);
-    return s->caps.v[i] = o;
+    *slot = (uint64_t)(uintptr_t)o;
+    return o;
 }
 
 dra_allocated *dra_allocated_new(dra_world *w) {
     dra_allocated *s = xcalloc(1, sizeof *s);
     s->w = w;
-    hmap_init(&s->devices);
-    hmap_init(&s->shared);
-    hmap_init(&s->capacity);
-    hmap_init(&s->holders);
+    cmap_init(&s->devices, NULL);
+    cmap_init(&s->shared, NULL);
+    cmap_init(&s->capacity, &caps_ops);
+    cmap_init(&s->holders, NULL);
     return s;
 }
 
 void dra_allocated_free(dra_allocated *s) {
     if (!s) return;
-    hmap_free(&s->devices);
-    hmap_free(&s->shared);
-    hmap_free(&s->capacity);
-    hmap_free(&s->holders);
-    for (size_t i = 0; i < s->caps.n; i++) caps_release(s->caps.v[i]);
-    free(s->free_caps.v);
-    free(s->caps.v);
+    cmap_free(&s->devices);
+    cmap_free(&s->shared);
+    cmap_free(&s->capacity);
+    cmap_free(&s->holders);
     free(s);
 }
 
@@ -623,7 +760,7 @@ static bool device_key_of(dra_allocated *s, const char *id, bool with_share, uin
 bool dra_allocated_add_device(dra_allocated *s, const char *id, err *e) {
     uint64_t k;
     if (!device_key_of(s, id, false, &k, e)) return false;
-    hmap_put(&s->devices, k, 1);
+    cmap_put(&s->devices, k, 1);
     return true;
 }
 
@@ -631,28 +768,22 @@ bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e) {
     uint64_t k;
     if (!device_key_of(s, id, true, &k, e)) return false;
     bool ins;
-    uint64_t *v = hmap_upsert(&s->shared, k, 0, &ins);
+    uint64_t *v = cmap_upsert(&s->shared, k, 0, &ins);
     (*v)++;
     return true;
 }
 
 static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, const quantity *q) {
     /* false only when the sum overflows Quantity's range */
-    uint64_t idx;
+    bool ins;
+    uint64_t *slot = cmap_upsert(&s->capacity, k, 0, &ins);
     dra_alloc_caps *c;
-    if (hmap_get(&s->capacity, k, &idx)) {
-        c = caps_own(s, idx - 1);
-    } else {
+    if (ins) {
         c = xcalloc(1, sizeof *c);
         atomic_init(&c->refs, 1);
-        if (s->free_caps.n) {
-            idx = s->free_caps.v[--s->free_caps.n];
-            s->caps.v[idx] = c;
-        } else {
-            DRA_VEC_PUSH(s->caps, c);
-            idx = s->caps.n - 1;
-        }
-        hmap_put(&s->capacity, k, idx + 1);
+        *slot = (uint64_t)(uintptr_t)c;
+    } else {
+        c = caps_own(slot);
     }
     /* Keyed by the capacity name as the device's capacity map writes it. */
     uint32_t id = intern_cstr(s->w->names, cap);
@@ -701,12 +832,12 @@ static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *h
         uint64_t k = result_key(s->w->names, r);
         bool ins;
         if (consumable_capacity && r->share_id) {
-            (*hmap_upsert(&s->shared, k, 0, &ins))++;
+            (*cmap_upsert(&s->shared, k, 0, &ins))++;
             for (uint32_t j = 0; j < r->nconsumed; j++) add_capacity_key(s, k, r->consumed[j].key, &r->consumed[j].value);
         } else {
-            (*hmap_upsert(&s->devices, k, 0, &ins))++;
+            (*cmap_upsert(&s->devices, k, 0, &ins))++;
         }
-        if (holder) hmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
+        if (holder) cmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
     }
 }
 
@@ -714,11 +845,11 @@ void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumab
     add_results(s, c, c, consumable_capacity);
 }
 
-static void count_down(hmap *m, uint64_t k) {
+static void count_down(cmap *m, uint64_t k) {
     uint64_t v;
-    if (!hmap_get(m, k, &v)) return;
-    if (v <= 1) hmap_del(m, k);
-    else hmap_put(m, k, v - 1);
+    if (!cmap_get(m, k, &v)) return;
+    if (v <= 1) cmap_del(m, k);
+    else cmap_put(m, k, v - 1);
 }
 
 /* The inverse of dra_allocated_add_claim for the same claim object. */
@@ -729,24 +860,20 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
         if (r->admin_access == 1) continue;
         uint64_t k = result_key(s->w->names, r);
         uint64_t h;
-        if (hmap_get(&s->holders, k, &h) && h == (uint64_t)(uintptr_t)c) hmap_del(&s->holders, k);
+        if (cmap_get(&s->holders, k, &h) && h == (uint64_t)(uintptr_t)c) cmap_del(&s->holders, k);
         if (!(consumable_capacity && r->share_id)) {
             count_down(&s->devices, k);
             continue;
         }
         count_down(&s->shared, k);
-        uint64_t idx;
-        if (!hmap_get(&s->capacity, k, &idx)) continue;
-        uint64_t shares;
-        if (!hmap_get(&s->shared, k, &shares)) {
+        if (!cmap_get(&s->capacity, k, NULL)) continue;
+        if (!cmap_get(&s->shared, k, NULL)) {
             /* the last share of the device: nothing of its capacity is in use */
-            caps_release(s->caps.v[idx - 1]);
-            s->caps.v[idx - 1] = NULL;
-            DRA_VEC_PUSH(s->free_caps, (uint32_t)(idx - 1));
-            hmap_del(&s->capacity, k);
+            cmap_del(&s->capacity, k);
             continue;
         }
-        dra_alloc_caps *cp = caps_own(s, idx - 1);
+        bool ins;
+        dra_alloc_caps *cp = caps_own(cmap_upsert(&s->capacity, k, 0, &ins));
         for (uint32_t j = 0; j < r->nconsumed; j++) {
             uint32_t id = intern_cstr(s->w->names, r->consumed[j].key);
             for (uint32_t m = 0; m < cp->n; m++)

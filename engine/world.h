@@ -11,8 +11,10 @@
 #define DRA_ENGINE_WORLD_H
 
 #include "base/hmap.h"
+#include "base/pmap.h"
 #include "base/vec.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include "base/intern.h"
 #include "engine/decode.h"
@@ -43,6 +45,15 @@ typedef struct dra_name_index {
     uint32_t *next;
 } dra_name_index;
 
+/* Slices in arrival order (dra_slice.index), immutable once built and shared by the
+ * indexes of every world that has them; reference-counted. */
+typedef struct dra_slice_list {
+    _Atomic long refs;
+    uint32_t n;
+    const dra_slice *v[];
+} dra_slice_list;
+extern const pmap_ops dra__slice_list_ops;
+
 struct dra_world {
     arena mem;
     dra_catalog *cat;
@@ -66,13 +77,22 @@ struct dra_world {
     DRA_VEC(dra_node *) nodes;
     DRA_VEC(dra_pod *) pods;
     hmap class_by_name;      /* interned name → index + 1 (the last one loaded wins) */
-    hmap slices_by_pool;     /* pool_key → index+1 of the first slice; chain via pool_next */
-    uint32_t *pool_next;     /* per slice: index+1 of the next slice of the same pool, 0 ends */
     /* Kubernetes looks at a node's own slices (spec.nodeName) and the ones without a
-     * node name only; indexing them keeps gathering proportional to what the node sees. */
-    hmap slices_by_node;     /* interned nodeName → index+1 of the first slice; chain via node_next */
-    uint32_t *node_next;
-    DRA_VEC(uint32_t) unnamed;   /* slices without nodeName, in input order */
+     * node name only; indexing them keeps gathering proportional to what the node sees.
+     * Persistent maps of immutable lists (dra_slice_list): a loaded world builds them at
+     * freeze; a snapshot's world holds a version shared with the snapshot before it,
+     * changed only where slices changed (dra__world_slice_add/remove). */
+    pmap slices_by_node;     /* hash_u64(interned nodeName) → dra_slice_list */
+    pmap slices_by_pool;     /* hash_u64(pool_key) → dra_slice_list */
+    struct dra_slice_list *unnamed;   /* slices without nodeName; NULL when none */
+    /* classes, pods, taint rules, pod groups and class_by_name belong to the snapshot
+     * (shared between snapshots until they change): not freed with the world */
+    bool vectors_borrowed;
+    /* a snapshot's world lists no slices: dra__world_all_slices collects them once */
+    pthread_mutex_t all_lock;
+    const dra_slice **all_slices;
+    size_t nall_slices;
+    bool all_done;
     bool frozen;
     /* derived attribute expressions (derived.c): CEL without the bool-result rule */
     cel_env *env_any;
@@ -101,6 +121,21 @@ typedef enum dra_kind {
 dra_kind dra__kind_of(const char *kind);
 const char *dra__kind_name(dra_kind k);
 void dra__world_push(dra_world *w, dra_kind k, void *obj);
+/* The slices naming a node (interned name) in spec.nodeName, of a pool (pool_key),
+ * and those without a node name, in arrival order; NULL when there are none. */
+const dra_slice_list *dra__world_node_slices(const dra_world *w, uint32_t node_id);
+const dra_slice_list *dra__world_pool_slices(const dra_world *w, uint32_t pool_key);
+static inline const dra_slice_list *dra__world_unnamed(const dra_world *w) { return w->unnamed; }
+/* Every slice in arrival order (a snapshot's world collects them at first call). */
+const dra_slice *const *dra__world_all_slices(dra_world *w, size_t *n);
+/* The slice indexes of w rebuilt from slices v[0..n) in arrival order (store.c: a
+ * snapshot's first world, or one after the taint rules changed). */
+void dra__world_index_slices(dra_world *w, const dra_slice *const *v, size_t n);
+/* One slice added to or removed (by its index) from w's node, pool and unnamed
+ * indexes: the lists it is in are copied, the rest stays shared. */
+void dra__world_slice_add(dra_world *w, const dra_slice *s);
+void dra__world_slice_remove(dra_world *w, const dra_slice *s);
+
 /* Calls fn with the documents of a file, or of each YAML or JSON file (.yaml, .yml, .json) of a
  * directory in name order (a JSON value, or a YAML stream as an array); documents that
  * would be skipped are warned about under `in`. */
@@ -133,30 +168,31 @@ bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, voi
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */
 static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
 
+/* The in-use set. Chunked copy-on-write maps (base/pmap.h, cmap), so the next
+ * snapshot's set shares every chunk with the last one and a claim change copies the
+ * chunks its devices fall in. */
 struct dra_allocated {
     dra_world *w;
-    hmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
-    hmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
-    hmap capacity;           /* device key → index+1 into caps */
+    cmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
+    cmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
+    cmap capacity;           /* device key → (uintptr_t) dra_alloc_caps *, held by the map */
     /* device key → the claim holding it (const dra_claim *), for explanations only
      * (explain.c: "held by claim ns/name"): the claim recorded last that is still
      * there (a claim replaced by its next version is added before or after the old
      * one is removed); results added without a claim record none. A claim recorded here lives
      * at least as long as the state (the world's or the snapshot's objects). */
-    hmap holders;
-    DRA_VEC(struct dra_alloc_caps *) caps;   /* NULL slots are free, listed in free_caps */
-    DRA_VEC(uint32_t) free_caps;
+    cmap holders;
 };
 
-/* The in-use state of the next snapshot: a copy of src (indexes memcpy'd, capacity
- * entries shared and copied on write) over world w, then claims removed and added. */
+/* The in-use state of the next snapshot: src's maps shared (O(chunks)), capacity
+ * entries shared and copied on write, over world w; then claims removed and added. */
 dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w);
 void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity);
 
 /* Capacity consumed from one device, per capacity name (grows as needed: a device
  * has at most 32 capacities in resource/v1, but nothing here relies on it). */
 typedef struct dra_alloc_caps {
-    _Atomic long refs;       /* shared between snapshots' states; copied on write */
+    _Atomic long refs;       /* capacity chunks holding it (shared between states); copied on write */
     uint32_t n, cap;
     uint32_t *id;            /* interned capacity key as written */
     quantity *value;
@@ -211,6 +247,11 @@ typedef struct dra_cand {
 } dra_cand;
 
 struct dra_nodeview {
+    /* A view built on one snapshot serves later ones while its inputs stay (store.c):
+     * each later snapshot answers with a copy of this header, with its own world and
+     * node, whose base is the original (which owns mem, pools and cands; the copy is
+     * in the snapshot's memory and never freed on its own). */
+    const dra_nodeview *base;   /* NULL in an original */
     const dra_world *w;
     const dra_node *node;
     dra_features f;
