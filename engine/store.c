@@ -417,7 +417,10 @@ static part *part_rules(const dra_snapshot *s, err *e) {
  * s->tainted) when a taint rule selects one of its devices. */
 static const dra_slice *effective(dra_snapshot *s, const dra_slice *sl) {
     if (!s->rules->rw->taint_rules.n) return sl;
-    tainted *t = xcalloc(1, sizeof *t);
+    /* the copy an earlier snapshot made, under the same rules: views handed on point into it */
+    tainted *t = pmap_get(&s->tainted, hash_u64(sl->index), NULL, NULL);
+    if (t) return t->s;
+    t = xcalloc(1, sizeof *t);
     atomic_init(&t->refs, 1);
     arena_init(&t->mem, 4096);
     t->s = dra_taintrule_slice(s->rules->rw, sl, &t->mem);
@@ -433,7 +436,6 @@ static const dra_slice *effective(dra_snapshot *s, const dra_slice *sl) {
 /* The slice indexes from every slice (a first snapshot, new taint rules, or a change
  * of most slices). */
 static void index_all_slices(dra_snapshot *s) {
-    pmap_free(&s->tainted);
     size_t n;
     entry **v = entries_by_seq(&s->objs[DRA_KIND_SLICE], &n);
     const dra_slice **sl = xmalloc((n + 1) * sizeof *sl);
@@ -534,13 +536,19 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     w->podgroups = s->rules->rw->podgroups;
     w->taint_slices_done = w->taint_rules_done = w->taint_rules.n;
     w->frozen = true;
-    bool reindex = !old || changed[DRA_KIND_TAINT_RULE] ||
-                   (nslice > 64 && nslice * 4 > pmap_len(&s->objs[DRA_KIND_SLICE]));
+    bool taints_changed = !old || changed[DRA_KIND_TAINT_RULE];
+    if (!taints_changed) {
+        /* the tainted copies of slices that stay, shared */
+        pmap_free(&s->tainted);
+        pmap_share(&s->tainted, &old->tainted);
+        for (size_t i = 0; i < s->changes.n; i++)
+            if (s->changes.v[i].kind == DRA_KIND_SLICE && s->changes.v[i].old)
+                pmap_del(&s->tainted, hash_u64(((const dra_slice *)s->changes.v[i].old->obj)->index), NULL, NULL);
+    }
+    bool reindex = taints_changed || (nslice > 64 && nslice * 4 > pmap_len(&s->objs[DRA_KIND_SLICE]));
     if (reindex) {
         index_all_slices(s);
     } else {
-        pmap_free(&s->tainted);
-        pmap_share(&s->tainted, &old->tainted);
         pmap_free(&w->slices_by_node);
         pmap_free(&w->slices_by_pool);
         pmap_share(&w->slices_by_node, &old->w->slices_by_node);
@@ -550,11 +558,7 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
         for (size_t i = 0; i < s->changes.n; i++) {
             const change *c = &s->changes.v[i];
             if (c->kind != DRA_KIND_SLICE) continue;
-            if (c->old) {
-                const dra_slice *a = c->old->obj;
-                dra__world_slice_remove(w, a);
-                pmap_del(&s->tainted, hash_u64(a->index), NULL, NULL);
-            }
+            if (c->old) dra__world_slice_remove(w, c->old->obj);
             if (c->neu) dra__world_slice_add(w, effective(s, c->neu->obj));
         }
     }

@@ -6,7 +6,9 @@
  *
  * The cluster: NODES nodes of 8 GPUs. The writer toggles two states — A: claim
  * "hog" holds all 8 GPUs of every third node; B: it does not — by deleting and
- * re-adding the claims. Every reader pins a snapshot, decides a 2-GPU pod on every
+ * re-adding the claims — and between toggles publishes one node's slice again with a
+ * new generation (the same devices: no answer changes, but that node's view is built
+ * again while the others' are handed on from snapshot to snapshot). Every reader pins a snapshot, decides a 2-GPU pod on every
  * node, and checks each answer against the single-threaded answer of the same
  * state, computed before the threads start. Exit 0 when every answer matched. */
 #include "engine/engine.h"
@@ -19,7 +21,7 @@
 
 enum { NODES = 30, READERS = 4, ROUNDS = 60 };
 
-static json_t *slice(int n) {
+static json_t *slice(int n, int gen) {
     json_t *devs = json_array();
     for (int i = 0; i < 8; i++) {
         char d[16];
@@ -31,7 +33,7 @@ static json_t *slice(int n) {
     snprintf(pool, sizeof pool, "node-%d", n);
     return json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "apiVersion", "resource.k8s.io/v1",
                      "kind", "ResourceSlice", "metadata", "name", name, "spec", "driver", "gpu.example.com", "nodeName",
-                     pool, "pool", "name", pool, "generation", 1, "resourceSliceCount", 1, "devices", devs);
+                     pool, "pool", "name", pool, "generation", gen, "resourceSliceCount", 1, "devices", devs);
 }
 
 static json_t *hog(int n) {
@@ -122,7 +124,7 @@ int main(void) {
     size_t ndels = 0;
     static char names[NODES][32];
     for (int n = 0; n < NODES; n++) {
-        json_array_append_new(base, slice(n));
+        json_array_append_new(base, slice(n, 1));
         if (n % 3 == 0) {
             json_array_append_new(hogs, hog(n));
             snprintf(names[ndels], sizeof names[ndels], "hog-%d", n);
@@ -151,11 +153,16 @@ int main(void) {
     }
     pthread_t t[READERS];
     for (int i = 0; i < READERS; i++) pthread_create(&t[i], NULL, reader, &sh);
-    for (int r = 0; r < ROUNDS; r++) apply(sh.st, r % 2 ? hogs : NULL, dels, ndels);
+    for (int r = 0; r < ROUNDS; r++) {
+        apply(sh.st, r % 2 ? hogs : NULL, dels, ndels);
+        json_t *sl = slice(r % NODES, 2 + r);
+        apply(sh.st, sl, NULL, 0);
+        json_decref(sl);
+    }
     atomic_store(&sh.stop, true);
     for (int i = 0; i < READERS; i++) pthread_join(t[i], NULL);
     long checked = atomic_load(&sh.checked), wrong = atomic_load(&sh.wrong);
-    printf("store_stress: %d snapshots published, %ld node answers checked, %ld wrong\n", ROUNDS + 2, checked, wrong);
+    printf("store_stress: %d snapshots published, %ld node answers checked, %ld wrong\n", 2 * ROUNDS + 2, checked, wrong);
     json_decref(base);
     json_decref(hogs);
     json_decref(sh.pod);
