@@ -10,6 +10,9 @@
  *                    snapshot from the current one and swaps it in atomically.
  *   dra_snapshot     immutable; readers pin it with dra_store_acquire and let go with
  *                    dra_snapshot_release. The last release frees what only it held.
+ *                    Consecutive snapshots share structure (persistent maps, store.c):
+ *                    an update costs what it changed, and node views carry over to
+ *                    the next snapshot while their inputs stay.
  *   dra_pod_request  one Pod resolved against one snapshot, per request: its claims
  *                    (templates instantiated in the request's memory, never in the
  *                    snapshot), its implicit extended-resource claim, its PodGroup.

@@ -367,10 +367,15 @@ static const void *snapshot_find(const void *arg, int kind, const char *ns, cons
     dra_kind k = (dra_kind)kind;
     const char *sns = cluster_scoped(k) ? "" : ns && *ns ? ns : "default";
     const char *kn = dra__kind_name(k);
-    size_t n = strlen(kn) + strlen(sns) + strlen(name) + 3;
-    char *key = n <= sizeof stack ? stack : xmalloc(n);
-    snprintf(key, n, "%s/%s/%s", kn, sns, name);
-    const entry *en = find_entry(s, k, key, hash_bytes(key, strlen(key)));
+    size_t a = strlen(kn), b = strlen(sns), c = strlen(name), n = a + b + c + 2;
+    char *key = n + 1 <= sizeof stack ? stack : xmalloc(n + 1);
+    /* "Kind/namespace/name", as make_key writes it (this is on every request's path) */
+    memcpy(key, kn, a);
+    key[a] = '/';
+    memcpy(key + a + 1, sns, b);
+    key[a + 1 + b] = '/';
+    memcpy(key + a + b + 2, name, c + 1);
+    const entry *en = find_entry(s, k, key, hash_bytes(key, n));
     if (key != stack) free(key);
     return en ? en->obj : NULL;
 }
