@@ -738,11 +738,11 @@ static json_t *d_template(const char *name, const char *cls, int count) {
                      count);
 }
 
-static json_t *d_claim(const char *name, const char *pool, int first, int count) {
+static json_t *d_claim(const char *name, const char *pool, int dev, int count) {
     json_t *res = json_array();
-    for (int i = first; i < first + count; i++) {
+    for (int i = 0; i < count; i++) {
         char d[16];
-        snprintf(d, sizeof d, "gpu-%d", i);
+        snprintf(d, sizeof d, "%s-%d", i ? "xgpu" : "gpu", dev);
         json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:s}", "request", "r", "driver", "gpu.example.com",
                                              "pool", pool, "device", d));
     }
@@ -838,16 +838,18 @@ static json_t *d_change(dmodel *m, char *key, size_t keyn, bool *del) {
         snprintf(pool, sizeof pool, "node-%d", d_rand(m, DN));
         return d_rule("maint", f == 0 ? "pool" : f == 1 ? "device" : NULL, f == 0 ? pool : "gpu-1");
     }
-    default: { /* allocated claims */
-        snprintf(name, sizeof name, "c%d", d_rand(m, 6));
+    default: { /* allocated claims: c<i> holds gpu-<i> (and xgpu-<i>) of some pool, so no
+                * device is held twice (a device's holder named in a reason is the one
+                * recorded last, which depends on the order claims came in) */
+        int c = d_rand(m, 4);
+        snprintf(name, sizeof name, "c%d", c);
         snprintf(key, keyn, "ResourceClaim/%s", name);
         if (d_rand(m, 3) == 0) {
             *del = true;
             return NULL;
         }
-        int count = 1 + d_rand(m, 2);
         snprintf(pool, sizeof pool, "node-%d", n);
-        return d_claim(name, d_rand(m, 8) ? pool : "shared", d_rand(m, 4 - count + 1), count);
+        return d_claim(name, d_rand(m, 8) ? pool : "shared", c, 1 + d_rand(m, 2));
     }
     }
     return o;
