@@ -241,7 +241,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
             view = own_view;
         }
     } else {
-        view = dra__snapshot_view(s, name, &node, &verr);
+        view = dra__snapshot_view(s, name, &node, &verr, a, &own_view);
     }
     if (node_out) *node_out = node;
     if (pr->check_node) {

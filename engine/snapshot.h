@@ -88,6 +88,10 @@ json_t *dra_snapshot_counts_json(const dra_snapshot *s);
 json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind);
 /* Names of the nodes the snapshot knows (Node objects), in name order. */
 size_t dra_snapshot_nnodes(const dra_snapshot *s);
+/* Node views this snapshot holds (built here or handed on), and in *bare how many of
+ * them are of nodes without a Node object (at most 4,096: past that they are built per
+ * request and not kept). For /debug/cache and tests. */
+size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
 
 /* ---- one pod ------------------------------------------------------------------------ */

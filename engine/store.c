@@ -226,7 +226,14 @@ struct dra_snapshot {
     DRA_VEC(view_slot *) vslots;
     DRA_VEC(uint32_t) vnext;
     arena vmem;              /* the slots and the view headers */
+    size_t nbare;            /* slots of nodes without a Node object (BARE_VIEWS_MAX) */
 };
+
+/* Views of nodes without a Node object (named in a request, not in the cluster) kept
+ * per snapshot. Past it such views are built per call and freed: a client naming
+ * random nodes cannot grow a snapshot without bound (it did, by ~5 KiB a name). They
+ * are not handed on to later snapshots either, for the same reason. */
+enum { BARE_VIEWS_MAX = 4096 };
 
 struct dra_store {
     pthread_mutex_t write_lock;   /* one writer at a time */
@@ -477,7 +484,7 @@ static void inherit_views(dra_snapshot *s, dra_snapshot *old, bool all_stale) {
     pthread_mutex_lock(&old->views_lock);
     for (size_t i = 0; i < old->vslots.n; i++) {
         view_slot *v = old->vslots.v[i];
-        if (!v->made_here) continue;
+        if (!v->made_here || v->cell->bare) continue;
         vcell_retain(v->cell);
         pmap_put(&s->inherited, hash_bytes(v->cell->name, strlen(v->cell->name)), v->cell, vcell_is, v->cell->name);
     }
@@ -871,6 +878,7 @@ static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_h
     v = ARENA_NEW(&s->vmem, view_slot);
     v->cell = cell;
     v->made_here = made_here;
+    if (made_here && cell->bare) s->nbare++;
     v->node = cell->bare ? cell->bare : dra_world_find_node(s->w, cell->name);
     if (!cell->view) v->view = NULL;
     else if (made_here) v->view = cell->view;
@@ -890,11 +898,22 @@ static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_h
     return v;
 }
 
+size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare) {
+    pthread_mutex_lock(&s->views_lock);
+    size_t n = s->vslots.n;
+    if (bare) *bare = s->nbare;
+    pthread_mutex_unlock(&s->views_lock);
+    return n;
+}
+
 /* The view of a node (by name; a node without a Node object is seen bare): this
  * snapshot's, an earlier snapshot's still valid here, or built now. *errmsg is set
- * when gathering pools failed. */
-const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg) {
+ * when gathering pools failed. Past BARE_VIEWS_MAX, a bare node's view is built in
+ * *owned for the caller to free (its node and message in a). */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg,
+                                       arena *a, dra_nodeview **owned) {
     uint64_t h = hash_bytes(name, strlen(name));
+    *owned = NULL;
     pthread_mutex_lock(&s->views_lock);
     view_slot *v = slot_of(s, name, h);
     if (!v) {
@@ -903,7 +922,18 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
         vcell *c = pmap_get(&s->inherited, h, vcell_is, name);
         if (c) v = slot_add(s, h, c, false);
     }
+    bool full = s->nbare >= BARE_VIEWS_MAX;
     pthread_mutex_unlock(&s->views_lock);
+    if (!v && full && !dra_world_find_node(s->w, name)) {
+        dra_node *bare = ARENA_NEW(a, dra_node);
+        bare->name = arena_strdup(a, name);
+        err e;
+        err_clear(&e);
+        *owned = dra_nodeview_new(s->w, bare, &s->f, &e);
+        *errmsg = *owned ? NULL : arena_strdup(a, e.msg);
+        *node = bare;
+        return *owned;
+    }
     if (!v) {
         /* build outside the lock: other nodes' requests go on meanwhile */
         vcell *c = xcalloc(1, sizeof *c);

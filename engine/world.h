@@ -142,8 +142,11 @@ void dra__world_slice_remove(dra_world *w, const dra_slice *s);
 bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
                     void *arg, err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
- * first use and shared (NULL with *errmsg when gathering its pools failed). */
-const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg);
+ * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a
+ * node without a Node object once the snapshot keeps enough of those, built in
+ * *owned (the caller frees it; its node and message live in a). */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg,
+                                       arena *a, dra_nodeview **owned);
 const dra_world *dra__snapshot_world(const dra_snapshot *s);
 const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s);
 const dra_features *dra__snapshot_features(const dra_snapshot *s);

@@ -359,9 +359,11 @@ static void debug_cache(ext_service *s, ext_reply *r) {
     char when[64];
     gmtime_r(&secs, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_t *j = json_pack("{s:I,s:s,s:f,s:o}", "generation", (json_int_t)dra_snapshot_generation(snap), "builtAt",
-                          when, "buildSeconds", (double)dra_snapshot_build_ns(snap) / 1e9, "objects",
-                          dra_snapshot_counts_json(snap));
+    size_t bare = 0, views = dra_snapshot_cached_views(snap, &bare);
+    json_t *j = json_pack("{s:I,s:s,s:f,s:o,s:{s:I,s:I}}", "generation", (json_int_t)dra_snapshot_generation(snap),
+                          "builtAt", when, "buildSeconds", (double)dra_snapshot_build_ns(snap) / 1e9, "objects",
+                          dra_snapshot_counts_json(snap), "nodeViews", "cached", (json_int_t)views,
+                          "withoutNodeObject", (json_int_t)bare);
     dra_snapshot_release(snap);
     if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
     if (s->cfg.lease)

@@ -93,6 +93,50 @@ Test(store, fit_per_node) {
     dra_store_free(st);
 }
 
+/* Each node name a request gave that the snapshot had no Node object for left a view
+ * behind for the snapshot's life, handed on to every later one: a client naming
+ * random nodes grew `dralloc serve` by ~25 KiB a request (5 names). At most 4,096 such
+ * views are kept; past that they are built per request, with the same answers. */
+Test(store, views_of_unknown_nodes_are_bounded) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *p = parse(POD);
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    cr_assert_not_null(pr, "%s", e.msg);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    char name[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "unknown-%d", i);
+        dra_fit f;
+        dra_pod_fit(pr, x, name, NULL, DRA_SCORE_BINPACK, 0, &f);
+        cr_assert_eq(f.status, DRA_FIT_UNRESOLVABLE, "%s: %s", name, f.reason);
+    }
+    size_t bare = 0, views = dra_snapshot_cached_views(s, &bare);
+    cr_assert_eq(bare, 4096, "%zu", bare);
+    cr_assert_eq(views, 4096);
+    /* known nodes are still cached past the bound */
+    dra_fit f;
+    dra_pod_fit(pr, x, "node-1", NULL, DRA_SCORE_BINPACK, 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    cr_assert_eq(dra_snapshot_cached_views(s, &bare), 4097);
+    dra_alloc_ctx_free(x);
+    dra_pod_request_free(pr);
+    json_decref(p);
+    /* the next snapshot does not take them over */
+    json_t *n = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-4\"}}");
+    cr_assert(dra_store_apply_json(st, n, &e), "%s", e.msg);
+    json_decref(n);
+    dra_snapshot *s2 = dra_store_acquire(st);
+    cr_assert_eq(fit(s2, POD, "unknown-1", &f), DRA_FIT_UNRESOLVABLE, "%s", f.reason);
+    dra_snapshot_cached_views(s2, &bare);
+    cr_assert_eq(bare, 1);
+    dra_snapshot_release(s2);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
 Test(store, pod_without_claims_needs_nothing) {
     dra_store *st = store_with_cluster();
     dra_snapshot *s = dra_store_acquire(st);
