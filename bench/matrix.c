@@ -321,7 +321,7 @@ typedef struct mx_lane {
     dra_alloc_ctx *x;
 } mx_lane;
 
-enum { MX_MAX_THREADS = 64, MX_SPIN = 2000 };
+enum { MX_MAX_THREADS = 64, MX_SPIN = 200 };
 
 typedef struct mx_pool {
     unsigned n;
