@@ -52,7 +52,16 @@ size_t bench_matrix_count(void);
 const char *bench_matrix_name(size_t i);
 int bench_matrix_find(const char *name);
 void bench_matrix_list(FILE *f);
-int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json, bool memo);
+typedef struct bench_matrix_opts {
+    const bench_opts *o;         /* reps, out, json (a copy of the document) */
+    unsigned threads[64];        /* thread counts to run, in order; the first is the workload's figures */
+    size_t nthreads;             /* 0: one thread */
+    bool scaling;                /* a range was asked for: the scaling report ("scaling" in the JSON) */
+    bool as_json;                /* the JSON document on o->out instead of the table */
+    bool memo;                   /* the planning overlay's fit memo */
+    double scale;                /* nodes, pools, init claims, pods times this (0: 1) */
+} bench_matrix_opts;
+int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo);
 int bench_matrix_compare(const char *old_path, const char *new_path, FILE *out);
 /* plan — the planning loop (plan_bench.c): 5000pods_500nodes pods/s with every node
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;

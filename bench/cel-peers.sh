@@ -16,7 +16,10 @@
 # cel_eval_bool calls and (batch) one cel_eval_bool_many call per pass. The ratio
 # column compares like with like: fastest peer's best pass / our best cel_eval_bool pass (so 10.0
 # means we are 10x faster). A peer whose match count differs from the reference is
-# marked '!' and left out of "fastest peer".
+# marked '!' and left out of "fastest peer". The last three columns put both against
+# the floor of a selector evaluation: the same selector hand-written in C over the same
+# device views (bench/cel_floor.c), its best pass; "ours / C" is CEL's cost as a
+# multiple of it, "fastest peer / C" the JavaScript peer's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 peers_src=${CEL_PEERS_DIR:-$root/../shared/bench/cel-peers}
@@ -75,7 +78,8 @@ for (let k = 1; k <= runs; k++) { P.push(load(`peers-${k}.json`)); O.push(load(`
 const median = (a) => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (ns) => (ns < 100 ? ns.toFixed(1) : ns.toFixed(0));
 const names = P[0].peers.map((p) => p.name);
-const head = ["expression", "matches", "ours min", "ours median", "ours p99", "ours batch min", ...names, "fastest peer / ours"];
+const head = ["expression", "matches", "ours min", "ours median", "ours p99", "ours batch min", ...names, "fastest peer / ours",
+              "C floor min", "ours / C", "fastest peer / C"];
 const rows = [head];
 for (const o0 of O[0].expressions) {
   const id = o0.id;
@@ -95,6 +99,11 @@ for (const o0 of O[0].expressions) {
   }
   const r = ratios.every((x) => x !== null) ? median(ratios.map((best, k) => best / ours[k].nsPerEvalMin)) : null;
   row.push(r === null ? "n/a" : r.toFixed(1) + "x");
+  // against the floor: the selector hand-written in C over the same views (best passes)
+  const floor = ours.every((x) => typeof x.cViewNsPerEvalMin === "number") ? ours.map((x) => x.cViewNsPerEvalMin) : null;
+  row.push(floor ? fmt(median(floor)) : "n/a");
+  row.push(floor ? median(ours.map((x, k) => x.nsPerEvalMin / floor[k])).toFixed(1) + "x" : "n/a");
+  row.push(floor && ratios.every((x) => x !== null) ? median(ratios.map((best, k) => best / floor[k])).toFixed(0) + "x" : "n/a");
   rows.push(row);
 }
 const w = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
@@ -102,6 +111,8 @@ const line = (r) => r.map((s, c) => (c === 0 ? s.padEnd(w[c]) : s.padStart(w[c])
 for (const r of rows) console.log(line(r));
 console.log("(ns/eval, median over runs; ours: cel_eval_bool per device, batch: cel_eval_bool_many; peers: best of R passes;");
 console.log(" ratio: median over runs of fastest correct peer's best / our best cel_eval_bool pass;");
+console.log(" C floor: the selector hand-written in C over the same device views (bench/cel_floor.c), best pass;");
+console.log(" ours / C and fastest peer / C: each one's best pass as a multiple of the floor's;");
 console.log(" '!' = the peer's match count or errors differ from the reference)");
 console.log("\n| " + head.join(" | ") + " |\n|" + head.map((_, c) => (c === 0 ? "---" : "---:")).join("|") + "|");
 for (const r of rows.slice(1)) console.log("| " + r.join(" | ") + " |");

@@ -21,4 +21,12 @@ extern const bench_cel_expr bench_cel_exprs[BENCH_CEL_NEXPRS];
 /* Reference match count of expression i over n devices. */
 uint64_t bench_cel_ref_count(size_t i, const bench_celdev *devs, size_t n);
 
+/* The floor (cel_floor.c): E1..E5 hand-written in C over the same cel_device views
+ * CEL evaluates, ids and constants resolved once. */
+typedef struct bench_cel_floor bench_cel_floor;   /* opaque */
+bench_cel_floor *bench_cel_floor_new(intern_table *names);
+void bench_cel_floor_free(bench_cel_floor *f);
+/* Match count of expression i's hand-written predicate over n views. */
+uint64_t bench_cel_floor_count(const bench_cel_floor *f, size_t i, const cel_device *views, size_t n);
+
 #endif

@@ -1,33 +1,55 @@
 /* matrix.c — the scheduler_perf DRA matrix (`dralloc bench --list`, `dralloc bench
- * WORKLOAD... [-o json]`, `dralloc bench compare OLD.json NEW.json`).
+ * WORKLOAD... [-o json]`, `dralloc bench scaling WORKLOAD...`, `dralloc bench compare
+ * OLD.json NEW.json`).
  *
  * Each named workload reproduces one of scheduler_perf's DRA shapes
- * (../shared/reference/perf-anchors.md): createResourceDriver's one slice per node
- * with devices instance-0..N-1 (model, family, driverVersion, numa, 1Gi memory),
- * DeviceClass test-class, pods with one claim from a template. The whole scheduling
- * cycle runs as kube-scheduler runs it, on the engine's planning overlay: for each
- * pod, filter every node (the DynamicResources decision), score (binpack), pick the
- * best (ties by node order), commit the allocation. "fill" workloads keep every pod
- * (initPods pre-allocated, then the measured pods fill the cluster); "steady" ones
- * (SteadyStateClusterResourceClaimTemplate) keep the cluster at its pre-filled state:
- * each measured pod is decided and not kept.
+ * (../shared/reference/perf-anchors.md, test/integration/scheduler_perf/dra/):
+ * createResourceDriver's one slice per node with devices instance-0..N-1 (model,
+ * family, driverVersion, numa, 1Gi memory) and DeviceClass test-class, or the
+ * partitionable, consumable-capacity and backtracking templates (matrix_objects.h,
+ * alloc_objects.h), or our own MIG scale point; pods with one claim from a
+ * template. The whole scheduling cycle runs as kube-scheduler runs it, on the
+ * engine's planning overlay: for each pod, filter every node (the DynamicResources
+ * decision), score (binpack), pick the best (ties by node order), commit the
+ * allocation. "fill" workloads keep every pod (initPods pre-allocated, then the
+ * measured pods fill the cluster); "steady" ones (SteadyStateCluster...) keep the
+ * cluster at its pre-filled state: each measured pod is decided and not kept.
  * Figures, the median over --reps repetitions (default 3) after one warm-up:
- *   podsPerSecond        measured pods / time of their whole cycles
+ *   podsPerSecond        measured pods / time of their whole cycles (podsPerCpuSecond:
+ *                        / the process's CPU time over them, every thread: on a shared
+ *                        machine what the cycles cost, not the waits for a core)
  *   filterLatencyNs      per pod: time to filter every node (p50, p90, p99, max)
  *   allocationsPerSecond allocator decisions (node fits) / time spent in them
- *   snapshotBuildMs      objects to a published snapshot
- *   peakRssBytes         the process's peak RSS after the workload
+ *   snapshotBuildMs      objects to a published snapshot (dra_store_apply; the MIG
+ *                        cluster comes in batches of 100 nodes, as a paged LIST);
+ *                        snapshotBuildCpuMs the same in CPU time (a shared machine)
+ *   peakRssBytes         the process's peak RSS during the workload (VmHWM, reset
+ *                        before each run through /proc/self/clear_refs), the max over
+ *                        the runs; snapshotPeakRssBytes the same once the snapshot is
+ *                        built (before any pod: node views are built lazily)
  * with, per figure, the spread of the repetitions ((max − min) / median), which
- * `compare` weighs a change against. --threads N filters the nodes of one pod on N
- * threads. The overlay's fit memo (an answer reused while nothing that could change
- * it was committed) is on, as `plan` runs; --no-memo decides every node every time,
- * which is what the allocator costs. */
+ * `compare` weighs a change against; and firstAllocation, what the first pod gets
+ * on the first node (checked where the upstream shape fixes it, else MISMATCH).
+ *
+ * Threads (--threads N, or a range 1..max for the scaling report): the nodes of one
+ * pod are filtered by N threads from a pool made once per run, thread t deciding the
+ * nodes n with n mod N = t, each on its own planning overlay (the overlay and its fit
+ * memo are single-threaded). That is exact when a commit can only change its own
+ * node's answers — node-local pools — and in steady workloads (nothing committed);
+ * a fill workload over shared pools runs on one thread. The overlay's fit memo (an
+ * answer reused while nothing that could change it was committed) is on, as `plan`
+ * runs; --no-memo decides every node every time, which is what the allocator costs.
+ * --scale F multiplies nodes, pools, init claims and pods (at least 1 each), for
+ * quick runs (the CTest runs the new shapes at 1 %). */
 #include "bench/bench.h"
 #include "bench/alloc_objects.h"
+#include "bench/matrix_objects.h"
 
 #include "engine/engine.h"
 
+#include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -35,46 +57,86 @@
 
 typedef enum { FILL, STEADY } mx_mode;
 
+typedef enum {
+    SHAPE_DRIVER,          /* createResourceDriver: one node-local slice, `devices` instance-i per node */
+    SHAPE_BACKTRACKING,    /* the PartitionableBacktracking pool, one node */
+    SHAPE_PARTITIONABLE,   /* `pools` shared partitionable pools visible from every node */
+    SHAPE_CONSUMABLE,      /* `devices` shareable 80Gi devices per node */
+    SHAPE_MIG,             /* `devices` MIG-partitionable GPUs per node */
+} mx_shape;
+
 typedef struct mx_workload {
     const char *name;
-    int nodes, devices;          /* per node */
-    int init_claims;             /* pre-allocated one-device claims, spread over the nodes */
+    mx_shape shape;
+    int nodes, devices;          /* devices per node (GPUs for SHAPE_MIG) */
+    int pools;                   /* SHAPE_PARTITIONABLE: shared pools (two slices each) */
+    int init_claims;             /* pre-allocated claims */
     int pods;                    /* measured pods */
     mx_mode mode;
-    int requests;                /* one-device requests per claim (2 with matchAttribute) */
-    bool selector, match;
+    int requests;                /* SHAPE_DRIVER: one-device requests per claim (2 with matchAttribute) */
+    bool selector, match;        /* SHAPE_DRIVER: CEL selector; matchAttribute numa */
+    bool taints;                 /* SHAPE_DRIVER: every device tainted NoSchedule, the request tolerates it */
+    bool first_available;        /* SHAPE_DRIVER: firstAvailable [no-devices-class, test-class] */
     const char *source;
-    bool taints;                 /* every device tainted NoSchedule, the request tolerates it */
-    bool backtracking;           /* the PartitionableBacktracking pool instead of per-node slices */
+    /* the first pod on node-00000: comma-separated parts that its allocation
+     * ("request:pool/device,...") must contain; NULL: not checked */
+    const char *expect;
 } mx_workload;
 
 static const char SELECTOR[] = "device.attributes[\"test-driver.cdi.k8s.io\"].driverVersion.major() >= 1 && "
                                "device.capacity[\"test-driver.cdi.k8s.io\"].memory.isGreaterThan(quantity(\"1Mi\"))";
 
 static const mx_workload MX[] = {
-    {"5000pods_500nodes", 500, 10, 2500, 2500, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/5000pods_500nodes: 2500 init + 2500 measured pods", false, false},
-    {"2000pods_100nodes", 100, 20, 1000, 1000, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/2000pods_100nodes", false, false},
-    {"2000pods_200nodes", 200, 10, 1000, 1000, FILL, 1, false, false,
-     "SchedulingWithResourceClaimTemplate/2000pods_200nodes", false, false},
-    {"steady_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/empty_500nodes", false, false},
-    {"steady_half_500nodes", 500, 10, 2500, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/half_500nodes", false, false},
-    {"steady_full_500nodes", 500, 10, 4990, 1000, STEADY, 1, false, false,
-     "SteadyStateClusterResourceClaimTemplate/full_500nodes: 10 free devices", false, false},
-    {"selector_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, true, false,
-     "SteadyState.../selector_empty_500nodes (PR kubernetes#140254): CEL selector on driverVersion and memory", false, false},
-    {"match_empty_500nodes", 500, 10, 0, 1000, STEADY, 2, false, true,
-     "SteadyState.../match_empty_500nodes (PR kubernetes#140254): two requests, matchAttribute numa", false, false},
-    {"taints_empty_500nodes", 500, 10, 0, 1000, STEADY, 1, false, false,
-     "steady_empty_500nodes with every device tainted (NoSchedule) and the request tolerating it "
-     "(scheduler_perf's devicetaintrule/toleration templates)", true, false},
-    {"backtracking_1node", 1, 8, 0, 200, STEADY, 1, false, false,
-     "PartitionableBacktracking: 8 devices on a 70Gi counter (device-1 20Gi), count 7 -> device-2..device-8", false, true},
-    {"gpu_5000nodes", 5000, 8, 0, 36000, FILL, 1, false, false,
-     "dralloc's own scale point: 5,000 nodes x 8 GPUs filled to 90 % (36,000 one-GPU pods)", false, false},
+    {.name = "5000pods_500nodes", .nodes = 500, .devices = 10, .init_claims = 2500, .pods = 2500, .mode = FILL,
+     .requests = 1, .source = "SchedulingWithResourceClaimTemplate/5000pods_500nodes: 2500 init + 2500 measured pods",
+     .expect = "req-0:node-00000/instance-5"},
+    {.name = "2000pods_100nodes", .nodes = 100, .devices = 20, .init_claims = 1000, .pods = 1000, .mode = FILL,
+     .requests = 1, .source = "SchedulingWithResourceClaimTemplate/2000pods_100nodes"},
+    {.name = "2000pods_200nodes", .nodes = 200, .devices = 10, .init_claims = 1000, .pods = 1000, .mode = FILL,
+     .requests = 1, .source = "SchedulingWithResourceClaimTemplate/2000pods_200nodes"},
+    {.name = "steady_empty_500nodes", .nodes = 500, .devices = 10, .pods = 1000, .mode = STEADY, .requests = 1,
+     .source = "SteadyStateClusterResourceClaimTemplate/empty_500nodes", .expect = "req-0:node-00000/instance-0"},
+    {.name = "steady_half_500nodes", .nodes = 500, .devices = 10, .init_claims = 2500, .pods = 1000, .mode = STEADY,
+     .requests = 1, .source = "SteadyStateClusterResourceClaimTemplate/half_500nodes"},
+    {.name = "steady_full_500nodes", .nodes = 500, .devices = 10, .init_claims = 4990, .pods = 1000, .mode = STEADY,
+     .requests = 1, .source = "SteadyStateClusterResourceClaimTemplate/full_500nodes: 10 free devices"},
+    {.name = "selector_empty_500nodes", .nodes = 500, .devices = 10, .pods = 1000, .mode = STEADY, .requests = 1,
+     .selector = true,
+     .source = "SteadyState.../selector_empty_500nodes (PR kubernetes#140254): CEL selector on driverVersion and memory"},
+    {.name = "match_empty_500nodes", .nodes = 500, .devices = 10, .pods = 1000, .mode = STEADY, .requests = 2,
+     .match = true,
+     .source = "SteadyState.../match_empty_500nodes (PR kubernetes#140254): two requests, matchAttribute numa"},
+    {.name = "taints_empty_500nodes", .nodes = 500, .devices = 10, .pods = 1000, .mode = STEADY, .requests = 1,
+     .taints = true,
+     .source = "steady_empty_500nodes with every device tainted (NoSchedule) and the request tolerating it "
+               "(scheduler_perf's devicetaintrule/toleration templates)"},
+    {.name = "backtracking_1node", .shape = SHAPE_BACKTRACKING, .nodes = 1, .devices = 8, .pods = 200, .mode = STEADY,
+     .requests = 1,
+     .source = "PartitionableBacktracking: 8 devices on a 70Gi counter (device-1 20Gi), count 7 -> device-2..device-8",
+     .expect = "/device-2,/device-3,/device-4,/device-5,/device-6,/device-7,/device-8"},
+    {.name = "gpu_5000nodes", .nodes = 5000, .devices = 8, .pods = 36000, .mode = FILL, .requests = 1,
+     .source = "dralloc's own scale point: 5,000 nodes x 8 GPUs filled to 90 % (36,000 one-GPU pods)"},
+    {.name = "firstavailable_empty_500nodes", .nodes = 500, .devices = 10, .pods = 1000, .mode = STEADY, .requests = 1,
+     .first_available = true,
+     .source = "SteadyStateClusterResourceClaimTemplateFirstAvailable (prioritizedlist/, upstream runs only its 1-node "
+               "fast variant): firstAvailable [sub-0 of no-devices-class, sub-1 of test-class], at empty_500nodes' size",
+     .expect = "req-0/sub-1:node-00000/instance-0"},
+    {.name = "partitionable_2000pods_100nodes", .shape = SHAPE_PARTITIONABLE, .nodes = 100, .pools = 2000,
+     .init_claims = 2000, .pods = 2000, .mode = STEADY, .requests = 1,
+     .source = "SteadyStateClusterResourceClaimTemplatePartitionable/2000pods_100nodes: 2,000 shared pools (4 counters, "
+               "6 devices) seen from every node, device-2-counters-1 of each pre-allocated; two devices with "
+               "matchAttribute dra.example.com/slice (one backtrack)",
+     .expect = "/device-1-counter-3,/device-1-counter-4"},
+    {.name = "consumable_empty_100nodes", .shape = SHAPE_CONSUMABLE, .nodes = 100, .devices = 4, .pods = 1000,
+     .mode = STEADY, .requests = 2,
+     .source = "SteadyStateClusterResourceClaimTemplateConsumableCapacity/empty_100nodes (PR kubernetes#139511): "
+               "4 allowMultipleAllocations devices of 80Gi per node, two requests of 40Gi",
+     .expect = "req-0:node-00000/shareable-device-0,req-1:node-00000/shareable-device-0"},
+    {.name = "mig_5000nodes", .shape = SHAPE_MIG, .nodes = 5000, .devices = 8, .pods = 5000, .mode = FILL,
+     .requests = 1,
+     .source = "dralloc's own scale point: 5,000 nodes x 8 A100-40GB GPUs, each a counter set with its whole-GPU "
+               "and 18 MIG devices (152 devices per node, 760,000 in 20,000 slices); 5,000 pods of one 1g.5gb",
+     .expect = "req-0:node-00000/gpu-0-mig-1g5gb-0"},
 };
 enum { NMX = sizeof MX / sizeof MX[0] };
 
@@ -87,38 +149,58 @@ int bench_matrix_find(const char *name) {
     return -1;
 }
 
+/* Commits on one node can change other nodes' answers. */
+static bool shared_pools(const mx_workload *w) { return w->shape == SHAPE_BACKTRACKING || w->shape == SHAPE_PARTITIONABLE; }
+
+static int devices_per_node(const mx_workload *w) {
+    return w->shape == SHAPE_MIG ? w->devices * BENCH_MX_MIG_PER_GPU : w->shape == SHAPE_PARTITIONABLE ? 0 : w->devices;
+}
+
 void bench_matrix_list(FILE *f) {
     for (int i = 0; i < NMX; i++) {
         const mx_workload *w = &MX[i];
-        fprintf(f, "  %-24s %d nodes x %d devices, %d pre-allocated claims, %d %s pods, %d request(s)%s%s\n", w->name,
-                w->nodes, w->devices, w->init_claims, w->pods, w->mode == FILL ? "kept" : "steady-state", w->requests,
-                w->selector ? ", CEL selector" : "", w->match ? ", matchAttribute" : "");
-        fprintf(f, "  %-24s from %s\n", "", w->source);
+        char what[96];
+        if (w->shape == SHAPE_PARTITIONABLE)
+            snprintf(what, sizeof what, "%d nodes x %d shared pools (6 devices each)", w->nodes, w->pools);
+        else if (w->shape == SHAPE_MIG)
+            snprintf(what, sizeof what, "%d nodes x %d GPUs (%d devices)", w->nodes, w->devices, devices_per_node(w));
+        else
+            snprintf(what, sizeof what, "%d nodes x %d devices", w->nodes, w->devices);
+        fprintf(f, "  %-31s %s, %d pre-allocated claims, %d %s pods, %d request(s)%s%s%s%s\n", w->name, what,
+                w->init_claims, w->pods, w->mode == FILL ? "kept" : "steady-state", w->requests,
+                w->selector ? ", CEL selector" : "", w->match ? ", matchAttribute" : "",
+                w->first_available ? ", firstAvailable" : "", w->shape == SHAPE_CONSUMABLE ? ", consumable capacity" : "");
+        fprintf(f, "  %-31s from %s\n", "", w->source);
     }
+}
+
+/* The workload at scale f: nodes, pools, init claims and pods times f (at least 1;
+ * init claims keep their share of the devices). */
+static mx_workload scaled(const mx_workload *w, double f) {
+    mx_workload s = *w;
+    if (f == 1.0) return s;
+    int nodes = (int)lround(w->nodes * f), pools = (int)lround(w->pools * f), pods = (int)lround(w->pods * f);
+    s.nodes = nodes < 1 ? 1 : nodes;
+    s.pools = w->pools ? (pools < 1 ? 1 : pools) : 0;
+    s.pods = pods < 1 ? 1 : pods;
+    if (w->shape == SHAPE_PARTITIONABLE) s.init_claims = (int)lround((double)w->init_claims * s.pools / w->pools);
+    else if (w->init_claims) s.init_claims = (int)lround((double)w->init_claims * s.nodes / w->nodes);
+    return s;
 }
 
 /* ---- the cluster ---------------------------------------------------------------------------- */
 
-static json_t *cluster(const mx_workload *w) {
-    json_t *a = json_array();
+static void node_name(int n, char *buf, size_t size) { snprintf(buf, size, "node-%05d", n); }
+
+static json_t *driver_cluster(const mx_workload *w, json_t *a) {
     json_array_append_new(a, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
-    if (w->backtracking) {
-        /* one node the pool's nodeSelector picks; the pods' template asks for 7 */
-        json_array_append_new(a, bench_alloc_node("node-00000", "node-with-dra", "true"));
-        json_t *sl = bench_alloc_backtracking_slices();
-        json_array_extend(a, sl);
-        json_decref(sl);
-        json_t *t = bench_alloc_backtracking_template();
-        json_object_set_new(json_object_get(t, "metadata"), "name", json_string("tmpl"));
-        json_object_set_new(json_object_get(t, "metadata"), "namespace", json_string(BENCH_ALLOC_NS));
-        json_array_append_new(a, t);
-        return a;
-    }
+    if (w->first_available)
+        json_array_append_new(a, bench_alloc_class(BENCH_MX_NO_DEVICES_CLASS, "device.driver == \"no-such-driver.cdi.k8s.io\""));
     int64_t *numa = xcalloc((size_t)w->devices, sizeof *numa);
     for (int i = 0; i < w->devices; i++) numa[i] = w->match ? i % 2 : i;
     for (int n = 0; n < w->nodes; n++) {
         char node[32];
-        snprintf(node, sizeof node, "node-%05d", n);
+        node_name(n, node, sizeof node);
         json_array_append_new(a, bench_alloc_node(node, NULL, NULL));
         json_t *sl = bench_alloc_node_slice(node, (size_t)w->devices, numa);
         size_t di;
@@ -131,12 +213,16 @@ static json_t *cluster(const mx_workload *w) {
     }
     free(numa);
     /* init claims, spread over the nodes (scheduler_perf shuffles; round robin here) */
-    for (int c = 0; c < w->init_claims; c++) {
+    for (int c = 0; c < w->init_claims && c < w->nodes * w->devices; c++) {
         char name[32], node[32], dev[32];
         snprintf(name, sizeof name, "init-%d", c);
-        snprintf(node, sizeof node, "node-%05d", c % w->nodes);
+        node_name(c % w->nodes, node, sizeof node);
         snprintf(dev, sizeof dev, "instance-%d", c / w->nodes);
         json_array_append_new(a, bench_alloc_allocated_claim(name, node, dev));
+    }
+    if (w->first_available) {
+        json_array_append_new(a, bench_mx_first_available_template());
+        return a;
     }
     /* the pods' template: the claim's spec under spec.spec */
     bench_alloc_req reqs[2] = {{"req-0", 1, w->selector ? SELECTOR : NULL}, {"req-1", 1, NULL}};
@@ -148,38 +234,220 @@ static json_t *cluster(const mx_workload *w) {
             json_object_set_new(json_object_get(rq, "exactly"), "tolerations",
                                 json_pack("[{s:s, s:s, s:s}]", "key", "example.com/maintenance", "operator", "Exists",
                                           "effect", "NoSchedule"));
-    json_t *tmpl = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:O}}", "apiVersion", "resource.k8s.io/v1", "kind",
-                             "ResourceClaimTemplate", "metadata", "name", "tmpl", "namespace", BENCH_ALLOC_NS, "spec", "spec",
-                             json_object_get(claim, "spec"));
+    json_array_append_new(a, bench_mx_template(json_incref(json_object_get(json_object_get(claim, "spec"), "devices"))));
     json_decref(claim);
-    json_array_append_new(a, tmpl);
     return a;
+}
+
+enum { MIG_BATCH_NODES = 100 };
+
+/* Part k of the workload's objects, NULL after the last: everything at once, but the
+ * MIG cluster (3.5 KB of jansson objects per device) in batches of MIG_BATCH_NODES
+ * nodes, as a paged LIST would bring it. */
+static json_t *cluster_part(const mx_workload *w, int k) {
+    json_t *a = json_array();
+    char node[32];
+    switch (w->shape) {
+    case SHAPE_DRIVER:
+        if (k) break;
+        return driver_cluster(w, a);
+    case SHAPE_BACKTRACKING: {
+        if (k) break;
+        /* one node the pool's nodeSelector picks; the pods' template asks for 7 */
+        json_array_append_new(a, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
+        json_array_append_new(a, bench_alloc_node("node-00000", "node-with-dra", "true"));
+        json_t *sl = bench_alloc_backtracking_slices();
+        json_array_extend(a, sl);
+        json_decref(sl);
+        json_t *t = bench_alloc_backtracking_template();
+        json_object_set_new(json_object_get(t, "metadata"), "name", json_string(BENCH_MX_TEMPLATE));
+        json_object_set_new(json_object_get(t, "metadata"), "namespace", json_string(BENCH_ALLOC_NS));
+        json_array_append_new(a, t);
+        return a;
+    }
+    case SHAPE_PARTITIONABLE:
+        if (k) break;
+        json_array_append_new(a, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
+        for (int n = 0; n < w->nodes; n++) {
+            node_name(n, node, sizeof node);
+            json_array_append_new(a, bench_alloc_node(node, "node-with-dra", "true"));
+        }
+        for (int p = 0; p < w->pools; p++) {
+            json_t *sl = bench_mx_partitionable_pool(p);
+            json_array_extend(a, sl);
+            json_decref(sl);
+        }
+        /* allocResourceClaims: each init claim's selector takes the one preallocate
+         * device of a pool, so after `pools` claims every pool has lost its first */
+        for (int c = 0; c < w->init_claims && c < w->pools; c++)
+            json_array_append_new(a, bench_mx_partitionable_init_claim(c, c));
+        json_array_append_new(a, bench_mx_two_devices_template());
+        return a;
+    case SHAPE_CONSUMABLE:
+        if (k) break;
+        json_array_append_new(a, bench_mx_consumable_class());
+        for (int n = 0; n < w->nodes; n++) {
+            node_name(n, node, sizeof node);
+            json_array_append_new(a, bench_alloc_node(node, NULL, NULL));
+            json_array_append_new(a, bench_mx_consumable_slice(node, w->devices));
+        }
+        json_array_append_new(a, bench_mx_consumable_template());
+        return a;
+    case SHAPE_MIG:
+        if (k * MIG_BATCH_NODES >= w->nodes) break;
+        if (!k) {
+            json_array_append_new(a, bench_mx_mig_class());
+            json_array_append_new(a, bench_mx_mig_template("1g.5gb"));
+        }
+        for (int n = k * MIG_BATCH_NODES; n < w->nodes && n < (k + 1) * MIG_BATCH_NODES; n++) {
+            node_name(n, node, sizeof node);
+            json_array_append_new(a, bench_alloc_node(node, NULL, NULL));
+            json_t *sl = bench_mx_mig_node_slices(node, n, w->devices);
+            json_array_extend(a, sl);
+            json_decref(sl);
+        }
+        return a;
+    }
+    json_decref(a);
+    return NULL;
+}
+
+/* ---- filtering on a pool of threads ------------------------------------------------------------ */
+
+/* One lane per thread: its overlay (it owns the nodes n with n mod lanes = lane) and
+ * allocator context. Lane 0 is the calling thread. */
+typedef struct mx_lane {
+    dra_overlay *ov;
+    dra_alloc_ctx *x;
+} mx_lane;
+
+enum { MX_MAX_THREADS = 64, MX_SPIN = 200 };
+
+typedef struct mx_pool {
+    unsigned n;
+    mx_lane lanes[MX_MAX_THREADS];
+    pthread_t th[MX_MAX_THREADS];
+    /* the current job: filter every node for pr into fits */
+    const dra_pod_request *pr;
+    int nodes;
+    char (*names)[32];
+    dra_fit *fits;
+    /* gen counts jobs; a worker runs job gen when it differs from the last it ran;
+     * pending counts workers still on the current job. Workers spin a little, then
+     * sleep on go; the last one done wakes the caller on done. */
+    _Atomic uint64_t gen;
+    _Atomic unsigned pending;
+    bool quit;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+} mx_pool;
+
+typedef struct mx_worker {
+    mx_pool *p;
+    unsigned lane;
+} mx_worker;
+
+static void filter_lane(mx_pool *p, unsigned t) {
+    for (int n = (int)t; n < p->nodes; n += (int)p->n)
+        dra_pod_fit_overlay(p->pr, p->lanes[t].ov, p->lanes[t].x, p->names[n], DRA_SCORE_BINPACK, 0, false, &p->fits[n]);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void *worker_main(void *arg) {
+    mx_worker *wk = arg;
+    mx_pool *p = wk->p;
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t g = 0;
+        for (int i = 0; i < MX_SPIN && (g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen; i++) cpu_relax();
+        if (g == seen) {
+            pthread_mutex_lock(&p->mu);
+            while ((g = atomic_load(&p->gen)) == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+            bool quit = p->quit;
+            pthread_mutex_unlock(&p->mu);
+            if (quit) break;
+        }
+        seen = g;
+        filter_lane(p, wk->lane);
+        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
+    free(wk);
+    return NULL;
+}
+
+static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int nodes, char (*names)[32], dra_fit *fits) {
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->nodes = nodes;
+    p->names = names;
+    p->fits = fits;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (unsigned t = 0; t < n; t++) {
+        p->lanes[t].ov = dra_overlay_new(s);
+        dra_overlay_memo(p->lanes[t].ov, memo);
+        p->lanes[t].x = dra_alloc_ctx_new();
+    }
+    for (unsigned t = 1; t < n; t++) {
+        mx_worker *wk = xmalloc(sizeof *wk);
+        *wk = (mx_worker){p, t};
+        pthread_create(&p->th[t], NULL, worker_main, wk);
+    }
+}
+
+/* Filters every node for pr: lane 0 here, the others on the workers. */
+static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
+    p->pr = pr;
+    if (p->n > 1) {
+        atomic_store(&p->pending, p->n - 1);
+        pthread_mutex_lock(&p->mu);
+        atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+        pthread_cond_broadcast(&p->go);
+        pthread_mutex_unlock(&p->mu);
+    }
+    filter_lane(p, 0);
+    if (p->n > 1) {
+        for (int i = 0; i < MX_SPIN && atomic_load_explicit(&p->pending, memory_order_acquire); i++) cpu_relax();
+        pthread_mutex_lock(&p->mu);
+        while (atomic_load(&p->pending)) pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static void pool_stop(mx_pool *p) {
+    pthread_mutex_lock(&p->mu);
+    p->quit = true;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned t = 1; t < p->n; t++) pthread_join(p->th[t], NULL);
+    for (unsigned t = 0; t < p->n; t++) {
+        dra_alloc_ctx_free(p->lanes[t].x);
+        dra_overlay_free(p->lanes[t].ov);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
 }
 
 /* ---- one run ---------------------------------------------------------------------------------- */
 
-typedef struct mx_fit_job {
-    const dra_pod_request *pr;
-    dra_overlay *ov;
-    dra_alloc_ctx *x;
-    int first, step, nodes;
-    dra_fit *fits;
-} mx_fit_job;
-
-static void *fit_range(void *arg) {
-    mx_fit_job *j = arg;
-    for (int n = j->first; n < j->nodes; n += j->step) {
-        char node[32];
-        snprintf(node, sizeof node, "node-%05d", n);
-        dra_pod_fit_overlay(j->pr, j->ov, j->x, node, DRA_SCORE_BINPACK, 0, false, &j->fits[n]);
-    }
-    return NULL;
-}
-
 typedef struct mx_result {
-    double pods_per_s, allocs_per_s, build_ms;
-    double p50, p90, p99, max;
+    double pods_per_s, allocs_per_s, build_ms, build_cpu_ms;
+    double pods_per_cpu_s;   /* pods / CPU time of the process over their cycles (every thread) */
+    double p50, p90, p99, max, first_ms;
     size_t placed;
+    long peak_kib, build_peak_kib;   /* VmHWM at the end, and once the snapshot was built */
+    char first_alloc[512];   /* "request:pool/device,..." of the first pod on node-00000, or why not */
 } mx_result;
 
 static int cmp_d(const void *a, const void *b) {
@@ -187,57 +455,110 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static json_t *pod_json(int p) {
+    char name[32];
+    snprintf(name, sizeof name, "pod-%d", p);
+    return json_pack("{s:{s:s, s:s}, s:{s:[{s:s}], s:[{s:s, s:s}]}}", "metadata", "name", name, "namespace", BENCH_ALLOC_NS,
+                     "spec", "containers", "name", "c", "resourceClaims", "name", "claim", "resourceClaimTemplateName",
+                     BENCH_MX_TEMPLATE);
+}
+
+/* What pod 0 gets on node-00000 of the fresh snapshot, as "request:pool/device,...". */
+static void first_allocation(dra_snapshot *s, dra_alloc_ctx *x, char *out, size_t n) {
+    err e;
+    err_clear(&e);
+    json_t *pod = pod_json(0);
+    dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
+    json_decref(pod);
+    if (!pr) {
+        snprintf(out, n, "pod request: %.400s", e.msg);
+        return;
+    }
+    dra_fit fit;
+    json_t *al = dra_pod_fit_allocation(pr, x, "node-00000", 0, &fit);
+    if (!al) snprintf(out, n, "%s: %.400s", dra_fit_status_name(fit.status), fit.reason);
+    else {
+        size_t len = 0, i, j;
+        json_t *c, *r;
+        out[0] = '\0';
+        json_array_foreach(al, i, c) json_array_foreach(
+            json_object_get(json_object_get(json_object_get(c, "allocation"), "devices"), "results"), j, r) {
+            int k = snprintf(out + len, n - len, "%s%s:%s/%s", len ? "," : "",
+                             json_string_value(json_object_get(r, "request")) ?: "?",
+                             json_string_value(json_object_get(r, "pool")) ?: "?",
+                             json_string_value(json_object_get(r, "device")) ?: "?");
+            if (k < 0 || (size_t)k >= n - len) break;
+            len += (size_t)k;
+        }
+    }
+    json_decref(al);
+    dra_pod_request_free(pr);
+}
+
+static bool first_allocation_ok(const mx_workload *w, const char *got) {
+    if (!w->expect) return true;
+    char want[512];
+    snprintf(want, sizeof want, "%s", w->expect);
+    char *save = NULL;
+    for (char *t = strtok_r(want, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!strstr(got, t)) return false;
+    return true;
+}
+
+static void reset_peak_rss(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return;
+    fputs("5", f);   /* "reset the peak resident set size" (proc(5)) */
+    fclose(f);
+}
+
 static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_result *r) {
+    memset(r, 0, sizeof *r);
+    reset_peak_rss();
     dra_features f;
     dra_features_default(&f);
-    json_t *objs = cluster(w);
-    uint64_t t0 = bench_now_ns();
     dra_store *st = dra_store_new(&f);
     err e;
     err_clear(&e);
-    if (!dra_store_apply_json(st, objs, &e)) {
-        char buf[2048];
-        fprintf(stderr, "bench %s: %s\n", w->name, err_format(&e, buf, sizeof buf));
+    uint64_t build_ns = 0, build_cpu = 0;
+    json_t *objs;
+    for (int k = 0; (objs = cluster_part(w, k)); k++) {
+        uint64_t t0 = bench_now_ns(), c0 = bench_cpu_ns();
+        bool ok = dra_store_apply_json(st, objs, &e);
+        build_ns += bench_now_ns() - t0;
+        build_cpu += bench_cpu_ns() - c0;
         json_decref(objs);
-        dra_store_free(st);
-        return false;
+        if (!ok) {
+            char buf[2048];
+            fprintf(stderr, "bench %s: %s\n", w->name, err_format(&e, buf, sizeof buf));
+            dra_store_free(st);
+            return false;
+        }
     }
-    r->build_ms = (double)(bench_now_ns() - t0) / 1e6;
-    json_decref(objs);
+    r->build_ms = (double)build_ns / 1e6;
+    r->build_cpu_ms = (double)build_cpu / 1e6;
+    r->build_peak_kib = bench_status_kib("VmHWM:");
     dra_snapshot *s = dra_store_acquire(st);
-    dra_overlay *ov = dra_overlay_new(s);
-    dra_overlay_memo(ov, memo);
     if (threads < 1) threads = 1;
-    dra_alloc_ctx **ctx = xcalloc(threads, sizeof *ctx);
-    for (unsigned t = 0; t < threads; t++) ctx[t] = dra_alloc_ctx_new();
+    if (threads > MX_MAX_THREADS) threads = MX_MAX_THREADS;
+    if (w->mode == FILL && shared_pools(w)) threads = 1;   /* a commit reaches every node */
+    char(*names)[32] = xcalloc((size_t)w->nodes, sizeof *names);
+    for (int n = 0; n < w->nodes; n++) node_name(n, names[n], sizeof names[n]);
     dra_fit *fits = xcalloc((size_t)w->nodes, sizeof *fits);
+    mx_pool *pool = xcalloc(1, sizeof *pool);
+    pool_start(pool, threads, s, memo, w->nodes, names, fits);
+    first_allocation(s, pool->lanes[0].x, r->first_alloc, sizeof r->first_alloc);
     double *lat = xcalloc((size_t)w->pods, sizeof *lat);
-    uint64_t fit_ns = 0, cycles = 0;
+    uint64_t fit_ns = 0, cycles = 0, cpu0 = bench_proc_cpu_ns();
     size_t decisions = 0, placed = 0;
     for (int p = 0; p < w->pods; p++) {
-        char name[32];
-        snprintf(name, sizeof name, "pod-%d", p);
-        json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s}], s:[{s:s, s:s}]}}", "metadata", "name", name, "namespace",
-                                BENCH_ALLOC_NS, "spec", "containers", "name", "c", "resourceClaims", "name", "claim",
-                                "resourceClaimTemplateName", "tmpl");
+        json_t *pod = pod_json(p);
         uint64_t c0 = bench_now_ns();
         dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
         json_decref(pod);
         if (!pr) continue;
         uint64_t f0 = bench_now_ns();
-        if (threads == 1) {
-            mx_fit_job j = {pr, ov, ctx[0], 0, 1, w->nodes, fits};
-            fit_range(&j);
-        } else {
-            pthread_t th[64];
-            mx_fit_job jobs[64];
-            unsigned nt = threads > 64 ? 64 : threads;
-            for (unsigned t = 0; t < nt; t++) {
-                jobs[t] = (mx_fit_job){pr, ov, ctx[t], (int)t, (int)nt, w->nodes, fits};
-                pthread_create(&th[t], NULL, fit_range, &jobs[t]);
-            }
-            for (unsigned t = 0; t < nt; t++) pthread_join(th[t], NULL);
-        }
+        pool_filter(pool, pr);
         uint64_t f1 = bench_now_ns();
         fit_ns += f1 - f0;
         decisions += (size_t)w->nodes;
@@ -247,15 +568,17 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
         for (int n = 0; n < w->nodes; n++)
             if (fits[n].status == DRA_FIT_OK && (best < 0 || fits[n].score > fits[best].score)) best = n;
         if (best >= 0 && w->mode == FILL) {
-            char node[32];
-            snprintf(node, sizeof node, "node-%05d", best);
+            const mx_lane *l = &pool->lanes[(unsigned)best % threads];
             dra_fit commit;
-            dra_pod_fit_overlay(pr, ov, ctx[0], node, DRA_SCORE_BINPACK, 0, true, &commit);
+            dra_pod_fit_overlay(pr, l->ov, l->x, names[best], DRA_SCORE_BINPACK, 0, true, &commit);
         }
         placed += best >= 0;
         dra_pod_request_free(pr);
         cycles += bench_now_ns() - c0;
     }
+    uint64_t cpu = bench_proc_cpu_ns() - cpu0;
+    r->pods_per_cpu_s = cpu ? (double)w->pods / ((double)cpu / 1e9) : 0;
+    r->first_ms = w->pods ? lat[0] / 1e6 : 0;
     qsort(lat, (size_t)w->pods, sizeof *lat, cmp_d);
     r->p50 = bench_quantile(lat, (size_t)w->pods, 0.5);
     r->p90 = bench_quantile(lat, (size_t)w->pods, 0.9);
@@ -264,16 +587,18 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
     r->pods_per_s = cycles ? (double)w->pods / ((double)cycles / 1e9) : 0;
     r->allocs_per_s = fit_ns ? (double)decisions / ((double)fit_ns / 1e9) : 0;
     r->placed = placed;
+    r->peak_kib = bench_status_kib("VmHWM:");
     free(lat);
+    pool_stop(pool);
+    free(pool);
     free(fits);
-    for (unsigned t = 0; t < threads; t++) dra_alloc_ctx_free(ctx[t]);
-    free(ctx);
-    dra_overlay_free(ov);
+    free(names);
     dra_snapshot_release(s);
     dra_store_free(st);
     return true;
 }
 
+/* ---- repetitions, thread counts, the report ------------------------------------------------------ */
 
 /* The median of the repetitions and their spread ((max − min) / median). */
 static double med(double *v, size_t n, double *spread) {
@@ -283,77 +608,183 @@ static double med(double *v, size_t n, double *spread) {
     return m;
 }
 
-static json_t *machine(unsigned threads) {
+/* One workload at one thread count: the medians over the repetitions. */
+typedef struct mx_figures {
+    unsigned threads;
+    size_t reps, placed;
+    double pods, allocs, build, build_cpu, p50, p90, p99, max, first_ms, pods_cpu;
+    double s_pods, s_allocs, s_build, s50, s99;
+    long peak_kib, build_peak_kib;
+    char first_alloc[512];
+} mx_figures;
+
+static bool run_reps(const mx_workload *w, unsigned threads, bool memo, size_t reps, mx_figures *out) {
+    mx_result warm;
+    if (!run_once(w, threads, memo, &warm)) return false;
+    enum { MAXR = 16 };
+    double pods[MAXR], allocs[MAXR], build[MAXR], build_cpu[MAXR], pods_cpu[MAXR], p50[MAXR], p90[MAXR], p99[MAXR], mx[MAXR], first[MAXR];
+    size_t R = reps > MAXR ? MAXR : reps;
+    memset(out, 0, sizeof *out);
+    out->threads = threads;
+    out->reps = R;
+    out->peak_kib = warm.peak_kib;
+    out->build_peak_kib = warm.build_peak_kib;
+    snprintf(out->first_alloc, sizeof out->first_alloc, "%s", warm.first_alloc);
+    for (size_t i = 0; i < R; i++) {
+        mx_result r;
+        if (!run_once(w, threads, memo, &r)) return false;
+        pods[i] = r.pods_per_s, allocs[i] = r.allocs_per_s, build[i] = r.build_ms, build_cpu[i] = r.build_cpu_ms;
+        pods_cpu[i] = r.pods_per_cpu_s;
+        p50[i] = r.p50, p90[i] = r.p90, p99[i] = r.p99, mx[i] = r.max, first[i] = r.first_ms;
+        out->placed = r.placed;
+        if (r.peak_kib > out->peak_kib) out->peak_kib = r.peak_kib;
+        if (r.build_peak_kib > out->build_peak_kib) out->build_peak_kib = r.build_peak_kib;
+    }
+    double s90, smax, sfirst, scpu, spcpu;
+    out->pods = med(pods, R, &out->s_pods);
+    out->allocs = med(allocs, R, &out->s_allocs);
+    out->build = med(build, R, &out->s_build);
+    out->build_cpu = med(build_cpu, R, &scpu);
+    out->pods_cpu = med(pods_cpu, R, &spcpu);
+    out->p50 = med(p50, R, &out->s50);
+    out->p90 = med(p90, R, &s90);
+    out->p99 = med(p99, R, &out->s99);
+    out->max = med(mx, R, &smax);
+    out->first_ms = med(first, R, &sfirst);
+    return true;
+}
+
+static json_t *machine(const unsigned *threads, size_t nthreads, double scale) {
     struct utsname u;
     uname(&u);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    return json_pack("{s:s, s:s, s:s, s:I, s:i}", "host", host, "kernel", u.release, "arch", u.machine, "cpus",
-                     (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "threads", (int)threads);
+    double load[3] = {0, 0, 0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = load[1] = load[2] = 0;
+        fclose(f);
+    }
+    json_t *tc = json_array();
+    for (size_t i = 0; i < nthreads; i++) json_array_append_new(tc, json_integer(threads[i]));
+    return json_pack("{s:s, s:s, s:s, s:I, s:i, s:o, s:f, s:[f, f, f]}", "host", host, "kernel", u.release, "arch",
+                     u.machine, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "threads", (int)threads[0],
+                     "threadCounts", tc, "scale", scale, "loadAverage", load[0], load[1], load[2]);
 }
 
-int bench_matrix_run(const int *which, size_t n, const bench_opts *o, unsigned threads, bool as_json, bool memo) {
+static json_t *latency_json(const mx_figures *g) {
+    return json_pack("{s:I, s:I, s:I, s:I}", "p50", (json_int_t)g->p50, "p90", (json_int_t)g->p90, "p99",
+                     (json_int_t)g->p99, "max", (json_int_t)g->max);
+}
+
+int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo) {
+    const bench_opts *o = mo->o;
     size_t reps = o->reps ? o->reps : 3;
-    json_t *out = json_pack("{s:o, s:b, s:[]}", "machine", machine(threads), "fitMemo", memo, "workloads");
-    bench_table *tb = NULL;
-    static const char *const cols[] = {"workload", "pods/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "allocs/s", "build ms",
-                                       "placed", "spread"};
-    if (!as_json) tb = bench_table_new(cols, ARRAY_SIZE(cols));
+    double scale = mo->scale > 0 ? mo->scale : 1.0;
+    unsigned one = 1;
+    const unsigned *tc = mo->nthreads ? mo->threads : &one;
+    size_t ntc = mo->nthreads ? mo->nthreads : 1;
+    json_t *out = json_pack("{s:o, s:b, s:[]}", "machine", machine(tc, ntc, scale), "fitMemo", mo->memo, "workloads");
+    bench_table *tb = NULL, *sc = NULL;
+    static const char *const cols[] = {"workload", "pods/s", "pods/cpu-s", "p50 ms", "p90 ms", "p99 ms", "max ms", "allocs/s",
+                                       "build ms", "build cpu", "RSS built", "peak RSS", "placed", "spread", "first pod on node-00000"};
+    static const char *const scols[] = {"workload", "threads", "pods/s", "speedup", "pods/cpu-s", "filter p50 ms", "p99 ms",
+                                        "allocs/s", "filter speedup", "spread"};
+    if (!mo->as_json) {
+        tb = bench_table_new(cols, ARRAY_SIZE(cols));
+        if (mo->scaling) sc = bench_table_new(scols, ARRAY_SIZE(scols));
+    }
     int rc = 0;
+    mx_figures *figs = xcalloc(ntc, sizeof *figs);
     for (size_t k = 0; k < n; k++) {
-        const mx_workload *w = &MX[which[k]];
-        mx_result warm;
-        if (!run_once(w, threads, memo, &warm)) {
+        const mx_workload w = scaled(&MX[which[k]], scale);
+        size_t done = 0;
+        for (; done < ntc; done++)
+            if (!run_reps(&w, tc[done], mo->memo, reps, &figs[done])) break;
+        if (done < ntc) {
             rc = 1;
             continue;
         }
-        double pods[16], allocs[16], build[16], p50[16], p90[16], p99[16], mx[16];
-        size_t R = reps > 16 ? 16 : reps, placed = 0;
-        for (size_t i = 0; i < R; i++) {
-            mx_result r;
-            if (!run_once(w, threads, memo, &r)) {
-                rc = 1;
-                break;
-            }
-            pods[i] = r.pods_per_s, allocs[i] = r.allocs_per_s, build[i] = r.build_ms;
-            p50[i] = r.p50, p90[i] = r.p90, p99[i] = r.p99, mx[i] = r.max;
-            placed = r.placed;
+        const mx_figures *g = &figs[0];
+        bool ok = first_allocation_ok(&w, g->first_alloc);
+        if (!ok) {
+            fprintf(stderr, "MISMATCH: %s: the first pod on node-00000 got \"%s\", expected parts \"%s\"\n", w.name,
+                    g->first_alloc, w.expect);
+            rc = 1;
         }
-        double s_pods, s_alloc, s_build, s50, s90, s99, smax;
-        double m_pods = med(pods, R, &s_pods), m_alloc = med(allocs, R, &s_alloc), m_build = med(build, R, &s_build);
-        double m50 = med(p50, R, &s50), m90 = med(p90, R, &s90), m99 = med(p99, R, &s99), mmax = med(mx, R, &smax);
-        json_array_append_new(
-            json_object_get(out, "workloads"),
-            json_pack("{s:s, s:f, s:{s:I, s:I, s:I, s:I}, s:f, s:f, s:I, s:I, s:I, s:{s:f, s:f, s:f, s:f, s:f}, s:s}",
-                      "name", w->name, "podsPerSecond", m_pods, "filterLatencyNs", "p50", (json_int_t)m50, "p90",
-                      (json_int_t)m90, "p99", (json_int_t)m99, "max", (json_int_t)mmax, "allocationsPerSecond", m_alloc,
-                      "snapshotBuildMs", m_build, "peakRssBytes", (json_int_t)bench_status_kib("VmHWM:") * 1024, "placed",
-                      (json_int_t)placed, "repetitions", (json_int_t)R, "spread", "podsPerSecond", s_pods,
-                      "allocationsPerSecond", s_alloc, "snapshotBuildMs", s_build, "filterLatencyP50", s50,
-                      "filterLatencyP99", s99, "source", w->source));
+        json_t *wj = json_pack(
+            "{s:s, s:f, s:o, s:f, s:f, s:I, s:I, s:I, s:{s:f, s:f, s:f, s:f, s:f}, s:s, s:{s:i, s:i, s:i, s:i, s:i, s:i}, "
+            "s:f, s:f, s:f, s:I, s:s, s:s, s:i}",
+            "name", w.name, "podsPerSecond", g->pods, "filterLatencyNs", latency_json(g), "allocationsPerSecond", g->allocs,
+            "snapshotBuildMs", g->build, "peakRssBytes", (json_int_t)g->peak_kib * 1024, "placed", (json_int_t)g->placed,
+            "repetitions", (json_int_t)g->reps, "spread", "podsPerSecond", g->s_pods, "allocationsPerSecond", g->s_allocs,
+            "snapshotBuildMs", g->s_build, "filterLatencyP50", g->s50, "filterLatencyP99", g->s99, "source", w.source,
+            "parameters", "nodes", w.nodes, "devicesPerNode", devices_per_node(&w), "pools", w.pools, "initClaims",
+            w.init_claims, "pods", w.pods, "requests", w.requests, "firstPodFilterMs", g->first_ms, "podsPerCpuSecond", g->pods_cpu, "snapshotBuildCpuMs", g->build_cpu, "snapshotPeakRssBytes",
+            (json_int_t)g->build_peak_kib * 1024, "firstAllocation",
+            g->first_alloc, "firstAllocationCheck", !w.expect ? "unchecked" : ok ? "ok" : "MISMATCH", "threads",
+            (int)g->threads);
+        if (mo->scaling) {
+            json_t *sj = json_array();
+            for (size_t t = 0; t < ntc; t++) {
+                const mx_figures *h = &figs[t];
+                json_array_append_new(
+                    sj, json_pack("{s:i, s:f, s:f, s:f, s:o, s:f, s:f, s:f}", "threads", (int)h->threads, "podsPerSecond",
+                                  h->pods, "podsPerCpuSecond", h->pods_cpu, "speedup", g->pods > 0 ? h->pods / g->pods : 0, "filterLatencyNs",
+                                  latency_json(h), "allocationsPerSecond", h->allocs, "filterSpeedup",
+                                  g->allocs > 0 ? h->allocs / g->allocs : 0, "spread", h->s_pods));
+                if (sc) {
+                    bench_table_addf(sc, "%s", t ? "" : w.name);
+                    bench_table_addf(sc, "%u", h->threads);
+                    bench_table_addf(sc, "%.0f", h->pods);
+                    bench_table_addf(sc, "%.2fx", g->pods > 0 ? h->pods / g->pods : 0);
+                    bench_table_addf(sc, "%.0f", h->pods_cpu);
+                    bench_table_addf(sc, "%.3f", h->p50 / 1e6);
+                    bench_table_addf(sc, "%.3f", h->p99 / 1e6);
+                    bench_table_addf(sc, "%.2fM", h->allocs / 1e6);
+                    bench_table_addf(sc, "%.2fx", g->allocs > 0 ? h->allocs / g->allocs : 0);
+                    bench_table_addf(sc, "%.0f%%", h->s_pods * 100);
+                }
+            }
+            json_object_set_new(wj, "scaling", sj);
+        }
+        json_array_append_new(json_object_get(out, "workloads"), wj);
         if (tb) {
-            bench_table_addf(tb, "%s", w->name);
-            bench_table_addf(tb, "%.0f", m_pods);
-            bench_table_addf(tb, "%.3f", m50 / 1e6);
-            bench_table_addf(tb, "%.3f", m90 / 1e6);
-            bench_table_addf(tb, "%.3f", m99 / 1e6);
-            bench_table_addf(tb, "%.3f", mmax / 1e6);
-            bench_table_addf(tb, "%.2fM", m_alloc / 1e6);
-            bench_table_addf(tb, "%.0f", m_build);
-            bench_table_addf(tb, "%zu/%d", placed, w->pods);
-            bench_table_addf(tb, "%.0f%%", s_pods * 100);
+            bench_table_addf(tb, "%s", w.name);
+            bench_table_addf(tb, "%.0f", g->pods);
+            bench_table_addf(tb, "%.0f", g->pods_cpu);
+            bench_table_addf(tb, "%.3f", g->p50 / 1e6);
+            bench_table_addf(tb, "%.3f", g->p90 / 1e6);
+            bench_table_addf(tb, "%.3f", g->p99 / 1e6);
+            bench_table_addf(tb, "%.3f", g->max / 1e6);
+            bench_table_addf(tb, "%.2fM", g->allocs / 1e6);
+            bench_table_addf(tb, "%.0f", g->build);
+            bench_table_addf(tb, "%.0f", g->build_cpu);
+            bench_table_addf(tb, "%.0f MiB", (double)g->build_peak_kib / 1024);
+            bench_table_addf(tb, "%.0f MiB", (double)g->peak_kib / 1024);
+            bench_table_addf(tb, "%zu/%d", g->placed, w.pods);
+            bench_table_addf(tb, "%.0f%%", g->s_pods * 100);
+            bench_table_addf(tb, "%.60s%s%s", g->first_alloc, strlen(g->first_alloc) > 60 ? "..." : "",
+                             !w.expect ? "" : ok ? " (ok)" : " (MISMATCH)");
         }
     }
-    if (as_json) {
+    free(figs);
+    if (mo->as_json) {
         char *s = json_dumps(out, JSON_INDENT(1));
         fprintf(o->out, "%s\n", s);
         free(s);
     } else {
         fprintf(o->out, "scheduling cycles (filter every node, binpack score, commit), median of %zu after a warm-up; "
-                        "threads %u; fit memo %s; spread = (max - min) / median of pods/s\n",
-                reps, threads, memo ? "on (--no-memo: every node decided)" : "off");
+                        "threads %u; fit memo %s; scale %g; spread = (max - min) / median of pods/s\n",
+                reps, tc[0], mo->memo ? "on (--no-memo: every node decided)" : "off", scale);
         bench_table_print(tb, o->out);
         bench_table_free(tb);
+        if (sc) {
+            fprintf(o->out, "\nscaling (speedup: pods/s over %u thread(s); filter speedup: node decisions/s over the same)\n",
+                    tc[0]);
+            bench_table_print(sc, o->out);
+            bench_table_free(sc);
+        }
         if (o->json) json_dump_file(out, o->json, JSON_INDENT(1));
     }
     json_decref(out);

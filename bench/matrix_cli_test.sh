@@ -1,23 +1,56 @@
 #!/usr/bin/env bash
 # matrix_cli_test.sh — the bench contract end to end: --list names the scheduler_perf
 # workloads, a workload's -o json is one document with the documented keys, and
-# `compare` reads two of them (a run against itself: every ratio 1.000).
+# `compare` reads two of them (a run against itself: every ratio 1.000); the
+# firstAvailable, partitionable, consumable-capacity and MIG shapes run (at 1 % and
+# 0.2 %, --scale, to stay quick under ASan) and give the first pod what upstream's
+# shape fixes (else the run exits 1 with MISMATCH); the scaling report is in the JSON.
 #   matrix_cli_test.sh DRALLOC
 set -euo pipefail
 d=$1
 out=$(mktemp -d /tmp/dralloc-matrix.XXXXXX)
 trap 'rm -rf "$out"' EXIT
+fail() { echo "matrix_cli_test: $*"; exit 1; }
+
 "$d" bench --list > "$out/list"
-for w in 5000pods_500nodes steady_half_500nodes selector_empty_500nodes match_empty_500nodes gpu_5000nodes; do
-  grep -q "^  $w " "$out/list" || { echo "matrix_cli_test: --list lacks $w"; exit 1; }
+for w in 5000pods_500nodes steady_half_500nodes selector_empty_500nodes match_empty_500nodes gpu_5000nodes \
+         firstavailable_empty_500nodes partitionable_2000pods_100nodes consumable_empty_100nodes mig_5000nodes; do
+  grep -q "^  $w " "$out/list" || fail "--list lacks $w"
 done
+grep -q "from SteadyStateClusterResourceClaimTemplatePartitionable" "$out/list" || fail "--list lacks the upstream sources"
+
 "$d" bench 2000pods_200nodes --reps 1 -o json > "$out/a.json"
 for key in '"machine"' '"workloads"' '"podsPerSecond"' '"filterLatencyNs"' '"p50"' '"p90"' '"p99"' '"max"' \
            '"allocationsPerSecond"' '"snapshotBuildMs"' '"peakRssBytes"'; do
-  grep -q "$key" "$out/a.json" || { echo "matrix_cli_test: -o json lacks $key"; cat "$out/a.json"; exit 1; }
+  grep -q "$key" "$out/a.json" || { cat "$out/a.json"; fail "-o json lacks $key"; }
 done
-grep -q '"placed": 1000' "$out/a.json" || { echo "matrix_cli_test: 2000pods_200nodes did not place its 1000 pods"; exit 1; }
+grep -q '"placed": 1000' "$out/a.json" || fail "2000pods_200nodes did not place its 1000 pods"
 "$d" bench compare "$out/a.json" "$out/a.json" > "$out/cmp"
-grep -q "2000pods_200nodes.*pods/s.*1.000" "$out/cmp" || { echo "matrix_cli_test: compare"; cat "$out/cmp"; exit 1; }
-if "$d" bench compare "$out/a.json" 2>/dev/null; then echo "matrix_cli_test: compare with one file must fail"; exit 1; fi
+grep -q "2000pods_200nodes.*pods/s.*1.000" "$out/cmp" || { cat "$out/cmp"; fail "compare"; }
+if "$d" bench compare "$out/a.json" 2>/dev/null; then fail "compare with one file must fail"; fi
+
+# the new shapes, scaled down; exit 1 (MISMATCH) if a first allocation is not upstream's
+"$d" bench firstavailable_empty_500nodes partitionable_2000pods_100nodes consumable_empty_100nodes \
+    --scale 0.01 --reps 1 -o json > "$out/new.json" || { cat "$out/new.json"; fail "new workloads"; }
+"$d" bench mig_5000nodes --scale 0.002 --reps 1 -o json > "$out/mig.json" || { cat "$out/mig.json"; fail "mig_5000nodes"; }
+for w in firstavailable_empty_500nodes partitionable_2000pods_100nodes consumable_empty_100nodes; do
+  grep -q "\"name\": \"$w\"" "$out/new.json" || fail "-o json lacks $w"
+done
+[[ $(grep -c '"firstAllocationCheck": "ok"' "$out/new.json") -eq 3 ]] || { cat "$out/new.json"; fail "first allocations"; }
+grep -q '"firstAllocation": "req-0/sub-1:node-00000/instance-0"' "$out/new.json" || fail "firstAvailable did not fall back to sub-1"
+grep -q '"firstAllocation": "req-0:node-00000/gpu-0-mig-1g5gb-0"' "$out/mig.json" || { cat "$out/mig.json"; fail "MIG first allocation"; }
+grep -q '"placed": 10,' "$out/mig.json" || fail "mig_5000nodes at 0.2 % did not place its 10 pods"
+"$d" bench compare "$out/new.json" "$out/new.json" > "$out/cmp2"
+for w in firstavailable_empty_500nodes partitionable_2000pods_100nodes consumable_empty_100nodes; do
+  grep -q "$w.*pods/s.*1.000" "$out/cmp2" || { cat "$out/cmp2"; fail "compare $w"; }
+done
+
+# the scaling report: one entry per thread count, the contract keys still there
+"$d" bench steady_empty_500nodes --threads 1..2 --scale 0.02 --reps 1 -o json > "$out/s.json"
+grep -q '"scaling"' "$out/s.json" || { cat "$out/s.json"; fail "no scaling in -o json"; }
+[[ $(grep -c '"speedup"' "$out/s.json") -eq 2 ]] || { cat "$out/s.json"; fail "scaling lacks thread counts"; }
+grep -q '"podsPerSecond"' "$out/s.json" || fail "scaling json lacks podsPerSecond"
+"$d" bench compare "$out/s.json" "$out/s.json" | grep -q "steady_empty_500nodes.*pods/s.*1.000" || fail "compare scaling json"
+"$d" bench scaling backtracking_1node --scale 0.05 --reps 1 -o json | grep -q '"scaling"' || fail "bench scaling"
+if "$d" bench steady_empty_500nodes --threads 0 2>/dev/null; then fail "--threads 0 must fail"; fi
 echo "matrix_cli_test: ok"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct workload {
     const char *name;
@@ -29,7 +30,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n"
             "       dralloc bench --list\n"
-            "       dralloc bench MATRIX_WORKLOAD... [--threads N] [--reps R] [--no-memo] [-o json]   (scheduler_perf shapes)\n"
+            "       dralloc bench MATRIX_WORKLOAD... [--threads N|A..B|1..max] [--reps R] [--scale F] [--no-memo] [-o json]\n"
+            "       dralloc bench scaling MATRIX_WORKLOAD...   (pods/s from 1 thread to the CPUs online, speedup)\n"
             "       dralloc bench compare OLD.json NEW.json\n\n"
             "workloads (all of them when none is named):\n");
     for (size_t i = 0; i < ARRAY_SIZE(workloads); i++) fprintf(f, "  %-8s %s\n", workloads[i].name, workloads[i].summary);
@@ -57,8 +59,39 @@ static bool parse_count(const char *opt, const char *s, size_t min, size_t *out)
     return true;
 }
 
-/* The scheduler_perf matrix: `--list`, `compare OLD NEW`, or matrix workload names
- * (with --threads N, --reps R, -o json). Returns -1 when argv is not for it. */
+/* --threads: N, A..B, A..max or max (max: the CPUs online); a range is a scaling
+ * report from A to B. */
+static bool parse_threads(const char *v, bench_matrix_opts *mo) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) cpus = 1;
+    if (cpus > 64) cpus = 64;
+    unsigned long lo, hi;
+    char *end;
+    const char *dots = strstr(v, "..");
+    if (!strcmp(v, "max")) lo = hi = (unsigned long)cpus;
+    else {
+        errno = 0;
+        lo = strtoul(v, &end, 10);
+        if (end == v || errno || (dots ? end != dots : *end)) return false;
+        hi = lo;
+        if (dots) {
+            if (!strcmp(dots + 2, "max")) hi = (unsigned long)cpus;
+            else {
+                hi = strtoul(dots + 2, &end, 10);
+                if (end == dots + 2 || *end) return false;
+            }
+        }
+    }
+    if (lo < 1 || hi > 64 || hi < lo) return false;
+    mo->scaling = dots != NULL;
+    mo->nthreads = 0;
+    for (unsigned long t = lo; t <= hi; t++) mo->threads[mo->nthreads++] = (unsigned)t;
+    return true;
+}
+
+/* The scheduler_perf matrix: `--list`, `compare OLD NEW`, `scaling WORKLOAD...`, or
+ * matrix workload names (with --threads, --reps, --scale, --no-memo, -o json).
+ * Returns -1 when argv is not for it. */
 static int matrix_cli(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "compare")) {
         if (argc != 4) {
@@ -69,50 +102,72 @@ static int matrix_cli(int argc, char **argv) {
     }
     if (argc > 1 && !strcmp(argv[1], "--list")) {
         printf("micro workloads (dralloc bench NAME):\n");
-        for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-24s %s\n", workloads[k].name, workloads[k].summary);
-        printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N] [--reps R] [-o json]):\n");
+        for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-31s %s\n", workloads[k].name, workloads[k].summary);
+        printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N|A..B|1..max] [--reps R] [--scale F] "
+               "[--no-memo] [-o json];\n  dralloc bench scaling NAME... = --threads 1..max):\n");
         bench_matrix_list(stdout);
         return 0;
     }
     int *which = xcalloc((size_t)argc + 1, sizeof *which);
     size_t n = 0;
     bench_opts o = {.out = stdout};
-    unsigned long threads = 1;
-    bool as_json = false, memo = true;
-    for (int i = 1; i < argc; i++) {
+    bench_matrix_opts mo = {.o = &o, .memo = true, .scale = 1.0};
+    int rc = -1;
+    int i = 1;
+    if (argc > 1 && !strcmp(argv[1], "scaling")) {
+        parse_threads("1..max", &mo);
+        i = 2;
+    }
+    for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int w = bench_matrix_find(a);
         if (w >= 0) {
             which[n++] = w;
         } else if (!strcmp(a, "--no-memo")) {
-            memo = false;
+            mo.memo = false;
         } else if (!strcmp(a, "--threads") && v) {
+            if (!parse_threads(v, &mo)) {
+                fprintf(stderr, "dralloc bench: --threads needs N, A..B or A..max with 1 <= A <= B <= 64\n");
+                rc = 2;
+                goto out;
+            }
+            i++;
+        } else if (!strcmp(a, "--scale") && v) {
             char *end;
-            threads = strtoul(v, &end, 10);
-            if (!*v || *end || threads < 1 || threads > 64) {
-                fprintf(stderr, "dralloc bench: --threads needs 1..64\n");
-                free(which);
-                return 2;
+            errno = 0;
+            mo.scale = strtod(v, &end);
+            if (!*v || *end || errno || !(mo.scale > 0 && mo.scale <= 100)) {
+                fprintf(stderr, "dralloc bench: --scale needs a number in (0, 100]\n");
+                rc = 2;
+                goto out;
             }
             i++;
         } else if (!strcmp(a, "--reps") && v) {
             if (!parse_count(a, v, 1, &o.reps)) {
-                free(which);
-                return 2;
+                rc = 2;
+                goto out;
             }
             i++;
         } else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "text"))) {
-            as_json = !strcmp(v, "json");
+            mo.as_json = !strcmp(v, "json");
             i++;
         } else if (!strcmp(a, "--json") && v) {
             o.json = v;
             i++;
+        } else if (argc > 1 && !strcmp(argv[1], "scaling")) {
+            fprintf(stderr, "dralloc bench scaling: '%s' is not a matrix workload or option (dralloc bench --list)\n", a);
+            rc = 2;
+            goto out;
         } else {
-            free(which);
-            return -1;
+            goto out;
         }
     }
-    int rc = n ? bench_matrix_run(which, n, &o, (unsigned)threads, as_json, memo) : -1;
+    if (n) rc = bench_matrix_run(which, n, &mo);
+    else if (argc > 1 && !strcmp(argv[1], "scaling")) {
+        fprintf(stderr, "usage: dralloc bench scaling WORKLOAD... [--reps R] [--scale F] [--no-memo] [-o json]\n");
+        rc = 2;
+    }
+out:
     free(which);
     return rc;
 }

@@ -108,44 +108,46 @@ static const quantity *requested_for(const dra_request_spec *spec, const dra_dev
 }
 
 static quantity consumed_for(const quantity *req, const dra_capacity *cap) {
-    if (!req) return cap->has_policy && cap->has_default ? cap->dflt : cap->value;
-    if (!cap->has_policy) return *req;
-    if (cap->has_range && cap->has_min) {
-        if (quantity_cmp(req, &cap->rmin) < 0) return cap->rmin;
-        if (!cap->has_step) return *req;
+    const dra_cap_policy *pol = cap->policy;
+    if (!req) return pol && pol->has_default ? pol->dflt : cap->value;
+    if (!pol) return *req;
+    if (pol->has_range && pol->has_min) {
+        if (quantity_cmp(req, &pol->rmin) < 0) return pol->rmin;
+        if (!pol->has_step) return *req;
         quantity added, out, mul;
         int64_t n;
-        if (!quantity_sub(req, &cap->rmin, &added) || !quantity_div_ceil(&added, &cap->step, &n) ||
-            !quantity_mul_int(&cap->step, n, &mul) || !quantity_add(&cap->rmin, &mul, &out))
+        if (!quantity_sub(req, &pol->rmin, &added) || !quantity_div_ceil(&added, &pol->step, &n) ||
+            !quantity_mul_int(&pol->step, n, &mul) || !quantity_add(&pol->rmin, &mul, &out))
             return *req;
-        out.format = cap->step.format;
+        out.format = pol->step.format;
         return out;
     }
-    if (cap->nvalid) {
-        for (uint32_t i = 0; i < cap->nvalid; i++)
-            if (quantity_cmp(req, &cap->valid_values[i]) <= 0) return cap->valid_values[i];
+    if (pol->nvalid) {
+        for (uint32_t i = 0; i < pol->nvalid; i++)
+            if (quantity_cmp(req, &pol->valid_values[i]) <= 0) return pol->valid_values[i];
         return *req;
     }
     return *req;
 }
 
 static bool violates_policy(const quantity *v, const dra_capacity *cap) {
-    if (!cap->has_policy) return false;
-    if (cap->has_default && quantity_cmp(v, &cap->dflt) == 0) return false;
-    if (cap->has_range) {
-        if (cap->has_max && quantity_cmp(v, &cap->rmax) > 0) return true;
-        if (cap->has_step) {
+    const dra_cap_policy *pol = cap->policy;
+    if (!pol) return false;
+    if (pol->has_default && quantity_cmp(v, &pol->dflt) == 0) return false;
+    if (pol->has_range) {
+        if (pol->has_max && quantity_cmp(v, &pol->rmax) > 0) return true;
+        if (pol->has_step) {
             quantity d;
             quantity zero = quantity_from_int(0, QTY_DECIMAL_SI);
-            const quantity *min = cap->has_min ? &cap->rmin : &zero;
-            if (!quantity_sub(v, min, &d) || quantity_is_zero(&cap->step)) return true;
-            if (!quantity_is_multiple(&d, &cap->step)) return true;
+            const quantity *min = pol->has_min ? &pol->rmin : &zero;
+            if (!quantity_sub(v, min, &d) || quantity_is_zero(&pol->step)) return true;
+            if (!quantity_is_multiple(&d, &pol->step)) return true;
         }
         return false;
     }
-    if (cap->nvalid) {
-        for (uint32_t i = 0; i < cap->nvalid; i++)
-            if (quantity_cmp(v, &cap->valid_values[i]) == 0) return false;
+    if (pol->nvalid) {
+        for (uint32_t i = 0; i < pol->nvalid; i++)
+            if (quantity_cmp(v, &pol->valid_values[i]) == 0) return false;
         return true;
     }
     return false;

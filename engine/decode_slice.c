@@ -25,8 +25,9 @@ static bool decode_counters(dctx *c, const json_t *obj, const char *key, dra_cou
     json_object_foreach((json_t *)m, k, v) {
         size_t m2 = dra_dpush_mapkey(c, k);
         dra_counter *ct = &(*out)[(*n)++];
-        ct->name = dra_dstrdup(c, k);
+        /* names repeat on every device: the interned text, not a copy each */
         ct->name_id = intern_cstr(c->d->names, k);
+        ct->name = intern_str(c->d->names, ct->name_id);
         if (!json_is_object(v)) return dra_dfail(c, "expected object");
         size_t m3 = dra_dpush_key(c, "value");
         if (!dra_dqty(c, json_object_get(v, "value"), &ct->value)) return false;
@@ -79,7 +80,8 @@ typedef struct view_shared {
     unsigned nver, nqty;   /* next slot, round robin */
 } view_shared;
 
-/* A cel_str for s (arena text), shared with an earlier equal string when remembered. */
+/* A cel_str for s, shared with an earlier equal string when remembered, else a copy
+ * of s in the arena. */
 static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
     size_t len = strlen(s);
     for (unsigned i = 0; i < VIEW_SHARED; i++) {
@@ -87,7 +89,7 @@ static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
         if (o && o->len == len && !memcmp(o->s, s, len)) return o;
     }
     cel_str *n = ARENA_NEW(ar, cel_str);
-    *n = (cel_str){s, (uint32_t)len};
+    *n = (cel_str){arena_strndup(ar, s, len), (uint32_t)len};
     vs->str[vs->nstr++ % VIEW_SHARED] = n;
     return n;
 }
@@ -136,8 +138,10 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
         a->kind = CEL_ATTR_BOOL, a->u.b = b == 1, kinds++;
     }
     if ((x = json_object_get(v, "string")) && !json_is_null(x)) {
-        const char *s;
-        if (!dra_dget_str(c, v, "string", &s)) return false;
+        /* a string is copied only when not shared; other JSON (an unquoted YAML
+         * number) as dra_dget_str reads it, or its error */
+        const char *s = json_string_value(x);
+        if (!s && !dra_dget_str(c, v, "string", &s)) return false;
         a->kind = CEL_ATTR_STRING, a->u.s = shared_string(ar, vs, s), kinds++;
     }
     if ((x = json_object_get(v, "version")) && !json_is_null(x)) {
@@ -226,37 +230,38 @@ static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
     const json_t *pol;
     if (!dra_dget_obj(c, v, "requestPolicy", &pol)) return false;
     if (!pol) return true;
-    cap->has_policy = true;
+    dra_cap_policy *pp = ARENA_NEW(c->d->a, dra_cap_policy);
+    cap->policy = pp;
     m = dra_dpush_key(c, "requestPolicy");
     const json_t *x = json_object_get(pol, "default");
     if (x && !json_is_null(x)) {
         size_t m2 = dra_dpush_key(c, "default");
-        if (!dra_dqty(c, x, &cap->dflt)) return false;
-        cap->has_default = true;
+        if (!dra_dqty(c, x, &pp->dflt)) return false;
+        pp->has_default = true;
         dpop(c, m2);
     }
     const json_t *vals;
     if (!dra_dget_arr(c, pol, "validValues", &vals)) return false;
     if (vals) {
         size_t n = json_array_size(vals);
-        cap->valid_values = ARENA_NEWN(c->d->a, quantity, n ? n : 1);
+        pp->valid_values = ARENA_NEWN(c->d->a, quantity, n ? n : 1);
         size_t m2 = dra_dpush_key(c, "validValues");
         for (size_t i = 0; i < n; i++) {
             size_t m3 = dra_dpush_idx(c, i);
-            if (!dra_dqty(c, json_array_get(vals, i), &cap->valid_values[i])) return false;
+            if (!dra_dqty(c, json_array_get(vals, i), &pp->valid_values[i])) return false;
             dpop(c, m3);
         }
-        cap->nvalid = (uint32_t)n;
+        pp->nvalid = (uint32_t)n;
         dpop(c, m2);
     }
     const json_t *rng;
     if (!dra_dget_obj(c, pol, "validRange", &rng)) return false;
     if (rng) {
-        cap->has_range = true;
+        pp->has_range = true;
         size_t m2 = dra_dpush_key(c, "validRange");
         static const char *const keys[] = {"min", "max", "step"};
-        quantity *dst[] = {&cap->rmin, &cap->rmax, &cap->step};
-        bool *has[] = {&cap->has_min, &cap->has_max, &cap->has_step};
+        quantity *dst[] = {&pp->rmin, &pp->rmax, &pp->step};
+        bool *has[] = {&pp->has_min, &pp->has_max, &pp->has_step};
         for (int i = 0; i < 3; i++) {
             const json_t *q = json_object_get(rng, keys[i]);
             if (!q || json_is_null(q)) continue;
@@ -295,6 +300,12 @@ static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t 
     return true;
 }
 
+/* An attribute or capacity key as written: without a domain it is its interned name
+ * (id), shared by every device that has it, else a copy. */
+static const char *unqualified_key(dctx *c, const char *k, uint32_t id) {
+    return strchr(k, '/') ? dra_dstrdup(c, k) : intern_str(c->d->names, id);
+}
+
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra_dfail(c, "expected object");
@@ -321,7 +332,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         json_object_foreach((json_t *)attrs, k, av) {
             size_t m2 = dra_dpush_mapkey(c, k);
             dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &ca[i].name);
-            d->attr_text[i].key = dra_dstrdup(c, k);
+            d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
             if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);
             i++;
@@ -344,7 +355,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         json_object_foreach((json_t *)caps, k, cv) {
             size_t m2 = dra_dpush_mapkey(c, k);
             dra_split_qualified(c->d->names, k, s->driver_id, &cc[i].domain, &cc[i].name);
-            d->caps[i].key = dra_dstrdup(c, k);
+            d->caps[i].key = unqualified_key(c, k, cc[i].name);
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
             cc[i].value = shared_quantity(vs, &d->caps[i].value);
             dpop(c, m2);

@@ -65,7 +65,7 @@ typedef struct entry {
     uint64_t hash;
     uint64_t seq;            /* arrival order in the store: the world's lists keep it */
     json_t *json;            /* the object as given: kept only for kinds decoded per world */
-    uint64_t json_hash;      /* canonical hash of the object (keys sorted): "the same object again" */
+    uint64_t json_hash;      /* json_value_hash of the object: "the same object again" */
     char *source;            /* where it came from, for duplicate errors; may be NULL */
     arena mem;               /* the decoded object */
     void *obj;               /* decoded model object; NULL for kinds decoded per world */
@@ -637,6 +637,46 @@ static const char *meta_str(const json_t *o, const char *key) {
     return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
+/* A hash of a JSON value that does not depend on the order of object members: equal
+ * for equal values, as the hash of the canonical text (json_dumps with sorted keys)
+ * was, without printing that text — which was half of ingesting a large cluster
+ * (perf, `dralloc bench mig_5000nodes`). Members combine by addition (order-free),
+ * each mixing its key's hash with its value's; array elements in order; each type
+ * tagged, so 1 and 1.0 and "1" differ as their texts did. Never 0 (0: no hash). */
+static uint64_t json_value_hash(const json_t *v) {
+    uint64_t h;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        h = 0x6f626a6563740000ull + json_object_size(v);
+        for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
+            uint64_t kh = hash_bytes(json_object_iter_key(it), json_object_iter_key_len(it));
+            h += hash_u64(kh ^ hash_u64(json_value_hash(json_object_iter_value(it)) + 0x9E3779B97F4A7C15ull));
+        }
+        break;
+    }
+    case JSON_ARRAY: {
+        h = 0x6172726179000000ull + json_array_size(v);
+        size_t i;
+        const json_t *x;
+        json_array_foreach(v, i, x) h = hash_u64(h ^ json_value_hash(x));
+        break;
+    }
+    case JSON_STRING: h = hash_bytes(json_string_value(v), json_string_length(v)) ^ 0x737472ull; break;
+    case JSON_INTEGER: h = hash_u64((uint64_t)json_integer_value(v) ^ 0x696e74ull); break;
+    case JSON_REAL: {
+        double d = json_real_value(v);
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        h = hash_u64(bits ^ 0x7265616cull);
+        break;
+    }
+    case JSON_TRUE: h = 0x74727565ull; break;
+    case JSON_FALSE: h = 0x66616c7365ull; break;
+    default: h = 0x6e756c6cull; break;
+    }
+    return h ? h : 1;
+}
+
 /* A new entry for an object, decoded. NULL with e set when it is invalid. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, err *e) {
     const char *name = meta_str(obj, "name");
@@ -651,11 +691,9 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->key = make_key(k, meta_str(obj, "namespace"), name);
     en->hash = hash_bytes(en->key, strlen(en->key));
     /* the JSON itself is kept only where a world decodes it again (taint rules, pod
-     * groups); the rest is compared by a hash of its canonical text — a full copy of
-     * every object would double the store's memory */
-    char *canon = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-    en->json_hash = canon ? hash_bytes(canon, strlen(canon)) : 0;
-    free(canon);
+     * groups); the rest is compared by a hash of its value — a full copy of every
+     * object would double the store's memory */
+    en->json_hash = json_value_hash(obj);
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
     en->source = source ? strdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */

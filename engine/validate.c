@@ -245,24 +245,40 @@ static const shape *shape_of(const char *kind) {
     return NULL;   /* Pod, Node: only the few fields the allocator reads are known */
 }
 
+/* Where walk_unknown is: a chain of segments on the stack, written into the error
+ * path only when an unknown field is found (pushed for every field, the path was a
+ * tenth of ingesting a large cluster: perf, `dralloc bench mig_5000nodes`). */
+typedef struct upath {
+    const struct upath *up;
+    enum { UP_KEY, UP_IDX, UP_MAPKEY } kind;
+    const char *key;
+    size_t idx;
+} upath;
+
+static void upath_write(dctx *c, const upath *at) {
+    if (!at) return;
+    upath_write(c, at->up);
+    if (at->kind == UP_KEY) dra_dpush_key(c, at->key);
+    else if (at->kind == UP_IDX) dra_dpush_idx(c, at->idx);
+    else dra_dpush_mapkey(c, at->key);
+}
+
 /* kubectl: 'unknown field "spec.devices[0].foo"'. *n counts those under spec. */
-static bool walk_unknown(dctx *c, const shape *s, const json_t *v, unsigned *n) {
+static bool walk_unknown(dctx *c, const shape *s, const json_t *v, const upath *at, unsigned *n) {
     if (!s) return true;
     if (s->t == S_ARR && json_is_array(v)) {
         size_t i;
         const json_t *x;
         json_array_foreach(v, i, x) {
-            size_t m = dra_dpush_idx(c, i);
-            if (!walk_unknown(c, s->elem, x, n)) return false;
-            dpop(c, m);
+            upath here = {at, UP_IDX, NULL, i};
+            if (!walk_unknown(c, s->elem, x, &here, n)) return false;
         }
     } else if (s->t == S_MAP && json_is_object(v)) {
         const char *k;
         const json_t *x;
         json_object_foreach((json_t *)v, k, x) {
-            size_t m = dra_dpush_mapkey(c, k);
-            if (!walk_unknown(c, s->elem, x, n)) return false;
-            dpop(c, m);
+            upath here = {at, UP_MAPKEY, k, 0};
+            if (!walk_unknown(c, s->elem, x, &here, n)) return false;
         }
     } else if (s->t == S_OBJ && json_is_object(v)) {
         const char *k;
@@ -270,14 +286,16 @@ static bool walk_unknown(dctx *c, const shape *s, const json_t *v, unsigned *n) 
         json_object_foreach((json_t *)v, k, x) {
             const fieldspec *f = s->f;
             while (f->name && strcmp(f->name, k)) f++;
-            size_t m = dra_dpush_key(c, k);
+            upath here = {at, UP_KEY, k, 0};
             if (!f->name) {
+                size_t m = c->p.len;
+                upath_write(c, &here);
                 if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
                 if (!dra_input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
-            } else if (!walk_unknown(c, f->s, x, n)) {
+                dpop(c, m);
+            } else if (!walk_unknown(c, f->s, x, &here, n)) {
                 return false;
             }
-            dpop(c, m);
         }
     }
     return true;
@@ -821,7 +839,7 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
         if (*owned) *obj = *owned;
     }
     unsigned unknown = 0;   /* in spec */
-    if (!walk_unknown(c, shape_of(kind), *obj, &unknown)) return false;
+    if (!walk_unknown(c, shape_of(kind), *obj, NULL, &unknown)) return false;
     /* A claim whose requests sit in the wrong place asks for nothing: allocating it
      * "successfully" with no devices would hide the typo. */
     if (unknown && (!strcmp(kind, "ResourceClaim") || !strcmp(kind, "ResourceClaimTemplate"))) {
