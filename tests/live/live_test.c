@@ -385,8 +385,11 @@ static void streaming_lists(fake_api *f, ext_kube *k) {
     ext_watch_stop(w);
     dra_store_free(st);
 
-    /* a server without the WatchList feature: 422, then paged lists */
+    /* a server without the WatchList feature: 422, then paged lists. The baseline is
+     * taken once the previous watch is stopped: it may have begun one more streaming
+     * list (another kind's reconnect after the cut) after s2 was read. */
     fake_set_watch_list(f, FAKE_WATCH_LIST_REFUSED);
+    fake_list_counts(f, &s2, &p2);
     st = store_with_template();
     w = ext_watch_start(k, st, &wo);
     for (int i = 0; i < 500 && !ext_watch_ready(w); i++) usleep(20000);
