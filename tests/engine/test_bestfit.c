@@ -58,44 +58,46 @@ static const char *outcome_kind(const json_t *o) {
     return json_object_get(o, "allocations") ? "allocations" : json_object_get(o, "unsatisfiable") ? "unsatisfiable" : "error";
 }
 
+/* The shared corpus when present, and always the upstream cases this repository
+ * carries (testdata/upstream): a clone without ../shared still checks 73 cases. */
 Test(bestfit, conformance_corpus_same_outcome_kind) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/../shared/conformance/allocator/cases", DRALLOC_SOURCE_DIR);
-    DIR *d = opendir(dir);
-    if (!d) {
-        cr_log_warn("%s not found: skipped", dir);
-        return;
-    }
-    struct dirent *de;
+    const char *const dirs[] = {"../shared/conformance/allocator/cases", "testdata/upstream"};
     int n = 0, differ = 0;
-    while ((de = readdir(d))) {
-        if (!strstr(de->d_name, ".json")) continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        json_error_t je;
-        json_t *c = json_load_file(path, 0, &je);
-        cr_assert_not_null(c, "%s: %s", path, je.text);
-        err e;
-        err_clear(&e);
-        json_t *first = dra_fixture_run(c, &e);
-        json_t *best = dra_fixture_run_choice(c, DRA_CHOICE_BEST_FIT, &e);
-        if (first && best) {
-            cr_assert_str_eq(outcome_kind(first), outcome_kind(best), "%s", de->d_name);
-            if (!strcmp(outcome_kind(first), "error"))
-                cr_assert_str_eq(json_string_value(json_object_get(first, "error")),
-                                 json_string_value(json_object_get(best, "error")), "%s", de->d_name);
-            differ += !json_equal(first, best);
-            n++;
-        } else {
-            cr_assert(!first && !best, "%s: malformed under one choice only", de->d_name);
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%s", DRALLOC_SOURCE_DIR, dirs[k]);
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!strstr(de->d_name, ".json")) continue;
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            json_error_t je;
+            json_t *c = json_load_file(path, 0, &je);
+            cr_assert_not_null(c, "%s: %s", path, je.text);
+            err e;
+            err_clear(&e);
+            json_t *first = dra_fixture_run(c, &e);
+            json_t *best = dra_fixture_run_choice(c, DRA_CHOICE_BEST_FIT, &e);
+            if (first && best) {
+                cr_assert_str_eq(outcome_kind(first), outcome_kind(best), "%s", de->d_name);
+                if (!strcmp(outcome_kind(first), "error"))
+                    cr_assert_str_eq(json_string_value(json_object_get(first, "error")),
+                                     json_string_value(json_object_get(best, "error")), "%s", de->d_name);
+                differ += !json_equal(first, best);
+                n++;
+            } else {
+                cr_assert(!first && !best, "%s: malformed under one choice only", de->d_name);
+            }
+            json_decref(first);
+            json_decref(best);
+            json_decref(c);
         }
-        json_decref(first);
-        json_decref(best);
-        json_decref(c);
+        closedir(d);
     }
-    closedir(d);
     cr_log_info("conformance: %d cases, best-fit chose other devices in %d", n, differ);
-    cr_assert_gt(n, 100);
+    cr_assert_geq(n, 70);
 }
 
 /* ---- random cases ------------------------------------------------------------------ */
