@@ -11,7 +11,11 @@
 #include <stdio.h>
 
 #include "engine/snapshot.h"
+#include "extender/bind.h"
+#include "extender/extender.h"
 #include "extender/kube.h"
+#include "extender/pending.h"
+#include "extender/watch.h"
 #include "tests/live/fakeapi.h"
 
 extern int live_failures;
@@ -36,6 +40,21 @@ bool live_quiet(void);   /* no log lines unless LIVE_DEBUG is set */
  * 2-GPU pod fit), waiting up to 10 s (a failed CHECK otherwise). */
 json_t *live_templates(void);
 bool live_converge(fake_api *f, dra_store *st, const char *what);
+
+/* serve --bind in process: a store (st, owned), the pending-writes table shared by
+ * the watch and the binder, the watch (wo, its pending set here), the binder and a
+ * service with 2 workers; live_env_start waits up to 10 s for the watch to be ready
+ * (a failed CHECK naming `what` otherwise). */
+typedef struct live_env {
+    dra_store *st;
+    ext_pending *pending;
+    ext_watch *w;
+    ext_binder *b;
+    ext_service *svc;
+} live_env;
+void live_env_start(live_env *e, ext_kube *k, dra_store *st, double pending_timeout_s, ext_watch_opts *wo,
+                    const char *what);
+void live_env_stop(live_env *e);
 
 /* live_bind.c */
 void live_gang_siblings(fake_api *f, ext_kube *k);

@@ -42,42 +42,18 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct env {
-    dra_store *st;
-    ext_pending *pending;        /* shared by the watch and the binder, as in serve --bind */
-    ext_watch *w;
-    ext_binder *b;
-    ext_service *svc;
-} env;
-
-static bool ready(void *arg) { return ext_watch_ready(((env *)arg)->w); }
+typedef live_env env;
 
 static void env_start(env *e, ext_kube *k, bool podgroups) {
     dra_features feat;
     dra_features_default(&feat);
     feat.workload_claims = podgroups;
-    e->st = dra_store_new(&feat);
-    e->pending = ext_pending_new(20);
     ext_watch_opts wo = {.max_staleness_s = 10, .page_limit = 50, .idle_s = 2, .watch_timeout_s = 4,
-                         .backoff_max_s = 0.5, .quiet = live_quiet(), .podgroups = podgroups, .pending = e->pending};
-    e->w = ext_watch_start(k, e->st, &wo);
-    e->b = ext_binder_new(k, e->st, e->pending);
-    ext_config cfg;
-    ext_config_default(&cfg);
-    cfg.workers = 2;
-    cfg.watch = e->w;
-    cfg.binder = e->b;
-    e->svc = ext_service_new(e->st, &cfg);
-    CHECK(live_wait(10, ready, e), "bind env: the watch is not ready");
+                         .backoff_max_s = 0.5, .quiet = live_quiet(), .podgroups = podgroups};
+    live_env_start(e, k, dra_store_new(&feat), 20, &wo, "bind env");
 }
 
-static void env_stop(env *e) {
-    ext_service_free(e->svc);
-    ext_binder_free(e->b);
-    ext_watch_stop(e->w);
-    ext_pending_free(e->pending);
-    dra_store_free(e->st);
-}
+static void env_stop(env *e) { live_env_stop(e); }
 
 /* The store has what the server has of a kind. */
 typedef struct same_count {

@@ -37,48 +37,24 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct env {
-    dra_store *st;
-    ext_pending *pending;
-    ext_watch *w;
-    ext_binder *b;
-    ext_service *svc;
-} env;
-
-static bool env_ready(void *arg) { return ext_watch_ready(((env *)arg)->w); }
+typedef live_env env;
 
 static void env_start(env *e, fake_api *f, ext_kube *k, double timeout_s, bool paged) {
     dra_features feat;
     dra_features_default(&feat);
-    e->st = dra_store_new(&feat);
+    dra_store *st = dra_store_new(&feat);
     json_t *t = live_templates();
     err er;
     err_clear(&er);
-    dra_store_apply_json(e->st, t, &er);
+    dra_store_apply_json(st, t, &er);
     json_decref(t);
-    e->pending = ext_pending_new(timeout_s);
     ext_watch_opts wo = {.max_staleness_s = 10, .page_limit = 50, .idle_s = 3, .watch_timeout_s = 30,
-                         .backoff_max_s = 0.5, .quiet = live_quiet(), .verbose = true, .no_watch_list = paged,
-                         .pending = e->pending};
-    e->w = ext_watch_start(k, e->st, &wo);
-    e->b = ext_binder_new(k, e->st, e->pending);
-    ext_config cfg;
-    ext_config_default(&cfg);
-    cfg.workers = 2;
-    cfg.watch = e->w;
-    cfg.binder = e->b;
-    e->svc = ext_service_new(e->st, &cfg);
-    CHECK(live_wait(10, env_ready, e), "pending: the watch is not ready");
+                         .backoff_max_s = 0.5, .quiet = live_quiet(), .verbose = true, .no_watch_list = paged};
+    live_env_start(e, k, st, timeout_s, &wo, "pending");
     live_converge(f, e->st, "pending: the first list");
 }
 
-static void env_stop(env *e) {
-    ext_service_free(e->svc);
-    ext_binder_free(e->b);
-    ext_watch_stop(e->w);
-    ext_pending_free(e->pending);
-    dra_store_free(e->st);
-}
+static void env_stop(env *e) { live_env_stop(e); }
 
 /* ---- objects --------------------------------------------------------------------------------- */
 

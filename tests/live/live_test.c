@@ -55,6 +55,32 @@ bool live_wait(double s, bool (*pred)(void *), void *arg) {
 
 bool live_quiet(void) { return !getenv("LIVE_DEBUG"); }
 
+static bool env_ready(void *arg) { return ext_watch_ready(((live_env *)arg)->w); }
+
+void live_env_start(live_env *e, ext_kube *k, dra_store *st, double pending_timeout_s, ext_watch_opts *wo,
+                    const char *what) {
+    e->st = st;
+    e->pending = ext_pending_new(pending_timeout_s);
+    wo->pending = e->pending;
+    e->w = ext_watch_start(k, e->st, wo);
+    e->b = ext_binder_new(k, e->st, e->pending);
+    ext_config cfg;
+    ext_config_default(&cfg);
+    cfg.workers = 2;
+    cfg.watch = e->w;
+    cfg.binder = e->b;
+    e->svc = ext_service_new(e->st, &cfg);
+    CHECK(live_wait(10, env_ready, e), "%s: the watch is not ready", what);
+}
+
+void live_env_stop(live_env *e) {
+    ext_service_free(e->svc);
+    ext_binder_free(e->b);
+    ext_watch_stop(e->w);
+    ext_pending_free(e->pending);
+    dra_store_free(e->st);
+}
+
 static json_t *slice(int n, const char *model) {
     char name[32], node[32];
     snprintf(name, sizeof name, "node-%02d-gpus", n);
@@ -378,8 +404,14 @@ static void streaming_lists(fake_api *f, ext_kube *k) {
     fake_compact(f);
     fake_cut_watches(f);
     converge(f, st, "streaming list after 410");
-    long s2, p2;
-    fake_list_counts(f, &s2, &p2);
+    /* the put may reach the store through the open stream before the cut, so the
+     * store can converge before the relist: wait for the relist itself */
+    long s2 = 0, p2 = 0;
+    for (int i = 0; i < 500; i++) {
+        fake_list_counts(f, &s2, &p2);
+        if (s2 > s1) break;
+        usleep(20000);
+    }
     CHECK(s2 > s1, "after 410: no streaming list");
     fake_slow_initial_events(f, 0);
     ext_watch_stop(w);
