@@ -173,6 +173,22 @@ static void to_store(ext_binder *b, json_t *claim) {
     dra_store_apply_json(b->st, claim, &e);
 }
 
+/* One PUT of a rollback (c consumed): the stored answer goes into the store, a failure
+ * leaves the watch to tell; the HTTP status (409: read again and retry). The message of
+ * a failure is not kept: a rollback is best effort, the bind's own error is answered. */
+static long undo_put(ext_binder *b, const char *path, json_t *c) {
+    char *msg = NULL;
+    json_t *stored = NULL;
+    writing(b);
+    long code = send_json(b, "PUT", path, c, NULL, &stored, &msg);
+    free(msg);
+    json_decref(c);
+    if (code / 100 == 2) to_store(b, stored);
+    else not_written(b);
+    json_decref(stored);
+    return code;
+}
+
 /* A claim we deleted is gone. */
 static void gone_from_store(ext_binder *b, const char *ns, const char *name) {
     if (b->pending) {
@@ -301,16 +317,7 @@ static void delete_claim(ext_binder *b, const written *w) {
         json_t *fin = json_object_get(json_object_get(c, "metadata"), "finalizers");
         for (size_t i = json_array_size(fin); i-- > 0;)
             if (!strcmp(json_string_value(json_array_get(fin, i)) ?: "", FINALIZER)) json_array_remove(fin, i);
-        msg = NULL;
-        json_t *upd = NULL;
-        writing(b);
-        long code = send_json(b, "PUT", path, c, NULL, &upd, &msg);
-        free(msg);
-        json_decref(c);
-        if (code / 100 == 2) to_store(b, upd);
-        else not_written(b);
-        json_decref(upd);
-        if (code != 409) break;
+        if (undo_put(b, path, c) != 409) break;
     }
     char *msg = NULL;
     json_t *left = NULL;
@@ -348,16 +355,7 @@ static void roll_back(ext_binder *b, const written *w) {
         for (size_t i = json_array_size(rf); w->ref && i-- > 0;)
             if (same_consumer(json_array_get(rf, i), w->ref)) json_array_remove(rf, i);
         if (w->allocated && !json_array_size(rf)) json_object_del(status, "allocation");
-        json_t *done = NULL;
-        msg = NULL;
-        writing(b);
-        long code = send_json(b, "PUT", spath, c, NULL, &done, &msg);
-        free(msg);
-        json_decref(c);
-        if (code / 100 == 2) to_store(b, done);
-        else not_written(b);
-        json_decref(done);
-        if (code != 409) break;
+        if (undo_put(b, spath, c) != 409) break;
     }
     free(path);
     free(spath);
