@@ -399,13 +399,17 @@ static void streaming_lists(fake_api *f, ext_kube *k) {
     CHECK(!strcmp(initial_state(w, "ResourceClaim"), "streaming list"), "streaming list: status says %s",
           initial_state(w, "ResourceClaim"));
     /* 410 (the change is compacted away before the watches come back): the initial
-     * state again, streamed (the paged lists are the main watch's) */
+     * state again, streamed (the paged lists are the main watch's). The claims' watch
+     * is held over the put: were the event to reach the open stream before the cut,
+     * the watch would resume from the newest version, which compaction keeps, and no
+     * relist would follow (a CI flake, stop 16). */
+    fake_hold_watch(f, "resourceclaims", true);
     fake_put(f, "resourceclaims", claim(3, 0, 4, "after-410-stream"));
     fake_compact(f);
     fake_cut_watches(f);
+    fake_hold_watch(f, "resourceclaims", false);
     converge(f, st, "streaming list after 410");
-    /* the put may reach the store through the open stream before the cut, so the
-     * store can converge before the relist: wait for the relist itself */
+    /* the store converges through the relist; wait for the relist itself too */
     long s2 = 0, p2 = 0;
     for (int i = 0; i < 500; i++) {
         fake_list_counts(f, &s2, &p2);
