@@ -3,7 +3,8 @@
  * The parser produces a tree of cel_node in an arena, with macros already expanded
  * the way cel-go expands them (has() → a test-only select; all/exists/exists_one/
  * map/filter and the two-variable forms → comprehensions; cel.bind → a BIND node;
- * optMap/optFlatMap → a conditional around a BIND). Every node records the byte
+ * optMap/optFlatMap → a conditional around a BIND, its target shared by both
+ * branches, see `shared`). Every node records the byte
  * offset where it starts, for error positions. The checker then annotates nodes in
  * place (type, resolved name, candidate overloads), and compile.c turns the
  * annotated tree into the flat program the evaluator runs. */
@@ -38,6 +39,11 @@ struct cel_node {
     bool test_only;          /* N_SELECT from has() */
     bool optional;           /* N_SELECT `.?`, N_INDEX `[?]` */
     bool absolute;           /* N_IDENT/N_CALL written with a leading '.' */
+    /* Referenced twice, in one scope: optMap/optFlatMap's target, under hasValue() and
+     * value(). cel-go copies it; we share it, so every walk must treat the tree as
+     * the copied one (each use counts) while visiting the node once: a chain of n
+     * optMaps is 2^n nodes to cel-go and n here. */
+    bool shared;
     uint32_t pos;            /* byte offset in the source */
     uint32_t nargs;
     const char *name;        /* identifier, field, function or struct name (NUL-terminated) */
@@ -58,6 +64,9 @@ struct cel_node {
     int32_t slot;                      /* variable slot for idents, comprehension & bind vars */
     int32_t slot2;                     /* second iteration variable / accumulator slot */
     int32_t accu_slot;
+
+    /* ---- filled by compile.c, for shared nodes: the instruction built for them ---- */
+    const struct cel_inst *inst;
 };
 
 typedef struct cel_parse_opts {

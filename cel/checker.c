@@ -496,6 +496,9 @@ static const cel_type *check(checker *c, cel_node *n) {
     if (c->failed) return &cel_t_error;
     bool lit_exempt = c->lit_exempt;
     c->lit_exempt = false;
+    /* the second use of a shared node: the same scope, so the same answer (its
+     * errors were reported by the first, which stopped the check) */
+    if (n->shared && n->type) return n->type;
     const cel_type *t;
     switch ((cel_node_kind)n->kind) {
     case N_CONST: t = const_type(&n->val); break;

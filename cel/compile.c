@@ -13,6 +13,8 @@
  *  - overloads with a prepare hook (regex) get their prepared state. */
 #include "cel/program_internal.h"
 
+#include "base/hmap.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +24,9 @@ typedef struct comp {
     size_t n;
     err *e;
     bool failed;
+    /* the walks' answers for shared instructions (key: the instruction's address),
+     * so a chain of optMaps is walked in linear time while each use still counts */
+    hmap memo_count, memo_touch, memo_fcost;
 } comp;
 
 static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
@@ -85,15 +90,22 @@ static uint32_t node_weight(const cel_inst *i) {
 /* The static part of a comprehension's per-iteration cost: node_weight summed over
  * the loop condition and step (every branch, whether evaluated or not: an upper
  * bound of cel-go's charge), capped. */
-static uint32_t node_count(const cel_inst *i) {
+static uint32_t node_count(comp *c, const cel_inst *i) {
     if (!i) return 0;
     if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? (i->cost > 1000 ? 1000 : i->cost) : 0;
+    uint64_t memo;
+    if (i->shared && hmap_get(&c->memo_count, (uintptr_t)i, &memo)) return (uint32_t)memo;
     uint32_t n = node_weight(i);
-    if (i->op == OP_COMP) return n + node_count(i->x) + node_count(i->y) + node_count(i->result);
-    /* the string-constant comparisons keep their operand in both x and y */
-    n += node_count(i->x) + (i->y != i->x ? node_count(i->y) : 0) + node_count(i->z);
-    for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(i->args[k]);
-    return n > 1000 ? 1000 : n;
+    if (i->op == OP_COMP) {
+        n += node_count(c, i->x) + node_count(c, i->y) + node_count(c, i->result);
+    } else {
+        /* the string-constant comparisons keep their operand in both x and y */
+        n += node_count(c, i->x) + (i->y != i->x ? node_count(c, i->y) : 0) + node_count(c, i->z);
+        for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(c, i->args[k]);
+    }
+    if (n > 1000) n = 1000;
+    if (i->shared) hmap_put(&c->memo_count, (uintptr_t)i, n);
+    return n;
 }
 
 static uint32_t intern_name(comp *c, const char *s, size_t len) {
@@ -148,7 +160,7 @@ static bool all_const(const cel_inst **args, uint32_t n) {
 /* Evaluates a constant-only instruction now; returns it as OP_CONST, or the
  * instruction unchanged when evaluation fails (the error then happens at run time,
  * as in Kubernetes). */
-static uint64_t folded_cost(const cel_inst *i);
+static uint64_t folded_cost(comp *c, const cel_inst *i);
 
 static const cel_inst *fold(comp *c, cel_inst *i) {
     cel_eval_ctx x;
@@ -163,7 +175,7 @@ static const cel_inst *fold(comp *c, cel_inst *i) {
         k->k = cel_value_clone(&c->p->a, c->p->env->names, &v);
         /* cel-go evaluates what we fold, and charges it each time: this node's
          * evaluation plus the constants folded below it */
-        uint64_t cost = x.cost + folded_cost(i);
+        uint64_t cost = x.cost + folded_cost(c, i);
         k->flags = CONST_FOLDED;
         k->cost = (uint32_t)(cost < UINT32_MAX ? cost : UINT32_MAX);
         r = k;
@@ -368,7 +380,19 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
     return i;
 }
 
+static const cel_inst *build_node(comp *c, cel_node *n);
+
+/* A shared node is built once; its instruction is reached from both uses. */
 static const cel_inst *build(comp *c, cel_node *n) {
+    if (!n->shared) return build_node(c, n);
+    if (n->inst) return n->inst;
+    cel_inst *i = (cel_inst *)build_node(c, n);
+    i->shared = 1;   /* the program's own arena: still being built, so still writable */
+    n->inst = i;
+    return i;
+}
+
+static const cel_inst *build_node(comp *c, cel_node *n) {
     switch ((cel_node_kind)n->kind) {
     case N_CONST: {
         cel_inst *i = inst(c, OP_CONST, n->pos);
@@ -438,7 +462,7 @@ static const cel_inst *build(comp *c, cel_node *n) {
         i->iv = n->slot;
         i->iv2 = n->slot2;
         i->accu = n->accu_slot;
-        uint32_t per = node_count(i->z) + node_count(i->step);
+        uint32_t per = node_count(c, i->z) + node_count(c, i->step);
         i->cost = per ? per : 1;
         return i;
     }
@@ -454,8 +478,10 @@ static const cel_inst *build(comp *c, cel_node *n) {
 }
 
 /* Which device arrays the final program reads (for cel_eval_bool_many's prefetching). */
-static unsigned touches(const cel_inst *i) {
+static unsigned touches(comp *c, const cel_inst *i) {
     if (!i) return 0;
+    uint64_t memo;
+    if (i->shared && hmap_get(&c->memo_touch, (uintptr_t)i, &memo)) return (unsigned)memo;
     unsigned t = 0;
     switch ((cel_op)i->op) {
     case OP_DEVICE:
@@ -470,30 +496,45 @@ static unsigned touches(const cel_inst *i) {
     case OP_HAS_DEVCAP: return CEL_TOUCH_CAPS;
     default: break;
     }
-    t |= touches(i->x) | touches(i->y) | touches(i->z) | touches(i->step) | touches(i->result);
+    t |= touches(c, i->x) | touches(c, i->y) | touches(c, i->z) | touches(c, i->step) | touches(c, i->result);
     if (i->op != OP_ATTR_EQK && i->op != OP_ATTR_NEK)
-        for (uint32_t k = 0; k < i->nargs && i->args; k++) t |= touches(i->args[k]);
+        for (uint32_t k = 0; k < i->nargs && i->args; k++) t |= touches(c, i->args[k]);
+    if (i->shared) hmap_put(&c->memo_touch, (uintptr_t)i, t);
     return t;
 }
 
 /* The cost of the folded constants evaluated once per evaluation: everywhere but in
  * a comprehension's condition and step (those are in its per-iteration cost). Every
  * branch counts, whether taken or not: an upper bound of what cel-go charges. */
-static uint64_t folded_cost(const cel_inst *i) {
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static uint64_t folded_cost(comp *c, const cel_inst *i) {
     if (!i) return 0;
     if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? i->cost : 0;
-    if (i->op == OP_COMP) return folded_cost(i->x) + folded_cost(i->y) + folded_cost(i->result);
-    uint64_t n = folded_cost(i->x) + (i->y != i->x ? folded_cost(i->y) : 0) + folded_cost(i->z);
-    for (uint32_t k = 0; k < i->nargs && i->args; k++) n += folded_cost(i->args[k]);
+    uint64_t n = 0;
+    if (i->shared && hmap_get(&c->memo_fcost, (uintptr_t)i, &n)) return n;
+    if (i->op == OP_COMP) {
+        n = sat_add(sat_add(folded_cost(c, i->x), folded_cost(c, i->y)), folded_cost(c, i->result));
+    } else {
+        n = sat_add(sat_add(folded_cost(c, i->x), i->y != i->x ? folded_cost(c, i->y) : 0), folded_cost(c, i->z));
+        for (uint32_t k = 0; k < i->nargs && i->args; k++) n = sat_add(n, folded_cost(c, i->args[k]));
+    }
+    if (i->shared) hmap_put(&c->memo_fcost, (uintptr_t)i, n);
     return n;
 }
 
 bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
-    comp c = {p, src, n, e, false};
+    comp c = {.p = p, .src = src, .n = n, .e = e};
+    hmap_init(&c.memo_count);
+    hmap_init(&c.memo_touch);
+    hmap_init(&c.memo_fcost);
     p->nslots = (uint32_t)nslots;
     p->est_cost = cel_estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
-    p->folded_cost = folded_cost(p->root);
-    p->touches = (uint8_t)touches(p->root);
+    p->folded_cost = folded_cost(&c, p->root);
+    p->touches = (uint8_t)touches(&c, p->root);
+    hmap_free(&c.memo_count);
+    hmap_free(&c.memo_touch);
+    hmap_free(&c.memo_fcost);
     return !c.failed;
 }

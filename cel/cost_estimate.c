@@ -132,9 +132,11 @@ typedef struct entry {   /* cel-go entrySizeEstimate: element sizes of a list/ma
 typedef struct info {
     const cel_node *n;
     bool has_size;
+    bool has_cost;       /* a shared node's cost, once estimated (see cost()) */
     uint8_t path;
     rng size;
     entry ent;
+    rng cost;
 } info;
 
 typedef struct local {
@@ -723,7 +725,23 @@ static rng cost_comprehension(est *c, const cel_node *n) {
     return sum;
 }
 
+static rng cost_node(est *c, const cel_node *n);
+
+/* A shared node (optMap's target) is one subtree to us and two copies to cel-go: it
+ * is estimated once, in one scope, and its cost counted at each use, so the
+ * estimate is cel-go's (exponential in the chain) in time linear in the text. */
 static rng cost(est *c, const cel_node *n) {
+    if (!n || !n->shared) return cost_node(c, n);
+    info *in = lookup(c, n, false);
+    if (in && in->has_cost) return in->cost;
+    rng r = cost_node(c, n);
+    in = lookup(c, n, true);
+    in->has_cost = true;
+    in->cost = r;
+    return r;
+}
+
+static rng cost_node(est *c, const cel_node *n) {
     if (!n) return (rng){0, 0};
     switch ((cel_node_kind)n->kind) {
     case N_CONST: return (rng){0, 0};

@@ -715,6 +715,11 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_MAP: return build_map(n, x);
     case OP_COMP: return comprehension(n, x);
     case OP_BIND:
+        /* optMap's target is shared and evaluated at each use, so a chain doubles per
+         * link; every doubling passes through its bind, so checking here bounds the
+         * walk (cel-go checks after every node; without sharing nothing else could
+         * outgrow the expression's text between two loop steps) */
+        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
         x->slots[n->a] = eval(n->x, x);
         return eval(n->y, x);
     case OP_APPEND: return append(n, x);

@@ -308,6 +308,7 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
         b->iter_var = a[0]->name;
         b->nargs = 2;
         b->args = ARENA_NEWN(p->a, cel_node *, 2);
+        target->shared = true;   /* where cel-go copies it (meh.Copy) */
         b->args[0] = mk_call(p, pos, "value", target, 0);
         b->args[1] = a[1];
         cel_node *some = fn[3] == 'M' ? mk_call(p, pos, "optional.of", NULL, 1, b) : b;

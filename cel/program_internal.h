@@ -1,7 +1,8 @@
 /* program_internal.h — the compiled form of an expression (private to cel/).
  *
- * A program is a tree of cel_inst laid out in one arena: each instruction has an
- * opcode, up to three direct children and immediate operands. compile.c chooses
+ * A program is a tree of cel_inst laid out in one arena (a DAG where optMap shares
+ * its target, evaluated once per use): each instruction has an opcode, up to three
+ * direct children and immediate operands. compile.c chooses
  * specialised opcodes where the checked AST allows (device field access, attribute
  * lookups with interned (domain, name) ids, comparisons against constants,
  * constant-folded calls and literals); eval.c runs it with a switch per node. */
@@ -84,6 +85,7 @@ struct cel_inst {
     uint32_t novs;
     cel_fn fn;                 /* the implementation when every candidate shares one */
     uint16_t fn_flags;
+    uint8_t shared;            /* built from a shared node: reached twice (compile.c's walks memoise it) */
     uint32_t cost;
     const void *prepared;
     /* OP_COMP: x = range, y = init, z = cond, step, result */
