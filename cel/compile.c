@@ -69,7 +69,12 @@ static uint32_t node_weight(const cel_inst *i) {
     case OP_LIST:
     case OP_MAP:
     case OP_APPEND:
-    case OP_MAPINSERT: return 0;
+    case OP_MAPINSERT:
+    case OP_CAP_CMPK:      /* fused: their tree (x) is walked instead */
+    case OP_ATTR_VCMPK:
+    case OP_ATTR_ICMPK:
+    case OP_ATTR_PREFIXK:
+    case OP_ATTR_SUFFIXK: return 0;
     /* the device paths compiled to one instruction: cel-go charges the `device`
      * identifier and each selection or constant index (qualifier) 1, as the
      * estimate does (Kubernetes' compile_test: 4 for device.attributes["d"].name) */
@@ -216,6 +221,71 @@ static void flatten(comp *c, cel_node *n, const char *op, const cel_inst ***v, u
     (*v)[(*cnt)++] = build(c, n);
 }
 
+/* ---- fused selector shapes (see OP_CAP_CMPK) -------------------------------------- */
+
+/* Whether the call may resolve to overload `id`, with a constant argument of `kind`. */
+static bool call_is(const cel_inst *call, const char *id, cel_kind kind) {
+    if (call->op != OP_CALL || call->nargs != 2 || call->args[1]->op != OP_CONST || call->args[1]->k.kind != kind)
+        return false;
+    for (uint32_t j = 0; j < call->novs; j++)
+        if (!strcmp(call->ovs[j]->ov->id, id)) return true;
+    return false;
+}
+
+static cel_inst *fused(comp *c, cel_op op, const cel_inst *tree, const cel_inst *recv, cel_value k) {
+    cel_inst *f = inst(c, op, tree->pos);
+    f->x = tree;
+    f->a = recv->a;
+    f->b = recv->b;
+    f->k = k;
+    return f;
+}
+
+/* `g` is a comparison (OP_EQ..OP_GE) that was not folded. */
+static const cel_inst *fuse_compare(comp *c, cel_inst *g) {
+    const cel_inst *l = g->x, *r = g->y;
+    if (c->p->env->opts.no_fuse || r->op != OP_CONST || r->k.kind != CV_INT) return g;
+    if (l->op == OP_DEVATTR) {
+        cel_inst *f = fused(c, OP_ATTR_ICMPK, g, l, r->k);
+        f->iv = g->op;
+        f->cost = 1;   /* the int comparison; the lookup is free outside loops (node_weight) */
+        return f;
+    }
+    if (l->op != OP_CALL || r->k.u.i < INT32_MIN || r->k.u.i > INT32_MAX) return g;
+    cel_op op;
+    if (l->args[0]->op == OP_DEVCAP && call_is(l, "quantity_compare_to", CV_QUANTITY)) op = OP_CAP_CMPK;
+    else if (l->args[0]->op == OP_DEVATTR && call_is(l, "semver_compare_to", CV_SEMVER)) op = OP_ATTR_VCMPK;
+    else return g;
+    cel_inst *f = fused(c, op, g, l->args[0], l->args[1]->k);
+    f->iv = g->op;
+    f->iv2 = (int32_t)r->k.u.i;
+    f->cost = l->cost + 1;   /* the call's fixed cost, then the int comparison */
+    return f;
+}
+
+/* `i` is a call that was not folded. */
+static const cel_inst *fuse_call(comp *c, cel_inst *i) {
+    if (c->p->env->opts.no_fuse || i->nargs != 2) return i;
+    const cel_inst *recv = i->args[0];
+    cel_op op = OP_CONST;
+    int32_t cmp = 0;
+    if (recv->op == OP_DEVCAP) {
+        if (call_is(i, "quantity_is_greater_than", CV_QUANTITY)) op = OP_CAP_CMPK, cmp = OP_GT;
+        else if (call_is(i, "quantity_is_less_than", CV_QUANTITY)) op = OP_CAP_CMPK, cmp = OP_LT;
+    } else if (recv->op == OP_DEVATTR) {
+        if (call_is(i, "semver_is_greater_than", CV_SEMVER)) op = OP_ATTR_VCMPK, cmp = OP_GT;
+        else if (call_is(i, "semver_is_less_than", CV_SEMVER)) op = OP_ATTR_VCMPK, cmp = OP_LT;
+        else if (call_is(i, "starts_with_string", CV_STRING)) op = OP_ATTR_PREFIXK;
+        else if (call_is(i, "ends_with_string", CV_STRING)) op = OP_ATTR_SUFFIXK;
+    }
+    if (op == OP_CONST) return i;
+    cel_inst *f = fused(c, op, i, recv, i->args[1]->k);
+    f->iv = cmp;
+    f->iv2 = 0;
+    f->cost = i->cost;   /* the call's fixed cost (startsWith/endsWith charge by length instead) */
+    return f;
+}
+
 static cel_op binop(const char *name) {
     static const struct { const char *n; cel_op op; } t[] = {
         {"_&&_", OP_AND}, {"_||_", OP_OR}, {"_==_", OP_EQ}, {"_!=_", OP_NE}, {"_<_", OP_LT},
@@ -268,7 +338,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             i->x = l;
             i->y = r;
             if (op != OP_AND && op != OP_OR && l->op == OP_CONST && r->op == OP_CONST) return fold(c, i);
-            return i;
+            return op >= OP_EQ && op <= OP_GE ? fuse_compare(c, i) : i;
         }
         if (!strcmp(name, "!_") && n->nargs == 1) {
             cel_inst *i = inst(c, OP_NOT, n->pos);
@@ -377,7 +447,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
         }
     }
     if (fold_ok && all_const(args, total)) return fold(c, i);
-    return i;
+    return fuse_call(c, i);
 }
 
 static const cel_inst *build_node(comp *c, cel_node *n);

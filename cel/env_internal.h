@@ -32,6 +32,7 @@ typedef struct cel_env_opts {
     bool any_result;
     bool no_check;       /* skip static type checking (names still resolve; type errors surface at run time) */
     bool heterogeneous;  /* allow mixed-type list/map literals (cel-spec default; Kubernetes forbids) */
+    bool no_fuse;        /* keep the trees compile.c's fused instructions replace (the tests' differential) */
     const char *container;
 } cel_env_opts;
 

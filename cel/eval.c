@@ -117,6 +117,58 @@ __attribute__((noinline)) static cel_value dev_cap(cel_eval_ctx *x, const cel_in
     return no_such_key(x, &n->k);
 }
 
+/* ---- the fused shapes (OP_CAP_CMPK & co.): the fast path, or the tree in x ---------- */
+
+
+static inline bool cmp_holds(int32_t op, int64_t a, int64_t b) {
+    switch (op) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_LE: return a <= b;
+    case OP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static inline cel_value fused_cap_cmp(const cel_inst *n, cel_eval_ctx *x) {
+    const cel_device *d = x->dev;
+    for (uint32_t i = 0; i < d->ncaps; i++)
+        if (d->caps[i].name == n->b && d->caps[i].domain == n->a) {
+            x->cost += n->cost;
+            return cel_bool(cmp_holds(n->iv, quantity_cmp(d->caps[i].value, n->k.u.q), n->iv2));
+        }
+    return eval(n->x, x);
+}
+
+static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
+    const cel_attr *at = find_attr(x->dev, n->a, n->b);
+    if (LIKELY(at)) {
+        switch (n->op) {
+        case OP_ATTR_ICMPK:
+            if (at->kind != CEL_ATTR_INT) break;
+            x->cost += n->cost;
+            return cel_bool(cmp_holds(n->iv, at->u.i, n->k.u.i));
+        case OP_ATTR_VCMPK:
+            if (at->kind != CEL_ATTR_VERSION) break;
+            x->cost += n->cost;
+            return cel_bool(cmp_holds(n->iv, semver_cmp(at->u.v, n->k.u.v), n->iv2));
+        case OP_ATTR_PREFIXK:
+        case OP_ATTR_SUFFIXK: {
+            if (at->kind != CEL_ATTR_STRING) break;
+            const cel_str *s = at->u.s;
+            x->cost += cel_str_tenth_cost(s->s, s->len);   /* str_starts/str_ends' cel_call_cost */
+            if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+            if (n->k.len > s->len) return cel_bool(false);
+            const char *at_s = n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len;
+            return cel_bool(cel_bytes_eq(at_s, n->k.u.s, n->k.len));
+        }
+        default: break;
+        }
+    }
+    return eval(n->x, x);
+}
+
 /* Field selection / indexing by key on any map-like value. */
 __attribute__((noinline)) static cel_value select_field(cel_eval_ctx *x, cel_value t, const cel_value *key, bool test_only) {
     if (t.kind == CV_DEVICE && key->kind == CV_STRING) {
@@ -725,6 +777,11 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_APPEND: return append(n, x);
     case OP_MAPINSERT: return map_insert(n, x);
     case OP_TYPE_IDENT: return n->k;
+    case OP_CAP_CMPK: return fused_cap_cmp(n, x);
+    case OP_ATTR_VCMPK:
+    case OP_ATTR_ICMPK:
+    case OP_ATTR_PREFIXK:
+    case OP_ATTR_SUFFIXK: return fused_attr(n, x);
     }
     return cel_error_static("internal error: bad instruction");
 }
@@ -785,6 +842,11 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
         return no_overload(x, "!_");
     }
     case OP_HAS_DOMAIN: return cel_bool(has_domain(x->dev, n->a, n->b));
+    case OP_CAP_CMPK: return fused_cap_cmp(n, x);
+    case OP_ATTR_VCMPK:
+    case OP_ATTR_ICMPK:
+    case OP_ATTR_PREFIXK:
+    case OP_ATTR_SUFFIXK: return fused_attr(n, x);
     default: return eval(n, x);
     }
 }

@@ -54,6 +54,18 @@ typedef enum cel_op {
     OP_APPEND,       /* accu slot a: append value of x (the map/filter step) */
     OP_MAPINSERT,    /* cel.@mapInsert(accu, k, v) or (accu, entries-map) */
     OP_TYPE_IDENT,   /* a type name as a value (k) */
+    /* Fused selector shapes: one instruction where the tree would take three or four.
+     * Each keeps the tree it replaces in x and evaluates that whenever its fast path
+     * does not apply (a missing key, another kind of value), so errors, overload
+     * resolution and cost are the tree's own; on the fast path it charges exactly
+     * what the tree charges (compile.c). The walks see only x (weight 0). */
+    OP_CAP_CMPK,     /* device.capacity["dom"].name.compareTo(k) <iv> iv2, isGreaterThan(k), isLessThan(k):
+                      * a, b ids; k the quantity; iv the comparison (OP_EQ..OP_GE) of the
+                      * quantity_cmp result with iv2 */
+    OP_ATTR_VCMPK,   /* the same on a version attribute, k a semver */
+    OP_ATTR_ICMPK,   /* device.attributes["dom"].name <iv> k (an int) */
+    OP_ATTR_PREFIXK, /* device.attributes["dom"].name.startsWith(k) (a string) */
+    OP_ATTR_SUFFIXK, /* .endsWith(k) */
 } cel_op;
 
 /* cel_inst.flags of OP_CALL */

@@ -3,7 +3,9 @@
  * with list-type attributes and one whose conversion failed (conv_error), decoded
  * from a fixed ResourceSlice by the engine. Must never
  * crash, leak or hang: the cost limit has to stop loops, so one evaluation taking more
- * than 3 s aborts the harness. */
+ * than 3 s aborts the harness. And a differential: compiled without the fused
+ * instructions (cel_env_opts.no_fuse), every any-result evaluation must print the
+ * same value or error at the same runtime cost. */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "cel/cel.h"
+#include "cel/program_internal.h"
 #include "engine/world.h"
 
 #define NDEV 3
@@ -35,7 +38,7 @@ static const char SLICE[] =
 
 static struct {
     dra_world *w;
-    cel_env *sel, *any;
+    cel_env *sel, *any, *tree;
     cel_eval_ctx *x;
     cel_device dev[NDEV];
 } F;
@@ -61,6 +64,8 @@ static void setup(void) {
     if (!F.dev[2].conv_error) abort();
     F.sel = cel_env_new_dra(F.w->names);
     F.any = cel_env_new_dra_any(F.w->names);
+    cel_env_opts o = {.dra = true, .any_result = true, .no_fuse = true};
+    F.tree = cel_env_new_opts(F.w->names, &o);
     F.x = cel_eval_ctx_new();
 }
 
@@ -114,10 +119,32 @@ int fuzz_cel_one(const uint8_t *data, size_t size) {
 
     err_clear(&e);
     p = cel_compile(F.any, expr, size, &e);
+    err te;
+    err_clear(&te);
+    cel_program *tp = cel_compile(F.tree, expr, size, &te);
+    if (!p != !tp || (!p && strcmp(e.msg, te.msg))) {
+        fprintf(stderr, "fuzz_cel: compiles %s fused, %s as a tree\n%s\n%s\n", p ? "yes" : "no", tp ? "yes" : "no", e.msg,
+                te.msg);
+        abort();
+    }
     if (!p) {
         check_err(&e, "cel_compile (any)");
         return 0;
     }
+    for (int i = 0; i < NDEV; i++) {
+        char fb[1100], tb[1100];   /* room for "error: " and a whole err message */
+        err_clear(&e);
+        if (!cel_eval_format(p, &F.dev[i], F.x, fb, sizeof fb, &e)) snprintf(fb, sizeof fb, "error: %s", e.msg);
+        uint64_t fc = F.x->cost;
+        err_clear(&e);
+        if (!cel_eval_format(tp, &F.dev[i], F.x, tb, sizeof tb, &e)) snprintf(tb, sizeof tb, "error: %s", e.msg);
+        if (strcmp(fb, tb) || fc != F.x->cost) {
+            fprintf(stderr, "fuzz_cel: device %d: fused %s (cost %llu), tree %s (cost %llu)\n", i, fb,
+                    (unsigned long long)fc, tb, (unsigned long long)F.x->cost);
+            abort();
+        }
+    }
+    cel_program_free(tp);
     char buf[512];
     arena a;
     arena_init(&a, 4096);

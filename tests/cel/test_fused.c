@@ -1,0 +1,132 @@
+/* test_fused.c — compile.c's fused selector instructions (OP_CAP_CMPK, OP_ATTR_VCMPK,
+ * OP_ATTR_ICMPK, OP_ATTR_PREFIXK/SUFFIXK) against the trees they replace: every shape,
+ * every comparison, on devices where the fast path applies and where it must not
+ * (missing keys, values of another kind, long and multi-byte strings), at top level
+ * and inside a loop. The value or error text and the runtime cost must be the same
+ * with fusing on and off (cel_env_opts.no_fuse). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cel_helpers.h"
+#include "cel/program_internal.h"
+
+static const char *const exprs[] = {
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"80Gi\")) == 0",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"80Gi\")) != 0",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"100Gi\")) < 0",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"80Gi\")) <= -1",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"1\")) > 0",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"1\")) == 5",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"1\")) < 9223372036854775807",
+    "device.capacity[\"gpu.example.com\"].memory.isGreaterThan(quantity(\"79Gi\"))",
+    "device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"79Gi\"))",
+    "device.capacity[\"gpu.example.com\"].nope.isLessThan(quantity(\"79Gi\"))",
+    "device.capacity[\"other.example.com\"].memory.compareTo(quantity(\"1\")) > 0",
+    "device.attributes[\"gpu.example.com\"].cc.compareTo(semver(\"8.0.0\")) > 0",
+    "device.attributes[\"gpu.example.com\"].cc.compareTo(semver(\"9.0.0\")) == 0",
+    "device.attributes[\"gpu.example.com\"].cc.compareTo(semver(\"10.0.0\")) >= 0",
+    "device.attributes[\"gpu.example.com\"].cc.isGreaterThan(semver(\"9.0.0-rc.1\"))",
+    "device.attributes[\"gpu.example.com\"].cc.isLessThan(semver(\"9.0.1\"))",
+    "device.attributes[\"gpu.example.com\"].index < 4",
+    "device.attributes[\"gpu.example.com\"].index <= 3",
+    "device.attributes[\"gpu.example.com\"].index > -1",
+    "device.attributes[\"gpu.example.com\"].index >= 9223372036854775807",
+    "device.attributes[\"gpu.example.com\"].index == 3",
+    "device.attributes[\"gpu.example.com\"].index != 3",
+    "device.attributes[\"gpu.example.com\"].type.startsWith(\"gp\")",
+    "device.attributes[\"gpu.example.com\"].type.startsWith(\"\")",
+    "device.attributes[\"gpu.example.com\"].type.startsWith(\"gpu-and-more\")",
+    "device.attributes[\"gpu.example.com\"].type.endsWith(\"pu\")",
+    "device.attributes[\"gpu.example.com\"].type.endsWith(\"x\")",
+    "device.attributes[\"gpu.example.com\"].nope.startsWith(\"a\")",
+    "device.attributes[\"gpu.example.com\"].nope < 4",
+    "[1, 2, 3, 4, 5].all(i, device.attributes[\"gpu.example.com\"].index < i)",
+    "[1, 2, 3].exists(i, device.attributes[\"gpu.example.com\"].type.startsWith(\"g\"))",
+    "[1, 2, 3].map(i, device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) > i)",
+};
+
+/* The fixture's device, then variants where the fast path must step aside. */
+enum { PLAIN, NO_CAPS, OTHER_KINDS, LONG_STRINGS, NVARIANTS };
+
+static void variant(fixture *f, int v, cel_attr *attrs, cel_device *d) {
+    static const cel_str word = {"gpu", 3}, longs = {"gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten", 38};
+    *d = f->dev;
+    memcpy(attrs, f->dev.attrs, sizeof(cel_attr) * f->dev.nattrs);
+    d->attrs = attrs;
+    for (uint32_t i = 0; i < d->nattrs; i++) {
+        cel_attr *a = &attrs[i];
+        const char *name = intern_str(f->names, a->name);
+        if (v == NO_CAPS) d->ncaps = 0;
+        if (v == OTHER_KINDS && !strcmp(name, "index")) a->kind = CEL_ATTR_STRING, a->u.s = &word;
+        if (v == OTHER_KINDS && !strcmp(name, "type")) a->kind = CEL_ATTR_INT, a->u.i = 7;
+        if (v == OTHER_KINDS && !strcmp(name, "cc")) a->kind = CEL_ATTR_STRING, a->u.s = &word;
+        if (v == LONG_STRINGS && !strcmp(name, "type")) a->u.s = &longs;
+    }
+}
+
+static void run(const cel_env *env, const char *src, const cel_device *d, cel_eval_ctx *x, char *out, size_t n,
+                uint64_t *cost) {
+    err e;
+    err_clear(&e);
+    cel_program *p = cel_compile(env, src, strlen(src), &e);
+    *cost = 0;
+    if (!p) {
+        snprintf(out, n, "compile: %s", e.msg);
+        return;
+    }
+    if (!cel_eval_format(p, d, x, out, n, &e)) snprintf(out, n, "error: %s", e.msg);
+    *cost = x->cost;
+    cel_program_free(p);
+}
+
+Test(fused, same_value_error_and_cost_as_the_tree) {
+    fixture f;
+    fx_init(&f);
+    cel_env_opts o = {.dra = true, .any_result = true, .no_fuse = true};
+    cel_env *tree = cel_env_new_opts(f.names, &o);
+    size_t fast = 0;
+    for (int v = 0; v < NVARIANTS; v++) {
+        cel_attr attrs[16];
+        cel_device d;
+        variant(&f, v, attrs, &d);
+        for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+            char a[512], b[512];
+            uint64_t ca, cb;
+            run(f.any, exprs[i], &d, f.ctx, a, sizeof a, &ca);
+            run(tree, exprs[i], &d, f.ctx, b, sizeof b, &cb);
+            cr_assert_str_eq(a, b, "variant %d, %s", v, exprs[i]);
+            cr_assert_eq(ca, cb, "variant %d, %s: cost %llu fused, %llu as a tree", v, exprs[i], (unsigned long long)ca,
+                         (unsigned long long)cb);
+            fast += v == PLAIN && !strstr(a, "error");
+        }
+    }
+    cr_assert_gt(fast, 25, "most shapes evaluate on the plain device");
+    cel_env_free(tree);
+    fx_fini(&f);
+}
+
+/* The shapes really are fused (else the test above compares a tree with itself). */
+Test(fused, the_shapes_compile_to_one_instruction) {
+    fixture f;
+    fx_init(&f);
+    static const struct { const char *src; int op; } want[] = {
+        {"device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0", OP_CAP_CMPK},
+        {"device.capacity[\"gpu.example.com\"].memory.isGreaterThan(quantity(\"40Gi\"))", OP_CAP_CMPK},
+        {"device.attributes[\"gpu.example.com\"].cc.compareTo(semver(\"8.0.0\")) > 0", OP_ATTR_VCMPK},
+        {"device.attributes[\"gpu.example.com\"].cc.isLessThan(semver(\"8.0.0\"))", OP_ATTR_VCMPK},
+        {"device.attributes[\"gpu.example.com\"].index < 4", OP_ATTR_ICMPK},
+        {"device.attributes[\"gpu.example.com\"].type.startsWith(\"g\")", OP_ATTR_PREFIXK},
+        {"device.attributes[\"gpu.example.com\"].type.endsWith(\"g\")", OP_ATTR_SUFFIXK},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        err e;
+        err_clear(&e);
+        cel_program *p = cel_compile(f.any, want[i].src, strlen(want[i].src), &e);
+        cr_assert(p, "%s", e.msg);
+        cr_assert_eq(p->root->op, want[i].op, "%s: op %d", want[i].src, p->root->op);
+        cel_program_free(p);
+    }
+    fx_fini(&f);
+}
