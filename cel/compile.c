@@ -74,7 +74,8 @@ static uint32_t node_weight(const cel_inst *i) {
     case OP_ATTR_VCMPK:
     case OP_ATTR_ICMPK:
     case OP_ATTR_PREFIXK:
-    case OP_ATTR_SUFFIXK: return 0;
+    case OP_ATTR_SUFFIXK:
+    case OP_ATTR_INK: return 0;
     /* the device paths compiled to one instruction: cel-go charges the `device`
      * identifier and each selection or constant index (qualifier) 1, as the
      * estimate does (Kubernetes' compile_test: 4 for device.attributes["d"].name) */
@@ -263,6 +264,16 @@ static const cel_inst *fuse_compare(comp *c, cel_inst *g) {
     return f;
 }
 
+/* `g` is an `in` that was not folded. */
+static const cel_inst *fuse_in(comp *c, cel_inst *g) {
+    const cel_inst *l = g->x, *r = g->y;
+    if (c->p->env->opts.no_fuse || l->op != OP_DEVATTR || r->op != OP_CONST || r->k.kind != CV_LIST) return g;
+    const cel_list *list = r->k.u.list;
+    for (uint32_t i = 0; i < list->n; i++)
+        if (list->items[i].kind != CV_STRING) return g;
+    return fused(c, OP_ATTR_INK, g, l, r->k);
+}
+
 /* `i` is a call that was not folded. */
 static const cel_inst *fuse_call(comp *c, cel_inst *i) {
     if (c->p->env->opts.no_fuse || i->nargs != 2) return i;
@@ -338,6 +349,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             i->x = l;
             i->y = r;
             if (op != OP_AND && op != OP_OR && l->op == OP_CONST && r->op == OP_CONST) return fold(c, i);
+            if (op == OP_IN) return fuse_in(c, i);
             return op >= OP_EQ && op <= OP_GE ? fuse_compare(c, i) : i;
         }
         if (!strcmp(name, "!_") && n->nargs == 1) {
@@ -603,6 +615,7 @@ bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *s
     p->root = build(&c, root);
     p->folded_cost = folded_cost(&c, p->root);
     p->touches = (uint8_t)touches(&c, p->root);
+    p->pred = cel_pred_ok(p->root);
     hmap_free(&c.memo_count);
     hmap_free(&c.memo_touch);
     hmap_free(&c.memo_fcost);

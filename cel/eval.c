@@ -120,6 +120,8 @@ __attribute__((noinline)) static cel_value dev_cap(cel_eval_ctx *x, const cel_in
 /* ---- the fused shapes (OP_CAP_CMPK & co.): the fast path, or the tree in x ---------- */
 
 
+static inline bool work(cel_eval_ctx *x, uint64_t w);
+
 static inline bool cmp_holds(int32_t op, int64_t a, int64_t b) {
     switch (op) {
     case OP_EQ: return a == b;
@@ -139,6 +141,19 @@ static inline cel_value fused_cap_cmp(const cel_inst *n, cel_eval_ctx *x) {
             return cel_bool(cmp_holds(n->iv, quantity_cmp(d->caps[i].value, n->k.u.q), n->iv2));
         }
     return eval(n->x, x);
+}
+
+/* s in a list of strings (compile.c checked every element is one); *w gets the
+ * bytes compared, the hidden work in_op counts */
+static inline bool str_in(const cel_str *s, const cel_list *l, uint64_t *w) {
+    for (uint32_t i = 0; i < l->n; i++) {
+        const cel_value *e = &l->items[i];
+        if (e->len == s->len) {
+            *w += s->len;
+            if (cel_bytes_eq(e->u.s, s->s, s->len)) return true;
+        }
+    }
+    return false;
 }
 
 static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
@@ -162,6 +177,16 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
             if (n->k.len > s->len) return cel_bool(false);
             const char *at_s = n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len;
             return cel_bool(cel_bytes_eq(at_s, n->k.u.s, n->k.len));
+        }
+        case OP_ATTR_INK: {
+            if (at->kind != CEL_ATTR_STRING) break;
+            const cel_list *l = n->k.u.list;
+            x->cost += l->n;   /* in_list: the list's size, as in_op charges it */
+            if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+            uint64_t w = 0;
+            bool found = str_in(at->u.s, l, &w);
+            if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+            return cel_bool(found);
         }
         default: break;
         }
@@ -781,7 +806,8 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_VCMPK:
     case OP_ATTR_ICMPK:
     case OP_ATTR_PREFIXK:
-    case OP_ATTR_SUFFIXK: return fused_attr(n, x);
+    case OP_ATTR_SUFFIXK:
+    case OP_ATTR_INK: return fused_attr(n, x);
     }
     return cel_error_static("internal error: bad instruction");
 }
@@ -846,12 +872,129 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_VCMPK:
     case OP_ATTR_ICMPK:
     case OP_ATTR_PREFIXK:
-    case OP_ATTR_SUFFIXK: return fused_attr(n, x);
+    case OP_ATTR_SUFFIXK:
+    case OP_ATTR_INK: return fused_attr(n, x);
     default: return eval(n, x);
     }
 }
 
 cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x); }
+
+/* ---- the predicate path ---------------------------------------------------------
+ *
+ * Most selectors are && and || of device tests (driver, attribute or capacity
+ * against a constant). Such a program is decided here on plain bools and a running
+ * cost, without cel_values, the arena or the context's set-up: 1 or 0 when every
+ * test evaluated cleanly, -1 the moment one would not (a missing key, a value of
+ * another kind, anything that makes an error). -1 sends cel_eval_bool down the
+ * ordinary path from the start, which recomputes the cost too, so an answer from here
+ * is always the one that path gives: for && the first false wins (as in logic_n,
+ * whatever the operands before it), otherwise all are true; || likewise. */
+
+static int pred_nested(const cel_inst *r, const cel_device *d, uint64_t *cost);
+
+static inline int pred_leaf(const cel_inst *n, const cel_device *d, uint64_t *cost) {
+    switch (n->op) {
+    case OP_ANDN:
+    case OP_ORN: return pred_nested(n, d, cost);
+    case OP_DRIVER_EQK:
+    case OP_DRIVER_NEK: {
+        *cost += short_cmp_cost(d->driver.len, n->k.len);
+        bool eq = d->driver_id ? d->driver_id == n->b
+                               : d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len);
+        return eq == (n->op == OP_DRIVER_EQK);
+    }
+    case OP_ATTR_EQK:
+    case OP_ATTR_NEK: {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (!at) return -1;
+        if (at->kind != CEL_ATTR_STRING) {
+            *cost += 1;
+            return n->op == OP_ATTR_NEK;
+        }
+        *cost += short_cmp_cost(at->u.s->len, n->k.len);
+        bool eq = at->u.s->len == n->k.len && cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len);
+        return eq == (n->op == OP_ATTR_EQK);
+    }
+    case OP_HAS_DOMAIN: return has_domain(d, n->a, n->b);
+    case OP_CAP_CMPK:
+        for (uint32_t i = 0; i < d->ncaps; i++)
+            if (d->caps[i].name == n->b && d->caps[i].domain == n->a) {
+                *cost += n->cost;
+                return cmp_holds(n->iv, quantity_cmp(d->caps[i].value, n->k.u.q), n->iv2);
+            }
+        return -1;
+    case OP_ATTR_ICMPK: {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (!at || at->kind != CEL_ATTR_INT) return -1;
+        *cost += n->cost;
+        return cmp_holds(n->iv, at->u.i, n->k.u.i);
+    }
+    case OP_ATTR_VCMPK: {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (!at || at->kind != CEL_ATTR_VERSION) return -1;
+        *cost += n->cost;
+        return cmp_holds(n->iv, semver_cmp(at->u.v, n->k.u.v), n->iv2);
+    }
+    case OP_ATTR_PREFIXK:
+    case OP_ATTR_SUFFIXK: {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (!at || at->kind != CEL_ATTR_STRING) return -1;
+        const cel_str *s = at->u.s;
+        *cost += cel_str_tenth_cost(s->s, s->len);
+        if (n->k.len > s->len) return 0;
+        return cel_bytes_eq(n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len, n->k.u.s, n->k.len);
+    }
+    case OP_ATTR_INK: {
+        const cel_attr *at = find_attr(d, n->a, n->b);
+        if (!at || at->kind != CEL_ATTR_STRING) return -1;
+        *cost += n->k.u.list->n;
+        if (*cost > CEL_MAX_COST) return -1;
+        uint64_t w = 0;   /* one constant list: far below CEL_MAX_WORK, no loop here to add up */
+        return str_in(at->u.s, n->k.u.list, &w);
+    }
+    case OP_NOT: {   /* !device.attributes["d"].flag */
+        const cel_attr *at = find_attr(d, n->x->a, n->x->b);
+        if (!at || at->kind != CEL_ATTR_BOOL) return -1;
+        return !at->u.b;
+    }
+    default: return -1;
+    }
+}
+
+static bool pred_leaf_ok(const cel_inst *n) {
+    switch (n->op) {
+    case OP_DRIVER_EQK: case OP_DRIVER_NEK: case OP_ATTR_EQK: case OP_ATTR_NEK: case OP_HAS_DOMAIN:
+    case OP_CAP_CMPK: case OP_ATTR_ICMPK: case OP_ATTR_VCMPK: case OP_ATTR_PREFIXK: case OP_ATTR_SUFFIXK:
+    case OP_ATTR_INK:
+        return true;
+    case OP_NOT: return n->x->op == OP_DEVATTR;
+    case OP_ANDN:
+    case OP_ORN:
+        for (uint32_t i = 0; i < n->nargs; i++)
+            if (!pred_leaf_ok(n->args[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+bool cel_pred_ok(const cel_inst *root) { return pred_leaf_ok(root); }
+
+static inline int pred_eval(const cel_inst *r, const cel_device *d, uint64_t *cost) {
+    if (r->op != OP_ANDN && r->op != OP_ORN) return pred_leaf(r, d, cost);
+    int decisive = r->op == OP_ORN;   /* && stops at the first false, || at the first true */
+    for (uint32_t i = 0; i < r->nargs; i++) {
+        int v = pred_leaf(r->args[i], d, cost);
+        if (v < 0) return -1;
+        if (v == decisive) return v;
+    }
+    return !decisive;
+}
+
+/* An && / || below the root: out of line, so the root's loop stays inlined. */
+__attribute__((noinline)) static int pred_nested(const cel_inst *r, const cel_device *d, uint64_t *cost) {
+    return pred_eval(r, d, cost);
+}
 
 /* ---- public entry points ------------------------------------------------------ */
 
@@ -903,6 +1046,14 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
      * capacity region a dense stream that the hardware prefetcher follows (see the
      * layout contract in cel.h). */
     if (p->touches & CEL_TOUCH_CAPS) __builtin_prefetch(d->caps);
+    if (p->pred && LIKELY(!d->conv_error)) {
+        uint64_t cost = p->folded_cost;
+        int r = pred_eval(p->root, d, &cost);
+        if (LIKELY(r >= 0 && cost <= CEL_MAX_COST)) {
+            x->cost = cost;
+            return r ? CEL_TRUE : CEL_FALSE;
+        }
+    }
     begin(p, d, NULL, x);
     if (UNLIKELY(d->conv_error)) {
         err_set(e, "%s", d->conv_error);

@@ -66,6 +66,7 @@ typedef enum cel_op {
     OP_ATTR_ICMPK,   /* device.attributes["dom"].name <iv> k (an int) */
     OP_ATTR_PREFIXK, /* device.attributes["dom"].name.startsWith(k) (a string) */
     OP_ATTR_SUFFIXK, /* .endsWith(k) */
+    OP_ATTR_INK,     /* device.attributes["dom"].name in k (a list of strings) */
 } cel_op;
 
 /* cel_inst.flags of OP_CALL */
@@ -119,6 +120,7 @@ struct cel_program {
     const cel_type *type;
     uint32_t nslots;
     uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (prefetching) */
+    bool pred;                /* cel_eval_bool may try the predicate path first (cel_pred_ok) */
     cel_prep *preps;
     uint32_t npreps, cappreps;
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
@@ -147,5 +149,9 @@ struct cel_eval_ctx {
 
 /* Evaluates one instruction (eval.c); used by compile.c for constant folding. */
 cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x);
+
+/* Whether a program rooted at `root` has the shape eval.c's predicate path decides
+ * without values: device tests joined by && and ||. */
+bool cel_pred_ok(const cel_inst *root);
 
 #endif

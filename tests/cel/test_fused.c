@@ -42,7 +42,12 @@ static const char *const exprs[] = {
     "device.attributes[\"gpu.example.com\"].type.endsWith(\"x\")",
     "device.attributes[\"gpu.example.com\"].nope.startsWith(\"a\")",
     "device.attributes[\"gpu.example.com\"].nope < 4",
+    "device.attributes[\"gpu.example.com\"].type in [\"cpu\", \"gpu\"]",
+    "device.attributes[\"gpu.example.com\"].type in [\"cpu\", \"tpu\", \"\"]",
+    "device.attributes[\"gpu.example.com\"].type in []",
+    "device.attributes[\"gpu.example.com\"].nope in [\"a\"]",
     "[1, 2, 3, 4, 5].all(i, device.attributes[\"gpu.example.com\"].index < i)",
+    "lists.range(3000).all(i, device.attributes[\"gpu.example.com\"].type in [\"a\", \"b\", \"c\", \"d\", \"e\"])",
     "[1, 2, 3].exists(i, device.attributes[\"gpu.example.com\"].type.startsWith(\"g\"))",
     "[1, 2, 3].map(i, device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) > i)",
 };
@@ -92,7 +97,7 @@ Test(fused, same_value_error_and_cost_as_the_tree) {
         cel_device d;
         variant(&f, v, attrs, &d);
         for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
-            char a[512], b[512];
+            char a[1100], b[1100];   /* room for "compile: " or "error: " and a whole message */
             uint64_t ca, cb;
             run(f.any, exprs[i], &d, f.ctx, a, sizeof a, &ca);
             run(tree, exprs[i], &d, f.ctx, b, sizeof b, &cb);
@@ -119,6 +124,7 @@ Test(fused, the_shapes_compile_to_one_instruction) {
         {"device.attributes[\"gpu.example.com\"].index < 4", OP_ATTR_ICMPK},
         {"device.attributes[\"gpu.example.com\"].type.startsWith(\"g\")", OP_ATTR_PREFIXK},
         {"device.attributes[\"gpu.example.com\"].type.endsWith(\"g\")", OP_ATTR_SUFFIXK},
+        {"device.attributes[\"gpu.example.com\"].type in [\"a\", \"b\"]", OP_ATTR_INK},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         err e;
@@ -128,5 +134,60 @@ Test(fused, the_shapes_compile_to_one_instruction) {
         cr_assert_eq(p->root->op, want[i].op, "%s: op %d", want[i].src, p->root->op);
         cel_program_free(p);
     }
+    fx_fini(&f);
+}
+
+/* cel_eval_bool's predicate path (eval.c) against the ordinary evaluation of the
+ * same program (cel_eval_value): the same answer or error text and the same cost,
+ * for && / || of every device test, on every device variant. */
+static const char *const preds[] = {
+    "device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].type == \"gpu\"",
+    "device.driver != \"gpu.example.com\" || device.attributes[\"gpu.example.com\"].type != \"gpu\"",
+    "device.attributes[\"gpu.example.com\"].type == \"gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten\"",
+    "device.attributes[\"gpu.example.com\"].index == \"3\" || device.attributes[\"gpu.example.com\"].nope == \"x\"",
+    "device.attributes[\"gpu.example.com\"].nope == \"x\" && device.driver == \"other\"",
+    "device.driver == \"other\" && device.attributes[\"gpu.example.com\"].nope == \"x\"",
+    "\"gpu.example.com\" in device.attributes && !device.attributes[\"gpu.example.com\"].mig",
+    "!device.attributes[\"gpu.example.com\"].type",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0 && "
+    "device.attributes[\"gpu.example.com\"].index < 4",
+    "device.attributes[\"gpu.example.com\"].cc.isGreaterThan(semver(\"8.0.0\")) || "
+    "device.attributes[\"gpu.example.com\"].type.startsWith(\"g\")",
+    "device.driver == \"gpu.example.com\" && (device.attributes[\"gpu.example.com\"].type == \"x\" || "
+    "device.attributes[\"gpu.example.com\"].type.endsWith(\"ten\")) && device.capacity[\"gpu.example.com\"].memory."
+    "isLessThan(quantity(\"100Gi\"))",
+    "device.attributes[\"gpu.example.com\"].index > 2 || device.attributes[\"gpu.example.com\"].type.startsWith(\"x\")",
+    "device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].type in [\"Hopper\", \"gpu\"]",
+    "device.attributes[\"gpu.example.com\"].index in [\"3\"] || device.attributes[\"gpu.example.com\"].type in [\"x\"]",
+};
+
+Test(fused, predicate_path_agrees_with_the_full_evaluation) {
+    fixture f;
+    fx_init(&f);
+    size_t on_path = 0;
+    for (int v = 0; v < NVARIANTS; v++) {
+        cel_attr attrs[16];
+        cel_device d;
+        variant(&f, v, attrs, &d);
+        for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
+            err e;
+            err_clear(&e);
+            cel_program *p = cel_compile(f.env, preds[i], strlen(preds[i]), &e);
+            cr_assert(p, "%s: %s", preds[i], e.msg);
+            on_path += p->pred;
+            err_clear(&e);
+            cel_result r = cel_eval_bool(p, &d, f.ctx, &e);
+            uint64_t cost = f.ctx->cost;
+            char got[1100], want[1100];
+            snprintf(got, sizeof got, "%s", r == CEL_TRUE ? "true" : r == CEL_FALSE ? "false" : e.msg);
+            cel_value w = cel_eval_value(p, &d, NULL, f.ctx);
+            snprintf(want, sizeof want, "%s", w.kind == CV_BOOL ? (w.u.b ? "true" : "false") : w.u.s);
+            cr_assert_str_eq(got, want, "variant %d, %s", v, preds[i]);
+            cr_assert_eq(cost, f.ctx->cost, "variant %d, %s: cost %llu on the predicate path, %llu in full", v, preds[i],
+                         (unsigned long long)cost, (unsigned long long)f.ctx->cost);
+            cel_program_free(p);
+        }
+    }
+    cr_assert_eq(on_path, NVARIANTS * (sizeof preds / sizeof preds[0]), "every one has the predicate shape");
     fx_fini(&f);
 }

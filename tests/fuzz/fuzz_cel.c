@@ -102,6 +102,19 @@ int fuzz_cel_one(const uint8_t *data, size_t size) {
             double t0 = fuzz_now();
             cel_result r = cel_eval_bool(p, &F.dev[i], F.x, &e);
             check_time(t0, "cel_eval_bool", data, size);
+            /* the predicate path (eval.c) decides as the full evaluation does */
+            uint64_t cost = F.x->cost;
+            cel_value w = cel_eval_value(p, &F.dev[i], NULL, F.x);
+            if (w.kind == CV_BOOL || w.kind == CV_ERROR) {
+                bool same = w.kind == CV_BOOL ? r == (w.u.b ? CEL_TRUE : CEL_FALSE) && cost == F.x->cost
+                                              : r == CEL_ERROR && !strcmp(e.msg, w.u.s);
+                if (!same) {
+                    fprintf(stderr, "fuzz_cel: device %d: cel_eval_bool %d (%s, cost %llu), full evaluation %s (cost %llu)\n",
+                            i, (int)r, e.msg, (unsigned long long)cost, w.kind == CV_BOOL ? (w.u.b ? "true" : "false") : w.u.s,
+                            (unsigned long long)F.x->cost);
+                    abort();
+                }
+            }
             if (r == CEL_ERROR) {
                 check_err(&e, "cel_eval_bool");
                 cel_enhance_runtime_error(&e);
