@@ -8,6 +8,17 @@
 
 #define DRALLOC_VERSION "0.1.0"
 
+/* jemalloc's compiled-in options (read by jemalloc at start-up; MALLOC_CONF in the
+ * environment still overrides them). dralloc's memory is the long-lived store; what
+ * it frees is the transient part — decoded JSON of a list or a watch burst, request
+ * arenas — so freed pages are given back within 200 ms instead of jemalloc's 10 s
+ * default. Measured on `dralloc bench mig_5000nodes` (760,000 devices ingested in
+ * batches): 1,668 MiB RSS once built and 1,757 MiB at peak with the default, 1,264 and
+ * 1,449 MiB with this, build time unchanged (5.3 / 5.0 s). Without jemalloc (the
+ * sanitizer builds) the symbol is unused. */
+extern const char *malloc_conf;
+const char *malloc_conf = "dirty_decay_ms:200,muzzy_decay_ms:0";
+
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
