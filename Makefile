@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build release test tsan fuzz run bench clean
+.PHONY: all deps build release test tsan fuzz fuzz-fast run bench clean
 
 all: release
 
@@ -40,6 +40,12 @@ tsan: deps
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRALLOC_FUZZ=ON -DDRALLOC_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
+
+# The same harnesses with UBSan only (build-fuzz-fast/): for long campaigns; replay
+# what they keep on build-fuzz/ (ASan + LeakSanitizer).
+fuzz-fast: deps
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz-fast -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRALLOC_FUZZ=ON -DDRALLOC_FUZZ_NO_ASAN=ON -DDRALLOC_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-fuzz-fast -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
 
 # The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
 # quiet unless it fails, so the first two lines are the curl commands to paste.
