@@ -444,24 +444,25 @@ void dra_overlay_memo(dra_overlay *ov, bool on) { ov->no_memo = !on; }
 
 const dra_allocated *dra__overlay_allocated(const dra_overlay *ov) { return ov ? ov->st : NULL; }
 
+/* usage and claim_idx map a name's hash to index+1; names whose hashes collide take
+ * the next slot of a probe chain (hash_u64 of the previous key), so a lookup walks the
+ * chain until a free slot. (A linear scan on every miss — a node nothing was committed
+ * to — was 45 % of 5000pods_500nodes.) */
 static struct ov_node *ov_usage(dra_overlay *ov, const char *name, bool create) {
-    uint64_t h = hash_bytes(name, strlen(name)), i;
-    if (hmap_get(&ov->usage, h, &i) && !strcmp(ov->nodes.v[i - 1].name, name)) return &ov->nodes.v[i - 1];
-    for (size_t k = 0; k < ov->nodes.n; k++)   /* hash collision: the slow way */
-        if (!strcmp(ov->nodes.v[k].name, name)) return &ov->nodes.v[k];
+    uint64_t probe = hash_bytes(name, strlen(name)), i;
+    for (; hmap_get(&ov->usage, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(ov->nodes.v[i - 1].name, name)) return &ov->nodes.v[i - 1];
     if (!create) return NULL;
     struct ov_node nn = {.name = strdup(name)};
     DRA_VEC_PUSH(ov->nodes, nn);
-    if (!hmap_get(&ov->usage, h, &i)) hmap_put(&ov->usage, h, ov->nodes.n);
+    hmap_put(&ov->usage, probe, ov->nodes.n);
     return &ov->nodes.v[ov->nodes.n - 1];
 }
 
 static const committed_claim *ov_claim(const dra_overlay *ov, const char *key) {
     uint64_t i;
-    if (hmap_get(&ov->claim_idx, hash_bytes(key, strlen(key)), &i) && !strcmp(ov->claims.v[i - 1].key, key))
-        return &ov->claims.v[i - 1];
-    for (size_t k = 0; k < ov->claims.n; k++)
-        if (!strcmp(ov->claims.v[k].key, key)) return &ov->claims.v[k];
+    for (uint64_t probe = hash_bytes(key, strlen(key)); hmap_get(&ov->claim_idx, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(ov->claims.v[i - 1].key, key)) return &ov->claims.v[i - 1];
     return NULL;
 }
 
@@ -573,8 +574,9 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
             if (i >= kept.nown || c->from_template) continue;
             committed_claim k = {.key = claim_key(c), .node = kept.res[i].node_selector ? strdup(node) : NULL};
             DRA_VEC_PUSH(ov->claims, k);
-            uint64_t h = hash_bytes(k.key, strlen(k.key)), j;
-            if (!hmap_get(&ov->claim_idx, h, &j)) hmap_put(&ov->claim_idx, h, ov->claims.n);
+            uint64_t probe = hash_bytes(k.key, strlen(k.key)), j;
+            while (hmap_get(&ov->claim_idx, probe, &j)) probe = hash_u64(probe);
+            hmap_put(&ov->claim_idx, probe, ov->claims.n);
         }
         json_decref(kept.device_plugin);
         json_decref(kept.request_mappings);

@@ -1030,19 +1030,33 @@ char *dra__reason_template(const char *reason, const char *const *names, size_t 
     return t;
 }
 
+/* Copies the runs between name marks whole: a memo hit expands one per node, and
+ * byte by byte that was 14 % of a 500-node filter once the rest was cheap. */
 void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames) {
+    if (!n) return;
     size_t o = 0;
-    for (const char *p = tmpl; *p && o + 1 < n; p++) {
-        if (*p == '\x01' && p[1]) {
-            size_t k = (size_t)(unsigned char)p[1] - 1;
-            const char *nm = k < nnames ? names[k] : "?";
-            while (*nm && o + 1 < n) reason[o++] = *nm++;
-            p++;
-        } else {
+    const char *p = tmpl;
+    while (*p && o + 1 < n) {
+        const char *mark = strchr(p, '\x01');
+        size_t run = mark ? (size_t)(mark - p) : strlen(p);
+        if (run > n - 1 - o) run = n - 1 - o;
+        memcpy(reason + o, p, run);
+        o += run;
+        p += run;
+        if (!mark || p != mark) break;   /* the end, or out of room */
+        if (!p[1]) {                     /* a mark without its index: kept as a byte, as before */
             reason[o++] = *p;
+            break;
         }
+        size_t k = (size_t)(unsigned char)p[1] - 1;
+        const char *nm = k < nnames ? names[k] : "?";
+        size_t len = strlen(nm);
+        if (len > n - 1 - o) len = n - 1 - o;
+        memcpy(reason + o, nm, len);
+        o += len;
+        p += 2;
     }
-    if (n) reason[o < n ? o : n - 1] = '\0';
+    reason[o] = '\0';
 }
 
 /* A bound on memory, not on correctness: past it, answers are computed, not kept. */
