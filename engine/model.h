@@ -257,6 +257,10 @@ typedef struct dra_claim {
     /* status.allocation.nodeSelector, decoded at ingest (ingest.c); NULL: anywhere */
     dra_node_selector *alloc_node_selector;
     const char *alloc_node_selector_error;   /* a selector that does not parse */
+    /* 1 + the store entry's arrival number (store.c): an identity that no later object
+     * reuses, unlike the address, so fit answers keyed by it may outlive the snapshot
+     * (the memo handed on). 0 outside a store. */
+    uint64_t store_seq;
 } dra_claim;
 
 typedef struct dra_claim_template {

@@ -46,7 +46,8 @@ struct dra_pod_request {
 
 /* The pod's needs as a hash, when its answers can be shared: each claim entry by its
  * spec (or, allocated, by its identity in this snapshot), and the containers'
- * resources when extended resources are involved. Not for pods with a PodGroup, an
+ * resources when extended resources are involved (an allocated claim by its store
+ * identity, which outlives the snapshot as the memo does). Not for pods with a PodGroup, an
  * unresolved claim or a claim whose spec is unknown. */
 static void signature(dra_pod_request *pr, const json_t *pod) {
     const dra_podplan *pp = &pr->pp;
@@ -59,7 +60,7 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
     for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
         const dra_claim *c = pp->claims[k];
         uint64_t part;
-        if (c->allocated) part = hash_u64((uint64_t)(uintptr_t)c) ^ 0xA;
+        if (c->allocated) part = c->store_seq ? hash_u64(c->store_seq) ^ 0xB : hash_u64((uint64_t)(uintptr_t)c) ^ 0xA;
         else if (!c->spec_hash) return;
         else part = c->spec_hash ^ (c->from_template ? 0x7 : 0xC);
         h = hash_u64(h ^ part);

@@ -35,7 +35,11 @@
  * old and new; and all views when a slice without a node name changes, when a
  * changed pool has one, or when the taint rules change (rare, and then correct).
  *
- * The fit memo depends on the in-use set and stays per snapshot.
+ * The fit memo (answers per node and pod signature) is kept per node and handed on
+ * like the views, but it also reads the in-use set and the DeviceClasses: a node's
+ * answers go with its view, and also with an allocation added or removed on a pool the
+ * node sees (a pool without a node name: every node), with a bound pod on the node
+ * (its extended resources), and all of them with a class change (memo_carry).
  *
  * Readers pin the current snapshot under a short lock; the writer publishes a new
  * one under the same lock, so a reader sees either the old or the new snapshot,
@@ -195,6 +199,28 @@ typedef struct view_slot {
     bool made_here;
 } view_slot;
 
+/* The fit memo of one node: its answers by pod signature, shared by consecutive
+ * snapshots while the node's inputs stay (memo_carry), so each has its own lock. */
+typedef struct mnode {
+    _Atomic long refs;
+    char *name;
+    pthread_mutex_t lock;    /* guards ents: snapshots sharing the node add to it */
+    DRA_VEC(struct memo { uint64_t sig; int status; int64_t score; char *reason; }) ents;
+} mnode;
+
+static void mnode_retain(void *p) { atomic_fetch_add_explicit(&((mnode *)p)->refs, 1, memory_order_relaxed); }
+static void mnode_release(void *p) {
+    mnode *m = p;
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
+    for (size_t i = 0; i < m->ents.n; i++) free(m->ents.v[i].reason);
+    free(m->ents.v);
+    pthread_mutex_destroy(&m->lock);
+    free(m->name);
+    free(m);
+}
+static const pmap_ops mnode_ops = {mnode_retain, mnode_release};
+static bool mnode_is(const void *val, const void *key) { return !strcmp(((const mnode *)val)->name, key); }
+
 /* One change of an apply, in order (both entries held): what the build looks at. */
 typedef struct change {
     dra_kind kind;
@@ -217,10 +243,8 @@ struct dra_snapshot {
     pmap inherited;          /* node name → vcell: earlier snapshots' views still valid here */
     pthread_once_t names_once;
     const char **node_names; /* Node objects, sorted; built at first use */
-    pthread_mutex_t memo_lock;
-    hmap memo;               /* hash(node, signature) → index+1 into memos; chain through mnext */
-    DRA_VEC(struct memo { char *node; uint64_t sig; int status; int64_t score; char *reason; }) memos;
-    DRA_VEC(uint32_t) mnext;
+    pthread_mutex_t memo_lock;   /* guards the map memo (each mnode has its own lock) */
+    pmap memo;               /* node name → mnode, some shared with earlier snapshots */
     pthread_mutex_t views_lock;  /* guards views, vslots, vnext, vmem */
     hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
     DRA_VEC(view_slot *) vslots;
@@ -261,13 +285,7 @@ void dra_snapshot_release(dra_snapshot *s) {
     hmap_free(&s->views);
     pthread_mutex_destroy(&s->views_lock);
     pmap_free(&s->inherited);
-    for (size_t i = 0; i < s->memos.n; i++) {
-        free(s->memos.v[i].node);
-        free(s->memos.v[i].reason);
-    }
-    free(s->memos.v);
-    free(s->mnext.v);
-    hmap_free(&s->memo);
+    pmap_free(&s->memo);
     pthread_mutex_destroy(&s->memo_lock);
     dra_allocated_free(s->st);
     dra_world_free(s->w);
@@ -355,7 +373,7 @@ static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old)
     s->names_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     pthread_mutex_init(&s->views_lock, NULL);
     pthread_mutex_init(&s->memo_lock, NULL);
-    hmap_init(&s->memo);
+    pmap_init(&s->memo, &mnode_ops);
     hmap_init(&s->views);
     arena_init(&s->vmem, 0);
     pmap_init(&s->tainted, &tainted_ops);
@@ -517,6 +535,90 @@ static void inherit_views(dra_snapshot *s, dra_snapshot *old, bool all_stale) {
     }
 }
 
+static void drop_memo(pmap *m, const char *name) {
+    if (name && *name) pmap_del(m, hash_bytes(name, strlen(name)), mnode_is, name);
+}
+
+/* Drops the memos of the nodes of a list's slices; true when one has no node name. */
+static bool drop_memos_of(pmap *m, const dra_slice_list *l) {
+    bool unnamed = false;
+    for (uint32_t i = 0; l && i < l->n; i++) {
+        if (l->v[i]->node_name && *l->v[i]->node_name) drop_memo(m, l->v[i]->node_name);
+        else unnamed = true;
+    }
+    return unnamed;
+}
+
+/* Drops the memos of the nodes that see a claim's allocated pools; true when one of
+ * those pools is seen from every node. */
+static bool drop_memos_of_claim(dra_snapshot *s, dra_snapshot *old, const dra_claim *c) {
+    bool global = false;
+    for (uint32_t i = 0; c && c->allocated && i < c->nalloc_results && !global; i++) {
+        const dra_device_result *r = &c->alloc_results[i];
+        char key[512];
+        int n = snprintf(key, sizeof key, "%s/%s", r->driver ? r->driver : "", r->pool ? r->pool : "");
+        if (n < 0 || (size_t)n >= sizeof key) return true;   /* no such pool name fits: be safe */
+        uint32_t pk = intern_get(s->cat->names, key, (size_t)n);
+        if (!pk) continue;   /* never seen in a slice: no node sees it */
+        global |= drop_memos_of(&s->memo, dra__world_pool_slices(old->w, pk));
+        global |= drop_memos_of(&s->memo, dra__world_pool_slices(s->w, pk));
+    }
+    return global;
+}
+
+/* The memos s takes over from old: every node's answers whose inputs the changes did
+ * not touch. What an answer reads (podfit.c fit_core): the node's view (see
+ * inherit_views for what that reads), the in-use set of the pools the view holds, the
+ * DeviceClasses, the pod's claims (in the signature: specs, or for allocated claims
+ * their store entry), the pods bound to the node (extended resources), and the
+ * features (the store's). So: the node of a changed Node or pod, the nodes of a
+ * changed slice's pool (as views), the nodes seeing a changed claim's allocated
+ * pools; everything on a class, taint rule or pod group change, or when one of those
+ * pools has a slice without a node name. */
+static void memo_carry(dra_snapshot *s, dra_snapshot *old) {
+    for (size_t i = 0; i < s->changes.n; i++) {
+        dra_kind k = s->changes.v[i].kind;
+        if (k != DRA_KIND_NODE && k != DRA_KIND_SLICE && k != DRA_KIND_CLAIM && k != DRA_KIND_POD &&
+            k != DRA_KIND_TEMPLATE)
+            return;
+    }
+    pmap_free(&s->memo);
+    pthread_mutex_lock(&old->memo_lock);
+    pmap_share(&s->memo, &old->memo);
+    pthread_mutex_unlock(&old->memo_lock);
+    for (size_t i = 0; i < s->changes.n; i++) {
+        const change *c = &s->changes.v[i];
+        bool global = false;
+        switch (c->kind) {
+        case DRA_KIND_NODE: drop_memo(&s->memo, ((const dra_node *)(c->old ? c->old : c->neu)->obj)->name); break;
+        case DRA_KIND_POD:
+            if (c->old) drop_memo(&s->memo, ((const dra_pod *)c->old->obj)->node_name);
+            if (c->neu) drop_memo(&s->memo, ((const dra_pod *)c->neu->obj)->node_name);
+            break;
+        case DRA_KIND_SLICE:
+            for (int side = 0; side < 2; side++) {
+                const dra_slice *sl = (side ? c->neu : c->old) ? (side ? c->neu : c->old)->obj : NULL;
+                if (!sl) continue;
+                global |= !sl->node_name || !*sl->node_name;
+                drop_memo(&s->memo, sl->node_name);
+                global |= drop_memos_of(&s->memo, dra__world_pool_slices(old->w, sl->pool_key));
+                global |= drop_memos_of(&s->memo, dra__world_pool_slices(s->w, sl->pool_key));
+            }
+            break;
+        case DRA_KIND_CLAIM:
+            global |= drop_memos_of_claim(s, old, c->old ? c->old->obj : NULL);
+            global |= drop_memos_of_claim(s, old, c->neu ? c->neu->obj : NULL);
+            break;
+        default: break;   /* templates: the signature holds the instantiated spec */
+        }
+        if (global) {
+            pmap_free(&s->memo);
+            pmap_init(&s->memo, &mnode_ops);
+            return;
+        }
+    }
+}
+
 /* Lays the world out for s from old's (NULL: from the objects alone): the parts of
  * kinds that did not change are shared, the slice indexes edited where slices
  * changed, the in-use set derived from old's by the claims removed and added. Claims,
@@ -575,6 +677,7 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
         }
     }
     if (old) inherit_views(s, old, changed[DRA_KIND_TAINT_RULE]);
+    if (old) memo_carry(s, old);
     bool cc = s->f.consumable_capacity;
     if (old && old->st) {
         s->st = dra__allocated_clone(old->st, w);
@@ -708,6 +811,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     } else if (!dra__decode_object(&d, k, obj, &en->obj, e)) {
         goto fail;
     }
+    if (k == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
     if (k == DRA_KIND_SLICE) {
         dra_slice *sl = en->obj;
         sl->index = st->slice_seq++;
@@ -1059,25 +1163,27 @@ void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *co
     reason[o] = '\0';
 }
 
-/* A bound on memory, not on correctness: past it, answers are computed, not kept. */
-enum { MEMO_MAX = 1 << 17 };   /* ~30 MiB at worst: 5,000 nodes x 26 pod shapes */
-
-static uint64_t memo_key(const char *node, uint64_t sig) { return hash_bytes(node, strlen(node)) ^ hash_u64(sig); }
+/* Bounds on memory, not on correctness: past them, answers are computed, not kept.
+ * Nodes: requests may name nodes the cluster does not have. */
+enum { MEMO_NODES_MAX = 1 << 16, MEMO_PER_NODE = 64 };
 
 bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
                    size_t n, const char *const *names, size_t nnames) {
-    uint64_t head;
     bool hit = false;
     pthread_mutex_lock(&s->memo_lock);
-    if (hmap_get(&s->memo, memo_key(node, sig), &head))
-        for (uint32_t i = (uint32_t)head; i && !hit; i = s->mnext.v[i - 1]) {
-            const struct memo *m = &s->memos.v[i - 1];
-            if (m->sig != sig || strcmp(m->node, node)) continue;
+    mnode *m = pmap_get(&s->memo, hash_bytes(node, strlen(node)), mnode_is, node);
+    if (m) {
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->ents.n && !hit; i++) {
+            const struct memo *e = &m->ents.v[i];
+            if (e->sig != sig) continue;
             hit = true;
-            *status = m->status;
-            *score = m->score;
-            dra__reason_expand(m->reason, reason, n, names, nnames);
+            *status = e->status;
+            *score = e->score;
+            dra__reason_expand(e->reason, reason, n, names, nnames);
         }
+        pthread_mutex_unlock(&m->lock);
+    }
     pthread_mutex_unlock(&s->memo_lock);
     return hit;
 }
@@ -1086,18 +1192,26 @@ void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, 
                    const char *const *names, size_t nnames) {
     if (nnames > 200) return;
     char *t = dra__reason_template(reason, names, nnames);
+    uint64_t h = hash_bytes(node, strlen(node));
     pthread_mutex_lock(&s->memo_lock);
-    uint64_t key = memo_key(node, sig), head = 0;
-    bool known = false;
-    if (hmap_get(&s->memo, key, &head))
-        for (uint32_t i = (uint32_t)head; i && !known; i = s->mnext.v[i - 1])
-            known = s->memos.v[i - 1].sig == sig && !strcmp(s->memos.v[i - 1].node, node);
-    if (!known && s->memos.n < MEMO_MAX) {
-        struct memo m = {.node = strdup(node), .sig = sig, .status = status, .score = score, .reason = t};
-        t = NULL;
-        DRA_VEC_PUSH(s->memos, m);
-        DRA_VEC_PUSH(s->mnext, (uint32_t)head);
-        hmap_put(&s->memo, key, s->memos.n);
+    mnode *m = pmap_get(&s->memo, h, mnode_is, node);
+    if (!m && pmap_len(&s->memo) < MEMO_NODES_MAX) {
+        m = xcalloc(1, sizeof *m);
+        atomic_init(&m->refs, 1);
+        m->name = strdup(node);
+        pthread_mutex_init(&m->lock, NULL);
+        pmap_put(&s->memo, h, m, mnode_is, node);
+    }
+    if (m) {
+        pthread_mutex_lock(&m->lock);
+        bool known = false;
+        for (size_t i = 0; i < m->ents.n && !known; i++) known = m->ents.v[i].sig == sig;
+        if (!known && m->ents.n < MEMO_PER_NODE) {
+            struct memo e = {.sig = sig, .status = status, .score = score, .reason = t};
+            t = NULL;
+            DRA_VEC_PUSH(m->ents, e);
+        }
+        pthread_mutex_unlock(&m->lock);
     }
     pthread_mutex_unlock(&s->memo_lock);
     free(t);

@@ -694,11 +694,15 @@ static void cache_faults(fake_api *f, dra_store *st, ext_watch *w, const char *t
     fake_put(f, "resourceslices", slice(4, "H200"));
     converge(f, st, "burst of changes");
 
-    /* compaction, then the stream is cut: the watch from the old version gets 410 */
+    /* compaction, then the stream is cut: the watch from the old version gets 410.
+     * The claims' watch is held over the delete: had the event reached the open
+     * stream first, the watch would resume from the newest version and not relist. */
     uint64_t relists = ext_watch_relists(w);
+    fake_hold_watch(f, "resourceclaims", true);
     fake_compact(f);
     fake_delete(f, "resourceclaims", "ml", "new-01");
     fake_cut_watches(f);
+    fake_hold_watch(f, "resourceclaims", false);
     converge(f, st, "compaction + 410");
     CHECK(ext_watch_relists(w) > relists, "no relist after 410");
 
