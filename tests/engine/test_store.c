@@ -1092,3 +1092,44 @@ Test(store, incremental_snapshots_equal_fresh_ones) {
     json_decref(m.objs);
     dra_store_free(st);
 }
+
+/* The fit memo is handed on to the next snapshot (memo_carry) less the nodes a change
+ * can reach: a pod bound to a node changes what the node's device plugin has left for
+ * an extended resource, so that node's answers go. */
+Test(store, memo_handed_on_follows_bound_pods) {
+    dra_store *st = store_with_cluster();
+    json_t *objs = parse(
+        "[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"ext-gpu\"},"
+        "  \"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.example.com'\"}}],"
+        "  \"extendedResourceName\":\"example.com/gpu\"}},"
+        " {\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-3\"},"
+        "  \"status\":{\"allocatable\":{\"example.com/gpu\":\"1\"}}}]");
+    err e;
+    err_clear(&e);
+    cr_assert(dra_store_apply_json(st, objs, &e), "%s", e.msg);
+    json_decref(objs);
+    static const char *EXT_POD =
+        "{\"metadata\":{\"name\":\"ext-0\",\"namespace\":\"ml\"},\"spec\":{\"containers\":[{\"name\":\"main\","
+        " \"resources\":{\"requests\":{\"example.com/gpu\":\"1\"},\"limits\":{\"example.com/gpu\":\"1\"}}}]}}";
+    dra_snapshot *s1 = dra_store_acquire(st);
+    dra_fit f1, f2, f3;
+    dra_fit_status before = fit(s1, EXT_POD, "node-3", &f1);
+    cr_assert_eq(before, DRA_FIT_OK, "%s", f1.reason);
+    cr_assert_eq(fit(s1, EXT_POD, "node-1", &f1), DRA_FIT_OK, "%s", f1.reason);
+    /* a pod bound to node-3 takes its one plugin GPU */
+    json_t *bound = parse(
+        "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"holder\",\"namespace\":\"ml\"},"
+        " \"spec\":{\"nodeName\":\"node-3\",\"containers\":[{\"name\":\"main\","
+        " \"resources\":{\"requests\":{\"example.com/gpu\":\"1\"},\"limits\":{\"example.com/gpu\":\"1\"}}}]}}");
+    cr_assert(dra_store_apply_json(st, bound, &e), "%s", e.msg);
+    json_decref(bound);
+    dra_snapshot *s2 = dra_store_acquire(st);
+    /* node-3's answer is decided again; node-1's (no plugin resource, untouched) may come from the memo */
+    cr_assert_neq(fit(s2, EXT_POD, "node-3", &f2), DRA_FIT_OK, "the bound pod holds node-3's plugin GPU: %s", f2.reason);
+    cr_assert_eq(fit(s2, EXT_POD, "node-1", &f3), DRA_FIT_OK, "%s", f3.reason);
+    /* and the kept snapshot still answers as it did */
+    cr_assert_eq(fit(s1, EXT_POD, "node-3", &f1), DRA_FIT_OK, "%s", f1.reason);
+    dra_snapshot_release(s1);
+    dra_snapshot_release(s2);
+    dra_store_free(st);
+}
