@@ -478,20 +478,23 @@ static void index_all_slices(dra_snapshot *s) {
     free(v);
 }
 
-static void drop_view(pmap *inh, const char *name) {
-    if (name && *name) pmap_del(inh, hash_bytes(name, strlen(name)), vcell_is, name);
+/* Drops what a per-node map (views: vcell_is, memos: mnode_is) holds for a node. */
+static void drop_node(pmap *m, pmap_match is, const char *name) {
+    if (name && *name) pmap_del(m, hash_bytes(name, strlen(name)), is, name);
 }
+static void drop_view(pmap *inh, const char *name) { drop_node(inh, vcell_is, name); }
 
-/* Drops the views a list's slices' nodes have; true when the list has a slice
- * without a node name (then every view depends on it). */
-static bool drop_views_of(pmap *inh, const dra_slice_list *l) {
+/* Drops what the map holds for a list's slices' nodes; true when the list has a slice
+ * without a node name (then every node depends on it). */
+static bool drop_nodes_of(pmap *m, pmap_match is, const dra_slice_list *l) {
     bool unnamed = false;
     for (uint32_t i = 0; l && i < l->n; i++) {
-        if (l->v[i]->node_name && *l->v[i]->node_name) drop_view(inh, l->v[i]->node_name);
+        if (l->v[i]->node_name && *l->v[i]->node_name) drop_node(m, is, l->v[i]->node_name);
         else unnamed = true;
     }
     return unnamed;
 }
+static bool drop_views_of(pmap *inh, const dra_slice_list *l) { return drop_nodes_of(inh, vcell_is, l); }
 
 /* The views s takes over from old: old's (inherited or made there) less those whose
  * inputs the changes touched. */
@@ -535,19 +538,8 @@ static void inherit_views(dra_snapshot *s, dra_snapshot *old, bool all_stale) {
     }
 }
 
-static void drop_memo(pmap *m, const char *name) {
-    if (name && *name) pmap_del(m, hash_bytes(name, strlen(name)), mnode_is, name);
-}
-
-/* Drops the memos of the nodes of a list's slices; true when one has no node name. */
-static bool drop_memos_of(pmap *m, const dra_slice_list *l) {
-    bool unnamed = false;
-    for (uint32_t i = 0; l && i < l->n; i++) {
-        if (l->v[i]->node_name && *l->v[i]->node_name) drop_memo(m, l->v[i]->node_name);
-        else unnamed = true;
-    }
-    return unnamed;
-}
+static void drop_memo(pmap *m, const char *name) { drop_node(m, mnode_is, name); }
+static bool drop_memos_of(pmap *m, const dra_slice_list *l) { return drop_nodes_of(m, mnode_is, l); }
 
 /* Drops the memos of the nodes that see a claim's allocated pools; true when one of
  * those pools is seen from every node. */
