@@ -482,6 +482,31 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
     }
 }
 
+/* FMT_EXACT_DIGITS: past this many digits after the point, a double's exact decimal
+ * expansion (which both glibc's printf and Go's strconv.FormatFloat print) has only
+ * zeros: 2^-1074 has 1,074 fractional digits, and %e's 767 significant digits at
+ * most are fewer. glibc spends about 40 ns per digit beyond it ("%.83333333f" took
+ * 3.2 s, a fuzzer's find), so the rest is appended as zeros, the same text. */
+#define FMT_EXACT_DIGITS 1100
+
+static void format_fixed(abuf *b, char verb, int prec, double d) {
+    int p = prec < FMT_EXACT_DIGITS ? prec : FMT_EXACT_DIGITS;
+    size_t at = b->n;
+    abuf_addf(b, verb == 'f' ? "%.*f" : "%.*e", p, d);
+    if (p == prec) return;
+    size_t pad = (size_t)(prec - p), tail = 0;
+    if (verb == 'e') {   /* the zeros go before the exponent: 2.50…0e+00 */
+        const char *ex = memchr(b->p + at, 'e', b->n - at);
+        assert(ex);
+        tail = b->n - (size_t)(ex - b->p);
+    }
+    abuf_reserve(b, pad);
+    char *ins = b->p + b->n - tail;
+    memmove(ins + pad, ins, tail);
+    memset(ins, '0', pad);
+    b->n += pad;
+}
+
 static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
     abuf *b = &f->out;
     switch (verb) {
@@ -505,7 +530,7 @@ static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
             f->err = CEL_COST_EXCEEDED_MSG;
             return false;
         }
-        abuf_addf(b, verb == 'f' ? "%.*f" : "%.*e", prec, d);
+        format_fixed(b, verb, prec, d);
         return true;
     }
     case 'b':

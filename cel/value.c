@@ -515,19 +515,36 @@ typedef struct out {
     size_t n, len;
 } out;
 
+/* Writes what fits (always NUL-terminated) and counts all of it, like snprintf. */
 static void put(out *o, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (o->len + 1 < o->n) o->buf[o->len] = s[i];
-        o->len++;
+    if (o->len + 1 < o->n) {
+        size_t room = o->n - 1 - o->len;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
     }
+    o->len += n;
     if (o->n) o->buf[o->len < o->n ? o->len : o->n - 1] = '\0';
 }
 static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
 
+/* A buffer that is full: the rest is not looked at (a result can be 100 MB, the
+ * caller's buffer a line). Only sizing (n == 0) needs the whole length. */
+static bool full(const out *o) { return o->n && o->len >= o->n; }
+
 static void put_quoted(out *o, const char *s, size_t n, bool bytes) {
     if (bytes) puts_(o, "b");
     puts_(o, "\"");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !full(o); i++) {
+        /* a run that needs no escape goes in one copy (results can be 100 MB long) */
+        size_t r = i, lim = n;
+        if (o->n && o->n - o->len < n - i) lim = i + (o->n - o->len);   /* no further than fits */
+        while (r < lim && (unsigned char)s[r] >= 0x20 && s[r] != '"' && s[r] != '\\' &&
+               !(bytes && (unsigned char)s[r] >= 0x7f))
+            r++;
+        if (r > i) {
+            put(o, s + i, r - i);
+            i = r - 1;
+            continue;
+        }
         unsigned char c = (unsigned char)s[i];
         char tmp[8];
         switch (c) {
@@ -571,6 +588,7 @@ void cel_format_double(double d, char *buf, size_t n) {
 
 static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     char tmp[128];
+    if (full(o)) return;
     switch ((cel_kind)v->kind) {
     case CV_ERROR: puts_(o, "error: "); puts_(o, v->u.s); break;
     case CV_NULL: puts_(o, "null"); break;
@@ -588,7 +606,7 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     case CV_TYPE: put(o, v->u.s, v->len); break;
     case CV_LIST:
         puts_(o, "[");
-        for (uint32_t i = 0; i < v->u.list->n; i++) {
+        for (uint32_t i = 0; i < v->u.list->n && !full(o); i++) {
             if (i) puts_(o, ", ");
             fmt_value(o, &v->u.list->items[i], names);
         }
@@ -601,7 +619,7 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
         arena_init(&a, 4096);
         const cel_map *m = v->kind == CV_MAP ? v->u.map : cel_devmap_materialize(&a, names, v);
         puts_(o, "{");
-        for (uint32_t i = 0; i < m->n; i++) {
+        for (uint32_t i = 0; i < m->n && !full(o); i++) {
             if (i) puts_(o, ", ");
             fmt_value(o, &m->keys[i], names);
             puts_(o, ": ");

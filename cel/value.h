@@ -274,8 +274,9 @@ cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *
 void cel_format_double(double d, char *buf, size_t n);
 
 /* Writes the value as CEL literal text, truncated to fit buf[0..n) (NUL-terminated
- * when n > 0); returns the full length, as snprintf does, so a caller can size a
- * buffer for the whole text. */
+ * when n > 0). With n == 0 returns the full length, so a caller can size a buffer
+ * for the whole text; with a buffer, returns the length written, or a figure >= n
+ * when it was truncated (the rest of a long value is not walked). */
 size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
 
 #endif
