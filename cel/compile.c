@@ -616,6 +616,7 @@ bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *s
     p->folded_cost = folded_cost(&c, p->root);
     p->touches = (uint8_t)touches(&c, p->root);
     p->pred = cel_pred_ok(p->root);
+    if (p->pred) cel_pred_flatten(p);
     hmap_free(&c.memo_count);
     hmap_free(&c.memo_touch);
     hmap_free(&c.memo_fcost);

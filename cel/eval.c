@@ -885,74 +885,72 @@ cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x);
  * is always the one that path gives: for && the first false wins (as in logic_n,
  * whatever the operands before it), otherwise all are true; || likewise. */
 
-static int pred_nested(const cel_inst *r, const cel_device *d, uint64_t *cost);
+/* A test's outcome packed in one register: PRED_NO (-1) when it would not evaluate
+ * cleanly, else its cost times two plus its truth (pred_val), so that the running
+ * cost never goes through memory. */
+#define PRED_NO ((int64_t)-1)
+static inline int64_t pred_val(uint64_t cost, bool v) { return (int64_t)(cost << 1) | v; }
 
-static inline int pred_leaf(const cel_inst *n, const cel_device *d, uint64_t *cost) {
-    switch (n->op) {
+static int64_t pred_nested(const cel_inst *r, const cel_device *d);
+
+static inline int64_t pred_leaf(uint8_t op, const cel_inst *n, const cel_device *d) {
+    switch (op) {
     case OP_ANDN:
-    case OP_ORN: return pred_nested(n, d, cost);
+    case OP_ORN: return pred_nested(n, d);
     case OP_DRIVER_EQK:
     case OP_DRIVER_NEK: {
-        *cost += short_cmp_cost(d->driver.len, n->k.len);
         bool eq = d->driver_id ? d->driver_id == n->b
                                : d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len);
-        return eq == (n->op == OP_DRIVER_EQK);
+        return pred_val(short_cmp_cost(d->driver.len, n->k.len), eq == (op == OP_DRIVER_EQK));
     }
     case OP_ATTR_EQK:
     case OP_ATTR_NEK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
-        if (!at) return -1;
-        if (at->kind != CEL_ATTR_STRING) {
-            *cost += 1;
-            return n->op == OP_ATTR_NEK;
-        }
-        *cost += short_cmp_cost(at->u.s->len, n->k.len);
-        bool eq = at->u.s->len == n->k.len && cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len);
-        return eq == (n->op == OP_ATTR_EQK);
+        if (!at) return PRED_NO;
+        if (at->kind != CEL_ATTR_STRING) return pred_val(1, op == OP_ATTR_NEK);
+        const cel_str *s = at->u.s;
+        bool eq = s->len == n->k.len && cel_bytes_eq(s->s, n->k.u.s, n->k.len);
+        return pred_val(short_cmp_cost(s->len, n->k.len), eq == (op == OP_ATTR_EQK));
     }
-    case OP_HAS_DOMAIN: return has_domain(d, n->a, n->b);
+    case OP_HAS_DOMAIN: return pred_val(0, has_domain(d, n->a, n->b));
     case OP_CAP_CMPK:
         for (uint32_t i = 0; i < d->ncaps; i++)
-            if (d->caps[i].name == n->b && d->caps[i].domain == n->a) {
-                *cost += n->cost;
-                return cmp_holds(n->iv, quantity_cmp(d->caps[i].value, n->k.u.q), n->iv2);
-            }
-        return -1;
+            if (d->caps[i].name == n->b && d->caps[i].domain == n->a)
+                return pred_val(n->cost, cmp_holds(n->iv, quantity_cmp(d->caps[i].value, n->k.u.q), n->iv2));
+        return PRED_NO;
     case OP_ATTR_ICMPK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
-        if (!at || at->kind != CEL_ATTR_INT) return -1;
-        *cost += n->cost;
-        return cmp_holds(n->iv, at->u.i, n->k.u.i);
+        if (!at || at->kind != CEL_ATTR_INT) return PRED_NO;
+        return pred_val(n->cost, cmp_holds(n->iv, at->u.i, n->k.u.i));
     }
     case OP_ATTR_VCMPK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
-        if (!at || at->kind != CEL_ATTR_VERSION) return -1;
-        *cost += n->cost;
-        return cmp_holds(n->iv, semver_cmp(at->u.v, n->k.u.v), n->iv2);
+        if (!at || at->kind != CEL_ATTR_VERSION) return PRED_NO;
+        return pred_val(n->cost, cmp_holds(n->iv, semver_cmp(at->u.v, n->k.u.v), n->iv2));
     }
     case OP_ATTR_PREFIXK:
     case OP_ATTR_SUFFIXK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
-        if (!at || at->kind != CEL_ATTR_STRING) return -1;
+        if (!at || at->kind != CEL_ATTR_STRING) return PRED_NO;
         const cel_str *s = at->u.s;
-        *cost += cel_str_tenth_cost(s->s, s->len);
-        if (n->k.len > s->len) return 0;
-        return cel_bytes_eq(n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len, n->k.u.s, n->k.len);
+        uint64_t c = cel_str_tenth_cost(s->s, s->len);
+        if (n->k.len > s->len) return pred_val(c, false);
+        return pred_val(c, cel_bytes_eq(op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len, n->k.u.s, n->k.len));
     }
     case OP_ATTR_INK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
-        if (!at || at->kind != CEL_ATTR_STRING) return -1;
-        *cost += n->k.u.list->n;
-        if (*cost > CEL_MAX_COST) return -1;
+        if (!at || at->kind != CEL_ATTR_STRING) return PRED_NO;
+        uint64_t c = n->k.u.list->n;
+        if (c > CEL_MAX_COST) return PRED_NO;   /* the ordinary path reports it */
         uint64_t w = 0;   /* one constant list: far below CEL_MAX_WORK, no loop here to add up */
-        return str_in(at->u.s, n->k.u.list, &w);
+        return pred_val(c, str_in(at->u.s, n->k.u.list, &w));
     }
     case OP_NOT: {   /* !device.attributes["d"].flag */
         const cel_attr *at = find_attr(d, n->x->a, n->x->b);
-        if (!at || at->kind != CEL_ATTR_BOOL) return -1;
-        return !at->u.b;
+        if (!at || at->kind != CEL_ATTR_BOOL) return PRED_NO;
+        return pred_val(0, !at->u.b);
     }
-    default: return -1;
+    default: return PRED_NO;
     }
 }
 
@@ -974,20 +972,40 @@ static bool pred_leaf_ok(const cel_inst *n) {
 
 bool cel_pred_ok(const cel_inst *root) { return pred_leaf_ok(root); }
 
-static inline int pred_eval(const cel_inst *r, const cel_device *d, uint64_t *cost) {
-    if (r->op != OP_ANDN && r->op != OP_ORN) return pred_leaf(r, d, cost);
-    int decisive = r->op == OP_ORN;   /* && stops at the first false, || at the first true */
-    for (uint32_t i = 0; i < r->nargs; i++) {
-        int v = pred_leaf(r->args[i], d, cost);
-        if (v < 0) return -1;
-        if (v == decisive) return v;
+/* The tests of an && / || in order: && stops at the first false, || at the first
+ * true, and the costs of the tests evaluated add up. */
+static inline __attribute__((always_inline)) int64_t pred_all(const uint8_t *ops, const cel_inst *const *t, uint32_t n, bool is_and,
+                               const cel_device *d) {
+    uint64_t cost = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t v = pred_leaf(ops ? ops[i] : t[i]->op, t[i], d);
+        if (v < 0) return PRED_NO;
+        cost += (uint64_t)v >> 1;
+        if ((v & 1) != is_and) return pred_val(cost, !is_and);
     }
-    return !decisive;
+    return pred_val(cost, is_and);
 }
 
 /* An && / || below the root: out of line, so the root's loop stays inlined. */
-__attribute__((noinline)) static int pred_nested(const cel_inst *r, const cel_device *d, uint64_t *cost) {
-    return pred_eval(r, d, cost);
+__attribute__((noinline)) static int64_t pred_nested(const cel_inst *r, const cel_device *d) {
+    return pred_all(NULL, r->args, r->nargs, r->op == OP_ANDN, d);
+}
+
+/* The root's tests from the program's flat arrays (cel_pred_flatten). */
+static inline int64_t pred_eval(const cel_program *p, const cel_device *d) {
+    return pred_all(p->pred_ops, p->pred_tests, p->pred_n, p->pred_and, d);
+}
+
+void cel_pred_flatten(cel_program *p) {
+    const cel_inst *r = p->root;
+    bool flat = r->op == OP_ANDN || r->op == OP_ORN;
+    uint32_t n = flat ? r->nargs : 1;
+    uint8_t *ops = arena_alloc(&p->a, n);
+    for (uint32_t i = 0; i < n; i++) ops[i] = flat ? r->args[i]->op : r->op;
+    p->pred_and = r->op != OP_ORN;
+    p->pred_n = (uint16_t)n;
+    p->pred_ops = ops;
+    p->pred_tests = flat ? r->args : &p->root;
 }
 
 /* ---- public entry points ------------------------------------------------------ */
@@ -1032,22 +1050,10 @@ cel_value cel_eval_value(const cel_program *p, const cel_device *d, const cel_va
     return v;
 }
 
-cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
-    /* A selector that reads a capacity often does so only after several attribute
-     * tests, for a minority of devices; read that late and that sparsely, the
-     * capacity line is a full memory latency each time. Requested now, it arrives
-     * while the attributes are examined, and asking for it on every device keeps the
-     * capacity region a dense stream that the hardware prefetcher follows (see the
-     * layout contract in cel.h). */
-    if (p->touches & CEL_TOUCH_CAPS) __builtin_prefetch(d->caps);
-    if (p->pred && LIKELY(!d->conv_error)) {
-        uint64_t cost = p->folded_cost;
-        int r = pred_eval(p->root, d, &cost);
-        if (LIKELY(r >= 0 && cost <= CEL_MAX_COST)) {
-            x->cost = cost;
-            return r ? CEL_TRUE : CEL_FALSE;
-        }
-    }
+/* The ordinary path of cel_eval_bool: out of line, so that the predicate path's
+ * caller does not pay for its registers and stack frame. */
+__attribute__((noinline)) static cel_result eval_bool_full(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
+                                                           err *e) {
     begin(p, d, NULL, x);
     if (UNLIKELY(d->conv_error)) {
         err_set(e, "%s", d->conv_error);
@@ -1063,6 +1069,25 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
     if (v.kind == CV_ERROR) err_set(e, "%s", v.u.s);
     else err_set(e, "CEL result of type %s could not be converted to bool", cel_kind_type_name(&v));
     return CEL_ERROR;
+}
+
+cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
+    /* A selector that reads a capacity often does so only after several attribute
+     * tests, for a minority of devices; read that late and that sparsely, the
+     * capacity line is a full memory latency each time. Requested now, it arrives
+     * while the attributes are examined, and asking for it on every device keeps the
+     * capacity region a dense stream that the hardware prefetcher follows (see the
+     * layout contract in cel.h). */
+    if (p->touches & CEL_TOUCH_CAPS) __builtin_prefetch(d->caps);
+    if (p->pred && LIKELY(!d->conv_error)) {
+        int64_t r = pred_eval(p, d);
+        uint64_t cost = p->folded_cost + ((uint64_t)r >> 1);
+        if (LIKELY(r >= 0 && cost <= CEL_MAX_COST)) {
+            x->cost = cost;
+            return r & 1 ? CEL_TRUE : CEL_FALSE;
+        }
+    }
+    return eval_bool_full(p, d, x, e);
 }
 
 /* How far ahead cel_eval_bool_many prefetches: far enough to cover a memory latency

@@ -121,6 +121,12 @@ struct cel_program {
     uint32_t nslots;
     uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (prefetching) */
     bool pred;                /* cel_eval_bool may try the predicate path first (cel_pred_ok) */
+    /* The predicate path's tests as one array beside their op codes (cel_pred_flatten):
+     * dispatch reads the op from here instead of waiting on root->args[i]->op. */
+    uint8_t pred_and;         /* 1: the tests are &&'d (or a single test), 0: ||'d */
+    uint16_t pred_n;
+    const uint8_t *pred_ops;
+    const cel_inst *const *pred_tests;
     cel_prep *preps;
     uint32_t npreps, cappreps;
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
@@ -153,5 +159,7 @@ cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x);
 /* Whether a program rooted at `root` has the shape eval.c's predicate path decides
  * without values: device tests joined by && and ||. */
 bool cel_pred_ok(const cel_inst *root);
+/* Fills p's pred_* fields from p->root (cel_pred_ok true), in p's arena. */
+void cel_pred_flatten(cel_program *p);
 
 #endif
