@@ -772,23 +772,20 @@ static uint64_t json_value_hash(const json_t *v) {
     return h ? h : 1;
 }
 
-/* A new entry for an object, decoded. NULL with e set when it is invalid. */
-static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, err *e) {
-    const char *name = meta_str(obj, "name");
-    if (!name || !*name) {
-        err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
-        return NULL;
-    }
+/* A new entry for an object under key (taken over; hash its hash_bytes) whose value
+ * hashes to json_hash, decoded. NULL with e set when it is invalid. */
+static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
+                        uint64_t json_hash, err *e) {
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
     en->seq = st->seq++;
-    en->key = make_key(k, meta_str(obj, "namespace"), name);
-    en->hash = hash_bytes(en->key, strlen(en->key));
+    en->key = key;
+    en->hash = hash;
     /* the JSON itself is kept only where a world decodes it again (taint rules, pod
      * groups); the rest is compared by a hash of its value — a full copy of every
      * object would double the store's memory */
-    en->json_hash = json_value_hash(obj);
+    en->json_hash = json_hash;
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
     en->source = source ? strdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */
@@ -837,13 +834,17 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     const char *kind = json_string_value(json_object_get(c->upsert, "kind"));
     dra_kind k = dra__kind_of(kind);
     if (!k) return err_set(e, "unsupported kind %s", kind ? kind : "(none: the object has no kind)");
-    entry *en = entry_new(st, c->upsert, k, c->source, e);
-    if (!en) return false;
-    entry *old = find_entry(s, k, en->key, en->hash);
-    if (old && old->json_hash == en->json_hash && en->json_hash) {
-        entry_release(en);   /* the same object again: keep sharing the old one */
+    const char *name = meta_str(c->upsert, "name");
+    if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
+    char *key = make_key(k, meta_str(c->upsert, "namespace"), name);
+    uint64_t h = hash_bytes(key, strlen(key)), jh = json_value_hash(c->upsert);
+    entry *old = find_entry(s, k, key, h);
+    if (old && old->json_hash == jh) {
+        free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
         return true;
     }
+    entry *en = entry_new(st, c->upsert, k, c->source, key, h, jh, e);
+    if (!en) return false;
     DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
     pmap_put(&s->objs[k], en->hash, en, entry_is, en->key);
     return true;
