@@ -974,8 +974,8 @@ bool cel_pred_ok(const cel_inst *root) { return pred_leaf_ok(root); }
 
 /* The tests of an && / || in order: && stops at the first false, || at the first
  * true, and the costs of the tests evaluated add up. */
-static inline __attribute__((always_inline)) int64_t pred_all(const uint8_t *ops, const cel_inst *const *t, uint32_t n, bool is_and,
-                               const cel_device *d) {
+static inline __attribute__((always_inline)) int64_t pred_all(const uint8_t *ops, const cel_inst *const *t,
+                                                              uint32_t n, bool is_and, const cel_device *d) {
     uint64_t cost = 0;
     for (uint32_t i = 0; i < n; i++) {
         int64_t v = pred_leaf(ops ? ops[i] : t[i]->op, t[i], d);
