@@ -19,7 +19,10 @@
  * "Infinity"), and %d also accepts doubles. Kubernetes' version-2 library still
  * runs cel-go's first formatter, which quotes strings inside lists, locale-formats
  * %f and %e (en-US digit grouping, "2.718280 × 10⁰⁰") and rejects doubles for %d;
- * those differences are deliberate and listed in the library report. */
+ * those differences are deliberate and listed in the library report. A precision is
+ * what strconv.Atoi takes (leading zeros, up to 2^63-1); cel-go then hands "%.<p>f" to
+ * Go's fmt, which prints a precision up to 10,000,009 and past it
+ * "%!(NOVERB)%!(EXTRA float64=<value>)" (GO_FMT_PREC_MAX), as here. */
 #include "base/goquote.h"
 #include "cel/lib_support.h"
 
@@ -489,6 +492,11 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
  * 3.2 s, a fuzzer's find), so the rest is appended as zeros, the same text. */
 #define FMT_EXACT_DIGITS 1100
 
+/* The largest precision Go's fmt honours: its parsenum stops (as an overflow) when
+ * the digits read so far, before another one, exceed 1e6; "10000009" is the last
+ * number whose first seven digits do not. */
+#define GO_FMT_PREC_MAX 10000009
+
 static void format_fixed(abuf *b, char verb, int prec, double d) {
     int p = prec < FMT_EXACT_DIGITS ? prec : FMT_EXACT_DIGITS;
     size_t at = b->n;
@@ -507,7 +515,7 @@ static void format_fixed(abuf *b, char verb, int prec, double d) {
     b->n += pad;
 }
 
-static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
+static bool format_clause(fmt_ctx *f, char verb, int64_t prec, const cel_value *v) {
     abuf *b = &f->out;
     switch (verb) {
     case 's': return format_string(f, b, v, 0);
@@ -526,11 +534,20 @@ static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
             add_double_shortest(b, d);
             return true;
         }
+        if (prec > GO_FMT_PREC_MAX) {
+            /* cel-go hands "%.<prec>f" to Go's fmt.Sprintf, whose parser gives up on a
+             * number past a million (fmt/print.go parsenum, tooLarge): the rest of the
+             * format is taken as read, and the value goes out as an unused operand */
+            char g[64];
+            cel_format_double(d, g, sizeof g);
+            abuf_addf(b, "%%!(NOVERB)%%!(EXTRA float64=%s)", g);
+            return true;
+        }
         if (!cel_call_work(f->c, (uint64_t)prec)) {
             f->err = CEL_COST_EXCEEDED_MSG;
             return false;
         }
-        format_fixed(b, verb, prec, d);
+        format_fixed(b, verb, (int)prec, d);
         return true;
     }
     case 'b':
@@ -574,25 +591,32 @@ static bool format_clause(fmt_ctx *f, char verb, int prec, const cel_value *v) {
 
 /* The clause syntax at s[i] == '%' (not "%%"): sets *verb, *prec and *end (the
  * index after the clause); on a syntax error returns the error text (arena). */
-static const char *parse_clause(arena *a, const char *s, size_t len, size_t i, char *verb, int *prec, size_t *end) {
+static const char *parse_clause(arena *a, const char *s, size_t len, size_t i, char *verb, int64_t *prec,
+                                size_t *end) {
     size_t j = i + 1;
     *prec = 6;
     if (s[j] == '.') {
         j++;
         size_t d0 = j;
+        uint64_t v = 0;
+        bool range = true;   /* strconv.Atoi on a 64-bit int: leading zeros are fine */
         for (;;) {
             if (j >= len)
                 return "could not parse formatting clause: error while parsing precision: could not find end of "
                        "precision specifier";
             if (s[j] < '0' || s[j] > '9') break;
+            if (range) {
+                v = v * 10 + (uint64_t)(s[j] - '0');
+                range = v <= INT64_MAX;
+            }
             j++;
         }
-        if (j == d0 || j - d0 > 9)
+        if (j == d0 || !range)
             return arena_printf(a,
                                 "could not parse formatting clause: error while parsing precision: error while "
                                 "converting precision to integer: strconv.Atoi: parsing \"%.*s\": %s",
                                 (int)(j - d0), s + d0, j == d0 ? "invalid syntax" : "value out of range");
-        *prec = atoi(s + d0);
+        *prec = (int64_t)v;
     }
     *verb = s[j];
     switch (*verb) {
@@ -635,7 +659,7 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
         /* set by parse_clause on success; initialised because GCC's -O2 flow analysis
          * cannot see that (-Wmaybe-uninitialized with -Werror in Release) */
         char verb = 0;
-        int prec = 0;
+        int64_t prec = 0;
         size_t end = i;
         const char *perr = parse_clause(c->arena, s, len, i, &verb, &prec, &end);
         if (perr) return cel_error_static(perr);
@@ -686,7 +710,7 @@ static bool format_prepare(const cel_value *args, const bool *is_const, uint32_t
         /* set by parse_clause on success; initialised because GCC's -O2 flow analysis
          * cannot see that (-Wmaybe-uninitialized with -Werror in Release) */
         char verb = 0;
-        int prec = 0;
+        int64_t prec = 0;
         size_t end = i;
         const char *perr = parse_clause(&tmp, s, len, i, &verb, &prec, &end);
         if (perr) {
