@@ -6,9 +6,8 @@
  *     deleted), how long until a 2-GPU pod's answer on that node changes — the
  *     event through the watch stream, the snapshot swap, the decision (p50, max
  *     over 20 changes each way).
- * Not run by CTest (it takes tens of seconds at 5,000 nodes); built by tests/CMakeLists.txt
- * beside the fake it runs against (tests/live/fakeapi.c):
- *   build-release/bench/live_bench [NODES ...]   (default 500 5000) */
+ * Not run by CTest (it takes tens of seconds at 5,000 nodes):
+ *   build-release/tests/live_bench [NODES ...]   (default 500 5000) */
 #include "extender/kube.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
