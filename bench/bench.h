@@ -46,6 +46,10 @@ int bench_snapshot_main(const bench_opts *o);
  * selector, with snapshots published meanwhile (soak_bench.c); --reps N: N × 100,000. */
 int bench_soak_main(const bench_opts *o);
 
+/* layout — two attribute lookups over the cel workload's devices with their attribute
+ * arrays laid out four ways (attr_layout.c): what a selector at 100k devices waits for. */
+int bench_layout_main(const bench_opts *o);
+
 /* The scheduler_perf DRA matrix (matrix.c): named workloads, whole scheduling cycles,
  * one JSON document or a table; compare two such documents. */
 size_t bench_matrix_count(void);

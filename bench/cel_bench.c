@@ -40,8 +40,8 @@ static uint64_t cel_pass_run(void *arg) {
     uint64_t matches = 0, errors = 0;
     for (size_t i = 0; i < p->n; i++) {
         cel_result r = cel_eval_bool(p->prog, &p->views[i], p->ctx, &p->e);
-        if (r == CEL_TRUE) matches++;
-        else if (UNLIKELY(r == CEL_ERROR)) {
+        matches += r == CEL_TRUE;
+        if (UNLIKELY(r == CEL_ERROR)) {
             if (!errors && !p->first_error[0]) snprintf(p->first_error, sizeof p->first_error, "%s", p->e.msg);
             errors++;
         }

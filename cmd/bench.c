@@ -19,6 +19,7 @@ typedef struct workload {
 
 static const workload workloads[] = {
     {"cel", bench_cel_main, "CEL selectors E1..E5 of ../shared/bench/cel-peers on N synthetic devices"},
+    {"layout", bench_layout_main, "attribute lookups on N devices with the attribute arrays laid out four ways (E1's floor)"},
     {"alloc", bench_alloc_main, "dra_allocate latency on scheduler_perf-shaped nodes (single, filter-500, backtracking, ...)"},
     {"soak", bench_soak_main, "memory over 1,000,000 pod decisions and 20,000 through a map() selector (flat within 10 %)"},
     {"snapshot", bench_snapshot_main, "store ingest, one slice/claim update, node-view warm-up at 500 and 5,000 nodes x 8 GPUs"},
