@@ -1,8 +1,10 @@
 /* cel_bench.c — the CEL selector workload: generate the bench.js devices, build
  * their CEL views, compile E1..E5 once, then per expression one warm-up pass and
  * R timed passes of cel_eval_bool over every device, then the same with one
- * cel_eval_bool_many call per pass (the batch form the engine uses to filter a
- * device set; it prefetches the next devices' views). Each pass's match count must
+ * cel_eval_bool_many call per pass (the batch form: one call for a device set; the
+ * engine calls cel_eval_bool per device). The per-device pass counts matches without
+ * a branch on the result, as the floor's pass does: a branch there mispredicts on
+ * about a third of E1's devices, the harness's cost, not CEL's. Each pass's match count must
  * equal the plain-C reference count (and for N = 100000 the reference counts must
  * equal bench.js's published ones, which proves the generator port); any
  * difference or evaluation error is reported as MISMATCH and fails the run.

@@ -36,8 +36,19 @@ static const quantity *cap(const cel_device *d, uint32_t dom, uint32_t name) {
     return NULL;
 }
 
-static bool str_eq(const cel_attr *a, const char *s, uint32_t n) {
-    return a && a->kind == CEL_ATTR_STRING && a->u.s->len == n && !memcmp(a->u.s->s, s, n);
+/* The first n (<= 16, a constant at every call) bytes of s against a literal, compared
+ * whole rather than byte by byte: a compare that leaves at the first difference
+ * branches on the selector's outcome, as good as random from device to device (the
+ * same reason cel/'s string compare has no such branch). */
+static inline bool eq16(const char *s, const char *lit, uint32_t n) {
+    unsigned char x[16] = {0}, y[16] = {0};
+    memcpy(x, s, n);
+    memcpy(y, lit, n);
+    return !memcmp(x, y, sizeof x);
+}
+
+static inline bool str_eq(const cel_attr *a, const char *s, uint32_t n) {
+    return a && a->kind == CEL_ATTR_STRING && a->u.s->len == n && eq16(a->u.s->s, s, n);
 }
 
 #define LIT(s) (s), (uint32_t)(sizeof(s) - 1)
@@ -63,7 +74,7 @@ static bool floor_e3(const bench_cel_floor *f, const cel_device *d) {
 static bool floor_e4(const bench_cel_floor *f, const cel_device *d) {
     if (d->driver_id != f->gpu) return false;
     const cel_attr *p = attr(d, f->gpu, f->product_name);
-    if (!p || p->kind != CEL_ATTR_STRING || p->u.s->len < 8 || memcmp(p->u.s->s, "NVIDIA H", 8)) return false;
+    if (!p || p->kind != CEL_ATTR_STRING || p->u.s->len < 8 || !eq16(p->u.s->s, "NVIDIA H", 8)) return false;
     const cel_attr *i = attr(d, f->gpu, f->index);
     if (!i || i->kind != CEL_ATTR_INT || i->u.i >= 4) return false;
     const cel_attr *m = attr(d, f->gpu, f->mig_enabled);

@@ -1097,38 +1097,12 @@ cel_result cel_eval_bool(const cel_program *p, const cel_device *d, cel_eval_ctx
     return eval_bool_full(p, d, x, e);
 }
 
-/* How far ahead cel_eval_bool_many prefetches: far enough to cover a memory latency
- * with a few evaluations, near enough that the lines are still cached when used. */
-#define PREFETCH_AHEAD 8    /* devices ahead whose attribute/capacity lines are requested */
-#define PREFETCH_VIEW 16    /* devices ahead whose cel_device view is requested */
-#define PREFETCH_BYTES 128  /* of the attribute array: scans start there; the hardware follows */
-
-static inline void prefetch_device(const cel_device *d, unsigned touches) {
-    if (touches & CEL_TOUCH_ATTRS) {
-        const char *a = (const char *)d->attrs;
-        size_t bytes = (size_t)d->nattrs * sizeof(cel_attr);
-        if (bytes > PREFETCH_BYTES) bytes = PREFETCH_BYTES;
-        for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(a + o);
-    }
-    if ((touches & CEL_TOUCH_CAPS) && d->ncaps) {
-        const char *c = (const char *)d->caps;
-        size_t bytes = (size_t)d->ncaps * sizeof(cel_capacity);
-        for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
-    }
-}
-
 size_t cel_eval_bool_many(const cel_program *p, const cel_device *devs, size_t n, cel_eval_ctx *x, cel_result *out,
                           err *e, size_t *first_error) {
     size_t trues = 0;
     bool have_err = false;
     err tmp;
-    unsigned t = p->touches;
-    for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++) prefetch_device(&devs[i], t);
     for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n) {
-            if (i + PREFETCH_VIEW < n) __builtin_prefetch(&devs[i + PREFETCH_VIEW]);
-            prefetch_device(&devs[i + PREFETCH_AHEAD], t);
-        }
         cel_result r = cel_eval_bool(p, &devs[i], x, have_err ? &tmp : e);
         out[i] = r;
         trues += r == CEL_TRUE;
