@@ -38,9 +38,13 @@
  * attribute) costs ~12 ns on cached devices and took 57 ns at 100k devices with
  * 64-byte attributes. What a lookup reads must therefore be small and dense:
  *
- *   - cel_attr is 24 bytes: key (domain, name), kind, count and one 8-byte value.
- *     Scalars that fit (int, bool) are held; everything else — strings, versions,
- *     element arrays — is referred to. cel_capacity is 16 bytes (key + pointer).
+ *   - cel_attr is 16 bytes: key (domain, a 24-bit name), kind and one 8-byte
+ *     value. Scalars that fit (int, bool) are held; everything else — strings,
+ *     versions, lists with their count — is referred to. At 24 bytes (the count
+ *     beside the kind) the attribute arrays of 100k devices were 22.5 MiB, which
+ *     with the views no longer fit a 32 MiB L3; E1 took 11–13 ns per device there
+ *     and its floor in plain C as much (`dralloc bench cel`, `bench layout`).
+ *     cel_capacity is 16 bytes (key + pointer).
  *     A lookup scans the keys from the first attribute on, so a device's
  *     attributes are one array, and so are its capacities (in any order; the
  *     evaluator relies on none).
@@ -80,20 +84,34 @@ typedef enum cel_attr_kind {
     CEL_ATTR_VERSIONS,
 } cel_attr_kind;
 
-typedef struct cel_attr {   /* 24 bytes, see the layout contract above */
-    uint32_t domain;       /* interned domain; an unqualified name gets the driver's name */
-    uint32_t name;         /* interned attribute id within the domain */
-    uint32_t count;        /* number of elements for list kinds */
-    uint8_t kind;          /* cel_attr_kind */
+/* The elements of a list-type attribute: referred to from its cel_attr (lists are
+ * rare, and keeping their count out of cel_attr is what makes it 16 bytes). */
+typedef struct cel_attr_list {
+    uint32_t count;
     union {
-        int64_t i;
-        bool b;
-        const cel_str *s;  /* owned by whoever built the view; may be shared */
-        const semver *v;   /* owned by whoever built the view; may be shared */
         const int64_t *ints;
         const bool *bools;
         const cel_str *strs;
         const semver *vers;
+    };
+} cel_attr_list;
+
+/* The largest attribute name id a cel_attr holds: ids are the intern table's, which
+ * gives them in insertion order; builders refuse a larger one (dra's decoder with an
+ * error naming the attribute) rather than truncate it. */
+#define CEL_ATTR_NAME_BITS 24
+#define CEL_ATTR_NAME_MAX ((UINT32_C(1) << CEL_ATTR_NAME_BITS) - 1)
+
+typedef struct cel_attr {   /* 16 bytes, see the layout contract above */
+    uint32_t domain;                       /* interned domain; an unqualified name gets the driver's name */
+    uint32_t name : CEL_ATTR_NAME_BITS;    /* interned attribute id within the domain, <= CEL_ATTR_NAME_MAX */
+    uint32_t kind : 8;                     /* cel_attr_kind */
+    union {
+        int64_t i;
+        bool b;
+        const cel_str *s;            /* owned by whoever built the view; may be shared */
+        const semver *v;             /* owned by whoever built the view; may be shared */
+        const cel_attr_list *list;   /* the list kinds; owned likewise */
     } u;
 } cel_attr;
 
@@ -120,7 +138,7 @@ typedef struct cel_device {
     bool allow_multiple_allocations;
 } cel_device;
 
-_Static_assert(sizeof(void *) != 8 || sizeof(cel_attr) == 24, "cel_attr layout contract");
+_Static_assert(sizeof(void *) != 8 || sizeof(cel_attr) == 16, "cel_attr layout contract");
 _Static_assert(sizeof(void *) != 8 || sizeof(cel_capacity) == 16, "cel_capacity layout contract");
 _Static_assert(sizeof(void *) != 8 || sizeof(cel_device) == 56, "cel_device layout contract");
 

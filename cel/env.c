@@ -258,20 +258,22 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
         uint8_t k0 = l->items[0].kind;
         for (uint32_t i = 1; i < l->n; i++)
             if (l->items[i].kind != k0) return err_set(e, "list elements must all have the same type");
-        out->count = l->n;
+        cel_attr_list *list = ARENA_NEW(out_arena, cel_attr_list);
+        list->count = l->n;
+        out->u.list = list;
         switch (k0) {
         case CV_INT: {
             int64_t *a = ARENA_NEWN(out_arena, int64_t, l->n);
             for (uint32_t i = 0; i < l->n; i++) a[i] = l->items[i].u.i;
             out->kind = CEL_ATTR_INTS;
-            out->u.ints = a;
+            list->ints = a;
             return true;
         }
         case CV_BOOL: {
             bool *a = ARENA_NEWN(out_arena, bool, l->n);
             for (uint32_t i = 0; i < l->n; i++) a[i] = l->items[i].u.b;
             out->kind = CEL_ATTR_BOOLS;
-            out->u.bools = a;
+            list->bools = a;
             return true;
         }
         case CV_STRING: {
@@ -281,7 +283,7 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
                 a[i].len = l->items[i].len;
             }
             out->kind = CEL_ATTR_STRINGS;
-            out->u.strs = a;
+            list->strs = a;
             return true;
         }
         case CV_SEMVER: {
@@ -292,7 +294,7 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
                 a[i] = *tmp.u.v;
             }
             out->kind = CEL_ATTR_VERSIONS;
-            out->u.vers = a;
+            list->vers = a;
             return true;
         }
         default: break;

@@ -982,15 +982,13 @@ static inline __attribute__((always_inline)) int64_t pred_all(const uint8_t *ops
                                                               uint32_t n, bool is_and, const cel_device *d) {
     assert(n > 0);
     uint64_t cost = 0;
-    for (uint32_t i = 0; i + 1 < n; i++) {
+    for (uint32_t i = 0;; i++) {   /* one call site: pred_leaf is inlined once */
         int64_t v = pred_leaf(ops ? ops[i] : t[i]->op, t[i], d);
         if (v < 0) return PRED_NO;
+        if (i + 1 == n) return (int64_t)(cost << 1) + v;   /* = pred_val(cost + (v >> 1), v & 1) */
         cost += (uint64_t)v >> 1;
         if ((v & 1) != is_and) return pred_val(cost, !is_and);
     }
-    int64_t v = pred_leaf(ops ? ops[n - 1] : t[n - 1]->op, t[n - 1], d);
-    if (v < 0) return PRED_NO;
-    return (int64_t)(cost << 1) + v;   /* = pred_val(cost + (v >> 1), v & 1) */
 }
 
 /* An && / || below the root: out of line, so the root's loop stays inlined. */

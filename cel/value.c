@@ -344,27 +344,27 @@ cel_value cel_attr_value(arena *a, const cel_attr *at) {
     case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
     case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
     case CEL_ATTR_INTS: {
-        cel_list *l = cel_list_new(a, at->count);
-        for (uint32_t i = 0; i < at->count; i++) l->items[i] = cel_int(at->u.ints[i]);
-        l->n = at->count;
+        cel_list *l = cel_list_new(a, at->u.list->count);
+        for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_int(at->u.list->ints[i]);
+        l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_BOOLS: {
-        cel_list *l = cel_list_new(a, at->count);
-        for (uint32_t i = 0; i < at->count; i++) l->items[i] = cel_bool(at->u.bools[i]);
-        l->n = at->count;
+        cel_list *l = cel_list_new(a, at->u.list->count);
+        for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_bool(at->u.list->bools[i]);
+        l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_STRINGS: {
-        cel_list *l = cel_list_new(a, at->count);
-        for (uint32_t i = 0; i < at->count; i++) l->items[i] = cel_string(at->u.strs[i].s, at->u.strs[i].len);
-        l->n = at->count;
+        cel_list *l = cel_list_new(a, at->u.list->count);
+        for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_string(at->u.list->strs[i].s, at->u.list->strs[i].len);
+        l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_VERSIONS: {
-        cel_list *l = cel_list_new(a, at->count);
-        for (uint32_t i = 0; i < at->count; i++) l->items[i] = cel_semver_value(&at->u.vers[i]);
-        l->n = at->count;
+        cel_list *l = cel_list_new(a, at->u.list->count);
+        for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_semver_value(&at->u.list->vers[i]);
+        l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_NONE: break;

@@ -60,7 +60,8 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
         return true;
     }
     size_t n = json_is_array(val) ? json_array_size(val) : 0;
-    at->count = (uint32_t)n;
+    cel_attr_list *list = ARENA_NEW(a, cel_attr_list);   /* the list kinds' elements */
+    list->count = (uint32_t)n;
     if (!strcmp(kind, "int") && json_is_integer(val)) {
         at->kind = CEL_ATTR_INT;
         at->u.i = json_integer_value(val);
@@ -86,12 +87,14 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
         int64_t *xs = ARENA_NEWN(a, int64_t, n + 1);
         for (size_t i = 0; i < n; i++) xs[i] = json_integer_value(json_array_get(val, i));
         at->kind = CEL_ATTR_INTS;
-        at->u.ints = xs;
+        list->ints = xs;
+        at->u.list = list;
     } else if (!strcmp(kind, "bools") && json_is_array(val)) {
         bool *xs = ARENA_NEWN(a, bool, n + 1);
         for (size_t i = 0; i < n; i++) xs[i] = json_is_true(json_array_get(val, i));
         at->kind = CEL_ATTR_BOOLS;
-        at->u.bools = xs;
+        list->bools = xs;
+        at->u.list = list;
     } else if (!strcmp(kind, "strings") && json_is_array(val)) {
         cel_str *xs = ARENA_NEWN(a, cel_str, n + 1);
         for (size_t i = 0; i < n; i++) {
@@ -100,7 +103,8 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
             xs[i].len = (uint32_t)strlen(xs[i].s);
         }
         at->kind = CEL_ATTR_STRINGS;
-        at->u.strs = xs;
+        list->strs = xs;
+        at->u.list = list;
     } else if (!strcmp(kind, "versions") && json_is_array(val)) {
         semver *xs = ARENA_NEWN(a, semver, n + 1);
         for (size_t i = 0; i < n; i++) {
@@ -112,7 +116,8 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
                 *conv_error = arena_printf(a, "attribute %s: parse semantic version: %s", name, er.msg);
         }
         at->kind = CEL_ATTR_VERSIONS;
-        at->u.vers = xs;
+        list->vers = xs;
+        at->u.list = list;
     } else {
         fprintf(stderr, "dralloc cel: attribute %s: unsupported value kind '%s'\n", name, kind);
         return false;
@@ -151,7 +156,13 @@ static bool load_device(const char *path, arena *a, intern_table *t, cel_device 
     json_t *v;
     json_object_foreach(attrs, k, v) {
         cel_attr *at = &av[d->nattrs];
-        qualified(t, k, driver, &at->domain, &at->name);
+        uint32_t name;
+        qualified(t, k, driver, &at->domain, &name);
+        if (name > CEL_ATTR_NAME_MAX) {   /* a fresh table: cannot happen, but never truncate */
+            fprintf(stderr, "dralloc cel: %s: attribute %s: too many distinct names\n", path, k);
+            goto out;
+        }
+        at->name = name;
         if (!read_attr(a, k, v, at, &conv_error)) goto out;
         d->nattrs++;
     }

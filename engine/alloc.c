@@ -1162,17 +1162,19 @@ static void arm_bound(dra_alloc_ctx *x, size_t ci) {
  * device before the one in use — so calls with such a request skip nothing here. */
 
 static bool attr_same(const cel_attr *a, const dra_attr_text *ta, const cel_attr *b, const dra_attr_text *tb) {
-    if (a->domain != b->domain || a->name != b->name || a->kind != b->kind || a->count != b->count) return false;
+    if (a->domain != b->domain || a->name != b->name || a->kind != b->kind) return false;
+    const cel_attr_list *la = a->u.list, *lb = b->u.list;   /* the list kinds only */
     switch (a->kind) {
     case CEL_ATTR_INT: return a->u.i == b->u.i;
     case CEL_ATTR_BOOL: return a->u.b == b->u.b;
     case CEL_ATTR_STRING: return a->u.s->len == b->u.s->len && !memcmp(a->u.s->s, b->u.s->s, a->u.s->len);
     case CEL_ATTR_VERSION: return ta && tb && ta->ver && tb->ver && !strcmp(ta->ver, tb->ver);
-    case CEL_ATTR_INTS: return !memcmp(a->u.ints, b->u.ints, sizeof *a->u.ints * a->count);
-    case CEL_ATTR_BOOLS: return !memcmp(a->u.bools, b->u.bools, sizeof *a->u.bools * a->count);
+    case CEL_ATTR_INTS: return la->count == lb->count && !memcmp(la->ints, lb->ints, sizeof *la->ints * la->count);
+    case CEL_ATTR_BOOLS: return la->count == lb->count && !memcmp(la->bools, lb->bools, sizeof *la->bools * la->count);
     case CEL_ATTR_STRINGS:
-        for (uint32_t i = 0; i < a->count; i++)
-            if (a->u.strs[i].len != b->u.strs[i].len || memcmp(a->u.strs[i].s, b->u.strs[i].s, a->u.strs[i].len))
+        if (la->count != lb->count) return false;
+        for (uint32_t i = 0; i < la->count; i++)
+            if (la->strs[i].len != lb->strs[i].len || memcmp(la->strs[i].s, lb->strs[i].s, la->strs[i].len))
                 return false;
         return true;
     default: return false;   /* versions lists, values without a type: not compared */

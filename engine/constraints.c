@@ -53,10 +53,10 @@ static bool str_eq(cel_str a, cel_str b) { return a.len == b.len && !memcmp(a.s,
  * value (no value, or an empty list — Kubernetes treats both as unknown). */
 static bool set_kind(const cel_attr *a, uint8_t *kind, uint32_t *n) {
     switch (a->kind) {
-    case CEL_ATTR_INTS: *kind = 0, *n = a->count; return a->count > 0;
-    case CEL_ATTR_BOOLS: *kind = 1, *n = a->count; return a->count > 0;
-    case CEL_ATTR_STRINGS: *kind = 2, *n = a->count; return a->count > 0;
-    case CEL_ATTR_VERSIONS: *kind = 3, *n = a->count; return a->count > 0;
+    case CEL_ATTR_INTS: *kind = 0, *n = a->u.list->count; return a->u.list->count > 0;
+    case CEL_ATTR_BOOLS: *kind = 1, *n = a->u.list->count; return a->u.list->count > 0;
+    case CEL_ATTR_STRINGS: *kind = 2, *n = a->u.list->count; return a->u.list->count > 0;
+    case CEL_ATTR_VERSIONS: *kind = 3, *n = a->u.list->count; return a->u.list->count > 0;
     case CEL_ATTR_INT: *kind = 0, *n = 1; return true;
     case CEL_ATTR_BOOL: *kind = 1, *n = 1; return true;
     case CEL_ATTR_STRING: *kind = 2, *n = 1; return true;
@@ -69,9 +69,9 @@ static bool set_kind(const cel_attr *a, uint8_t *kind, uint32_t *n) {
 static dra_velem elem(const cel_attr *a, const dra_attr_text *t, uint32_t i, cel_str *scratch) {
     dra_velem e;
     switch (a->kind) {
-    case CEL_ATTR_INTS: e.i = a->u.ints[i]; break;
-    case CEL_ATTR_BOOLS: e.i = a->u.bools[i]; break;
-    case CEL_ATTR_STRINGS: e.s = &a->u.strs[i]; break;
+    case CEL_ATTR_INTS: e.i = a->u.list->ints[i]; break;
+    case CEL_ATTR_BOOLS: e.i = a->u.list->bools[i]; break;
+    case CEL_ATTR_STRINGS: e.s = &a->u.list->strs[i]; break;
     case CEL_ATTR_INT: e.i = a->u.i; break;
     case CEL_ATTR_BOOL: e.i = a->u.b; break;
     case CEL_ATTR_STRING: e.s = a->u.s; break;

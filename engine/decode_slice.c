@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* The CEL view refers to string, version and quantity values instead of holding
- * them (that keeps cel_attr at 24 bytes and cel_capacity at 16, see cel/cel.h).
+ * them (that keeps cel_attr and cel_capacity at 16 bytes, see cel/cel.h).
  * Devices of one slice mostly repeat the same few values (a model name, a
  * driverVersion, "80Gi"), so the last few distinct ones are remembered and shared:
  * fewer bytes, and the shared values stay cached while selectors run over many
@@ -198,7 +198,9 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
         kinds++;
         size_t n = json_array_size(arr);
         size_t mk = dra_dpush_key(c, lists[li]);
-        a->count = (uint32_t)n;
+        cel_attr_list *list = ARENA_NEW(ar, cel_attr_list);
+        list->count = (uint32_t)n;
+        a->u.list = list;
         switch (li) {
         case 0: {
             int64_t *iv = ARENA_NEWN(ar, int64_t, n ? n : 1);
@@ -210,7 +212,7 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
                 }
                 iv[i] = json_integer_value(e);
             }
-            a->kind = CEL_ATTR_INTS, a->u.ints = iv;
+            a->kind = CEL_ATTR_INTS, list->ints = iv;
             break;
         }
         case 1: {
@@ -223,7 +225,7 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
                 }
                 bv[i] = json_is_true(e);
             }
-            a->kind = CEL_ATTR_BOOLS, a->u.bools = bv;
+            a->kind = CEL_ATTR_BOOLS, list->bools = bv;
             break;
         }
         default: {
@@ -246,8 +248,8 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
                         *conv_error = arena_printf(ar, "attribute %s: parse semantic version: %s", key, ve.msg);
                 }
             }
-            if (li == 2) a->kind = CEL_ATTR_STRINGS, a->u.strs = sv;
-            else a->kind = CEL_ATTR_VERSIONS, a->u.vers = vv, t->vers = vt;
+            if (li == 2) a->kind = CEL_ATTR_STRINGS, list->strs = sv;
+            else a->kind = CEL_ATTR_VERSIONS, list->vers = vv, t->vers = vt;
             break;
         }
         }
@@ -367,7 +369,12 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         const char *conv = NULL;
         json_object_foreach((json_t *)attrs, k, av) {
             size_t m2 = dra_dpush_mapkey(c, k);
-            dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &ca[i].name);
+            uint32_t name;
+            dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &name);
+            if (name > CEL_ATTR_NAME_MAX)
+                return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                                 CEL_ATTR_NAME_MAX + 1u);
+            ca[i].name = name;
             d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
             if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);

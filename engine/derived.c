@@ -53,6 +53,11 @@ bool dra_derived_decode(dctx *c, const json_t *o, dra_request_spec *r) {
         } else {
             x->id = intern_cstr(c->d->names, x->name);
         }
+        if (x->id > CEL_ATTR_NAME_MAX) {
+            dra_dpush_key(c, "name");
+            return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                             CEL_ATTR_NAME_MAX + 1u);
+        }
         dpop(c, m2);
     }
     r->nderived = (uint32_t)n;
@@ -289,8 +294,9 @@ int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *
         if (out->kind == CEL_ATTR_VERSION) {
             t->ver = version_text(&x->a, out->u.v);
         } else if (out->kind == CEL_ATTR_VERSIONS) {
-            const char **v = ARENA_NEWN(&x->a, const char *, out->count ? out->count : 1);
-            for (uint32_t j = 0; j < out->count; j++) v[j] = version_text(&x->a, &out->u.vers[j]);
+            const cel_attr_list *l = out->u.list;
+            const char **v = ARENA_NEWN(&x->a, const char *, l->count ? l->count : 1);
+            for (uint32_t j = 0; j < l->count; j++) v[j] = version_text(&x->a, &l->vers[j]);
             t->vers = v;
         }
     }

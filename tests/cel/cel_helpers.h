@@ -43,8 +43,9 @@ static inline void fx_init(fixture *f) {
     semver_parse("9.0.0", 5, &f->cc, NULL);
     a[n++].u.v = &f->cc;
     static const cel_str models[] = {{"a100", 4}, {"h100", 4}};
-    a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "models"), .kind = CEL_ATTR_STRINGS, .count = 2};
-    a[n++].u.strs = models;
+    static const cel_attr_list model_list = {.count = 2, .strs = models};
+    a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "models"), .kind = CEL_ATTR_STRINGS};
+    a[n++].u.list = &model_list;
     a[n] = (cel_attr){.domain = intern_cstr(f->names, "resource.kubernetes.io"),
                       .name = intern_cstr(f->names, "pcieRoot"), .kind = CEL_ATTR_STRING};
     a[n++].u.s = &root;

@@ -281,8 +281,8 @@ Test(dra, eval_attr) {
     cr_expect_not(cel_eval_attr(p, &f.dev, f.ctx, false, &a, &out, &e));
     cr_expect(cel_eval_attr(p, &f.dev, f.ctx, true, &a, &out, &e));
     cr_expect_eq(out.kind, CEL_ATTR_STRINGS);
-    cr_expect_eq(out.count, 2);
-    cr_expect_eq(out.u.strs[1].len, 6);
+    cr_expect_eq(out.u.list->count, 2);
+    cr_expect_eq(out.u.list->strs[1].len, 6);
     cel_program_free(p);
     arena_free(&a);
     fx_fini(&f);

@@ -29,6 +29,7 @@ typedef struct cost_fx {
     char utf[41];      /* "é" × 20: 40 bytes, 20 code points */
     cel_str s_long, s_utf, s_ip, s_cidr, s_url;
     int64_t ints[25];
+    cel_attr_list int_list;
 } cost_fx;
 
 static void cfx_init(cost_fx *c) {
@@ -56,8 +57,9 @@ static void cfx_init(cost_fx *c) {
         c->attrs[n++].u.s = strs[i].s;
     }
     for (int i = 0; i < 25; i++) c->ints[i] = i;
-    c->attrs[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "ints"), .kind = CEL_ATTR_INTS, .count = 25};
-    c->attrs[n++].u.ints = c->ints;
+    c->int_list = (cel_attr_list){.count = 25, .ints = c->ints};
+    c->attrs[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "ints"), .kind = CEL_ATTR_INTS};
+    c->attrs[n++].u.list = &c->int_list;
     cr_assert_leq(n, ARRAY_SIZE(c->attrs));
     f->dev.attrs = c->attrs;
     f->dev.nattrs = n;
