@@ -998,7 +998,9 @@ __attribute__((noinline)) static int64_t pred_nested(const cel_inst *r, const ce
 
 /* The root's tests from the program's flat arrays (cel_pred_flatten). */
 static inline int64_t pred_eval(const cel_program *p, const cel_device *d) {
-    return pred_all(p->pred_ops, p->pred_tests, p->pred_n, p->pred_and, d);
+    const uint8_t *ops = p->pred_ops;
+    if (!ops) __builtin_unreachable();   /* cel_pred_flatten sets it: no test per device */
+    return pred_all(ops, p->pred_tests, p->pred_n, p->pred_and, d);
 }
 
 void cel_pred_flatten(cel_program *p) {
