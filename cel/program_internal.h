@@ -124,6 +124,10 @@ struct cel_program {
     /* The predicate path's tests as one array beside their op codes (cel_pred_flatten):
      * dispatch reads the op from here instead of waiting on root->args[i]->op. */
     uint8_t pred_and;         /* 1: the tests are &&'d (or a single test), 0: ||'d */
+    /* When every test is `device.driver ==/!= "..."` or `device.attributes[d].x ==/!=
+     * "..."` and they are &&'d (a DeviceClass's usual selector): the same tests as
+     * plain records, decided by a loop that calls nothing (eval.c, pred_eqs). */
+    const struct cel_pred_eq *pred_eqs;
     uint16_t pred_n;
     const uint8_t *pred_ops;
     const cel_inst *const *pred_tests;

@@ -53,11 +53,12 @@ static const char *const exprs[] = {
 };
 
 /* The fixture's device, then variants where the fast path must step aside. */
-enum { PLAIN, NO_CAPS, OTHER_KINDS, LONG_STRINGS, NVARIANTS };
+enum { PLAIN, NO_CAPS, OTHER_KINDS, LONG_STRINGS, NO_IDS, NVARIANTS };   /* NO_IDS: a view without a driver id */
 
 static void variant(fixture *f, int v, cel_attr *attrs, cel_device *d) {
     static const cel_str word = {"gpu", 3}, longs = {"gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten", 38};
     *d = f->dev;
+    if (v == NO_IDS) d->driver_id = 0;
     memcpy(attrs, f->dev.attrs, sizeof(cel_attr) * f->dev.nattrs);
     d->attrs = attrs;
     for (uint32_t i = 0; i < d->nattrs; i++) {
@@ -159,12 +160,22 @@ static const char *const preds[] = {
     "device.attributes[\"gpu.example.com\"].index > 2 || device.attributes[\"gpu.example.com\"].type.startsWith(\"x\")",
     "device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].type in [\"Hopper\", \"gpu\"]",
     "device.attributes[\"gpu.example.com\"].index in [\"3\"] || device.attributes[\"gpu.example.com\"].type in [\"x\"]",
+    /* equality chains (eval.c's pred_eqs): string and other kinds, missing keys, !=, long constants */
+    "device.driver == \"gpu.example.com\"",
+    "device.driver != \"other\" && device.attributes[\"gpu.example.com\"].type != \"mig\" && "
+    "device.attributes[\"gpu.example.com\"].index == \"3\"",
+    "device.attributes[\"gpu.example.com\"].type == \"gpu\" && device.attributes[\"gpu.example.com\"].nope == \"x\"",
+    "device.driver == \"other\" && device.attributes[\"gpu.example.com\"].nope == \"x\" && device.driver == \"x\"",
+    "device.attributes[\"gpu.example.com\"].type == \"gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten\" && "
+    "device.driver == \"gpu.example.com\"",
+    "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:40\" && device.attributes[\"gpu.example.com\"].type "
+    "== \"gpu\"",
 };
 
 Test(fused, predicate_path_agrees_with_the_full_evaluation) {
     fixture f;
     fx_init(&f);
-    size_t on_path = 0;
+    size_t on_path = 0, eq_chains = 0;
     for (int v = 0; v < NVARIANTS; v++) {
         cel_attr attrs[16];
         cel_device d;
@@ -175,6 +186,7 @@ Test(fused, predicate_path_agrees_with_the_full_evaluation) {
             cel_program *p = cel_compile(f.env, preds[i], strlen(preds[i]), &e);
             cr_assert(p, "%s: %s", preds[i], e.msg);
             on_path += p->pred;
+            eq_chains += p->pred_eqs != NULL;
             err_clear(&e);
             cel_result r = cel_eval_bool(p, &d, f.ctx, &e);
             uint64_t cost = f.ctx->cost;
@@ -189,5 +201,6 @@ Test(fused, predicate_path_agrees_with_the_full_evaluation) {
         }
     }
     cr_assert_eq(on_path, NVARIANTS * (sizeof preds / sizeof preds[0]), "every one has the predicate shape");
+    cr_assert_eq(eq_chains, NVARIANTS * 10, "ten are equality chains (the &&'d driver / attribute string tests)");
     fx_fini(&f);
 }
