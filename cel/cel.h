@@ -42,8 +42,9 @@
  *     value. Scalars that fit (int, bool) are held; everything else — strings,
  *     versions, lists with their count — is referred to. At 24 bytes (the count
  *     beside the kind) the attribute arrays of 100k devices were 22.5 MiB, which
- *     with the views no longer fit a 32 MiB L3; E1 took 11–13 ns per device there
- *     and its floor in plain C as much (`dralloc bench cel`, `bench layout`).
+ *     with the views did not fit a 32 MiB L3: E1's plain-C floor took 9.0 ns per
+ *     device and E1 11.3–11.9; at 16 bytes (15.7 MiB) 6.6 and 9.3–9.6
+ *     (`dralloc bench cel --devices 100000`).
  *     cel_capacity is 16 bytes (key + pointer).
  *     A lookup scans the keys from the first attribute on, so a device's
  *     attributes are one array, and so are its capacities (in any order; the
