@@ -41,7 +41,7 @@ static void names_init(names_ids *ids, intern_table *t) {
     ids->vfs = intern_cstr(t, "vfs");
 }
 
-static cel_str cstr(const char *s) { return (cel_str){s, (uint32_t)strlen(s)}; }
+static cel_str cstr(const char *s) { return cel_str_of(s, (uint32_t)strlen(s)); }
 
 /* Strings, versions and quantities are made once per distinct text and shared by
  * every device that has it, as the engine's decoder shares them (cel/cel.h: the view
@@ -157,7 +157,7 @@ cel_device *bench_celdevs_views(const bench_celdev *devs, size_t n, intern_table
             size_t ulen = bench_celdev_uuid(d, uuid, sizeof uuid);
             at[na++] = a_str(&strs, a, id.gpu, id.type, type);
             cel_str *us = ARENA_NEW(a, cel_str);
-            *us = (cel_str){arena_strndup(a, uuid, ulen), (uint32_t)ulen};
+            *us = cel_str_of(arena_strndup(a, uuid, ulen), (uint32_t)ulen);
             at[na] = (cel_attr){.domain = id.gpu, .name = id.uuid, .kind = CEL_ATTR_STRING};
             at[na++].u.s = us;
             at[na++] = a_int(id.gpu, id.index, d->index);

@@ -71,7 +71,15 @@
 typedef struct cel_str {
     const char *s;
     uint32_t len;
+    /* Code points of s when the builder counted them (cel_str_of), else 0: the cost
+     * of startsWith / endsWith is a tenth of them, and counting them on every
+     * evaluation was a quarter of E4's time (19 → 14 ns at 100k devices). Filled in
+     * the struct's padding, so that {s, len} initialisers stay right (uncounted). */
+    uint32_t runes;
 } cel_str;
+
+/* {s, n, code points of s}: what builders of views put in a cel_str. */
+cel_str cel_str_of(const char *s, uint32_t n);
 
 typedef enum cel_attr_kind {
     CEL_ATTR_NONE = 0,     /* attribute present but with no value set (`{}` in the slice) */

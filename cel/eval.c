@@ -172,7 +172,7 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
         case OP_ATTR_SUFFIXK: {
             if (at->kind != CEL_ATTR_STRING) break;
             const cel_str *s = at->u.s;
-            x->cost += cel_str_tenth_cost(s->s, s->len);   /* str_starts/str_ends' cel_call_cost */
+            x->cost += cel_view_str_tenth_cost(s);   /* str_starts/str_ends' cel_call_cost */
             if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
             if (n->k.len > s->len) return cel_bool(false);
             const char *at_s = n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len;
@@ -933,7 +933,7 @@ static inline int64_t pred_leaf(uint8_t op, const cel_inst *n, const cel_device 
         const cel_attr *at = find_attr(d, n->a, n->b);
         if (!at || at->kind != CEL_ATTR_STRING) return PRED_NO;
         const cel_str *s = at->u.s;
-        uint64_t c = cel_str_tenth_cost(s->s, s->len);
+        uint64_t c = cel_view_str_tenth_cost(s);
         if (n->k.len > s->len) return pred_val(c, false);
         return pred_val(c, cel_bytes_eq(op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len, n->k.u.s, n->k.len));
     }

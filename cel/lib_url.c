@@ -170,7 +170,7 @@ static cel_str escape(arena *a, const char *s, size_t n, enc_mode mode) {
         }
     }
     d[k] = '\0';
-    return (cel_str){d, (uint32_t)k};
+    return (cel_str){.s = d, .len = (uint32_t)k};
 }
 
 /* ---- parsing ------------------------------------------------------------------------- */
@@ -227,7 +227,7 @@ static bool parse_host(url_ctx *u, const char *h, size_t n, cel_str *out) {
             abuf_add(&b, p2.s, p2.len);
             abuf_add(&b, p3.s, p3.len);
             cel_value v = abuf_string(&b);
-            *out = (cel_str){v.u.s, v.len};
+            *out = (cel_str){.s = v.u.s, .len = v.len};
             return true;
         }
     } else {
@@ -273,7 +273,7 @@ static bool parse(url_ctx *u, const char *s, size_t n, bool via_request, url_val
         if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F) return fail(u, "net/url: invalid control character in URL");
     if (n == 0 && via_request) return fail(u, "empty url");
     if (n == 1 && s[0] == '*') {
-        v->escaped_path = (cel_str){"*", 1};
+        v->escaped_path = (cel_str){.s = "*", .len = 1};
         return true;
     }
     /* scheme */
@@ -291,7 +291,7 @@ static bool parse(url_ctx *u, const char *s, size_t n, bool via_request, url_val
             char *sc = arena_alloc(u->a, i + 1);
             for (size_t k = 0; k < i; k++) sc[k] = (char)((s[k] >= 'A' && s[k] <= 'Z') ? s[k] + 32 : s[k]);
             sc[i] = '\0';
-            v->scheme = (cel_str){sc, (uint32_t)i};
+            v->scheme = (cel_str){.s = sc, .len = (uint32_t)i};
             rest = s + i + 1;
             rn = n - i - 1;
         }
@@ -306,14 +306,14 @@ static bool parse(url_ctx *u, const char *s, size_t n, bool via_request, url_val
     } else {
         const char *q = memchr(rest, '?', rn);
         if (q) {
-            v->raw_query = (cel_str){q + 1, (uint32_t)(rn - (size_t)(q - rest) - 1)};
+            v->raw_query = (cel_str){.s = q + 1, .len = (uint32_t)(rn - (size_t)(q - rest) - 1)};
             rn = (size_t)(q - rest);
         }
     }
     bool slash = rn > 0 && rest[0] == '/';
     if (!slash) {
         if (v->scheme.len) {
-            v->opaque = (cel_str){rest, (uint32_t)rn};
+            v->opaque = (cel_str){.s = rest, .len = (uint32_t)rn};
             return true;
         }
         if (via_request) return fail(u, "invalid URI for request");
@@ -336,7 +336,7 @@ static bool parse(url_ctx *u, const char *s, size_t n, bool via_request, url_val
      * else the re-escaped decoded path */
     cel_str path;
     if (!unescape(u, rest, rn, ENC_PATH, &path)) return false;
-    if (valid_encoded(rest, rn, ENC_PATH)) v->escaped_path = (cel_str){rest, (uint32_t)rn};
+    if (valid_encoded(rest, rn, ENC_PATH)) v->escaped_path = (cel_str){.s = rest, .len = (uint32_t)rn};
     else v->escaped_path = escape(u->a, path.s, path.len, ENC_PATH);
     return true;
 }
@@ -445,11 +445,11 @@ static cel_value fn_host(cel_call *c, const cel_value *a, uint32_t n) {
  * brackets around the host are dropped. */
 static void split_host_port(cel_str hp, cel_str *host, cel_str *port) {
     *host = hp;
-    *port = (cel_str){"", 0};
+    *port = (cel_str){.s = "", .len = 0};
     const char *colon = hp.len ? last_of(hp.s, hp.len, ':') : NULL;
     if (colon && valid_optional_port(colon, hp.len - (size_t)(colon - hp.s))) {
         host->len = (uint32_t)(colon - hp.s);
-        *port = (cel_str){colon + 1, (uint32_t)(hp.len - host->len - 1)};
+        *port = (cel_str){.s = colon + 1, .len = (uint32_t)(hp.len - host->len - 1)};
     }
     if (host->len >= 2 && host->s[0] == '[' && host->s[host->len - 1] == ']') {
         host->s++;

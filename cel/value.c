@@ -508,6 +508,8 @@ uint64_t cel_value_size(const cel_value *v) {
 
 size_t cel_utf8_len(const char *s, size_t n) { return cel_utf8_count(s, n); }
 
+cel_str cel_str_of(const char *s, uint32_t n) { return (cel_str){.s = s, .len = n, .runes = (uint32_t)cel_utf8_count(s, n)}; }
+
 /* ---- printing ---------------------------------------------------------------- */
 
 typedef struct out {

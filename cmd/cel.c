@@ -71,8 +71,7 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
     } else if (!strcmp(kind, "string") && json_is_string(val)) {
         at->kind = CEL_ATTR_STRING;
         cel_str *s = ARENA_NEW(a, cel_str);
-        s->s = arena_strdup(a, json_string_value(val));
-        s->len = (uint32_t)json_string_length(val);
+        *s = cel_str_of(arena_strdup(a, json_string_value(val)), (uint32_t)json_string_length(val));
         at->u.s = s;
     } else if (!strcmp(kind, "version") && json_is_string(val)) {
         at->kind = CEL_ATTR_VERSION;

@@ -125,7 +125,7 @@ static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
         if (o && o->len == len && !memcmp(o->s, s, len)) return o;
     }
     cel_str *n = ARENA_NEW(ar, cel_str);
-    *n = (cel_str){arena_strndup(ar, s, len), (uint32_t)len};
+    *n = cel_str_of(arena_strndup(ar, s, len), (uint32_t)len);
     vs->str[vs->nstr++ % VIEW_SHARED] = n;
     return n;
 }
@@ -239,7 +239,7 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
                     return dra_dfail(c, "expected string");
                 }
                 const char *s = arena_strndup(ar, json_string_value(e), json_string_length(e));
-                sv[i] = (cel_str){s, (uint32_t)json_string_length(e)};
+                sv[i] = (cel_str){.s = s, .len = (uint32_t)json_string_length(e)};
                 if (vv) {
                     vt[i] = s;
                     err ve;
@@ -353,7 +353,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         return dra_dfail(c, "required value");
     }
     d->name_id = intern_cstr(c->d->names, d->name);
-    d->cel.driver = (cel_str){s->driver, (uint32_t)strlen(s->driver)};
+    d->cel.driver = (cel_str){.s = s->driver, .len = (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
     const json_t *attrs;

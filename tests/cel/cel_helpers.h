@@ -33,7 +33,7 @@ static inline void fx_init(fixture *f) {
     int n = 0;
     cel_attr *a = f->attrs;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "type"), .kind = CEL_ATTR_STRING};
-    static const cel_str gpu = {"gpu", 3}, root = {"pci0000:40", 10};
+    static const cel_str gpu = {.s = "gpu", .len = 3}, root = {.s = "pci0000:40", .len = 10};
     a[n++].u.s = &gpu;
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "index"), .kind = CEL_ATTR_INT};
     a[n++].u.i = 3;
@@ -42,7 +42,7 @@ static inline void fx_init(fixture *f) {
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "cc"), .kind = CEL_ATTR_VERSION};
     semver_parse("9.0.0", 5, &f->cc, NULL);
     a[n++].u.v = &f->cc;
-    static const cel_str models[] = {{"a100", 4}, {"h100", 4}};
+    static const cel_str models[] = {{.s = "a100", .len = 4}, {.s = "h100", .len = 4}};
     static const cel_attr_list model_list = {.count = 2, .strs = models};
     a[n] = (cel_attr){.domain = dom, .name = intern_cstr(f->names, "models"), .kind = CEL_ATTR_STRINGS};
     a[n++].u.list = &model_list;
@@ -51,7 +51,7 @@ static inline void fx_init(fixture *f) {
     a[n++].u.s = &root;
     f->caps[0] = (cel_capacity){.domain = dom, .name = intern_cstr(f->names, "memory"), .value = &f->memory};
     f->memory = quantity_must("80Gi");
-    f->dev.driver = (cel_str){"gpu.example.com", 15};
+    f->dev.driver = (cel_str){.s = "gpu.example.com", .len = 15};
     f->dev.driver_id = dom;
     f->dev.attrs = f->attrs;
     f->dev.nattrs = (uint32_t)n;

@@ -53,10 +53,15 @@ static const char *const exprs[] = {
 };
 
 /* The fixture's device, then variants where the fast path must step aside. */
-enum { PLAIN, NO_CAPS, OTHER_KINDS, LONG_STRINGS, NO_IDS, NVARIANTS };   /* NO_IDS: a view without a driver id */
+/* NO_IDS: a view without a driver id; LONG_COUNTED: the long string with its code points counted (cel_str_of) */
+enum { PLAIN, NO_CAPS, OTHER_KINDS, LONG_STRINGS, NO_IDS, LONG_COUNTED, NVARIANTS };
 
 static void variant(fixture *f, int v, cel_attr *attrs, cel_device *d) {
-    static const cel_str word = {"gpu", 3}, longs = {"gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten", 38};
+    static const cel_str word = {.s = "gpu", .len = 3},
+                         longs = {.s = "gpu-\xc3\xa9\xc3\xa9\xc3\xa9-with-a-name-longer-than-ten", .len = 38};
+    static cel_str counted;
+    counted = cel_str_of(longs.s, longs.len);
+    cr_assert_eq(counted.runes, 35, "38 bytes, three of them 2-byte code points");
     *d = f->dev;
     if (v == NO_IDS) d->driver_id = 0;
     memcpy(attrs, f->dev.attrs, sizeof(cel_attr) * f->dev.nattrs);
@@ -69,6 +74,7 @@ static void variant(fixture *f, int v, cel_attr *attrs, cel_device *d) {
         if (v == OTHER_KINDS && !strcmp(name, "type")) a->kind = CEL_ATTR_INT, a->u.i = 7;
         if (v == OTHER_KINDS && !strcmp(name, "cc")) a->kind = CEL_ATTR_STRING, a->u.s = &word;
         if (v == LONG_STRINGS && !strcmp(name, "type")) a->u.s = &longs;
+        if (v == LONG_COUNTED && !strcmp(name, "type")) a->u.s = &counted;
     }
 }
 

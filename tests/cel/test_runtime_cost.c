@@ -42,11 +42,11 @@ static void cfx_init(cost_fx *c) {
     c->longs[100] = '\0';
     for (int i = 0; i < 20; i++) memcpy(c->utf + 2 * i, "\xc3\xa9", 2);
     c->utf[40] = '\0';
-    c->s_long = (cel_str){c->longs, 100};
-    c->s_utf = (cel_str){c->utf, 40};
-    c->s_ip = (cel_str){"10.1.2.3", 8};
-    c->s_cidr = (cel_str){"10.1.0.0/16", 11};
-    c->s_url = (cel_str){"https://example.com/a/b?c=d", 27};
+    c->s_long = (cel_str){.s = c->longs, .len = 100};
+    c->s_utf = (cel_str){.s = c->utf, .len = 40};
+    c->s_ip = (cel_str){.s = "10.1.2.3", .len = 8};
+    c->s_cidr = (cel_str){.s = "10.1.0.0/16", .len = 11};
+    c->s_url = (cel_str){.s = "https://example.com/a/b?c=d", .len = 27};
     struct {
         const char *name;
         const cel_str *s;
