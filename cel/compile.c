@@ -559,7 +559,9 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
     return error_inst(c, n->pos, "internal error: unknown node");
 }
 
-/* Which device arrays the final program reads (for cel_eval_bool_many's prefetching). */
+/* Which device arrays the final program reads. cel_eval_bool reads the capacity bit
+ * (it requests the capacity line up front); the attribute bit is kept because it says
+ * what the program reads, at no cost per evaluation. */
 static unsigned touches(comp *c, const cel_inst *i) {
     if (!i) return 0;
     uint64_t memo;

@@ -119,7 +119,7 @@ struct cel_program {
     const cel_inst *root;
     const cel_type *type;
     uint32_t nslots;
-    uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (prefetching) */
+    uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (capacity prefetch) */
     bool pred;                /* cel_eval_bool may try the predicate path first (cel_pred_ok) */
     /* The predicate path's tests as one array beside their op codes (cel_pred_flatten):
      * dispatch reads the op from here instead of waiting on root->args[i]->op. */
