@@ -445,6 +445,7 @@ typedef struct mx_result {
     double pods_per_s, allocs_per_s, build_ms, build_cpu_ms;
     double pods_per_cpu_s;   /* pods / CPU time of the process over their cycles (every thread) */
     double p50, p90, p99, max, first_ms;
+    double memo_hits;        /* share of node decisions answered by the overlay's fit memo */
     size_t placed;
     long peak_kib, build_peak_kib;   /* VmHWM at the end, and once the snapshot was built */
     char first_alloc[512];   /* "request:pool/device,..." of the first pod on node-00000, or why not */
@@ -550,7 +551,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
     first_allocation(s, pool->lanes[0].x, r->first_alloc, sizeof r->first_alloc);
     double *lat = xcalloc((size_t)w->pods, sizeof *lat);
     uint64_t fit_ns = 0, cycles = 0, cpu0 = bench_proc_cpu_ns();
-    size_t decisions = 0, placed = 0;
+    size_t decisions = 0, placed = 0, hits = 0;
     for (int p = 0; p < w->pods; p++) {
         json_t *pod = pod_json(p);
         uint64_t c0 = bench_now_ns();
@@ -562,6 +563,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
         uint64_t f1 = bench_now_ns();
         fit_ns += f1 - f0;
         decisions += (size_t)w->nodes;
+        for (int n = 0; n < w->nodes; n++) hits += fits[n].memo_hit;
         lat[p] = (double)(f1 - f0);
         /* score and pick: the highest binpack score, ties by node order */
         int best = -1;
@@ -587,6 +589,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, mx_resul
     r->pods_per_s = cycles ? (double)w->pods / ((double)cycles / 1e9) : 0;
     r->allocs_per_s = fit_ns ? (double)decisions / ((double)fit_ns / 1e9) : 0;
     r->placed = placed;
+    r->memo_hits = decisions ? (double)hits / (double)decisions : 0;
     r->peak_kib = bench_status_kib("VmHWM:");
     free(lat);
     pool_stop(pool);
@@ -612,7 +615,7 @@ static double med(double *v, size_t n, double *spread) {
 typedef struct mx_figures {
     unsigned threads;
     size_t reps, placed;
-    double pods, allocs, build, build_cpu, p50, p90, p99, max, first_ms, pods_cpu;
+    double pods, allocs, build, build_cpu, p50, p90, p99, max, first_ms, pods_cpu, memo_hits;
     double s_pods, s_allocs, s_build, s50, s99;
     long peak_kib, build_peak_kib;
     char first_alloc[512];
@@ -637,6 +640,7 @@ static bool run_reps(const mx_workload *w, unsigned threads, bool memo, size_t r
         pods_cpu[i] = r.pods_per_cpu_s;
         p50[i] = r.p50, p90[i] = r.p90, p99[i] = r.p99, mx[i] = r.max, first[i] = r.first_ms;
         out->placed = r.placed;
+        out->memo_hits = r.memo_hits;   /* the same every run: the decisions are deterministic */
         if (r.peak_kib > out->peak_kib) out->peak_kib = r.peak_kib;
         if (r.build_peak_kib > out->build_peak_kib) out->build_peak_kib = r.build_peak_kib;
     }
@@ -687,7 +691,8 @@ int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo) {
     json_t *out = json_pack("{s:o, s:b, s:[]}", "machine", machine(tc, ntc, scale), "fitMemo", mo->memo, "workloads");
     bench_table *tb = NULL, *sc = NULL;
     static const char *const cols[] = {"workload", "pods/s", "pods/cpu-s", "p50 ms", "p90 ms", "p99 ms", "max ms", "allocs/s",
-                                       "build ms", "build cpu", "RSS built", "peak RSS", "placed", "spread", "first pod on node-00000"};
+                                       "build ms", "build cpu", "RSS built", "peak RSS", "placed", "memo hits", "spread",
+                                       "first pod on node-00000"};
     static const char *const scols[] = {"workload", "threads", "pods/s", "speedup", "pods/cpu-s", "filter p50 ms", "p99 ms",
                                         "allocs/s", "filter speedup", "spread"};
     if (!mo->as_json) {
@@ -724,6 +729,7 @@ int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo) {
             (json_int_t)g->build_peak_kib * 1024, "firstAllocation",
             g->first_alloc, "firstAllocationCheck", !w.expect ? "unchecked" : ok ? "ok" : "MISMATCH", "threads",
             (int)g->threads);
+        json_object_set_new(wj, "memoHitRate", json_real(g->memo_hits));
         if (mo->scaling) {
             json_t *sj = json_array();
             for (size_t t = 0; t < ntc; t++) {
@@ -763,6 +769,7 @@ int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo) {
             bench_table_addf(tb, "%.0f MiB", (double)g->build_peak_kib / 1024);
             bench_table_addf(tb, "%.0f MiB", (double)g->peak_kib / 1024);
             bench_table_addf(tb, "%zu/%d", g->placed, w.pods);
+            bench_table_addf(tb, "%.1f%%", g->memo_hits * 100);
             bench_table_addf(tb, "%.0f%%", g->s_pods * 100);
             bench_table_addf(tb, "%.60s%s%s", g->first_alloc, strlen(g->first_alloc) > 60 ? "..." : "",
                              !w.expect ? "" : ok ? " (ok)" : " (MISMATCH)");

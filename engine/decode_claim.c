@@ -380,6 +380,9 @@ static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, dra_pod *p, e
     memset(p, 0, sizeof *p);
     if (!decode_meta(&c, obj, &p->ns, &p->name)) return false;
     if (!p->name) p->name = "";
+    const json_t *meta = json_object_get(obj, "metadata");
+    if (json_is_object(meta) && !dra_dget_str(&c, meta, "uid", &p->uid)) return false;
+    if (p->uid && !*p->uid) p->uid = NULL;
     const json_t *spec, *status, *arr;
     if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {

@@ -209,11 +209,6 @@ bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out) {
 
 /* ---- lookups ---------------------------------------------------------------------------- */
 
-static bool same_pod(const dra_pod *a, const dra_pod *b) {
-    const char *na = a->ns && *a->ns ? a->ns : "default", *nb = b->ns && *b->ns ? b->ns : "default";
-    return a == b || (!strcmp(a->name, b->name) && !strcmp(na, nb));
-}
-
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name) {
     return dra__world_find_pod(w, ns, name);
 }
@@ -223,7 +218,7 @@ static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_p
     int64_t sum = 0;
     for (size_t i = 0; i < w->pods.n; i++) {
         const dra_pod *p = w->pods.v[i];
-        if (!p->res || same_pod(p, self) || !p->node_name || strcmp(p->node_name, node->name) || p->terminated)
+        if (!p->res || dra__pod_same(p, self) || !p->node_name || strcmp(p->node_name, node->name) || p->terminated)
             continue;
         int r = find_name(p->res->names, p->res->n, res);
         if (r >= 0) sum += p->res->total[r];

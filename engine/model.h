@@ -309,6 +309,7 @@ typedef struct dra_podres dra_podres;   /* extres.c: containers' extended resour
 
 typedef struct dra_pod {
     const char *ns, *name, *node_name;
+    const char *uid;         /* metadata.uid, or NULL: a pod's identity (dra__pod_same) */
     dra_pod_claim *claims;
     uint32_t nclaims;
     const char *raw_json;    /* the object as read */

@@ -185,13 +185,19 @@ bool dra__nodefit_check(const dra_nodefit *pf, const dra_pod *pod, const dra_nod
     return true;
 }
 
+bool dra__pod_same(const dra_pod *a, const dra_pod *b) {
+    if (a == b) return true;
+    if (!a || !b || strcmp(a->name, b->name) ||
+        strcmp(a->ns && *a->ns ? a->ns : "default", b->ns && *b->ns ? b->ns : "default"))
+        return false;
+    return !a->uid || !b->uid || !strcmp(a->uid, b->uid);
+}
+
 void dra__node_usage(const dra_world *w, const dra_node *node, const dra_pod *self, dra_node_usage *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < w->pods.n; i++) {
         const dra_pod *p = w->pods.v[i];
-        if (p == self || p->terminated || !p->node_name || strcmp(p->node_name, node->name)) continue;
-        if (self && !strcmp(p->name, self->name) && !strcmp(p->ns && *p->ns ? p->ns : "default",
-                                                              self->ns && *self->ns ? self->ns : "default"))
+        if (p->terminated || !p->node_name || strcmp(p->node_name, node->name) || (self && dra__pod_same(p, self)))
             continue;
         out->pods++;
         out->cpu_milli += p->req_cpu_milli;

@@ -30,6 +30,11 @@ typedef struct dra_node_usage {
 void dra__ingest_node_fit(const dra_decoder *d, const json_t *obj, dra_node *n);
 void dra__pod_cpu_mem(const json_t *pod, int64_t *cpu_milli, int64_t *memory);
 bool dra__nodefit_read(const dra_decoder *d, const json_t *pod, dra_nodefit *out, err *e);
+/* Whether two decoded pods are one pod: the same object, or the same namespace/name
+ * and UID. kube-scheduler keys pods by UID, so a pod re-created under its old name
+ * (a StatefulSet's, before the old one's deletion arrived) is another pod; without a
+ * UID on either side (objects written by hand), namespace/name decides. */
+bool dra__pod_same(const dra_pod *a, const dra_pod *b);
 /* The pods of the world bound to the node (terminated ones and `self` excluded). */
 void dra__node_usage(const dra_world *w, const dra_node *node, const dra_pod *self, dra_node_usage *out);
 /* True when the pod passes; else the plugin's message in reason and whether no

@@ -44,11 +44,17 @@ struct dra_pod_request {
     const char *nf_error;    /* the pod's node affinity does not parse */
 };
 
-/* The pod's needs as a hash, when its answers can be shared: each claim entry by its
- * spec (or, allocated, by its identity in this snapshot), and the containers'
- * resources when extended resources are involved (an allocated claim by its store
- * identity, which outlives the snapshot as the memo does). Not for pods with a PodGroup, an
- * unresolved claim or a claim whose spec is unknown. */
+/* The pod's needs as a hash, when its answers can be shared (snapshot.h, "The fit
+ * memo", says what an answer reads and why this is all of it):
+ *   - the number of entries, then each entry in order: an entry naming the same claim
+ *     as an earlier one by that entry's index (one claim is allocated once, however
+ *     many entries name it); an allocated claim by its store identity (its devices are
+ *     its own); an unallocated claim by its spec, and whether it is still a template;
+ *   - the containers' resources, when extended resources are involved;
+ *   - the pod's identity (namespace/name and UID), when a pod of its namespace/name
+ *     is bound in the snapshot: the device-plugin count leaves that pod out only when
+ *     it is this pod (dra__pod_same).
+ * Not for pods with a PodGroup, an unresolved claim or a claim whose spec is unknown. */
 static void signature(dra_pod_request *pr, const json_t *pod) {
     const dra_podplan *pp = &pr->pp;
     if (pp->error || pp->unresolvable || pp->group || !pp->needs_dra) return;
@@ -59,8 +65,11 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
     if (pr->pod.res) pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s-extended-resources", pp->pns, pr->pod.name);
     for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
         const dra_claim *c = pp->claims[k];
+        uint32_t first = 0;   /* claims resolve to the world's objects: one claim, one address */
+        while (first < k && pp->claims[first] != c) first++;
         uint64_t part;
-        if (c->allocated) part = c->store_seq ? hash_u64(c->store_seq) ^ 0xB : hash_u64((uint64_t)(uintptr_t)c) ^ 0xA;
+        if (first < k) part = hash_u64(first + 0xA11A5ull);
+        else if (c->allocated) part = c->store_seq ? hash_u64(c->store_seq) ^ 0xB : hash_u64((uint64_t)(uintptr_t)c) ^ 0xA;
         else if (!c->spec_hash) return;
         else part = c->spec_hash ^ (c->from_template ? 0x7 : 0xC);
         h = hash_u64(h ^ part);
@@ -73,6 +82,12 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
         json_decref(conts);
         h = hash_u64(h ^ (t ? hash_bytes(t, strlen(t)) : 0));
         free(t);
+    }
+    /* the pod's identity: namespace/name and UID (names[0] is "ns/name") */
+    const dra_pod *twin = dra__world_find_pod(pp->w, pp->pns, pr->pod.name);
+    if (twin && twin->node_name && !twin->terminated) {
+        h = hash_u64(h ^ hash_bytes(pr->names[0], strlen(pr->names[0])) ^ 0x7331ull);
+        h = hash_u64(h ^ (pr->pod.uid ? hash_bytes(pr->pod.uid, strlen(pr->pod.uid)) : 0x0DDull));
     }
     pr->sig = h;
     pr->memo = true;
@@ -322,6 +337,7 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
         memset(out, 0, sizeof *out);
         if (dra__memo_get(pr->s, name, sig, &st, &out->score, out->reason, sizeof out->reason, pr->names, pr->nnames)) {
             out->status = (dra_fit_status)st;
+            out->memo_hit = true;
             return;
         }
     }
@@ -512,6 +528,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
             if (m->sig != sig || m->ver != ver || m->gver != ov->gver || strcmp(m->node, node)) continue;
             *out = m->fit;
             out->steps = 0;
+            out->memo_hit = true;
             /* the reason named the first pod that got it: say it in this pod's names */
             dra__reason_expand(m->fit.reason, out->reason, sizeof out->reason, pr->names, pr->nnames);
             return;

@@ -129,7 +129,34 @@ typedef struct dra_fit {
     char reason[512];             /* why not (status != OK), for FailedNodes */
     int64_t score;                /* 0..10 (MaxExtenderPriority) under the request's mode */
     uint64_t steps;               /* allocator search steps spent */
+    bool memo_hit;                /* answered from the fit memo (no search) */
 } dra_fit;
+
+/* The fit memo. dra_pod_fit keeps each node's answer (status, score, reason) under the
+ * pod's signature, and answers a later pod with the same signature on that node from
+ * it, the reason written in that pod's own names. Entries live per node and are handed
+ * on to the next snapshot while the node's inputs stay (store.c, memo_carry).
+ *
+ * An answer reads two things. From the snapshot: the node's view (its Node, the
+ * slices it sees, the taint rules, the features), the in-use set of the pools the
+ * view holds, the DeviceClasses, and the pods bound to the node (device-plugin
+ * counts). memo_carry drops a node's entries whenever one of those changes. From the
+ * pod, its signature (podfit.c, signature()) holds:
+ *   - each spec.resourceClaims entry, in order. An entry that names the same claim as
+ *     an earlier one is the index of that entry: a claim named twice is allocated
+ *     once. An allocated claim is its store entry, which no later object reuses. An
+ *     unallocated claim is its spec, and whether it is still only a template. Nothing
+ *     else of an unallocated claim is read: its name appears only in reasons, and
+ *     those are templated;
+ *   - the containers' resources, when the pod asks for extended resources;
+ *   - the pod's namespace/name and UID, when a pod of that namespace/name is bound in
+ *     the snapshot. The device-plugin count leaves out a bound pod that is the pod
+ *     being decided, by UID, or by name where either has no UID (dra__pod_same). The
+ *     answer then depends on who asks.
+ * Pods with a PodGroup, with whole-pod checks (dra_pod_request_check_node), or decided
+ * against a Node carried in the request are never kept in the memo or answered from
+ * it. tests/engine/test_memo.c compares a long-lived store's answers with a fresh
+ * store's over random sequences of changes and pods. */
 
 /* Decides one node. `node_obj`, when not NULL, is the Node as the request carried it
  * (nodeCacheCapable: false) and is used instead of the snapshot's. deadline_ns is
