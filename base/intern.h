@@ -1,10 +1,20 @@
-/* intern.h — string interning: each distinct string gets a small, stable integer
- * id (1, 2, 3, … in insertion order; 0 means "none"). Names that are compared
- * over and over — drivers, pools, attribute domains and ids, capacity names,
- * class names — are compared as ids. Lookups never allocate. The table is shared
- * by the decoder (writer) and the CEL compiler and request threads (readers), so
- * it is internally locked: a reader/writer lock around the hash index, while
- * id → string reads need no lock at all (entries live in chunks that never move). */
+/* intern.h — string interning: each distinct string gets a small integer id (1, 2,
+ * 3, … in insertion order while nothing is freed; 0 means "none"), stable while the
+ * name is referenced. Names that are compared over and over — drivers, pools,
+ * attribute domains and ids, capacity names, class names — are compared as ids.
+ * Lookups never allocate.
+ *
+ * Every intern_put is a reference to the name; intern_release gives it back and the
+ * last release frees the name, whose id a later new name may get. So a holder (a
+ * decoded object, a compiled program) releases what it interned when it goes, and a
+ * table that lives for months holds only the names something still holds. A caller
+ * that never releases (a one-shot world, a CEL environment's own names) keeps its
+ * names until intern_free. Using an id after its last release is a bug.
+ *
+ * The table is shared by the decoder and the CEL compiler (writers) and request
+ * threads (readers), so it is internally locked: a reader/writer lock around the
+ * hash index and the counts, while id → string reads need no lock at all (entries
+ * live in chunks that never move). */
 #ifndef DRA_INTERN_H
 #define DRA_INTERN_H
 
@@ -15,15 +25,22 @@ typedef struct intern_table intern_table;   /* opaque */
 intern_table *intern_new(void);
 void intern_free(intern_table *t);
 
-/* The id of s[0..n), inserting it when new. */
+/* The id of s[0..n), inserting it when new, with one more reference; 0 only when the
+ * table already holds 16M names (callers fail loudly: no workload gets there). */
 uint32_t intern_put(intern_table *t, const char *s, size_t n);
+/* One more reference to a live id (returns it; 0 stays 0). */
+uint32_t intern_retain(intern_table *t, uint32_t id);
+/* Gives back one reference; the last one frees the name. 0 is ignored. */
+void intern_release(intern_table *t, uint32_t id);
 static inline uint32_t intern_cstr(intern_table *t, const char *s);
 /* The id of s[0..n) or 0 when it was never interned. */
 uint32_t intern_get(const intern_table *t, const char *s, size_t n);
 /* The string of an id (NUL-terminated, lives as long as the table); NULL for 0 or an unknown id. */
 const char *intern_str(const intern_table *t, uint32_t id);
 size_t intern_len(const intern_table *t, uint32_t id);
+/* Names alive, and the bytes the table holds for them (strings, entries, index). */
 size_t intern_count(const intern_table *t);
+size_t intern_bytes(const intern_table *t);
 
 #include <string.h>
 static inline uint32_t intern_cstr(intern_table *t, const char *s) { return intern_put(t, s, strlen(s)); }

@@ -188,11 +188,17 @@ uint64_t cel_program_estimated_cost(const cel_program *p);
 #define CEL_TOO_COMPLEX_MSG "Forbidden: too complex, exceeds cost limit"
 bool cel_validate_selector(const cel_env *env, const char *expr, size_t len, err *e);
 
-/* Expression text → compiled program, compiled once. Only successful compilations are
- * cached (as Kubernetes does); a failing expression is recompiled and fails again. */
+/* Expression text → compiled program, compiled once while anything holds it. Only
+ * successful compilations are cached (as Kubernetes does); a failing expression is
+ * recompiled and fails again. Each cel_cache_get that returns a program is one
+ * reference to it; cel_cache_release gives it back, and the last release frees the
+ * program (and the names it interned). */
 cel_cache *cel_cache_new(const cel_env *env);
 void cel_cache_free(cel_cache *c);
 const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e);
+void cel_cache_release(cel_cache *c, const cel_program *p);
+/* Programs held, and the bytes they take (text, compiled form). */
+void cel_cache_stats(cel_cache *c, size_t *programs, size_t *bytes);
 
 /* ---- evaluation ------------------------------------------------------------- */
 

@@ -114,8 +114,17 @@ static uint32_t node_count(comp *c, const cel_inst *i) {
     return n;
 }
 
+/* A name the program looks devices up by: interned, and held until the program is freed. */
 static uint32_t intern_name(comp *c, const char *s, size_t len) {
-    return intern_put(c->p->env->names, s, len);
+    cel_program *p = c->p;
+    uint32_t id = intern_put(p->env->names, s, len);
+    if (!id) return 0;   /* a full table: the lookup finds nothing, as for an unknown name */
+    if (p->nnames == p->capnames) {
+        p->capnames = p->capnames ? p->capnames * 2 : 8;
+        p->names = xrealloc(p->names, p->capnames * sizeof *p->names);
+    }
+    p->names[p->nnames++] = id;
+    return id;
 }
 
 static cel_inst *error_inst(comp *c, uint32_t pos, const char *msg) {

@@ -136,6 +136,8 @@ cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *
 
 void cel_program_free(cel_program *p) {
     if (!p) return;
+    for (uint32_t i = 0; i < p->nnames; i++) intern_release(p->env->names, p->names[i]);
+    free(p->names);
     for (uint32_t i = 0; i < p->npreps; i++)
         if (p->preps[i].release) p->preps[i].release(p->preps[i].p);
     arena_free(&p->a);
@@ -147,8 +149,14 @@ const cel_type *cel_program_type(const cel_program *p) { return p->type; }
 
 /* ---- cache ------------------------------------------------------------------------ */
 
+/* Each entry counts its holders: a program lives while something that compiled it
+ * through the cache (a decoded selector) holds it, and goes with the last release —
+ * so the cache holds what live objects use, not every text ever seen. */
 typedef struct cache_entry {
     struct cache_entry *next;
+    uint64_t hash;
+    uint64_t refs;           /* guarded by the cache's lock */
+    size_t bytes;            /* counted when cached */
     size_t len;
     cel_program *prog;
     char text[];
@@ -156,15 +164,18 @@ typedef struct cache_entry {
 
 struct cel_cache {
     const cel_env *env;
-    pthread_rwlock_t lock;
-    hmap by_hash;   /* hash → first entry (chained) */
+    pthread_mutex_t lock;
+    hmap by_hash;            /* hash → first entry (chained) */
+    hmap by_prog;            /* program address → its entry */
+    size_t count, bytes;
 };
 
 cel_cache *cel_cache_new(const cel_env *env) {
     cel_cache *c = xcalloc(1, sizeof *c);
     c->env = env;
-    pthread_rwlock_init(&c->lock, NULL);
+    pthread_mutex_init(&c->lock, NULL);
     hmap_init(&c->by_hash);
+    hmap_init(&c->by_prog);
     return c;
 }
 
@@ -181,44 +192,91 @@ void cel_cache_free(cel_cache *c) {
         }
     }
     hmap_free(&c->by_hash);
-    pthread_rwlock_destroy(&c->lock);
+    hmap_free(&c->by_prog);
+    pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
-static const cel_program *lookup(cel_cache *c, uint64_t h, const char *expr, size_t len) {
+static cache_entry *lookup(cel_cache *c, uint64_t h, const char *expr, size_t len) {
     uint64_t v;
     if (!hmap_get(&c->by_hash, h, &v)) return NULL;
     for (cache_entry *e = (cache_entry *)(uintptr_t)v; e; e = e->next)
-        if (e->len == len && !memcmp(e->text, expr, len)) return e->prog;
+        if (e->len == len && !memcmp(e->text, expr, len)) return e;
     return NULL;
 }
 
 const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e) {
     uint64_t h = hash_bytes(expr, len);
-    pthread_rwlock_rdlock(&c->lock);
-    const cel_program *p = lookup(c, h, expr, len);
-    pthread_rwlock_unlock(&c->lock);
-    if (p) return p;
+    pthread_mutex_lock(&c->lock);
+    cache_entry *ce = lookup(c, h, expr, len);
+    if (ce) ce->refs++;
+    pthread_mutex_unlock(&c->lock);
+    if (ce) return ce->prog;
+    /* compiled outside the lock: another thread may compile the same text meanwhile */
     cel_program *np = cel_compile(c->env, expr, len, e);
     if (!np) return NULL;
-    pthread_rwlock_wrlock(&c->lock);
-    p = lookup(c, h, expr, len);
-    if (p) {
-        pthread_rwlock_unlock(&c->lock);
+    pthread_mutex_lock(&c->lock);
+    ce = lookup(c, h, expr, len);
+    if (ce) {
+        ce->refs++;
+        pthread_mutex_unlock(&c->lock);
         cel_program_free(np);
-        return p;
+        return ce->prog;
     }
-    cache_entry *ne = xmalloc(sizeof *ne + len + 1);
-    ne->len = len;
-    ne->prog = np;
-    memcpy(ne->text, expr, len);
-    ne->text[len] = '\0';
+    ce = xmalloc(sizeof *ce + len + 1);
+    ce->hash = h;
+    ce->refs = 1;
+    ce->len = len;
+    ce->prog = np;
+    memcpy(ce->text, expr, len);
+    ce->text[len] = '\0';
     bool inserted;
     uint64_t *slot = hmap_upsert(&c->by_hash, h, 0, &inserted);
-    ne->next = (cache_entry *)(uintptr_t)*slot;
-    *slot = (uint64_t)(uintptr_t)ne;
-    pthread_rwlock_unlock(&c->lock);
+    ce->next = (cache_entry *)(uintptr_t)*slot;
+    *slot = (uint64_t)(uintptr_t)ce;
+    hmap_put(&c->by_prog, (uint64_t)(uintptr_t)np, (uint64_t)(uintptr_t)ce);
+    ce->bytes = sizeof *ce + len + 1 + arena_bytes_reserved(&np->a);
+    c->count++;
+    c->bytes += ce->bytes;
+    pthread_mutex_unlock(&c->lock);
     return np;
+}
+
+void cel_cache_release(cel_cache *c, const cel_program *p) {
+    if (!p) return;
+    pthread_mutex_lock(&c->lock);
+    uint64_t v;
+    bool known = hmap_get(&c->by_prog, (uint64_t)(uintptr_t)p, &v);
+    assert(known && "cel_cache_release of a program the cache did not give");
+    cache_entry *ce = known ? (cache_entry *)(uintptr_t)v : NULL;
+    if (ce && --ce->refs == 0) {
+        uint64_t *head = hmap_upsert(&c->by_hash, ce->hash, 0, &(bool){false});
+        if ((cache_entry *)(uintptr_t)*head == ce) {
+            if (ce->next) *head = (uint64_t)(uintptr_t)ce->next;
+            else hmap_del(&c->by_hash, ce->hash);
+        } else {
+            cache_entry *q = (cache_entry *)(uintptr_t)*head;
+            while (q->next != ce) q = q->next;
+            q->next = ce->next;
+        }
+        hmap_del(&c->by_prog, (uint64_t)(uintptr_t)p);
+        c->count--;
+        c->bytes -= ce->bytes;
+    } else {
+        ce = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (ce) {
+        cel_program_free(ce->prog);
+        free(ce);
+    }
+}
+
+void cel_cache_stats(cel_cache *c, size_t *programs, size_t *bytes) {
+    pthread_mutex_lock(&c->lock);
+    if (programs) *programs = c->count;
+    if (bytes) *bytes = c->bytes;
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- results ---------------------------------------------------------------------- */

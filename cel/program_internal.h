@@ -136,6 +136,10 @@ struct cel_program {
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
     uint64_t folded_cost;     /* runtime cost of the folded constants outside loops, charged
                                * at the start of every evaluation (compile.c) */
+    /* names the compiler interned (attribute domains and names, driver literals): one
+     * reference each, given back by cel_program_free */
+    uint32_t *names;
+    uint32_t nnames, capnames;
 };
 
 /* cel-go's estimated maximum cost of a checked tree, with Kubernetes' function

@@ -126,22 +126,20 @@ static const char *enhance(dra_alloc_ctx *x, const char *msg) {
     return msg;
 }
 
-/* Evaluates one selector list. Returns 1/0, or -1 with *errmsg set. */
+/* Evaluates one selector list (compiled when its object was decoded). Returns 1/0, or
+ * -1 with *errmsg set: a compile error surfaces when a device reaches the selector, as
+ * Kubernetes' lazy compilation reports it. */
 static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra_class *cls, const dra_selector *sels,
-                          uint32_t n, const cel_program ***progs, const dra_cand *c, const char **errmsg) {
+                          uint32_t n, const dra_cand *c, const char **errmsg) {
     const dra_device *d = c->dev;
-    if (n && !*progs) *progs = ARENA_NEWN(&x->a, const cel_program *, n);
     for (uint32_t i = 0; i < n; i++) {
         err e;
         err_clear(&e);
-        const cel_program *p = (*progs)[i];
+        const cel_program *p = sels[i].prog;
         if (!p) {
-            const char *expr = sels[i].cel ? sels[i].cel : "";
-            p = (*progs)[i] = cel_cache_get(x->w->cel, expr, strlen(expr), &e);
-        }
-        if (!p) {
-            if (cls) *errmsg = arena_printf(&x->a, "class %s: selector #%u: CEL compile error: %s", cls->name, i, e.msg);
-            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s", dra_claim_obj(x, cs), i, e.msg);
+            const char *ce = sels[i].compile_error ? sels[i].compile_error : "";
+            if (cls) *errmsg = arena_printf(&x->a, "class %s: selector #%u: CEL compile error: %s", cls->name, i, ce);
+            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s", dra_claim_obj(x, cs), i, ce);
             return -1;
         }
         cel_result r = cel_eval_bool(p, &d->cel, x->cel, &e);
@@ -170,9 +168,9 @@ static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd
     if (s == 0) {
         const char *msg = NULL;
         int r = 1;
-        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, c, &msg);
+        if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, c, &msg);
         if (r == 1)
-            r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, c, &msg);
+            r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, c, &msg);
         if (r == 1 && c->per_device_node) {
             bool m;
             err e;
@@ -214,8 +212,8 @@ int dra_alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data 
 int dra_alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c) {
     const char *msg = NULL;
     int r = 1;
-    if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, &rd->cls_progs, c, &msg);
-    if (r == 1) r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, &rd->req_progs, c, &msg);
+    if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, c, &msg);
+    if (r == 1) r = eval_selectors(x, cs, NULL, rd->spec->selectors, rd->spec->nselectors, c, &msg);
     return r;
 }
 
@@ -364,7 +362,7 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             const dra_constraint *c = &cl->constraints[k];
             if (!c->match_attr && !c->distinct_attr)
                 return dra_alloc_fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
-            dra_cons_init(&cs->cons[k], c, x->w->names, f->list_type_attributes);
+            dra_cons_init(&cs->cons[k], c, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
         }
@@ -1605,6 +1603,7 @@ static bool build_results(dra_alloc_ctx *x) {
             r->driver = c->slice->driver;
             r->pool = c->slice->pool;
             r->device = c->dev->name;
+            r->key = c->key;
             r->admin_access = re->rd->admin ? 1 : -1;
             r->tols = re->rd->spec->tols;
             r->ntols = re->rd->spec->ntols;
@@ -1612,7 +1611,7 @@ static bool build_results(dra_alloc_ctx *x) {
             if (re->consumed && c->dev->cel.ncaps) {
                 r->consumed = ARENA_NEWN(&x->a, dra_cap_value, c->dev->cel.ncaps);
                 for (uint32_t k = 0; k < c->dev->cel.ncaps; k++)
-                    r->consumed[k] = (dra_cap_value){c->dev->caps[k].key, re->consumed[k]};
+                    r->consumed[k] = (dra_cap_value){c->dev->caps[k].key, c->dev->caps[k].key_id, re->consumed[k]};
                 r->nconsumed = c->dev->cel.ncaps;
             }
             if (x->f->binding_conditions) {

@@ -45,7 +45,7 @@ typedef struct dra_cstate {
     const dra_attr_text *dv_text;
 } dra_cstate;
 
-void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, bool list_mode);
+void dra_cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode);
 /* Adds a device (already known to be affected by the constraint). */
 bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
 void dra_cons_remove(dra_cstate *s);
@@ -70,10 +70,6 @@ typedef struct dra_req_data {
     uint32_t *all;               /* All mode: candidates, in search order */
     uint32_t nall;
     uint8_t *sel;                /* per candidate: 0 unknown, 1 no, 2 yes, 3 error */
-    /* The class's and the request's selector programs, looked up in the world's
-     * cache (strlen + hash + lock) at first use in the call rather than per device;
-     * NULL until then, and after a compile error (which is not cached). */
-    const cel_program **cls_progs, **req_progs;
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
     struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */

@@ -119,10 +119,9 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
                     const dra_class *cl = w->classes.v[c];
                     bool all = true;
                     for (uint32_t q = 0; q < cl->nselectors && all; q++) {
-                        const char *ex = cl->selectors[q].cel ? cl->selectors[q].cel : "";
                         err e;
                         err_clear(&e);
-                        const cel_program *pg = cel_cache_get(w->cel, ex, strlen(ex), &e);
+                        const cel_program *pg = cl->selectors[q].prog;   /* compiled with the class */
                         all = pg && cel_eval_bool(pg, &dev->cel, cx, &e) == CEL_TRUE;
                     }
                     if (!all) continue;

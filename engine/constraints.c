@@ -15,20 +15,15 @@
 
 #include <string.h>
 
-void dra_cons_init(dra_cstate *s, const dra_constraint *c, intern_table *names, bool list_mode) {
+void dra_cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode) {
     memset(s, 0, sizeof *s);
     s->c = c;
     s->is_match = c->match_attr != NULL;
     s->list_mode = list_mode;
-    const char *name = s->is_match ? c->match_attr : c->distinct_attr;
-    const char *slash = strchr(name, '/');
-    if (slash) {
-        s->domain = intern_put(names, name, (size_t)(slash - name));
-        s->id = intern_cstr(names, slash + 1);
-    } else {
-        s->no_slash = true;
-        s->id = intern_cstr(names, name);
-    }
+    /* the name was interned when the claim was decoded (held by the claim) */
+    s->domain = c->attr_domain;
+    s->id = c->attr_id;
+    s->no_slash = !c->attr_domain;
 }
 
 static const cel_attr *lookup(const dra_cstate *s, const dra_device *d, const dra_attr_text **text) {

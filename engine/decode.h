@@ -10,15 +10,20 @@
 #define DRA_ENGINE_DECODE_H
 
 #include <jansson.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "base/intern.h"
+#include "engine/catalog.h"
 #include "engine/engine.h"
 #include "engine/model.h"
 
 typedef struct dra_decoder {
     arena *a;
-    intern_table *names;
+    dra_catalog *cat;        /* names are interned and selectors compiled here */
+    /* what the decoded object holds in cat, given back when it goes (catalog.h);
+     * NULL: kept until cat goes (a one-shot world) */
+    dra_holds *holds;
     /* Apply the API server's defaults (allocationMode ExactCount, count 1) to
      * objects that were written by hand; conformance cases are passed as is. */
     bool apply_defaults;
@@ -41,9 +46,13 @@ bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_clai
 bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e);
 bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e);
 
+/* Interns s[0..n) for the object being decoded (held by d->holds). */
+uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n);
+static inline uint32_t dra_dec_intern_cstr(const dra_decoder *d, const char *s) { return dra_dec_intern(d, s, strlen(s)); }
+/* The device key of a result (interned "driver/pool" and device), held by d->holds. */
+uint64_t dra_result_key_intern(const dra_decoder *d, const dra_device_result *r);
 /* Splits an attribute/capacity name into interned (domain, id): "dom/id" or, when
  * unqualified, (driver, id). */
-void dra_split_qualified(intern_table *names, const char *qname, uint32_t driver_id, uint32_t *domain,
-                         uint32_t *id);
+void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id);
 
 #endif

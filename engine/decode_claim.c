@@ -27,10 +27,17 @@ static bool decode_selectors(dctx *c, const json_t *o, dra_selector **out, uint3
         const json_t *cel;
         if (!dra_dget_obj(c, s, "cel", &cel)) return false;
         if (cel) {
+            dra_selector *sel = &(*out)[i];
             size_t m3 = dra_dpush_key(c, "cel");
-            if (!dra_dget_str(c, cel, "expression", &(*out)[i].cel)) return false;
-            if (!(*out)[i].cel) (*out)[i].cel = "";
+            if (!dra_dget_str(c, cel, "expression", &sel->cel)) return false;
+            if (!sel->cel) sel->cel = "";
             dpop(c, m3);
+            /* compiled now, held by the object; the allocator reports a compile error
+             * where Kubernetes does: when a device reaches the selector */
+            err ce;
+            err_clear(&ce);
+            sel->prog = dra__cat_compile(c->d->cat, c->d->holds, false, sel->cel, strlen(sel->cel), &ce);
+            if (!sel->prog) sel->compile_error = dra_dstrdup(c, ce.msg);
         }
         dpop(c, m2);
     }
@@ -204,6 +211,8 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
             if (!dra_dget_strs(c, k, "requests", &x->requests) || !dra_dget_str(c, k, "matchAttribute", &x->match_attr) ||
                 !dra_dget_str(c, k, "distinctAttribute", &x->distinct_attr))
                 return false;
+            const char *an = x->match_attr ? x->match_attr : x->distinct_attr;
+            if (an) dra_split_qualified(c->d, an, 0, &x->attr_domain, &x->attr_id);
             dpop(c, m3);
         }
         cl->nconstraints = (uint32_t)n;
@@ -235,6 +244,7 @@ static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
                 !dra_dget_bool(c, r, "adminAccess", &x->admin_access) || !dra_dget_str(c, r, "shareID", &x->share_id))
                 return false;
             if (!x->driver || !x->pool || !x->device) return dra_dfail(c, "driver, pool and device are required");
+            x->key = dra_result_key_intern(c->d, x);
             const json_t *cc;
             if (!dra_dget_obj(c, r, "consumedCapacity", &cc)) return false;
             if (cc) {
@@ -247,6 +257,7 @@ static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
                     size_t m5 = dra_dpush_mapkey(c, k);
                     dra_cap_value *cv = &x->consumed[x->nconsumed++];
                     cv->key = dra_dstrdup(c, k);
+                    cv->key_id = dra_dec_intern_cstr(c->d, k);
                     if (!dra_dqty(c, v, &cv->value)) return false;
                     dpop(c, m5);
                 }
@@ -280,7 +291,7 @@ static bool decode_class_v1(const dra_decoder *d, const json_t *obj, dra_class *
     const char *ns;
     if (!decode_meta(&c, obj, &ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
-    cl->name_id = intern_cstr(d->names, cl->name);
+    cl->name_id = dra_dec_intern_cstr(d, cl->name);
     const json_t *meta = json_object_get(obj, "metadata");
     if (json_is_object(meta) && !dra_dget_str(&c, meta, "creationTimestamp", &cl->creation_timestamp)) return false;
     const json_t *spec;

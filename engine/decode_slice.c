@@ -63,8 +63,8 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
         size_t m2 = dra_dpush_mapkey(c, k);
         dra_counter *ct = &tmp[got++];
         /* names repeat on every device: the interned text, not a copy each */
-        ct->name_id = intern_cstr(c->d->names, k);
-        ct->name = intern_str(c->d->names, ct->name_id);
+        ct->name_id = dra_dec_intern_cstr(c->d, k);
+        ct->name = intern_str(c->d->cat->names, ct->name_id);
         if (!json_is_object(v)) return dra_dfail(c, "expected object");
         size_t m3 = dra_dpush_key(c, "value");
         if (!dra_dqty(c, json_object_get(v, "value"), &ct->value)) return false;
@@ -107,7 +107,7 @@ static bool decode_counter_sets(dctx *c, view_shared *vs, const json_t *obj, con
         dra_counter_set *cs = &(*out)[i];
         if (!dra_dget_str(c, s, name_key, &cs->name)) return false;
         if (!cs->name) cs->name = "";
-        cs->name_id = intern_cstr(c->d->names, cs->name);
+        cs->name_id = dra_dec_intern_cstr(c->d, cs->name);
         if (!decode_counters(c, vs, s, "counters", &cs->counters, &cs->ncounters)) return false;
         dpop(c, m2);
     }
@@ -341,7 +341,7 @@ static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t 
 /* An attribute or capacity key as written: without a domain it is its interned name
  * (id), shared by every device that has it, else a copy. */
 static const char *unqualified_key(dctx *c, const char *k, uint32_t id) {
-    return strchr(k, '/') ? dra_dstrdup(c, k) : intern_str(c->d->names, id);
+    return strchr(k, '/') ? dra_dstrdup(c, k) : intern_str(c->d->cat->names, id);
 }
 
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
@@ -352,7 +352,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         dra_dpush_key(c, "name");
         return dra_dfail(c, "required value");
     }
-    d->name_id = intern_cstr(c->d->names, d->name);
+    d->name_id = dra_dec_intern_cstr(c->d, d->name);
     d->cel.driver = (cel_str){.s = s->driver, .len = (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
@@ -370,7 +370,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         json_object_foreach((json_t *)attrs, k, av) {
             size_t m2 = dra_dpush_mapkey(c, k);
             uint32_t name;
-            dra_split_qualified(c->d->names, k, s->driver_id, &ca[i].domain, &name);
+            dra_split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
             if (name > CEL_ATTR_NAME_MAX)
                 return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
                                  CEL_ATTR_NAME_MAX + 1u);
@@ -397,8 +397,9 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         size_t i = 0;
         json_object_foreach((json_t *)caps, k, cv) {
             size_t m2 = dra_dpush_mapkey(c, k);
-            dra_split_qualified(c->d->names, k, s->driver_id, &cc[i].domain, &cc[i].name);
+            dra_split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
             d->caps[i].key = unqualified_key(c, k, cc[i].name);
+            d->caps[i].key_id = dra_dec_intern_cstr(c->d, d->caps[i].key);
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
             cc[i].value = shared_quantity(vs, &d->caps[i].value);
             dpop(c, m2);
@@ -449,7 +450,7 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, dra_slice *
         dra_dpush_key(&c, "driver");
         return dra_dfail(&c, "required value");
     }
-    s->driver_id = intern_cstr(d->names, s->driver);
+    s->driver_id = dra_dec_intern_cstr(d, s->driver);
     if (!dra_dget_obj(&c, spec, "pool", &pool)) return false;
     if (!pool) {
         dra_dpush_key(&c, "pool");
@@ -462,11 +463,12 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, dra_slice *
         !dra_dget_int(&c, pool, "resourceSliceCount", &s->slice_count, NULL))
         return false;
     dpop(&c, m);
-    s->pool_id = intern_cstr(d->names, s->pool);
+    s->pool_id = dra_dec_intern_cstr(d, s->pool);
     char *key = arena_printf(d->a, "%s/%s", s->driver, s->pool);
-    s->pool_key = intern_cstr(d->names, key);
+    s->pool_key = dra_dec_intern_cstr(d, key);
     int8_t b;
     if (!dra_dget_str(&c, spec, "nodeName", &s->node_name)) return false;
+    if (s->node_name && *s->node_name) s->node_id = dra_dec_intern_cstr(d, s->node_name);
     if (!dra_dget_bool(&c, spec, "allNodes", &b)) return false;
     s->all_nodes = b == 1;
     m = dra_dpush_key(&c, "nodeSelector");

@@ -269,15 +269,28 @@ bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out
     return true;
 }
 
-void dra_split_qualified(intern_table *names, const char *qname, uint32_t driver_id, uint32_t *domain,
-                         uint32_t *id) {
+uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }
+
+uint64_t dra_result_key_intern(const dra_decoder *d, const dra_device_result *r) {
+    size_t a = strlen(r->driver), b = strlen(r->pool);
+    char stack[512];
+    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
+    memcpy(buf, r->driver, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, r->pool, b);
+    uint32_t pk = dra_dec_intern(d, buf, a + b + 1);
+    if (buf != stack) free(buf);
+    return dra_device_key(pk, dra_dec_intern_cstr(d, r->device));
+}
+
+void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id) {
     const char *slash = strchr(qname, '/');
     if (slash) {
-        *domain = intern_put(names, qname, (size_t)(slash - qname));
-        *id = intern_cstr(names, slash + 1);
+        *domain = dra_dec_intern(d, qname, (size_t)(slash - qname));
+        *id = dra_dec_intern_cstr(d, slash + 1);
     } else {
         *domain = driver_id;
-        *id = intern_cstr(names, qname);
+        *id = dra_dec_intern_cstr(d, qname);
     }
 }
 

@@ -46,12 +46,21 @@ bool dra_derived_decode(dctx *c, const json_t *o, dra_request_spec *r) {
         if (!dra_dget_str(c, da, "name", &x->name) || !dra_dget_str(c, da, "expression", &x->expression)) return false;
         if (!x->name) x->name = "";
         if (!x->expression) x->expression = "";
+        /* compiled now, held by the claim; prepare reports a compile error (or a
+         * missing or too long expression) as Kubernetes' validation words it */
+        size_t len = strlen(x->expression);
+        if (len && len <= CEL_MAX_EXPRESSION_LEN) {
+            err ce;
+            err_clear(&ce);
+            x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
+            if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
+        }
         const char *slash = strchr(x->name, '/');
         if (slash) {
-            x->domain = intern_put(c->d->names, x->name, (size_t)(slash - x->name));
-            x->id = intern_cstr(c->d->names, slash + 1);
+            x->domain = dra_dec_intern(c->d, x->name, (size_t)(slash - x->name));
+            x->id = dra_dec_intern_cstr(c->d, slash + 1);
         } else {
-            x->id = intern_cstr(c->d->names, x->name);
+            x->id = dra_dec_intern_cstr(c->d, x->name);
         }
         if (x->id > CEL_ATTR_NAME_MAX) {
             dra_dpush_key(c, "name");
@@ -163,10 +172,7 @@ static bool claim_cost_ok(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
         for (uint32_t j = 0; j <= r->nsubs; j++) {
             const dra_request_spec *s = j < r->nsubs ? &r->subs[j] : &r->exactly;
             for (uint32_t k = 0; k < s->nderived; k++) {
-                err e;
-                err_clear(&e);
-                const char *ex = s->derived[k].expression;
-                const cel_program *p = cel_cache_get(x->w->cel_any, ex, strlen(ex), &e);
+                const cel_program *p = s->derived[k].prog;
                 uint64_t c = p ? cel_program_estimated_cost(p) : 0;
                 total = c > UINT64_MAX - total ? UINT64_MAX : total + c;
             }
@@ -219,12 +225,10 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
                         "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": must be used by a "
                         "matchAttribute or distinctAttribute constraint that applies to request %s",
                         dra_claim_obj(x, cs), path, i, da->name, rd->name);
-        err e;
-        err_clear(&e);
-        st->progs[i] = cel_cache_get(x->w->cel_any, da->expression, len, &e);
+        st->progs[i] = da->prog;
         if (!st->progs[i])
             return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
-                        dra_claim_obj(x, cs), path, i, da->expression, e.msg);
+                        dra_claim_obj(x, cs), path, i, da->expression, da->compile_error ? da->compile_error : "");
         if (cel_program_estimated_cost(st->progs[i]) > DRA_DERIVED_MAX_COST)
             return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
                         CEL_TOO_COMPLEX_MSG);

@@ -331,7 +331,7 @@ static bool compatible(dra_alloc_ctx *x, dra_cstate *t, uint32_t a, uint32_t b) 
 
 static dra_cstate *fresh_state(dra_alloc_ctx *x, const dra_constraint *c) {
     dra_cstate *t = ARENA_NEW(&x->a, dra_cstate);
-    dra_cons_init(t, c, x->w->names, x->f->list_type_attributes);
+    dra_cons_init(t, c, x->f->list_type_attributes);
     return t;
 }
 

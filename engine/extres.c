@@ -571,7 +571,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
     /* the whole pod, as kube-scheduler's other Filter plugins see it */
     if (pod->raw_json) {
         json_t *pj = json_loads(pod->raw_json, 0, NULL);
-        dra_decoder d = {.a = &a, .names = w->names, .apply_defaults = true};
+        dra_decoder d = {.a = &a, .cat = w->cat, .apply_defaults = true};
         dra_nodefit nf;
         err ne;
         err_clear(&ne);

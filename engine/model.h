@@ -13,6 +13,7 @@
 
 #include "base/arena.h"
 #include "base/base.h"
+#include "base/hmap.h"
 #include "base/quantity.h"
 #include "cel/cel.h"
 
@@ -79,6 +80,7 @@ typedef struct dra_cap_policy {
  * held inline it made up a fifth of a large cluster's store, bench mig_5000nodes). */
 typedef struct dra_capacity {
     const char *key;         /* the map key as written ("memory", "example.com/bw") */
+    uint32_t key_id;         /* key interned: what the in-use capacity is keyed by */
     quantity value;
     const dra_cap_policy *policy;   /* NULL: no requestPolicy */
 } dra_capacity;
@@ -147,6 +149,10 @@ typedef struct dra_config {
 
 typedef struct dra_selector {
     const char *cel;         /* NULL when the selector has no `cel` (unsupported type) */
+    /* compiled when the object is decoded, held by it (catalog.h); NULL with
+     * compile_error when it does not compile (reported where Kubernetes reports it) */
+    const cel_program *prog;
+    const char *compile_error;
 } dra_selector;
 
 typedef struct dra_class {
@@ -180,6 +186,9 @@ typedef struct dra_derived_attr {
     const char *name;        /* "domain/id" as written */
     uint32_t domain, id;     /* interned parts (0 when the name has no '/') */
     const char *expression;
+    /* compiled at decode (catalog.h); NULL with compile_error when it does not compile */
+    const cel_program *prog;
+    const char *compile_error;
 } dra_derived_attr;
 
 /* What ExactDeviceRequest and DeviceSubRequest have in common. */
@@ -213,10 +222,14 @@ typedef struct dra_constraint {
     dra_strs requests;
     const char *match_attr;
     const char *distinct_attr;
+    /* the attribute name interned at decode: (domain, id), or only id when the name
+     * is unqualified (the domain is each device's driver) */
+    uint32_t attr_domain, attr_id;
 } dra_constraint;
 
 typedef struct dra_cap_value {
     const char *key;
+    uint32_t key_id;         /* key interned (0: unknown, looked up by key) */
     quantity value;
 } dra_cap_value;
 
@@ -224,6 +237,9 @@ typedef struct dra_cap_value {
 typedef struct dra_device_result {
     const char *request;
     const char *driver, *pool, *device;
+    /* dra_device_key of (driver/pool, device), set where the names are interned (a
+     * decoded claim holds them; the allocator's results come from a view); 0: unknown */
+    uint64_t key;
     int8_t admin_access;     /* -1 unset */
     const char *share_id;
     dra_cap_value *consumed;
@@ -320,5 +336,8 @@ typedef struct dra_pod {
     const char *res_error;   /* why its resources could not be read, else NULL */
     int64_t req_cpu_milli, req_memory;   /* effective requests (init/sidecar rule) */
 } dra_pod;
+
+/* Interned key of a device: pool_key (interned "driver/pool") and device name. */
+static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
 
 #endif

@@ -42,6 +42,7 @@ struct dra_pod_request {
     size_t nnames;
     dra_nodefit nf;
     const char *nf_error;    /* the pod's node affinity does not parse */
+    dra_holds holds;         /* what decoding the pod interned, given back with it */
 };
 
 /* The pod's needs as a hash, when its answers can be shared (snapshot.h, "The fit
@@ -100,8 +101,9 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
     }
     dra_pod_request *pr = xcalloc(1, sizeof *pr);
     arena_init(&pr->a, 8192);
-    dra_decoder d = {.a = &pr->a, .names = dra__snapshot_catalog(s)->names, .apply_defaults = true};
+    dra_decoder d = {.a = &pr->a, .cat = dra__snapshot_catalog(s), .holds = &pr->holds, .apply_defaults = true};
     if (!dra_decode_pod(&d, pod, &pr->pod, e)) {
+        dra_holds_release(&pr->holds, d.cat);
         arena_free(&pr->a);
         free(pr);
         return NULL;
@@ -121,6 +123,7 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
 
 void dra_pod_request_free(dra_pod_request *pr) {
     if (!pr) return;
+    dra_holds_release(&pr->holds, dra__snapshot_catalog(pr->s));
     dra_snapshot_release(pr->s);
     arena_free(&pr->a);
     free(pr);
@@ -235,11 +238,12 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     const char *verr = NULL;
     const dra_nodeview *view = NULL;
     dra_nodeview *own_view = NULL;
+    dra_holds node_holds = {0};   /* what decoding a Node carried in the request interned */
     if (kept) memset(kept, 0, sizeof *kept);
     if (node_obj && !dra_world_find_node(w, name)) {
         /* a node the snapshot does not know, as the request carries it: its labels
          * matter for slices selected by node selector; its view is this call's */
-        dra_decoder d = {.a = a, .names = dra__snapshot_catalog(s)->names, .apply_defaults = true};
+        dra_decoder d = {.a = a, .cat = dra__snapshot_catalog(s), .holds = &node_holds, .apply_defaults = true};
         dra_node *n = ARENA_NEW(a, dra_node);
         err e;
         err_clear(&e);
@@ -325,6 +329,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     json_decref(pn.request_mappings);
 done:
     dra_nodeview_free(own_view);
+    dra_holds_release(&node_holds, dra__snapshot_catalog(s));
 }
 
 void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, const json_t *node_obj,

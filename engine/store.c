@@ -73,6 +73,8 @@ typedef struct entry {
     char *source;            /* where it came from, for duplicate errors; may be NULL */
     arena mem;               /* the decoded object */
     void *obj;               /* decoded model object; NULL for kinds decoded per world */
+    dra_catalog *cat;        /* where holds are (retained while the entry lives) */
+    dra_holds holds;         /* the names and programs the object holds (catalog.h) */
 } entry;
 
 static entry *entry_retain(entry *e) {
@@ -82,6 +84,8 @@ static entry *entry_retain(entry *e) {
 
 static void entry_release(entry *e) {
     if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1) return;
+    dra_holds_release(&e->holds, e->cat);
+    dra_catalog_release(e->cat);
     json_decref(e->json);
     arena_free(&e->mem);
     free(e->key);
@@ -790,7 +794,8 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->source = source ? strdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
-    dra_decoder d = {.a = &en->mem, .names = st->cat->names, .apply_defaults = true, .no_raw_text = true};
+    en->cat = dra_catalog_retain(st->cat);
+    dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = true, .no_raw_text = true};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
         /* decoded per world (they are few): check now that they decode */
         dra_world *probe = dra__world_new_in(st->cat, true);
@@ -800,12 +805,9 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     } else if (!dra__decode_object(&d, k, obj, &en->obj, e)) {
         goto fail;
     }
+    dra_holds_compact(&en->holds, st->cat);
     if (k == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
-    if (k == DRA_KIND_SLICE) {
-        dra_slice *sl = en->obj;
-        sl->index = st->slice_seq++;
-        if (sl->node_name && *sl->node_name) sl->node_id = intern_cstr(st->cat->names, sl->node_name);
-    }
+    if (k == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
     return en;
 fail:
     entry_release(en);
@@ -1157,7 +1159,9 @@ void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *co
 }
 
 /* Bounds on memory, not on correctness: past them, answers are computed, not kept.
- * Nodes: requests may name nodes the cluster does not have. */
+ * Only nodes with a Node object keep answers (requests may name nodes the cluster does
+ * not have, new ones each time: kept, they would be handed on forever, as no change of
+ * theirs drops them); their entries go with the Node (memo_carry). */
 enum { MEMO_NODES_MAX = 1 << 16, MEMO_PER_NODE = 64 };
 
 bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
@@ -1183,7 +1187,7 @@ bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status,
 
 void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
                    const char *const *names, size_t nnames) {
-    if (nnames > 200) return;
+    if (nnames > 200 || !dra_world_find_node(s->w, node)) return;
     char *t = dra__reason_template(reason, names, nnames);
     uint64_t h = hash_bytes(node, strlen(node));
     pthread_mutex_lock(&s->memo_lock);
@@ -1208,6 +1212,13 @@ void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, 
     }
     pthread_mutex_unlock(&s->memo_lock);
     free(t);
+}
+
+void dra_snapshot_catalog_sizes(const dra_snapshot *s, dra_catalog_sizes *out) { dra__catalog_sizes(s->cat, out); }
+
+json_t *dra_catalog_sizes_json(const dra_catalog_sizes *c) {
+    return json_pack("{s:I, s:I, s:I, s:I}", "names", (json_int_t)c->names, "nameBytes", (json_int_t)c->name_bytes,
+                     "programs", (json_int_t)c->programs, "programBytes", (json_int_t)c->program_bytes);
 }
 
 const dra_world *dra__snapshot_world(const dra_snapshot *s) { return s->w; }

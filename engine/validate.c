@@ -561,6 +561,43 @@ static void check_tolerations(vctx *v, const json_t *r) {
     dpop(v->c, mk);
 }
 
+/* validateSelector → validateCELSelector: each selector's expression compiles (with
+ * the allocator's environment: kube-scheduler compiles what the API server stored
+ * with StoredExpressions) within CELSelectorExpressionMaxCost. The program goes to
+ * the object's holds (catalog.h): decoding it next finds it compiled. */
+static void check_selectors(vctx *v, const json_t *sels) {
+    if (!check_max(v, "selectors", sels, MAX_SELECTORS)) return;
+    size_t i;
+    const json_t *s;
+    size_t m = dra_dpush_key(v->c, "selectors");
+    json_array_foreach(sels, i, s) {
+        const json_t *cel = json_object_get(s, "cel");
+        size_t m2 = dra_dpush_idx(v->c, i);
+        if (!cel || json_is_null(cel)) {
+            vfail_key(v, "cel", "Required value");
+        } else {
+            size_t m3 = dra_dpush_key(v->c, "cel");
+            const char *expr = str_at(cel, "expression");
+            size_t len = expr ? strlen(expr) : 0;
+            err ce;
+            err_clear(&ce);
+            const cel_program *p = NULL;
+            if (!expr || !len) vfail_key(v, "expression", "Required value");
+            else if (len > CEL_MAX_EXPRESSION_LEN)
+                vfail_key(v, "expression", "Too long: may not be more than %d bytes", CEL_MAX_EXPRESSION_LEN);
+            else if (!(p = dra__cat_compile(v->c->d->cat, v->c->d->holds, false, expr, len, &ce)))
+                vfail_key(v, "expression", "Invalid value: \"%s\": %s%s", expr, strncmp(ce.msg, "ERROR:", 6) ? "" : "compilation failed: ",
+                          ce.msg);
+            else if (cel_program_estimated_cost(p) > CEL_MAX_COST)
+                vfail_key(v, "expression", "%s", CEL_TOO_COMPLEX_MSG);
+            if (p && !v->c->d->holds) cel_cache_release(v->c->d->cat->cel, p);
+            dpop(v->c, m3);
+        }
+        dpop(v->c, m2);
+    }
+    dpop(v->c, m);
+}
+
 /* validateExactDeviceRequest / validateDeviceSubRequest (the shared part). */
 static void check_request_body(vctx *v, const json_t *r) {
     const char *cls = str_at(r, "deviceClassName");
@@ -568,20 +605,7 @@ static void check_request_body(vctx *v, const json_t *r) {
     if (!cls || !*cls) vfail(v, "Required value");
     else check_subdomain(v, cls);
     dpop(v->c, m);
-    const json_t *sels = json_object_get(r, "selectors");
-    if (check_max(v, "selectors", sels, MAX_SELECTORS)) {
-        size_t i;
-        const json_t *s;
-        m = dra_dpush_key(v->c, "selectors");
-        json_array_foreach(sels, i, s) {
-            const json_t *cel = json_object_get(s, "cel");
-            if (cel && !json_is_null(cel)) continue;
-            size_t m2 = dra_dpush_idx(v->c, i);
-            vfail_key(v, "cel", "Required value");
-            dpop(v->c, m2);
-        }
-        dpop(v->c, m);
-    }
+    check_selectors(v, json_object_get(r, "selectors"));
     check_mode_count(v, r);
     check_tolerations(v, r);
 }
@@ -867,6 +891,9 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
         check_slice(&v, *obj);
     } else if (!strcmp(kind, "DeviceClass")) {
         check_meta_name(&v, *obj);
+        size_t m = dra_dpush_key(c, "spec");
+        check_selectors(&v, json_object_get(json_object_get(*obj, "spec"), "selectors"));
+        dpop(c, m);
     } else if (!strcmp(kind, "DeviceTaintRule")) {
         check_meta_name(&v, *obj);
         const json_t *taint = json_object_get(json_object_get(*obj, "spec"), "taint");

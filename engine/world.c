@@ -20,32 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-dra_catalog *dra_catalog_new(void) {
-    dra_catalog *c = xcalloc(1, sizeof *c);
-    atomic_init(&c->refs, 1);
-    c->names = intern_new();
-    c->env = cel_env_new_dra(c->names);
-    c->cel = cel_cache_new(c->env);
-    c->env_any = cel_env_new_dra_any(c->names);
-    c->cel_any = cel_cache_new(c->env_any);
-    return c;
-}
-
-dra_catalog *dra_catalog_retain(dra_catalog *c) {
-    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-    return c;
-}
-
-void dra_catalog_release(dra_catalog *c) {
-    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
-    cel_cache_free(c->cel);
-    cel_cache_free(c->cel_any);
-    cel_env_free(c->env_any);
-    cel_env_free(c->env);
-    intern_free(c->names);
-    free(c);
-}
-
 dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     dra_world *w = xcalloc(1, sizeof *w);
     arena_init(&w->mem, 0);
@@ -56,7 +30,7 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     w->cel = cat->cel;
     w->env_any = cat->env_any;
     w->cel_any = cat->cel_any;
-    w->dec = (dra_decoder){.a = &w->mem, .names = w->names, .apply_defaults = apply_defaults, .input = &w->input};
+    w->dec = (dra_decoder){.a = &w->mem, .cat = cat, .apply_defaults = apply_defaults, .input = &w->input};
     hmap_init(&w->class_by_name);
     pmap_init(&w->slices_by_pool, &dra__slice_list_ops);
     pmap_init(&w->slices_by_node, &dra__slice_list_ops);
@@ -472,7 +446,8 @@ static dra_slice_list *slist_without(const dra_slice_list *l, const dra_slice *s
 
 static uint32_t slice_node_id(const dra_world *w, const dra_slice *s) {
     if (!s->node_name || !*s->node_name) return 0;
-    return s->node_id ? s->node_id : intern_cstr(w->names, s->node_name);
+    (void)w;
+    return s->node_id;   /* interned when the slice was decoded */
 }
 
 const dra_slice_list *dra__world_node_slices(const dra_world *w, uint32_t node_id) {
@@ -773,7 +748,7 @@ bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e) {
     return true;
 }
 
-static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, const quantity *q) {
+static bool add_capacity_key(dra_allocated *s, uint64_t k, uint32_t id, const quantity *q) {
     /* false only when the sum overflows Quantity's range */
     bool ins;
     uint64_t *slot = cmap_upsert(&s->capacity, k, 0, &ins);
@@ -785,8 +760,7 @@ static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, cons
     } else {
         c = caps_own(slot);
     }
-    /* Keyed by the capacity name as the device's capacity map writes it. */
-    uint32_t id = intern_cstr(s->w->names, cap);
+    /* keyed by the capacity name as the device's capacity map writes it */
     for (uint32_t i = 0; i < c->n; i++)
         if (c->id[i] == id) return quantity_add(&c->value[i], q, &c->value[i]);
     if (c->n == c->cap) {
@@ -803,22 +777,29 @@ static bool add_capacity_key(dra_allocated *s, uint64_t k, const char *cap, cons
 bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *cap, const quantity *q, err *e) {
     uint64_t k;
     if (!device_key_of(s, id, false, &k, e)) return false;
-    if (!add_capacity_key(s, k, cap, q)) return err_set(e, "too many capacities for device %s", id);
+    if (!add_capacity_key(s, k, intern_cstr(s->w->names, cap), q)) return err_set(e, "too many capacities for device %s", id);
     return true;
 }
 
-/* The device key of a result: interned "driver/pool" and device name, whatever
- * their length. */
+/* The device key of a result: set where its names were interned (a decoded claim, the
+ * allocator's view); else looked up — a name nothing interned is no device anyone
+ * holds or sees (the key matches no candidate). */
 static uint64_t result_key(intern_table *names, const dra_device_result *r) {
+    if (r->key) return r->key;
     size_t a = strlen(r->driver), b = strlen(r->pool);
     char stack[512];
     char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
     memcpy(buf, r->driver, a);
     buf[a] = '/';
     memcpy(buf + a + 1, r->pool, b);
-    uint32_t pk = intern_put(names, buf, a + b + 1);
+    uint32_t pk = intern_get(names, buf, a + b + 1);
     if (buf != stack) free(buf);
-    return dra_device_key(pk, intern_cstr(names, r->device));
+    return dra_device_key(pk, intern_get(names, r->device, strlen(r->device)));
+}
+
+/* A consumed capacity's key id (as result_key: set at decode, else looked up). */
+static uint32_t cap_key_id(intern_table *names, const dra_cap_value *v) {
+    return v->key_id ? v->key_id : intern_get(names, v->key, strlen(v->key));
 }
 
 /* The results of c, held by `holder` (NULL: not recorded). */
@@ -833,7 +814,8 @@ static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *h
         bool ins;
         if (consumable_capacity && r->share_id) {
             (*cmap_upsert(&s->shared, k, 0, &ins))++;
-            for (uint32_t j = 0; j < r->nconsumed; j++) add_capacity_key(s, k, r->consumed[j].key, &r->consumed[j].value);
+            for (uint32_t j = 0; j < r->nconsumed; j++)
+                add_capacity_key(s, k, cap_key_id(s->w->names, &r->consumed[j]), &r->consumed[j].value);
         } else {
             (*cmap_upsert(&s->devices, k, 0, &ins))++;
         }
@@ -875,7 +857,7 @@ void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool cons
         bool ins;
         dra_alloc_caps *cp = caps_own(cmap_upsert(&s->capacity, k, 0, &ins));
         for (uint32_t j = 0; j < r->nconsumed; j++) {
-            uint32_t id = intern_cstr(s->w->names, r->consumed[j].key);
+            uint32_t id = cap_key_id(s->w->names, &r->consumed[j]);
             for (uint32_t m = 0; m < cp->n; m++)
                 if (cp->id[m] == id) quantity_sub(&cp->value[m], &r->consumed[j].value, &cp->value[m]);
         }

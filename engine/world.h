@@ -17,26 +17,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "base/intern.h"
+#include "engine/catalog.h"
 #include "engine/decode.h"
 #include "engine/engine.h"
 
 #define DRA_VEC(T) VEC(T)
 #define DRA_VEC_PUSH(vec, x) VEC_PUSH(vec, x)
-
-/* What outlives snapshots: the intern table and the compiled CEL programs (keyed by
- * expression text), shared by every world built on it. Reference-counted; both
- * tables are internally locked, so the snapshot builder may intern and compile
- * while request threads read. */
-typedef struct dra_catalog {
-    _Atomic long refs;
-    intern_table *names;
-    cel_env *env, *env_any;
-    cel_cache *cel, *cel_any;
-} dra_catalog;
-
-dra_catalog *dra_catalog_new(void);
-dra_catalog *dra_catalog_retain(dra_catalog *c);
-void dra_catalog_release(dra_catalog *c);
 
 /* Objects by namespace/name: hash → index+1 of the first, chained through next
  * (hash collisions share a chain; lookups compare the strings). */
@@ -168,8 +154,6 @@ const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const cha
  * decoded per world by dra__world_add_json). */
 bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e);
 
-/* Interned key of a device: pool_key (interned "driver/pool") and device name. */
-static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
 
 /* The in-use set. Chunked copy-on-write maps (base/pmap.h, cmap), so the next
  * snapshot's set shares every chunk with the last one and a claim change copies the

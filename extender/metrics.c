@@ -136,6 +136,15 @@ char *ext_metrics_render(ext_metrics *m, dra_snapshot *s) {
         json_object_foreach(counts, k, v)
             sbuf_addf(&b, "dralloc_snapshot_objects{kind=\"%s\"} %lld\n", k, (long long)json_integer_value(v));
         json_decref(counts);
+        dra_catalog_sizes cs;
+        dra_snapshot_catalog_sizes(s, &cs);
+        header(&b, "dralloc_catalog_names", "gauge", "Names interned for the objects alive (they go with them).");
+        sbuf_addf(&b, "dralloc_catalog_names %zu\n", cs.names);
+        header(&b, "dralloc_catalog_programs", "gauge", "CEL programs compiled for the objects alive.");
+        sbuf_addf(&b, "dralloc_catalog_programs %zu\n", cs.programs);
+        header(&b, "dralloc_catalog_bytes", "gauge", "Bytes the catalog holds, by part.");
+        sbuf_addf(&b, "dralloc_catalog_bytes{part=\"names\"} %zu\n", cs.name_bytes);
+        sbuf_addf(&b, "dralloc_catalog_bytes{part=\"programs\"} %zu\n", cs.program_bytes);
     }
     header(&b, "process_resident_memory_bytes", "gauge", "Resident set size (/proc/self/statm).");
     sbuf_addf(&b, "process_resident_memory_bytes %llu\n", (unsigned long long)rss_bytes());

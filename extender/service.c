@@ -364,6 +364,9 @@ static void debug_cache(ext_service *s, ext_reply *r) {
                           "builtAt", when, "buildSeconds", (double)dra_snapshot_build_ns(snap) / 1e9, "objects",
                           dra_snapshot_counts_json(snap), "nodeViews", "cached", (json_int_t)views,
                           "withoutNodeObject", (json_int_t)bare);
+    dra_catalog_sizes cs;
+    dra_snapshot_catalog_sizes(snap, &cs);
+    json_object_set_new(j, "catalog", dra_catalog_sizes_json(&cs));
     dra_snapshot_release(snap);
     if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
     if (s->cfg.lease)

@@ -117,3 +117,54 @@ Test(intern, concurrent_writers_agree) {
     }
     intern_free(t);
 }
+
+/* References: a name lives while it is held, the last release frees it and its id
+ * goes to the next new name; a table that interns and releases without end stays the
+ * size of what is held (issue #21: the catalog follows the live objects). */
+Test(intern, released_names_are_freed_and_ids_reused) {
+    intern_table *t = intern_new();
+    uint32_t keep = intern_cstr(t, "gpu.example.com");
+    uint32_t a = intern_cstr(t, "churn-1");
+    cr_expect_eq(intern_cstr(t, "churn-1"), a, "a second reference, the same id");
+    cr_expect_eq(intern_count(t), 2);
+    intern_release(t, a);
+    cr_expect_eq(intern_get(t, "churn-1", 7), a, "one reference is left");
+    intern_release(t, a);
+    cr_expect_eq(intern_get(t, "churn-1", 7), 0, "the last release frees the name");
+    cr_expect_eq(intern_count(t), 1);
+    uint32_t b = intern_cstr(t, "churn-2");
+    cr_expect_eq(b, a, "a freed id is given to the next new name");
+    cr_expect_str_eq(intern_str(t, b), "churn-2");
+    cr_expect_eq(intern_retain(t, b), b);
+    intern_release(t, b);
+    intern_release(t, b);
+    size_t bytes0 = intern_bytes(t);
+    for (int i = 0; i < 100000; i++) {   /* a long-running writer: new names, released */
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "claim-%d", i);
+        uint32_t id = intern_put(t, buf, (size_t)n);
+        cr_assert_leq(id, 2, "ids stay as dense as the live names (%u)", id);
+        intern_release(t, id);
+    }
+    cr_expect_eq(intern_count(t), 1);
+    cr_expect_eq(intern_bytes(t), bytes0);
+    cr_expect_str_eq(intern_str(t, keep), "gpu.example.com");
+    cr_expect_eq(intern_get(t, "gpu.example.com", 15), keep);
+    intern_free(t);
+}
+
+/* Names sharing a hash chain unlink one by one: the ones left are still found. */
+Test(intern, release_keeps_the_rest_of_a_chain) {
+    intern_table *t = intern_new();
+    enum { N = 5000 };
+    uint32_t ids[N];
+    char buf[32];
+    for (int i = 0; i < N; i++) ids[i] = intern_put(t, buf, (size_t)snprintf(buf, sizeof buf, "n%d", i));
+    for (int i = 0; i < N; i += 2) intern_release(t, ids[i]);
+    for (int i = 0; i < N; i++) {
+        int n = snprintf(buf, sizeof buf, "n%d", i);
+        cr_assert_eq(intern_get(t, buf, (size_t)n), i % 2 ? ids[i] : 0, "%s", buf);
+    }
+    cr_expect_eq(intern_count(t), N / 2);
+    intern_free(t);
+}

@@ -32,7 +32,7 @@ static dra_nodeview *view(dra_world *w, const char *node, const char *labels_jso
     json_t *o = json_loads(buf, 0, NULL);
     err e;
     err_clear(&e);
-    dra_decoder d = {.a = &w->mem, .names = w->names};
+    dra_decoder d = {.a = &w->mem, .cat = w->cat};
     dra_node *n = ARENA_NEW(&w->mem, dra_node);
     cr_assert(dra_decode_node(&d, o, n, &e));
     json_decref(o);

@@ -1,0 +1,111 @@
+/* catalog.c — the catalog (catalog.h): the intern table and the CEL caches shared by
+ * the worlds built on it, and the holds through which decoded objects reference
+ * names and programs. */
+#include "engine/catalog.h"
+
+#include <stdlib.h>
+
+dra_catalog *dra_catalog_new(void) {
+    dra_catalog *c = xcalloc(1, sizeof *c);
+    atomic_init(&c->refs, 1);
+    c->names = intern_new();
+    c->env = cel_env_new_dra(c->names);
+    c->cel = cel_cache_new(c->env);
+    c->env_any = cel_env_new_dra_any(c->names);
+    c->cel_any = cel_cache_new(c->env_any);
+    return c;
+}
+
+dra_catalog *dra_catalog_retain(dra_catalog *c) {
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    return c;
+}
+
+void dra_catalog_release(dra_catalog *c) {
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    cel_cache_free(c->cel);
+    cel_cache_free(c->cel_any);
+    cel_env_free(c->env_any);
+    cel_env_free(c->env);
+    intern_free(c->names);
+    free(c);
+}
+
+void dra__catalog_sizes(dra_catalog *c, dra_catalog_sizes *out) {
+    size_t p1, b1, p2, b2;
+    cel_cache_stats(c->cel, &p1, &b1);
+    cel_cache_stats(c->cel_any, &p2, &b2);
+    *out = (dra_catalog_sizes){.names = intern_count(c->names), .name_bytes = intern_bytes(c->names),
+                               .programs = p1 + p2, .program_bytes = b1 + b2};
+}
+
+uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n) {
+    uint32_t id = intern_put(c->names, s, n);
+    if (id && h) {
+        if (h->nnames == h->capnames) {
+            h->capnames = h->capnames ? h->capnames * 2 : 16;
+            h->names = xrealloc(h->names, h->capnames * sizeof *h->names);
+        }
+        h->names[h->nnames++] = id;
+    }
+    return id;
+}
+
+const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e) {
+    const cel_program *p = cel_cache_get(any ? c->cel_any : c->cel, expr, n, e);
+    if (p && h) {
+        if (h->nprogs == h->capprogs) {
+            h->capprogs = h->capprogs ? h->capprogs * 2 : 4;
+            h->progs = xrealloc(h->progs, h->capprogs * sizeof *h->progs);
+        }
+        h->progs[h->nprogs++] = (dra_held_prog){any, p};
+    }
+    return p;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_prog(const void *a, const void *b) {
+    const dra_held_prog *x = a, *y = b;
+    if (x->any != y->any) return x->any ? 1 : -1;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+void dra_holds_compact(dra_holds *h, dra_catalog *c) {
+    if (h->nnames > 1) {
+        qsort(h->names, h->nnames, sizeof *h->names, cmp_u32);
+        uint32_t k = 1;
+        for (uint32_t i = 1; i < h->nnames; i++) {
+            if (h->names[i] == h->names[k - 1]) intern_release(c->names, h->names[i]);
+            else h->names[k++] = h->names[i];
+        }
+        h->nnames = k;
+    }
+    if (h->nprogs > 1) {
+        qsort(h->progs, h->nprogs, sizeof *h->progs, cmp_prog);
+        uint32_t k = 1;
+        for (uint32_t i = 1; i < h->nprogs; i++) {
+            const dra_held_prog *a = &h->progs[i], *b = &h->progs[k - 1];
+            if (a->p == b->p && a->any == b->any) cel_cache_release(a->any ? c->cel_any : c->cel, a->p);
+            else h->progs[k++] = *a;
+        }
+        h->nprogs = k;
+    }
+    /* most objects hold a few names: give the slack back */
+    if (h->capnames > h->nnames + 8) {
+        h->capnames = h->nnames;
+        h->names = h->nnames ? xrealloc(h->names, h->nnames * sizeof *h->names) : (free(h->names), NULL);
+    }
+}
+
+void dra_holds_release(dra_holds *h, dra_catalog *c) {
+    /* programs first: each gives back the names it interned itself */
+    for (uint32_t i = 0; i < h->nprogs; i++) cel_cache_release(h->progs[i].any ? c->cel_any : c->cel, h->progs[i].p);
+    for (uint32_t i = 0; i < h->nnames; i++) intern_release(c->names, h->names[i]);
+    free(h->names);
+    free(h->progs);
+    *h = (dra_holds){0};
+}

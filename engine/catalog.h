@@ -1,0 +1,66 @@
+/* catalog.h — private to engine/: what outlives snapshots — the intern table and the
+ * compiled CEL programs (keyed by expression text) that every world built on the
+ * catalog shares — and what each decoded object holds in it.
+ *
+ * A catalog that lives as long as a service follows the live objects, not their
+ * history: every name interned and every program compiled while an object is decoded
+ * is recorded in that object's dra_holds, and given back (dra_holds_release) when
+ * the object goes — for a store entry, when the last snapshot holding it is released.
+ * Names and programs no object holds are freed at once (base/intern.h, cel_cache), so
+ * a cluster that creates and deletes claims for months keeps the catalog it has.
+ *
+ * A decoder without holds (a one-shot world: the CLI, a conformance case) keeps what
+ * it interned until the catalog goes with its world. Request threads never intern or
+ * compile: they look names up (intern_get) and use the programs the objects hold. */
+#ifndef DRA_ENGINE_CATALOG_H
+#define DRA_ENGINE_CATALOG_H
+
+#include <stdatomic.h>
+
+#include "base/error.h"
+#include "base/intern.h"
+#include "cel/cel.h"
+#include "engine/snapshot.h"
+
+/* Reference-counted; the intern table and both caches are internally locked, so the
+ * snapshot builder may intern and compile while request threads read. */
+typedef struct dra_catalog {
+    _Atomic long refs;
+    intern_table *names;
+    cel_env *env, *env_any;  /* selectors (bool results); derived attributes (any result) */
+    cel_cache *cel, *cel_any;
+} dra_catalog;
+
+dra_catalog *dra_catalog_new(void);
+dra_catalog *dra_catalog_retain(dra_catalog *c);
+void dra_catalog_release(dra_catalog *c);
+
+/* Its sizes (snapshot.h's dra_catalog_sizes). */
+void dra__catalog_sizes(dra_catalog *c, dra_catalog_sizes *out);
+
+/* What one decoded object holds: a reference per distinct name and per program. */
+typedef struct dra_held_prog {
+    bool any;                /* from cel_any (derived attributes) */
+    const cel_program *p;
+} dra_held_prog;
+
+typedef struct dra_holds {
+    uint32_t *names;
+    uint32_t nnames, capnames;
+    dra_held_prog *progs;
+    uint32_t nprogs, capprogs;
+} dra_holds;
+
+/* The id of s[0..n), held by h (NULL: kept until the catalog goes). 0 only when the
+ * table is full. */
+uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n);
+/* The program of an expression (selectors: any = false), held by h; NULL with e set
+ * when it does not compile. */
+const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e);
+/* One reference per distinct name and program (an object names "model" on every
+ * device): the extra ones are given back. Called once an object is decoded. */
+void dra_holds_compact(dra_holds *h, dra_catalog *c);
+/* Gives everything back and empties h. */
+void dra_holds_release(dra_holds *h, dra_catalog *c);
+
+#endif
