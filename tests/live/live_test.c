@@ -10,6 +10,7 @@
 #include "extender/bind.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "tests/deploy/api_calls.h"
 #include "extender/pending.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
@@ -564,6 +565,7 @@ static void got_passing(const char *answer, char *out, size_t n) {
 }
 
 static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
+    json_decref(fake_request_log(f, true));   /* from here on: what serve asks (and this process's watch) */
     char url[64], logpath[] = "/tmp/dralloc-live-serve-XXXXXX";
     snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
     int logfd = mkstemp(logpath);
@@ -650,6 +652,22 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
     http(path, NULL, &body);
     CHECK(strstr(body, "dralloc_binds_total{outcome=\"bound\"} 1"), "serve --bind: /metrics does not count the bind");
     free(body);
+    /* every request serve --bind made is one deploy/'s RBAC grants (tests/deploy/api_calls.h) */
+    json_t *log = fake_request_log(f, false);
+    size_t li;
+    json_t *lr;
+    bool bound_seen = false;
+    json_array_foreach(log, li, lr) {
+        char group[128], res[128];
+        const char *verb = NULL;
+        const char *req = json_string_value(lr);
+        bool known = api_call_of(req, group, sizeof group, res, sizeof res, &verb) && api_call_find(group, res, verb);
+        CHECK(known, "serve --bind requested %s: not in tests/deploy/api_calls.h (nor so in deploy/'s RBAC)", req);
+        bound_seen |= known && !strcmp(res, "pods/binding");
+    }
+    CHECK(bound_seen && json_array_size(log) > 5, "serve --bind: the request log misses the binding (%zu requests)",
+          json_array_size(log));
+    json_decref(log);
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
