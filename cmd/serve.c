@@ -81,7 +81,10 @@ static int usage(FILE *f) {
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
-            "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender)\n\n"
+            "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender);\n"
+            "                         --leader-elect-lease-duration DUR (15s), --leader-elect-renew-deadline DUR\n"
+            "                         (10s), --leader-elect-retry-period DUR (2s); a standby is ready, and its /bind\n"
+            "                         answers an Error naming the leader\n\n"
             "Routes: POST /filter /prioritize /bind (kube-scheduler extender verbs; any URL prefix),\n"
             "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
             EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
@@ -131,6 +134,7 @@ int cmd_serve(int argc, char **argv) {
     dra_device_choice choice = DRA_CHOICE_FIRST_FIT;   /* --device-choice */
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     const char *health_listen = NULL;
+    ext_lease_opts lo = {0};
     ext_tls_opts to = {0};
     bool allow_unauth = false;
     size_t max_inflight = EXT_DEFAULT_MAX_INFLIGHT_BYTES;
@@ -233,6 +237,18 @@ int cmd_serve(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "--insecure-skip-tls-verify")) {
             ko.insecure = true;
+        } else if (!strcmp(a, "--leader-elect-lease-duration") || !strcmp(a, "--leader-elect-renew-deadline") ||
+                   !strcmp(a, "--leader-elect-retry-period")) {
+            uint64_t ns;
+            if (!val || !ext_duration_parse(val, &ns) || !ns || ns > 3600000000000ull) {
+                fprintf(stderr, "dralloc serve: %s needs a Go duration (15s, 2s) up to 1h\n", a);
+                goto out;
+            }
+            double sec = (double)ns / 1e9;
+            if (!strcmp(a, "--leader-elect-lease-duration")) lo.duration_s = sec;
+            else if (!strcmp(a, "--leader-elect-renew-deadline")) lo.renew_deadline_s = sec;
+            else lo.retry_s = sec;
+            i++;
         } else if (!strcmp(a, "--max-staleness")) {
             uint64_t ns;
             if (!val || !ext_duration_parse(val, &ns) || !ns) {
@@ -264,6 +280,16 @@ int cmd_serve(int argc, char **argv) {
         (health_listen && !ext_listen_parse("--health-listen", health_listen, &health_addr, &le))) {
         fprintf(stderr, "dralloc serve: %s\n", le.msg);
         goto out;
+    }
+    {
+        /* as client-go's leaderelection requires: duration > renew deadline > retry period */
+        double d = lo.duration_s > 0 ? lo.duration_s : 15, r = lo.renew_deadline_s > 0 ? lo.renew_deadline_s : 10,
+               p = lo.retry_s > 0 ? lo.retry_s : 2;
+        if (!(d > r && r > p)) {
+            fprintf(stderr, "dralloc serve: want --leader-elect-lease-duration (%gs) > --leader-elect-renew-deadline "
+                            "(%gs) > --leader-elect-retry-period (%gs)\n", d, r, p);
+            goto out;
+        }
     }
     if ((to.cert_file || to.key_file || to.client_ca_file) && !(to.cert_file && to.key_file)) {
         fprintf(stderr, "dralloc serve: %s needs --tls-cert-file and --tls-private-key-file\n",
@@ -346,7 +372,7 @@ int cmd_serve(int argc, char **argv) {
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
-            ext_lease_opts lo = {.ns = lease_ns, .name = lease_name};
+            lo.ns = lease_ns, lo.name = lease_name;
             lease = ext_lease_start(kube, &lo);
             cfg.lease = lease;
         }
