@@ -103,8 +103,7 @@ static void start_any(srv *s, const char *const *args, const char *const *env, i
         char *log = th_read_file(s->log, NULL);
         const char *p = strstr(log, "listening on ");
         if (p) {
-            const char *colon = strchr(p + 13, ' ');
-            const char *end = colon ? colon : p + strlen(p);
+            const char *end = p + 13 + strcspn(p + 13, " \n");
             while (end > p && end[-1] != ':') end--;
             s->port = atoi(end);
         }
