@@ -17,7 +17,9 @@
  *     disabled, bindVerb bind, dralloc run with --bind;
  *   - RBAC: the service account's roles are the upstream system:kube-scheduler and
  *     system:volume-scheduler, the leader-election Role, and dralloc's own, whose
- *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode.
+ *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode;
+ *   - deploy/plan: an Indexed Job whose shard count is written once, reading the
+ *     cluster itself with a read-only role of its own, fsGroup, a TTL, the merge. 
  * Usage: deploy_check DRALLOC SOURCE_DIR. Needs kubectl (its built-in kustomize). */
 #include <jansson.h>
 #include <stdarg.h>
@@ -450,6 +452,76 @@ done:
     json_decref(docs);
 }
 
+
+/* ---- deploy/plan: the Indexed Job ----------------------------------------------------- */
+
+static void check_plan(const char *src, const char *dralloc) {
+    mode = "plan";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "kubectl kustomize %s/deploy/plan 2>&1", src);
+    int rc;
+    char *text = run(cmd, &rc);
+    CHECK(rc == 0, "kubectl kustomize deploy/plan failed (exit %d):\n%s", rc, text);
+    err e;
+    err_clear(&e);
+    json_t *docs = rc == 0 ? dra_yaml_parse(text, strlen(text), mode, &e) : NULL;
+    free(text);
+    json_t *job = docs ? find(docs, "Job", NULL) : NULL;
+    CHECK(job, "no Job");
+    if (!job) {
+        json_decref(docs);
+        return;
+    }
+    const json_t *pod = path(job, "spec.template.spec"), *c = json_array_get(json_object_get(pod, "containers"), 0);
+    json_int_t n = json_integer_value(path(job, "spec.completions"));
+    const char *shards = NULL;
+    size_t i;
+    json_t *env;
+    json_array_foreach(json_object_get(c, "env"), i, env) if (!strcmp(str(env, "name") ?: "", "SHARDS")) shards =
+        str(env, "value");
+    CHECK(n > 1 && json_integer_value(path(job, "spec.parallelism")) == n && shards && atoll(shards) == n,
+          "completions %lld, parallelism %lld and SHARDS %s differ: the shard count is not in one place", (long long)n,
+          (long long)json_integer_value(path(job, "spec.parallelism")), shards ? shards : "(none)");
+    CHECK(!strcmp(str(path(job, "spec"), "completionMode") ?: "", "Indexed"), "not an Indexed Job");
+    CHECK(json_integer_value(path(pod, "securityContext.fsGroup")) > 0, "no fsGroup: the results volume is root's");
+    CHECK(json_integer_value(path(job, "spec.ttlSecondsAfterFinished")) > 0, "no ttlSecondsAfterFinished");
+    const char *script = json_string_value(json_array_get(json_object_get(c, "args"), 0)) ?: "";
+    CHECK(strstr(script, "--server") && strstr(script, "--token-file") && strstr(script, "--shard") &&
+              strstr(script, "plan merge"),
+          "the script does not read the cluster itself (--server, --token-file), shard, and merge");
+    json_t *v;
+    json_array_foreach(json_object_get(pod, "volumes"), i, v) CHECK(!json_object_get(v, "configMap") ||
+                                                                       strcmp(str(json_object_get(v, "configMap"), "name") ?: "", "dralloc-snapshot"),
+                                                                   "the cluster still comes from a ConfigMap");
+    /* the script parses, and plan takes its flags */
+    FILE *sh = popen("sh -n", "w");
+    fputs(script, sh);
+    CHECK(sh && pclose(sh) == 0, "the Job's script is not valid sh");
+    snprintf(cmd, sizeof cmd, "%s plan --help 2>&1", dralloc);
+    char *help = run(cmd, &rc);
+    const char *flags[] = {"--server", "--token-file", "--ca-file", "--scenarios", "--shard", "merge"};
+    for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
+        CHECK(strstr(help, flags[k]), "`dralloc plan --help` does not list %s", flags[k]);
+    free(help);
+    /* its own read-only RBAC: list of what ext_kube_snapshot reads */
+    const char *sa = str(pod, "serviceAccountName") ?: "default";
+    const char *ns = str(json_object_get(job, "metadata"), "namespace") ?: "";
+    bool bound = false;
+    json_t *d;
+    json_array_foreach(docs, i, d) {
+        if (strcmp(str(d, "kind") ?: "", "ClusterRoleBinding") || !binds_sa(d, sa, ns)) continue;
+        const json_t *role = find(docs, "ClusterRole", str(json_object_get(d, "roleRef"), "name"));
+        bound |= role != NULL;
+        size_t j, k;
+        json_t *rule, *verb;
+        json_array_foreach(json_object_get(role, "rules"), j, rule) json_array_foreach(json_object_get(rule, "verbs"), k, verb)
+            CHECK(!strcmp(json_string_value(verb) ?: "", "list"), "the plan's role grants %s: want list only",
+                  json_string_value(verb));
+    }
+    CHECK(bound && strcmp(sa, "default"), "the Job has no service account of its own bound to a read-only role");
+    json_decref(docs);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: deploy_check DRALLOC SOURCE_DIR\n");
@@ -467,6 +539,7 @@ int main(int argc, char **argv) {
     if (!failures) {
         check_overlay(argv[2], help, false);
         check_overlay(argv[2], help, true);
+        check_plan(argv[2], argv[1]);
     }
     free(help);
     printf("deploy_check: %d checks, %d failed\n%d passed, %d failed\n", checks, failures, checks - failures, failures);
