@@ -62,6 +62,7 @@ enum { PH_HEADERS, PH_BODY, PH_HANDLING, PH_SENDING, PH_LINGER, PH_CUT };
 #define WATCH_TICK_NS (100 * 1000000ull)
 #define LINGER_NS (1000 * 1000000ull)   /* between the 408 and the hard close */
 #define LOG_EVERY_NS (10 * 1000000000ull)
+#define PREALLOC_MAX (1u << 20)  /* bodies announced up to this are allocated at once */
 #define BUDGET_RETRY_AFTER_S 1   /* a request refused for want of room: bodies drain in about that */
 
 typedef struct conn {
@@ -421,9 +422,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->too_large = true;
             over_budget(srv, c, url);
             answer_now(rq);
-        } else if (announced > 0) {
-            /* the body's whole size at once: no doubling growth (pages are only
-             * touched, and counted against the budget, as the bytes arrive) */
+        } else if (announced > 0 && announced <= PREALLOC_MAX) {
+            /* a usual body's whole size at once, no growth by doubling; a larger one
+             * grows as its bytes arrive, so that a thousand clients announcing large
+             * bodies they never send cost no address space */
             rq->body.buf = xmalloc(announced + 1);
             rq->body.cap = announced + 1;
         }
