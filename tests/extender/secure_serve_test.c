@@ -241,6 +241,30 @@ Test(mtls, no_certificate_self_signed_or_plain_http_refused, .init = make_certs,
     cr_assert_eq(srv_stop(&s), 0);
 }
 
+Test(mtls, client_certificates_open_the_state_changing_routes_beyond_loopback, .init = make_certs, .fini = drop_certs) {
+    srv s;
+    const char *args[] = {"--listen", "0.0.0.0:0", "--tls-cert-file", cert("server.crt"), "--tls-private-key-file",
+                          cert("server.key"), "--client-ca-file", cert("ca.crt"), NULL};
+    start_any(&s, args, NULL, NULL);
+    extender_client x;
+    ext_client_init(&x, s.port, true, cert("client.crt"), cert("client.key"));
+    const char *node = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}";
+    char *out;
+    long code = ext_client_send(&x, "objects", node, strlen(node), &out, NULL);
+    cr_assert_eq(code, 200, "POST /objects with a verified client certificate: %ld %s", code, out);
+    free(out);
+    /* bind mode is off here: the answer is the ExtenderBindingResult saying so, not a 403 */
+    const char *b = "{\"PodName\":\"p\",\"PodNamespace\":\"d\",\"PodUID\":\"u\",\"Node\":\"n\"}";
+    code = ext_client_send(&x, "bind", b, strlen(b), &out, NULL);
+    cr_assert(code == 200 && strstr(out, "bind mode is not enabled"), "/bind: %ld %s", code, out);
+    free(out);
+    ext_client_free(&x);
+    char *log = th_read_file(s.log, NULL);
+    cr_assert(!strstr(log, "answer 403"), "the log says 403 although client certificates are required: %s", log);
+    free(log);
+    cr_assert_eq(srv_stop(&s), 0);
+}
+
 /* The serial number of the certificate a new connection is served. */
 static char *served_serial(int port) {
     CURL *h = curl_easy_init();
