@@ -73,50 +73,6 @@ static const char *cert(const char *name) {
     return b;
 }
 
-/* ---- a server on any address ------------------------------------------------------- */
-
-/* Like srv_start, but the listen address is in args and the port comes from the log
- * line whatever the host ("listening on 0.0.0.0:PORT"); health_port receives the
- * --health-listen port when asked. env: extra environment ("A=B", NULL-terminated). */
-static void start_any(srv *s, const char *const *args, const char *const *env, int *health_port) {
-    snprintf(s->log, sizeof s->log, "/tmp/dralloc-secure-log-XXXXXX");
-    int fd = mkstemp(s->log);
-    cr_assert(fd >= 0);
-    const char *argv[64] = {DRALLOC_BIN, "serve"};
-    size_t n = 2;
-    for (size_t i = 0; args[i] && n < 62; i++) argv[n++] = args[i];
-    argv[n] = NULL;
-    s->pid = fork();
-    cr_assert(s->pid >= 0);
-    if (!s->pid) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        dup2(fd, 2);
-        for (int f = 3; f < 1024; f++) close(f);
-        for (size_t i = 0; env && env[i]; i++) putenv((char *)env[i]);
-        execv(DRALLOC_BIN, (char *const *)argv);
-        _exit(127);
-    }
-    close(fd);
-    s->port = 0;
-    if (health_port) *health_port = 0;
-    for (int tries = 0; tries < 3000 && !s->port; tries++) {
-        char *log = th_read_file(s->log, NULL);
-        const char *p = strstr(log, "listening on ");
-        if (p) {
-            const char *end = p + 13 + strcspn(p + 13, " \n");
-            while (end > p && end[-1] != ':') end--;
-            s->port = atoi(end);
-        }
-        const char *h = strstr(log, "health on ");
-        if (h && health_port) *health_port = atoi(strrchr(strtok((char *)h, "\n"), ':') + 1);
-        int status;
-        if (!s->port && waitpid(s->pid, &status, WNOHANG) == s->pid)
-            cr_assert_fail("dralloc serve exited before listening:\n%s", log);
-        free(log);
-        if (!s->port) usleep(10000);
-    }
-    cr_assert(s->port > 0, "dralloc serve did not say it was listening");
-}
 
 /* ---- kube-scheduler's HTTPExtender, as a client --------------------------------------- */
 
@@ -177,7 +133,7 @@ static void ext_client_free(extender_client *x) { curl_easy_cleanup(x->h); }
 static void start_tls(srv *s) {
     const char *args[] = {"--listen", "127.0.0.1:0", "--snapshot", DEMO, "--tls-cert-file", cert("server.crt"),
                           "--tls-private-key-file", cert("server.key"), "--client-ca-file", cert("ca.crt"), NULL};
-    start_any(s, args, NULL, NULL);
+    srv_start_with(s, args, NULL, NULL);
 }
 
 Test(mtls, ca_signed_client_gets_200_as_kube_scheduler_sends, .init = make_certs, .fini = drop_certs) {
@@ -245,7 +201,7 @@ Test(mtls, client_certificates_open_the_state_changing_routes_beyond_loopback, .
     srv s;
     const char *args[] = {"--listen", "0.0.0.0:0", "--tls-cert-file", cert("server.crt"), "--tls-private-key-file",
                           cert("server.key"), "--client-ca-file", cert("ca.crt"), NULL};
-    start_any(&s, args, NULL, NULL);
+    srv_start_with(&s, args, NULL, NULL);
     extender_client x;
     ext_client_init(&x, s.port, true, cert("client.crt"), cert("client.key"));
     const char *node = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}";
@@ -299,7 +255,7 @@ Test(mtls, rotated_certificate_files_are_served_without_a_restart, .init = make_
     srv s;
     const char *args[] = {"--listen", "127.0.0.1:0", "--snapshot", DEMO, "--tls-cert-file", cert("live.crt"),
                           "--tls-private-key-file", cert("live.key"), "--client-ca-file", cert("ca.crt"), NULL};
-    start_any(&s, args, NULL, NULL);
+    srv_start_with(&s, args, NULL, NULL);
     char *before = served_serial(s.port);
     cr_assert(before && strstr(before, "dralloc-server"), "served %s", before ? before : "nothing");
     snprintf(cmd, sizeof cmd, "cd %s && cp server2.crt n.crt && cp server2.key n.key && mv n.key live.key && mv n.crt live.crt",
@@ -323,7 +279,7 @@ Test(mtls, rotated_certificate_files_are_served_without_a_restart, .init = make_
 Test(secure_default, state_changing_routes_refused_beyond_loopback_without_client_ca) {
     srv s;
     const char *args[] = {"--listen", "0.0.0.0:0", NULL};
-    start_any(&s, args, NULL, NULL);
+    srv_start_with(&s, args, NULL, NULL);
     char *out;
     const char *objs = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}";
     struct {
@@ -356,7 +312,7 @@ Test(secure_default, state_changing_routes_refused_beyond_loopback_without_clien
 Test(secure_default, allow_unauthenticated_opens_them_and_says_so) {
     srv s;
     const char *args[] = {"--listen", "0.0.0.0:0", "--allow-unauthenticated", NULL};
-    start_any(&s, args, NULL, NULL);
+    srv_start_with(&s, args, NULL, NULL);
     char *out;
     long code = th_http(&s, "POST", "/objects", "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}", &out);
     cr_assert_eq(code, 200, "%ld %s", code, out);
@@ -397,7 +353,7 @@ Test(secure_default, insecure_skip_tls_verify_warns) {
     srv s;
     /* live mode against nothing: it starts (not ready) and must say the check is off */
     const char *args[] = {"--listen", "127.0.0.1:0", "--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify", NULL};
-    start_any(&s, args, NULL, NULL);
+    srv_start_with(&s, args, NULL, NULL);
     char *log = th_read_file(s.log, NULL);
     cr_assert(strstr(log, "WARNING: --insecure-skip-tls-verify"), "no warning: %s", log);
     free(log);
@@ -440,7 +396,7 @@ Test(health, probes_answer_within_1s_while_1200_slowloris_connections_hold_the_m
     srv s;
     int hport = 0;
     const char *args[] = {"--listen", "127.0.0.1:0", "--snapshot", DEMO, "--health-listen", "127.0.0.1:0", NULL};
-    start_any(&s, args, NULL, &hport);
+    srv_start_with(&s, args, NULL, &hport);
     cr_assert(hport > 0, "no health listener port in the log");
     enum { SLOW = 1200 };
     static int fds[SLOW];
@@ -556,7 +512,7 @@ Test(memory, sixty_four_16MiB_bodies_stay_under_512MiB_and_filter_answers_after)
     /* ASan keeps freed blocks in a quarantine (256 MiB by default) that a release build
      * does not have: a small one, so that the RSS measured is the server's own */
     const char *env[] = {"ASAN_OPTIONS=quarantine_size_mb=16:detect_leaks=1", NULL};
-    start_any(&s, args, env, NULL);
+    srv_start_with(&s, args, env, NULL);
     long base = vm_kib(s.pid, "VmRSS:");
     enum { CLIENTS = 64, BODY = 16 << 20 };
     /* a filter request of 16 MiB (--max-body's default): a pod with a large annotation */
