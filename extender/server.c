@@ -540,6 +540,11 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
         }
         flags |= MHD_USE_TLS;
     }
+    /* one thread: MHD's own polling thread, no pool (a pool size of 0 or 1 is warned about) */
+    struct MHD_OptionItem pool_opts[] = {
+        {threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     struct MHD_OptionItem tls_opts[] = {
         {o->tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, o->tls ? (void *)ext_tls_key_pem(o->tls) : NULL},
         {MHD_OPTION_HTTPS_MEM_CERT, 0, o->tls ? (void *)ext_tls_cert_pem(o->tls) : NULL},
@@ -552,7 +557,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
                               MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, (void *)(o->routes ? "health" : "http"),
                               MHD_OPTION_ARRAY, tls_opts,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                              MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
+                              MHD_OPTION_ARRAY, pool_opts,
                               MHD_OPTION_CONNECTION_TIMEOUT, o->conn_timeout_s,
                               MHD_OPTION_CONNECTION_LIMIT, want + margin,
                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
