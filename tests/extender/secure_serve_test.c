@@ -473,8 +473,14 @@ static void *send_big(void *arg) {
     int hn = snprintf(head, sizeof head, "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                                          "Content-Length: %zu\r\n\r\n", c->len);
     bool sent = send(fd, head, (size_t)hn, MSG_NOSIGNAL) == hn;
+    /* as Go's transport does: the answer is read while the body is still being written,
+     * so an early refusal (503 before the body) is seen at once, before the server's
+     * close with the body unread resets the connection */
     for (size_t off = 0; sent && off < c->len;) {
-        ssize_t k = send(fd, c->body + off, c->len - off, MSG_NOSIGNAL);
+        struct pollfd w = {.fd = fd, .events = POLLIN | POLLOUT};
+        if (poll(&w, 1, 60000) <= 0 || (w.revents & (POLLIN | POLLERR | POLLHUP))) break;
+        ssize_t k = send(fd, c->body + off, c->len - off < 65536 ? c->len - off : 65536, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EAGAIN) continue;
         if (k <= 0) break;   /* refused early: the server closed after its 503 */
         off += (size_t)k;
     }
