@@ -48,12 +48,13 @@ fuzz-fast: deps
 	@cmake --build build-fuzz-fast -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
 
 # The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
-# quiet unless it fails, so the first two lines are the curl commands to paste.
+# quiet unless it fails, so the first two lines are the curl commands to paste (with
+# absolute paths: they work from any folder).
 run: deps
 	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-release -j $(JOBS) >build-release/build.log 2>&1 || { cat build-release/build.log; exit 1; }
-	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fits.json"
-	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @testdata/demo/requests/filter-fails.json"
+	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @$(CURDIR)/testdata/demo/requests/filter-fits.json"
+	@echo "curl -s -XPOST http://127.0.0.1:8888/filter -H 'Content-Type: application/json' --data-binary @$(CURDIR)/testdata/demo/requests/filter-fails.json"
 	@echo "# ^ paste into another terminal: a pod that fits gpu-node-002, the same pod on nodes where it fits nowhere"
 	@echo "# more bodies and what they answer: testdata/demo/README.md; also /prioritize, /metrics, /debug/cache"
 	@./build-release/dralloc serve --snapshot testdata/demo/

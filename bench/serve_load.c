@@ -19,6 +19,7 @@
  * client and the server share the machine's cores. */
 #include "bench/alloc_objects.h"
 #include "bench/bench.h"
+#include "bench/serve_load.h"
 
 #include <curl/curl.h>
 #include <signal.h>
@@ -56,7 +57,7 @@ static json_t *used_claim(const char *node, size_t n) {
         "nodeSelector", "nodeSelectorTerms", "matchFields", "key", "metadata.name", "operator", "In", "values", node);
 }
 
-static json_t *snapshot_objects(size_t nodes) {
+json_t *bench_serve_snapshot(size_t nodes) {
     json_t *objs = json_array();
     json_array_append_new(objs, bench_alloc_class(BENCH_ALLOC_CLASS, "device.driver == \"" BENCH_ALLOC_DRIVER "\""));
     json_array_append_new(
@@ -75,7 +76,7 @@ static json_t *snapshot_objects(size_t nodes) {
 }
 
 /* A /filter body as kube-scheduler sends it for pod k: 500 distinct node names. */
-static char *filter_body(size_t k, size_t nodes, bench_rng *r) {
+char *bench_serve_filter_body(size_t k, size_t nodes, bench_rng *r) {
     char name[64], claim[96], uid[64];
     snprintf(name, sizeof name, "bench-pod-%zu", k);
     snprintf(claim, sizeof claim, "%s-gpus-x7k2p", name);
@@ -291,7 +292,7 @@ int bench_serve_main(const bench_opts *o) {
     double seconds = o->reps ? (double)o->reps : DEFAULT_SECONDS;
     FILE *log = json_out ? stderr : out;
 
-    json_t *objs = snapshot_objects(nodes);
+    json_t *objs = bench_serve_snapshot(nodes);
     size_t nobjs = json_array_size(objs);
     uint64_t t = bench_now_ns();
     child srv;
@@ -311,7 +312,7 @@ int bench_serve_main(const bench_opts *o) {
     bench_rng r;
     bench_rng_init(&r, BENCH_CEL_SEED);
     char *bodies[BODIES];
-    for (size_t i = 0; i < BODIES; i++) bodies[i] = filter_body(i, nodes, &r);
+    for (size_t i = 0; i < BODIES; i++) bodies[i] = bench_serve_filter_body(i, nodes, &r);
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
     CURLM *m = curl_multi_init();

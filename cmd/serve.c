@@ -6,8 +6,9 @@
  * as `dralloc allocate -f` reads them) into a store, serves /filter, /prioritize,
  * /bind, health, metrics and the static-mode /objects API, and on SIGTERM or SIGINT
  * stops accepting connections, lets requests in flight finish and exits 0. The log
- * (stderr) says "listening on HOST:PORT" once the port is open. Exit 2 on a usage or
- * input error, 1 when the server cannot start. */
+ * (stderr) says "listening on HOST:PORT" once the port is open (and "health on
+ * HOST:PORT" for --health-listen). Exit 2 on a usage or input error, 1 when the server
+ * cannot start. */
 #include "cmd/commands.h"
 
 #include <errno.h>
@@ -19,11 +20,15 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "extender/auth.h"
 #include "extender/bind.h"
+#include "extender/budget.h"
 #include "extender/extender.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "extender/listen.h"
 #include "extender/pending.h"
+#include "extender/tls.h"
 #include "extender/watch.h"
 #include "extender/wire.h"
 
@@ -52,7 +57,18 @@ static int usage(FILE *f) {
             "                         (default 30s; longer than --conn-timeout; 0: none): late headers or\n"
             "                         answers are cut, a late body answered 408\n"
             "  --max-connections N    simultaneous connections (default 1000); past it new ones are closed\n"
+            "  --max-inflight-bytes SIZE  request bytes held at once across connections (default 128Mi);\n"
+            "                         past it 503 with Retry-After\n"
+            "  --health-listen HOST:PORT  /healthz, /readyz and /metrics on their own listener, thread and\n"
+            "                         connections (plain HTTP, for probes); unaffected by the main listener's load\n"
             "  -v, --verbose          log one line per filter/prioritize request\n\n"
+            "Serving securely\n"
+            "  --tls-cert-file FILE   serve HTTPS with this PEM certificate (chain), with\n"
+            "  --tls-private-key-file FILE  its PEM key; both are loaded again when they change\n"
+            "  --client-ca-file FILE  require client certificates signed by this PEM CA (handshake refused\n"
+            "                         otherwise): kube-scheduler's extender tlsConfig certFile/keyFile\n"
+            "  --allow-unauthenticated  let /bind, POST /objects and DELETE /objects answer on a --listen\n"
+            "                         beyond loopback without --client-ca-file (else 403)\n\n"
             "Live mode (instead of --snapshot): list+watch a kube-apiserver\n"
             "  --kubeconfig FILE      kubeconfig (with --context NAME); in a pod the service account is used\n"
             "                         when KUBERNETES_SERVICE_HOST is set\n"
@@ -65,7 +81,10 @@ static int usage(FILE *f) {
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
-            "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender)\n\n"
+            "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender);\n"
+            "                         --leader-elect-lease-duration DUR (15s), --leader-elect-renew-deadline DUR\n"
+            "                         (10s), --leader-elect-retry-period DUR (2s); a standby is ready, and its /bind\n"
+            "                         answers an Error naming the leader\n\n"
             "Routes: POST /filter /prioritize /bind (kube-scheduler extender verbs; any URL prefix),\n"
             "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
             EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
@@ -114,6 +133,11 @@ int cmd_serve(int argc, char **argv) {
     bool bind_mode = false, leader_elect = false, watch_list = true;
     dra_device_choice choice = DRA_CHOICE_FIRST_FIT;   /* --device-choice */
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
+    const char *health_listen = NULL;
+    ext_lease_opts lo = {0};
+    ext_tls_opts to = {0};
+    bool allow_unauth = false;
+    size_t max_inflight = EXT_DEFAULT_MAX_INFLIGHT_BYTES;
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -149,6 +173,9 @@ int cmd_serve(int argc, char **argv) {
         } else if (!strcmp(a, "--max-nodes")) {
             if (!parse_uint(a, val, 1, 10000000, &v)) goto out;
             cfg.max_nodes = (size_t)v, i++;
+        } else if (!strcmp(a, "--max-inflight-bytes")) {
+            if (!parse_uint(a, val, 1, 1ull << 40, &v)) goto out;
+            max_inflight = (size_t)v, i++;
         } else if (!strcmp(a, "--max-connections")) {
             if (!parse_uint(a, val, 1, 100000, &v)) goto out;
             so.conn_limit = (unsigned)v, i++;
@@ -189,7 +216,9 @@ int cmd_serve(int argc, char **argv) {
             cfg.verbose = true;
         } else if (!strcmp(a, "--kubeconfig") || !strcmp(a, "--context") || !strcmp(a, "--server") ||
                    !strcmp(a, "--token-file") || !strcmp(a, "--ca-file") || !strcmp(a, "--lease-namespace") ||
-                   !strcmp(a, "--lease-name")) {
+                   !strcmp(a, "--lease-name") || !strcmp(a, "--tls-cert-file") ||
+                   !strcmp(a, "--tls-private-key-file") || !strcmp(a, "--client-ca-file") ||
+                   !strcmp(a, "--health-listen")) {
             if (!val || !*val) {
                 fprintf(stderr, "dralloc serve: %s needs a value\n", a);
                 goto out;
@@ -200,10 +229,26 @@ int cmd_serve(int argc, char **argv) {
             else if (!strcmp(a, "--token-file")) ko.token_file = val;
             else if (!strcmp(a, "--ca-file")) ko.ca_file = val;
             else if (!strcmp(a, "--lease-namespace")) lease_ns = val;
+            else if (!strcmp(a, "--tls-cert-file")) to.cert_file = val;
+            else if (!strcmp(a, "--tls-private-key-file")) to.key_file = val;
+            else if (!strcmp(a, "--client-ca-file")) to.client_ca_file = val;
+            else if (!strcmp(a, "--health-listen")) health_listen = val;
             else lease_name = val;
             i++;
         } else if (!strcmp(a, "--insecure-skip-tls-verify")) {
             ko.insecure = true;
+        } else if (!strcmp(a, "--leader-elect-lease-duration") || !strcmp(a, "--leader-elect-renew-deadline") ||
+                   !strcmp(a, "--leader-elect-retry-period")) {
+            uint64_t ns;
+            if (!val || !ext_duration_parse(val, &ns) || !ns || ns > 3600000000000ull) {
+                fprintf(stderr, "dralloc serve: %s needs a Go duration (15s, 2s) up to 1h\n", a);
+                goto out;
+            }
+            double sec = (double)ns / 1e9;
+            if (!strcmp(a, "--leader-elect-lease-duration")) lo.duration_s = sec;
+            else if (!strcmp(a, "--leader-elect-renew-deadline")) lo.renew_deadline_s = sec;
+            else lo.retry_s = sec;
+            i++;
         } else if (!strcmp(a, "--max-staleness")) {
             uint64_t ns;
             if (!val || !ext_duration_parse(val, &ns) || !ns) {
@@ -214,6 +259,8 @@ int cmd_serve(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "--watch-list") || !strcmp(a, "--watch-list=true") || !strcmp(a, "--watch-list=false")) {
             watch_list = strcmp(a, "--watch-list=false") != 0;
+        } else if (!strcmp(a, "--allow-unauthenticated")) {
+            allow_unauth = true;
         } else if (!strcmp(a, "--bind")) {
             bind_mode = true;
         } else if (!strcmp(a, "--leader-elect")) {
@@ -225,6 +272,30 @@ int cmd_serve(int argc, char **argv) {
         }
     }
 
+    /* the addresses now: a bad one is a usage error, before anything starts */
+    ext_addr listen_addr, health_addr;
+    err le;
+    err_clear(&le);
+    if (!ext_listen_parse("--listen", so.listen, &listen_addr, &le) ||
+        (health_listen && !ext_listen_parse("--health-listen", health_listen, &health_addr, &le))) {
+        fprintf(stderr, "dralloc serve: %s\n", le.msg);
+        goto out;
+    }
+    {
+        /* as client-go's leaderelection requires: duration > renew deadline > retry period */
+        double d = lo.duration_s > 0 ? lo.duration_s : 15, r = lo.renew_deadline_s > 0 ? lo.renew_deadline_s : 10,
+               p = lo.retry_s > 0 ? lo.retry_s : 2;
+        if (!(d > r && r > p)) {
+            fprintf(stderr, "dralloc serve: want --leader-elect-lease-duration (%gs) > --leader-elect-renew-deadline "
+                            "(%gs) > --leader-elect-retry-period (%gs)\n", d, r, p);
+            goto out;
+        }
+    }
+    if ((to.cert_file || to.key_file || to.client_ca_file) && !(to.cert_file && to.key_file)) {
+        fprintf(stderr, "dralloc serve: %s needs --tls-cert-file and --tls-private-key-file\n",
+                to.client_ca_file ? "--client-ca-file" : to.cert_file ? "--tls-cert-file" : "--tls-private-key-file");
+        goto out;
+    }
     if (so.request_timeout_ms && so.conn_timeout_s && so.request_timeout_ms <= so.conn_timeout_s * 1000u) {
         fprintf(stderr, "dralloc serve: --request-timeout must be longer than --conn-timeout (%us): it counts the "
                         "keep-alive wait before a request\n", so.conn_timeout_s);
@@ -250,6 +321,35 @@ int cmd_serve(int argc, char **argv) {
                 bind_mode ? "--bind" : "--leader-elect");
         goto out;
     }
+    if (ko.insecure)
+        fprintf(stderr, "dralloc serve: WARNING: --insecure-skip-tls-verify: the kube-apiserver's certificate is not "
+                        "checked; anyone on the path can answer as the API server\n");
+    ext_tls *tls = NULL;
+    if (to.cert_file) {
+        err te;
+        err_clear(&te);
+        tls = ext_tls_new(&to, &te);
+        if (!tls) {
+            fprintf(stderr, "dralloc serve: %s\n", te.msg);
+            goto out;
+        }
+    }
+    /* secure by default (auth.h): who may bind and write objects */
+    char *guard = ext_auth_guard(so.listen, ext_addr_is_loopback(&listen_addr), tls && ext_tls_verifies_clients(tls),
+                                 allow_unauth);
+    if (allow_unauth && !ext_addr_is_loopback(&listen_addr) && !(tls && ext_tls_verifies_clients(tls)))
+        fprintf(stderr, "dralloc serve: WARNING: --allow-unauthenticated: /bind and /objects on %s answer any client "
+                        "that reaches the port, without a client certificate; bind mode binds pods with this "
+                        "pod's service account\n", so.listen);
+    else if (guard)
+        fprintf(stderr, "dralloc serve: %s listens beyond loopback without --client-ca-file: /bind and /objects "
+                        "answer 403 (give --client-ca-file, or --allow-unauthenticated)\n", so.listen);
+    ext_budget *budget = ext_budget_new(max_inflight);
+    cfg.write_guard = guard;
+    cfg.budget = budget;
+    cfg.tls = tls;
+    so.tls = tls;
+    so.budget = budget;
     ext_kube *kube = NULL;
     if (live) {
         err ke;
@@ -257,7 +357,7 @@ int cmd_serve(int argc, char **argv) {
         kube = ext_kube_new(&ko, &ke);
         if (!kube) {
             fprintf(stderr, "dralloc serve: %s\n", ke.msg);
-            goto out;
+            goto out_serving;
         }
     }
     dra_store *st = dra_store_new(&feat);
@@ -272,7 +372,7 @@ int cmd_serve(int argc, char **argv) {
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
-            ext_lease_opts lo = {.ns = lease_ns, .name = lease_name};
+            lo.ns = lease_ns, lo.name = lease_name;
             lease = ext_lease_start(kube, &lo);
             cfg.lease = lease;
         }
@@ -291,7 +391,7 @@ int cmd_serve(int argc, char **argv) {
             char buf[2048];
             fprintf(stderr, "dralloc serve: %s\n", err_format(&e, buf, sizeof buf));
             dra_store_free(st);
-            goto out;
+            goto out_serving;
         }
         fprintf(stderr, "dralloc serve: snapshot generation %llu loaded in %.1f ms\n", (unsigned long long)gen,
                 (double)(dra_monotonic_ns() - t0) / 1e6);
@@ -303,6 +403,15 @@ int cmd_serve(int argc, char **argv) {
     err e;
     err_clear(&e);
     ext_server *srv = ext_server_start(svc, &so, bound, sizeof bound, &e);
+    ext_server *health = NULL;
+    char hbound[300] = "";
+    if (srv && health_listen) {
+        health = ext_health_start(svc, health_listen, hbound, sizeof hbound, &e);
+        if (!health) {
+            ext_server_stop(srv, 0);
+            srv = NULL;
+        }
+    }
     if (!srv) {
         char buf[2048];
         fprintf(stderr, "dralloc serve: %s\n", err_format(&e, buf, sizeof buf));
@@ -314,15 +423,18 @@ int cmd_serve(int argc, char **argv) {
         ext_kube_free(kube);
         dra_store_free(st);
         rc = 1;
-        goto out;
+        goto out_serving;
     }
-    fprintf(stderr, "dralloc serve: listening on %s\n", bound);
+    if (health) fprintf(stderr, "dralloc serve: health on %s\n", hbound);
+    fprintf(stderr, "dralloc serve: listening on %s%s\n", bound,
+            tls ? (ext_tls_verifies_clients(tls) ? " (https, client certificates required)" : " (https)") : "");
     fflush(stderr);
     int sig = 0;
     while (sigwait(&stop, &sig) != 0) {
     }
     fprintf(stderr, "dralloc serve: %s: finishing requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     ext_server_stop(srv, 10000);
+    ext_server_stop(health, 0);
     ext_service_free(svc);
     ext_lease_stop(lease, true);
     ext_watch_stop(watch);
@@ -332,6 +444,10 @@ int cmd_serve(int argc, char **argv) {
     dra_store_free(st);
     fprintf(stderr, "dralloc serve: stopped\n");
     rc = 0;
+out_serving:
+    ext_budget_free(budget);
+    ext_tls_free(tls);
+    free(guard);
 out:
     free(paths);
     return rc;

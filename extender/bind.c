@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "engine/engine.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -61,11 +62,15 @@ uint64_t ext_binder_conflicts(const ext_binder *b) { return atomic_load(&b->conf
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...) {
-    va_list ap;
+    va_list ap, again;
     va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0) s = NULL;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
     va_end(ap);
+    assert(n >= 0);   /* only a bad format fails, and the formats are literals */
+    char *s = xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, f, again);
+    va_end(again);
     return s;
 }
 
@@ -386,8 +391,8 @@ static bool create_extended_claim(ext_binder *b, const char *ns, const char *pod
         json_decref(made);
         return false;
     }
-    w->ns = strdup(ns);
-    w->name = strdup(name);
+    w->ns = xstrdup(ns);
+    w->name = xstrdup(name);
     w->created = true;
     to_store(b, made);
     json_decref(made);
@@ -408,7 +413,7 @@ static bool patch_pod_status(ext_binder *b, const char *pod_path, const json_t *
 }
 
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node) {
-    if (!pod_name || !*pod_name || !node || !*node) return strdup("bind: PodName and Node are required");
+    if (!pod_name || !*pod_name || !node || !*node) return xstrdup("bind: PodName and Node are required");
     if (!pod_ns || !*pod_ns) pod_ns = "default";
     char path[600];
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
@@ -434,7 +439,7 @@ char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const ch
     err e;
     err_clear(&e);
     if (!s) {
-        errmsg = strdup("bind: no snapshot yet");
+        errmsg = xstrdup("bind: no snapshot yet");
         goto fail;
     }
     pr = dra_pod_request_new(s, pod, &e);
@@ -445,7 +450,7 @@ char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const ch
     }
     const char *missing = dra_pod_request_uncreated_claim(pr);
     if (missing) {
-        errmsg = strdup(missing);
+        errmsg = xstrdup(missing);
         goto fail;
     }
     if (dra_pod_request_needs_dra(pr)) {
@@ -488,8 +493,8 @@ char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const ch
             if (!patch_pod_status(b, path, json_object_get(c, "requestMappings"), ws[nw - 1].name, &errmsg)) goto fail;
             continue;
         }
-        ws[nw].ns = strdup(ns);
-        ws[nw].name = strdup(jstr(c, "name"));
+        ws[nw].ns = xstrdup(ns);
+        ws[nw].name = xstrdup(jstr(c, "name"));
         nw++;
         if (!write_claim(b, json_object_get(c, "allocation"), ref, &ws[nw - 1], &errmsg)) goto fail;
     }

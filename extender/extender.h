@@ -28,8 +28,12 @@ typedef struct ext_config {
     bool verbose;                /* one log line per request on stderr */
     /* live mode (watch.h, lease.h, bind.h), all borrowed; NULL in static mode */
     struct ext_watch *watch;     /* readiness: listed and not stale; /objects refused */
-    struct ext_lease *lease;     /* --leader-elect: only the leader is ready and binds */
+    struct ext_lease *lease;     /* --leader-elect: only the leader binds; a standby is ready too */
     struct ext_binder *binder;   /* --bind */
+    /* serving (borrowed, may be NULL) */
+    const char *write_guard;     /* why /bind and /objects are refused (auth.h): 403 with it; NULL: open */
+    struct ext_budget *budget;   /* buffered request bytes (budget.h), for the metrics */
+    struct ext_tls *tls;         /* the server's TLS (tls.h), for the metrics */
 } ext_config;
 
 #define EXT_DEFAULT_MAX_BODY (16u << 20)
@@ -50,6 +54,7 @@ typedef struct ext_reply {
     int status;
     const char *content_type;
     const char *allow;        /* the Allow header of a 405, else NULL */
+    unsigned retry_after;     /* seconds, the Retry-After header of a 503; 0: none */
     char *body;               /* malloc'd */
     size_t len;
 } ext_reply;
@@ -70,7 +75,7 @@ void ext_reply_free(ext_reply *r);
 typedef struct ext_server ext_server;
 
 typedef struct ext_server_opts {
-    const char *listen;          /* HOST:PORT, [V6]:PORT; port 0 picks a free one */
+    const char *listen;          /* HOST:PORT, [V6]:PORT, :PORT (listen.h); port 0 picks a free one */
     unsigned threads;            /* HTTP threads (0: one per core) */
     unsigned conn_timeout_s;     /* idle connection timeout (0: none) */
     unsigned conn_limit;         /* simultaneous connections; past it new ones are closed at
@@ -79,7 +84,14 @@ typedef struct ext_server_opts {
     unsigned request_timeout_ms; /* a whole request must arrive, and its answer be taken,
                                   * within this, counted from the connection's opening or
                                   * its previous answer (so above conn_timeout_s); late
-                                  * headers or answers: closed; a late body: 408 (0: none) */
+                                  * headers or answers: closed; a late body: 408 over
+                                  * plain HTTP, closed over TLS (0: none) */
+    struct ext_tls *tls;         /* HTTPS with these credentials (tls.h, borrowed); NULL: HTTP */
+    struct ext_budget *budget;   /* request bytes held across connections (budget.h,
+                                  * borrowed): past it 503 + Retry-After; NULL: none */
+    const char *const *routes;   /* NULL-terminated paths served; others 404 (NULL: all) */
+    size_t max_body;             /* 0: the service's max_body */
+    const char *name;            /* in log lines and errors: "--listen" (default), "--health-listen" */
 } ext_server_opts;
 
 #define EXT_DEFAULT_MAX_CONNECTIONS 1000
@@ -93,5 +105,11 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
 /* Stops accepting connections, lets requests in flight finish (up to grace_ms), closes
  * the rest and frees the server. */
 void ext_server_stop(ext_server *srv, unsigned grace_ms);
+
+/* The health listener (--health-listen, health.c): /healthz, /readyz and /metrics of
+ * svc on their own address, thread and connections, plain HTTP for the kubelet's
+ * probes, so that whatever the main listener carries (a flood, slow clients, its
+ * connection limit reached) cannot delay a probe. */
+ext_server *ext_health_start(ext_service *svc, const char *listen, char *bound, size_t nbound, err *e);
 
 #endif

@@ -88,8 +88,8 @@ static bool set_blob(struct curl_blob *b, const char *b64, const char *what, err
 /* A kubeconfig path relative to the kubeconfig file's folder. */
 static char *rel_path(const char *kubeconfig, const char *p) {
     if (!p) return NULL;
-    if (p[0] == '/') return strdup(p);
-    char *dup = strdup(kubeconfig);
+    if (p[0] == '/') return xstrdup(p);
+    char *dup = xstrdup(kubeconfig);
     const char *dir = dirname(dup);
     size_t n = strlen(dir) + strlen(p) + 2;
     char *out = xmalloc(n);
@@ -136,7 +136,7 @@ static bool load_kubeconfig(ext_kube *k, const char *path, const char *context, 
         goto done;
     }
     const json_t *user = user_name ? named(json_object_get(cfg, "users"), user_name, "user") : NULL;
-    if (!k->server && jstr(cl, "server")) k->server = strdup(jstr(cl, "server"));
+    if (!k->server && jstr(cl, "server")) k->server = xstrdup(jstr(cl, "server"));
     if (json_is_true(json_object_get(cl, "insecure-skip-tls-verify"))) k->insecure = true;
     if (!k->ca_file && jstr(cl, "certificate-authority")) k->ca_file = rel_path(path, jstr(cl, "certificate-authority"));
     if (jstr(cl, "certificate-authority-data") &&
@@ -151,7 +151,7 @@ static bool load_kubeconfig(ext_kube *k, const char *path, const char *context, 
             return err_set(e, "kubeconfig %s: user \"%s\" uses an auth-provider plugin, which dralloc does not run; "
                               "use a token, a token file or a client certificate",
                            path, user_name), json_decref(docs), false;
-        if (jstr(user, "token")) k->token = strdup(jstr(user, "token"));
+        if (jstr(user, "token")) k->token = xstrdup(jstr(user, "token"));
         if (!k->token_file && jstr(user, "tokenFile")) k->token_file = rel_path(path, jstr(user, "tokenFile"));
         if (jstr(user, "client-certificate")) k->cert_file = rel_path(path, jstr(user, "client-certificate"));
         if (jstr(user, "client-key")) k->key_file = rel_path(path, jstr(user, "client-key"));
@@ -172,9 +172,9 @@ ext_kube *ext_kube_new(const ext_kube_opts *o, err *e) {
     ext_kube *k = xcalloc(1, sizeof *k);
     k->timeout_s = o->timeout_s > 0 ? o->timeout_s : 30;
     k->insecure = o->insecure;
-    if (o->server) k->server = strdup(o->server);
-    if (o->token_file) k->token_file = strdup(o->token_file);
-    if (o->ca_file) k->ca_file = strdup(o->ca_file);
+    if (o->server) k->server = xstrdup(o->server);
+    if (o->token_file) k->token_file = xstrdup(o->token_file);
+    if (o->ca_file) k->ca_file = xstrdup(o->ca_file);
     const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
     if (o->kubeconfig) {
         if (!load_kubeconfig(k, o->kubeconfig, o->context, e)) goto fail;
@@ -182,9 +182,9 @@ ext_kube *ext_kube_new(const ext_kube_opts *o, err *e) {
         /* in-cluster: the service account's token and CA, the service's address */
         char url[300];
         snprintf(url, sizeof url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port && *port ? port : "443");
-        k->server = strdup(url);
-        if (!k->token_file) k->token_file = strdup(SA_DIR "/token");
-        if (!k->ca_file) k->ca_file = strdup(SA_DIR "/ca.crt");
+        k->server = xstrdup(url);
+        if (!k->token_file) k->token_file = xstrdup(SA_DIR "/token");
+        if (!k->ca_file) k->ca_file = xstrdup(SA_DIR "/ca.crt");
     }
     if (!k->server || !*k->server) {
         err_set(e, "no kube-apiserver: give --kubeconfig, --server, or run in a cluster (KUBERNETES_SERVICE_HOST)");
@@ -238,7 +238,7 @@ static char *current_token(const ext_kube *k) {
             return t;
         }
     }
-    return k->token ? strdup(k->token) : NULL;
+    return k->token ? xstrdup(k->token) : NULL;
 }
 
 typedef struct xfer {
@@ -465,7 +465,7 @@ json_t *ext_kube_snapshot(ext_kube *k, err *e) {
             }
             const char *next = json_string_value(json_object_get(json_object_get(doc, "metadata"), "continue"));
             free(cont);
-            cont = next && *next ? strdup(next) : NULL;
+            cont = next && *next ? xstrdup(next) : NULL;
             json_decref(doc);
             if (!cont) break;
         }

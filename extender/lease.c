@@ -21,7 +21,9 @@ struct ext_lease {
     pthread_t th;
     _Atomic bool stop, leader;
     double last_renew;           /* when this process last renewed successfully (monotonic s) */
-    /* what we last saw of the Lease, and when it last changed on our clock */
+    /* what we last saw of the Lease, and when it last changed on our clock; seen_holder
+     * is also read by /bind on a standby (under mu) */
+    pthread_mutex_t mu;
     char *seen_holder, *seen_renew;
     double seen_at;
 };
@@ -92,7 +94,7 @@ static bool write_lease(ext_lease *l, const char *method, json_t *obj) {
 
 static void set_str(char **dst, const char *s) {
     free(*dst);
-    *dst = s ? strdup(s) : NULL;
+    *dst = s ? xstrdup(s) : NULL;
 }
 
 static bool str_eq(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
@@ -127,7 +129,9 @@ static bool try_acquire(ext_lease *l) {
     json_int_t dur = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
     double now = now_s();
     if (!str_eq(holder, l->seen_holder) || !str_eq(renew, l->seen_renew)) {
+        pthread_mutex_lock(&l->mu);
         set_str(&l->seen_holder, holder);
+        pthread_mutex_unlock(&l->mu);
         set_str(&l->seen_renew, renew);
         l->seen_at = now;
     }
@@ -168,16 +172,17 @@ ext_lease *ext_lease_start(ext_kube *k, const ext_lease_opts *o) {
     if (l->o.duration_s <= 0) l->o.duration_s = 15;
     if (l->o.renew_deadline_s <= 0) l->o.renew_deadline_s = 10;
     if (l->o.retry_s <= 0) l->o.retry_s = 2;
-    l->ns = strdup(o->ns ? o->ns : "kube-system");
-    l->name = strdup(o->name ? o->name : "dralloc-extender");
+    pthread_mutex_init(&l->mu, NULL);
+    l->ns = xstrdup(o->ns ? o->ns : "kube-system");
+    l->name = xstrdup(o->name ? o->name : "dralloc-extender");
     if (o->identity) {
-        l->identity = strdup(o->identity);
+        l->identity = xstrdup(o->identity);
     } else {
         char host[256] = "dralloc";
         gethostname(host, sizeof host - 1);
         char id[300];
         snprintf(id, sizeof id, "%s_%d", host, (int)getpid());
-        l->identity = strdup(id);
+        l->identity = xstrdup(id);
     }
     pthread_create(&l->th, NULL, run, l);
     return l;
@@ -185,6 +190,15 @@ ext_lease *ext_lease_start(ext_kube *k, const ext_lease_opts *o) {
 
 bool ext_lease_is_leader(ext_lease *l) { return l && atomic_load(&l->leader); }
 const char *ext_lease_identity(const ext_lease *l) { return l->identity; }
+
+char *ext_lease_holder(ext_lease *l) {
+    pthread_mutex_lock(&l->mu);
+    char *h = l->seen_holder && *l->seen_holder ? xstrdup(l->seen_holder) : NULL;
+    pthread_mutex_unlock(&l->mu);
+    return h;
+}
+
+void ext_lease_name(const ext_lease *l, char *buf, size_t n) { snprintf(buf, n, "%s/%s", l->ns, l->name); }
 
 void ext_lease_stop(ext_lease *l, bool release) {
     if (!l) return;
@@ -215,5 +229,6 @@ void ext_lease_stop(ext_lease *l, bool release) {
     free(l->identity);
     free(l->seen_holder);
     free(l->seen_renew);
+    pthread_mutex_destroy(&l->mu);
     free(l);
 }

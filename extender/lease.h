@@ -14,6 +14,7 @@
 #define DRA_EXTENDER_LEASE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "extender/kube.h"
 
@@ -31,6 +32,11 @@ typedef struct ext_lease_opts {
 ext_lease *ext_lease_start(ext_kube *k, const ext_lease_opts *o);
 bool ext_lease_is_leader(ext_lease *l);
 const char *ext_lease_identity(const ext_lease *l);
+/* The holder last seen on the Lease (malloc'd), NULL when nobody holds it or it was not
+ * read yet: who a standby names as the leader. */
+char *ext_lease_holder(ext_lease *l);
+/* "namespace/name" of the Lease. */
+void ext_lease_name(const ext_lease *l, char *buf, size_t n);
 /* Stops the candidate; a leader releases the Lease when `release`. */
 void ext_lease_stop(ext_lease *l, bool release);
 

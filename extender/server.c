@@ -7,8 +7,10 @@
  * over waits for the answer (--filter-budget bounds that wait).
  *
  * Bodies are buffered per request up to the service's max_body (larger ones answered
- * 413 without reading them when a Content-Length announces them). Connections are
- * bounded three ways:
+ * 413 without reading them when a Content-Length announces them), and across requests
+ * up to the byte budget (budget.h): a body that does not fit is answered 503 with
+ * Retry-After — before it is read when its Content-Length already does not fit, else
+ * once it is in, its bytes not kept. Connections are bounded three ways:
  *   - conn_limit connections at once: past it a new connection is accepted and closed
  *     at once (the accept policy), so a client learns it now rather than waiting in the
  *     listen queue; the soft RLIMIT_NOFILE is raised to the hard one for them;
@@ -23,7 +25,13 @@
  *     second later (a lingering close, so the 408 is not lost to a reset); an answer not
  *     taken → closed. A request being decided is never cut. The clock of a request
  *     starts when the connection opens or its previous answer went out, so it includes
- *     the keep-alive wait before it (at most conn_timeout_s).
+ *     the keep-alive wait before it (at most conn_timeout_s). Over TLS the 408 cannot
+ *     be written past MHD (it would be plaintext in a TLS stream): a late body is
+ *     closed like late headers.
+ * TLS (tls.h): each connection's session gets the current credentials before its
+ * handshake (so certificate files that rotate take effect), and with a client CA the
+ * handshake itself refuses a client without a certificate that CA signed.
+ * A server may serve only some routes (the health listener): others are 404 at once.
  * A graceful stop lets the requests in flight finish before the daemon goes away. */
 #include "extender/extender.h"
 
@@ -41,6 +49,9 @@
 #include <unistd.h>
 
 #include "base/strbuf.h"
+#include "extender/budget.h"
+#include "extender/listen.h"
+#include "extender/tls.h"
 
 /* A connection's phase, for the request deadline. The MHD thread moves it along
  * HEADERS → BODY → HANDLING → SENDING → HEADERS (keep-alive); the watchdog moves a late
@@ -51,6 +62,8 @@ enum { PH_HEADERS, PH_BODY, PH_HANDLING, PH_SENDING, PH_LINGER, PH_CUT };
 #define WATCH_TICK_NS (100 * 1000000ull)
 #define LINGER_NS (1000 * 1000000ull)   /* between the 408 and the hard close */
 #define LOG_EVERY_NS (10 * 1000000000ull)
+#define PREALLOC_MAX (1u << 20)  /* bodies announced up to this are allocated at once */
+#define BUDGET_RETRY_AFTER_S 1   /* a request refused for want of room: bodies drain in about that */
 
 typedef struct conn {
     struct conn *prev, *next;   /* the server's list, under its lock */
@@ -60,12 +73,18 @@ typedef struct conn {
     char *path;                 /* URL of the request in BODY, for the 408 (MHD thread
                                  * writes it in HEADERS; the watchdog reads it after
                                  * winning BODY → LINGER; freed when the connection closes) */
+    void *tls_ref;              /* the credentials its TLS session uses (tls.h) */
+    void *tls_session;          /* gnutls_session_t, NULL over plain HTTP */
 } conn;
 
 struct ext_server {
     struct MHD_Daemon *d;
     ext_service *svc;
     size_t max_body;
+    ext_tls *tls;                  /* borrowed; NULL: plain HTTP */
+    ext_budget *budget;            /* borrowed; NULL: no budget */
+    const char *const *routes;     /* NULL: every route */
+    const char *name;              /* "--listen", "--health-listen" */
     unsigned conn_limit;
     uint64_t request_timeout_ns;   /* 0: none */
     _Atomic long inflight;         /* requests between their first callback and their completion */
@@ -84,7 +103,9 @@ struct ext_server {
 typedef struct request {
     strbuf body;
     conn *cn;        /* NULL when MHD gave no socket context */
+    size_t held;     /* bytes taken from the budget for body */
     bool too_large;
+    bool over_budget;   /* the budget had no room: body dropped, 503 at the end */
     bool answered;   /* a reply was queued before the body was read */
 } request;
 
@@ -113,7 +134,7 @@ static void phase_restart(conn *cn, int to) {
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
-    (void)cls;
+    const char *who = cls;   /* "http", "health" */
     /* a flood of clients that hang up mid-request would otherwise be a flood of lines:
      * 20 per 10 s, then a count of the ones left out */
     static uint64_t window;
@@ -125,7 +146,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
         window = now, lines = dropped = 0;
     }
     if (lines++ < 20) {
-        fputs("dralloc serve: http: ", stderr);
+        fprintf(stderr, "dralloc serve: %s: ", who);
         vfprintf(stderr, fmt, ap);
     } else {
         dropped++;
@@ -142,6 +163,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         conn *cn = xcalloc(1, sizeof *cn);
         cn->fd = ci ? ci->connect_fd : -1;
+        if (srv->tls) {
+            const union MHD_ConnectionInfo *ti = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+            cn->tls_session = ti ? ti->tls_session : NULL;
+            /* before the handshake: this connection's credentials and client check */
+            if (cn->tls_session) cn->tls_ref = ext_tls_session_begin(srv->tls, cn->tls_session);
+        }
         atomic_init(&cn->phase, PH_HEADERS);
         atomic_init(&cn->since, now_ns());
         pthread_mutex_lock(&srv->lock);
@@ -160,6 +187,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         else srv->conns = cn->next;
         if (cn->next) cn->next->prev = cn->prev;
         pthread_mutex_unlock(&srv->lock);
+        if (cn->tls_ref) ext_tls_session_end(srv->tls, cn->tls_ref);
         free(cn->path);
         free(cn);
         *socket_context = NULL;
@@ -208,7 +236,7 @@ static void watch_once(ext_server *srv, uint64_t now) {
         if (ph == PH_LINGER) {
             if (now - since >= LINGER_NS && phase_move(cn, PH_LINGER, PH_CUT)) shutdown(cn->fd, SHUT_RDWR);
         } else if (limit && (ph == PH_HEADERS || ph == PH_BODY || ph == PH_SENDING) && now - since > limit) {
-            if (ph == PH_BODY) {
+            if (ph == PH_BODY && !srv->tls) {
                 if (!phase_move(cn, PH_BODY, PH_LINGER)) continue;
                 atomic_store(&cn->since, now);
                 send_408(srv, cn);
@@ -272,6 +300,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, ext_reply *r) {
     if (!resp) return MHD_NO;
     if (r->content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
     if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%u", r->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+    }
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ok;
@@ -283,6 +316,56 @@ static void too_large(ext_server *srv, struct MHD_Connection *c, const char *url
     ext_reply r;
     ext_service_refuse(srv->svc, url, 413, msg, &r);
     send_reply(c, &r);
+}
+
+static void over_budget(ext_server *srv, struct MHD_Connection *c, const char *url) {
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "the server holds as many request bytes as it may (--max-inflight-bytes %zu): retry in %us",
+             ext_budget_limit(srv->budget), BUDGET_RETRY_AFTER_S);
+    ext_budget_refused(srv->budget);
+    ext_reply r;
+    ext_service_refuse(srv->svc, url, 503, msg, &r);
+    r.retry_after = BUDGET_RETRY_AFTER_S;
+    send_reply(c, &r);
+}
+
+/* Another request's answer, queued before its body is read (413, 503, 404, 403). */
+static void answer_now(request *rq) {
+    rq->answered = true;
+    phase_restart(rq->cn, PH_SENDING);
+}
+
+static bool served_here(const ext_server *srv, const char *url) {
+    if (!srv->routes) return true;
+    for (const char *const *r = srv->routes; *r; r++)
+        if (!strcmp(*r, url)) return true;
+    return false;
+}
+
+/* Bytes of a body arrive: kept when the budget has room for them. */
+static void keep_body(ext_server *srv, request *rq, const char *p, size_t n) {
+    if (srv->budget) {
+        if (!ext_budget_take(srv->budget, n)) {
+            /* no room: what this request holds goes back at once, the rest is read
+             * and dropped, and the answer is a 503 */
+            rq->over_budget = true;
+            ext_budget_give(srv->budget, rq->held);
+            rq->held = 0;
+            sbuf_free(&rq->body);
+            sbuf_init(&rq->body);
+            return;
+        }
+        rq->held += n;
+    }
+    sbuf_add(&rq->body, p, n);
+}
+
+static void drop_body(ext_server *srv, request *rq) {
+    if (srv->budget && rq->held) ext_budget_give(srv->budget, rq->held);
+    rq->held = 0;
+    sbuf_free(&rq->body);
+    sbuf_init(&rq->body);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -303,25 +386,59 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->cn->path = xstrdup(url);
         }
         if (!phase_move(rq->cn, PH_HEADERS, PH_BODY)) return MHD_NO;   /* cut meanwhile */
+        if (srv->tls && !ext_tls_session_verified(srv->tls, rq->cn ? rq->cn->tls_session : NULL)) {
+            /* the handshake already refuses these: a second lock on the same door */
+            ext_reply r;
+            ext_service_refuse(srv->svc, url, 403, "forbidden: no verified client certificate (--client-ca-file)", &r);
+            send_reply(c, &r);
+            rq->too_large = true;   /* the body, if any, is not kept */
+            answer_now(rq);
+            return MHD_YES;
+        }
+        if (!served_here(srv, url)) {
+            ext_reply r;
+            strbuf msg;
+            sbuf_init(&msg);
+            sbuf_addf(&msg, "no route for %s on %s (it serves", url, srv->name);
+            for (const char *const *p = srv->routes; *p; p++) sbuf_addf(&msg, " %s", *p);
+            sbuf_addc(&msg, ')');
+            ext_service_refuse(srv->svc, url, 404, msg.buf, &r);
+            sbuf_free(&msg);
+            send_reply(c, &r);
+            rq->too_large = true;
+            answer_now(rq);
+            return MHD_YES;
+        }
         /* refuse an announced oversized body before reading it (and before MHD sends
-         * "100 Continue" to a client that asked) */
+         * "100 Continue" to a client that asked); one that cannot fit in the budget now,
+         * too */
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > srv->max_body) {
-            rq->too_large = rq->answered = true;
+        unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
+        if (announced > srv->max_body) {
+            rq->too_large = true;
             too_large(srv, c, url);
-            phase_restart(rq->cn, PH_SENDING);
+            answer_now(rq);
+        } else if (srv->budget && !ext_budget_fits(srv->budget, announced)) {
+            rq->too_large = true;
+            over_budget(srv, c, url);
+            answer_now(rq);
+        } else if (announced > 0 && announced <= PREALLOC_MAX) {
+            /* a usual body's whole size at once, no growth by doubling; a larger one
+             * grows as its bytes arrive, so that a thousand clients announcing large
+             * bodies they never send cost no address space */
+            rq->body.buf = xmalloc(announced + 1);
+            rq->body.cap = announced + 1;
         }
         return MHD_YES;
     }
     if (*upload_size) {
         int ph = rq->cn ? atomic_load(&rq->cn->phase) : PH_BODY;
         if (ph == PH_LINGER || ph == PH_CUT) rq->too_large = true;   /* late: 408 sent, drop the rest */
-        if (!rq->too_large && rq->body.len + *upload_size > srv->max_body) {
+        if (!rq->too_large && !rq->over_budget && rq->body.len + *upload_size > srv->max_body) {
             rq->too_large = true;   /* chunked or lying: stop buffering, answer at the end */
-            sbuf_free(&rq->body);
-            sbuf_init(&rq->body);
+            drop_body(srv, rq);
         }
-        if (!rq->too_large) sbuf_add(&rq->body, upload, *upload_size);
+        if (!rq->too_large && !rq->over_budget) keep_body(srv, rq, upload, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
@@ -329,8 +446,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* the whole body is in: no deadline while it is decided */
     if (!phase_move(rq->cn, PH_BODY, PH_HANDLING)) return MHD_NO;   /* too late: 408 already sent */
     rq->answered = true;
-    if (rq->too_large) {
-        too_large(srv, c, url);
+    if (rq->too_large || rq->over_budget) {
+        if (rq->too_large) too_large(srv, c, url);
+        else over_budget(srv, c, url);
         phase_restart(rq->cn, PH_SENDING);
         return MHD_YES;
     }
@@ -348,33 +466,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     request *rq = *con_cls;
     if (!rq) return;
     phase_restart(rq->cn, PH_HEADERS);   /* the next request's clock starts now */
-    sbuf_free(&rq->body);
+    drop_body(srv, rq);
     free(rq);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->inflight, 1);
-}
-
-/* "HOST:PORT" or "[V6]:PORT" → an address. */
-static bool resolve(const char *listen, struct sockaddr_storage *sa, socklen_t *len, err *e) {
-    char host[256], port[16];
-    const char *colon = strrchr(listen, ':');
-    if (!colon || !colon[1] || strlen(colon + 1) >= sizeof port || (size_t)(colon - listen) >= sizeof host)
-        return err_set(e, "--listen %s: expected HOST:PORT", listen);
-    size_t hl = (size_t)(colon - listen);
-    const char *h = listen;
-    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') h++, hl -= 2;
-    memcpy(host, h, hl);
-    host[hl] = '\0';
-    strcpy(port, colon + 1);
-    for (const char *p = port; *p; p++)
-        if (*p < '0' || *p > '9') return err_set(e, "--listen %s: port must be a number", listen);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
-    int rc = getaddrinfo(hl ? host : NULL, port, &hints, &res);
-    if (rc) return err_set(e, "--listen %s: %s", listen, gai_strerror(rc));
-    memcpy(sa, res->ai_addr, res->ai_addrlen);
-    *len = res->ai_addrlen;
-    freeaddrinfo(res);
-    return true;
 }
 
 /* Descriptors needed besides the connections: the listening socket, each MHD thread's
@@ -399,9 +494,11 @@ static unsigned fd_room(unsigned want, unsigned threads) {
 }
 
 ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *bound, size_t nbound, err *e) {
-    struct sockaddr_storage sa;
-    socklen_t salen = 0;
-    if (!resolve(o->listen, &sa, &salen, e)) return NULL;
+    const char *flag = o->name ? o->name : "--listen";
+    ext_addr addr;
+    if (!ext_listen_parse(flag, o->listen, &addr, e)) return NULL;
+    struct sockaddr_storage sa = addr.sa;
+    socklen_t salen = addr.len;
     unsigned threads = o->threads;
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -421,7 +518,11 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     }
     ext_server *srv = xcalloc(1, sizeof *srv);
     srv->svc = svc;
-    srv->max_body = ext_service_config(svc)->max_body;
+    srv->max_body = o->max_body ? o->max_body : ext_service_config(svc)->max_body;
+    srv->tls = o->tls;
+    srv->budget = o->budget;
+    srv->routes = o->routes;
+    srv->name = flag;
     srv->conn_limit = want;
     srv->request_timeout_ns = (uint64_t)o->request_timeout_ms * 1000000ull;
     pthread_mutex_init(&srv->lock, NULL);
@@ -432,18 +533,39 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     pthread_condattr_destroy(&ca);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-    /* the logger first: MHD logs through the default one until it sees this option */
+    if (o->tls) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            err_set(e, "%s %s: this libmicrohttpd was built without TLS", flag, o->listen);
+            goto fail;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    /* one thread: MHD's own polling thread, no pool (a pool size of 0 or 1 is warned about) */
+    struct MHD_OptionItem pool_opts[] = {
+        {threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_OptionItem tls_opts[] = {
+        {o->tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, o->tls ? (void *)ext_tls_key_pem(o->tls) : NULL},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, o->tls ? (void *)ext_tls_cert_pem(o->tls) : NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    /* the logger first: MHD logs through the default one until it sees this option;
+     * over TLS, MHD's own credentials are only used until on_connection gives each
+     * session the current ones (tls.c) */
     srv->d = MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,   //
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, (void *)(o->routes ? "health" : "http"),
+                              MHD_OPTION_ARRAY, tls_opts,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                              MHD_OPTION_THREAD_POOL_SIZE, threads,
+                              MHD_OPTION_ARRAY, pool_opts,
                               MHD_OPTION_CONNECTION_TIMEOUT, o->conn_timeout_s,
                               MHD_OPTION_CONNECTION_LIMIT, want + margin,
                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
                               MHD_OPTION_END);
     if (!srv->d) {
-        err_set(e, "--listen %s: cannot start the HTTP server (address in use?)", o->listen);
+        err_set(e, "%s %s: cannot start the HTTP server (address in use?)", flag, o->listen);
+    fail:
         pthread_cond_destroy(&srv->wake);
         pthread_mutex_destroy(&srv->lock);
         free(srv);

@@ -3,8 +3,11 @@
  * whole life, so its answer is always that snapshot's answer even while POST /objects
  * swaps in the next one; all memory a request takes is released before it returns. */
 #include "extender/extender.h"
+#include "extender/auth.h"
 #include "extender/bind.h"
+#include "extender/budget.h"
 #include "extender/lease.h"
+#include "extender/tls.h"
 #include "extender/watch.h"
 #include "report/report.h"
 
@@ -21,6 +24,7 @@
 #include "extender/metrics.h"
 #include "extender/pool.h"
 #include "extender/wire.h"
+#include "base/strbuf.h"
 
 /* How many /filter decisions the status page keeps, and failed nodes per decision. */
 enum { RECENT_MAX = 50, RECENT_FAILED_MAX = 20 };
@@ -79,6 +83,7 @@ static void reply(ext_reply *r, int status, const char *type, char *body) {
     r->status = status;
     r->content_type = type;
     r->allow = NULL;
+    r->retry_after = 0;
     r->body = body;
     r->len = strlen(body);
 }
@@ -256,6 +261,17 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
 
 /* ---- bind mode ------------------------------------------------------------------------ */
 
+/* A standby's answer to /bind: an Error (kube-scheduler unreserves the pod and tries
+ * it again) that names who leads, so whoever reads the event knows where to look. */
+static char *standby_error(ext_lease *l) {
+    char *holder = ext_lease_holder(l), lease[300], msg[900];
+    ext_lease_name(l, lease, sizeof lease);
+    snprintf(msg, sizeof msg, "standby replica %s does not bind: the leader is %s (Lease %s); retry there",
+             ext_lease_identity(l), holder ? holder : "not known yet", lease);
+    free(holder);
+    return xstrdup(msg);
+}
+
 /* ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node} → ExtenderBindingResult. */
 static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r) {
     if (!s->cfg.binder) {
@@ -284,7 +300,7 @@ static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r
         }
     }
     char *msg;
-    if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) msg = xstrdup("standby replica: not the leader, not binding");
+    if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) msg = standby_error(s->cfg.lease);
     else msg = ext_bind(s->cfg.binder, v[1], v[0], v[2], v[3]);
     json_t *out = json_pack("{s:s}", "Error", msg ? msg : "");
     free(msg);
@@ -347,10 +363,25 @@ static void delete_object(ext_service *s, const char *rest, ext_reply *r) {
 
 /* ---- introspection ------------------------------------------------------------------ */
 
+/* The leader election as this replica sees it. */
+static json_t *leader_json(ext_lease *l) {
+    char *holder = ext_lease_holder(l), lease[300];
+    ext_lease_name(l, lease, sizeof lease);
+    json_t *j = json_pack("{s:s, s:b, s:s?, s:s}", "identity", ext_lease_identity(l), "leading", ext_lease_is_leader(l),
+                          "holder", holder, "lease", lease);
+    free(holder);
+    return j;
+}
+
 static void debug_cache(ext_service *s, ext_reply *r) {
     dra_snapshot *snap = dra_store_acquire(s->store);
     if (!snap) {
-        ext_reply_error(r, 503, "no snapshot loaded yet");
+        /* before the first list: what each watch is doing and why it has not listed */
+        json_t *j = json_pack("{s:s}", "error", "no snapshot loaded yet");
+        if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
+        if (s->cfg.lease) json_object_set_new(j, "leader", leader_json(s->cfg.lease));
+        reply(r, 503, mime_json, json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6)));
+        json_decref(j);
         return;
     }
     int64_t built = dra_snapshot_built_unix_ns(snap);
@@ -369,9 +400,7 @@ static void debug_cache(ext_service *s, ext_reply *r) {
     json_object_set_new(j, "catalog", dra_catalog_sizes_json(&cs));
     dra_snapshot_release(snap);
     if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
-    if (s->cfg.lease)
-        json_object_set_new(j, "leader", json_pack("{s:s, s:b}", "identity", ext_lease_identity(s->cfg.lease), "leading",
-                                                   ext_lease_is_leader(s->cfg.lease)));
+    if (s->cfg.lease) json_object_set_new(j, "leader", leader_json(s->cfg.lease));
     char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(j);
     reply(r, 200, mime_json, out);
@@ -381,39 +410,59 @@ static void metrics(ext_service *s, ext_reply *r) {
     dra_snapshot *snap = dra_store_acquire(s->store);
     char *text = ext_metrics_render(s->metrics, snap);
     if (snap) dra_snapshot_release(snap);
-    if (s->cfg.watch || s->cfg.lease || s->cfg.binder) {
+    strbuf b;
+    sbuf_init(&b);
+    sbuf_adds(&b, text);
+    free(text);
+    const ext_config *c = &s->cfg;
+    if (c->watch || c->lease || c->binder) {
         /* live mode's own series */
-        char *more = NULL;
-        if (asprintf(&more,
-                     "%s# HELP dralloc_watch_ready 1 when every kind is listed and none is stale\n"
-                     "# TYPE dralloc_watch_ready gauge\ndralloc_watch_ready %d\n"
-                     "# HELP dralloc_watch_events_total watch events applied\n"
-                     "# TYPE dralloc_watch_events_total counter\ndralloc_watch_events_total %llu\n"
-                     "# HELP dralloc_watch_lists_total complete lists (first lists and relists)\n"
-                     "# TYPE dralloc_watch_lists_total counter\ndralloc_watch_lists_total %llu\n"
-                     "# HELP dralloc_watch_stale_events_skipped_total versions of objects bind mode wrote that "
-                     "the watch delivered afterwards, older than the write, not applied\n"
-                     "# TYPE dralloc_watch_stale_events_skipped_total counter\n"
-                     "dralloc_watch_stale_events_skipped_total %llu\n"
-                     "# HELP dralloc_leader 1 while this replica holds the lease (or runs without election)\n"
-                     "# TYPE dralloc_leader gauge\ndralloc_leader %d\n"
-                     "# HELP dralloc_binds_total /bind outcomes\n# TYPE dralloc_binds_total counter\n"
-                     "dralloc_binds_total{outcome=\"bound\"} %llu\ndralloc_binds_total{outcome=\"failed\"} %llu\n"
-                     "# HELP dralloc_bind_conflicts_total 409 answers to claim writes, retried\n"
-                     "# TYPE dralloc_bind_conflicts_total counter\ndralloc_bind_conflicts_total %llu\n",
-                     text, s->cfg.watch ? ext_watch_ready(s->cfg.watch) : 1,
-                     s->cfg.watch ? (unsigned long long)ext_watch_events(s->cfg.watch) : 0ull,
-                     s->cfg.watch ? (unsigned long long)ext_watch_relists(s->cfg.watch) : 0ull,
-                     s->cfg.watch ? (unsigned long long)ext_watch_stale_skipped(s->cfg.watch) : 0ull,
-                     s->cfg.lease ? ext_lease_is_leader(s->cfg.lease) : 1,
-                     s->cfg.binder ? (unsigned long long)ext_binder_binds(s->cfg.binder) : 0ull,
-                     s->cfg.binder ? (unsigned long long)ext_binder_failures(s->cfg.binder) : 0ull,
-                     s->cfg.binder ? (unsigned long long)ext_binder_conflicts(s->cfg.binder) : 0ull) >= 0) {
-            free(text);
-            text = more;
-        }
+        sbuf_addf(&b,
+                  "# HELP dralloc_watch_ready 1 when every kind is listed and none is stale\n"
+                  "# TYPE dralloc_watch_ready gauge\ndralloc_watch_ready %d\n"
+                  "# HELP dralloc_watch_events_total watch events applied\n"
+                  "# TYPE dralloc_watch_events_total counter\ndralloc_watch_events_total %llu\n"
+                  "# HELP dralloc_watch_lists_total complete lists (first lists and relists)\n"
+                  "# TYPE dralloc_watch_lists_total counter\ndralloc_watch_lists_total %llu\n"
+                  "# HELP dralloc_watch_stale_events_skipped_total versions of objects bind mode wrote that "
+                  "the watch delivered afterwards, older than the write, not applied\n"
+                  "# TYPE dralloc_watch_stale_events_skipped_total counter\n"
+                  "dralloc_watch_stale_events_skipped_total %llu\n"
+                  "# HELP dralloc_leader 1 while this replica holds the lease (or runs without election)\n"
+                  "# TYPE dralloc_leader gauge\ndralloc_leader %d\n"
+                  "# HELP dralloc_binds_total /bind outcomes\n# TYPE dralloc_binds_total counter\n"
+                  "dralloc_binds_total{outcome=\"bound\"} %llu\ndralloc_binds_total{outcome=\"failed\"} %llu\n"
+                  "# HELP dralloc_bind_conflicts_total 409 answers to claim writes, retried\n"
+                  "# TYPE dralloc_bind_conflicts_total counter\ndralloc_bind_conflicts_total %llu\n",
+                  c->watch ? ext_watch_ready(c->watch) : 1,
+                  c->watch ? (unsigned long long)ext_watch_events(c->watch) : 0ull,
+                  c->watch ? (unsigned long long)ext_watch_relists(c->watch) : 0ull,
+                  c->watch ? (unsigned long long)ext_watch_stale_skipped(c->watch) : 0ull,
+                  c->lease ? ext_lease_is_leader(c->lease) : 1,
+                  c->binder ? (unsigned long long)ext_binder_binds(c->binder) : 0ull,
+                  c->binder ? (unsigned long long)ext_binder_failures(c->binder) : 0ull,
+                  c->binder ? (unsigned long long)ext_binder_conflicts(c->binder) : 0ull);
     }
-    reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", text);
+    if (c->budget)
+        sbuf_addf(&b,
+                  "# HELP dralloc_inflight_request_bytes request bytes held now, across connections\n"
+                  "# TYPE dralloc_inflight_request_bytes gauge\ndralloc_inflight_request_bytes %zu\n"
+                  "# HELP dralloc_inflight_request_bytes_peak the most request bytes held at once\n"
+                  "# TYPE dralloc_inflight_request_bytes_peak gauge\ndralloc_inflight_request_bytes_peak %zu\n"
+                  "# HELP dralloc_inflight_request_bytes_limit --max-inflight-bytes\n"
+                  "# TYPE dralloc_inflight_request_bytes_limit gauge\ndralloc_inflight_request_bytes_limit %zu\n"
+                  "# HELP dralloc_requests_over_budget_total requests answered 503 for want of room in "
+                  "--max-inflight-bytes\n"
+                  "# TYPE dralloc_requests_over_budget_total counter\ndralloc_requests_over_budget_total %llu\n",
+                  ext_budget_in_use(c->budget), ext_budget_peak(c->budget), ext_budget_limit(c->budget),
+                  (unsigned long long)ext_budget_refusals(c->budget));
+    if (c->tls)
+        sbuf_addf(&b,
+                  "# HELP dralloc_tls_reloads_total certificate files loaded again after they changed\n"
+                  "# TYPE dralloc_tls_reloads_total counter\ndralloc_tls_reloads_total{outcome=\"loaded\"} %llu\n"
+                  "dralloc_tls_reloads_total{outcome=\"failed\"} %llu\n",
+                  (unsigned long long)ext_tls_reloads(c->tls), (unsigned long long)ext_tls_reload_errors(c->tls));
+    reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", sbuf_take(&b));
 }
 
 /* ---- routing -------------------------------------------------------------------------- */
@@ -434,6 +483,10 @@ static bool method_is(const char *m, const char *want, ext_reply *r, const char 
 
 static ext_verb route(ext_service *s, const char *m, const char *path, const char *body, size_t len,
                       ext_reply *r) {
+    if (s->cfg.write_guard && ext_auth_changes_state(path)) {
+        ext_reply_error(r, 403, "%s", s->cfg.write_guard);
+        return is_verb(path, "bind") ? EXT_VERB_BIND : EXT_VERB_OBJECTS;
+    }
     if (!strcmp(path, "/objects") || !strncmp(path, "/objects/", 9)) {
         if (s->cfg.watch)
             ext_reply_error(r, 409, "/objects is for static mode; this server follows a kube-apiserver (--kubeconfig/--server)");
@@ -452,10 +505,10 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
     if (!strcmp(path, "/readyz")) {
         if (method_is(m, "GET", r, "GET")) {
             dra_snapshot *snap = dra_store_acquire(s->store);
+            /* whether this replica can answer, leader or not: a standby that is not
+             * ready would keep a Deployment from ever becoming Available */
             if (s->cfg.watch && !ext_watch_ready(s->cfg.watch))
                 ext_reply_error(r, 503, "the cache has not listed every kind yet, or cannot watch (see /debug/cache)");
-            else if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease))
-                ext_reply_error(r, 503, "standby: another replica holds the lease");
             else if (snap) reply(r, 200, "text/plain; charset=utf-8", xstrdup("ok\n"));
             else ext_reply_error(r, 503, "no snapshot loaded yet");
             if (snap) dra_snapshot_release(snap);

@@ -107,7 +107,7 @@ static void set_rv(kind_state *ks, const char *rv) {
     if (!rv || !*rv) return;
     pthread_mutex_lock(&ks->mu);
     free(ks->rv);
-    ks->rv = strdup(rv);
+    ks->rv = xstrdup(rv);
     pthread_mutex_unlock(&ks->mu);
 }
 
@@ -291,7 +291,7 @@ static void add_upsert(kind_state *ks, json_t *obj, bool list) {
 /* obj: a DELETED event's object, NULL for a relist's deletion. */
 static void add_delete(kind_state *ks, const char *ns, const char *name, json_t *obj) {
     if (obj) VEC_PUSH(ks->ups, json_incref(obj));
-    VEC_PUSH(ks->changes, ((dra_change){.kind = ks->def->kind, .ns = ns ? strdup(ns) : NULL, .name = strdup(name)}));
+    VEC_PUSH(ks->changes, ((dra_change){.kind = ks->def->kind, .ns = ns ? xstrdup(ns) : NULL, .name = xstrdup(name)}));
     VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = !obj}));
 }
 
@@ -402,10 +402,10 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
         const json_t *meta = json_object_get(doc, "metadata");
         const char *c = json_string_value(json_object_get(meta, "continue"));
         free(cont);
-        cont = c && *c ? strdup(c) : NULL;
+        cont = c && *c ? xstrdup(c) : NULL;
         if (!cont) {
             const char *v = json_string_value(json_object_get(meta, "resourceVersion"));
-            rv = v ? strdup(v) : NULL;
+            rv = v ? xstrdup(v) : NULL;
         }
         json_decref(doc);
         if (!cont || atomic_load(&w->stop)) break;
@@ -481,7 +481,7 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
     if (rv && *rv) {
         /* recorded once the chunk is in the store (on_chunk) */
         free(ks->chunk_rv);
-        ks->chunk_rv = strdup(rv);
+        ks->chunk_rv = xstrdup(rv);
     }
     json_decref(ev);
 }

@@ -43,13 +43,26 @@ static inline char *th_read_file(const char *path, size_t *len) {
     return sbuf_take(&b);
 }
 
-/* Starts `dralloc serve --listen 127.0.0.1:0 ARGS...` (NULL-terminated args). */
-static inline void srv_start(srv *s, const char *const *args) {
+/* The port of the log's "<what> HOST:PORT" line (any host: "listening on 0.0.0.0:PORT"),
+ * 0 when there is none yet. */
+static inline int th_logged_port(const char *log, const char *what) {
+    const char *p = strstr(log, what);
+    if (!p) return 0;
+    p += strlen(what);
+    const char *end = p + strcspn(p, " \n");
+    while (end > p && end[-1] != ':') end--;
+    return end > p ? atoi(end) : 0;
+}
+
+/* Starts `dralloc serve ARGS...` (NULL-terminated; the listen address among them), with
+ * env ("NAME=VALUE"..., NULL-terminated, may be NULL) added to its environment; the
+ * port comes from its log, and *health_port (when not NULL) from its "health on" line. */
+static inline void srv_start_with(srv *s, const char *const *args, const char *const *env, int *health_port) {
     snprintf(s->log, sizeof s->log, "/tmp/dralloc-serve-test-XXXXXX");
     int fd = mkstemp(s->log);
     cr_assert(fd >= 0);
-    const char *argv[64] = {DRALLOC_BIN, "serve", "--listen", "127.0.0.1:0"};
-    size_t n = 4;
+    const char *argv[64] = {DRALLOC_BIN, "serve"};
+    size_t n = 2;
     for (size_t i = 0; args && args[i] && n < 62; i++) argv[n++] = args[i];
     argv[n] = NULL;
     s->pid = fork();
@@ -61,6 +74,7 @@ static inline void srv_start(srv *s, const char *const *args) {
         dup2(fd, 2);
         /* nothing of Criterion's (its IPC sockets) may leak into the server */
         for (int f = 3; f < 1024; f++) close(f);
+        for (size_t i = 0; env && env[i]; i++) putenv((char *)env[i]);
         execv(DRALLOC_BIN, (char *const *)argv);
         _exit(127);
     }
@@ -68,8 +82,8 @@ static inline void srv_start(srv *s, const char *const *args) {
     s->port = 0;
     for (int tries = 0; tries < 3000 && !s->port; tries++) {   /* up to 30 s (a slow sanitizer build) */
         char *log = th_read_file(s->log, NULL);
-        const char *p = strstr(log, "listening on 127.0.0.1:");
-        if (p) s->port = atoi(p + strlen("listening on 127.0.0.1:"));
+        s->port = th_logged_port(log, "listening on ");
+        if (health_port) *health_port = th_logged_port(log, "health on ");
         int status;
         if (!s->port && waitpid(s->pid, &status, WNOHANG) == s->pid)
             cr_assert_fail("dralloc serve exited before listening:\n%s", log);
@@ -77,6 +91,15 @@ static inline void srv_start(srv *s, const char *const *args) {
         if (!s->port) usleep(10000);
     }
     cr_assert(s->port > 0, "dralloc serve did not say it was listening");
+}
+
+/* Starts `dralloc serve --listen 127.0.0.1:0 ARGS...` (NULL-terminated args). */
+static inline void srv_start(srv *s, const char *const *args) {
+    const char *all[64] = {"--listen", "127.0.0.1:0"};
+    size_t n = 2;
+    for (size_t i = 0; args && args[i] && n < 62; i++) all[n++] = args[i];
+    all[n] = NULL;
+    srv_start_with(s, all, NULL, NULL);
 }
 
 /* SIGTERM, wait; the exit status (or 128+signal). The log is printed when not 0. */

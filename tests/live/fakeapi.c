@@ -47,6 +47,7 @@ struct fake_api {
     long cut_gen, stall_gen;     /* streams opened before a bump are cut / stalled */
     bool stopping;
     long requests;
+    json_t *log;                 /* "METHOD /path" of each request, "?watch" appended for watches */
     /* lists being paged: each continue token names the snapshot its first page was
      * cut from, as etcd serves every page at the list's revision */
     json_t *lists;               /* token id → [items...] */
@@ -183,6 +184,14 @@ void fake_stall_watches(fake_api *f) { LOCKED(f->stall_gen++); }
 void fake_fail_next(fake_api *f, int n, int status, int ra) { LOCKED(f->fail_n = n; f->fail_status = status; f->fail_retry = ra); }
 void fake_expire_next_continue(fake_api *f, int n) { LOCKED(f->expire_n = n); }
 void fake_unserve(fake_api *f, const char *resource) { LOCKED(f->unserved[res_index(resource)] = true); }
+json_t *fake_request_log(fake_api *f, bool clear) {
+    pthread_mutex_lock(&f->mu);
+    json_t *copy = json_copy(f->log);
+    if (clear) json_array_clear(f->log);
+    pthread_mutex_unlock(&f->mu);
+    return copy;
+}
+
 long fake_requests(fake_api *f) {
     pthread_mutex_lock(&f->mu);
     long n = f->requests;
@@ -419,6 +428,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return reply(c, 401, status_obj(401, "Unauthorized", "Unauthorized: no valid client certificate"), -1);
     pthread_mutex_lock(&f->mu);
     f->requests++;
+    {
+        const char *w = arg(c, "watch");
+        json_array_append_new(f->log, json_sprintf("%s %s%s", method, url, w && strcmp(w, "0") && strcmp(w, "false") ? "?watch" : ""));
+    }
     if (f->fail_n > 0) {
         f->fail_n--;
         int st = f->fail_status, ra = f->fail_retry;
@@ -825,6 +838,7 @@ fake_api *fake_start_tls(const fake_tls *tls) {
     for (int i = 0; i < NRES; i++) f->objs[i] = json_object();
     f->lists = json_object();
     f->leases = json_object();
+    f->log = json_array();
     f->pods = json_object();
     f->rv = 100;
     f->tls_client_certs = tls && tls->trust_pem;
@@ -952,6 +966,7 @@ void fake_stop(fake_api *f) {
     json_decref(f->lists);
     json_decref(f->leases);
     json_decref(f->pods);
+    json_decref(f->log);
     free(f->token);
     free(f);
 }

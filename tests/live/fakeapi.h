@@ -48,6 +48,9 @@ void fake_fail_next(fake_api *f, int n, int status, int retry_after_s);
 void fake_expire_next_continue(fake_api *f, int n);         /* list pages with continue → 410 */
 void fake_unserve(fake_api *f, const char *resource);       /* 404 for it */
 long fake_requests(fake_api *f);
+/* Every request served so far as "METHOD /path" ("?watch" appended for a watch), in
+ * order (a new reference); clear: start the log anew. */
+json_t *fake_request_log(fake_api *f, bool clear);
 /* The Lease ns/name as stored (coordination.k8s.io/v1 GET/POST/PUT are served), or NULL. */
 json_t *fake_lease(fake_api *f, const char *ns, const char *name);
 /* Pods for bind mode: GET one and POST pods/binding are served (the pod is stolen). */

@@ -10,6 +10,7 @@
 #include "extender/bind.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
+#include "tests/deploy/api_calls.h"
 #include "extender/pending.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
@@ -564,6 +565,7 @@ static void got_passing(const char *answer, char *out, size_t n) {
 }
 
 static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
+    json_decref(fake_request_log(f, true));   /* from here on: what serve asks (and this process's watch) */
     char url[64], logpath[] = "/tmp/dralloc-live-serve-XXXXXX";
     snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
     int logfd = mkstemp(logpath);
@@ -650,6 +652,22 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
     http(path, NULL, &body);
     CHECK(strstr(body, "dralloc_binds_total{outcome=\"bound\"} 1"), "serve --bind: /metrics does not count the bind");
     free(body);
+    /* every request serve --bind made is one deploy/'s RBAC grants (tests/deploy/api_calls.h) */
+    json_t *log = fake_request_log(f, false);
+    size_t li;
+    json_t *lr;
+    bool bound_seen = false;
+    json_array_foreach(log, li, lr) {
+        char group[128], res[128];
+        const char *verb = NULL;
+        const char *req = json_string_value(lr);
+        bool known = api_call_of(req, group, sizeof group, res, sizeof res, &verb) && api_call_find(group, res, verb);
+        CHECK(known, "serve --bind requested %s: not in tests/deploy/api_calls.h (nor so in deploy/'s RBAC)", req);
+        bound_seen |= known && !strcmp(res, "pods/binding");
+    }
+    CHECK(bound_seen && json_array_size(log) > 5, "serve --bind: the request log misses the binding (%zu requests)",
+          json_array_size(log));
+    json_decref(log);
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -679,6 +697,125 @@ static void serve_e2e(fake_api *f, const char *dralloc, const char *tokfile) {
     json_decref(pod);
     close(logfd);
     unlink(logpath);
+}
+
+/* One `dralloc serve` replica with --leader-elect, its log, and its two ports. */
+typedef struct replica {
+    pid_t pid;
+    char log[64];
+    char main[128], health[128];   /* "127.0.0.1:PORT" */
+} replica;
+
+static void replica_start(replica *r, const char *dralloc, const char *url, const char *tokfile) {
+    snprintf(r->log, sizeof r->log, "/tmp/dralloc-live-replica-XXXXXX");
+    int fd = mkstemp(r->log);
+    r->pid = fork();
+    if (r->pid == 0) {
+        dup2(fd, 2);
+        execl(dralloc, dralloc, "serve", "--server", url, "--token-file", tokfile, "--listen", "127.0.0.1:0",
+              "--health-listen", "127.0.0.1:0", "--bind", "--leader-elect", "--lease-namespace", "dralloc-system",
+              "--lease-name", "dralloc-e2e", "--leader-elect-lease-duration", "4s", "--leader-elect-renew-deadline",
+              "3s", "--leader-elect-retry-period", "1s", (char *)NULL);
+        _exit(127);
+    }
+    close(fd);
+    r->main[0] = r->health[0] = '\0';
+    for (int i = 0; i < 200 && !r->main[0]; i++) {
+        usleep(50000);
+        FILE *fp = fopen(r->log, "r");
+        char line[512];
+        while (fp && fgets(line, sizeof line, fp)) {
+            sscanf(line, "dralloc serve: health on %127s", r->health);
+            sscanf(line, "dralloc serve: listening on %127s", r->main);
+        }
+        if (fp) fclose(fp);
+    }
+    CHECK(r->main[0] && r->health[0], "replica: no listening/health line in its log");
+}
+
+static long replica_get(const replica *r, bool health, const char *path, char **out) {
+    char url[300];
+    snprintf(url, sizeof url, "http://%s%s", health ? r->health : r->main, path);
+    return http(url, NULL, out);
+}
+
+/* leader.leading of /debug/cache; its identity in id. */
+static bool replica_leads(const replica *r, char *id, size_t n) {
+    char *out = NULL;
+    replica_get(r, false, "/debug/cache", &out);
+    json_t *j = out ? json_loads(out, 0, NULL) : NULL;
+    const json_t *l = json_object_get(j, "leader");
+    if (id) snprintf(id, n, "%s", json_string_value(json_object_get(l, "identity")) ?: "");
+    bool lead = json_is_true(json_object_get(l, "leading"));
+    json_decref(j);
+    free(out);
+    return lead;
+}
+
+/* Two replicas with --leader-elect (deploy/'s other shape: a Service in front of
+ * dralloc): both ready, one leads; the standby's /bind names the leader; the leader
+ * killed (no release), the standby leads within 16 s. */
+static void replicas(fake_api *f, const char *dralloc, const char *tokfile) {
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    replica r[2];
+    replica_start(&r[0], dralloc, url, tokfile);
+    replica_start(&r[1], dralloc, url, tokfile);
+    long code[2] = {0, 0};
+    for (int i = 0; i < 200 && (code[0] != 200 || code[1] != 200); i++) {
+        for (int k = 0; k < 2; k++) {
+            char *out = NULL;
+            code[k] = replica_get(&r[k], true, "/readyz", &out);
+            free(out);
+        }
+        usleep(50000);
+    }
+    CHECK(code[0] == 200 && code[1] == 200, "replicas: /readyz %ld and %ld, want both 200 (a standby is ready)", code[0],
+          code[1]);
+    int leader = -1;
+    char id[2][256];
+    for (int i = 0; i < 100 && leader < 0; i++) {
+        bool a = replica_leads(&r[0], id[0], sizeof id[0]), b = replica_leads(&r[1], id[1], sizeof id[1]);
+        if (a != b) leader = a ? 0 : 1;
+        usleep(100000);
+    }
+    CHECK(leader >= 0, "replicas: not exactly one leader");
+    if (leader >= 0) {
+        int standby = 1 - leader;
+        char *out = NULL, path[300];
+        snprintf(path, sizeof path, "http://%s/bind", r[standby].main);
+        long c = http(path, "{\"PodName\":\"p\",\"PodNamespace\":\"ml\",\"PodUID\":\"u\",\"Node\":\"node-00\"}", &out);
+        json_t *j = out ? json_loads(out, 0, NULL) : NULL;
+        const char *e = json_string_value(json_object_get(j, "Error"));
+        CHECK(c == 200 && e && strstr(e, id[leader]), "replicas: the standby's /bind answered %ld %s, want an Error naming %s",
+              c, out ? out : "", id[leader]);
+        json_decref(j);
+        free(out);
+        out = NULL;
+        replica_get(&r[standby], true, "/metrics", &out);
+        CHECK(out && strstr(out, "\ndralloc_leader 0\n"), "replicas: the standby's /metrics do not say dralloc_leader 0");
+        free(out);
+        /* the leader dies without releasing the Lease */
+        kill(r[leader].pid, SIGKILL);
+        waitpid(r[leader].pid, NULL, 0);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double took = 0;
+        while (!replica_leads(&r[standby], NULL, 0) && took < 30) {
+            usleep(100000);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        }
+        printf("live_test: replicas: failover %.1f s after the leader was killed (lease 4s, retry 1s)\n", took);
+        CHECK(took <= 16, "replicas: the standby took over %.1f s after the kill (want <= 16 s)", took);
+        kill(r[standby].pid, SIGTERM);
+        int st = 0;
+        waitpid(r[standby].pid, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "replicas: exit status %d after SIGTERM", st);
+    } else {
+        for (int k = 0; k < 2; k++) kill(r[k].pid, SIGKILL), waitpid(r[k].pid, NULL, 0);
+    }
+    for (int k = 0; k < 2; k++) unlink(r[k].log);
 }
 
 /* After each fault a watch meets, the store answers as the server's objects do. */
@@ -778,7 +915,7 @@ static void leader_election(fake_api *f, ext_kube *k) {
 }
 
 /* LIVE_ONLY=part,part,... runs only those parts (after the first list, which every
- * part needs): tls faults lease bind stream gang er pending serve podgroups. */
+ * part needs): tls faults lease bind stream gang er pending serve replicas podgroups. */
 static bool part(const char *name) {
     const char *only = getenv("LIVE_ONLY");
     if (!only || !*only) return true;
@@ -863,6 +1000,9 @@ int main(int argc, char **argv) {
 
     /* dralloc serve as kube-scheduler sees it, fed by the same server */
     if (argc > 1 && part("serve")) serve_e2e(f, argv[1], tokfile);
+
+    /* two serve --leader-elect processes: both ready, the standby names the leader, failover */
+    if (argc > 1 && part("replicas")) replicas(f, argv[1], tokfile);
 
     if (part("podgroups")) podgroups_unserved(f, k);
 
