@@ -1,5 +1,5 @@
 /* decode_claim.c — DeviceClass, ResourceClaim (spec and status.allocation),
- * ResourceClaimTemplate, and the core/v1 Node and Pod fields the allocator needs.
+ * ResourceClaimTemplate (core/v1 Nodes and Pods: decode_core.c).
  * Requests keep every v1 field (exactly / firstAvailable, selectors, allocationMode,
  * count, adminAccess, tolerations, capacity requests), so features that are still
  * off in the allocator only need logic, not decoding. Each public decoder runs
@@ -272,24 +272,12 @@ static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
     return true;
 }
 
-static bool decode_meta(dctx *c, const json_t *obj, const char **ns, const char **name) {
-    const json_t *meta;
-    if (!dra_dget_obj(c, obj, "metadata", &meta)) return false;
-    *ns = *name = NULL;
-    if (!meta) return true;
-    size_t m = dra_dpush_key(c, "metadata");
-    if (!dra_dget_str(c, meta, "namespace", ns) || !dra_dget_str(c, meta, "name", name)) return false;
-    dpop(c, m);
-    if (*ns && !**ns) *ns = NULL;
-    return true;
-}
-
 static bool decode_class_v1(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
     dctx c;
     dra_dctx_init(&c, d, e, "DeviceClass", obj);
     memset(cl, 0, sizeof *cl);
     const char *ns;
-    if (!decode_meta(&c, obj, &ns, &cl->name)) return false;
+    if (!dra_ddecode_meta(&c, obj, &ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
     cl->name_id = dra_dec_intern_cstr(d, cl->name);
     const json_t *meta = json_object_get(obj, "metadata");
@@ -307,7 +295,7 @@ static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, dra_claim *
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaim", obj);
     memset(cl, 0, sizeof *cl);
-    if (!decode_meta(&c, obj, &cl->ns, &cl->name)) return false;
+    if (!dra_ddecode_meta(&c, obj, &cl->ns, &cl->name)) return false;
     if (!cl->name) cl->name = "";
     const json_t *meta = json_object_get(obj, "metadata");
     if (meta && !dra_dget_str(&c, meta, "uid", &cl->uid)) return false;
@@ -326,10 +314,24 @@ static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, dra_claim *
         if (al) {
             size_t m2 = dra_dpush_key(&c, "allocation");
             if (!decode_allocation(&c, al, cl)) return false;
+            /* status.allocation.nodeSelector: a selector that does not parse does not
+             * stop the claim from loading; pods using it are told (extres.c) */
+            const json_t *sel = json_object_get(al, "nodeSelector");
+            if (sel && !json_is_null(sel)) {
+                err se;
+                err_clear(&se);
+                dctx sc;
+                dra_dctx_init(&sc, d, &se, "ResourceClaim", obj);
+                if (!dra_ddecode_node_selector(&sc, sel, &cl->alloc_node_selector)) {
+                    cl->alloc_node_selector = NULL;
+                    cl->alloc_node_selector_error = dra_dstrdup(&c, se.msg);
+                }
+            }
             dpop(&c, m2);
         }
         dpop(&c, m);
     }
+    cl->spec_hash = dra_dspec_hash(spec);   /* claims with one spec share fit answers (podfit.c) */
     cl->raw_json = dra_djson_text(&c, obj);
     return true;
 }
@@ -338,7 +340,7 @@ static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dr
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
     memset(t, 0, sizeof *t);
-    if (!decode_meta(&c, obj, &t->ns, &t->name)) return false;
+    if (!dra_ddecode_meta(&c, obj, &t->ns, &t->name)) return false;
     if (!t->name) t->name = "";
     const json_t *spec, *inner;
     if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
@@ -349,75 +351,10 @@ static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dr
     if (json_is_object(meta) && json_object_size(meta)) t->meta_json = dra_djson_text(&c, meta);
     if (!dra_dget_obj(&c, spec, "spec", &inner)) return false;
     if (!inner) return true;
+    t->spec.spec_hash = dra_dspec_hash(inner);   /* the claims made from it share fit answers */
     dra_dpush_key(&c, "spec");
     t->spec.raw_json = dra_djson_text(&c, inner);   /* the claim spec, for printing generated claims */
     return decode_claim_spec(&c, inner, &t->spec);
-}
-
-static bool decode_node_v1(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Node", obj);
-    memset(n, 0, sizeof *n);
-    const char *ns;
-    if (!decode_meta(&c, obj, &ns, &n->name)) return false;
-    if (!n->name) n->name = "";
-    const json_t *meta = json_object_get(obj, "metadata");
-    const json_t *labels;
-    if (meta) {
-        dra_dpush_key(&c, "metadata");
-        if (!dra_dget_obj(&c, meta, "labels", &labels)) return false;
-        if (labels) {
-            size_t cnt = json_object_size(labels);
-            n->labels = ARENA_NEWN(d->a, dra_label, cnt ? cnt : 1);
-            dra_dpush_key(&c, "labels");
-            const char *k;
-            const json_t *v;
-            json_object_foreach((json_t *)labels, k, v) {
-                dra_label *l = &n->labels[n->nlabels];
-                l->key = dra_dstrdup(&c, k);
-                if (!dra_dget_str(&c, labels, k, &l->value)) return false;
-                if (!l->value) l->value = "";
-                n->nlabels++;
-            }
-        }
-    }
-    n->raw_json = dra_djson_text(&c, obj);
-    return true;
-}
-
-static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Pod", obj);
-    memset(p, 0, sizeof *p);
-    if (!decode_meta(&c, obj, &p->ns, &p->name)) return false;
-    if (!p->name) p->name = "";
-    const json_t *meta = json_object_get(obj, "metadata");
-    if (json_is_object(meta) && !dra_dget_str(&c, meta, "uid", &p->uid)) return false;
-    if (p->uid && !*p->uid) p->uid = NULL;
-    const json_t *spec, *status, *arr;
-    if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
-    if (spec) {
-        size_t m = dra_dpush_key(&c, "spec");
-        if (!dra_dget_str(&c, spec, "nodeName", &p->node_name)) return false;
-        if (!dra_dget_arr(&c, spec, "resourceClaims", &arr)) return false;
-        if (arr) {
-            size_t n = json_array_size(arr);
-            p->claims = ARENA_NEWN(d->a, dra_pod_claim, n ? n : 1);
-            size_t m2 = dra_dpush_key(&c, "resourceClaims");
-            for (size_t i = 0; i < n; i++) {
-                const json_t *pc = json_array_get(arr, i);
-                size_t m3 = dra_dpush_idx(&c, i);
-                if (!dra_ddecode_claim_ref(&c, pc, &p->claims[i])) return false;
-                dpop(&c, m3);
-            }
-            p->nclaims = (uint32_t)n;
-            dpop(&c, m2);
-        }
-        dpop(&c, m);
-    }
-    if (status && !dra_ddecode_claim_statuses(&c, status, p->claims, p->nclaims)) return false;
-    p->raw_json = dra_djson_text(&c, obj);
-    return true;
 }
 
 bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
@@ -450,22 +387,3 @@ bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_clai
     return ok;
 }
 
-bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Node", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "Node", &obj, &owned)) return false;
-    bool ok = decode_node_v1(d, obj, n, e);
-    json_decref(owned);
-    return ok;
-}
-
-bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Pod", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "Pod", &obj, &owned)) return false;
-    bool ok = decode_pod_v1(d, obj, p, e);
-    json_decref(owned);
-    return ok;
-}

@@ -3,6 +3,8 @@
  * decoders that Pods and PodGroups share. */
 #include "engine/decode_util.h"
 
+#include "base/hash.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +269,26 @@ bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out
     dpop(c, m);
     *out = ns;
     return true;
+}
+
+bool dra_ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name) {
+    const json_t *meta;
+    if (!dra_dget_obj(c, obj, "metadata", &meta)) return false;
+    *ns = *name = NULL;
+    if (!meta) return true;
+    size_t m = dra_dpush_key(c, "metadata");
+    if (!dra_dget_str(c, meta, "namespace", ns) || !dra_dget_str(c, meta, "name", name)) return false;
+    dpop(c, m);
+    if (*ns && !**ns) *ns = NULL;
+    return true;
+}
+
+uint64_t dra_dspec_hash(const json_t *spec) {
+    if (!spec) return 0;
+    char *t = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    uint64_t h = t ? hash_bytes(t, strlen(t)) | 1 : 0;
+    free(t);
+    return h;
 }
 
 uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }

@@ -34,6 +34,11 @@ bool dra_dqty(dctx *c, const json_t *v, quantity *out);
 const char *dra_djson_text(dctx *c, const json_t *v);
 
 bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
+/* metadata.namespace ("" → NULL) and metadata.name. */
+bool dra_ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name);
+/* A hash of a spec's JSON with keys sorted (never 0 for a spec; 0 for none): claims
+ * with the same needs share fit answers (podfit.c). */
+uint64_t dra_dspec_hash(const json_t *spec);
 
 /* The claim lists a Pod and a PodGroup share (engine/decode_claim.c, podgroup.c).
  * One entry of spec.resourceClaims: its name and the ResourceClaim or template it

@@ -21,181 +21,14 @@
 
 /* ---- pod resources ------------------------------------------------------------------ */
 
-/* Kubernetes' extended resource names: domain-qualified, outside kubernetes.io, not a
- * quota "requests." name; the deviceclass.resource.kubernetes.io/<class> form is one. */
-static bool is_extended(const char *name) {
-    if (!strncmp(name, DC_PREFIX, strlen(DC_PREFIX))) return name[strlen(DC_PREFIX)] != '\0';
-    const char *slash = strchr(name, '/');
-    if (!slash || !strncmp(name, "requests.", 9)) return false;
-    size_t dl = (size_t)(slash - name);
-    if (dl == 13 && !strncmp(name, "kubernetes.io", 13)) return false;
-    if (dl > 14 && !strncmp(slash - 14, ".kubernetes.io", 14)) return false;
-    return true;
-}
-
-static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
 static int find_name(const char *const *v, uint32_t n, const char *name) {
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(v[i], name)) return (int)i;
     return -1;
 }
 
-static bool qty_int(const json_t *v, int64_t *out) {
-    if (json_is_integer(v)) return (*out = json_integer_value(v)), true;
-    const char *s = json_string_value(v);
-    quantity q;
-    err e;
-    err_clear(&e);
-    return s && quantity_parse(s, strlen(s), &q, &e) && quantity_value_int64(&q, out);
-}
-
-/* One container: every resource key (requests, and limits for what requests leave
- * out — the API server defaults requests to limits per resource) and its extended
- * resources. */
-static bool read_container(arena *a, const json_t *c, bool init, dra_podres_cont *k, err *e) {
-    k->name = json_string_value(json_object_get(c, "name"));
-    if (k->name) k->name = arena_strdup(a, k->name);
-    const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
-    k->init = init;
-    k->sidecar = init && rp && !strcmp(rp, "Always");
-    const json_t *res = json_object_get(c, "resources");
-    const json_t *maps[2] = {json_object_get(res, "requests"), json_object_get(res, "limits")};
-    size_t cap = json_object_size(maps[0]) + json_object_size(maps[1]);
-    k->keys = ARENA_NEWN(a, const char *, cap ? cap : 1);
-    k->res = ARENA_NEWN(a, const char *, cap ? cap : 1);
-    k->count = ARENA_NEWN(a, int64_t, cap ? cap : 1);
-    for (int m = 0; m < 2; m++) {
-        if (maps[m] && !json_is_object(maps[m]))
-            return err_set(e, "container %s: resources.%s: expected an object", k->name ? k->name : "?",
-                           m ? "limits" : "requests");
-        const char *key;
-        const json_t *v;
-        json_object_foreach((json_t *)maps[m], key, v) {
-            if (m == 1 && json_object_get(maps[0], key)) continue;
-            k->keys[k->nkeys++] = arena_strdup(a, key);
-            if (!is_extended(key)) continue;
-            int64_t n;
-            if (!qty_int(v, &n) || n < 0)
-                return err_set(e, "container %s: resources %s: extended resources must be whole numbers",
-                               k->name ? k->name : "?", key);
-            k->res[k->nres] = k->keys[k->nkeys - 1];
-            k->count[k->nres++] = n;
-        }
-    }
-    qsort(k->keys, k->nkeys, sizeof *k->keys, cmp_cstr);
-    return true;
-}
-
-static int64_t cont_count(const dra_podres_cont *k, const char *r) {
-    for (uint32_t i = 0; i < k->nres; i++)
-        if (!strcmp(k->res[i], r)) return k->count[i];
-    return 0;
-}
-
-bool dra_podres_read(arena *a, const json_t *pod, const dra_podres **out, err *e) {
-    *out = NULL;
-    const json_t *spec = json_object_get(pod, "spec");
-    const json_t *lists[2] = {json_object_get(spec, "initContainers"), json_object_get(spec, "containers")};
-    size_t nc = json_array_size(lists[0]) + json_array_size(lists[1]);
-    dra_podres *p = ARENA_NEW(a, dra_podres);
-    p->c = ARENA_NEWN(a, dra_podres_cont, nc ? nc : 1);
-    uint32_t nnames = 0;
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; i < json_array_size(lists[l]); i++) {
-            dra_podres_cont *k = &p->c[p->nc++];
-            if (!read_container(a, json_array_get(lists[l], i), l == 0, k, e)) return false;
-            nnames += k->nres;
-        }
-    if (!nnames) return true;
-    p->names = ARENA_NEWN(a, const char *, nnames);
-    for (uint32_t i = 0; i < p->nc; i++)
-        for (uint32_t j = 0; j < p->c[i].nres; j++)
-            if (find_name(p->names, p->n, p->c[i].res[j]) < 0) p->names[p->n++] = p->c[i].res[j];
-    qsort(p->names, p->n, sizeof *p->names, cmp_cstr);
-    p->total = ARENA_NEWN(a, int64_t, p->n);
-    p->steady = ARENA_NEWN(a, int64_t, p->n);
-    p->peak = ARENA_NEWN(a, int64_t, p->n);
-    p->peak_at = ARENA_NEWN(a, uint32_t, p->n);
-    for (uint32_t r = 0; r < p->n; r++) {
-        int64_t side = 0, steady = 0, peak = 0;
-        uint32_t at = 0;
-        for (uint32_t i = 0; i < p->nc; i++) {
-            const dra_podres_cont *k = &p->c[i];
-            int64_t n = cont_count(k, p->names[r]);
-            if (k->init && !k->sidecar) {
-                if (n + side > peak) peak = n + side, at = i;
-            } else {
-                steady += n;
-                if (k->sidecar) side += n;
-            }
-        }
-        p->steady[r] = steady;
-        p->peak[r] = peak;
-        p->peak_at[r] = at;
-        p->total[r] = peak > steady ? peak : steady;
-    }
-    *out = p;
-    return true;
-}
-
-/* ---- ingest --------------------------------------------------------------------------- */
-
-void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p) {
-    const json_t *spec = json_object_get(obj, "spec");
-    const char *g = json_string_value(json_object_get(json_object_get(spec, "schedulingGroup"), "podGroupName"));
-    p->group_name = g ? arena_strdup(d->a, g) : NULL;
-    const char *ph = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
-    p->terminated = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
-    err e;
-    err_clear(&e);
-    dra__pod_cpu_mem(obj, &p->req_cpu_milli, &p->req_memory);
-    if (!dra_podres_read(d->a, obj, &p->res, &e)) {
-        p->res = NULL;
-        p->res_error = arena_strdup(d->a, e.msg);
-    }
-}
-
 static int cmp_res_count(const void *a, const void *b) {
     return strcmp(((const dra_res_count *)a)->name, ((const dra_res_count *)b)->name);
-}
-
-void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n) {
-    const json_t *al = json_object_get(json_object_get(obj, "status"), "allocatable");
-    size_t cnt = json_is_object(al) ? json_object_size(al) : 0;
-    n->allocatable = cnt ? ARENA_NEWN(d->a, dra_res_count, cnt) : NULL;
-    const char *k;
-    const json_t *v;
-    if (cnt) json_object_foreach((json_t *)al, k, v) {
-            int64_t x;
-            if (!qty_int(v, &x)) continue;   /* cpu "3500m": not a count; extended resources are whole */
-            n->allocatable[n->nallocatable++] = (dra_res_count){arena_strdup(d->a, k), x};
-        }
-    if (n->nallocatable) qsort(n->allocatable, n->nallocatable, sizeof *n->allocatable, cmp_res_count);
-    dra__ingest_node_fit(d, obj, n);
-}
-
-uint64_t dra__spec_hash(const json_t *spec) {
-    if (!spec) return 0;
-    char *t = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-    uint64_t h = t ? hash_bytes(t, strlen(t)) | 1 : 0;
-    free(t);
-    return h;
-}
-
-void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c) {
-    c->spec_hash = dra__spec_hash(json_object_get(obj, "spec"));
-    const json_t *sel =
-        json_object_get(json_object_get(json_object_get(obj, "status"), "allocation"), "nodeSelector");
-    if (!sel || json_is_null(sel)) return;
-    err e;
-    err_clear(&e);
-    dctx dc;
-    dra_dctx_init(&dc, d, &e, "ResourceClaim", obj);
-    if (!dra_ddecode_node_selector(&dc, sel, &c->alloc_node_selector)) {
-        c->alloc_node_selector = NULL;
-        c->alloc_node_selector_error = arena_strdup(d->a, e.msg);
-    }
 }
 
 bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out) {
@@ -354,7 +187,7 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
             int r = find_name(p->names, p->n, k->keys[j]);
             if (r < 0 || !dra[r]) continue;
             int64_t count = k->init && !k->sidecar ? (p->peak_at[r] == i ? p->peak[r] - p->steady[r] : 0)
-                                                   : cont_count(k, k->keys[j]);
+                                                   : dra_podres_cont_count(k, k->keys[j]);
             if (count <= 0) continue;
             rq[nr++] = (implicit_req){arena_printf(a, "container-%u-request-%u", i, j), pp->cls[r], count,
                                       k->name ? k->name : "", k->keys[j]};
@@ -569,24 +402,16 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         }
     }
     /* the whole pod, as kube-scheduler's other Filter plugins see it */
-    if (pod->raw_json) {
-        json_t *pj = json_loads(pod->raw_json, 0, NULL);
-        dra_decoder d = {.a = &a, .cat = w->cat, .apply_defaults = true};
-        dra_nodefit nf;
-        err ne;
-        err_clear(&ne);
-        bool read = dra__nodefit_read(&d, pj, &nf, &ne);
-        json_decref(pj);
-        if (!read) {
-            char buf[1400];
-            out = outcome_error(err_format(&ne, buf, sizeof buf));
+    {
+        if (pod->fit_error) {
+            out = outcome_error(pod->fit_error);
             goto done;
         }
         dra_node_usage u;
         dra__node_usage(w, node, pod, &u);
         char why[512];
         bool unres;
-        if (!dra__nodefit_check(&nf, pod, node, &u, why, sizeof why, &unres)) {
+        if (!dra__nodefit_check(pod, node, &u, why, sizeof why, &unres)) {
             char msg[700];
             snprintf(msg, sizeof msg, "Pod %s/%s on node %s: %s", pp.pns, pod->name, node->name, why);
             out = outcome_unsat(msg);

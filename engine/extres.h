@@ -22,8 +22,8 @@
  *
  * Everything a Pod needs that is not in the world — claims instantiated from
  * templates, the implicit claim — is made in the caller's arena: the world is never
- * written after it is frozen. Pod, Node and claim fields beyond the model's core are
- * decoded once, at ingest (dra_ingest_*), never re-parsed per request. */
+ * written after it is frozen. Pods and Nodes are decoded once (decode_core.c), never
+ * re-parsed per request. */
 #ifndef DRA_ENGINE_EXTRES_H
 #define DRA_ENGINE_EXTRES_H
 
@@ -33,39 +33,6 @@
 
 typedef struct dra_podgroup dra_podgroup;
 
-/* One container's resources. */
-typedef struct dra_podres_cont {
-    const char *name;
-    bool init, sidecar;
-    const char **keys;       /* every resource key of requests ∪ limits, sorted */
-    uint32_t nkeys;
-    const char **res;        /* its extended resources and their counts */
-    int64_t *count;
-    uint32_t nres;
-} dra_podres_cont;
-
-struct dra_podres {
-    dra_podres_cont *c;      /* init containers first, then containers */
-    uint32_t nc;
-    const char **names;      /* every extended resource of the pod, sorted */
-    int64_t *total;          /* effective pod request */
-    int64_t *steady;         /* containers + sidecars */
-    int64_t *peak;           /* init peak */
-    uint32_t *peak_at;       /* container index of the init peak */
-    uint32_t n;
-};
-
-/* Ingest: what requests later read, decoded once into the object's arena. Errors
- * are not fatal for loading (the object still loads); they are kept on the object
- * (res_error, alloc_node_selector_error) and reported when the object is used. */
-void dra_ingest_pod(const dra_decoder *d, const json_t *obj, dra_pod *p);
-void dra_ingest_node(const dra_decoder *d, const json_t *obj, dra_node *n);
-void dra_ingest_claim(const dra_decoder *d, const json_t *obj, dra_claim *c);
-/* A hash of a spec's JSON with keys sorted (never 0 for a spec; 0 for none). */
-uint64_t dra__spec_hash(const json_t *spec);
-
-/* The pod's extended resources; *out NULL when it asks for none. */
-bool dra_podres_read(arena *a, const json_t *pod, const dra_podres **out, err *e);
 /* status.allocatable[res] as a whole number. */
 bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out);
 

@@ -11,6 +11,8 @@
 #ifndef DRA_ENGINE_MODEL_H
 #define DRA_ENGINE_MODEL_H
 
+#include <string.h>
+
 #include "base/arena.h"
 #include "base/base.h"
 #include "base/hmap.h"
@@ -298,19 +300,21 @@ typedef struct dra_res_count {
     int64_t value;
 } dra_res_count;
 
+/* A Node as the API server stores it (decode_core.c): status.allocatable defaulted
+ * from status.capacity when absent (SetDefaults_NodeStatus). */
 typedef struct dra_node {
     const char *name;
     dra_label *labels;
     uint32_t nlabels;
     const char *raw_json;    /* the object as read */
-    /* status.allocatable entries that are whole numbers, sorted by name (extres.c) */
+    /* status.allocatable entries that are whole numbers, sorted by name */
     dra_res_count *allocatable;
     uint32_t nallocatable;
-    /* for the whole-pod checks (nodefit.c), decoded at ingest */
+    /* for the whole-pod checks (nodefit.c) */
     dra_taint *taints;       /* spec.taints */
     uint32_t ntaints;
     bool unschedulable;      /* spec.unschedulable */
-    bool has_allocatable;    /* status.allocatable present */
+    bool has_allocatable;    /* status.allocatable present (or defaulted) */
     int64_t alloc_cpu_milli, alloc_memory, alloc_pods;   /* -1: not listed */
 } dra_node;
 
@@ -321,20 +325,68 @@ typedef struct dra_pod_claim {
     const char *generated_name;  /* status.resourceClaimStatuses[].resourceClaimName */
 } dra_pod_claim;
 
-typedef struct dra_podres dra_podres;   /* extres.c: containers' extended resources */
+/* One container's resources. */
+typedef struct dra_podres_cont {
+    const char *name;
+    bool init, sidecar;
+    const char **keys;       /* every resource key of requests ∪ limits, sorted */
+    uint32_t nkeys;
+    const char **res;        /* its extended resources and their counts */
+    int64_t *count;
+    uint32_t nres;
+} dra_podres_cont;
 
+/* A container's count of one extended resource (0: none). */
+static inline int64_t dra_podres_cont_count(const dra_podres_cont *k, const char *r) {
+    for (uint32_t i = 0; i < k->nres; i++)
+        if (!strcmp(k->res[i], r)) return k->count[i];
+    return 0;
+}
+
+/* A pod's extended resources (extres.h says how they are served). */
+typedef struct dra_podres {
+    dra_podres_cont *c;      /* init containers first, then containers */
+    uint32_t nc;
+    const char **names;      /* every extended resource of the pod, sorted */
+    int64_t *total;          /* effective pod request */
+    int64_t *steady;         /* containers + sidecars */
+    int64_t *peak;           /* init peak */
+    uint32_t *peak_at;       /* container index of the init peak */
+    uint32_t n;
+} dra_podres;
+
+typedef struct dra_node_toleration {
+    const char *key, *value, *effect;   /* "" when unset */
+    bool exists;                        /* operator Exists (else Equal) */
+} dra_node_toleration;
+
+/* A pod's node requirements (kube-scheduler's NodeName, NodeAffinity and
+ * TaintToleration plugins read them; nodefit.c). */
+typedef struct dra_nodefit {
+    const char *node_name;              /* spec.nodeName, NULL when unset */
+    dra_label *selector;                /* spec.nodeSelector */
+    uint32_t nselector;
+    dra_node_selector *affinity;        /* required node affinity, NULL when none */
+    dra_node_toleration *tols;
+    uint32_t ntols;
+} dra_nodefit;
+
+/* A Pod, decoded once (decode_core.c) with everything requests read. Problems that
+ * do not stop the pod from loading (a resource that is not a whole number, an
+ * affinity that does not parse) are kept and reported when the pod is decided. */
 typedef struct dra_pod {
     const char *ns, *name, *node_name;
     const char *uid;         /* metadata.uid, or NULL: a pod's identity (dra__pod_same) */
     dra_pod_claim *claims;
     uint32_t nclaims;
     const char *raw_json;    /* the object as read */
-    /* decoded once at ingest (ingest.c) */
     const char *group_name;  /* spec.schedulingGroup.podGroupName */
     bool terminated;         /* status.phase Succeeded or Failed */
     const dra_podres *res;   /* NULL when the pod asks for no extended resource */
     const char *res_error;   /* why its resources could not be read, else NULL */
     int64_t req_cpu_milli, req_memory;   /* effective requests (init/sidecar rule) */
+    dra_nodefit fit;         /* its node requirements */
+    const char *fit_error;   /* why they could not be read (the affinity), else NULL */
 } dra_pod;
 
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */

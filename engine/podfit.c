@@ -40,8 +40,6 @@ struct dra_pod_request {
     uint64_t sig;
     const char **names;
     size_t nnames;
-    dra_nodefit nf;
-    const char *nf_error;    /* the pod's node affinity does not parse */
     dra_holds holds;         /* what decoding the pod interned, given back with it */
 };
 
@@ -107,13 +105,6 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
         arena_free(&pr->a);
         free(pr);
         return NULL;
-    }
-    dra_ingest_pod(&d, pod, &pr->pod);
-    err ne;
-    err_clear(&ne);
-    if (!dra__nodefit_read(&d, pod, &pr->nf, &ne)) {
-        char buf[1400];
-        pr->nf_error = arena_strdup(&pr->a, err_format(&ne, buf, sizeof buf));
     }
     pr->s = dra_snapshot_retain(s);
     dra_podplan_init(&pr->pp, dra__snapshot_world(s), dra__snapshot_features(s), &pr->pod, &pr->a);
@@ -252,7 +243,6 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
             snprintf(out->reason, sizeof out->reason, "%.500s", e.msg);
             goto done;
         }
-        dra_ingest_node(&d, node_obj, n);
         n->name = name;
         node = n;
         if (pr->pp.needs_dra) {
@@ -265,16 +255,16 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     }
     if (node_out) *node_out = node;
     if (pr->check_node) {
-        if (pr->nf_error) {
+        if (pr->pod.fit_error) {
             out->status = DRA_FIT_ERROR;
-            snprintf(out->reason, sizeof out->reason, "%.500s", pr->nf_error);
+            snprintf(out->reason, sizeof out->reason, "%.500s", pr->pod.fit_error);
             goto done;
         }
         dra_node_usage u;
         dra__node_usage(w, node, &pr->pod, &u);
         if (extra) u.pods += extra->pods, u.cpu_milli += extra->cpu_milli, u.memory += extra->memory;
         bool unres;
-        if (!dra__nodefit_check(&pr->nf, &pr->pod, node, &u, out->reason, sizeof out->reason, &unres)) {
+        if (!dra__nodefit_check(&pr->pod, node, &u, out->reason, sizeof out->reason, &unres)) {
             out->status = unres ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
             goto done;
         }

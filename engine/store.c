@@ -48,6 +48,7 @@
 
 #include "engine/extres.h"
 #include "engine/taintrule.h"
+#include "engine/validate.h"
 #include "engine/world.h"
 
 #include "base/hash.h"

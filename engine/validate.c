@@ -70,10 +70,33 @@ bool dra_input_check_document(const dra_input *in, err *e, const char *source, s
         return dra_input_warn_source(in, e, source, "%s is a %s, not a Kubernetes object; ignored", where,
                                      json_type_name(doc));
     }
-    const json_t *kind = json_object_get(doc, "kind");
-    if (!json_is_string(kind) || !*json_string_value(kind))
-        return dra_input_warn_source(in, e, source, "%s has no kind; ignored", where);
-    return true;
+    return true;   /* an object without apiVersion or kind is refused where objects are read */
+}
+
+bool dra_input_check_types(const json_t *docs, const char *source, err *e) {
+    if (json_is_array(docs)) {
+        size_t i;
+        const json_t *d;
+        json_array_foreach(docs, i, d) if (!dra_input_check_types(d, source, e)) return false;
+        return true;
+    }
+    if (!json_is_object(docs)) return true;   /* scalars: dra_input_check_document warns */
+    if (!dra_input_check_type(docs, source, e)) return false;
+    /* a plain List holds whole objects; a typed list's items take the list's kind */
+    if (strcmp(json_string_value(json_object_get(docs, "kind")), "List")) return true;
+    return dra_input_check_types(json_object_get(docs, "items"), source, e);
+}
+
+bool dra_input_check_type(const json_t *obj, const char *source, err *e) {
+    const json_t *av = json_object_get(obj, "apiVersion"), *k = json_object_get(obj, "kind");
+    bool no_av = !json_is_string(av) || !*json_string_value(av), no_k = !json_is_string(k) || !*json_string_value(k);
+    if (!no_av && !no_k) return true;
+    const char *what = no_av && no_k ? "[apiVersion not set, kind not set]" : no_av ? "apiVersion not set" : "kind not set";
+    const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+    char named[300] = "";
+    if (name) snprintf(named, sizeof named, " (object %.250s)", name);
+    if (source) return err_set(e, "error validating \"%s\": error validating data: %s%s", source, what, named);
+    return err_set(e, "error validating data: %s%s", what, named);
 }
 
 /* ---- JSON with integers beyond int64 ------------------------------------------------------ */

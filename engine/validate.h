@@ -34,8 +34,15 @@
 bool dra_input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Warns about a top-level document (number n, from 1, at line, 0 when unknown) that
- * dralloc would skip: a scalar or a list, or an object without `kind`. */
+ * dralloc would skip: a scalar or a list. */
 bool dra_input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc);
+/* kubectl's client-side validation of an object it is given: apiVersion and kind are
+ * set, else `error validating "FILE": error validating data: apiVersion not set` (an
+ * error whatever the strictness: kubectl validates by default). Items of a typed list
+ * get both from the list before they are checked. */
+bool dra_input_check_type(const json_t *obj, const char *source, err *e);
+/* The same for every object of a file's documents (arrays and List items included). */
+bool dra_input_check_types(const json_t *docs, const char *source, err *e);
 
 /* YAML stream → JSON array, one element per non-empty document (engine/yaml.c). */
 json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);

@@ -6,6 +6,7 @@
 #include "engine/extres.h"
 #include "engine/podgroup.h"
 #include "engine/taintrule.h"
+#include "engine/validate.h"
 
 #include "base/hash.h"
 #include "base/strbuf.h"
@@ -117,29 +118,24 @@ bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, voi
     case DRA_KIND_CLAIM: {
         dra_claim *c = ARENA_NEW(d->a, dra_claim);
         if (!dra_decode_claim(d, obj, c, e)) return false;
-        dra_ingest_claim(d, obj, c);
         *out = c;
         return true;
     }
     case DRA_KIND_TEMPLATE: {
         dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
         if (!dra_decode_claim_template(d, obj, t, e)) return false;
-        /* the claims made from it share their fit answers */
-        t->spec.spec_hash = dra__spec_hash(json_object_get(json_object_get(obj, "spec"), "spec"));
         *out = t;
         return true;
     }
     case DRA_KIND_NODE: {
         dra_node *n = ARENA_NEW(d->a, dra_node);
         if (!dra_decode_node(d, obj, n, e)) return false;
-        dra_ingest_node(d, obj, n);
         *out = n;
         return true;
     }
     case DRA_KIND_POD: {
         dra_pod *p = ARENA_NEW(d->a, dra_pod);
         if (!dra_decode_pod(d, obj, p, e)) return false;
-        dra_ingest_pod(d, obj, p);
         *out = p;
         return true;
     }
@@ -285,6 +281,10 @@ static json_t *load_file_docs(const char *path, const dra_input *in, err *e) {
         docs = dra_yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
     }
     sbuf_free(&sb);
+    if (docs && !dra_input_check_types(docs, path, e)) {
+        json_decref(docs);
+        return NULL;
+    }
     return docs;
 }
 

@@ -126,6 +126,7 @@ Test(decode, yaml_anchors_quotes_and_numbers) {
     err e;
     err_clear(&e);
     cr_assert(load_yaml(w,
+                        "apiVersion: resource.k8s.io/v1\n"
                         "kind: ResourceSlice\n"
                         "metadata: {name: s}\n"
                         "spec:\n"

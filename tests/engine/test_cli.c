@@ -185,15 +185,26 @@ Test(cli, endless_input_stops_at_the_size_limit) {
     cr_assert(strstr(err_text, "/dev/zero: more than 256 MiB of input, refused"), "%s", err_text);
 }
 
-/* Warnings as kubectl prints them; --strict makes them errors. */
+/* Warnings as kubectl prints them; --strict makes them errors. An object without
+ * apiVersion or kind is refused as kubectl refuses it (client-side validation, on by
+ * default: `error validating "f.yaml": error validating data: apiVersion not set`). */
 Test(cli, unknown_fields_and_kindless_documents) {
     write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                                              "spec: {selector: []}\n---\njust a string\n---\nmetadata: {name: x}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 0, "%s", err_text);
-    cr_assert(strstr(err_text, "Warning: DeviceClass gpu: unknown field \"spec.selector\""), "%s", err_text);
+    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
     cr_assert(strstr(err_text, "Warning: /tmp/dralloc-cli-warn.yaml: document 2 (line 6) is a string, not a Kubernetes object"),
               "%s", err_text);
-    cr_assert(strstr(err_text, "document 3 (line 8) has no kind"), "%s", err_text);
+    cr_assert(strstr(err_text, "error validating \"/tmp/dralloc-cli-warn.yaml\": error validating data: [apiVersion not "
+                               "set, kind not set] (object x)"),
+              "%s", err_text);
+    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+                                             "spec: {selector: []}\n---\njust a string\n---\nkind: Pod\nmetadata: {name: p}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
+    cr_assert(strstr(err_text, "error validating data: apiVersion not set (object p)"), "%s", err_text);
+    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+                                             "spec: {selector: []}\n---\njust a string\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 0, "%s", err_text);
+    cr_assert(strstr(err_text, "Warning: DeviceClass gpu: unknown field \"spec.selector\""), "%s", err_text);
     cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n --strict"), 2);
     cr_assert(strstr(err_text, "document 2 (line 6) is a string, not a Kubernetes object; ignored (strict)"), "%s", err_text);
     write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"

@@ -126,8 +126,8 @@ Test(hostile, yaml_aliases_in_moderation_load) {
 Test(hostile, json_50mb_body) {
     size_t big = 50u << 20;
     char *s = malloc(big + 256);
-    int h = sprintf(s, "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
-                       "\"annotations\":{\"x\":\"");
+    int h = sprintf(s, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"a\","
+                       "\"namespace\":\"ns\",\"annotations\":{\"x\":\"");
     memset(s + h, 'a', big);
     size_t n = (size_t)h + big;
     n += (size_t)sprintf(s + n, "\"}},\"spec\":{}}");

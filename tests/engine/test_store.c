@@ -1197,7 +1197,7 @@ Test(store, deleting_every_object_gives_the_catalog_back) {
     dra_catalog_sizes want;
     dra_snapshot_catalog_sizes(es, &want);
     const char *paths[] = {DRALLOC_SOURCE_DIR "/testdata/demo", DRALLOC_SOURCE_DIR "/testdata/bestfit/mig-node.yaml",
-                           DRALLOC_SOURCE_DIR "/testdata/bestfit/in-use.yaml", DRALLOC_SOURCE_DIR "/testdata/plan/pcie", DRALLOC_SOURCE_DIR "/testdata/plan/mig"};
+                           DRALLOC_SOURCE_DIR "/testdata/bestfit/in-use.yaml", DRALLOC_SOURCE_DIR "/testdata/plan/pcie/cluster.yaml", DRALLOC_SOURCE_DIR "/testdata/plan/mig/cluster.yaml"};
     for (size_t i = 0; i < ARRAY_SIZE(paths); i++)   /* one at a time: later ones replace objects */
         cr_assert_neq(dra_store_load_paths(st, &paths[i], 1, &e), 0, "%s", err_format(&e, buf, sizeof buf));
     json_t *more = parse(
