@@ -157,9 +157,9 @@ static json_t *mig_device(const char *name, int gpu, const char *type, const cha
     json_t *cons = json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}", "copy-engines", "value",
                              "0", "decoders", "value", "0", "encoders", "value", "0", "jpeg-engines", "value", "0",
                              "memory", "value", memory, "multiprocessors", "value", "0", "ofa-engines", "value", "0");
-    char v[16];
-    snprintf(v, sizeof v, "%d", sms);
-    json_object_set_new(cons, "multiprocessors", json_pack("{s:s}", "value", v));
+    char v[16], smv[16];
+    snprintf(smv, sizeof smv, "%d", sms);
+    json_object_set_new(cons, "multiprocessors", json_pack("{s:s}", "value", smv));
     snprintf(v, sizeof v, "%d", ce);
     json_object_set_new(cons, "copy-engines", json_pack("{s:s}", "value", v));
     snprintf(v, sizeof v, "%d", dec);
@@ -181,7 +181,7 @@ static json_t *mig_device(const char *name, int gpu, const char *type, const cha
         json_object_set_new(attrs, "parentUUID", json_pack("{s:s}", "string", parent));
     }
     return json_pack("{s:s, s:o, s:{s:{s:s}, s:{s:s}}, s:[{s:s, s:o}]}", "name", name, "attributes", attrs, "capacity",
-                     "memory", "value", memory, "multiprocessors", "value", v, "consumesCounters", "counterSet", set,
+                     "memory", "value", memory, "multiprocessors", "value", smv, "consumesCounters", "counterSet", set,
                      "counters", cons);
 }
 
@@ -226,7 +226,7 @@ static json_t *claim_obj(const char *name, const char *node, const char *cls, co
             json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:s}", "request", "nic", "driver", driver2, "pool",
                                                  node, "device", devs2[i]));
     }
-    char uid[64];
+    char uid[96];
     snprintf(uid, sizeof uid, "uid-%s", name);
     return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:o}}, s:{s:{s:{s:o}, s:{s:[{s:[{s:s, s:s, s:[s]}]}]}},"
                      " s:[{s:s, s:s, s:s}]}}",

@@ -1,7 +1,7 @@
 /* capacity.c — `dralloc capacity`: what is allocatable, allocated and free in a
  * cluster snapshot (dra_capacity_json), per node, pool, DeviceClass or counter.
  *
- *   dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter]
+ *   dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter|shape]
  *                    [--feature-gates A=true,...]
  *
  * Allocated means held by a claim with status.allocation in the input. JSON prints
@@ -17,7 +17,7 @@
 #include "report/report.h"
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter]\n"
+    fprintf(f, "usage: dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter|shape]\n"
                "                        [--feature-gates A=true,...]\n"
                "       dralloc capacity --kubeconfig FILE [--context NAME] ...   (a cluster, read once;\n"
                "                        or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify])\n");
@@ -48,7 +48,7 @@ int cmd_capacity(int argc, char **argv) {
             }
         } else if (!strcmp(o, "--by") && takes) {
             if (!report_by_parse(argv[++i], &by)) {
-                fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class or counter\n", argv[i]);
+                fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class, counter or shape\n", argv[i]);
                 rc = 2;
             }
         } else if (cmd_kube_flag(argc, argv, &i, &kube)) {

@@ -195,16 +195,25 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
 
 /* ---- capacity view --------------------------------------------------------------------- */
 
-/* What is allocatable, allocated and free (ov: the overlay's view; NULL: the
- * snapshot's), as JSON:
- *   {"nodes": [{"name", "devices", "allocated", "free", "pools": [...]}],
- *    "pools": [{"driver", "pool", "node"?, "devices", "allocated", "free",
- *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}}}]}],
- *    "classes": [{"name", "devices", "allocated", "free"}],
+/* What is allocated and what is allocatable now (ov: the overlay's view; NULL: the
+ * snapshot's), as JSON (engine/allocatable.h says how each device is decided):
+ *   {"nodes": [{"name", "shape", TALLY, "pools": ["driver/pool"], "classes": [{"name", TALLY}],
+ *               "carve"?: [CARVE]}],
+ *    "pools": [{"driver", "pool", TALLY, "node"?, "incomplete"?,
+ *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}},
+ *                                "carve"?: [{"profile", "devices", "allocated", "fit", "fitEmpty"}]}]}],
+ *    "classes": [{"name", TALLY}],
+ *    "shapes": [{"name", "instanceType"?, "nodes", TALLY, "classes", "carve"?}],
  *    "counters": [{"driver", "pool", "counterSet", "counter", "capacity", "allocated", "free"}]}
- * Quantities print in Kubernetes' canonical form. A device counts as allocated when
- * a claim holds it (exclusively or with a share); for partitionable devices the
- * counters say what is still carvable. */
+ * TALLY is "devices", "allocated" (held by a claim, exclusively or with a share), "free"
+ * (allocatable now by a request without tolerations), "blocked": {"counters", "taints"}
+ * (not allocated, not allocatable now: a shared counter used up, an untolerated
+ * NoSchedule/NoExecute taint of the device or a DeviceTaintRule), then "unusable" (an
+ * incomplete pool, a feature gate off) and "shared" (allocated multi-allocatable devices
+ * with room for another share) when not zero. CARVE sums a profile over counter sets:
+ * {"profile", "counterSets", "devices", "allocated", "fit", "fitEmpty"} — how many of its
+ * devices could be allocated now, and with nothing allocated. Quantities print in
+ * Kubernetes' canonical form. */
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
 
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array

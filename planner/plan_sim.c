@@ -18,6 +18,8 @@
  * O(1) fits per replica instead of one per node). */
 #include "planner/planner.h"
 
+#include "engine/causes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +47,6 @@ typedef struct sim {
     uint8_t *c_known, *c_ok; /* per node: cached fit of the current workload's pods */
     int64_t *c_score;
 } sim;
-
-/* Why a replica fits nowhere: status counts over all nodes and the first reasons,
- * nodes that were merely full (unschedulable) before those that can never fit. */
-#define WHY_KEEP 3
-typedef struct why {
-    size_t count[DRA_FIT_ERROR + 1];
-    char busy[WHY_KEEP][1100], never[WHY_KEEP][1100];
-    size_t nbusy, nnever;
-} why;
 
 static uint64_t mix64(uint64_t z) {
     z += 0x9e3779b97f4a7c15ull;
@@ -124,29 +117,54 @@ static dra_pod_request *replica_request(sim *m, size_t wi, long rep, json_t **po
     return pr;
 }
 
-static void why_note(why *y, const char *node, const dra_fit *f) {
-    y->count[f->status <= DRA_FIT_ERROR ? f->status : DRA_FIT_ERROR]++;
-    bool busy = f->status == DRA_FIT_UNSCHEDULABLE;
-    size_t *n = busy ? &y->nbusy : &y->nnever;
-    if (*n < WHY_KEEP) snprintf((busy ? y->busy : y->never)[(*n)++], sizeof y->busy[0], "%s: %s", node, f->reason);
+/* Why a replica fits nowhere. */
+typedef struct why {
+    dra_causes *causes;
+    size_t count[DRA_FIT_ERROR + 1];   /* nodes by status */
+    bool unfittable;                   /* no node could take one even with nothing in use */
+} why;
+
+enum { CLOSEST_SHOWN = 3 };
+
+/* Every node decided again for the explanation (a node the fit cache skipped carries
+ * no reason; the overlay's memo answers most of them). */
+static void explain_nowhere(sim *m, dra_pod_request *pr, why *y) {
+    y->causes = dra_causes_new();
+    dra_fit f;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+        if (f.status == DRA_FIT_OK) continue;   /* not expected: the caller found no node */
+        y->count[f.status <= DRA_FIT_ERROR ? f.status : DRA_FIT_ERROR]++;
+        dra_causes_add(y->causes, m->nodes[i], &f);
+    }
+    /* even empty? The snapshot's fit tells unresolvable (fails with nothing in use and
+     * no pod bound) from unschedulable; one node that is not settles it */
+    y->unfittable = true;
+    for (size_t i = 0; i < m->nnodes && y->unfittable; i++) {
+        dra_pod_fit(pr, m->x, m->nodes[i], NULL, DRA_SCORE_NONE, 0, &f);
+        y->unfittable = f.status == DRA_FIT_UNRESOLVABLE || f.status == DRA_FIT_ERROR;
+    }
 }
 
-/* kube-scheduler's shape: "0/4 nodes are available: 4 unschedulable. node-0: ...; ..." */
+/* kube-scheduler's count by cause, then the closest nodes' own reasons:
+ * "0/4 nodes are available: 4 devices of class X held by claims. Closest: node-0 (2
+ * devices missing): cannot allocate all claims: ..." */
 static void why_format(const why *y, size_t nnodes, char *buf, size_t n) {
-    size_t len = (size_t)snprintf(buf, n, "0/%zu nodes are available:", nnodes);
-    bool first = true;
-    for (int s = DRA_FIT_UNSCHEDULABLE; s <= DRA_FIT_ERROR && len < n; s++)
-        if (y->count[s]) {
-            len += (size_t)snprintf(buf + len, n - len, "%s %zu %s", first ? "" : ",", y->count[s],
-                                    dra_fit_status_name((dra_fit_status)s));
-            first = false;
-        }
-    if (!nnodes && len < n) len += (size_t)snprintf(buf + len, n - len, " no nodes");
-    size_t shown = 0;
-    for (size_t i = 0; i < y->nbusy && shown < WHY_KEEP && len < n; i++, shown++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->busy[i]);
-    for (size_t i = 0; i < y->nnever && shown < WHY_KEEP && len < n; i++, shown++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->never[i]);
+    size_t len = dra_causes_summary(y->causes, nnodes, buf, n);
+    if (!nnodes && len < n) len += (size_t)snprintf(buf + len, n - len, " (no nodes)");
+    json_t *cl = dra_causes_closest(y->causes, CLOSEST_SHOWN);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cl, i, c) {
+        if (len >= n) break;
+        json_int_t miss = json_integer_value(json_object_get(c, "missing"));
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "; " : " Closest: ",
+                                json_string_value(json_object_get(c, "node")));
+        if (len < n && json_object_get(c, "missing"))
+            len += (size_t)snprintf(buf + len, n - len, " (%lld device%s missing)", (long long)miss, miss == 1 ? "" : "s");
+        if (len < n) len += (size_t)snprintf(buf + len, n - len, ": %s", json_string_value(json_object_get(c, "reason")));
+    }
+    json_decref(cl);
 }
 
 static void log_push(sim *m, size_t wi, long rep, size_t node) {
@@ -156,16 +174,15 @@ static void log_push(sim *m, size_t wi, long rep, size_t node) {
 
 /* Places one replica on the best node and commits it. Returns the node index, or -1
  * with the reason in buf (*fatal: no node can ever take this pod). */
-static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool *fatal) {
+static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool *fatal, json_t *detail) {
     json_t *pod = NULL;
     *fatal = false;
     dra_pod_request *pr = replica_request(m, wi, rep, &pod, buf, n);
     if (!pr) {
         *fatal = true;
+        json_object_set_new(detail, "unfittable", json_true());
         return -1;
     }
-    why y;
-    memset(&y, 0, sizeof y);
     long best = -1;
     int64_t best_score = 0;
     dra_fit f;
@@ -182,23 +199,12 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
                 m->c_ok[i] = f.status == DRA_FIT_OK;
                 m->c_score[i] = f.score;
             }
-            if (f.status != DRA_FIT_OK) {
-                why_note(&y, m->nodes[i], &f);
-                continue;
-            }
+            if (f.status != DRA_FIT_OK) continue;
             score = f.score;
         }
         if (best < 0 || score > best_score || (score == best_score && m->tie[i] < m->tie[best])) {
             best = (long)i;
             best_score = score;
-        }
-    }
-    if (best < 0 && cache) {
-        /* cached failures carry no reason: fit every node again for the explanation */
-        memset(&y, 0, sizeof y);
-        for (size_t i = 0; i < m->nnodes; i++) {
-            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-            if (f.status != DRA_FIT_OK) why_note(&y, m->nodes[i], &f);
         }
     }
     if (best >= 0) {
@@ -212,8 +218,15 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
             best = -1;
         }
     } else {
+        why y;
+        memset(&y, 0, sizeof y);
+        explain_nowhere(m, pr, &y);
         why_format(&y, m->nnodes, buf, n);
         *fatal = !y.count[DRA_FIT_UNSCHEDULABLE] && !y.count[DRA_FIT_TIMEOUT];
+        json_object_set_new(detail, "causes", dra_causes_json(y.causes));
+        json_object_set_new(detail, "closest", dra_causes_closest(y.causes, CLOSEST_SHOWN));
+        json_object_set_new(detail, "unfittable", json_boolean(y.unfittable));
+        dra_causes_free(y.causes);
     }
     dra_pod_request_free(pr);
     json_decref(pod);
@@ -277,11 +290,12 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     m->cache_on = m->cacheable && !shares_claims(w);
     if (m->nnodes) memset(m->c_known, 0, m->nnodes);
     long placed = 0;
-    char reason[4096];
+    char reason[8192];
     reason[0] = '\0';
     bool fatal = false, failed = false;
+    json_t *detail = json_object();   /* causes, closest, unfittable of the replica that fit nowhere */
     for (long r = 0; r < w->replicas; r++) {
-        if (place_replica(m, wi, r, reason, sizeof reason, &fatal) < 0) {
+        if (place_replica(m, wi, r, reason, sizeof reason, &fatal, detail) < 0) {
             failed = true;
             progress(m, (size_t)(w->replicas - r));
             break;
@@ -297,8 +311,8 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     msg[0] = '\0';
     if (failed && w->gang) {
         /* all or nothing: forget this workload's placements */
-        snprintf(msg, sizeof msg, "gang: replica %s-%ld does not fit (%ld of %ld fitted, none placed): %s", w->name,
-                 placed, placed, w->replicas, reason);
+        snprintf(msg, sizeof msg, "%s (gang: replica %s-%ld does not fit; %ld of %ld fitted, none placed)", reason,
+                 w->name, placed, placed, w->replicas);
         if (placed) {
             m->nlog = start;
             dra_overlay_free(m->ov);
@@ -306,11 +320,15 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
             placed = 0;
         }
     } else if (failed) {
-        snprintf(msg, sizeof msg, "replica %s-%ld: %s", w->name, placed, reason);
+        snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
     }
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
-    if (failed) json_object_set_new(o, "reason", text_json(msg));
+    if (failed) {
+        json_object_set_new(o, "reason", text_json(msg));
+        json_object_update(o, detail);
+    }
+    json_decref(detail);
     if (fatal) json_object_set_new(o, "fatal", json_true());
     /* placements per node, nodes in the order they were first used */
     json_t *pl = json_array();
@@ -434,7 +452,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_t *cap = dra_capacity_json(m.s, m.ov);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
-    static const char *const parts[] = {"nodes", "pools", "classes", "counters"};
+    static const char *const parts[] = {"nodes", "pools", "classes", "shapes", "counters"};
     for (size_t k = 0; k < ARRAY_SIZE(parts); k++) {
         json_t *v = json_object_get(cap, parts[k]);
         json_object_set(out, parts[k], v ? v : json_array());
@@ -444,12 +462,16 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     /* with no workload there is nothing to strand devices against */
     if (o->stranded && w->n) stranded(&m, json_object_get(out, "nodes"), &strand);
     json_t *sum = json_object();
-    json_int_t devs = 0, alloc = 0, fr = 0;
+    /* every device once: pools (a device of a pool seen by several nodes is in no node's row) */
+    json_int_t devs = 0, alloc = 0, fr = 0, bc = 0, bt = 0, unus = 0;
     json_t *nj;
-    json_array_foreach(json_object_get(out, "nodes"), i, nj) {
+    json_array_foreach(json_object_get(out, "pools"), i, nj) {
         devs += jint(nj, "devices");
         alloc += jint(nj, "allocated");
         fr += jint(nj, "free");
+        bc += jint(json_object_get(nj, "blocked"), "counters");
+        bt += jint(json_object_get(nj, "blocked"), "taints");
+        unus += jint(nj, "unusable");
     }
     json_object_set_new(sum, "nodes", json_integer((json_int_t)m.nnodes));
     json_object_set_new(sum, "score", json_string(o->score == DRA_SCORE_SPREAD ? "spread" : "binpack"));
@@ -461,6 +483,8 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_object_set_new(sum, "devices", json_integer(devs));
     json_object_set_new(sum, "allocated", json_integer(alloc));
     json_object_set_new(sum, "free", json_integer(fr));
+    json_object_set_new(sum, "blocked", json_pack("{s:I, s:I}", "counters", bc, "taints", bt));
+    if (unus) json_object_set_new(sum, "unusable", json_integer(unus));
     if (o->stranded && w->n) json_object_set_new(sum, "stranded", json_integer(strand));
     json_object_set_new(out, "summary", sum);
     json_decref(cap);
