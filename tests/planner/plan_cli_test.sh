@@ -28,7 +28,7 @@ b-extres.json,infer,false,5,5,0,1
 c-gang.yaml,small,false,2,2,0,0
 c-gang.yaml,big,true,6,0,6,0
 c-gang.yaml,after,false,5,5,0,0
-d-shared.yaml,web,false,3,3,0,1000
+d-shared.yaml,web,false,3,3,0,1000+
 ROWS
 cmp -s "$T/rows" "$T/want" || { diff "$T/want" "$T/rows"; fail "scenario rows"; }
 grep -q '^a-two-gpu.yaml,train,node-a,4$' "$T/all.csv" || fail "placements csv"
@@ -54,7 +54,7 @@ grep -q '^train,false,14,14,0,' "$T/w.csv" && grep -q '^train,gpu-node-whatif-1,
 # capacity
 "$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv | grep -q '^gpu.nvidia.com,node-a100,gpu-0-counter-set,memory,40Gi,0,40Gi$' \
   || fail "capacity --by counter: $("$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv)"
-"$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0%$' || fail "capacity table"
+"$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0  *0%$' || fail "capacity table"
 [ "$("$B" capacity -f "$TD/gpus/cluster.yaml" -o json | grep -c '"name": "node-')" = 3 ] || fail "capacity json"
 
 # usage errors exit 2
