@@ -5,7 +5,7 @@
  * own explanation, request by request, where kube-scheduler's event only says
  * "cannot allocate all claims".
  *
- *   dralloc why NAMESPACE/POD (-f SNAPSHOT... | --kubeconfig F [--context C] | in-cluster)
+ *   dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig F [--context C] | in-cluster)
  *               [-n NAMESPACE] [-o text|json] [--feature-gates ...]
  *
  * As `kubectl dra why POD -n NS` (the binary installed as kubectl-dra) the cluster is
@@ -26,7 +26,7 @@
 enum { WHY_CLOSEST = 3, WHY_FIT_LISTED = 10 };
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT... | --kubeconfig FILE [--context NAME] | in-cluster)\n"
+    fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
                "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
                "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n\n"
                "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
@@ -219,8 +219,8 @@ int cmd_why(int argc, char **argv) {
             usage(stdout);
             rc = -1;
         } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
+            /* one file a flag, as kubectl takes it: the pod's name may follow */
             files[nfiles++] = argv[++i];
-            while (i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
         } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
             ns_flag = argv[++i];
         } else if (!strncmp(o, "--namespace=", 12)) {

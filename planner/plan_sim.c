@@ -71,7 +71,7 @@ void plan_opts_default(plan_opts *o) {
     o->stranded = true;
 }
 
-static json_t *make_pod(const plan_workload *w, long rep) {
+json_t *plan_replica_pod(const plan_workload *w, long rep) {
     json_t *pod = json_object();
     json_object_set_new(pod, "apiVersion", json_string("v1"));
     json_object_set_new(pod, "kind", json_string("Pod"));
@@ -95,7 +95,7 @@ static json_t *make_pod(const plan_workload *w, long rep) {
  * when the pod cannot be scheduled anywhere. *pod_out keeps the JSON alive as long
  * as the request. */
 static dra_pod_request *replica_request(sim *m, size_t wi, long rep, json_t **pod_out, char *buf, size_t n) {
-    json_t *pod = make_pod(&m->wl->v[wi], rep);
+    json_t *pod = plan_replica_pod(&m->wl->v[wi], rep);
     err e;
     err_clear(&e);
     dra_pod_request *pr = dra_pod_request_new(m->s, pod, &e);
@@ -438,6 +438,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
     size_t *counts = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *counts);
 
+    uint64_t t0 = dra_monotonic_ns();
     json_t *results = json_array();
     json_int_t placed = 0, unplaced = 0, replicas = 0;
     for (size_t i = 0; i < w->n; i++) {
@@ -449,6 +450,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     }
     size_t i;
     json_t *r;
+    uint64_t t1 = dra_monotonic_ns();
     json_t *cap = dra_capacity_json(m.s, m.ov);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
@@ -491,6 +493,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     /* after the capacity view and stranded devices, which read the plan's overlay */
     if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r, i + 1 == w->n);
     json_array_foreach(results, i, r) json_object_del(r, "fatal");
+    if (o->timings) o->timings->place_ns += t1 - t0, o->timings->account_ns += dra_monotonic_ns() - t1;
 
     free(counts);
     free(m.log);
@@ -505,15 +508,13 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     return out;
 }
 
-/* The store alone does not say where devices live; without that the fit cache
- * stays off. */
-json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e) {
-    return run_store(st, w, o, false, e);
+json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
+    return run_store(st, w, o, node_local && !o->no_fit_cache, e);
 }
 
 /* Every ResourceSlice bound to one node (spec.nodeName): no device is visible from
  * two nodes, so a commit cannot change what fits elsewhere. */
-static bool all_node_local(const plan_objects *objects) {
+bool plan_objects_node_local(const plan_objects *objects) {
     size_t i;
     json_t *x;
     json_array_foreach(objects->items, i, x) {
@@ -526,9 +527,11 @@ static bool all_node_local(const plan_objects *objects) {
 }
 
 json_t *plan_run(const plan_objects *objects, const plan_workloads *w, const plan_opts *o, err *e) {
+    uint64_t t0 = dra_monotonic_ns();
     dra_store *st = plan_store_new(objects, &o->features, e);
+    if (o->timings) o->timings->store_ns += dra_monotonic_ns() - t0;
     if (!st) return NULL;
-    json_t *out = run_store(st, w, o, all_node_local(objects) && !o->no_fit_cache, e);
+    json_t *out = run_store(st, w, o, plan_objects_node_local(objects) && !o->no_fit_cache, e);
     dra_store_free(st);
     return out;
 }

@@ -237,7 +237,7 @@ Test(plan, remove_nodes_whatif) {
     err e;
     plan_objects o;
     plan_objects_init(&o);
-    cr_assert_eq(plan_remove_nodes(&o, "novalue", &e), -1);
+    cr_assert_eq(plan_remove_nodes(&o, "=novalue", &e), -1);   /* no key */
     plan_objects_free(&o);
     json_decref(p);
 }
@@ -258,6 +258,9 @@ Test(plan, min_nodes) {
     json_t *p = plan_min_nodes(&objs, &shape, &w, &o, 64, &e);
     cr_assert_not_null(p, "%s", e.msg);
     cr_assert_eq(ji(json_object_get(p, "minNodes"), "count"), 7);
+    /* 2-GPU replicas pack 8-GPU nodes alike under either scoring */
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(p, "minNodes"), "score")), "binpack");
+    cr_assert_eq(ji(json_object_get(json_object_get(p, "minNodes"), "byScore"), "spread"), 7);
     cr_assert_eq(ji(workload(p, "wide"), "placed"), 40);
     json_decref(p);
     /* not reachable within the bound */
@@ -278,17 +281,99 @@ Test(plan, shards_and_merge) {
     cr_assert_not(plan_shard_parse("3/3", &i, &n));
     cr_assert_not(plan_shard_parse("-1/3", &i, &n));
     cr_assert_not(plan_shard_parse("1/0", &i, &n));
-    json_t *a = json_loads("{\"scenarios\":[{\"index\":0,\"file\":\"a\"},{\"index\":2,\"file\":\"c\"}]}", 0, NULL);
-    json_t *b = json_loads("{\"scenarios\":[{\"index\":1,\"file\":\"b\"}]}", 0, NULL);
+    /* shards of one run carry the same digests and i/N; merged in index order */
+#define SHARD(i, n, snap, body) "{\"snapshot\":\"" snap "\",\"scenarioSet\":\"s1\",\"shard\":\"" #i "/" #n "\",\"scenarios\":" body "}"
+    json_t *a = json_loads(SHARD(0, 2, "d1", "[{\"index\":0,\"file\":\"a\"},{\"index\":2,\"file\":\"c\"}]"), 0, NULL);
+    json_t *b = json_loads(SHARD(1, 2, "d1", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *b2 = json_loads(SHARD(1, 2, "d2", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *c3 = json_loads(SHARD(1, 3, "d1", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *plain = json_loads("{\"scenarios\":[]}", 0, NULL);
     json_t *docs[] = {b, a};
+    const char *names[] = {"b.json", "a.json"};
     err e;
-    json_t *m = plan_merge(docs, 2, &e);
-    json_t *want = json_loads("{\"scenarios\":[{\"index\":0,\"file\":\"a\"},{\"index\":1,\"file\":\"b\"},{\"index\":2,\"file\":\"c\"}]}", 0, NULL);
+    err_clear(&e);
+    json_t *m = plan_merge(docs, names, 2, &e);
+    cr_assert_not_null(m, "%s", e.msg);
+    json_t *want = json_loads("{\"snapshot\":\"d1\",\"scenarioSet\":\"s1\",\"scenarios\":[{\"index\":0,\"file\":\"a\"},"
+                              "{\"index\":1,\"file\":\"b\"},{\"index\":2,\"file\":\"c\"}]}",
+                              0, NULL);
     cr_assert(json_equal(m, want));
+    /* refusals name the input */
+    json_t *missing[] = {a};
+    const char *mn[] = {"a.json"};
+    cr_assert_null(plan_merge(missing, mn, 1, &e));
+    cr_assert_str_eq(e.msg, "shard 1/2 is missing (1 of 2 shards given)");
+    json_t *twice[] = {a, b, b};
+    const char *tn[] = {"a.json", "b.json", "b-again.json"};
+    cr_assert_null(plan_merge(twice, tn, 3, &e));
+    cr_assert_str_eq(e.msg, "shard 1/2 is given twice: b.json and b-again.json");
+    json_t *other[] = {a, b2};
+    const char *on[] = {"a.json", "b2.json"};
+    cr_assert_null(plan_merge(other, on, 2, &e));
+    cr_assert_str_eq(e.msg, "b2.json was planned on another snapshot (digest d2) than a.json (d1)");
+    json_t *count[] = {a, c3};
+    const char *cn[] = {"a.json", "c3.json"};
+    cr_assert_null(plan_merge(count, cn, 2, &e));
+    cr_assert_str_eq(e.msg, "c3.json is shard 1/3, a.json is one of 2");
+    json_t *notplan[] = {plain};
+    const char *pn[] = {"old.json"};
+    cr_assert_null(plan_merge(notplan, pn, 1, &e));
+    cr_assert(strstr(e.msg, "old.json is not the output of dralloc plan --scenarios"), "%s", e.msg);
     json_decref(a);
     json_decref(b);
+    json_decref(b2);
+    json_decref(c3);
+    json_decref(plain);
     json_decref(m);
     json_decref(want);
+}
+
+/* kubectl's label selector syntax (k8s.io/apimachinery/pkg/labels): != and notin hold
+ * for nodes without the label. */
+Test(plan, remove_nodes_label_selectors) {
+    static const struct {
+        const char *sel;
+        long removed;
+    } cases[] = {/* node-a and node-b in zone a, node-c in zone b */
+                 {"zone=b", 1},         {"zone==b", 1},    {"zone!=b", 2},           {"zone in (b,c)", 1},
+                 {"zone notin ( b )", 2}, {"zone", 3},       {"!zone", 0},             {"zone!=b,zone!=a", 0},
+                 {"nosuch!=x", 3},      {"nosuch notin (x)", 3}, {"zone=a,kubernetes.io/hostname=node-b", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plan_objects o;
+        plan_objects_init(&o);
+        err e;
+        err_clear(&e);
+        cr_assert(plan_objects_load_path(&o, TD "gpus/cluster.yaml", &e));
+        cr_assert_eq(plan_remove_nodes(&o, cases[i].sel, &e), cases[i].removed, "%s: %s", cases[i].sel, e.msg);
+        plan_objects_free(&o);
+    }
+    plan_objects o;
+    plan_objects_init(&o);
+    err e;
+    err_clear(&e);
+    cr_assert_eq(plan_remove_nodes(&o, "zone in (a", &e), -1);
+    cr_assert(strstr(e.msg, "want ',' or ')'"), "%s", e.msg);
+    plan_objects_free(&o);
+}
+
+/* `replica: 3` is a typo that would plan 1 replica: warned, an error with --strict. */
+static void collect_warning(void *arg, const char *msg) { snprintf(arg, 512, "%s", msg); }
+
+Test(plan, workload_unknown_fields_warned_or_refused) {
+    json_t *docs = json_loads("[{\"workloads\":[{\"name\":\"x\",\"replica\":3,\"template\":{\"spec\":{}}}]}]", 0, NULL);
+    char warned[512] = "";
+    plan_workloads w = {.warn = collect_warning, .warn_arg = warned};
+    err e;
+    err_clear(&e);
+    cr_assert(plan_workloads_from_docs(docs, "f.json", &w, NULL, &e), "%s", e.msg);
+    cr_assert_str_eq(warned, "f.json: workloads[0]: unknown field \"replica\" (did you mean \"replicas\"?)");
+    cr_assert_eq(w.v[0].replicas, 1);
+    plan_workloads_free(&w);
+    plan_workloads strict = {.strict = true};
+    cr_assert_not(plan_workloads_from_docs(docs, "f.json", &strict, NULL, &e));
+    cr_assert(strstr(e.msg, "unknown field \"replica\"") && strstr(e.msg, "--strict"), "%s", e.msg);
+    plan_workloads_free(&strict);
+    json_decref(docs);
 }
 
 Test(plan, workload_file_errors_name_the_field) {
