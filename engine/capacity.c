@@ -161,21 +161,32 @@ static void on_pool(void *arg, const dra_av_pool *p) {
     if (p->node) json_object_set_new(jp, "node", json_string(p->node));
     if (p->incomplete) json_object_set_new(jp, "incomplete", json_true());
     json_t *jsets = json_array();
+    json_t *jdriver = json_string(driver), *jpool = json_string(pool);
     for (uint32_t s = 0; s < p->nsets; s++) {
         const dra_av_set *set = &p->sets[s];
-        json_t *ctr = json_object(), *carve = json_array();
+        json_t *ctr = json_object(), *carve = json_array(), *jset = json_string(set->name);
         for (uint32_t i = 0; i < p->ncounters; i++) {
             const dra_av_counter *c = &p->counters[i];
             if (strcmp(c->set, set->name)) continue;
             quantity fr;
             quantity_sub(&c->cap, &c->used, &fr);
-            json_object_set_new(ctr, c->name,
-                                json_pack("{s:o, s:o, s:o}", "capacity", qty_json(&c->cap), "allocated",
-                                          qty_json(&c->used), "free", qty_json(&fr)));
-            json_array_append_new(v->jcounters,
-                                  json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "driver", driver, "pool", pool,
-                                            "counterSet", c->set, "counter", c->name, "capacity", qty_json(&c->cap),
-                                            "allocated", qty_json(&c->used), "free", qty_json(&fr)));
+            /* each quantity printed once, its string shared by the pool's row and the
+             * flat counters row (a fleet has hundreds of thousands of counters) */
+            json_t *cap = qty_json(&c->cap), *used = qty_json(&c->used), *free_ = qty_json(&fr);
+            json_t *one = json_object();
+            json_object_set(one, "capacity", cap);
+            json_object_set(one, "allocated", used);
+            json_object_set(one, "free", free_);
+            json_object_set_new(ctr, c->name, one);
+            json_t *row = json_object();
+            json_object_set(row, "driver", jdriver);
+            json_object_set(row, "pool", jpool);
+            json_object_set(row, "counterSet", jset);
+            json_object_set_new(row, "counter", json_string(c->name));
+            json_object_set_new(row, "capacity", cap);
+            json_object_set_new(row, "allocated", used);
+            json_object_set_new(row, "free", free_);
+            json_array_append_new(v->jcounters, row);
         }
         for (uint32_t g = 0; g < set->nprofiles; g++) {
             const dra_av_profile *pr = &set->profiles[g];
@@ -184,11 +195,15 @@ static void on_pool(void *arg, const dra_av_pool *p) {
                                                    (int)pr->fit, "fitEmpty", (int)pr->fit_empty));
             if (nr) carve_add(&nr->carve, pr->label, 1, pr->devices, pr->allocated, pr->fit, pr->fit_empty);
         }
-        json_t *js = json_pack("{s:s, s:o}", "name", set->name, "counters", ctr);
+        json_t *js = json_object();
+        json_object_set_new(js, "name", jset);
+        json_object_set_new(js, "counters", ctr);
         if (set->nprofiles) json_object_set_new(js, "carve", carve);
         else json_decref(carve);
         json_array_append_new(jsets, js);
     }
+    json_decref(jdriver);
+    json_decref(jpool);
     json_object_set_new(jp, "counterSets", jsets);
     json_array_append_new(v->jpools, jp);
     if (nr) {
