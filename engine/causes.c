@@ -129,9 +129,11 @@ void dra_fit_cause(const dra_fit *f, const char *node, dra_cause *out) {
         unsat_cause(r + strlen(UNSAT_PREFIX), out);
         return;
     }
-    /* kube-scheduler's DynamicResources text for a claim allocated elsewhere */
-    if (starts(r, "ResourceClaim ") && strstr(r, " is allocated for other nodes than ")) {
-        snprintf(out->text, sizeof out->text, "resourceclaim not available on the node");
+    /* kube-scheduler's DynamicResources text for a claim allocated elsewhere, with the
+     * claim (the same on every node) */
+    const char *other = strstr(r, " is allocated for other nodes than ");
+    if (starts(r, "ResourceClaim ") && other) {
+        snprintf(out->text, sizeof out->text, "resourceclaim %.*s not available on the node", (int)(other - r - 14), r + 14);
         return;
     }
     /* "Insufficient R: node N has ..." → NodeResourcesFit's "Insufficient R" */

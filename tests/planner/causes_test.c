@@ -91,7 +91,8 @@ Test(causes, every_reason_has_a_node_independent_cause) {
     cause_of("cannot allocate all claims: claim ml/p request r: wants 2, 2 match c, 2 free, but no 2 of them share a value "
              "of attribute a (matchAttribute: at most 1 do)",
              "n", "free devices of class c do not meet the claim's constraints", 0);
-    cause_of("ResourceClaim ml/c is allocated for other nodes than n7", "n7", "resourceclaim not available on the node", -1);
+    cause_of("ResourceClaim ml/c is allocated for other nodes than n7", "n7", "resourceclaim ml/c not available on the node",
+             -1);
     cause_of("Insufficient example.com/gpu: node n7 has 4 allocatable, 4 in use, pod requests 1", "n7",
              "Insufficient example.com/gpu", -1);
     cause_of("node(s) had untolerated taint {dedicated: gpu}", "n7", "node(s) had untolerated taint {dedicated: gpu}", -1);
