@@ -319,3 +319,11 @@ void dra__av_each_pool(dra_snapshot *s, const dra_allocated *st, void (*fn)(void
     arena_free(&a);
     free(pools.v);
 }
+
+bool dra_snapshot_slices_node_local(dra_snapshot *s) {
+    size_t n;
+    const dra_slice *const *sls = dra__world_all_slices((dra_world *)dra__snapshot_world(s), &n);
+    for (size_t i = 0; i < n; i++)
+        if (!sls[i]->node_name || !*sls[i]->node_name) return false;
+    return true;
+}

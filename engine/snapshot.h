@@ -93,6 +93,10 @@ size_t dra_snapshot_nnodes(const dra_snapshot *s);
  * request and not kept). For /debug/cache and tests. */
 size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
+/* True when every ResourceSlice names its node (spec.nodeName): no device is visible
+ * from two nodes, so an allocation on one node changes no other node's answer
+ * (engine/allocatable.c; `dralloc plan` fits only the node that changed). */
+bool dra_snapshot_slices_node_local(dra_snapshot *s);
 
 /* ---- one pod ------------------------------------------------------------------------ */
 

@@ -351,9 +351,15 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
  * as each takes, at most o->headroom_max. First-fit rather than scored: the count is
  * what matters, and it costs one failed fit per node instead of one per node per
  * replica. */
+/* A workload with a replica that fit nowhere has no headroom: the plan only added
+ * allocations after it (a gang that did not fit is undone), so no node has more room. */
+static bool headroom_known_zero(const json_t *res) {
+    return json_is_true(json_object_get(res, "fatal")) || json_integer_value(json_object_get(res, "unplaced")) > 0;
+}
+
 static void headroom(sim *m, size_t wi, json_t *res, bool last) {
     const plan_workload *w = &m->wl->v[wi];
-    if (json_is_true(json_object_get(res, "fatal"))) {
+    if (headroom_known_zero(res)) {
         json_object_set_new(res, "headroom", json_integer(0));
         return;
     }
@@ -491,7 +497,12 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_object_set_new(out, "summary", sum);
     json_decref(cap);
     /* after the capacity view and stranded devices, which read the plan's overlay */
-    if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r, i + 1 == w->n);
+    if (o->headroom_max > 0) {
+        /* the last search may use the plan's own overlay: the last one that searches */
+        size_t last = 0;
+        json_array_foreach(results, i, r) if (!headroom_known_zero(r)) last = i;
+        json_array_foreach(results, i, r) headroom(&m, i, r, i == last);
+    }
     json_array_foreach(results, i, r) json_object_del(r, "fatal");
     if (o->timings) o->timings->place_ns += t1 - t0, o->timings->account_ns += dra_monotonic_ns() - t1;
 
