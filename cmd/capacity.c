@@ -91,7 +91,9 @@ int cmd_capacity(int argc, char **argv) {
             rc = 2;
         } else {
             dra_snapshot *s = dra_store_acquire(st);
-            json_t *cap = dra_capacity_json(s, NULL);
+            /* per-counter rows only where they are printed: JSON and --by counter */
+            bool counters = fmt == REPORT_JSON || by == REPORT_BY_COUNTER;
+            json_t *cap = dra_capacity_json_parts(s, NULL, counters ? DRA_CAPACITY_ALL : 0);
             report_capacity(stdout, cap, by, fmt);
             json_decref(cap);
             dra_snapshot_release(s);

@@ -117,6 +117,7 @@ typedef struct view {
     DRA_VEC(node_row) nodes;
     hmap node_at;            /* hash of the name → index + 1 (probe chain on collisions) */
     json_t *jpools, *jcounters;
+    bool counters;           /* DRA_CAPACITY_COUNTERS */
 } view;
 
 static node_row *node_of(view *v, const char *name, bool create) {
@@ -165,7 +166,7 @@ static void on_pool(void *arg, const dra_av_pool *p) {
     for (uint32_t s = 0; s < p->nsets; s++) {
         const dra_av_set *set = &p->sets[s];
         json_t *ctr = json_object(), *carve = json_array(), *jset = json_string(set->name);
-        for (uint32_t i = 0; i < p->ncounters; i++) {
+        for (uint32_t i = 0; i < p->ncounters && v->counters; i++) {
             const dra_av_counter *c = &p->counters[i];
             if (strcmp(c->set, set->name)) continue;
             quantity fr;
@@ -197,7 +198,8 @@ static void on_pool(void *arg, const dra_av_pool *p) {
         }
         json_t *js = json_object();
         json_object_set_new(js, "name", jset);
-        json_object_set_new(js, "counters", ctr);
+        if (v->counters) json_object_set_new(js, "counters", ctr);
+        else json_decref(ctr);
         if (set->nprofiles) json_object_set_new(js, "carve", carve);
         else json_decref(carve);
         json_array_append_new(jsets, js);
@@ -267,7 +269,11 @@ static json_t *class_rows(const view *v, const tally *t, bool skip_empty) {
 }
 
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
-    view v = {.w = dra__snapshot_world(s)};
+    return dra_capacity_json_parts(s, ov, DRA_CAPACITY_ALL);
+}
+
+json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts) {
+    view v = {.w = dra__snapshot_world(s), .counters = parts & DRA_CAPACITY_COUNTERS};
     const dra_allocated *st = ov ? dra__overlay_allocated(ov) : dra__snapshot_allocated(s);
     v.cx = cel_eval_ctx_new();
     v.ncls = v.w->classes.n;
@@ -360,6 +366,9 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
     free(v.nodes.v);
     hmap_free(&v.node_at);
     cel_eval_ctx_free(v.cx);
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "nodes", jnodes, "pools", v.jpools, "classes", jclasses, "shapes",
-                     jshapes, "counters", v.jcounters);
+    json_t *out = json_pack("{s:o, s:o, s:o, s:o}", "nodes", jnodes, "pools", v.jpools, "classes", jclasses, "shapes",
+                            jshapes);
+    if (v.counters) json_object_set_new(out, "counters", v.jcounters);
+    else json_decref(v.jcounters);
+    return out;
 }

@@ -219,6 +219,12 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
  * devices could be allocated now, and with nothing allocated. Quantities print in
  * Kubernetes' canonical form. */
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
+/* The same with parts left out (DRA_CAPACITY_*): without DRA_CAPACITY_COUNTERS, no
+ * "counters" list and no per-counter values in the pools' counterSets (their "carve"
+ * stays) — a 10,000-node fleet has hundreds of thousands of counters that a table or a
+ * report never shows. dra_capacity_json is DRA_CAPACITY_ALL. */
+enum { DRA_CAPACITY_COUNTERS = 1, DRA_CAPACITY_ALL = 1 };
+json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts);
 
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array
  * with one entry per claim the pod needs allocated, in the pod's order,

@@ -131,19 +131,27 @@ enum { CLOSEST_SHOWN = 3 };
 static void explain_nowhere(sim *m, dra_pod_request *pr, why *y) {
     y->causes = dra_causes_new();
     dra_fit f;
+    /* nodes where no device matches the pod's requests: matching does not depend on
+     * what is allocated, so they cannot take one even empty */
+    uint8_t *maybe = xcalloc(m->nnodes ? m->nnodes : 1, 1);
     for (size_t i = 0; i < m->nnodes; i++) {
         dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
         if (f.status == DRA_FIT_OK) continue;   /* not expected: the caller found no node */
         y->count[f.status <= DRA_FIT_ERROR ? f.status : DRA_FIT_ERROR]++;
         dra_causes_add(y->causes, m->nodes[i], &f);
+        dra_cause k;
+        dra_fit_cause(&f, m->nodes[i], &k);
+        maybe[i] = k.matching != 0 && f.status != DRA_FIT_ERROR;
     }
     /* even empty? The snapshot's fit tells unresolvable (fails with nothing in use and
      * no pod bound) from unschedulable; one node that is not settles it */
     y->unfittable = true;
     for (size_t i = 0; i < m->nnodes && y->unfittable; i++) {
+        if (!maybe[i]) continue;
         dra_pod_fit(pr, m->x, m->nodes[i], NULL, DRA_SCORE_NONE, 0, &f);
         y->unfittable = f.status == DRA_FIT_UNRESOLVABLE || f.status == DRA_FIT_ERROR;
     }
+    free(maybe);
 }
 
 /* kube-scheduler's count by cause, then the closest nodes' own reasons:
@@ -457,14 +465,13 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     size_t i;
     json_t *r;
     uint64_t t1 = dra_monotonic_ns();
-    json_t *cap = dra_capacity_json(m.s, m.ov);
+    json_t *cap = dra_capacity_json_parts(m.s, m.ov, o->no_counters ? 0 : DRA_CAPACITY_ALL);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
     static const char *const parts[] = {"nodes", "pools", "classes", "shapes", "counters"};
     for (size_t k = 0; k < ARRAY_SIZE(parts); k++) {
         json_t *v = json_object_get(cap, parts[k]);
-        json_object_set(out, parts[k], v ? v : json_array());
-        if (!v) json_decref(json_object_get(out, parts[k]));
+        if (v) json_object_set(out, parts[k], v);
     }
     json_int_t strand = 0;
     /* with no workload there is nothing to strand devices against */

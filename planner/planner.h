@@ -90,6 +90,7 @@ typedef struct plan_timings {
     uint64_t store_ns;           /* the store built from the objects: the engine's ingest */
     uint64_t place_ns;           /* replicas placed, explanations of the unplaced */
     uint64_t account_ns;         /* the capacity view after placement, stranded devices, headroom */
+    uint64_t free_ns;            /* the store freed after planning (the caller's, when it frees it) */
 } plan_timings;
 
 typedef struct plan_opts {
@@ -104,6 +105,8 @@ typedef struct plan_opts {
     plan_progress_fn progress;   /* may be NULL */
     void *progress_arg;
     plan_timings *timings;       /* may be NULL */
+    bool no_counters;            /* leave out per-counter values ("counters", pools' counterSets
+                                  * counters): what only -o json prints */
 } plan_opts;
 
 void plan_opts_default(plan_opts *o);
