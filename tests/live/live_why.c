@@ -8,7 +8,8 @@
  *     nodes (8 free: 1 missing); the count by cause: NODES/2 "too few free devices",
  *     NODES/2 "held by claims".
  * As kubectl runs a plugin: the binary linked as kubectl-dra, the kubeconfig from
- * KUBECONFIG, the namespace from -n. */
+ * KUBECONFIG, the namespace from -n; `kubectl dra capacity` with no flag reads that
+ * cluster. */
 #include "live.h"
 
 #include <limits.h>
@@ -114,6 +115,12 @@ void live_why(fake_api *f, const char *dralloc, const char *tokfile, int nodes) 
         pclose(p);
     }
     CHECK(atoi(line) == 1, "kubectl dra why (text): no count by cause");
+    /* kubectl dra capacity: no flag, the cluster of KUBECONFIG */
+    snprintf(cmd, sizeof cmd, "KUBECONFIG=%s %s capacity -o json", cfg, link);
+    out = run_json(cmd, &rc);
+    CHECK(rc == 0 && json_array_size(json_object_get(out, "nodes")) == (size_t)nodes,
+          "kubectl dra capacity: exit %d, %zu nodes (want %d)", rc, json_array_size(json_object_get(out, "nodes")), nodes);
+    json_decref(out);
     unlink(link);
     unlink(cfg);
     rmdir(dir);
