@@ -117,6 +117,11 @@ bool dra_pod_request_needs_dra(const dra_pod_request *pr);
  * missing and no template exists, a DeviceClass is missing, a CEL error): the text,
  * else NULL. The extender answers it as `Error`. */
 const char *dra_pod_request_error(const dra_pod_request *pr);
+/* The DeviceClasses the pod's requests name — every request and firstAvailable
+ * subrequest of its claims, and the classes its DRA extended resources map to — as a
+ * JSON object {"<class>": true} (`dralloc plan`: which free devices a workload could
+ * use at all). */
+json_t *dra_pod_request_classes(const dra_pod_request *pr);
 
 typedef enum dra_fit_status {
     DRA_FIT_OK = 0,

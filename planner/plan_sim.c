@@ -395,38 +395,59 @@ static void headroom(sim *m, size_t wi, json_t *res, bool last) {
 
 static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 
-/* Stranded devices: the free devices of nodes where not one more replica of any
- * workload fits (per device would need a claim per device; per node is the
- * approximation the plan reports). */
+/* Stranded devices: free (allocatable now) devices no replica of any workload could
+ * use. On a node where not one more replica of any workload fits, all its free devices;
+ * elsewhere, the free devices of DeviceClasses none of the workloads that fit there asks
+ * for (a NIC nobody requests beside the GPUs a replica takes). By class counts: exact
+ * when a node's classes do not overlap; where a device matches two classes it counts
+ * as usable (never stranded twice). A request's selectors beyond its class are not
+ * looked at: a device of the class counts as usable. */
 static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     size_t nw = m->wl->n;
     dra_pod_request **prs = xcalloc(nw ? nw : 1, sizeof *prs);
-    json_t **pods = xcalloc(nw ? nw : 1, sizeof *pods);
+    json_t **pods = xcalloc(nw ? nw : 1, sizeof *pods), **wants = xcalloc(nw ? nw : 1, sizeof *wants);
     char buf[512];
-    for (size_t wi = 0; wi < nw; wi++) prs[wi] = replica_request(m, wi, m->wl->v[wi].replicas, &pods[wi], buf, sizeof buf);
+    for (size_t wi = 0; wi < nw; wi++) {
+        prs[wi] = replica_request(m, wi, m->wl->v[wi].replicas, &pods[wi], buf, sizeof buf);
+        wants[wi] = prs[wi] ? dra_pod_request_classes(prs[wi]) : json_object();
+    }
     size_t i;
     json_t *nj;
     *total = 0;
+    json_t *usable_classes = json_object();
     json_array_foreach(nodes_json, i, nj) {
         const char *name = json_string_value(json_object_get(nj, "name"));
         json_int_t free_devs = jint(nj, "free");
-        bool usable = false;
-        for (size_t wi = 0; wi < nw && !usable && name && free_devs > 0; wi++) {
+        bool fits = false;
+        json_object_clear(usable_classes);
+        for (size_t wi = 0; wi < nw && name && free_devs > 0; wi++) {
             if (!prs[wi]) continue;
             dra_fit f;
             dra_pod_fit_overlay(prs[wi], m->ov, m->x, name, m->o->score, 0, false, &f);
-            usable = f.status == DRA_FIT_OK;
+            if (f.status != DRA_FIT_OK) continue;
+            fits = true;
+            json_object_update(usable_classes, wants[wi]);
         }
-        json_int_t st = usable ? 0 : free_devs;
+        json_int_t usable = 0;
+        if (fits) {
+            size_t k;
+            json_t *c;
+            json_array_foreach(json_object_get(nj, "classes"), k, c)
+                if (json_object_get(usable_classes, json_string_value(json_object_get(c, "name")))) usable += jint(c, "free");
+        }
+        json_int_t st = free_devs - (usable < free_devs ? usable : free_devs);
         json_object_set_new(nj, "stranded", json_integer(st));
         *total += st;
     }
+    json_decref(usable_classes);
     for (size_t wi = 0; wi < nw; wi++) {
         if (prs[wi]) dra_pod_request_free(prs[wi]);
         json_decref(pods[wi]);
+        json_decref(wants[wi]);
     }
     free(prs);
     free(pods);
+    free(wants);
 }
 
 static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {

@@ -458,3 +458,16 @@ Test(plan, workload_objects_list) {
     plan_objects_free(&objs);
     json_decref(docs);
 }
+
+/* Stranded: free devices no replica of any workload could use — on a node where a
+ * replica still fits, the free devices of classes no workload asks for
+ * (testdata/plan/stranded/: 2 NICs beside 2 usable GPUs). */
+Test(plan, stranded_counts_devices_no_workload_could_use) {
+    json_t *p = plan_default(TD "stranded/cluster.yaml", TD "stranded/workloads.yaml");
+    const json_t *n = node_row(p, "node-0");
+    cr_assert_eq(ji(n, "free"), 4);
+    cr_assert_eq(ji(n, "stranded"), 2);
+    cr_assert_eq(ji(json_object_get(p, "summary"), "stranded"), 2);
+    cr_assert_eq(ji(workload(p, "infer"), "headroom"), 2);
+    json_decref(p);
+}
