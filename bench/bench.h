@@ -71,6 +71,10 @@ int bench_matrix_compare(const char *old_path, const char *new_path, FILE *out);
  * fitted and with the fit cache, 36,000 one-GPU pods on 5,000 nodes x 8 GPUs;
  * --devices 500|5000 runs one shape. */
 int bench_plan_main(const bench_opts *o);
+/* fleet — the capacity planner's fleet (fleet.c): H100, MIG-carved A100 and CPU nodes with
+ * claims allocated and two DeviceTaintRules; --devices N nodes; --dump DIR writes it as
+ * files for `dralloc plan`, else ingest and the capacity view are timed. */
+int bench_fleet_main(const bench_opts *o);
 /* serve — /filter load on a `dralloc serve` child process at fixed rates (serve_load.c);
  * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
 int bench_serve_main(const bench_opts *o);

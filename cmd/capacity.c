@@ -1,11 +1,13 @@
 /* capacity.c — `dralloc capacity`: what is allocatable, allocated and free in a
  * cluster snapshot (dra_capacity_json), per node, pool, DeviceClass or counter.
  *
- *   dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter]
+ *   dralloc capacity [-f SNAPSHOT...] [-o table|json|csv] [--by node|pool|class|counter|shape]
  *                    [--feature-gates A=true,...]
  *
- * Allocated means held by a claim with status.allocation in the input. JSON prints
- * the whole view whatever --by says. */
+ * Allocated means held by a claim with status.allocation in the input; free means
+ * allocatable now (engine/allocatable.h). Without -f or a cluster flag, the cluster
+ * kubectl would use (kubectl dra capacity). JSON prints the whole view whatever --by
+ * says. */
 #include "cmd/commands.h"
 #include "cmd/kube_input.h"
 
@@ -17,10 +19,13 @@
 #include "report/report.h"
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: dralloc capacity -f SNAPSHOT... [-o table|json|csv] [--by node|pool|class|counter]\n"
+    fprintf(f, "usage: dralloc capacity [-f SNAPSHOT...] [-o table|json|csv] [--by node|pool|class|counter|shape]\n"
                "                        [--feature-gates A=true,...]\n"
                "       dralloc capacity --kubeconfig FILE [--context NAME] ...   (a cluster, read once;\n"
-               "                        or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify])\n");
+               "                        or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]);\n"
+               "       without either, the cluster kubectl would use: KUBECONFIG, ~/.kube/config, in-cluster\n"
+               "free = allocatable now by a request without tolerations; blocked = not allocated, not allocatable\n"
+               "(shared counters used up, an untolerated taint of the device or a DeviceTaintRule)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -48,7 +53,7 @@ int cmd_capacity(int argc, char **argv) {
             }
         } else if (!strcmp(o, "--by") && takes) {
             if (!report_by_parse(argv[++i], &by)) {
-                fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class or counter\n", argv[i]);
+                fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class, counter or shape\n", argv[i]);
                 rc = 2;
             }
         } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
@@ -61,7 +66,8 @@ int cmd_capacity(int argc, char **argv) {
             rc = usage(stderr);
         }
     }
-    if (!rc && !nfiles && !kube.used) rc = usage(stderr);
+    /* nothing named: the cluster kubectl would use (kubectl dra capacity) */
+    if (!rc && !nfiles && !kube.used) cmd_kube_default(&kube);
     dra_features f;
     dra_features_default(&f);
     err e;
@@ -85,7 +91,9 @@ int cmd_capacity(int argc, char **argv) {
             rc = 2;
         } else {
             dra_snapshot *s = dra_store_acquire(st);
-            json_t *cap = dra_capacity_json(s, NULL);
+            /* per-counter rows only where they are printed: JSON and --by counter */
+            bool counters = fmt == REPORT_JSON || by == REPORT_BY_COUNTER;
+            json_t *cap = dra_capacity_json_parts(s, NULL, counters ? DRA_CAPACITY_ALL : 0);
             report_capacity(stdout, cap, by, fmt);
             json_decref(cap);
             dra_snapshot_release(s);

@@ -11,5 +11,6 @@ int cmd_cel(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_capacity(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 
 #endif

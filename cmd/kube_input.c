@@ -2,7 +2,9 @@
 #include "cmd/kube_input.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k) {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -11,15 +13,39 @@ bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k) {
         k->o.insecure = k->used = true;
         return true;
     }
+    const char **slot[] = {&k->o.kubeconfig, &k->o.context, &k->o.server, &k->o.token_file, &k->o.ca_file};
     for (size_t n = 0; n < sizeof with_value / sizeof with_value[0]; n++) {
+        size_t l = strlen(with_value[n]);
+        if (!strncmp(a, with_value[n], l) && a[l] == '=') {   /* --kubeconfig=F, as kubectl takes it */
+            *slot[n] = a + l + 1;
+            k->used = true;
+            return true;
+        }
         if (strcmp(a, with_value[n]) || !v) continue;
-        const char **slot[] = {&k->o.kubeconfig, &k->o.context, &k->o.server, &k->o.token_file, &k->o.ca_file};
         *slot[n] = v;
         (*i)++;
         k->used = true;
         return true;
     }
     return false;
+}
+
+void cmd_kube_default(cmd_kube_flags *k) {
+    k->used = true;
+    if (k->o.kubeconfig || k->o.server) return;
+    const char *env = getenv("KUBECONFIG");
+    if (env && *env) {
+        /* kubectl merges every file of the list; the first holds the context here */
+        const char *colon = strchr(env, ':');
+        snprintf(k->path, sizeof k->path, "%.*s", (int)(colon ? (size_t)(colon - env) : strlen(env)), env);
+        k->o.kubeconfig = k->path;
+        return;
+    }
+    const char *home = getenv("HOME");
+    if (home && *home) {
+        snprintf(k->path, sizeof k->path, "%s/.kube/config", home);
+        if (!access(k->path, R_OK)) k->o.kubeconfig = k->path;
+    }
 }
 
 json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog) {

@@ -12,12 +12,17 @@
 typedef struct cmd_kube_flags {
     ext_kube_opts o;
     bool used;                  /* one of the flags was given */
+    char path[4096];            /* cmd_kube_default's kubeconfig (o.kubeconfig points here) */
 } cmd_kube_flags;
 
 /* Takes --kubeconfig F, --context C, --server URL, --token-file F, --ca-file F or
- * --insecure-skip-tls-verify at argv[*i] (advancing *i past a value); false when
- * argv[*i] is none of them. */
+ * --insecure-skip-tls-verify at argv[*i] (advancing *i past a value; kubectl's
+ * --flag=value form too); false when argv[*i] is none of them. */
 bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k);
+/* The cluster as kubectl finds it when no flag named one: the first file of
+ * $KUBECONFIG, else ~/.kube/config when it exists, else the pod's service account
+ * (in-cluster; extender/kube.c says when none is there). Sets k->used. */
+void cmd_kube_default(cmd_kube_flags *k);
 /* The cluster's objects as a JSON array, or NULL after printing why (prog: the
  * command's name for the message). */
 json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog);

@@ -3,6 +3,7 @@
  * 2 usage or input error. */
 #include "cmd/commands.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +32,8 @@ static const command commands[] = {
     {"bench", cmd_bench, "run a benchmark workload (cel: CEL selectors E1..E5; alloc: allocation latency)"},
     {"cel", cmd_cel, "evaluate a CEL expression on a device (cel eval EXPR --slice FILE --device NAME)"},
     {"plan", cmd_plan, "offline capacity planning: place workload replicas on a snapshot (what-ifs, min nodes)"},
-    {"capacity", cmd_capacity, "allocatable, allocated and free devices per node, pool, DeviceClass or counter"},
+    {"capacity", cmd_capacity, "allocated, allocatable now and blocked devices per node, pool, DeviceClass, shape or counter"},
+    {"why", cmd_why, "why a pod is pending: the count by cause over every node and the closest nodes' explanation"},
     {"serve", cmd_serve, "run the kube-scheduler HTTP extender (/filter, /prioritize, /metrics, ...)"},
 };
 
@@ -51,7 +53,23 @@ int cmd_version(int argc, char **argv) {
     return 0;
 }
 
+/* Installed as kubectl-dra, the binary is a kubectl plugin: kubectl runs it with the
+ * words after `kubectl dra` (`kubectl dra why POD -n NS` → argv = [kubectl-dra, why,
+ * POD, -n, NS]), the same subcommands as dralloc's. */
+static bool is_kubectl_plugin(const char *argv0) {
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    return !strcmp(base, "kubectl-dra");
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 1 && is_kubectl_plugin(argv[0]) && argc < 2) {
+        fprintf(stdout, "kubectl dra — dralloc as a kubectl plugin\n\n"
+                        "usage: kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
+                        "       kubectl dra capacity [--by node|pool|class|counter|shape] [-o table|json|csv]\n"
+                        "       kubectl dra <any dralloc command> ...\n");
+        return 0;
+    }
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

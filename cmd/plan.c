@@ -3,11 +3,13 @@
  *
  *   dralloc plan -f SNAPSHOT... --workload FILE [-o table|json|csv] [--report FILE.html]
  *                [--score binpack|spread] [--seed N] [--headroom-max N] [--device-choice C]
- *                [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...
- *                [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates ...]
+ *                [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...
+ *                [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates ...] [--strict] [--timings]
  *   dralloc plan -f SNAPSHOT... --scenarios DIR [--shard i/N] ...   every workload file
- *                of DIR (name order), or those with index % N == i
+ *                of DIR (name order), or those with index % N == i; the output carries
+ *                the digests of the snapshot and of the scenario set, and i/N
  *   dralloc plan merge A.json B.json... [-o table|json|csv]        sharded outputs joined
+ *                (refused: a shard missing, given twice, or of another run)
  *
  * Replicas that do not fit are an answer, not a failure: exit 0. Exit 1 when a
  * scenario could not be planned (its objects do not load), 2 on usage or input
@@ -31,8 +33,9 @@ static int usage(FILE *f) {
             "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
             "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
             "                    [--device-choice first-fit|best-fit]\n"
-            "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes k=v[,k=v]]...\n"
-            "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...]\n"
+            "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...\n"
+            "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...] [--strict]\n"
+            "                    [--timings]\n"
             "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
             "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
             "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
@@ -44,8 +47,12 @@ static int usage(FILE *f) {
             "  --device-choice   the devices a replica gets on its node: first-fit (default, as kube-scheduler)\n"
             "                    or best-fit (the allocation leaving the node least fragmented)\n"
             "  --add-nodes       COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml\n"
-            "  --remove-nodes    drop matching Nodes and their node-local ResourceSlices\n"
-            "  --min-nodes       the fewest copies of SHAPE.yaml for every replica to fit (<= --max-nodes, 1024)\n");
+            "  --remove-nodes    drop the Nodes a label selector matches (kubectl -l: k=v, k!=v, k in (a,b),\n"
+            "                    k notin (a,b), k, !k; comma-joined) and their node-local ResourceSlices\n"
+            "  --min-nodes       the fewest copies of SHAPE.yaml for every replica to fit (<= --max-nodes, 1024),\n"
+            "                    under binpack and spread scoring; a workload no count helps is named at once\n"
+            "  --strict          an unknown field in the workload file is an error (else a warning)\n"
+            "  --timings         how long loading, planning and rendering took, on stderr\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -82,6 +89,7 @@ typedef struct plan_args {
     const char **adds, **removes;
     int nadds, nremoves;
     long max_nodes;
+    bool strict, timings;
     report_format fmt;
     plan_opts opts;
     cmd_kube_flags kube;         /* a cluster read once as (part of) the snapshot */
@@ -134,7 +142,12 @@ static bool load_base(const plan_args *a, plan_objects *objs) {
     for (int i = 0; i < a->nadds; i++) {
         const char *colon = strrchr(a->adds[i], ':');
         long count;
-        if (!colon || !parse_long("--add-nodes SHAPE:COUNT", colon + 1, 0, &count)) goto usage;
+        if (!colon) {
+            fprintf(stderr, "dralloc plan: --add-nodes %s: want SHAPE.yaml:COUNT (how many copies of the shape)\n",
+                    a->adds[i]);
+            goto usage;
+        }
+        if (!parse_long("--add-nodes SHAPE:COUNT", colon + 1, 0, &count)) goto usage;
         char *path = xstrndup(a->adds[i], (size_t)(colon - a->adds[i]));
         plan_objects shape;
         plan_objects_init(&shape);
@@ -153,10 +166,15 @@ usage:
 
 /* One workload file against the base: the plan (with minNodes when asked), or NULL
  * with the reason in e. */
+static void warn_stderr(void *arg, const char *msg) {
+    (void)arg;
+    fprintf(stderr, "dralloc plan: warning: %s\n", msg);
+}
+
 static json_t *run_one(const plan_args *a, const plan_objects *base, const char *wfile, err *e) {
     plan_objects objs;
     plan_objects_copy(&objs, base);
-    plan_workloads w = {0};
+    plan_workloads w = {.strict = a->strict, .warn = warn_stderr};
     json_t *out = NULL;
     if (plan_workloads_load(wfile, &w, &objs, e)) {
         if (a->min_shape) {
@@ -171,6 +189,59 @@ static json_t *run_one(const plan_args *a, const plan_objects *base, const char 
     }
     plan_workloads_free(&w);
     plan_objects_free(&objs);
+    return out;
+}
+
+/* One workload file on the snapshot as it is (no what-if): the files loaded straight into
+ * a store by the engine's loader, the cluster applied, the workload file's objects on top;
+ * no copy of the objects is kept beside the store. NULL after printing why (*rc set). */
+static json_t *run_direct(const plan_args *a, int *rc, plan_timings *tm) {
+    err e;
+    err_clear(&e);
+    uint64_t t0 = now_ns();
+    dra_store *st = dra_store_new(&a->opts.features);
+    json_t *out = NULL;
+    plan_objects wobjs;
+    plan_objects_init(&wobjs);
+    plan_workloads w = {.strict = a->strict, .warn = warn_stderr};
+    bool ok = true;
+    if (a->kube.used) {
+        json_t *live = cmd_kube_fetch(&a->kube, "dralloc plan");
+        ok = live && (!json_array_size(live) || dra_store_apply_json(st, live, &e));
+        json_decref(live);
+        if (!live) *rc = 2, e.msg[0] = '\0';
+    }
+    if (ok && a->nfiles) ok = dra_store_load_paths(st, (const char *const *)a->files, (size_t)a->nfiles, &e) != 0;
+    if (ok) ok = plan_workloads_load(a->workload, &w, &wobjs, &e);
+    if (ok) {
+        /* the workload file's own objects (templates, claims), and a first snapshot for
+         * an empty input */
+        size_t n = json_array_size(wobjs.items);
+        dra_change *ch = xcalloc(n + 1, sizeof *ch);
+        for (size_t i = 0; i < n; i++) {
+            ch[i].upsert = json_array_get(wobjs.items, i);
+            ch[i].source = json_string_value(json_array_get(wobjs.sources, i));
+        }
+        ok = dra_store_apply(st, ch, n, &e) != 0;
+        free(ch);
+    }
+    tm->store_ns += now_ns() - t0;
+    if (ok) {
+        dra_snapshot *s = dra_store_acquire(st);
+        bool local = dra_snapshot_slices_node_local(s);
+        dra_snapshot_release(s);
+        out = plan_run_store(st, &w, &a->opts, local, &e);
+        ok = out != NULL;
+    }
+    if (!ok && e.msg[0]) {
+        print_err(&e);
+        *rc = 2;
+    }
+    plan_workloads_free(&w);
+    plan_objects_free(&wobjs);
+    uint64_t tf = now_ns();
+    dra_store_free(st);
+    tm->free_ns += now_ns() - tf;
     return out;
 }
 
@@ -204,6 +275,48 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
         }
     closedir(d);
     if (n) qsort(names, n, sizeof *names, cmp_str);
+    /* what the shards of one run share: the snapshot (files, cluster, what-ifs) and the
+     * scenario set with the options that change a plan (plan merge compares them) */
+    uint64_t snap = 0, set = 0;
+    err de;
+    err_clear(&de);
+    bool dok = true;
+    for (int i = 0; i < a->nfiles && dok; i++) dok = plan_digest_path(&snap, a->files[i], &de);
+    if (dok && a->kube.used) {
+        char *live = json_dumps(base->items, JSON_COMPACT | JSON_SORT_KEYS);
+        snap = plan_digest_text(snap, live ? live : "", live ? strlen(live) : 0);
+        free(live);
+    }
+    for (int i = 0; i < a->nremoves && dok; i++) snap = plan_digest_text(snap, a->removes[i], strlen(a->removes[i]));
+    for (int i = 0; i < a->nadds && dok; i++) {
+        const char *colon = strrchr(a->adds[i], ':');
+        char *path = xstrndup(a->adds[i], colon ? (size_t)(colon - a->adds[i]) : strlen(a->adds[i]));
+        dok = plan_digest_path(&snap, path, &de);
+        snap = plan_digest_text(snap, colon ? colon : "", colon ? strlen(colon) : 0);
+        free(path);
+    }
+    for (size_t i = 0; i < n && dok; i++) {
+        size_t len = strlen(a->scenarios) + strlen(names[i]) + 2;
+        char *path = xmalloc(len);
+        snprintf(path, len, "%s/%s", a->scenarios, names[i]);
+        set = plan_digest_text(set, names[i], strlen(names[i]));
+        dok = plan_digest_path(&set, path, &de);
+        free(path);
+    }
+    char opts[1024];
+    snprintf(opts, sizeof opts, "score=%d seed=%d/%llu headroom=%ld choice=%d gates=%s min=%s max=%ld", (int)a->opts.score,
+             (int)a->opts.seeded, (unsigned long long)a->opts.seed, a->opts.headroom_max, (int)a->opts.device_choice,
+             a->gates ? a->gates : "", a->min_shape ? a->min_shape : "", a->max_nodes);
+    set = plan_digest_text(set, opts, strlen(opts));
+    if (dok && a->min_shape) dok = plan_digest_path(&set, a->min_shape, &de);
+    if (!dok) {
+        char buf[2048];
+        fprintf(stderr, "dralloc plan: %s\n", err_format(&de, buf, sizeof buf));
+        for (size_t i = 0; i < n; i++) free(names[i]);
+        free(names);
+        *rc = 2;
+        return NULL;
+    }
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
         if (i % nshards == shard) {
@@ -232,6 +345,9 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
     }
     free(names);
     json_t *out = json_object();
+    json_object_set_new(out, "snapshot", json_sprintf("%016llx", (unsigned long long)snap));
+    json_object_set_new(out, "scenarioSet", json_sprintf("%016llx", (unsigned long long)set));
+    json_object_set_new(out, "shard", json_sprintf("%u/%u", shard, nshards));
     json_object_set_new(out, "scenarios", arr);
     return out;
 }
@@ -256,6 +372,7 @@ static int emit(const plan_args *a, const json_t *out) {
 static int run_merge(int argc, char **argv) {
     report_format fmt = REPORT_JSON;
     json_t **docs = xcalloc((size_t)argc + 1, sizeof *docs);
+    const char **names = xcalloc((size_t)argc + 1, sizeof *names);
     size_t n = 0;
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -271,7 +388,7 @@ static int run_merge(int argc, char **argv) {
             fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", argv[i], je.line, je.text);
             rc = 2;
         } else {
-            n++;
+            names[n++] = argv[i];
         }
     }
     if (!rc && !n) {
@@ -281,7 +398,7 @@ static int run_merge(int argc, char **argv) {
     if (!rc) {
         err e;
         err_clear(&e);
-        json_t *out = plan_merge(docs, n, &e);
+        json_t *out = plan_merge(docs, names, n, &e);
         if (!out) {
             fprintf(stderr, "dralloc plan merge: %s\n", e.msg);
             rc = 2;
@@ -292,6 +409,7 @@ static int run_merge(int argc, char **argv) {
     }
     for (size_t i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
+    free(names);
     return rc;
 }
 
@@ -355,6 +473,14 @@ int cmd_plan(int argc, char **argv) {
             a.gates = argv[++i];
         } else if (!strncmp(o, "--feature-gates=", 16)) {
             a.gates = o + 16;
+        } else if (!strcmp(o, "--strict")) {
+            a.strict = true;
+        } else if (!strcmp(o, "--timings")) {
+            a.timings = true;
+        } else if (!strcmp(o, "--add-nodes") || !strcmp(o, "--remove-nodes") || !strcmp(o, "--min-nodes") ||
+                   !strcmp(o, "--workload") || !strcmp(o, "--scenarios") || !strcmp(o, "--report")) {
+            fprintf(stderr, "dralloc plan: %s needs a value\n", o);
+            rc = 2;
         } else {
             fprintf(stderr, "dralloc plan: unexpected argument %s\n", o);
             rc = usage(stderr);
@@ -373,13 +499,44 @@ int cmd_plan(int argc, char **argv) {
             rc = 2;
         }
     }
+    /* tables, CSV and the report show no single counter: only JSON carries them all */
+    a.opts.no_counters = a.fmt != REPORT_JSON;
     progress_state ps = {.start_ns = now_ns()};
     if (isatty(STDERR_FILENO)) {
         a.opts.progress = progress_cb;
         a.opts.progress_arg = &ps;
     }
     plan_objects base = {0};
+    plan_timings tm = {0};
+    a.opts.timings = &tm;
+    uint64_t t0 = now_ns();
+    /* what-ifs edit the objects before a store is built: only they keep them as JSON */
+    bool direct = !a.scenarios && !a.nadds && !a.nremoves && !a.min_shape;
+    if (!rc && direct) {
+        uint64_t t1 = now_ns();
+        json_t *out = run_direct(&a, &rc, &tm);
+        uint64_t t2 = now_ns();
+        if (out) {
+            int erc = emit(&a, out);
+            if (erc) rc = erc;
+            json_decref(out);
+        } else if (!rc) {
+            rc = 2;
+        }
+        if (a.timings && !rc)
+            fprintf(stderr, "dralloc plan: timings: load %.3f s (files read and store built by the engine); plan %.3f s "
+                            "(placing %.3f, accounting %.3f, other %.3f); output %.3f s; store freed %.3f s\n",
+                    (double)tm.store_ns / 1e9, (double)(t2 - t1 - tm.store_ns - tm.free_ns) / 1e9, (double)tm.place_ns / 1e9,
+                    (double)tm.account_ns / 1e9,
+                    (double)(t2 - t1 - tm.store_ns - tm.free_ns - tm.place_ns - tm.account_ns) / 1e9,
+                    (double)(now_ns() - t2) / 1e9, (double)tm.free_ns / 1e9);
+        free(a.files);
+        free(a.adds);
+        free(a.removes);
+        return rc;
+    }
     if (!rc && !load_base(&a, &base)) rc = 2;
+    uint64_t t1 = now_ns(), t2 = t1;
     if (!rc) {
         json_t *out;
         if (a.scenarios) {
@@ -393,6 +550,7 @@ int cmd_plan(int argc, char **argv) {
                 rc = 2;
             }
         }
+        t2 = now_ns();
         if (out) {
             int erc = emit(&a, out);
             if (erc) rc = erc;
@@ -400,6 +558,12 @@ int cmd_plan(int argc, char **argv) {
         }
         plan_objects_free(&base);
     }
+    if (a.timings && !rc)
+        fprintf(stderr, "dralloc plan: timings: load %.3f s (files read %.3f, store built %.3f); plan %.3f s (placing "
+                        "%.3f, accounting %.3f, other %.3f); output %.3f s\n",
+                (double)(t1 - t0 + tm.store_ns) / 1e9, (double)(t1 - t0) / 1e9, (double)tm.store_ns / 1e9,
+                (double)(t2 - t1 - tm.store_ns) / 1e9, (double)tm.place_ns / 1e9, (double)tm.account_ns / 1e9,
+                (double)(t2 - t1 - tm.store_ns - tm.place_ns - tm.account_ns) / 1e9, (double)(now_ns() - t2) / 1e9);
     free(a.files);
     free(a.adds);
     free(a.removes);

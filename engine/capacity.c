@@ -1,16 +1,20 @@
-/* capacity.c — the free-capacity view (dra_capacity_json, snapshot.h): what is
- * allocatable, allocated and free per node, pool, DeviceClass and counter, like
- * kubectl-view-allocations does for CPU and memory, but for DRA devices.
+/* capacity.c — the capacity view (dra_capacity_json, snapshot.h): devices, allocated,
+ * allocatable now (`free`) and what blocks the rest, per node, pool, DeviceClass, node
+ * shape and counter, like kubectl-view-allocations does for CPU and memory, but for DRA
+ * devices and counting what a request could really take (allocatable.c decides each
+ * device). A DeviceClass counts the devices its selectors accept (CEL, each program
+ * looked up once per view); a selector error leaves the device out.
  *
- * A pool is counted from its slices of the newest generation (older ones are being
- * replaced). A device is allocated when a claim holds it, exclusively or with a
- * share. Counters (partitionable devices): capacity is the pool's sharedCounters,
- * allocated what its allocated devices consume, free what is still carvable. A
- * DeviceClass counts the devices its selectors accept (CEL, through the catalog's
- * programs); a selector error leaves the device out. */
+ * Node shapes group nodes a planner buys alike: the well-known instance-type label
+ * (node.kubernetes.io/instance-type, else the beta one) and the node's device inventory
+ * (devices per DeviceClass), so two instance types never merge and one type whose nodes
+ * differ in devices (a GPU missing) shows as two shapes. */
 #include "engine/snapshot.h"
 
+#include "engine/allocatable.h"
 #include "engine/world.h"
+
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +22,39 @@
 
 const dra_allocated *dra__overlay_allocated(const dra_overlay *ov);
 
-static bool in_use(const dra_allocated *st, uint64_t key) {
-    uint64_t v;
-    return st && (cmap_get(&st->devices, key, &v) || cmap_get(&st->shared, key, &v));
+/* Devices by state, the same fields on every row. */
+typedef struct tally {
+    int64_t devices, allocated, free, counters, taints, unusable, shared;
+} tally;
+
+static void tally_add(tally *t, const dra_av_device *d) {
+    t->devices++;
+    switch (d->state) {
+    case DRA_AV_ALLOCATED: t->allocated++, t->shared += d->shared_left; break;
+    case DRA_AV_FREE: t->free++; break;
+    case DRA_AV_COUNTERS: t->counters++; break;
+    case DRA_AV_TAINTS: t->taints++; break;
+    default: t->unusable++;
+    }
+}
+
+static void tally_sum(tally *t, const tally *u) {
+    t->devices += u->devices, t->allocated += u->allocated, t->free += u->free, t->counters += u->counters;
+    t->taints += u->taints, t->unusable += u->unusable, t->shared += u->shared;
+}
+
+/* "devices", "allocated", "free", "blocked": {"counters", "taints"}, then "unusable"
+ * and "shared" when there are any. */
+static void tally_json(json_t *o, const tally *t) {
+    json_object_set_new(o, "devices", json_integer(t->devices));
+    json_object_set_new(o, "allocated", json_integer(t->allocated));
+    json_object_set_new(o, "free", json_integer(t->free));
+    json_t *b = json_object();
+    json_object_set_new(b, "counters", json_integer(t->counters));
+    json_object_set_new(b, "taints", json_integer(t->taints));
+    json_object_set_new(o, "blocked", b);
+    if (t->unusable) json_object_set_new(o, "unusable", json_integer(t->unusable));
+    if (t->shared) json_object_set_new(o, "shared", json_integer(t->shared));
 }
 
 static json_t *qty_json(const quantity *q) {
@@ -29,186 +63,307 @@ static json_t *qty_json(const quantity *q) {
     return json_string(buf);
 }
 
-typedef struct counter_acc {
-    const char *set, *name;
-    quantity cap, used;
-} counter_acc;
+/* A carve profile summed over counter sets (of a node or a shape). */
+typedef struct carve_sum {
+    char *label;
+    int64_t sets, devices, allocated, fit, fit_empty;
+} carve_sum;
 
-typedef struct pool_acc {
-    const dra_slice **slices;
-    uint32_t nslices;
-    int64_t gen;
-    const char *node;        /* every slice's node, or NULL */
-    bool mixed_node;
-} pool_acc;
+typedef DRA_VEC(carve_sum) carve_vec;
 
-static int cmp_pool(const void *a, const void *b) {
-    const dra_slice *x = ((const pool_acc *)a)->slices[0], *y = ((const pool_acc *)b)->slices[0];
-    int c = strcmp(x->driver, y->driver);
-    return c ? c : strcmp(x->pool, y->pool);
+static void carve_add(carve_vec *v, const char *label, int64_t sets, int64_t devices, int64_t allocated, int64_t fit,
+                      int64_t fit_empty) {
+    carve_sum *c = NULL;
+    for (size_t i = 0; i < v->n && !c; i++)
+        if (!strcmp(v->v[i].label, label)) c = &v->v[i];
+    if (!c) {
+        carve_sum z = {.label = xstrdup(label)};
+        DRA_VEC_PUSH(*v, z);
+        c = &v->v[v->n - 1];
+    }
+    c->sets += sets, c->devices += devices, c->allocated += allocated, c->fit += fit, c->fit_empty += fit_empty;
 }
 
-static int cmp_node(const void *a, const void *b) {
-    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "name")),
-                  json_string_value(json_object_get(*(json_t *const *)b, "name")));
+static json_t *carve_json(const carve_vec *v) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "profile", v->v[i].label, "counterSets",
+                                           (json_int_t)v->v[i].sets, "devices", (json_int_t)v->v[i].devices,
+                                           "allocated", (json_int_t)v->v[i].allocated, "fit", (json_int_t)v->v[i].fit,
+                                           "fitEmpty", (json_int_t)v->v[i].fit_empty));
+    return a;
+}
+
+static void carve_free(carve_vec *v) {
+    for (size_t i = 0; i < v->n; i++) free(v->v[i].label);
+    free(v->v);
+}
+
+typedef struct node_row {
+    const char *name;
+    tally t;
+    tally *cls;              /* per DeviceClass */
+    json_t *pools;           /* "driver/pool" names */
+    carve_vec carve;
+} node_row;
+
+typedef struct view {
+    const dra_world *w;
+    cel_eval_ctx *cx;
+    size_t ncls;
+    const cel_program ***progs;   /* per class: its selectors' programs (NULL: does not compile) */
+    uint32_t *nprogs;
+    tally *cls;
+    DRA_VEC(node_row) nodes;
+    hmap node_at;            /* hash of the name → index + 1 (probe chain on collisions) */
+    json_t *jpools, *jcounters;
+    bool counters;           /* DRA_CAPACITY_COUNTERS */
+} view;
+
+static node_row *node_of(view *v, const char *name, bool create) {
+    uint64_t probe = hash_bytes(name, strlen(name)), i;
+    for (; hmap_get(&v->node_at, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(v->nodes.v[i - 1].name, name)) return &v->nodes.v[i - 1];
+    if (!create) return NULL;
+    node_row r = {.name = name, .cls = xcalloc(v->ncls ? v->ncls : 1, sizeof(tally)), .pools = json_array()};
+    DRA_VEC_PUSH(v->nodes, r);
+    hmap_put(&v->node_at, probe, v->nodes.n);
+    return &v->nodes.v[v->nodes.n - 1];
+}
+
+static bool class_matches(view *v, size_t c, const dra_device *d) {
+    const dra_class *cl = v->w->classes.v[c];
+    for (uint32_t q = 0; q < cl->nselectors; q++) {
+        err e;
+        err_clear(&e);
+        if (!v->progs[c][q] || cel_eval_bool(v->progs[c][q], &d->cel, v->cx, &e) != CEL_TRUE) return false;
+    }
+    return true;
+}
+
+static void on_pool(void *arg, const dra_av_pool *p) {
+    view *v = arg;
+    tally pt = {0};
+    node_row *nr = p->node ? node_of(v, p->node, true) : NULL;
+    for (uint32_t i = 0; i < p->ndevs; i++) {
+        const dra_av_device *d = &p->devs[i];
+        tally_add(&pt, d);
+        for (size_t c = 0; c < v->ncls; c++)
+            if (class_matches(v, c, d->dev)) {
+                tally_add(&v->cls[c], d);
+                if (nr) tally_add(&nr->cls[c], d);
+            }
+    }
+    const char *driver = p->first->driver, *pool = p->first->pool;
+    json_t *jp = json_object();
+    json_object_set_new(jp, "driver", json_string(driver));
+    json_object_set_new(jp, "pool", json_string(pool));
+    tally_json(jp, &pt);
+    if (p->node) json_object_set_new(jp, "node", json_string(p->node));
+    if (p->incomplete) json_object_set_new(jp, "incomplete", json_true());
+    json_t *jsets = json_array();
+    json_t *jdriver = json_string(driver), *jpool = json_string(pool);
+    for (uint32_t s = 0; s < p->nsets; s++) {
+        const dra_av_set *set = &p->sets[s];
+        json_t *ctr = json_object(), *carve = json_array(), *jset = json_string(set->name);
+        for (uint32_t i = 0; i < p->ncounters && v->counters; i++) {
+            const dra_av_counter *c = &p->counters[i];
+            if (strcmp(c->set, set->name)) continue;
+            quantity fr;
+            quantity_sub(&c->cap, &c->used, &fr);
+            /* each quantity printed once, its string shared by the pool's row and the
+             * flat counters row (a fleet has hundreds of thousands of counters) */
+            json_t *cap = qty_json(&c->cap), *used = qty_json(&c->used), *free_ = qty_json(&fr);
+            json_t *one = json_object();
+            json_object_set(one, "capacity", cap);
+            json_object_set(one, "allocated", used);
+            json_object_set(one, "free", free_);
+            json_object_set_new(ctr, c->name, one);
+            json_t *row = json_object();
+            json_object_set(row, "driver", jdriver);
+            json_object_set(row, "pool", jpool);
+            json_object_set(row, "counterSet", jset);
+            json_object_set_new(row, "counter", json_string(c->name));
+            json_object_set_new(row, "capacity", cap);
+            json_object_set_new(row, "allocated", used);
+            json_object_set_new(row, "free", free_);
+            json_array_append_new(v->jcounters, row);
+        }
+        for (uint32_t g = 0; g < set->nprofiles; g++) {
+            const dra_av_profile *pr = &set->profiles[g];
+            json_array_append_new(carve, json_pack("{s:s, s:i, s:i, s:i, s:i}", "profile", pr->label, "devices",
+                                                   (int)pr->devices, "allocated", (int)pr->allocated, "fit",
+                                                   (int)pr->fit, "fitEmpty", (int)pr->fit_empty));
+            if (nr) carve_add(&nr->carve, pr->label, 1, pr->devices, pr->allocated, pr->fit, pr->fit_empty);
+        }
+        json_t *js = json_object();
+        json_object_set_new(js, "name", jset);
+        if (v->counters) json_object_set_new(js, "counters", ctr);
+        else json_decref(ctr);
+        if (set->nprofiles) json_object_set_new(js, "carve", carve);
+        else json_decref(carve);
+        json_array_append_new(jsets, js);
+    }
+    json_decref(jdriver);
+    json_decref(jpool);
+    json_object_set_new(jp, "counterSets", jsets);
+    json_array_append_new(v->jpools, jp);
+    if (nr) {
+        tally_sum(&nr->t, &pt);
+        json_array_append_new(nr->pools, json_sprintf("%s/%s", driver, pool));
+    }
+}
+
+static int cmp_row(const void *a, const void *b) { return strcmp(((const node_row *)a)->name, ((const node_row *)b)->name); }
+
+static const char *node_label(const dra_node *n, const char *key) {
+    for (uint32_t i = 0; n && i < n->nlabels; i++)
+        if (!strcmp(n->labels[i].key, key)) return n->labels[i].value;
+    return NULL;
+}
+
+/* ---- shapes --------------------------------------------------------------------------------- */
+
+typedef struct shape_row {
+    char *name;
+    const char *instance_type;
+    int64_t nodes;
+    tally t;
+    tally *cls;
+    carve_vec carve;
+} shape_row;
+
+/* "p5.48xlarge: 8 gpu.nvidia.com, 4 rdma.dra.net" (devices per class on the node). */
+static char *shape_name(const view *v, const node_row *r, const char *itype) {
+    size_t cap = 256, len = 0;
+    char *b = xmalloc(cap);
+    len = (size_t)snprintf(b, cap, "%s%s", itype ? itype : "", itype ? ": " : "");
+    bool any = false;
+    for (size_t c = 0; c < v->ncls; c++) {
+        if (!r->cls[c].devices) continue;
+        const char *cn = v->w->classes.v[c]->name;
+        size_t need = len + strlen(cn) + 32;
+        if (need > cap) b = xrealloc(b, cap = need * 2);
+        len += (size_t)snprintf(b + len, cap - len, "%s%lld %s", any ? ", " : "", (long long)r->cls[c].devices, cn);
+        any = true;
+    }
+    if (!any) {
+        size_t need = len + 48;
+        if (need > cap) b = xrealloc(b, cap = need);
+        snprintf(b + len, cap - len, r->t.devices ? "%lld devices of no DeviceClass" : "no devices",
+                 (long long)r->t.devices);
+    }
+    return b;
+}
+
+static json_t *class_rows(const view *v, const tally *t, bool skip_empty) {
+    json_t *a = json_array();
+    for (size_t c = 0; c < v->ncls; c++) {
+        if (skip_empty && !t[c].devices) continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(v->w->classes.v[c]->name));
+        tally_json(o, &t[c]);
+        json_array_append_new(a, o);
+    }
+    return a;
 }
 
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
-    const dra_world *w = dra__snapshot_world(s);
+    return dra_capacity_json_parts(s, ov, DRA_CAPACITY_ALL);
+}
+
+json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts) {
+    view v = {.w = dra__snapshot_world(s), .counters = parts & DRA_CAPACITY_COUNTERS};
     const dra_allocated *st = ov ? dra__overlay_allocated(ov) : dra__snapshot_allocated(s);
-    /* pools: slices grouped by pool key, newest generation */
-    hmap by_pool;
-    hmap_init(&by_pool);
-    DRA_VEC(pool_acc) pools = {0};
-    size_t nsl;
-    const dra_slice *const *sls = dra__world_all_slices((dra_world *)w, &nsl);
-    for (size_t i = 0; i < nsl; i++) {
-        const dra_slice *sl = sls[i];
-        uint64_t idx;
-        if (!hmap_get(&by_pool, sl->pool_key, &idx)) {
-            pool_acc p = {.gen = sl->generation};
-            DRA_VEC_PUSH(pools, p);
-            idx = pools.n;
-            hmap_put(&by_pool, sl->pool_key, idx);
-        }
-        pool_acc *p = &pools.v[idx - 1];
-        if (sl->generation > p->gen) {
-            p->gen = sl->generation;
-            p->nslices = 0;
-        }
-        if (sl->generation < p->gen) continue;
-        p->slices = xrealloc(p->slices, (p->nslices + 1) * sizeof *p->slices);
-        p->slices[p->nslices++] = sl;
+    v.cx = cel_eval_ctx_new();
+    v.ncls = v.w->classes.n;
+    v.progs = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.progs);
+    v.nprogs = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.nprogs);
+    v.cls = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.cls);
+    for (size_t c = 0; c < v.ncls; c++) {
+        const dra_class *cl = v.w->classes.v[c];
+        v.progs[c] = xcalloc(cl->nselectors ? cl->nselectors : 1, sizeof **v.progs);
+        for (uint32_t q = 0; q < cl->nselectors; q++) v.progs[c][q] = cl->selectors[q].prog;   /* compiled with the class */
     }
-    for (size_t i = 0; i < pools.n; i++) {
-        pool_acc *p = &pools.v[i];
-        for (uint32_t k = 0; k < p->nslices; k++) {
-            const char *nn = p->slices[k]->node_name && *p->slices[k]->node_name ? p->slices[k]->node_name : NULL;
-            if (k == 0) p->node = nn;
-            else if (!nn || !p->node || strcmp(nn, p->node)) p->mixed_node = true;
+    hmap_init(&v.node_at);
+    v.jpools = json_array();
+    v.jcounters = json_array();
+    /* every Node appears, with devices or not */
+    for (size_t i = 0; i < dra_snapshot_nnodes(s); i++) node_of(&v, dra_snapshot_node_name(s, i), true);
+    dra__av_each_pool(s, st, on_pool, &v);
+    if (v.nodes.n) qsort(v.nodes.v, v.nodes.n, sizeof *v.nodes.v, cmp_row);
+
+    /* nodes, and their shapes */
+    DRA_VEC(shape_row) shapes = {0};
+    hmap shape_at;
+    hmap_init(&shape_at);
+    json_t *jnodes = json_array();
+    for (size_t i = 0; i < v.nodes.n; i++) {
+        node_row *r = &v.nodes.v[i];
+        const dra_node *dn = dra_world_find_node(v.w, r->name);
+        const char *itype = node_label(dn, "node.kubernetes.io/instance-type");
+        if (!itype) itype = node_label(dn, "beta.kubernetes.io/instance-type");
+        char *sn = shape_name(&v, r, itype);
+        uint64_t probe = hash_bytes(sn, strlen(sn)), k;
+        shape_row *sh = NULL;
+        for (; hmap_get(&shape_at, probe, &k); probe = hash_u64(probe))
+            if (!strcmp(shapes.v[k - 1].name, sn)) {
+                sh = &shapes.v[k - 1];
+                break;
+            }
+        if (!sh) {
+            shape_row z = {.name = sn, .instance_type = itype, .cls = xcalloc(v.ncls ? v.ncls : 1, sizeof(tally))};
+            DRA_VEC_PUSH(shapes, z);
+            hmap_put(&shape_at, probe, shapes.n);
+            sh = &shapes.v[shapes.n - 1];
+        } else {
+            free(sn);
         }
-        if (p->mixed_node) p->node = NULL;
+        sh->nodes++;
+        tally_sum(&sh->t, &r->t);
+        for (size_t c = 0; c < v.ncls; c++) tally_sum(&sh->cls[c], &r->cls[c]);
+        for (size_t c = 0; c < r->carve.n; c++)
+            carve_add(&sh->carve, r->carve.v[c].label, r->carve.v[c].sets, r->carve.v[c].devices, r->carve.v[c].allocated,
+                      r->carve.v[c].fit, r->carve.v[c].fit_empty);
+        json_t *jn = json_object();
+        json_object_set_new(jn, "name", json_string(r->name));
+        json_object_set_new(jn, "shape", json_string(sh->name));
+        tally_json(jn, &r->t);
+        json_object_set_new(jn, "pools", r->pools);
+        json_object_set_new(jn, "classes", class_rows(&v, r->cls, true));
+        if (r->carve.n) json_object_set_new(jn, "carve", carve_json(&r->carve));
+        json_array_append_new(jnodes, jn);
+        free(r->cls);
+        carve_free(&r->carve);
     }
-    if (pools.n) qsort(pools.v, pools.n, sizeof *pools.v, cmp_pool);
-    json_t *jpools = json_array(), *jcounters = json_array(), *jnodes = json_array(), *jclasses = json_array();
-    json_t *node_map = json_object();   /* node → its JSON object */
-    cel_eval_ctx *cx = cel_eval_ctx_new();
-    size_t ncls = w->classes.n;
-    int64_t *cls_dev = calloc(ncls ? ncls : 1, sizeof *cls_dev), *cls_used = calloc(ncls ? ncls : 1, sizeof *cls_used);
-    for (size_t i = 0; i < pools.n; i++) {
-        pool_acc *p = &pools.v[i];
-        const dra_slice *first = p->slices[0];
-        int64_t ndev = 0, nused = 0;
-        DRA_VEC(counter_acc) ctrs = {0};
-        for (uint32_t k = 0; k < p->nslices; k++)
-            for (uint32_t c = 0; c < p->slices[k]->nshared; c++) {
-                const dra_counter_set *cs = &p->slices[k]->shared_counters[c];
-                for (uint32_t m = 0; m < cs->ncounters; m++) {
-                    counter_acc a = {.set = cs->name, .name = cs->counters[m].name, .cap = cs->counters[m].value};
-                    DRA_VEC_PUSH(ctrs, a);
-                }
-            }
-        for (uint32_t k = 0; k < p->nslices; k++) {
-            const dra_slice *sl = p->slices[k];
-            for (uint32_t d = 0; d < sl->ndevices; d++) {
-                const dra_device *dev = &sl->devices[d];
-                bool used = in_use(st, dra_device_key(sl->pool_key, dev->name_id));
-                ndev++;
-                nused += used;
-                for (size_t c = 0; c < ncls; c++) {
-                    const dra_class *cl = w->classes.v[c];
-                    bool all = true;
-                    for (uint32_t q = 0; q < cl->nselectors && all; q++) {
-                        err e;
-                        err_clear(&e);
-                        const cel_program *pg = cl->selectors[q].prog;   /* compiled with the class */
-                        all = pg && cel_eval_bool(pg, &dev->cel, cx, &e) == CEL_TRUE;
-                    }
-                    if (!all) continue;
-                    cls_dev[c]++;
-                    cls_used[c] += used;
-                }
-                if (!used) continue;
-                for (uint32_t c = 0; c < dev->nconsumes; c++) {
-                    const dra_counter_set *cs = &dev->consumes[c];
-                    for (uint32_t m = 0; m < cs->ncounters; m++)
-                        for (size_t a = 0; a < ctrs.n; a++)
-                            if (!strcmp(ctrs.v[a].set, cs->name) && !strcmp(ctrs.v[a].name, cs->counters[m].name))
-                                quantity_add(&ctrs.v[a].used, &cs->counters[m].value, &ctrs.v[a].used);
-                }
-            }
-        }
-        json_t *jp = json_pack("{s:s, s:s, s:I, s:I, s:I}", "driver", first->driver, "pool", first->pool, "devices",
-                               (json_int_t)ndev, "allocated", (json_int_t)nused, "free", (json_int_t)(ndev - nused));
-        if (p->node) json_object_set_new(jp, "node", json_string(p->node));
-        json_t *jsets = json_array();
-        for (size_t a = 0; a < ctrs.n; a++) {
-            counter_acc *c = &ctrs.v[a];
-            quantity fr;
-            quantity_sub(&c->cap, &c->used, &fr);
-            json_t *set = NULL;
-            for (size_t z = 0; z < json_array_size(jsets) && !set; z++)
-                if (!strcmp(json_string_value(json_object_get(json_array_get(jsets, z), "name")), c->set))
-                    set = json_array_get(jsets, z);
-            if (!set) {
-                set = json_pack("{s:s, s:{}}", "name", c->set, "counters");
-                json_array_append_new(jsets, set);
-            }
-            json_object_set_new(json_object_get(set, "counters"), c->name,
-                                json_pack("{s:o, s:o, s:o}", "capacity", qty_json(&c->cap), "allocated",
-                                          qty_json(&c->used), "free", qty_json(&fr)));
-            json_array_append_new(jcounters, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "driver", first->driver,
-                                                       "pool", first->pool, "counterSet", c->set, "counter", c->name,
-                                                       "capacity", qty_json(&c->cap), "allocated", qty_json(&c->used),
-                                                       "free", qty_json(&fr)));
-        }
-        json_object_set_new(jp, "counterSets", jsets);
-        json_array_append(jpools, jp);
-        if (p->node) {
-            json_t *jn = json_object_get(node_map, p->node);
-            if (!jn) {
-                jn = json_pack("{s:s, s:I, s:I, s:I, s:[]}", "name", p->node, "devices", (json_int_t)0, "allocated",
-                               (json_int_t)0, "free", (json_int_t)0, "pools");
-                json_object_set_new(node_map, p->node, jn);
-            }
-            const char *f3[3] = {"devices", "allocated", "free"};
-            int64_t v3[3] = {ndev, nused, ndev - nused};
-            for (int z = 0; z < 3; z++)
-                json_object_set_new(jn, f3[z], json_integer(json_integer_value(json_object_get(jn, f3[z])) + v3[z]));
-            json_array_append_new(json_object_get(jn, "pools"), json_sprintf("%s/%s", first->driver, first->pool));
-        }
-        json_decref(jp);
-        free(ctrs.v);
+    json_t *jshapes = json_array();
+    for (size_t i = 0; i < shapes.n; i++) {
+        shape_row *sh = &shapes.v[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(sh->name));
+        if (sh->instance_type) json_object_set_new(o, "instanceType", json_string(sh->instance_type));
+        json_object_set_new(o, "nodes", json_integer(sh->nodes));
+        tally_json(o, &sh->t);
+        json_object_set_new(o, "classes", class_rows(&v, sh->cls, true));
+        if (sh->carve.n) json_object_set_new(o, "carve", carve_json(&sh->carve));
+        json_array_append_new(jshapes, o);
+        free(sh->name);
+        free(sh->cls);
+        carve_free(&sh->carve);
     }
-    /* nodes without a node-local pool still appear (Node objects) */
-    for (size_t i = 0; i < dra_snapshot_nnodes(s); i++) {
-        const char *nn = dra_snapshot_node_name(s, i);
-        if (!json_object_get(node_map, nn))
-            json_object_set_new(node_map, nn, json_pack("{s:s, s:I, s:I, s:I, s:[]}", "name", nn, "devices", (json_int_t)0,
-                                                        "allocated", (json_int_t)0, "free", (json_int_t)0, "pools"));
-    }
-    const char *k;
-    json_t *v;
-    json_object_foreach(node_map, k, v) json_array_append(jnodes, v);
-    /* jansson arrays cannot be sorted in place: rebuild in name order */
-    size_t nn = json_array_size(jnodes);
-    json_t **tmp = xmalloc((nn ? nn : 1) * sizeof *tmp);
-    for (size_t i = 0; i < nn; i++) tmp[i] = json_incref(json_array_get(jnodes, i));
-    qsort(tmp, nn, sizeof *tmp, cmp_node);
-    json_array_clear(jnodes);
-    for (size_t i = 0; i < nn; i++) json_array_append_new(jnodes, tmp[i]);
-    free(tmp);
-    for (size_t c = 0; c < ncls; c++)
-        json_array_append_new(jclasses, json_pack("{s:s, s:I, s:I, s:I}", "name", w->classes.v[c]->name, "devices",
-                                                  (json_int_t)cls_dev[c], "allocated", (json_int_t)cls_used[c], "free",
-                                                  (json_int_t)(cls_dev[c] - cls_used[c])));
-    free(cls_dev);
-    free(cls_used);
-    cel_eval_ctx_free(cx);
-    for (size_t i = 0; i < pools.n; i++) free(pools.v[i].slices);
-    free(pools.v);
-    hmap_free(&by_pool);
-    json_decref(node_map);
-    return json_pack("{s:o, s:o, s:o, s:o}", "nodes", jnodes, "pools", jpools, "classes", jclasses, "counters",
-                     jcounters);
+    free(shapes.v);
+    hmap_free(&shape_at);
+    json_t *jclasses = class_rows(&v, v.cls, false);
+    for (size_t c = 0; c < v.ncls; c++) free(v.progs[c]);
+    free(v.progs);
+    free(v.nprogs);
+    free(v.cls);
+    free(v.nodes.v);
+    hmap_free(&v.node_at);
+    cel_eval_ctx_free(v.cx);
+    json_t *out = json_pack("{s:o, s:o, s:o, s:o}", "nodes", jnodes, "pools", v.jpools, "classes", jclasses, "shapes",
+                            jshapes);
+    if (v.counters) json_object_set_new(out, "counters", v.jcounters);
+    else json_decref(v.jcounters);
+    return out;
 }

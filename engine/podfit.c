@@ -135,6 +135,23 @@ const char *dra_pod_request_uncreated_claim(const dra_pod_request *pr) {
 }
 const char *dra_pod_request_error(const dra_pod_request *pr) { return pr->pp.error; }
 
+json_t *dra_pod_request_classes(const dra_pod_request *pr) {
+    json_t *out = json_object();
+    const dra_podplan *pp = &pr->pp;
+    for (uint32_t k = 0; pp->claims && !pp->error && !pp->unresolvable && k < pr->pod.nclaims; k++) {
+        const dra_claim *c = pp->claims[k];
+        for (uint32_t r = 0; c && r < c->nreqs; r++) {
+            const dra_request *q = &c->reqs[r];
+            if (q->has_exactly && q->exactly.class_name) json_object_set_new(out, q->exactly.class_name, json_true());
+            for (uint32_t i = 0; i < q->nsubs; i++)
+                if (q->subs[i].class_name) json_object_set_new(out, q->subs[i].class_name, json_true());
+        }
+    }
+    for (uint32_t r = 0; pp->res && pp->cls && r < pp->res->n; r++)
+        if (pp->cls[r]) json_object_set_new(out, pp->cls[r]->name, json_true());
+    return out;
+}
+
 const char *dra_fit_status_name(dra_fit_status s) {
     switch (s) {
     case DRA_FIT_OK: return "fit";

@@ -114,6 +114,10 @@ size_t dra_snapshot_nnodes(const dra_snapshot *s);
  * request and not kept). For /debug/cache and tests. */
 size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
+/* True when every ResourceSlice names its node (spec.nodeName): no device is visible
+ * from two nodes, so an allocation on one node changes no other node's answer
+ * (engine/allocatable.c; `dralloc plan` fits only the node that changed). */
+bool dra_snapshot_slices_node_local(dra_snapshot *s);
 
 /* ---- one pod ------------------------------------------------------------------------ */
 
@@ -134,6 +138,11 @@ bool dra_pod_request_needs_dra(const dra_pod_request *pr);
  * missing and no template exists, a DeviceClass is missing, a CEL error): the text,
  * else NULL. The extender answers it as `Error`. */
 const char *dra_pod_request_error(const dra_pod_request *pr);
+/* The DeviceClasses the pod's requests name — every request and firstAvailable
+ * subrequest of its claims, and the classes its DRA extended resources map to — as a
+ * JSON object {"<class>": true} (`dralloc plan`: which free devices a workload could
+ * use at all). */
+json_t *dra_pod_request_classes(const dra_pod_request *pr);
 
 typedef enum dra_fit_status {
     DRA_FIT_OK = 0,
@@ -216,17 +225,32 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
 
 /* ---- capacity view --------------------------------------------------------------------- */
 
-/* What is allocatable, allocated and free (ov: the overlay's view; NULL: the
- * snapshot's), as JSON:
- *   {"nodes": [{"name", "devices", "allocated", "free", "pools": [...]}],
- *    "pools": [{"driver", "pool", "node"?, "devices", "allocated", "free",
- *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}}}]}],
- *    "classes": [{"name", "devices", "allocated", "free"}],
+/* What is allocated and what is allocatable now (ov: the overlay's view; NULL: the
+ * snapshot's), as JSON (engine/allocatable.h says how each device is decided):
+ *   {"nodes": [{"name", "shape", TALLY, "pools": ["driver/pool"], "classes": [{"name", TALLY}],
+ *               "carve"?: [CARVE]}],
+ *    "pools": [{"driver", "pool", TALLY, "node"?, "incomplete"?,
+ *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}},
+ *                                "carve"?: [{"profile", "devices", "allocated", "fit", "fitEmpty"}]}]}],
+ *    "classes": [{"name", TALLY}],
+ *    "shapes": [{"name", "instanceType"?, "nodes", TALLY, "classes", "carve"?}],
  *    "counters": [{"driver", "pool", "counterSet", "counter", "capacity", "allocated", "free"}]}
- * Quantities print in Kubernetes' canonical form. A device counts as allocated when
- * a claim holds it (exclusively or with a share); for partitionable devices the
- * counters say what is still carvable. */
+ * TALLY is "devices", "allocated" (held by a claim, exclusively or with a share), "free"
+ * (allocatable now by a request without tolerations), "blocked": {"counters", "taints"}
+ * (not allocated, not allocatable now: a shared counter used up, an untolerated
+ * NoSchedule/NoExecute taint of the device or a DeviceTaintRule), then "unusable" (an
+ * incomplete pool, a feature gate off) and "shared" (allocated multi-allocatable devices
+ * with room for another share) when not zero. CARVE sums a profile over counter sets:
+ * {"profile", "counterSets", "devices", "allocated", "fit", "fitEmpty"} — how many of its
+ * devices could be allocated now, and with nothing allocated. Quantities print in
+ * Kubernetes' canonical form. */
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
+/* The same with parts left out (DRA_CAPACITY_*): without DRA_CAPACITY_COUNTERS, no
+ * "counters" list and no per-counter values in the pools' counterSets (their "carve"
+ * stays) — a 10,000-node fleet has hundreds of thousands of counters that a table or a
+ * report never shows. dra_capacity_json is DRA_CAPACITY_ALL. */
+enum { DRA_CAPACITY_COUNTERS = 1, DRA_CAPACITY_ALL = 1 };
+json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts);
 
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array
  * with one entry per claim the pod needs allocated, in the pod's order,

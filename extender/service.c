@@ -9,6 +9,7 @@
 #include "extender/lease.h"
 #include "extender/tls.h"
 #include "extender/watch.h"
+#include "engine/causes.h"
 #include "report/report.h"
 
 #include <pthread.h>
@@ -117,9 +118,10 @@ static void log_pod(const ext_args *a, char *buf, size_t n) {
              json_is_string(name) ? json_string_value(name) : "?");
 }
 
-/* Keeps a filter decision for the status page (GET /). */
+/* Keeps a filter decision for the status page (GET /): the count by cause over the
+ * failed nodes, and the first nodes' own reasons (why). */
 static void remember(ext_service *s, const ext_args *a, dra_snapshot *snap, const ext_verdict *v, const char *const *why,
-                     size_t nfit, const char *fatal) {
+                     size_t nfit, const char *fatal, bool claims, const char *summary) {
     char pod[300], when[40];
     log_pod(a, pod, sizeof pod);
     time_t now = time(NULL);
@@ -134,6 +136,8 @@ static void remember(ext_service *s, const ext_args *a, dra_snapshot *snap, cons
                             "failed", failed);
     if (!row) return;   /* a name that is not UTF-8: not worth a status line */
     if (fatal) json_object_set_new(row, "error", json_string(fatal));
+    json_object_set_new(row, "claims", json_boolean(claims));
+    if (summary) json_object_set_new(row, "summary", json_string(summary));
     pthread_mutex_lock(&s->recent_lock);
     json_array_insert_new(s->recent, 0, row);
     while (json_array_size(s->recent) > RECENT_MAX) json_array_remove(s->recent, RECENT_MAX);
@@ -143,7 +147,8 @@ static void remember(ext_service *s, const ext_args *a, dra_snapshot *snap, cons
 /* GET /: the status page (report_status_html). */
 static void status_page(ext_service *s, ext_reply *r) {
     dra_snapshot *snap = dra_store_acquire(s->store);
-    json_t *cap = snap ? dra_capacity_json(snap, NULL) : json_pack("{s:[], s:[]}", "nodes", "classes");
+    /* the page shows no single counter: their rows are left out (a fleet has hundreds of thousands) */
+    json_t *cap = snap ? dra_capacity_json_parts(snap, NULL, 0) : json_pack("{s:[], s:[]}", "nodes", "classes");
     pthread_mutex_lock(&s->recent_lock);
     json_t *recent = json_deep_copy(s->recent);
     pthread_mutex_unlock(&s->recent_lock);
@@ -227,6 +232,11 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
     } else {
         ext_verdict *v = xcalloc(a.n + 1, sizeof *v);
         const char **why = xcalloc(a.n + 1, sizeof *why);
+        /* FailedNodes carries each node's cause (engine/causes.h), the same text on every
+         * node failing for the same reason: kube-scheduler counts identical texts, so its
+         * event reads "0/N nodes are available: 140 no device matches ..., 18 ..." */
+        char **cause = xcalloc(a.n + 1, sizeof *cause);
+        dra_causes *dc = fits ? dra_causes_new() : NULL;
         for (size_t i = 0; fits && i < a.n; i++) {
             switch (fits[i].status) {
             case DRA_FIT_OK: v[i] = EXT_PASS, nfit++; break;
@@ -239,9 +249,20 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
             default: v[i] = EXT_FAIL;
             }
             why[i] = fits[i].reason;
+            if (v[i] != EXT_PASS) {
+                dra_cause k;
+                dra_fit_cause(&fits[i], a.names[i], &k);
+                cause[i] = xstrdup(k.text);
+                dra_causes_add(dc, a.names[i], &fits[i]);
+            }
         }
-        out = ext_filter_result(&a, v, why, fatal);
-        remember(s, &a, snap, v, why, nfit, fatal);
+        out = ext_filter_result(&a, v, (const char *const *)cause, fatal);
+        char summary[2048];
+        if (dc && dra_causes_nodes(dc)) dra_causes_summary(dc, a.n, summary, sizeof summary);
+        remember(s, &a, snap, v, why, nfit, fatal, needs, dc && dra_causes_nodes(dc) ? summary : NULL);
+        dra_causes_free(dc);
+        for (size_t i = 0; i < a.n; i++) free(cause[i]);
+        free(cause);
         free(v);
         free(why);
     }

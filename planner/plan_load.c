@@ -158,9 +158,57 @@ dra_store *plan_store_new(const plan_objects *o, const dra_features *f, err *e) 
 
 /* ---- workloads ------------------------------------------------------------------------- */
 
-static bool parse_workload(const json_t *j, size_t i, const char *source, plan_workload *w, err *e) {
+/* Levenshtein distance, for "did you mean": short keys only. */
+static size_t distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 30 || m > 30) return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++) d[i][0] = i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[n][m];
+}
+
+/* Fields of obj outside known[]: warned (with the nearest known one), an error when strict. */
+static bool check_fields(const plan_workloads *w, const json_t *obj, const char *const *known, size_t nknown,
+                         const char *source, const char *path, err *e) {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        size_t best = 99, bi = 0;
+        for (size_t i = 0; i < nknown; i++) {
+            if (!strcmp(k, known[i])) goto next;
+            size_t d = distance(k, known[i]);
+            if (d < best) best = d, bi = i;
+        }
+        char msg[512];
+        if (best <= 2) snprintf(msg, sizeof msg, "%s: %s: unknown field \"%s\" (did you mean \"%s\"?)", source, path, k, known[bi]);
+        else snprintf(msg, sizeof msg, "%s: %s: unknown field \"%s\"", source, path, k);
+        if (w->strict) return err_set(e, "%s (--strict)", msg), false;
+        if (w->warn) w->warn(w->warn_arg, msg);
+    next:;
+    }
+    return true;
+}
+
+static bool parse_workload(const plan_workloads *ws, const json_t *j, size_t i, const char *source, plan_workload *w,
+                           err *e) {
     char path[64];
     snprintf(path, sizeof path, "workloads[%zu]", i);
+    static const char *const wk[] = {"name", "replicas", "template", "gang"};
+    static const char *const tk[] = {"metadata", "spec"};
+    if (json_is_object(j) && !check_fields(ws, j, wk, ARRAY_SIZE(wk), source, path, e)) return false;
+    char tpath[80];
+    snprintf(tpath, sizeof tpath, "%s.template", path);
+    if (json_is_object(json_object_get(j, "template")) &&
+        !check_fields(ws, json_object_get(j, "template"), tk, ARRAY_SIZE(tk), source, tpath, e))
+        return false;
     const char *name = json_string_value(json_object_get(j, "name"));
     if (!json_is_object(j) || !name || !*name) return err_at(e, source, path, "a workload needs a name");
     const json_t *r = json_object_get(j, "replicas");
@@ -189,6 +237,8 @@ bool plan_workloads_from_docs(const json_t *docs, const char *source, plan_workl
             continue;
         }
         if (!json_is_array(wl)) return err_at(e, source, "workloads", "must be a list");
+        static const char *const dk[] = {"workloads", "objects", "apiVersion", "kind", "metadata"};
+        if (!check_fields(w, d, dk, ARRAY_SIZE(dk), source, "(document)", e)) return false;
         seen = true;
         size_t k;
         json_t *x;
@@ -198,7 +248,7 @@ bool plan_workloads_from_docs(const json_t *docs, const char *source, plan_workl
                 if (!strcmp(w->v[m].name, nm))
                     return err_at(e, source, "workloads", "workload %s appears twice", w->v[m].name);
             plan_workload pw;
-            if (!parse_workload(x, k, source, &pw, e)) return false;
+            if (!parse_workload(w, x, k, source, &pw, e)) return false;
             w->v = xrealloc(w->v, (w->n + 1) * sizeof *w->v);
             w->v[w->n++] = pw;
         }

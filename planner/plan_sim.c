@@ -18,6 +18,8 @@
  * O(1) fits per replica instead of one per node). */
 #include "planner/planner.h"
 
+#include "engine/causes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +48,6 @@ typedef struct sim {
     int64_t *c_score;
 } sim;
 
-/* Why a replica fits nowhere: status counts over all nodes and the first reasons,
- * nodes that were merely full (unschedulable) before those that can never fit. */
-#define WHY_KEEP 3
-typedef struct why {
-    size_t count[DRA_FIT_ERROR + 1];
-    char busy[WHY_KEEP][1100], never[WHY_KEEP][1100];
-    size_t nbusy, nnever;
-} why;
-
 static uint64_t mix64(uint64_t z) {
     z += 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -78,7 +71,7 @@ void plan_opts_default(plan_opts *o) {
     o->stranded = true;
 }
 
-static json_t *make_pod(const plan_workload *w, long rep) {
+json_t *plan_replica_pod(const plan_workload *w, long rep) {
     json_t *pod = json_object();
     json_object_set_new(pod, "apiVersion", json_string("v1"));
     json_object_set_new(pod, "kind", json_string("Pod"));
@@ -102,7 +95,7 @@ static json_t *make_pod(const plan_workload *w, long rep) {
  * when the pod cannot be scheduled anywhere. *pod_out keeps the JSON alive as long
  * as the request. */
 static dra_pod_request *replica_request(sim *m, size_t wi, long rep, json_t **pod_out, char *buf, size_t n) {
-    json_t *pod = make_pod(&m->wl->v[wi], rep);
+    json_t *pod = plan_replica_pod(&m->wl->v[wi], rep);
     err e;
     err_clear(&e);
     dra_pod_request *pr = dra_pod_request_new(m->s, pod, &e);
@@ -124,29 +117,62 @@ static dra_pod_request *replica_request(sim *m, size_t wi, long rep, json_t **po
     return pr;
 }
 
-static void why_note(why *y, const char *node, const dra_fit *f) {
-    y->count[f->status <= DRA_FIT_ERROR ? f->status : DRA_FIT_ERROR]++;
-    bool busy = f->status == DRA_FIT_UNSCHEDULABLE;
-    size_t *n = busy ? &y->nbusy : &y->nnever;
-    if (*n < WHY_KEEP) snprintf((busy ? y->busy : y->never)[(*n)++], sizeof y->busy[0], "%s: %s", node, f->reason);
+/* Why a replica fits nowhere. */
+typedef struct why {
+    dra_causes *causes;
+    size_t count[DRA_FIT_ERROR + 1];   /* nodes by status */
+    bool unfittable;                   /* no node could take one even with nothing in use */
+} why;
+
+enum { CLOSEST_SHOWN = 3 };
+
+/* Every node decided again for the explanation (a node the fit cache skipped carries
+ * no reason; the overlay's memo answers most of them). */
+static void explain_nowhere(sim *m, dra_pod_request *pr, why *y) {
+    y->causes = dra_causes_new();
+    dra_fit f;
+    /* nodes where no device matches the pod's requests: matching does not depend on
+     * what is allocated, so they cannot take one even empty */
+    uint8_t *maybe = xcalloc(m->nnodes ? m->nnodes : 1, 1);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+        if (f.status == DRA_FIT_OK) continue;   /* not expected: the caller found no node */
+        y->count[f.status <= DRA_FIT_ERROR ? f.status : DRA_FIT_ERROR]++;
+        dra_causes_add(y->causes, m->nodes[i], &f);
+        dra_cause k;
+        dra_fit_cause(&f, m->nodes[i], &k);
+        maybe[i] = k.matching != 0 && f.status != DRA_FIT_ERROR;
+    }
+    /* even empty? The snapshot's fit tells unresolvable (fails with nothing in use and
+     * no pod bound) from unschedulable; one node that is not settles it */
+    y->unfittable = true;
+    for (size_t i = 0; i < m->nnodes && y->unfittable; i++) {
+        if (!maybe[i]) continue;
+        dra_pod_fit(pr, m->x, m->nodes[i], NULL, DRA_SCORE_NONE, 0, &f);
+        y->unfittable = f.status == DRA_FIT_UNRESOLVABLE || f.status == DRA_FIT_ERROR;
+    }
+    free(maybe);
 }
 
-/* kube-scheduler's shape: "0/4 nodes are available: 4 unschedulable. node-0: ...; ..." */
+/* kube-scheduler's count by cause, then the closest nodes' own reasons:
+ * "0/4 nodes are available: 4 devices of class X held by claims. Closest: node-0 (2
+ * devices missing): cannot allocate all claims: ..." */
 static void why_format(const why *y, size_t nnodes, char *buf, size_t n) {
-    size_t len = (size_t)snprintf(buf, n, "0/%zu nodes are available:", nnodes);
-    bool first = true;
-    for (int s = DRA_FIT_UNSCHEDULABLE; s <= DRA_FIT_ERROR && len < n; s++)
-        if (y->count[s]) {
-            len += (size_t)snprintf(buf + len, n - len, "%s %zu %s", first ? "" : ",", y->count[s],
-                                    dra_fit_status_name((dra_fit_status)s));
-            first = false;
-        }
-    if (!nnodes && len < n) len += (size_t)snprintf(buf + len, n - len, " no nodes");
-    size_t shown = 0;
-    for (size_t i = 0; i < y->nbusy && shown < WHY_KEEP && len < n; i++, shown++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->busy[i]);
-    for (size_t i = 0; i < y->nnever && shown < WHY_KEEP && len < n; i++, shown++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown ? "; " : ". ", y->never[i]);
+    size_t len = dra_causes_summary(y->causes, nnodes, buf, n);
+    if (!nnodes && len < n) len += (size_t)snprintf(buf + len, n - len, " (no nodes)");
+    json_t *cl = dra_causes_closest(y->causes, CLOSEST_SHOWN);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cl, i, c) {
+        if (len >= n) break;
+        json_int_t miss = json_integer_value(json_object_get(c, "missing"));
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "; " : " Closest: ",
+                                json_string_value(json_object_get(c, "node")));
+        if (len < n && json_object_get(c, "missing"))
+            len += (size_t)snprintf(buf + len, n - len, " (%lld device%s missing)", (long long)miss, miss == 1 ? "" : "s");
+        if (len < n) len += (size_t)snprintf(buf + len, n - len, ": %s", json_string_value(json_object_get(c, "reason")));
+    }
+    json_decref(cl);
 }
 
 static void log_push(sim *m, size_t wi, long rep, size_t node) {
@@ -156,16 +182,15 @@ static void log_push(sim *m, size_t wi, long rep, size_t node) {
 
 /* Places one replica on the best node and commits it. Returns the node index, or -1
  * with the reason in buf (*fatal: no node can ever take this pod). */
-static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool *fatal) {
+static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool *fatal, json_t *detail) {
     json_t *pod = NULL;
     *fatal = false;
     dra_pod_request *pr = replica_request(m, wi, rep, &pod, buf, n);
     if (!pr) {
         *fatal = true;
+        json_object_set_new(detail, "unfittable", json_true());
         return -1;
     }
-    why y;
-    memset(&y, 0, sizeof y);
     long best = -1;
     int64_t best_score = 0;
     dra_fit f;
@@ -182,23 +207,12 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
                 m->c_ok[i] = f.status == DRA_FIT_OK;
                 m->c_score[i] = f.score;
             }
-            if (f.status != DRA_FIT_OK) {
-                why_note(&y, m->nodes[i], &f);
-                continue;
-            }
+            if (f.status != DRA_FIT_OK) continue;
             score = f.score;
         }
         if (best < 0 || score > best_score || (score == best_score && m->tie[i] < m->tie[best])) {
             best = (long)i;
             best_score = score;
-        }
-    }
-    if (best < 0 && cache) {
-        /* cached failures carry no reason: fit every node again for the explanation */
-        memset(&y, 0, sizeof y);
-        for (size_t i = 0; i < m->nnodes; i++) {
-            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-            if (f.status != DRA_FIT_OK) why_note(&y, m->nodes[i], &f);
         }
     }
     if (best >= 0) {
@@ -212,8 +226,15 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
             best = -1;
         }
     } else {
+        why y;
+        memset(&y, 0, sizeof y);
+        explain_nowhere(m, pr, &y);
         why_format(&y, m->nnodes, buf, n);
         *fatal = !y.count[DRA_FIT_UNSCHEDULABLE] && !y.count[DRA_FIT_TIMEOUT];
+        json_object_set_new(detail, "causes", dra_causes_json(y.causes));
+        json_object_set_new(detail, "closest", dra_causes_closest(y.causes, CLOSEST_SHOWN));
+        json_object_set_new(detail, "unfittable", json_boolean(y.unfittable));
+        dra_causes_free(y.causes);
     }
     dra_pod_request_free(pr);
     json_decref(pod);
@@ -277,11 +298,12 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     m->cache_on = m->cacheable && !shares_claims(w);
     if (m->nnodes) memset(m->c_known, 0, m->nnodes);
     long placed = 0;
-    char reason[4096];
+    char reason[8192];
     reason[0] = '\0';
     bool fatal = false, failed = false;
+    json_t *detail = json_object();   /* causes, closest, unfittable of the replica that fit nowhere */
     for (long r = 0; r < w->replicas; r++) {
-        if (place_replica(m, wi, r, reason, sizeof reason, &fatal) < 0) {
+        if (place_replica(m, wi, r, reason, sizeof reason, &fatal, detail) < 0) {
             failed = true;
             progress(m, (size_t)(w->replicas - r));
             break;
@@ -297,8 +319,8 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     msg[0] = '\0';
     if (failed && w->gang) {
         /* all or nothing: forget this workload's placements */
-        snprintf(msg, sizeof msg, "gang: replica %s-%ld does not fit (%ld of %ld fitted, none placed): %s", w->name,
-                 placed, placed, w->replicas, reason);
+        snprintf(msg, sizeof msg, "%s (gang: replica %s-%ld does not fit; %ld of %ld fitted, none placed)", reason,
+                 w->name, placed, placed, w->replicas);
         if (placed) {
             m->nlog = start;
             dra_overlay_free(m->ov);
@@ -306,11 +328,15 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
             placed = 0;
         }
     } else if (failed) {
-        snprintf(msg, sizeof msg, "replica %s-%ld: %s", w->name, placed, reason);
+        snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
     }
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
-    if (failed) json_object_set_new(o, "reason", text_json(msg));
+    if (failed) {
+        json_object_set_new(o, "reason", text_json(msg));
+        json_object_update(o, detail);
+    }
+    json_decref(detail);
     if (fatal) json_object_set_new(o, "fatal", json_true());
     /* placements per node, nodes in the order they were first used */
     json_t *pl = json_array();
@@ -333,9 +359,15 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
  * as each takes, at most o->headroom_max. First-fit rather than scored: the count is
  * what matters, and it costs one failed fit per node instead of one per node per
  * replica. */
+/* A workload with a replica that fit nowhere has no headroom: the plan only added
+ * allocations after it (a gang that did not fit is undone), so no node has more room. */
+static bool headroom_known_zero(const json_t *res) {
+    return json_is_true(json_object_get(res, "fatal")) || json_integer_value(json_object_get(res, "unplaced")) > 0;
+}
+
 static void headroom(sim *m, size_t wi, json_t *res, bool last) {
     const plan_workload *w = &m->wl->v[wi];
-    if (json_is_true(json_object_get(res, "fatal"))) {
+    if (headroom_known_zero(res)) {
         json_object_set_new(res, "headroom", json_integer(0));
         return;
     }
@@ -363,38 +395,59 @@ static void headroom(sim *m, size_t wi, json_t *res, bool last) {
 
 static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 
-/* Stranded devices: the free devices of nodes where not one more replica of any
- * workload fits (per device would need a claim per device; per node is the
- * approximation the plan reports). */
+/* Stranded devices: free (allocatable now) devices no replica of any workload could
+ * use. On a node where not one more replica of any workload fits, all its free devices;
+ * elsewhere, the free devices of DeviceClasses none of the workloads that fit there asks
+ * for (a NIC nobody requests beside the GPUs a replica takes). By class counts: exact
+ * when a node's classes do not overlap; where a device matches two classes it counts
+ * as usable (never stranded twice). A request's selectors beyond its class are not
+ * looked at: a device of the class counts as usable. */
 static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     size_t nw = m->wl->n;
     dra_pod_request **prs = xcalloc(nw ? nw : 1, sizeof *prs);
-    json_t **pods = xcalloc(nw ? nw : 1, sizeof *pods);
+    json_t **pods = xcalloc(nw ? nw : 1, sizeof *pods), **wants = xcalloc(nw ? nw : 1, sizeof *wants);
     char buf[512];
-    for (size_t wi = 0; wi < nw; wi++) prs[wi] = replica_request(m, wi, m->wl->v[wi].replicas, &pods[wi], buf, sizeof buf);
+    for (size_t wi = 0; wi < nw; wi++) {
+        prs[wi] = replica_request(m, wi, m->wl->v[wi].replicas, &pods[wi], buf, sizeof buf);
+        wants[wi] = prs[wi] ? dra_pod_request_classes(prs[wi]) : json_object();
+    }
     size_t i;
     json_t *nj;
     *total = 0;
+    json_t *usable_classes = json_object();
     json_array_foreach(nodes_json, i, nj) {
         const char *name = json_string_value(json_object_get(nj, "name"));
         json_int_t free_devs = jint(nj, "free");
-        bool usable = false;
-        for (size_t wi = 0; wi < nw && !usable && name && free_devs > 0; wi++) {
+        bool fits = false;
+        json_object_clear(usable_classes);
+        for (size_t wi = 0; wi < nw && name && free_devs > 0; wi++) {
             if (!prs[wi]) continue;
             dra_fit f;
             dra_pod_fit_overlay(prs[wi], m->ov, m->x, name, m->o->score, 0, false, &f);
-            usable = f.status == DRA_FIT_OK;
+            if (f.status != DRA_FIT_OK) continue;
+            fits = true;
+            json_object_update(usable_classes, wants[wi]);
         }
-        json_int_t st = usable ? 0 : free_devs;
+        json_int_t usable = 0;
+        if (fits) {
+            size_t k;
+            json_t *c;
+            json_array_foreach(json_object_get(nj, "classes"), k, c)
+                if (json_object_get(usable_classes, json_string_value(json_object_get(c, "name")))) usable += jint(c, "free");
+        }
+        json_int_t st = free_devs - (usable < free_devs ? usable : free_devs);
         json_object_set_new(nj, "stranded", json_integer(st));
         *total += st;
     }
+    json_decref(usable_classes);
     for (size_t wi = 0; wi < nw; wi++) {
         if (prs[wi]) dra_pod_request_free(prs[wi]);
         json_decref(pods[wi]);
+        json_decref(wants[wi]);
     }
     free(prs);
     free(pods);
+    free(wants);
 }
 
 static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
@@ -420,6 +473,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
     size_t *counts = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *counts);
 
+    uint64_t t0 = dra_monotonic_ns();
     json_t *results = json_array();
     json_int_t placed = 0, unplaced = 0, replicas = 0;
     for (size_t i = 0; i < w->n; i++) {
@@ -431,25 +485,29 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     }
     size_t i;
     json_t *r;
-    json_t *cap = dra_capacity_json(m.s, m.ov);
+    uint64_t t1 = dra_monotonic_ns();
+    json_t *cap = dra_capacity_json_parts(m.s, m.ov, o->no_counters ? 0 : DRA_CAPACITY_ALL);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
-    static const char *const parts[] = {"nodes", "pools", "classes", "counters"};
+    static const char *const parts[] = {"nodes", "pools", "classes", "shapes", "counters"};
     for (size_t k = 0; k < ARRAY_SIZE(parts); k++) {
         json_t *v = json_object_get(cap, parts[k]);
-        json_object_set(out, parts[k], v ? v : json_array());
-        if (!v) json_decref(json_object_get(out, parts[k]));
+        if (v) json_object_set(out, parts[k], v);
     }
     json_int_t strand = 0;
     /* with no workload there is nothing to strand devices against */
     if (o->stranded && w->n) stranded(&m, json_object_get(out, "nodes"), &strand);
     json_t *sum = json_object();
-    json_int_t devs = 0, alloc = 0, fr = 0;
+    /* every device once: pools (a device of a pool seen by several nodes is in no node's row) */
+    json_int_t devs = 0, alloc = 0, fr = 0, bc = 0, bt = 0, unus = 0;
     json_t *nj;
-    json_array_foreach(json_object_get(out, "nodes"), i, nj) {
+    json_array_foreach(json_object_get(out, "pools"), i, nj) {
         devs += jint(nj, "devices");
         alloc += jint(nj, "allocated");
         fr += jint(nj, "free");
+        bc += jint(json_object_get(nj, "blocked"), "counters");
+        bt += jint(json_object_get(nj, "blocked"), "taints");
+        unus += jint(nj, "unusable");
     }
     json_object_set_new(sum, "nodes", json_integer((json_int_t)m.nnodes));
     json_object_set_new(sum, "score", json_string(o->score == DRA_SCORE_SPREAD ? "spread" : "binpack"));
@@ -461,12 +519,20 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_object_set_new(sum, "devices", json_integer(devs));
     json_object_set_new(sum, "allocated", json_integer(alloc));
     json_object_set_new(sum, "free", json_integer(fr));
+    json_object_set_new(sum, "blocked", json_pack("{s:I, s:I}", "counters", bc, "taints", bt));
+    if (unus) json_object_set_new(sum, "unusable", json_integer(unus));
     if (o->stranded && w->n) json_object_set_new(sum, "stranded", json_integer(strand));
     json_object_set_new(out, "summary", sum);
     json_decref(cap);
     /* after the capacity view and stranded devices, which read the plan's overlay */
-    if (o->headroom_max > 0) json_array_foreach(results, i, r) headroom(&m, i, r, i + 1 == w->n);
+    if (o->headroom_max > 0) {
+        /* the last search may use the plan's own overlay: the last one that searches */
+        size_t last = 0;
+        json_array_foreach(results, i, r) if (!headroom_known_zero(r)) last = i;
+        json_array_foreach(results, i, r) headroom(&m, i, r, i == last);
+    }
     json_array_foreach(results, i, r) json_object_del(r, "fatal");
+    if (o->timings) o->timings->place_ns += t1 - t0, o->timings->account_ns += dra_monotonic_ns() - t1;
 
     free(counts);
     free(m.log);
@@ -481,15 +547,13 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     return out;
 }
 
-/* The store alone does not say where devices live; without that the fit cache
- * stays off. */
-json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e) {
-    return run_store(st, w, o, false, e);
+json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
+    return run_store(st, w, o, node_local && !o->no_fit_cache, e);
 }
 
 /* Every ResourceSlice bound to one node (spec.nodeName): no device is visible from
  * two nodes, so a commit cannot change what fits elsewhere. */
-static bool all_node_local(const plan_objects *objects) {
+bool plan_objects_node_local(const plan_objects *objects) {
     size_t i;
     json_t *x;
     json_array_foreach(objects->items, i, x) {
@@ -502,9 +566,11 @@ static bool all_node_local(const plan_objects *objects) {
 }
 
 json_t *plan_run(const plan_objects *objects, const plan_workloads *w, const plan_opts *o, err *e) {
+    uint64_t t0 = dra_monotonic_ns();
     dra_store *st = plan_store_new(objects, &o->features, e);
+    if (o->timings) o->timings->store_ns += dra_monotonic_ns() - t0;
     if (!st) return NULL;
-    json_t *out = run_store(st, w, o, all_node_local(objects) && !o->no_fit_cache, e);
+    json_t *out = run_store(st, w, o, plan_objects_node_local(objects) && !o->no_fit_cache, e);
     dra_store_free(st);
     return out;
 }

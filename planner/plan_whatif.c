@@ -105,44 +105,18 @@ bool plan_add_nodes(plan_objects *o, const plan_objects *shape, long count, long
     return true;
 }
 
-typedef struct kv {
-    char k[256], v[256];
-} kv;
-
 long plan_remove_nodes(plan_objects *o, const char *selector, err *e) {
-    kv sel[32];
-    size_t nsel = 0;
-    for (const char *p = selector; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        if (!eq || eq == p || nsel == ARRAY_SIZE(sel) || (size_t)(eq - p) >= 256 || len - (size_t)(eq - p) - 1 >= 256) {
-            err_set(e, "--remove-nodes %s: want key=value[,key=value]", selector);
-            return -1;
-        }
-        snprintf(sel[nsel].k, sizeof sel[nsel].k, "%.*s", (int)(eq - p), p);
-        snprintf(sel[nsel].v, sizeof sel[nsel].v, "%.*s", (int)(len - (size_t)(eq - p) - 1), eq + 1);
-        nsel++;
-        p += len;
-        if (*p == ',') p++;
-    }
-    if (!nsel) {
-        err_set(e, "--remove-nodes: empty selector");
-        return -1;
-    }
+    plan_selector *sel = plan_selector_parse(selector, e);
+    if (!sel) return -1;
     json_t *gone = json_object();   /* names of removed nodes */
     size_t i;
     json_t *x;
     json_array_foreach(o->items, i, x) {
         if (!kind_of(x) || strcmp(kind_of(x), "Node") || !name_of(x)) continue;
         const json_t *labels = json_object_get(json_object_get(x, "metadata"), "labels");
-        bool match = true;
-        for (size_t k = 0; k < nsel && match; k++) {
-            const char *v = json_string_value(json_object_get(labels, sel[k].k));
-            match = v && !strcmp(v, sel[k].v);
-        }
-        if (match) json_object_set_new(gone, name_of(x), json_true());
+        if (plan_selector_matches(sel, labels)) json_object_set_new(gone, name_of(x), json_true());
     }
+    plan_selector_free(sel);
     long removed = (long)json_object_size(gone);
     plan_objects keep;
     plan_objects_init(&keep);
@@ -159,64 +133,6 @@ long plan_remove_nodes(plan_objects *o, const char *selector, err *e) {
     plan_objects_free(o);
     *o = keep;
     return removed;
-}
-
-static bool all_placed(const json_t *plan) {
-    return json_integer_value(json_object_get(json_object_get(plan, "summary"), "unplaced")) == 0;
-}
-
-/* The plan with `count` copies of the shape added (headroom and stranded left out:
- * a probe only needs the unplaced count). */
-static json_t *probe(const plan_objects *base, const plan_objects *shape, const plan_workloads *w, const plan_opts *o,
-                     long count, bool full, err *e) {
-    plan_objects objs;
-    plan_objects_copy(&objs, base);
-    json_t *out = NULL;
-    if (plan_add_nodes(&objs, shape, count, 0, e)) {
-        plan_opts po = *o;
-        if (!full) po.headroom_max = 0, po.stranded = false, po.progress = NULL;
-        out = plan_run(&objs, w, &po, e);
-    }
-    plan_objects_free(&objs);
-    return out;
-}
-
-json_t *plan_min_nodes(const plan_objects *base, const plan_objects *shape, const plan_workloads *w,
-                       const plan_opts *o, long max, err *e) {
-    long lo = -1, hi = -1;   /* lo: a count known too small; hi: one known enough */
-    for (long k = 0;; k = k ? k * 2 : 1) {
-        if (k > max) k = max;
-        json_t *p = probe(base, shape, w, o, k, false, e);
-        if (!p) return NULL;
-        bool ok = all_placed(p);
-        json_decref(p);
-        if (ok) {
-            hi = k;
-            break;
-        }
-        lo = k;
-        if (k == max) break;
-    }
-    while (hi >= 0 && hi - lo > 1) {
-        long mid = lo + (hi - lo) / 2;
-        json_t *p = probe(base, shape, w, o, mid, false, e);
-        if (!p) return NULL;
-        if (all_placed(p)) hi = mid;
-        else lo = mid;
-        json_decref(p);
-    }
-    json_t *out = probe(base, shape, w, o, hi >= 0 ? hi : max, true, e);
-    if (!out) return NULL;
-    json_t *mn = json_object();
-    const char *shape_node = NULL;
-    size_t i;
-    json_t *x;
-    json_array_foreach(shape->items, i, x) if (kind_of(x) && !strcmp(kind_of(x), "Node")) shape_node = name_of(x);
-    json_object_set_new(mn, "shape", json_string(shape_node ? shape_node : ""));
-    json_object_set_new(mn, "count", hi >= 0 ? json_integer(hi) : json_null());
-    json_object_set_new(mn, "max", json_integer(max));
-    json_object_set_new(out, "minNodes", mn);
-    return out;
 }
 
 bool plan_shard_parse(const char *s, unsigned *i, unsigned *n) {
@@ -238,35 +154,60 @@ static int cmp_index(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-json_t *plan_merge(json_t *const *docs, size_t n, err *e) {
+json_t *plan_merge(json_t *const *docs, const char *const *names, size_t n, err *e) {
+    if (!n) return err_set(e, "no inputs"), NULL;
+    const char *snap = NULL, *set = NULL;
+    unsigned total = 0;
+    const char **by_shard = NULL;   /* input name per shard index */
     size_t cap = 16, cnt = 0;
     json_t **all = xmalloc(cap * sizeof *all);
-    for (size_t d = 0; d < n; d++) {
+    bool ok = true;
+    for (size_t d = 0; d < n && ok; d++) {
         const json_t *sc = json_object_get(docs[d], "scenarios");
-        if (!json_is_object(docs[d]) || (sc && !json_is_array(sc))) {
-            for (size_t k = 0; k < cnt; k++) json_decref(all[k]);
-            free(all);
-            err_set(e, "input %zu is not a plan output", d + 1);
-            return NULL;
+        const char *ds = json_string_value(json_object_get(docs[d], "snapshot"));
+        const char *dt = json_string_value(json_object_get(docs[d], "scenarioSet"));
+        const char *sh = json_string_value(json_object_get(docs[d], "shard"));
+        unsigned i, m;
+        if (!json_is_object(docs[d]) || !json_is_array(sc) || !ds || !dt || !sh || !plan_shard_parse(sh, &i, &m)) {
+            ok = err_set(e, "%s is not the output of dralloc plan --scenarios (no snapshot and scenarioSet digests, no shard i/N)",
+                         names[d]);
+            break;
         }
-        size_t i, m = sc ? json_array_size(sc) : 1;
-        for (i = 0; i < m; i++) {
-            json_t *s = sc ? json_array_get(sc, i) : docs[d];
+        if (!d) {
+            snap = ds, set = dt, total = m;
+            by_shard = xcalloc(m, sizeof *by_shard);
+        } else if (strcmp(ds, snap)) {
+            ok = err_set(e, "%s was planned on another snapshot (digest %s) than %s (%s)", names[d], ds, names[0], snap);
+        } else if (strcmp(dt, set)) {
+            ok = err_set(e, "%s holds another scenario set or other options (digest %s) than %s (%s)", names[d], dt,
+                         names[0], set);
+        } else if (m != total) {
+            ok = err_set(e, "%s is shard %s, %s is one of %u", names[d], sh, names[0], total);
+        }
+        if (!ok) break;
+        if (by_shard[i]) {
+            ok = err_set(e, "shard %u/%u is given twice: %s and %s", i, total, by_shard[i], names[d]);
+            break;
+        }
+        by_shard[i] = names[d];
+        size_t k;
+        json_t *s;
+        json_array_foreach(sc, k, s) {
             if (cnt == cap) all = xrealloc(all, (cap *= 2) * sizeof *all);
             all[cnt++] = json_incref(s);
         }
     }
-    /* stable for equal indexes: merge sort semantics are not needed, inputs carry distinct indexes */
-    qsort(all, cnt, sizeof *all, cmp_index);
-    json_t *out = json_object(), *arr = json_array();
-    for (size_t k = 0; k < cnt; k++) {
-        if (k && json_object_get(all[k], "index") &&
-            json_integer_value(json_object_get(all[k], "index")) == json_integer_value(json_object_get(all[k - 1], "index")))
-            fprintf(stderr, "dralloc plan merge: warning: scenario index %lld appears twice\n",
-                    (long long)json_integer_value(json_object_get(all[k], "index")));
-        json_array_append_new(arr, all[k]);
+    for (unsigned i = 0; ok && i < total; i++)
+        if (!by_shard[i]) ok = err_set(e, "shard %u/%u is missing (%zu of %u shards given)", i, total, n, total);
+    json_t *out = NULL;
+    if (ok) {
+        qsort(all, cnt, sizeof *all, cmp_index);
+        json_t *arr = json_array();
+        for (size_t k = 0; k < cnt; k++) json_array_append(arr, all[k]);
+        out = json_pack("{s:s, s:s, s:o}", "snapshot", snap, "scenarioSet", set, "scenarios", arr);
     }
+    for (size_t k = 0; k < cnt; k++) json_decref(all[k]);
     free(all);
-    json_object_set_new(out, "scenarios", arr);
+    free(by_shard);
     return out;
 }

@@ -60,18 +60,38 @@ typedef struct plan_workload {
 typedef struct plan_workloads {
     plan_workload *v;
     size_t n;
+    /* Set before loading: a field the file format does not know (a typo such as
+     * `replica: 3` would silently plan 1) is passed to warn (may be NULL) with what the
+     * field may have meant, or with strict is an error. */
+    bool strict;
+    void (*warn)(void *arg, const char *msg);
+    void *warn_arg;
 } plan_workloads;
 
 /* Reads a workload file; objects beside the workloads (other documents, or an
- * "objects" array) are appended to `objects`. */
+ * "objects" array) are appended to `objects`. Known fields: a document's "workloads"
+ * and "objects" (and apiVersion, kind, metadata); a workload's name, replicas, template,
+ * gang; a template's metadata and spec. */
 bool plan_workloads_load(const char *path, plan_workloads *w, plan_objects *objects, err *e);
 /* The same from documents already read (an array). */
 bool plan_workloads_from_docs(const json_t *docs, const char *source, plan_workloads *w, plan_objects *objects, err *e);
 void plan_workloads_free(plan_workloads *w);
+/* Replica rep of a workload as the Pod the simulation decides: the template's metadata
+ * and spec, named <workload>-<rep> (namespace default unless the template names one),
+ * with a UID. */
+json_t *plan_replica_pod(const plan_workload *w, long rep);
 
 /* ---- simulation ------------------------------------------------------------------------- */
 
 typedef void (*plan_progress_fn)(void *arg, size_t done, size_t total);
+
+/* Where a plan's time went (added to by each run; CLOCK_MONOTONIC ns). */
+typedef struct plan_timings {
+    uint64_t store_ns;           /* the store built from the objects: the engine's ingest */
+    uint64_t place_ns;           /* replicas placed, explanations of the unplaced */
+    uint64_t account_ns;         /* the capacity view after placement, stranded devices, headroom */
+    uint64_t free_ns;            /* the store freed after planning (the caller's, when it frees it) */
+} plan_timings;
 
 typedef struct plan_opts {
     dra_features features;
@@ -84,14 +104,20 @@ typedef struct plan_opts {
     bool no_fit_cache;           /* fit every node for every replica (tests compare both ways) */
     plan_progress_fn progress;   /* may be NULL */
     void *progress_arg;
+    plan_timings *timings;       /* may be NULL */
+    bool no_counters;            /* leave out per-counter values ("counters", pools' counterSets
+                                  * counters): what only -o json prints */
 } plan_opts;
 
 void plan_opts_default(plan_opts *o);
 
 /* One simulation. NULL with e set when the objects do not load. */
 json_t *plan_run(const plan_objects *objects, const plan_workloads *w, const plan_opts *o, err *e);
-/* As plan_run on a store the caller built (the objects' snapshot). */
-json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, err *e);
+/* As plan_run on a store the caller built (the objects' snapshot); node_local: every
+ * ResourceSlice names its node (plan_objects_node_local), so the fit cache may be used. */
+json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e);
+/* Every ResourceSlice of the objects has spec.nodeName: no device is seen from two nodes. */
+bool plan_objects_node_local(const plan_objects *objects);
 
 /* ---- what-ifs ------------------------------------------------------------------------ */
 
@@ -102,22 +128,47 @@ json_t *plan_run_store(dra_store *st, const plan_workloads *w, const plan_opts *
  * node's name inside them replaced, else the suffix appended), and the
  * kubernetes.io/hostname label. */
 bool plan_add_nodes(plan_objects *o, const plan_objects *shape, long count, long first, err *e);
-/* Removes the Nodes matching `k=v[,k=v]` (every pair must match) and the
- * ResourceSlices local to them. Returns how many nodes, -1 on a bad selector. */
+/* A Kubernetes label selector, as kubectl -l takes it (plan_selector.c): key, !key,
+ * key=v, key==v, key!=v, key in (a,b), key notin (a,b), key>n, key<n, comma-joined. */
+typedef struct plan_selector plan_selector;
+plan_selector *plan_selector_parse(const char *text, err *e);   /* NULL with e naming the column */
+bool plan_selector_matches(const plan_selector *s, const json_t *labels);
+void plan_selector_free(plan_selector *s);
+
+/* Removes the Nodes the label selector matches and the ResourceSlices local to them.
+ * Returns how many nodes, -1 on a bad selector. */
 long plan_remove_nodes(plan_objects *o, const char *selector, err *e);
-/* The fewest copies of the shape (≤ max) for every replica to be placed: 0, 1, 2, 4,
- * ... until all fit, then a binary search; each probe a fresh store. Returns the plan
- * at that count with "minNodes": {"shape", "count"} added ("count": null when even
- * max copies are not enough: then the plan at max). */
+/* The fewest copies of the shape (≤ max) for every replica to be placed, searched on
+ * one store that copies are added to and taken from (each probe costs the simulation,
+ * not a new ingest): 0, 1, 2, 4, ... until all fit, then bisection between the last
+ * count too small and the first enough. Before searching, a workload that cannot run
+ * one replica on an empty copy of the shape and is still unplaced with `max` copies is
+ * named at once: no count helps it. The search runs under o->score and under the other
+ * scoring (kube-scheduler's own scoring, without dralloc's, spreads), so the answer
+ * states what it assumed. Returns the plan at the count found with
+ *   "minNodes": {"shape", "count" (null: not within max), "max", "score",
+ *                "byScore": {"binpack": n|null, "spread": n|null},
+ *                "impossible"?: [{"workload", "reason"}]}
+ * (the plan at max when no count is enough). */
 json_t *plan_min_nodes(const plan_objects *base, const plan_objects *shape, const plan_workloads *w,
                        const plan_opts *o, long max, err *e);
 
 /* ---- scale-out --------------------------------------------------------------------------- */
 
+/* Digests of a plan's inputs (plan_digest.c): h with the bytes of a file, or of a
+ * directory's YAML/JSON files in name order, folded in (false with e set when one cannot
+ * be read); h with a text folded in. */
+bool plan_digest_path(uint64_t *h, const char *path, err *e);
+uint64_t plan_digest_text(uint64_t h, const char *s, size_t n);
+
 /* "i/N" with 0 ≤ i < N. */
 bool plan_shard_parse(const char *s, unsigned *i, unsigned *n);
-/* Joins plan outputs: every input's "scenarios" (or the input itself as one scenario)
- * concatenated and ordered by "index"; returns {"scenarios": [...]}. */
-json_t *plan_merge(json_t *const *docs, size_t n, err *e);
+/* Joins the outputs of `dralloc plan --scenarios --shard i/N` runs: each carries
+ * "snapshot" and "scenarioSet" digests and "shard": "i/N". Refused, naming the input
+ * (names[k]): an input that is not such an output, a digest or N that differs from the
+ * first input's, a shard given twice, a shard missing. Returns {"snapshot",
+ * "scenarioSet", "scenarios": [...]}, the scenarios in index order — the same as the
+ * unsharded run's merged alone. */
+json_t *plan_merge(json_t *const *docs, const char *const *names, size_t n, err *e);
 
 #endif

@@ -11,10 +11,10 @@
 #include <stdio.h>
 
 typedef enum report_format { REPORT_TABLE = 0, REPORT_JSON, REPORT_CSV } report_format;
-typedef enum report_by { REPORT_BY_NODE = 0, REPORT_BY_POOL, REPORT_BY_CLASS, REPORT_BY_COUNTER } report_by;
+typedef enum report_by { REPORT_BY_NODE = 0, REPORT_BY_POOL, REPORT_BY_CLASS, REPORT_BY_COUNTER, REPORT_BY_SHAPE } report_by;
 
 bool report_format_parse(const char *s, report_format *out);   /* table|json|csv */
-bool report_by_parse(const char *s, report_by *out);           /* node|pool|class|counter */
+bool report_by_parse(const char *s, report_by *out);           /* node|pool|class|counter|shape */
 
 /* A plan result ({"workloads", "nodes", "classes", ...}) or a scenario set
  * ({"scenarios": [{"index", "file", ...plan}]}). Table: workloads (placed, unplaced,

@@ -17,7 +17,7 @@ bool report_format_parse(const char *s, report_format *out) {
 }
 
 bool report_by_parse(const char *s, report_by *out) {
-    static const char *const names[] = {"node", "pool", "class", "counter"};
+    static const char *const names[] = {"node", "pool", "class", "counter", "shape"};
     for (size_t i = 0; i < ARRAY_SIZE(names); i++)
         if (!strcmp(s, names[i])) return *out = (report_by)i, true;
     return false;
@@ -25,10 +25,25 @@ bool report_by_parse(const char *s, report_by *out) {
 
 static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 
+/* Devices that are neither allocated nor allocatable now: counters used up, an
+ * untolerated taint, an incomplete pool or a feature gate off. */
+static json_int_t blocked_of(const json_t *row) {
+    const json_t *b = json_object_get(row, "blocked");
+    return jint(b, "counters") + jint(b, "taints") + jint(row, "unusable");
+}
+
 static void util_cell(report_table *t, const json_t *row) {
     json_int_t d = jint(row, "devices"), a = jint(row, "allocated");
     if (d > 0) report_table_cellf(t, "%.0f%%", 100.0 * (double)a / (double)d);
     else report_table_cell(t, "-");
+}
+
+/* The headroom, "1000+" when the search stopped at its bound. */
+static void headroom_cell(report_table *t, const json_t *w) {
+    const json_t *hr = json_object_get(w, "headroom");
+    if (hr && json_is_true(json_object_get(w, "headroomCapped")))
+        report_table_cellf(t, "%lld+", (long long)json_integer_value(hr));
+    else report_table_cellj(t, hr);
 }
 
 /* "node-0:4 node-1:4 +3 more" — the table stays readable; JSON has them all. */
@@ -61,48 +76,78 @@ static report_table *workloads_table(const json_t *plan) {
         report_table_cellj(t, json_object_get(w, "replicas"));
         report_table_cellj(t, json_object_get(w, "placed"));
         report_table_cellj(t, json_object_get(w, "unplaced"));
-        const json_t *hr = json_object_get(w, "headroom");
-        if (hr && json_is_true(json_object_get(w, "headroomCapped")))
-            report_table_cellf(t, "%lld+", (long long)json_integer_value(hr));
-        else report_table_cellj(t, hr);
+        headroom_cell(t, w);
         placements_cell(t, json_object_get(w, "placements"));
     }
     return t;
 }
 
+static void counts_cells(report_table *t, const json_t *row) {
+    report_table_cellj(t, json_object_get(row, "devices"));
+    report_table_cellj(t, json_object_get(row, "allocated"));
+    report_table_cellj(t, json_object_get(row, "free"));
+    report_table_cellf(t, "%lld", (long long)blocked_of(row));
+    util_cell(t, row);
+}
+
 static report_table *nodes_table(const json_t *nodes, bool stranded) {
-    static const char *const h[] = {"NODE", "DEVICES", "ALLOCATED", "FREE", "UTIL", "STRANDED"};
-    report_table *t = report_table_new(stranded ? 6 : 5, h);
+    static const char *const h[] = {"NODE", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL", "STRANDED"};
+    report_table *t = report_table_new(stranded ? 7 : 6, h);
     size_t i;
     json_t *n;
     json_array_foreach(nodes, i, n) {
         report_table_cellj(t, json_object_get(n, "name"));
-        report_table_cellj(t, json_object_get(n, "devices"));
-        report_table_cellj(t, json_object_get(n, "allocated"));
-        report_table_cellj(t, json_object_get(n, "free"));
-        util_cell(t, n);
+        counts_cells(t, n);
         if (stranded) report_table_cellj(t, json_object_get(n, "stranded"));
     }
     return t;
 }
 
 static report_table *classes_table(const json_t *classes) {
-    static const char *const h[] = {"CLASS", "DEVICES", "ALLOCATED", "FREE", "UTIL"};
+    static const char *const h[] = {"CLASS", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL"};
     report_table *t = report_table_new(ARRAY_SIZE(h), h);
     size_t i;
     json_t *c;
     json_array_foreach(classes, i, c) {
         report_table_cellj(t, json_object_get(c, "name"));
-        report_table_cellj(t, json_object_get(c, "devices"));
-        report_table_cellj(t, json_object_get(c, "allocated"));
-        report_table_cellj(t, json_object_get(c, "free"));
-        util_cell(t, c);
+        counts_cells(t, c);
+    }
+    return t;
+}
+
+/* "1g-5gb 116/1680, 2g-10gb 44/720": per profile, how many fit now of how many the
+ * counter sets carve when empty. */
+static void carve_cell(report_table *t, const json_t *carve) {
+    char buf[1024];
+    size_t len = 0, i;
+    json_t *c;
+    buf[0] = '\0';
+    json_array_foreach(carve, i, c) {
+        int w = snprintf(buf + len, sizeof buf - len, "%s%s %lld/%lld", i ? ", " : "",
+                         json_string_value(json_object_get(c, "profile")), (long long)jint(c, "fit"),
+                         (long long)jint(c, "fitEmpty"));
+        if (w < 0 || (size_t)w >= sizeof buf - len) break;
+        len += (size_t)w;
+    }
+    report_table_cell(t, buf);
+}
+
+static report_table *shapes_table(const json_t *shapes) {
+    static const char *const h[] = {"SHAPE", "NODES", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL", "CARVE (FIT NOW/EMPTY)"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *s;
+    json_array_foreach(shapes, i, s) {
+        report_table_cellj(t, json_object_get(s, "name"));
+        report_table_cellj(t, json_object_get(s, "nodes"));
+        counts_cells(t, s);
+        carve_cell(t, json_object_get(s, "carve"));
     }
     return t;
 }
 
 static report_table *pools_table(const json_t *pools) {
-    static const char *const h[] = {"DRIVER", "POOL", "NODE", "DEVICES", "ALLOCATED", "FREE", "UTIL"};
+    static const char *const h[] = {"DRIVER", "POOL", "NODE", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL"};
     report_table *t = report_table_new(ARRAY_SIZE(h), h);
     size_t i;
     json_t *p;
@@ -110,10 +155,7 @@ static report_table *pools_table(const json_t *pools) {
         report_table_cellj(t, json_object_get(p, "driver"));
         report_table_cellj(t, json_object_get(p, "pool"));
         report_table_cellj(t, json_object_get(p, "node"));
-        report_table_cellj(t, json_object_get(p, "devices"));
-        report_table_cellj(t, json_object_get(p, "allocated"));
-        report_table_cellj(t, json_object_get(p, "free"));
-        util_cell(t, p);
+        counts_cells(t, p);
     }
     return t;
 }
@@ -131,9 +173,44 @@ static report_table *counters_table(const json_t *counters) {
 }
 
 static void print_json(FILE *f, const json_t *v) {
-    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fprintf(f, "%s\n", s);
-    free(s);
+    /* streamed: a fleet's plan is tens of megabytes, not worth a copy in memory */
+    json_dumpf(v, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', f);
+}
+
+/* "min nodes: 6 more of shape h100 (under binpack scoring, dralloc's default); 39
+ * under spread, kube-scheduler's own scoring", or the workloads no count helps. */
+static void report_min_nodes_text(FILE *f, const json_t *mn) {
+    const char *shape = json_string_value(json_object_get(mn, "shape"));
+    const char *score = json_string_value(json_object_get(mn, "score"));
+    const json_t *imp = json_object_get(mn, "impossible");
+    if (json_array_size(imp)) {
+        size_t i;
+        json_t *r;
+        json_array_foreach(imp, i, r)
+            fprintf(f, "min nodes: no count of shape %s makes workload %s fit: one replica does not fit an empty %s (%s)\n",
+                    shape, json_string_value(json_object_get(r, "workload")), shape,
+                    json_string_value(json_object_get(r, "cause")));
+        return;
+    }
+    const json_t *c = json_object_get(mn, "count");
+    if (json_is_integer(c))
+        fprintf(f, "min nodes: %lld more of shape %s make every replica fit (%s scoring)", (long long)json_integer_value(c),
+                shape, score ? score : "binpack");
+    else
+        fprintf(f, "min nodes: even %lld more of shape %s are not enough (%s scoring)", (long long)jint(mn, "max"), shape,
+                score ? score : "binpack");
+    const json_t *by = json_object_get(mn, "byScore");
+    const char *other = score && !strcmp(score, "spread") ? "binpack" : "spread";
+    const json_t *oc = json_object_get(by, other);
+    if (by && !json_equal(oc, c)) {
+        if (json_is_integer(oc)) fprintf(f, "; %lld under %s scoring", (long long)json_integer_value(oc), other);
+        else fprintf(f, "; not within %lld under %s scoring", (long long)jint(mn, "max"), other);
+        if (!strcmp(other, "spread")) fputs(" (kube-scheduler's own scoring, without dralloc's, spreads)", f);
+    } else if (by) {
+        fprintf(f, "; the same under %s scoring", other);
+    }
+    fputc('\n', f);
 }
 
 static void plan_text(FILE *f, const json_t *plan) {
@@ -164,21 +241,14 @@ static void plan_text(FILE *f, const json_t *plan) {
         report_table_free(t);
     }
     json_int_t d = jint(sum, "devices"), a = jint(sum, "allocated");
-    fprintf(f, "\n%lld replicas: %lld placed, %lld unplaced on %lld nodes (%s); devices %lld/%lld allocated (%.0f%%)",
+    fprintf(f, "\n%lld replicas: %lld placed, %lld unplaced on %lld nodes (%s); devices %lld/%lld allocated (%.0f%%), "
+               "%lld allocatable now, %lld blocked",
             (long long)jint(sum, "replicas"), (long long)jint(sum, "placed"), (long long)jint(sum, "unplaced"),
             (long long)jint(sum, "nodes"), json_string_value(json_object_get(sum, "score")), (long long)a, (long long)d,
-            d ? 100.0 * (double)a / (double)d : 0.0);
+            d ? 100.0 * (double)a / (double)d : 0.0, (long long)jint(sum, "free"), (long long)blocked_of(sum));
     if (stranded) fprintf(f, ", %lld stranded", (long long)jint(sum, "stranded"));
     fputc('\n', f);
-    if (mn) {
-        const json_t *c = json_object_get(mn, "count");
-        if (json_is_integer(c))
-            fprintf(f, "min nodes: %lld more of shape %s make every replica fit\n", (long long)json_integer_value(c),
-                    json_string_value(json_object_get(mn, "shape")));
-        else
-            fprintf(f, "min nodes: even %lld more of shape %s are not enough\n", (long long)jint(mn, "max"),
-                    json_string_value(json_object_get(mn, "shape")));
-    }
+    if (mn) report_min_nodes_text(f, mn);
 }
 
 static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scenario, int part) {
@@ -196,7 +266,7 @@ static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scena
             report_table_cellj(t, json_object_get(w, "replicas"));
             report_table_cellj(t, json_object_get(w, "placed"));
             report_table_cellj(t, json_object_get(w, "unplaced"));
-            report_table_cellj(t, json_object_get(w, "headroom"));
+            headroom_cell(t, w);
             report_table_cellj(t, json_object_get(w, "reason"));
         }
         break;
@@ -264,6 +334,7 @@ void report_capacity(FILE *f, const json_t *cap, report_by by, report_format fmt
     case REPORT_BY_POOL: t = pools_table(json_object_get(cap, "pools")); break;
     case REPORT_BY_CLASS: t = classes_table(json_object_get(cap, "classes")); break;
     case REPORT_BY_COUNTER: t = counters_table(json_object_get(cap, "counters")); break;
+    case REPORT_BY_SHAPE: t = shapes_table(json_object_get(cap, "shapes")); break;
     default: t = nodes_table(json_object_get(cap, "nodes"), false); break;
     }
     if (fmt == REPORT_CSV) report_table_csv(t, f, true, NULL, NULL);

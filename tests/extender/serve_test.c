@@ -169,10 +169,13 @@ Test(serve, routes_and_introspection) {
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_assert(strstr(out, want[i]), "missing %s in\n%s", want[i], out);
     free(out);
-    /* the status page: the charts, and the decision just made with its reasons */
+    /* the status page: allocatable now per class, the heatmap (a cell per node), and the
+     * decision just made: the count by cause, then the nodes' own reasons */
     cr_assert_eq(th_http(&s, "GET", "/", NULL, &out), 200);
-    cr_assert(strstr(out, "<svg") && strstr(out, "Devices in use per node") && strstr(out, "gpu-node-002"), "%s", out);
-    cr_assert(strstr(out, "ml/trainer-0") && strstr(out, "gpu-node-001: cannot allocate all claims"), "%s", out);
+    cr_assert(strstr(out, "<svg") && strstr(out, "Allocatable now") && strstr(out, "<title>gpu-node-002: "), "%s", out);
+    cr_assert(strstr(out, "ml/trainer-0") && strstr(out, "nodes are available: ") &&
+                  strstr(out, "gpu-node-001: cannot allocate all claims"),
+              "%s", out);
     free(out);
     /* every 4xx is JSON naming the problem */
     cr_assert_eq(th_http(&s, "GET", "/nope", NULL, &out), 404);

@@ -64,4 +64,8 @@ void live_pending(fake_api *f, ext_kube *k);
 /* live_tls.c: its own https fake; skipped with a message when openssl is missing */
 void live_tls(void);
 
+/* live_why.c: `dralloc why` and `kubectl dra why` against the fake server (dralloc:
+ * the binary; the cluster has `nodes` nodes of 8 GPUs, the even ones with 7 held). */
+void live_why(fake_api *f, const char *dralloc, const char *tokfile, int nodes);
+
 #endif

@@ -978,6 +978,8 @@ int main(int argc, char **argv) {
     while (!ext_watch_ready(w) && waited++ < 200) usleep(50000);
     CHECK(ext_watch_ready(w), "not ready after the first list");
     converge(f, st, "first list");
+    /* dralloc why on the cluster as first listed (later parts add claims and pods) */
+    if (argc > 1 && part("why")) live_why(f, argv[1], tokfile, NODES);
 
     if (part("faults")) cache_faults(f, st, w, tokfile);
 

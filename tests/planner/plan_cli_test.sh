@@ -28,7 +28,7 @@ b-extres.json,infer,false,5,5,0,1
 c-gang.yaml,small,false,2,2,0,0
 c-gang.yaml,big,true,6,0,6,0
 c-gang.yaml,after,false,5,5,0,0
-d-shared.yaml,web,false,3,3,0,1000
+d-shared.yaml,web,false,3,3,0,1000+
 ROWS
 cmp -s "$T/rows" "$T/want" || { diff "$T/want" "$T/rows"; fail "scenario rows"; }
 grep -q '^a-two-gpu.yaml,train,node-a,4$' "$T/all.csv" || fail "placements csv"
@@ -54,11 +54,58 @@ grep -q '^train,false,14,14,0,' "$T/w.csv" && grep -q '^train,gpu-node-whatif-1,
 # capacity
 "$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv | grep -q '^gpu.nvidia.com,node-a100,gpu-0-counter-set,memory,40Gi,0,40Gi$' \
   || fail "capacity --by counter: $("$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv)"
-"$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0%$' || fail "capacity table"
+"$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0  *0%$' || fail "capacity table"
 [ "$("$B" capacity -f "$TD/gpus/cluster.yaml" -o json | grep -c '"name": "node-')" = 3 ] || fail "capacity json"
+
+# --min-nodes states its scoring and the other's answer (testdata/plan/gpus/small-then-whole.yaml
+# works out 2 under binpack, 23 under spread), and names a workload no count helps
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/small-then-whole.yaml" --min-nodes "$TD/gpus/shape.yaml" \
+  | grep -qx "min nodes: 2 more of shape gpu-node make every replica fit (binpack scoring); 23 under spread scoring (kube-scheduler's own scoring, without dralloc's, spreads)" \
+  || fail "min-nodes under both scorings"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/sixteen.yaml" --min-nodes "$TD/gpus/shape.yaml" -o json >"$T/mn.json"
+python3 - "$T/mn.json" <<'PY' || fail "min-nodes: the 16-GPU workload is not named impossible"
+import json, sys
+m = json.load(open(sys.argv[1]))["minNodes"]
+assert m["count"] is None and m["byScore"] == {"binpack": None, "spread": None}, m
+assert [i["workload"] for i in m["impossible"]] == ["sixteen"], m
+PY
+
+# shards carry digests and i/N; merge refuses a missing, duplicate or foreign shard, naming it
+grep -q '"shard": "1/3"' "$T/s1.json" && grep -q '"snapshot": "' "$T/s1.json" || fail "shard digests"
+set +e
+"$B" plan merge "$T/s0.json" "$T/s2.json" 2>"$T/err"; [ $? = 2 ] && grep -q "shard 1/3 is missing" "$T/err" || fail "merge: missing shard: $(cat "$T/err")"
+"$B" plan merge "$T/s0.json" "$T/s1.json" "$T/s1.json" "$T/s2.json" 2>"$T/err"; [ $? = 2 ] && grep -q "shard 1/3 is given twice" "$T/err" \
+  || fail "merge: duplicate shard: $(cat "$T/err")"
+"$B" plan -f "$TD/mig/cluster.yaml" --scenarios "$TD/scenarios" --shard 1/3 -o json >"$T/other1.json" 2>/dev/null
+"$B" plan merge "$T/s0.json" "$T/other1.json" "$T/s2.json" 2>"$T/err"; [ $? = 2 ] && grep -q "other1.json was planned on another snapshot" "$T/err" \
+  || fail "merge: foreign shard: $(cat "$T/err")"
+set -e
+
+# dralloc why on a snapshot (testdata/why/cluster.yaml works the counts out), and as kubectl dra
+set +e
+"$B" why ml/trainer -f "$ROOT/testdata/why/cluster.yaml" >"$T/why.txt"; rc=$?
+set -e
+[ $rc = 1 ] || fail "why: exit $rc, want 1 (fits no node)"
+grep -qx "0/4 nodes are available: 1 devices of class gpu.example.com held by claims, 1 no device matches class gpu.example.com and the selectors, 1 too few free devices of class gpu.example.com, 1 untolerated taint example.com/maintenance=firmware:NoSchedule." "$T/why.txt" \
+  || fail "why: count by cause: $(cat "$T/why.txt")"
+grep -q "4 held by claim ml/hog" "$T/why.txt" && grep -q "taint example.com/maintenance=firmware:NoSchedule not tolerated" "$T/why.txt" \
+  && ! grep -q "cpu-d" "$T/why.txt" || fail "why: closest nodes: $(cat "$T/why.txt")"
+ln -s "$(cd "$(dirname "$B")" && pwd)/$(basename "$B")" "$T/kubectl-dra"
+set +e
+"$T/kubectl-dra" why trainer -n ml -f "$ROOT/testdata/why/cluster.yaml" -o json >"$T/why.json"; rc=$?
+set -e
+[ $rc = 1 ] && grep -q '"closest"' "$T/why.json" || fail "kubectl-dra why: exit $rc"
 
 # usage errors exit 2
 set +e
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/two-gpu.yaml" --add-nodes "$TD/gpus/shape.yaml" 2>"$T/err"
+[ $? = 2 ] && grep -q "want SHAPE.yaml:COUNT" "$T/err" || fail "--add-nodes without :COUNT: $(cat "$T/err")"
+printf 'workloads:\n- name: w\n  replica: 3\n  template: {spec: {containers: [{name: c, image: x}]}}\n' >"$T/typo.yaml"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/typo.yaml" 2>"$T/err" >/dev/null
+[ $? = 0 ] && grep -q 'unknown field "replica" (did you mean "replicas"?)' "$T/err" || fail "typo warning: $(cat "$T/err")"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/typo.yaml" --strict 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -q "strict" "$T/err" || fail "--strict: $(cat "$T/err")"
+"$B" why -f "$ROOT/testdata/why/cluster.yaml" ml/nosuch 2>"$T/err"; [ $? = 2 ] && grep -q "pod ml/nosuch not found" "$T/err" || fail "why: no such pod"
 "$B" plan -f "$TD/gpus/cluster.yaml" 2>/dev/null; [ $? = 2 ] || fail "plan without --workload must exit 2"
 "$B" plan -f "$TD/gpus/cluster.yaml" --scenarios "$TD/scenarios" --shard 3/3 2>/dev/null; [ $? = 2 ] || fail "bad shard must exit 2"
 "$B" capacity -f "$TD/gpus/cluster.yaml" --by rack 2>/dev/null; [ $? = 2 ] || fail "bad --by must exit 2"

@@ -67,8 +67,16 @@ Test(plan, plain_gpus_binpack_fills_node_by_node) {
     char buf[256];
     placements(w, buf, sizeof buf);
     cr_assert_str_eq(buf, "node-a:4 node-b:4 node-c:4");
-    cr_assert(strstr(json_string_value(json_object_get(w, "reason")), "replica train-12: 0/3 nodes are available: 3 unschedulable"),
-              "%s", json_string_value(json_object_get(w, "reason")));
+    /* kube-scheduler's count by cause first (every GPU taken by the plan's own replicas),
+     * the replica last */
+    const char *reason = json_string_value(json_object_get(w, "reason"));
+    cr_assert(!strncmp(reason, "0/3 nodes are available: 3 devices of class gpu.example.com held by claims. Closest: node-a "
+                               "(2 devices missing): cannot allocate all claims: claim default/train-12-gpus request gpus: "
+                               "wants 2, 8 match gpu.example.com, 0 free: 8 already allocated",
+                       190),
+              "%s", reason);
+    cr_assert(strstr(reason, "(replica train-12)"), "%s", reason);
+    cr_assert(json_is_false(json_object_get(w, "unfittable")));
     cr_assert_eq(ji(w, "headroom"), 0);
     const json_t *sum = json_object_get(p, "summary");
     cr_assert_eq(ji(sum, "allocated"), 24);
@@ -108,7 +116,11 @@ Test(plan, mig_counter_sets) {
     cr_assert_eq(ji(workload(p, "big"), "unplaced"), 1);
     const json_t *n = node_row(p, "node-a100");
     cr_assert_eq(ji(n, "allocated"), 2);
-    cr_assert_eq(ji(n, "stranded"), 1);   /* 2g.10gb-0-1: its memory slices are taken */
+    /* 2g.10gb-0-1: its memory slices are taken by the two 1g.5gb — not free, so not
+     * stranded either: blocked by counters */
+    cr_assert_eq(ji(n, "free"), 0);
+    cr_assert_eq(ji(json_object_get(n, "blocked"), "counters"), 1);
+    cr_assert_eq(ji(n, "stranded"), 0);
     /* two 1g.5gb partitions drew 2 x 4864Mi of the A100's 40Gi */
     size_t i;
     json_t *c;
@@ -225,7 +237,7 @@ Test(plan, remove_nodes_whatif) {
     err e;
     plan_objects o;
     plan_objects_init(&o);
-    cr_assert_eq(plan_remove_nodes(&o, "novalue", &e), -1);
+    cr_assert_eq(plan_remove_nodes(&o, "=novalue", &e), -1);   /* no key */
     plan_objects_free(&o);
     json_decref(p);
 }
@@ -246,6 +258,9 @@ Test(plan, min_nodes) {
     json_t *p = plan_min_nodes(&objs, &shape, &w, &o, 64, &e);
     cr_assert_not_null(p, "%s", e.msg);
     cr_assert_eq(ji(json_object_get(p, "minNodes"), "count"), 7);
+    /* 2-GPU replicas pack 8-GPU nodes alike under either scoring */
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(p, "minNodes"), "score")), "binpack");
+    cr_assert_eq(ji(json_object_get(json_object_get(p, "minNodes"), "byScore"), "spread"), 7);
     cr_assert_eq(ji(workload(p, "wide"), "placed"), 40);
     json_decref(p);
     /* not reachable within the bound */
@@ -266,17 +281,99 @@ Test(plan, shards_and_merge) {
     cr_assert_not(plan_shard_parse("3/3", &i, &n));
     cr_assert_not(plan_shard_parse("-1/3", &i, &n));
     cr_assert_not(plan_shard_parse("1/0", &i, &n));
-    json_t *a = json_loads("{\"scenarios\":[{\"index\":0,\"file\":\"a\"},{\"index\":2,\"file\":\"c\"}]}", 0, NULL);
-    json_t *b = json_loads("{\"scenarios\":[{\"index\":1,\"file\":\"b\"}]}", 0, NULL);
+    /* shards of one run carry the same digests and i/N; merged in index order */
+#define SHARD(i, n, snap, body) "{\"snapshot\":\"" snap "\",\"scenarioSet\":\"s1\",\"shard\":\"" #i "/" #n "\",\"scenarios\":" body "}"
+    json_t *a = json_loads(SHARD(0, 2, "d1", "[{\"index\":0,\"file\":\"a\"},{\"index\":2,\"file\":\"c\"}]"), 0, NULL);
+    json_t *b = json_loads(SHARD(1, 2, "d1", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *b2 = json_loads(SHARD(1, 2, "d2", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *c3 = json_loads(SHARD(1, 3, "d1", "[{\"index\":1,\"file\":\"b\"}]"), 0, NULL);
+    json_t *plain = json_loads("{\"scenarios\":[]}", 0, NULL);
     json_t *docs[] = {b, a};
+    const char *names[] = {"b.json", "a.json"};
     err e;
-    json_t *m = plan_merge(docs, 2, &e);
-    json_t *want = json_loads("{\"scenarios\":[{\"index\":0,\"file\":\"a\"},{\"index\":1,\"file\":\"b\"},{\"index\":2,\"file\":\"c\"}]}", 0, NULL);
+    err_clear(&e);
+    json_t *m = plan_merge(docs, names, 2, &e);
+    cr_assert_not_null(m, "%s", e.msg);
+    json_t *want = json_loads("{\"snapshot\":\"d1\",\"scenarioSet\":\"s1\",\"scenarios\":[{\"index\":0,\"file\":\"a\"},"
+                              "{\"index\":1,\"file\":\"b\"},{\"index\":2,\"file\":\"c\"}]}",
+                              0, NULL);
     cr_assert(json_equal(m, want));
+    /* refusals name the input */
+    json_t *missing[] = {a};
+    const char *mn[] = {"a.json"};
+    cr_assert_null(plan_merge(missing, mn, 1, &e));
+    cr_assert_str_eq(e.msg, "shard 1/2 is missing (1 of 2 shards given)");
+    json_t *twice[] = {a, b, b};
+    const char *tn[] = {"a.json", "b.json", "b-again.json"};
+    cr_assert_null(plan_merge(twice, tn, 3, &e));
+    cr_assert_str_eq(e.msg, "shard 1/2 is given twice: b.json and b-again.json");
+    json_t *other[] = {a, b2};
+    const char *on[] = {"a.json", "b2.json"};
+    cr_assert_null(plan_merge(other, on, 2, &e));
+    cr_assert_str_eq(e.msg, "b2.json was planned on another snapshot (digest d2) than a.json (d1)");
+    json_t *count[] = {a, c3};
+    const char *cn[] = {"a.json", "c3.json"};
+    cr_assert_null(plan_merge(count, cn, 2, &e));
+    cr_assert_str_eq(e.msg, "c3.json is shard 1/3, a.json is one of 2");
+    json_t *notplan[] = {plain};
+    const char *pn[] = {"old.json"};
+    cr_assert_null(plan_merge(notplan, pn, 1, &e));
+    cr_assert(strstr(e.msg, "old.json is not the output of dralloc plan --scenarios"), "%s", e.msg);
     json_decref(a);
     json_decref(b);
+    json_decref(b2);
+    json_decref(c3);
+    json_decref(plain);
     json_decref(m);
     json_decref(want);
+}
+
+/* kubectl's label selector syntax (k8s.io/apimachinery/pkg/labels): != and notin hold
+ * for nodes without the label. */
+Test(plan, remove_nodes_label_selectors) {
+    static const struct {
+        const char *sel;
+        long removed;
+    } cases[] = {/* node-a and node-b in zone a, node-c in zone b */
+                 {"zone=b", 1},         {"zone==b", 1},    {"zone!=b", 2},           {"zone in (b,c)", 1},
+                 {"zone notin ( b )", 2}, {"zone", 3},       {"!zone", 0},             {"zone!=b,zone!=a", 0},
+                 {"nosuch!=x", 3},      {"nosuch notin (x)", 3}, {"zone=a,kubernetes.io/hostname=node-b", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plan_objects o;
+        plan_objects_init(&o);
+        err e;
+        err_clear(&e);
+        cr_assert(plan_objects_load_path(&o, TD "gpus/cluster.yaml", &e));
+        cr_assert_eq(plan_remove_nodes(&o, cases[i].sel, &e), cases[i].removed, "%s: %s", cases[i].sel, e.msg);
+        plan_objects_free(&o);
+    }
+    plan_objects o;
+    plan_objects_init(&o);
+    err e;
+    err_clear(&e);
+    cr_assert_eq(plan_remove_nodes(&o, "zone in (a", &e), -1);
+    cr_assert(strstr(e.msg, "want ',' or ')'"), "%s", e.msg);
+    plan_objects_free(&o);
+}
+
+/* `replica: 3` is a typo that would plan 1 replica: warned, an error with --strict. */
+static void collect_warning(void *arg, const char *msg) { snprintf(arg, 512, "%s", msg); }
+
+Test(plan, workload_unknown_fields_warned_or_refused) {
+    json_t *docs = json_loads("[{\"workloads\":[{\"name\":\"x\",\"replica\":3,\"template\":{\"spec\":{}}}]}]", 0, NULL);
+    char warned[512] = "";
+    plan_workloads w = {.warn = collect_warning, .warn_arg = warned};
+    err e;
+    err_clear(&e);
+    cr_assert(plan_workloads_from_docs(docs, "f.json", &w, NULL, &e), "%s", e.msg);
+    cr_assert_str_eq(warned, "f.json: workloads[0]: unknown field \"replica\" (did you mean \"replicas\"?)");
+    cr_assert_eq(w.v[0].replicas, 1);
+    plan_workloads_free(&w);
+    plan_workloads strict = {.strict = true};
+    cr_assert_not(plan_workloads_from_docs(docs, "f.json", &strict, NULL, &e));
+    cr_assert(strstr(e.msg, "unknown field \"replica\"") && strstr(e.msg, "--strict"), "%s", e.msg);
+    plan_workloads_free(&strict);
+    json_decref(docs);
 }
 
 Test(plan, workload_file_errors_name_the_field) {
@@ -360,4 +457,17 @@ Test(plan, workload_objects_list) {
     plan_workloads_free(&w);
     plan_objects_free(&objs);
     json_decref(docs);
+}
+
+/* Stranded: free devices no replica of any workload could use — on a node where a
+ * replica still fits, the free devices of classes no workload asks for
+ * (testdata/plan/stranded/: 2 NICs beside 2 usable GPUs). */
+Test(plan, stranded_counts_devices_no_workload_could_use) {
+    json_t *p = plan_default(TD "stranded/cluster.yaml", TD "stranded/workloads.yaml");
+    const json_t *n = node_row(p, "node-0");
+    cr_assert_eq(ji(n, "free"), 4);
+    cr_assert_eq(ji(n, "stranded"), 2);
+    cr_assert_eq(ji(json_object_get(p, "summary"), "stranded"), 2);
+    cr_assert_eq(ji(workload(p, "infer"), "headroom"), 2);
+    json_decref(p);
 }

@@ -18,7 +18,7 @@ static char *render(void (*fn)(FILE *, const json_t *, report_format), const jso
 static const char *plan_json =
     "{\"workloads\":[{\"name\":\"a,b\",\"replicas\":3,\"placed\":2,\"unplaced\":1,\"reason\":\"x \\\"<y>\\\"\","
     "\"placements\":[{\"node\":\"n1\",\"replicas\":2}],\"headroom\":0}],"
-    "\"nodes\":[{\"name\":\"n1\",\"devices\":8,\"allocated\":4,\"free\":4,\"stranded\":0}],"
+    "\"nodes\":[{\"name\":\"n1\",\"devices\":8,\"allocated\":4,\"free\":1,\"blocked\":{\"counters\":2,\"taints\":1},\"stranded\":0}],"
     "\"classes\":[{\"name\":\"gpu\",\"devices\":8,\"allocated\":4,\"free\":4}],"
     "\"summary\":{\"nodes\":1,\"score\":\"binpack\",\"replicas\":3,\"placed\":2,\"unplaced\":1,\"devices\":8,"
     "\"allocated\":4,\"free\":4,\"stranded\":0}}";
@@ -27,7 +27,8 @@ Test(report, table_csv_json) {
     json_t *p = json_loads(plan_json, 0, NULL);
     char *t = render(report_plan, p, REPORT_TABLE);
     cr_assert(strstr(t, "WORKLOAD  REPLICAS  PLACED  UNPLACED  HEADROOM  PLACEMENTS\n"), "%s", t);
-    cr_assert(strstr(t, "n1          8          4     4   50%         0\n"), "%s", t);
+    /* BLOCKED: counters and taints together (3), beside FREE: allocatable now (1) */
+    cr_assert(strstr(t, "n1          8          4     1        3   50%         0\n"), "%s", t);
     free(t);
     char *c = render(report_plan, p, REPORT_CSV);
     cr_assert(!strncmp(c, "workload,gang,replicas,placed,unplaced,headroom,reason\n\"a,b\",false,3,2,1,0,\"x \"\"<y>\"\"\"\n", 84), "%s", c);
@@ -57,7 +58,7 @@ Test(report, html_self_contained_and_escaped) {
 }
 
 Test(report, capacity_by) {
-    json_t *cap = json_loads("{\"nodes\":[],\"pools\":[{\"driver\":\"d\",\"pool\":\"p\",\"devices\":2,\"allocated\":1,\"free\":1}],"
+    json_t *cap = json_loads("{\"nodes\":[],\"pools\":[{\"driver\":\"d\",\"pool\":\"p\",\"devices\":2,\"allocated\":1,\"free\":1,\"blocked\":{\"counters\":0,\"taints\":0}}],"
                              "\"classes\":[],\"counters\":[{\"driver\":\"d\",\"pool\":\"p\",\"counterSet\":\"s\",\"counter\":\"mem\","
                              "\"capacity\":\"40Gi\",\"allocated\":\"10Gi\",\"free\":\"30Gi\"}]}",
                              0, NULL);
@@ -71,7 +72,7 @@ Test(report, capacity_by) {
     fclose(f);
     cr_assert(strstr(buf, "driver,pool,counterset,counter,capacity,allocated,free\nd,p,s,mem,40Gi,10Gi,30Gi\n"), "%s", buf);
     /* numeric columns right-aligned under their headers; the empty node column keeps its width */
-    cr_assert(strstr(buf, "DRIVER  POOL  NODE  DEVICES  ALLOCATED  FREE  UTIL\nd       p                 2          1     1   50%\n"), "%s", buf);
+    cr_assert(strstr(buf, "DRIVER  POOL  NODE  DEVICES  ALLOCATED  FREE  BLOCKED  UTIL\nd       p                 2          1     1        0   50%\n"), "%s", buf);
     free(buf);
     json_decref(cap);
 }

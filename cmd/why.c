@@ -1,0 +1,326 @@
+/* why.c — `dralloc why NAMESPACE/POD`: why a pod is pending. The pod is decided against
+ * every node of the snapshot (or of the cluster, read once) as kube-scheduler would —
+ * its claims, node selector and affinity, taints, cpu, memory and pods — and the
+ * answer is kube-scheduler's count by cause (engine/causes.h) with the closest nodes'
+ * own explanation, request by request, where kube-scheduler's event only says
+ * "cannot allocate all claims".
+ *
+ *   dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig F [--context C] | in-cluster)
+ *               [-n NAMESPACE] [-o text|json] [--feature-gates ...]
+ *
+ * As `kubectl dra why POD -n NS` (the binary installed as kubectl-dra) the cluster is
+ * the kubeconfig's, found as kubectl finds it (--kubeconfig, KUBECONFIG, ~/.kube/config,
+ * else the pod's service account). Exit 0 when the pod fits some node, 1 when it fits
+ * none, 2 on a usage or input error (the pod not found among the objects). */
+#include "cmd/commands.h"
+#include "cmd/kube_input.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/causes.h"
+#include "engine/engine.h"
+#include "planner/planner.h"
+
+enum { WHY_CLOSEST = 3, WHY_FIT_LISTED = 10 };
+
+static int usage(FILE *f) {
+    fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
+               "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
+               "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n\n"
+               "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
+               "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
+               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
+    return f == stdout ? 0 : 2;
+}
+
+static const char *meta(const json_t *o, const char *k) {
+    return json_string_value(json_object_get(json_object_get(o, "metadata"), k));
+}
+
+/* The Pod ns/name among objects (NULL when absent). */
+static json_t *find_pod(const json_t *items, const char *ns, const char *name) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(items, i, x) {
+        const char *k = json_string_value(json_object_get(x, "kind"));
+        const char *xns = meta(x, "namespace");
+        if (k && !strcmp(k, "Pod") && meta(x, "name") && !strcmp(meta(x, "name"), name) &&
+            !strcmp(xns && *xns ? xns : "default", ns))
+            return x;
+    }
+    return NULL;
+}
+
+/* The cluster's objects, and the pod itself read fresh (a list may be served from a
+ * cache, and a server may not list pods). NULL after printing why. */
+static json_t *fetch_live(const cmd_kube_flags *k, const char *ns, const char *name, json_t **pod) {
+    err e;
+    err_clear(&e);
+    ext_kube *kube = ext_kube_new(&k->o, &e);
+    if (!kube) {
+        fprintf(stderr, "dralloc why: %s\n", e.msg);
+        return NULL;
+    }
+    json_t *objs = ext_kube_snapshot(kube, &e);
+    if (!objs) {
+        fprintf(stderr, "dralloc why: %s: %s\n", ext_kube_server(kube), e.msg);
+        ext_kube_free(kube);
+        return NULL;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+    ext_kube_resp r = {0};
+    if (ext_kube_request(kube, "GET", path, NULL, NULL, &r, &e) && r.status == 200) {
+        json_t *p = json_loads(r.body, 0, NULL);
+        if (json_is_object(p) && !json_object_get(p, "kind")) json_object_set_new(p, "kind", json_string("Pod"));
+        *pod = p;
+    }
+    free(r.body);
+    ext_kube_free(kube);
+    return objs;
+}
+
+/* "claim a: x; claim b: y" as one line per part, indented. */
+static void print_reason(FILE *f, const char *r) {
+    const char *p = strstr(r, "cannot allocate all claims: ");
+    if (!p) {
+        fprintf(f, "    %s\n", r);
+        return;
+    }
+    fputs("    cannot allocate all claims:\n", f);
+    for (p += strlen("cannot allocate all claims: "); *p;) {
+        const char *end = strstr(p, "; ");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        fprintf(f, "      %.*s\n", (int)n, p);
+        if (!end) break;
+        p = end + 2;
+    }
+}
+
+static void print_text(FILE *f, const json_t *out) {
+    const char *pod = json_string_value(json_object_get(out, "pod"));
+    json_int_t nodes = json_integer_value(json_object_get(out, "nodes"));
+    const json_t *fits = json_object_get(out, "fitNodes");
+    const char *bound = json_string_value(json_object_get(out, "boundTo"));
+    if (bound) fprintf(f, "pod %s is bound to node %s (spec.nodeName); decided as if it were pending:\n", pod, bound);
+    if (json_array_size(fits)) {
+        fprintf(f, "pod %s fits %zu of %lld nodes:", pod, json_array_size(fits), (long long)nodes);
+        size_t i;
+        json_t *n;
+        json_array_foreach(fits, i, n) {
+            if (i == WHY_FIT_LISTED) {
+                fprintf(f, " and %zu more", json_array_size(fits) - WHY_FIT_LISTED);
+                break;
+            }
+            fprintf(f, " %s", json_string_value(n));
+        }
+        fputc('\n', f);
+        if (!json_array_size(json_object_get(out, "causes"))) return;
+        fputs("the others:\n", f);
+    } else {
+        fprintf(f, "pod %s fits no node.\n", pod);
+    }
+    const char *err = json_string_value(json_object_get(out, "error"));
+    if (err) {
+        fprintf(f, "error (every node): %s\n", err);
+        return;
+    }
+    fprintf(f, "%s\n", json_string_value(json_object_get(out, "summary")));
+    if (json_is_true(json_object_get(out, "unfittable")))
+        fputs("unfittable: no node could run it even with nothing allocated and no pod on it\n", f);
+    const json_t *cl = json_object_get(out, "closest");
+    if (json_array_size(cl)) fputs("closest nodes:\n", f);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cl, i, c) {
+        fprintf(f, "  %s", json_string_value(json_object_get(c, "node")));
+        if (json_object_get(c, "missing"))
+            fprintf(f, " (%lld devices missing, %lld matching)", (long long)json_integer_value(json_object_get(c, "missing")),
+                    (long long)json_integer_value(json_object_get(c, "matching")));
+        fprintf(f, ": %s\n", json_string_value(json_object_get(c, "cause")));
+        print_reason(f, json_string_value(json_object_get(c, "reason")));
+    }
+}
+
+/* The pod against every node of the store's snapshot. */
+static json_t *decide(dra_store *st, const json_t *pod, const char *id, int *rc) {
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *out = json_object();
+    json_object_set_new(out, "pod", json_string(id));
+    err e;
+    err_clear(&e);
+    /* decided as pending: a bound pod's own nodeName would rule out every other node */
+    json_t *p = json_deep_copy(pod);
+    const char *bound = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+    if (bound && *bound) {
+        json_object_set_new(out, "boundTo", json_string(bound));
+        json_object_del(json_object_get(p, "spec"), "nodeName");
+    }
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    size_t nn = dra_snapshot_nnodes(s);
+    json_object_set_new(out, "nodes", json_integer((json_int_t)nn));
+    if (!pr) {
+        char buf[2048];
+        fprintf(stderr, "dralloc why: pod %s: %s\n", id, err_format(&e, buf, sizeof buf));
+        *rc = 2;
+        json_decref(p);
+        json_decref(out);
+        dra_snapshot_release(s);
+        return NULL;
+    }
+    dra_pod_request_check_node(pr, true);
+    const char *fatal = dra_pod_request_error(pr);
+    json_t *fits = json_array();
+    dra_causes *causes = dra_causes_new();
+    bool unfittable = nn > 0;
+    if (fatal) {
+        json_object_set_new(out, "error", json_string(fatal));
+    } else {
+        dra_alloc_ctx *x = dra_alloc_ctx_new();
+        dra_fit f;
+        for (size_t i = 0; i < nn; i++) {
+            const char *node = dra_snapshot_node_name(s, i);
+            dra_pod_fit(pr, x, node, NULL, DRA_SCORE_NONE, 0, &f);
+            if (f.status == DRA_FIT_OK) json_array_append_new(fits, json_string(node));
+            else dra_causes_add(causes, node, &f);
+            if (f.status != DRA_FIT_UNRESOLVABLE && f.status != DRA_FIT_ERROR) unfittable = false;
+        }
+        dra_alloc_ctx_free(x);
+    }
+    char sum[4096];
+    dra_causes_summary(causes, nn, sum, sizeof sum);
+    json_object_set_new(out, "fit", json_integer((json_int_t)json_array_size(fits)));
+    json_object_set_new(out, "fitNodes", fits);
+    json_object_set_new(out, "summary", json_string(sum));
+    json_object_set_new(out, "causes", dra_causes_json(causes));
+    json_object_set_new(out, "closest", dra_causes_closest(causes, WHY_CLOSEST));
+    json_object_set_new(out, "unfittable", json_boolean(unfittable && !json_array_size(fits)));
+    dra_causes_free(causes);
+    *rc = json_array_size(fits) ? 0 : 1;
+    dra_pod_request_free(pr);
+    json_decref(p);
+    dra_snapshot_release(s);
+    return out;
+}
+
+int cmd_why(int argc, char **argv) {
+    const char **files = xcalloc((size_t)argc + 1, sizeof *files);
+    size_t nfiles = 0;
+    const char *target = NULL, *ns_flag = NULL, *gates = NULL;
+    bool as_json = false;
+    cmd_kube_flags kube = {0};
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *o = argv[i];
+        bool takes = i + 1 < argc;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage(stdout);
+            rc = -1;
+        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
+            /* one file a flag, as kubectl takes it: the pod's name may follow */
+            files[nfiles++] = argv[++i];
+        } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
+            ns_flag = argv[++i];
+        } else if (!strncmp(o, "--namespace=", 12)) {
+            ns_flag = o + 12;
+        } else if (!strcmp(o, "-o") && takes) {
+            const char *v = argv[++i];
+            if (strcmp(v, "json") && strcmp(v, "text")) {
+                fprintf(stderr, "dralloc why: -o %s: want text or json\n", v);
+                rc = 2;
+            }
+            as_json = !strcmp(v, "json");
+        } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
+        } else if (!strcmp(o, "--feature-gates") && takes) {
+            gates = argv[++i];
+        } else if (!strncmp(o, "--feature-gates=", 16)) {
+            gates = o + 16;
+        } else if (o[0] != '-' && !target) {
+            target = o;
+        } else {
+            fprintf(stderr, "dralloc why: unexpected argument %s\n", o);
+            rc = usage(stderr);
+        }
+    }
+    if (!rc && !target) {
+        fprintf(stderr, "dralloc why: which pod? give NAMESPACE/POD (or POD with -n NAMESPACE)\n");
+        rc = usage(stderr);
+    }
+    char ns[256] = "default", name[512] = "";
+    if (!rc) {
+        const char *slash = strchr(target, '/');
+        if (slash && ns_flag) {
+            fprintf(stderr, "dralloc why: %s names a namespace and -n gives another: give one\n", target);
+            rc = 2;
+        } else if (slash) {
+            snprintf(ns, sizeof ns, "%.*s", (int)(slash - target), target);
+            snprintf(name, sizeof name, "%s", slash + 1);
+        } else {
+            if (ns_flag) snprintf(ns, sizeof ns, "%s", ns_flag);
+            snprintf(name, sizeof name, "%s", target);
+        }
+        if (!rc && (!*ns || !*name || strchr(name, '/'))) {
+            fprintf(stderr, "dralloc why: %s: want NAMESPACE/POD\n", target);
+            rc = 2;
+        }
+    }
+    dra_features f;
+    dra_features_default(&f);
+    err e;
+    err_clear(&e);
+    if (!rc && gates && !dra_features_parse(&f, gates, &e)) {
+        fprintf(stderr, "dralloc why: --feature-gates: %s\n", e.msg);
+        rc = 2;
+    }
+    /* without -f: the cluster, found as kubectl finds it */
+    if (!rc && !nfiles) cmd_kube_default(&kube);
+    plan_objects objs;
+    plan_objects_init(&objs);
+    json_t *pod = NULL;
+    if (!rc && kube.used) {
+        json_t *live = fetch_live(&kube, ns, name, &pod);
+        if (!live) rc = 2;
+        else plan_objects_add_doc(&objs, live, kube.o.kubeconfig ? kube.o.kubeconfig : "(cluster)");
+        json_decref(live);
+    }
+    for (size_t i = 0; !rc && i < nfiles; i++)
+        if (!plan_objects_load_path(&objs, files[i], &e)) {
+            char buf[2048];
+            fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
+            rc = 2;
+        }
+    char id[800];
+    snprintf(id, sizeof id, "%s/%s", ns, name);
+    if (!rc && !pod) {
+        json_t *p = find_pod(objs.items, ns, name);
+        if (p) pod = json_incref(p);
+        else {
+            fprintf(stderr, "dralloc why: pod %s not found%s\n", id, nfiles ? " in the files given" : " in the cluster");
+            rc = 2;
+        }
+    }
+    if (!rc) {
+        dra_store *st = plan_store_new(&objs, &f, &e);
+        if (!st) {
+            char buf[2048];
+            fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
+            rc = 2;
+        } else {
+            json_t *out = decide(st, pod, id, &rc);
+            if (out && as_json) {
+                json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                fputc('\n', stdout);
+            } else if (out) {
+                print_text(stdout, out);
+            }
+            json_decref(out);
+            dra_store_free(st);
+        }
+    }
+    json_decref(pod);
+    plan_objects_free(&objs);
+    free(files);
+    return rc < 0 ? 0 : rc;
+}
