@@ -259,13 +259,69 @@ OBJ(taint_selector, {"driver", NULL}, {"pool", NULL}, {"device", NULL});
 OBJ(rule_spec, {"deviceSelector", &taint_selector}, {"taint", &taint});
 OBJ(taint_rule, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &rule_spec}, {"status", NULL});
 
+/* core/v1 Pod and Node: every field of the types, nested where dralloc or a typo
+ * matters (spec, containers, resources, affinity, tolerations, claims, status), any
+ * value deeper in parts the allocator never reads (volumes, probes, securityContext). */
+OBJ(pod_claim, {"name", NULL}, {"resourceClaimName", NULL}, {"resourceClaimTemplateName", NULL});
+ARR(pod_claims, pod_claim);
+OBJ(res_claim, {"name", NULL}, {"request", NULL});
+ARR(res_claims, res_claim);
+OBJ(res_reqs, {"limits", NULL}, {"requests", NULL}, {"claims", &res_claims});
+OBJ(container, {"name", NULL}, {"image", NULL}, {"command", NULL}, {"args", NULL}, {"workingDir", NULL},
+    {"ports", NULL}, {"envFrom", NULL}, {"env", NULL}, {"resources", &res_reqs}, {"resizePolicy", NULL},
+    {"restartPolicy", NULL}, {"restartPolicyRules", NULL}, {"volumeMounts", NULL}, {"volumeDevices", NULL},
+    {"livenessProbe", NULL}, {"readinessProbe", NULL}, {"startupProbe", NULL}, {"lifecycle", NULL},
+    {"terminationMessagePath", NULL}, {"terminationMessagePolicy", NULL}, {"imagePullPolicy", NULL},
+    {"securityContext", NULL}, {"stdin", NULL}, {"stdinOnce", NULL}, {"tty", NULL}, {"targetContainerName", NULL});
+ARR(containers, container);
+OBJ(ns_req, {"key", NULL}, {"operator", NULL}, {"values", NULL});
+ARR(ns_reqs, ns_req);
+OBJ(ns_term, {"matchExpressions", &ns_reqs}, {"matchFields", &ns_reqs});
+ARR(ns_terms, ns_term);
+OBJ(node_selector, {"nodeSelectorTerms", &ns_terms});
+OBJ(node_affinity, {"requiredDuringSchedulingIgnoredDuringExecution", &node_selector},
+    {"preferredDuringSchedulingIgnoredDuringExecution", NULL});
+OBJ(affinity, {"nodeAffinity", &node_affinity}, {"podAffinity", NULL}, {"podAntiAffinity", NULL});
+OBJ(scheduling_group, {"podGroupName", NULL});
+OBJ(pod_spec, {"volumes", NULL}, {"initContainers", &containers}, {"containers", &containers},
+    {"ephemeralContainers", &containers}, {"restartPolicy", NULL}, {"terminationGracePeriodSeconds", NULL},
+    {"activeDeadlineSeconds", NULL}, {"dnsPolicy", NULL}, {"nodeSelector", NULL}, {"serviceAccountName", NULL},
+    {"serviceAccount", NULL}, {"automountServiceAccountToken", NULL}, {"nodeName", NULL}, {"hostNetwork", NULL},
+    {"hostPID", NULL}, {"hostIPC", NULL}, {"shareProcessNamespace", NULL}, {"securityContext", NULL},
+    {"imagePullSecrets", NULL}, {"hostname", NULL}, {"subdomain", NULL}, {"affinity", &affinity},
+    {"schedulerName", NULL}, {"tolerations", &tolerations}, {"hostAliases", NULL}, {"priorityClassName", NULL},
+    {"priority", NULL}, {"dnsConfig", NULL}, {"readinessGates", NULL}, {"runtimeClassName", NULL},
+    {"enableServiceLinks", NULL}, {"preemptionPolicy", NULL}, {"overhead", NULL},
+    {"topologySpreadConstraints", NULL}, {"setHostnameAsFQDN", NULL}, {"os", NULL}, {"hostUsers", NULL},
+    {"schedulingGates", NULL}, {"resourceClaims", &pod_claims}, {"resources", &res_reqs},
+    {"hostnameOverride", NULL}, {"schedulingGroup", &scheduling_group}, {"workloadRef", NULL});
+OBJ(claim_status, {"name", NULL}, {"resourceClaimName", NULL});
+ARR(claim_statuses, claim_status);
+OBJ(pod_status, {"observedGeneration", NULL}, {"phase", NULL}, {"conditions", NULL}, {"message", NULL},
+    {"reason", NULL}, {"nominatedNodeName", NULL}, {"hostIP", NULL}, {"hostIPs", NULL}, {"podIP", NULL},
+    {"podIPs", NULL}, {"startTime", NULL}, {"initContainerStatuses", NULL}, {"containerStatuses", NULL},
+    {"qosClass", NULL}, {"ephemeralContainerStatuses", NULL}, {"resize", NULL},
+    {"resourceClaimStatuses", &claim_statuses}, {"extendedResourceClaimStatus", NULL}, {"allocatedResources", NULL},
+    {"resources", NULL});
+OBJ(pod, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &pod_spec}, {"status", &pod_status});
+
+OBJ(node_spec, {"podCIDR", NULL}, {"podCIDRs", NULL}, {"providerID", NULL}, {"unschedulable", NULL},
+    {"taints", &taints}, {"configSource", NULL}, {"externalID", NULL});
+OBJ(node_status, {"capacity", NULL}, {"allocatable", NULL}, {"phase", NULL}, {"conditions", NULL},
+    {"addresses", NULL}, {"daemonEndpoints", NULL}, {"nodeInfo", NULL}, {"images", NULL}, {"volumesInUse", NULL},
+    {"volumesAttached", NULL}, {"config", NULL}, {"runtimeHandlers", NULL}, {"features", NULL},
+    {"declaredFeatures", NULL});
+OBJ(node, {"apiVersion", NULL}, {"kind", NULL}, {"metadata", &meta}, {"spec", &node_spec}, {"status", &node_status});
+
 static const shape *shape_of(const char *kind) {
     if (!strcmp(kind, "ResourceClaim")) return &claim;
     if (!strcmp(kind, "ResourceClaimTemplate")) return &claim_template;
     if (!strcmp(kind, "ResourceSlice")) return &slice;
     if (!strcmp(kind, "DeviceClass")) return &device_class;
     if (!strcmp(kind, "DeviceTaintRule")) return &taint_rule;
-    return NULL;   /* Pod, Node: only the few fields the allocator reads are known */
+    if (!strcmp(kind, "Pod")) return &pod;
+    if (!strcmp(kind, "Node")) return &node;
+    return NULL;
 }
 
 /* Where walk_unknown is: a chain of segments on the stack, written into the error

@@ -744,3 +744,43 @@ Test(cli, invalid_pool_is_named) {
               "%s", err_text);
     remove("/tmp/dralloc-cli-invalid.yaml");
 }
+
+/* The API server's defaulting of a Node (SetDefaults_NodeStatus, pkg/apis/core/v1/
+ * defaults.go: status.allocatable = status.capacity when allocatable is absent) and
+ * kubectl's strictness for Pods: real driver objects (issue #21) list extended
+ * resources only under capacity. */
+Test(cli, node_allocatable_defaults_from_capacity) {
+    write_file("/tmp/dralloc-cli-cap.yaml",
+               "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+               "status:\n  capacity: {example.com/gpu: \"2\", cpu: \"4\", memory: 8Gi, pods: \"110\"}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+               "spec:\n  extendedResourceName: example.com/gpu\n"
+               "  selectors: [{cel: {expression: \"device.driver == 'gpu.example.com'\"}}]\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: dp, namespace: ml}\n"
+               "spec:\n  containers: [{name: c, image: x, resources: {limits: {example.com/gpu: \"2\"}}}]\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml}\n"
+               "spec:\n  containers: [{name: c, image: x, resources: {requests: {cpu: \"8\"}}}]\n");
+    /* the device plugin's 2 GPUs serve the pod: no DRA claim, as kube-scheduler decides */
+    cr_assert_eq(run("-f /tmp/dralloc-cli-cap.yaml --node n1 --pod ml/dp"), 0, "%s%s", out_text, err_text);
+    cr_assert(strstr(out_text, "device") == NULL || strstr(out_text, "example.com/gpu"), "%s", out_text);
+    cr_assert(strstr(err_text, "fits node n1"), "%s", err_text);
+    /* 8 CPUs do not fit a node whose capacity is 4 */
+    cr_assert_eq(run("-f /tmp/dralloc-cli-cap.yaml --node n1 --pod ml/big"), 1, "%s%s", out_text, err_text);
+    cr_assert(strstr(out_text, "Insufficient cpu") || strstr(err_text, "Insufficient cpu"), "%s%s", out_text, err_text);
+    remove("/tmp/dralloc-cli-cap.yaml");
+}
+
+Test(cli, pod_and_node_unknown_fields_as_kubectl_reports_them) {
+    write_file("/tmp/dralloc-cli-podtypo.yaml",
+               "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulabel: true}\n---\n"
+               "apiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: ml}\n"
+               "spec:\n  resourceclaims: [{name: g, resourceClaimTemplateName: t}]\n"
+               "  containers: [{name: c, image: x, resources: {limit: {cpu: \"1\"}}}]\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-podtypo.yaml --node n1 --pod ml/p2"), 0, "%s%s", out_text, err_text);
+    cr_assert(strstr(err_text, "Warning: Pod ml/p2: unknown field \"spec.resourceclaims\""), "%s", err_text);
+    cr_assert(strstr(err_text, "Warning: Pod ml/p2: unknown field \"spec.containers[0].resources.limit\""), "%s", err_text);
+    cr_assert(strstr(err_text, "Warning: Node n1: unknown field \"spec.unschedulabel\""), "%s", err_text);
+    cr_assert_eq(run("-f /tmp/dralloc-cli-podtypo.yaml --node n1 --pod ml/p2 --strict"), 2);
+    cr_assert(strstr(err_text, "unknown field") && strstr(err_text, "(strict)"), "%s", err_text);
+    remove("/tmp/dralloc-cli-podtypo.yaml");
+}
