@@ -22,6 +22,8 @@ release: deps
 
 test: build
 	@./scripts/check-layers.sh
+	@./scripts/check-alloc.sh
+	@./scripts/check-cycles.sh build
 	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
 

@@ -424,11 +424,11 @@ static void job_free(job *j) {
 }
 
 static bool in_namespace(const char *want, const char *ns) {
-    return !want || !strcmp(want, ns && *ns ? ns : "default");
+    return !want || !strcmp(want, dra_ns(ns));
 }
 
 static const char *obj_name(const dra_claim *c, char *buf, size_t n) {
-    snprintf(buf, n, "%s/%s", c->ns ? c->ns : "default", c->name);
+    snprintf(buf, n, "%s/%s", dra_ns(c->ns), c->name);
     return buf;
 }
 
@@ -551,7 +551,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
                 if (!c) {
                     fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s not found in the input\n",
-                            pod->ns ? pod->ns : "default", pod->name, pc->name ? pc->name : "?");
+                            dra_ns(pod->ns), pod->name, pc->name ? pc->name : "?");
                     continue;
                 }
                 /* a claim shared by several pods is in each pod's job and allocated once,
@@ -596,7 +596,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         for (size_t i = 0; i < njobs && !found; i++)
             for (size_t k = 0; k < jobs[i].n && !found; k++) {
                 const dra_claim *c = jobs[i].claims[k];
-                if (!strcmp(c->name, name) && !strcmp(c->ns && *c->ns ? c->ns : "default", ns))
+                if (!strcmp(c->name, name) && !strcmp(dra_ns(c->ns), ns))
                     found = c, found_pod = jobs[i].pod, found_entry = jobs[i].entries[k];
             }
         if (!found) {

@@ -47,7 +47,7 @@ static json_t *find_pod(const json_t *items, const char *ns, const char *name) {
         const char *k = json_string_value(json_object_get(x, "kind"));
         const char *xns = meta(x, "namespace");
         if (k && !strcmp(k, "Pod") && meta(x, "name") && !strcmp(meta(x, "name"), name) &&
-            !strcmp(xns && *xns ? xns : "default", ns))
+            !strcmp(dra_ns(xns), ns))
             return x;
     }
     return NULL;

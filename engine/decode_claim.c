@@ -6,7 +6,6 @@
  * engine/validate.h's steps first (apiVersion, v1beta1 → v1, unknown fields, the API
  * server's validation) and decodes the v1 object. */
 #include "engine/decode_util.h"
-#include "engine/derived.h"
 #include "engine/validate.h"
 
 #include <string.h>
@@ -104,6 +103,53 @@ static bool decode_tolerations(dctx *c, const json_t *o, dra_toleration **out, u
     return true;
 }
 
+/* derivedAttributes (derived.h: validated and evaluated by the allocator, which
+ * reports their errors where Kubernetes' validation does). */
+static bool decode_derived(dctx *c, const json_t *o, dra_request_spec *r) {
+    const json_t *arr;
+    r->derived = NULL;
+    r->nderived = 0;
+    if (!dra_dget_arr(c, o, "derivedAttributes", &arr)) return false;
+    if (!arr) return true;
+    size_t n = json_array_size(arr);
+    r->derived = ARENA_NEWN(c->d->a, dra_derived_attr, n ? n : 1);
+    size_t m = dra_dpush_key(c, "derivedAttributes");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *da = json_array_get(arr, i);
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(da)) return dra_dfail(c, "expected object");
+        dra_derived_attr *x = &r->derived[i];
+        if (!dra_dget_str(c, da, "name", &x->name) || !dra_dget_str(c, da, "expression", &x->expression)) return false;
+        if (!x->name) x->name = "";
+        if (!x->expression) x->expression = "";
+        /* compiled now, held by the claim; prepare reports a compile error (or a
+         * missing or too long expression) as Kubernetes' validation words it */
+        size_t len = strlen(x->expression);
+        if (len && len <= CEL_MAX_EXPRESSION_LEN) {
+            err ce;
+            err_clear(&ce);
+            x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
+            if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
+        }
+        const char *slash = strchr(x->name, '/');
+        if (slash) {
+            x->domain = dra_dec_intern(c->d, x->name, (size_t)(slash - x->name));
+            x->id = dra_dec_intern_cstr(c->d, slash + 1);
+        } else {
+            x->id = dra_dec_intern_cstr(c->d, x->name);
+        }
+        if (x->id > CEL_ATTR_NAME_MAX) {
+            dra_dpush_key(c, "name");
+            return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                             CEL_ATTR_NAME_MAX + 1u);
+        }
+        dpop(c, m2);
+    }
+    r->nderived = (uint32_t)n;
+    dpop(c, m);
+    return true;
+}
+
 static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, bool sub) {
     if (!dra_dget_str(c, o, "name", &r->name)) return false;
     if (!dra_dget_str(c, o, "deviceClassName", &r->class_name)) return false;
@@ -145,7 +191,7 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
         }
         dpop(c, m);
     }
-    return dra_derived_decode(c, o, r);
+    return decode_derived(c, o, r);
 }
 
 static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {

@@ -1,5 +1,6 @@
-/* derived.c — derived attributes (see derived.h): decoding, per-claim validation,
- * evaluation per (request, candidate) and the hand-over to the constraint code.
+/* derived.c — derived attributes (see derived.h; decode_claim.c decodes them):
+ * per-claim validation, evaluation per (request, candidate) and the hand-over to the
+ * constraint code.
  *
  * State per request variant lives in the allocation arena: the constraint → derived
  * attribute map (computed once per call) and, per candidate, the evaluated values and
@@ -26,53 +27,6 @@ typedef struct dra_derived_state {
     dra_attr_text **texts;   /* parallel to vals */
     const cel_program **progs;
 } dra_derived_state;
-
-/* ---- decoding ------------------------------------------------------------------- */
-
-bool dra_derived_decode(dctx *c, const json_t *o, dra_request_spec *r) {
-    const json_t *arr;
-    r->derived = NULL;
-    r->nderived = 0;
-    if (!dra_dget_arr(c, o, "derivedAttributes", &arr)) return false;
-    if (!arr) return true;
-    size_t n = json_array_size(arr);
-    r->derived = ARENA_NEWN(c->d->a, dra_derived_attr, n ? n : 1);
-    size_t m = dra_dpush_key(c, "derivedAttributes");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *da = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(da)) return dra_dfail(c, "expected object");
-        dra_derived_attr *x = &r->derived[i];
-        if (!dra_dget_str(c, da, "name", &x->name) || !dra_dget_str(c, da, "expression", &x->expression)) return false;
-        if (!x->name) x->name = "";
-        if (!x->expression) x->expression = "";
-        /* compiled now, held by the claim; prepare reports a compile error (or a
-         * missing or too long expression) as Kubernetes' validation words it */
-        size_t len = strlen(x->expression);
-        if (len && len <= CEL_MAX_EXPRESSION_LEN) {
-            err ce;
-            err_clear(&ce);
-            x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
-            if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
-        }
-        const char *slash = strchr(x->name, '/');
-        if (slash) {
-            x->domain = dra_dec_intern(c->d, x->name, (size_t)(slash - x->name));
-            x->id = dra_dec_intern_cstr(c->d, slash + 1);
-        } else {
-            x->id = dra_dec_intern_cstr(c->d, x->name);
-        }
-        if (x->id > CEL_ATTR_NAME_MAX) {
-            dra_dpush_key(c, "name");
-            return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
-                             CEL_ATTR_NAME_MAX + 1u);
-        }
-        dpop(c, m2);
-    }
-    r->nderived = (uint32_t)n;
-    dpop(c, m);
-    return true;
-}
 
 /* ---- validation ------------------------------------------------------------------- */
 

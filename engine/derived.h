@@ -38,9 +38,6 @@ struct dra_claim_state;
 struct dra_req_data;
 struct dra_cstate;
 
-/* decode_claim.c: `derivedAttributes` of a request spec (shape only). */
-bool dra_derived_decode(dctx *c, const json_t *o, dra_request_spec *r);
-
 /* alloc.c validate(), once rd->spec/parent/name are set and before any selector runs:
  * validates the request's derived attributes against the claim's constraints and
  * maps constraints to them. False with the allocation error set. */

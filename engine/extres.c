@@ -79,16 +79,6 @@ static const dra_class *class_for(const dra_world *w, const char *res) {
     return best;
 }
 
-dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
-    dra_claim *c = ARENA_NEW(a, dra_claim);
-    *c = t->spec;
-    c->ns = ns ? arena_strdup(a, ns) : NULL;
-    c->name = arena_strdup(a, name);
-    c->allocated = false;
-    c->from_template = true;
-    return c;
-}
-
 const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
     const dra_claim *c = NULL;
     if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
@@ -111,7 +101,7 @@ void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f
     pp->w = w;
     pp->f = f;
     pp->pod = pod;
-    pp->pns = pod->ns && *pod->ns ? pod->ns : "default";
+    pp->pns = dra_ns(pod->ns);
     pp->classify = true;
     if (pod->res_error) {
         pp->error = arena_printf(a, "Pod %s/%s: %s", pp->pns, pod->name, pod->res_error);
@@ -273,10 +263,10 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
             err_clear(&e);
             if (c->alloc_node_selector_error)
                 return reason(out, true, "ResourceClaim %s/%s: status.allocation.nodeSelector: %s",
-                              c->ns && *c->ns ? c->ns : "default", c->name, c->alloc_node_selector_error);
+                              dra_ns(c->ns), c->name, c->alloc_node_selector_error);
             if (c->alloc_node_selector && (!dra_node_matches(node, NULL, false, c->alloc_node_selector, &m, &e) || !m))
                 return reason(out, true, "ResourceClaim %s/%s is allocated for other nodes than %s",
-                              c->ns && *c->ns ? c->ns : "default", c->name, node->name);
+                              dra_ns(c->ns), c->name, node->name);
             continue;
         }
         bool dup = false;
@@ -471,7 +461,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             const dra_claim *c = pp.claims[k];
             if (!c->allocated) continue;
             char ref[600];
-            snprintf(ref, sizeof ref, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+            snprintf(ref, sizeof ref, "%s/%s", dra_ns(c->ns), c->name);
             bool seen = false;
             for (size_t i = 0; i < json_array_size(reused); i++)
                 seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);

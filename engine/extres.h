@@ -42,9 +42,6 @@ const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const cha
  * implicit claim), as the object to create would carry it. */
 json_t *dra_claim_spec_json(const dra_claim *c);
 
-/* A claim made from a template for a pod, in arena a. */
-dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
-
 /* The ResourceClaim one of the pod's claim entries stands for, outside a PodGroup:
  * the claim it names, else the claim generated for it (status), else a claim made
  * from its template named "<pod>-<entry>" in arena a. NULL when none exists. */

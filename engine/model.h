@@ -389,6 +389,9 @@ typedef struct dra_pod {
     const char *fit_error;   /* why they could not be read (the affinity), else NULL */
 } dra_pod;
 
+/* A namespaced object's namespace as the API server defaults it: "default" when unset. */
+static inline const char *dra_ns(const char *ns) { return ns && *ns ? ns : "default"; }
+
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */
 static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
 

@@ -79,7 +79,7 @@ bool dra__nodefit_check(const dra_pod *pod, const dra_node *node, const dra_node
 bool dra__pod_same(const dra_pod *a, const dra_pod *b) {
     if (a == b) return true;
     if (!a || !b || strcmp(a->name, b->name) ||
-        strcmp(a->ns && *a->ns ? a->ns : "default", b->ns && *b->ns ? b->ns : "default"))
+        strcmp(dra_ns(a->ns), dra_ns(b->ns)))
         return false;
     return !a->uid || !b->uid || !strcmp(a->uid, b->uid);
 }

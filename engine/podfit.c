@@ -72,7 +72,7 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
         else if (!c->spec_hash) return;
         else part = c->spec_hash ^ (c->from_template ? 0x7 : 0xC);
         h = hash_u64(h ^ part);
-        pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+        pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", dra_ns(c->ns), c->name);
     }
     if (pr->pod.res) {
         const json_t *spec = json_object_get(pod, "spec");
@@ -197,7 +197,7 @@ static double node_utilisation(const dra_nodeview *v, const dra_allocated *st, c
         if (p->incomplete || p->invalid || !p->ncands) continue;
         double u;
         if (p->ncounters) {
-            double *used = calloc(p->ncounters, sizeof *used);
+            double *used = xcalloc(p->ncounters, sizeof *used);
             for (uint32_t d = 0; d < p->nall_devs; d++) {
                 const dra_pool_device *pd = &p->all_devs[d];
                 if (!dev_in_use(st, pd->key) && !dev_new(p, res, nres, pd->key, v)) continue;
@@ -374,7 +374,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
         for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
             const dra_claim *c = pr->pp.claims ? pr->pp.claims[k] : NULL;
             if (!c) continue;
-            const char *ns = c->ns && *c->ns ? c->ns : "default";
+            const char *ns = dra_ns(c->ns);
             bool listed = false;
             for (size_t i = 0; i < json_array_size(res); i++) {
                 const json_t *o = json_array_get(res, i);
@@ -400,7 +400,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
         }
         for (size_t i = kept.nown; i < kept.ntodo; i++)
             json_array_append_new(res, json_pack("{s:s, s:s, s:b, s:o, s:o, s:O?}", "namespace",
-                                                 kept.todo[i]->ns && *kept.todo[i]->ns ? kept.todo[i]->ns : "default",
+                                                 dra_ns(kept.todo[i]->ns),
                                                  "name", kept.todo[i]->name, "implicit", 1, "allocation",
                                                  dra_alloc_result_to_json(&kept.res[i]), "spec",
                                                  dra_claim_spec_json(kept.todo[i]), "requestMappings",
@@ -482,7 +482,7 @@ static struct ov_node *ov_usage(dra_overlay *ov, const char *name, bool create) 
     for (; hmap_get(&ov->usage, probe, &i); probe = hash_u64(probe))
         if (!strcmp(ov->nodes.v[i - 1].name, name)) return &ov->nodes.v[i - 1];
     if (!create) return NULL;
-    struct ov_node nn = {.name = strdup(name)};
+    struct ov_node nn = {.name = xstrdup(name)};
     DRA_VEC_PUSH(ov->nodes, nn);
     hmap_put(&ov->usage, probe, ov->nodes.n);
     return &ov->nodes.v[ov->nodes.n - 1];
@@ -496,9 +496,9 @@ static const committed_claim *ov_claim(const dra_overlay *ov, const char *key) {
 }
 
 static char *claim_key(const dra_claim *c) {
-    size_t n = strlen(c->ns && *c->ns ? c->ns : "default") + strlen(c->name) + 2;
+    size_t n = strlen(dra_ns(c->ns)) + strlen(c->name) + 2;
     char *k = xmalloc(n);
-    snprintf(k, n, "%s/%s", c->ns && *c->ns ? c->ns : "default", c->name);
+    snprintf(k, n, "%s/%s", dra_ns(c->ns), c->name);
     return k;
 }
 
@@ -566,7 +566,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
                 memset(out, 0, sizeof *out);
                 out->status = DRA_FIT_UNRESOLVABLE;
                 snprintf(out->reason, sizeof out->reason, "ResourceClaim %s/%s is allocated for other nodes than %s",
-                         cl[k]->ns && *cl[k]->ns ? cl[k]->ns : "default", cl[k]->name, node);
+                         dra_ns(cl[k]->ns), cl[k]->name, node);
                 arena_free(&a);
                 return;
             }
@@ -585,7 +585,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
                  out->status == DRA_FIT_UNRESOLVABLE)) {
         uint64_t probe = mkey, idx;
         while (hmap_get(&ov->memo, probe, &idx)) probe = hash_u64(probe);
-        ov_memo m = {.node = strdup(node), .sig = sig, .ver = ver, .gver = ov->gver, .fit = *out};
+        ov_memo m = {.node = xstrdup(node), .sig = sig, .ver = ver, .gver = ov->gver, .fit = *out};
         char *t = dra__reason_template(out->reason, pr->names, pr->nnames);
         snprintf(m.fit.reason, sizeof m.fit.reason, "%s", t);
         free(t);
@@ -602,7 +602,7 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
             dra_allocated_add_result(ov->st, &kept.res[i], cc);
             const dra_claim *c = kept.todo[i];
             if (i >= kept.nown || c->from_template) continue;
-            committed_claim k = {.key = claim_key(c), .node = kept.res[i].node_selector ? strdup(node) : NULL};
+            committed_claim k = {.key = claim_key(c), .node = kept.res[i].node_selector ? xstrdup(node) : NULL};
             DRA_VEC_PUSH(ov->claims, k);
             uint64_t probe = hash_bytes(k.key, strlen(k.key)), j;
             while (hmap_get(&ov->claim_idx, probe, &j)) probe = hash_u64(probe);

@@ -57,7 +57,7 @@ const char *dra_podgroup_uid(const dra_podgroup *g) { return g->uid; }
 const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name) {
     for (size_t i = 0; i < w->podgroups.n; i++) {
         const dra_podgroup *g = w->podgroups.v[i];
-        const char *gns = g->ns && *g->ns ? g->ns : "default", *pns = ns && *ns ? ns : "default";
+        const char *gns = dra_ns(g->ns), *pns = dra_ns(ns);
         if (!strcmp(g->name, name) && !strcmp(gns, pns)) return g;
     }
     return NULL;

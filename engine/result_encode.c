@@ -147,7 +147,7 @@ json_t *dra_claim_json_new(const dra_claim *c, json_t **meta) {
     json_t *m = json_object();
     json_object_set_new(m, "name", json_string(c->name));
     /* ResourceClaims are namespaced: the API server always fills it in */
-    json_object_set_new(m, "namespace", json_string(c->ns && *c->ns ? c->ns : "default"));
+    json_object_set_new(m, "namespace", json_string(dra_ns(c->ns)));
     json_object_set_new(o, "metadata", m);
     if (meta) *meta = m;
     return o;
@@ -204,7 +204,7 @@ const char *dra_rfc3339_utc(int64_t unix_seconds, char buf[32]) {
 /* ---- one pod's binding ---- */
 
 static void claim_key(const char *ns, const char *name, char *buf, size_t n) {
-    snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
+    snprintf(buf, n, "%s/%s", dra_ns(ns), name);
 }
 
 void dra_pod_binding_init(dra_pod_binding *b, const dra_world *w, const dra_pod *pod, dra_alloc_ctx *x, const char *now,
@@ -213,7 +213,7 @@ void dra_pod_binding_init(dra_pod_binding *b, const dra_world *w, const dra_pod 
     b->w = w;
     b->x = x;
     b->pod = pod;
-    b->ns = pod->ns && *pod->ns ? pod->ns : "default";
+    b->ns = dra_ns(pod->ns);
     b->now = now;
     b->names = names ? json_incref(names) : json_object();
     json_t *pj = pod->raw_json ? json_loads(pod->raw_json, 0, NULL) : NULL;

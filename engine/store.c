@@ -99,19 +99,6 @@ static void entry_release_v(void *p) { entry_release(p); }
 static const pmap_ops entry_ops = {entry_retain_v, entry_release_v};
 static bool entry_is(const void *val, const void *key) { return !strcmp(((const entry *)val)->key, key); }
 
-static bool cluster_scoped(dra_kind k) {
-    return k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
-}
-
-static char *make_key(dra_kind k, const char *ns, const char *name) {
-    if (cluster_scoped(k)) ns = "";
-    else if (!ns || !*ns) ns = "default";
-    size_t n = strlen(dra__kind_name(k)) + strlen(ns) + strlen(name) + 3;
-    char *key = xmalloc(n);
-    snprintf(key, n, "%s/%s/%s", dra__kind_name(k), ns, name);
-    return key;
-}
-
 static int cmp_entry_seq(const void *a, const void *b) {
     uint64_t x = (*(const entry *const *)a)->seq, y = (*(const entry *const *)b)->seq;
     return x < y ? -1 : x > y;
@@ -395,11 +382,11 @@ static const void *snapshot_find(const void *arg, int kind, const char *ns, cons
     const dra_snapshot *s = arg;
     char stack[512];
     dra_kind k = (dra_kind)kind;
-    const char *sns = cluster_scoped(k) ? "" : ns && *ns ? ns : "default";
+    const char *sns = dra__kind_cluster_scoped(k) ? "" : dra_ns(ns);
     const char *kn = dra__kind_name(k);
     size_t a = strlen(kn), b = strlen(sns), c = strlen(name), n = a + b + c + 2;
     char *key = n + 1 <= sizeof stack ? stack : xmalloc(n + 1);
-    /* "Kind/namespace/name", as make_key writes it (this is on every request's path) */
+    /* "Kind/namespace/name", as dra__object_key writes it, without a malloc (every request looks up) */
     memcpy(key, kn, a);
     key[a] = '/';
     memcpy(key + a + 1, sns, b);
@@ -792,7 +779,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
      * object would double the store's memory */
     en->json_hash = json_hash;
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
-    en->source = source ? strdup(source) : NULL;
+    en->source = source ? xstrdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
     en->cat = dra_catalog_retain(st->cat);
@@ -820,7 +807,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
         if (!k) return err_set(e, "unknown kind %s", c->kind ? c->kind : "(none)");
-        char *key = make_key(k, c->ns, c->name ? c->name : "");
+        char *key = dra__object_key(k, c->ns, c->name ? c->name : "");
         uint64_t h = hash_bytes(key, strlen(key));
         entry *gone = find_entry(s, k, key, h);
         if (gone) {
@@ -829,7 +816,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
         }
         free(key);
         if (!gone) {
-            if (cluster_scoped(k) || !c->ns || !*c->ns) return err_set(e, "%s %s not found", c->kind, c->name);
+            if (dra__kind_cluster_scoped(k) || !c->ns || !*c->ns) return err_set(e, "%s %s not found", c->kind, c->name);
             return err_set(e, "%s %s/%s not found", c->kind, c->ns, c->name);
         }
         return true;
@@ -839,7 +826,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     if (!k) return err_set(e, "unsupported kind %s", kind ? kind : "(none: the object has no kind)");
     const char *name = meta_str(c->upsert, "name");
     if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
-    char *key = make_key(k, meta_str(c->upsert, "namespace"), name);
+    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), jh = json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
     if (old && old->json_hash == jh) {
@@ -871,7 +858,7 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
         dra_kind k = o ? dra__kind_of(json_string_value(json_object_get(o, "kind"))) : DRA_KIND_NONE;
         const char *name = o ? meta_str(o, "name") : NULL;
         if (!k || !name) continue;
-        keys[i] = make_key(k, meta_str(o, "namespace"), name);
+        keys[i] = dra__object_key(k, meta_str(o, "namespace"), name);
         uint64_t h = hash_bytes(keys[i], strlen(keys[i])), j;
         if (hmap_get(&seen, h, &j) && keys[j - 1] && !strcmp(keys[j - 1], keys[i]) &&
             !json_equal(changes[j - 1].upsert, o)) {
@@ -975,7 +962,7 @@ typedef struct load_state {
 
 static bool load_docs(void *arg, const char *file, json_t *docs, err *e) {
     load_state *ls = arg;
-    char *src = strdup(file);
+    char *src = xstrdup(file);
     DRA_VEC_PUSH(ls->sources, src);
     DRA_VEC_PUSH(ls->docs, json_incref(docs));
     return collect(&ls->cl, docs, src, e);
@@ -1076,7 +1063,7 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
         /* build outside the lock: other nodes' requests go on meanwhile */
         vcell *c = xcalloc(1, sizeof *c);
         atomic_init(&c->refs, 1);
-        c->name = strdup(name);
+        c->name = xstrdup(name);
         const dra_node *n = dra_world_find_node(s->w, name);
         if (!n) {
             c->bare = xcalloc(1, sizeof *c->bare);
@@ -1086,7 +1073,7 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
         err e;
         err_clear(&e);
         c->view = dra_nodeview_new(s->w, n, &s->f, &e);
-        if (!c->view) c->err = strdup(e.msg);
+        if (!c->view) c->err = xstrdup(e.msg);
         pthread_mutex_lock(&s->views_lock);
         v = slot_add(s, h, c, true);
         pthread_mutex_unlock(&s->views_lock);
@@ -1196,7 +1183,7 @@ void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, 
     if (!m && pmap_len(&s->memo) < MEMO_NODES_MAX) {
         m = xcalloc(1, sizeof *m);
         atomic_init(&m->refs, 1);
-        m->name = strdup(node);
+        m->name = xstrdup(node);
         pthread_mutex_init(&m->lock, NULL);
         pmap_put(&s->memo, h, m, mnode_is, node);
     }

@@ -100,6 +100,18 @@ dra_kind dra__kind_of(const char *kind) {
 
 const char *dra__kind_name(dra_kind k) { return k > 0 && k < DRA_KIND_COUNT ? kind_names[k] : "?"; }
 
+bool dra__kind_cluster_scoped(dra_kind k) {
+    return k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
+}
+
+char *dra__object_key(dra_kind k, const char *ns, const char *name) {
+    ns = dra__kind_cluster_scoped(k) ? "" : dra_ns(ns);
+    size_t n = strlen(dra__kind_name(k)) + strlen(ns) + strlen(name) + 3;
+    char *key = xmalloc(n);
+    snprintf(key, n, "%s/%s/%s", dra__kind_name(k), ns, name);
+    return key;
+}
+
 bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e) {
     *out = NULL;
     switch (k) {
@@ -170,9 +182,8 @@ static int seen_before(dra_world *w, dra_kind k, const json_t *obj, err *e) {
     const char *name = json_string_value(json_object_get(m, "name"));
     if (!name) return 0;   /* the decoder says what is missing */
     const char *ns = json_string_value(json_object_get(m, "namespace"));
-    bool cluster = k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
-    char *key = NULL;
-    if (asprintf(&key, "%s/%s/%s", dra__kind_name(k), cluster ? "" : ns && *ns ? ns : "default", name) < 0) return 0;
+    bool cluster = dra__kind_cluster_scoped(k);
+    char *key = dra__object_key(k, ns, name);
     char *canon = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
     uint64_t h = canon ? hash_bytes(canon, strlen(canon)) : 0;
     free(canon);
@@ -183,14 +194,14 @@ static int seen_before(dra_world *w, dra_kind k, const json_t *obj, err *e) {
         int r = s->hash == h ? 1 : -1;
         if (r < 0)
             err_set(e, "%s %s%s%s is given twice with different contents: in %s and in %s", dra__kind_name(k),
-                    cluster ? "" : ns && *ns ? ns : "default", cluster ? "" : "/", name,
+                    cluster ? "" : dra_ns(ns), cluster ? "" : "/", name,
                     s->source ? s->source : "(input)", w->source ? w->source : "(input)");
         free(key);
         return r;
     }
     uint64_t probe = kh;
     while (hmap_get(&w->seen, probe, &idx)) probe = hash_u64(probe);
-    struct dra_seen ns_ = {.key = key, .hash = h, .source = w->source ? strdup(w->source) : NULL};
+    struct dra_seen ns_ = {.key = key, .hash = h, .source = w->source ? xstrdup(w->source) : NULL};
     DRA_VEC_PUSH(w->seen_keys, ns_);
     hmap_put(&w->seen, probe, w->seen_keys.n);
     return 0;
@@ -347,7 +358,7 @@ static const char *field_str(const void *obj, size_t off) {
 }
 
 static uint64_t name_hash(const char *ns, const char *name) {
-    if (!ns || !*ns) ns = "default";
+    ns = dra_ns(ns);
     size_t a = strlen(ns), b = strlen(name);
     char stack[256];
     char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
@@ -375,8 +386,8 @@ static void index_names(dra_name_index *ix, const void *const *objs, size_t n, s
 }
 
 static bool ns_eq(const char *a, const char *b) {
-    if (!a || !*a) a = "default";
-    if (!b || !*b) b = "default";
+    a = dra_ns(a);
+    b = dra_ns(b);
     return !strcmp(a, b);
 }
 
@@ -630,6 +641,16 @@ const dra_claim_template *dra_world_find_template(const dra_world *w, const char
     size_t i = lookup_name(w, &w->template_idx, (const void *const *)w->templates.v, w->templates.n,
                            offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name), ns, name);
     return i ? w->templates.v[i - 1] : NULL;
+}
+
+dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
+    dra_claim *c = ARENA_NEW(a, dra_claim);
+    *c = t->spec;
+    c->ns = ns ? arena_strdup(a, ns) : NULL;
+    c->name = arena_strdup(a, name);
+    c->allocated = false;
+    c->from_template = true;
+    return c;
 }
 
 /* For the CLI: the claim lives in cli_mem, as long as the world (requests use

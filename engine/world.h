@@ -106,6 +106,11 @@ typedef enum dra_kind {
 } dra_kind;
 dra_kind dra__kind_of(const char *kind);
 const char *dra__kind_name(dra_kind k);
+/* DeviceClasses, ResourceSlices, Nodes and DeviceTaintRules have no namespace. */
+bool dra__kind_cluster_scoped(dra_kind k);
+/* "Kind/namespace/name" (malloc'd): the namespace empty when cluster-scoped, else
+ * defaulted (dra_ns). The key of an object in a world's seen set and in the store. */
+char *dra__object_key(dra_kind k, const char *ns, const char *name);
 void dra__world_push(dra_world *w, dra_kind k, void *obj);
 /* The slices naming a node (interned name) in spec.nodeName, of a pool (pool_key),
  * and those without a node name, in arrival order; NULL when there are none. */
@@ -149,6 +154,9 @@ bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status,
 void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
                    const char *const *names, size_t nnames);
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
+/* A claim made from a template for a pod (or a PodGroup), in arena a: the template's
+ * spec, its own namespace and name, unallocated. */
+dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
 /* Decodes one object of kind k into memory from d (names interned in d->names);
  * *out is the decoded model object (taint rules and pod groups: NULL, they are
  * decoded per world by dra__world_add_json). */

@@ -414,7 +414,7 @@ static bool patch_pod_status(ext_binder *b, const char *pod_path, const json_t *
 
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node) {
     if (!pod_name || !*pod_name || !node || !*node) return xstrdup("bind: PodName and Node are required");
-    if (!pod_ns || !*pod_ns) pod_ns = "default";
+    pod_ns = dra_ns(pod_ns);
     char path[600];
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
     long st;
