@@ -54,12 +54,40 @@
 #include "base/hash.h"
 #include "base/pmap.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ---- invariants ---------------------------------------------------------------------------
+ * References: entries, parts, tainted slices, view cells, memo nodes and snapshots are
+ * counted; every retain is of a live object (count >= 1) and every release matches a
+ * retain — ref_take and ref_drop assert both in test builds (a count below 1 is a
+ * use after free waiting to happen).
+ * Locks, in the only order they nest:
+ *   write_lock  one writer: dra_store_apply, held for the whole build (asserted where
+ *               the snapshot being built is changed);
+ *   cur_lock    taken briefly inside write_lock to publish, and by readers to pin;
+ *   memo_lock   a snapshot's memo map, then one mnode's lock inside it;
+ *   views_lock  a snapshot's view slots, alone.
+ * What a change drops from the memo (memo_carry) is asserted after the fact: no
+ * answer of a changed Node's or pod's node survives into the new snapshot. */
+static inline void ref_take(_Atomic long *r) {
+    long old = atomic_fetch_add_explicit(r, 1, memory_order_relaxed);
+    assert(old >= 1 && "retained after its last release");
+    (void)old;
+}
+
+/* True when this was the last reference. */
+static inline bool ref_drop(_Atomic long *r) {
+    long old = atomic_fetch_sub_explicit(r, 1, memory_order_acq_rel);
+    assert(old >= 1 && "released more often than retained");
+    return old == 1;
+}
 
 /* ---- entries ---------------------------------------------------------------------------- */
 
@@ -79,12 +107,12 @@ typedef struct entry {
 } entry;
 
 static entry *entry_retain(entry *e) {
-    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+    ref_take(&e->refs);
     return e;
 }
 
 static void entry_release(entry *e) {
-    if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!e || !ref_drop(&e->refs)) return;
     dra_holds_release(&e->holds, e->cat);
     dra_catalog_release(e->cat);
     json_decref(e->json);
@@ -129,12 +157,12 @@ typedef struct part {
 } part;
 
 static part *part_retain(part *p) {
-    atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+    ref_take(&p->refs);
     return p;
 }
 
 static void part_release(part *p) {
-    if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!p || !ref_drop(&p->refs)) return;
     free(p->v.v);
     hmap_free(&p->by_name);
     dra_world_free(p->rw);
@@ -149,10 +177,10 @@ typedef struct tainted {
     part *rules;             /* held: the copy's taints point into its rules */
 } tainted;
 
-static void tainted_retain(void *p) { atomic_fetch_add_explicit(&((tainted *)p)->refs, 1, memory_order_relaxed); }
+static void tainted_retain(void *p) { ref_take(&((tainted *)p)->refs); }
 static void tainted_release(void *p) {
     tainted *t = p;
-    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!t || !ref_drop(&t->refs)) return;
     arena_free(&t->mem);
     part_release(t->rules);
     free(t);
@@ -169,10 +197,10 @@ typedef struct vcell {
     char *err;
 } vcell;
 
-static void vcell_retain(void *p) { atomic_fetch_add_explicit(&((vcell *)p)->refs, 1, memory_order_relaxed); }
+static void vcell_retain(void *p) { ref_take(&((vcell *)p)->refs); }
 static void vcell_release(void *p) {
     vcell *c = p;
-    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!c || !ref_drop(&c->refs)) return;
     dra_nodeview_free(c->view);
     free(c->bare);
     free(c->name);
@@ -200,10 +228,10 @@ typedef struct mnode {
     DRA_VEC(struct memo { uint64_t sig; int status; int64_t score; char *reason; }) ents;
 } mnode;
 
-static void mnode_retain(void *p) { atomic_fetch_add_explicit(&((mnode *)p)->refs, 1, memory_order_relaxed); }
+static void mnode_retain(void *p) { ref_take(&((mnode *)p)->refs); }
 static void mnode_release(void *p) {
     mnode *m = p;
-    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!m || !ref_drop(&m->refs)) return;
     for (size_t i = 0; i < m->ents.n; i++) free(m->ents.v[i].reason);
     free(m->ents.v);
     pthread_mutex_destroy(&m->lock);
@@ -263,12 +291,12 @@ struct dra_store {
 };
 
 dra_snapshot *dra_snapshot_retain(dra_snapshot *s) {
-    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    ref_take(&s->refs);
     return s;
 }
 
 void dra_snapshot_release(dra_snapshot *s) {
-    if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
+    if (!s || !ref_drop(&s->refs)) return;
     for (size_t i = 0; i < s->vslots.n; i++)
         if (s->vslots.v[i]->made_here) vcell_release(s->vslots.v[i]->cell);
     free(s->vslots.v);
@@ -601,6 +629,20 @@ static void memo_carry(dra_snapshot *s, dra_snapshot *old) {
             return;
         }
     }
+#ifndef NDEBUG
+    for (size_t i = 0; i < s->changes.n; i++) {   /* what a Node or pod change reaches is gone */
+        const change *c = &s->changes.v[i];
+        for (int side = 0; side < 2; side++) {
+            const entry *en = side ? c->neu : c->old;
+            const char *n = !en                      ? NULL
+                            : c->kind == DRA_KIND_NODE ? ((const dra_node *)en->obj)->name
+                            : c->kind == DRA_KIND_POD  ? ((const dra_pod *)en->obj)->node_name
+                                                       : NULL;
+            assert((!n || !*n || !pmap_get(&s->memo, hash_bytes(n, strlen(n)), mnode_is, n)) &&
+                   "a changed node's answers were handed on");
+        }
+    }
+#endif
 }
 
 /* Lays the world out for s from old's (NULL: from the objects alone): the parts of
@@ -804,6 +846,7 @@ fail:
 
 /* Applies one change to s (unpublished) and records it for the build. */
 static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *e) {
+    assert(pthread_mutex_trylock(&st->write_lock) == EBUSY && "applied outside dra_store_apply");
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
         if (!k) return err_set(e, "unknown kind %s", c->kind ? c->kind : "(none)");
