@@ -270,7 +270,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     return true;
 }
 
-static bool constraint_applies(const dra_constraint *k, const dra_req_data *rd) {
+bool dra__constraint_applies(const dra_constraint *k, const dra_req_data *rd) {
     if (k->requests.n == 0) return true;
     const char *base = rd->parent ? rd->parent->name : rd->spec->name;
     for (uint32_t i = 0; i < k->requests.n; i++) {
@@ -364,7 +364,7 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
                 return dra_alloc_fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
             dra_cons_init(&cs->cons[k], c, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
-                for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = constraint_applies(c, &cs->reqs[ri][s]);
+                for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = dra__constraint_applies(c, &cs->reqs[ri][s]);
         }
         for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
             dra_req_data *rd = &cs->reqs[ri][0];

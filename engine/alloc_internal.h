@@ -79,6 +79,10 @@ typedef struct dra_req_data {
     int32_t twin;
 } dra_req_data;
 
+/* Whether constraint k applies to a request (its `requests`, or every request when
+ * empty; a subrequest by its parent's name or its own "req/sub"). */
+bool dra__constraint_applies(const dra_constraint *k, const dra_req_data *rd);
+
 typedef struct dra_res_entry {
     uint32_t cand;
     dra_req_data *rd;

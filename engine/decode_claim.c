@@ -131,13 +131,7 @@ static bool decode_derived(dctx *c, const json_t *o, dra_request_spec *r) {
             x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
             if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
         }
-        const char *slash = strchr(x->name, '/');
-        if (slash) {
-            x->domain = dra_dec_intern(c->d, x->name, (size_t)(slash - x->name));
-            x->id = dra_dec_intern_cstr(c->d, slash + 1);
-        } else {
-            x->id = dra_dec_intern_cstr(c->d, x->name);
-        }
+        dra_split_qualified(c->d, x->name, 0, &x->domain, &x->id);   /* domain 0: unqualified */
         if (x->id > CEL_ATTR_NAME_MAX) {
             dra_dpush_key(c, "name");
             return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
@@ -318,7 +312,8 @@ static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
     return true;
 }
 
-static bool decode_class_v1(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
+static bool decode_class_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_class *cl = out;
     dctx c;
     dra_dctx_init(&c, d, e, "DeviceClass", obj);
     memset(cl, 0, sizeof *cl);
@@ -337,7 +332,8 @@ static bool decode_class_v1(const dra_decoder *d, const json_t *obj, dra_class *
     return dra_dget_str(&c, spec, "extendedResourceName", &cl->extended_resource_name);
 }
 
-static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
+static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_claim *cl = out;
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaim", obj);
     memset(cl, 0, sizeof *cl);
@@ -382,7 +378,8 @@ static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, dra_claim *
     return true;
 }
 
-static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
+static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_claim_template *t = out;
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
     memset(t, 0, sizeof *t);
@@ -403,33 +400,15 @@ static bool decode_claim_template_v1(const dra_decoder *d, const json_t *obj, dr
     return decode_claim_spec(&c, inner, &t->spec);
 }
 
-bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *cl, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "DeviceClass", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "DeviceClass", &obj, &owned)) return false;
-    bool ok = decode_class_v1(d, obj, cl, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *out, err *e) {
+    return dra_input_decode(d, "DeviceClass", obj, decode_class_v1, out, e);
 }
 
-bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *cl, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "ResourceClaim", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "ResourceClaim", &obj, &owned)) return false;
-    bool ok = decode_claim_v1(d, obj, cl, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *out, err *e) {
+    return dra_input_decode(d, "ResourceClaim", obj, decode_claim_v1, out, e);
 }
 
-bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *t, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "ResourceClaimTemplate", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "ResourceClaimTemplate", &obj, &owned)) return false;
-    bool ok = decode_claim_template_v1(d, obj, t, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *out, err *e) {
+    return dra_input_decode(d, "ResourceClaimTemplate", obj, decode_claim_template_v1, out, e);
 }
 

@@ -115,7 +115,8 @@ static void decode_allocatable(dctx *c, const json_t *obj, dra_node *n) {
     if (qty_scaled(json_object_get(al, "pods"), 0, &x)) n->alloc_pods = x;
 }
 
-static bool decode_node_v1(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
+static bool decode_node_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_node *n = out;
     dctx c;
     dra_dctx_init(&c, d, e, "Node", obj);
     memset(n, 0, sizeof *n);
@@ -310,7 +311,8 @@ static bool read_nodefit(dctx *c, const json_t *spec, dra_nodefit *out) {
     return ok;
 }
 
-static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
+static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_pod *p = out;
     dctx c;
     dra_dctx_init(&c, d, e, "Pod", obj);
     memset(p, 0, sizeof *p);
@@ -369,22 +371,10 @@ static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, dra_pod *p, e
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
-bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *n, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Node", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "Node", &obj, &owned)) return false;
-    bool ok = decode_node_v1(d, obj, n, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e) {
+    return dra_input_decode(d, "Node", obj, decode_node_v1, out, e);
 }
 
-bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *p, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "Pod", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "Pod", &obj, &owned)) return false;
-    bool ok = decode_pod_v1(d, obj, p, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e) {
+    return dra_input_decode(d, "Pod", obj, decode_pod_v1, out, e);
 }

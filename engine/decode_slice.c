@@ -431,7 +431,8 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     return true;
 }
 
-static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
+static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
+    dra_slice *s = out;
     dctx c;
     dra_dctx_init(&c, d, e, "ResourceSlice", obj);
     memset(s, 0, sizeof *s);
@@ -494,12 +495,6 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, dra_slice *
     return true;
 }
 
-bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *s, err *e) {
-    dctx c;
-    dra_dctx_init(&c, d, e, "ResourceSlice", obj);
-    json_t *owned;
-    if (!dra_input_prepare(&c, "ResourceSlice", &obj, &owned)) return false;
-    bool ok = decode_slice_v1(d, obj, s, e);
-    json_decref(owned);
-    return ok;
+bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e) {
+    return dra_input_decode(d, "ResourceSlice", obj, decode_slice_v1, out, e);
 }

@@ -294,13 +294,10 @@ uint64_t dra_dspec_hash(const json_t *spec) {
 uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }
 
 uint64_t dra_result_key_intern(const dra_decoder *d, const dra_device_result *r) {
-    size_t a = strlen(r->driver), b = strlen(r->pool);
     char stack[512];
-    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
-    memcpy(buf, r->driver, a);
-    buf[a] = '/';
-    memcpy(buf + a + 1, r->pool, b);
-    uint32_t pk = dra_dec_intern(d, buf, a + b + 1);
+    size_t len;
+    char *buf = dra_pool_id(r->driver, r->pool, stack, sizeof stack, &len);
+    uint32_t pk = dra_dec_intern(d, buf, len);
     if (buf != stack) free(buf);
     return dra_device_key(pk, dra_dec_intern_cstr(d, r->device));
 }

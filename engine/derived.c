@@ -93,16 +93,6 @@ static void spec_path(const dra_claim *cl, const dra_request_spec *spec, char *b
     snprintf(buf, n, "spec.devices.requests[?]");
 }
 
-static bool applies(const dra_constraint *k, const dra_req_data *rd) {
-    if (k->requests.n == 0) return true;
-    const char *base = rd->parent ? rd->parent->name : rd->spec->name;
-    for (uint32_t i = 0; i < k->requests.n; i++) {
-        if (!strcmp(k->requests.v[i], base)) return true;
-        if (rd->parent && !strcmp(k->requests.v[i], rd->name)) return true;
-    }
-    return false;
-}
-
 static const char *constraint_name(const dra_constraint *k) { return k->match_attr ? k->match_attr : k->distinct_attr; }
 
 /* The per-claim limit on the summed estimated cost of all derived attribute
@@ -172,7 +162,7 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         bool used = false;
         for (uint32_t k = 0; k < cl->nconstraints && !used; k++) {
             const char *cn = constraint_name(&cl->constraints[k]);
-            used = cn && !strcmp(cn, da->name) && applies(&cl->constraints[k], rd);
+            used = cn && !strcmp(cn, da->name) && dra__constraint_applies(&cl->constraints[k], rd);
         }
         if (!used)
             return dra_alloc_fail(x,

@@ -392,6 +392,18 @@ typedef struct dra_pod {
 /* A namespaced object's namespace as the API server defaults it: "default" when unset. */
 static inline const char *dra_ns(const char *ns) { return ns && *ns ? ns : "default"; }
 
+/* "driver/pool", the text a pool is interned as (pool_key), in stack when it fits (else
+ * malloc'd: the caller frees it when it is not stack). *len is its length. */
+static inline char *dra_pool_id(const char *driver, const char *pool, char *stack, size_t n, size_t *len) {
+    size_t a = strlen(driver), b = strlen(pool);
+    char *buf = a + b + 1 <= n ? stack : xmalloc(a + b + 1);
+    memcpy(buf, driver, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, pool, b);
+    *len = a + b + 1;
+    return buf;
+}
+
 /* Interned key of a device: pool_key (interned "driver/pool") and device name. */
 static inline uint64_t dra_device_key(uint32_t pool_key, uint32_t name_id) { return hmap_pair(pool_key, name_id); }
 

@@ -73,6 +73,17 @@ bool dra_input_check_document(const dra_input *in, err *e, const char *source, s
     return true;   /* an object without apiVersion or kind is refused where objects are read */
 }
 
+bool dra_input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out,
+                      err *e) {
+    dctx c;
+    dra_dctx_init(&c, d, e, kind, obj);
+    json_t *owned;
+    if (!dra_input_prepare(&c, kind, &obj, &owned)) return false;
+    bool ok = v1(d, obj, out, e);
+    json_decref(owned);
+    return ok;
+}
+
 bool dra_input_check_types(const json_t *docs, const char *source, err *e) {
     if (json_is_array(docs)) {
         size_t i;

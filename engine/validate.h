@@ -55,6 +55,10 @@ json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const
  * v1 form when converted (*owned then holds it; the caller decrefs it after
  * decoding; NULL otherwise). False with c->e set when the object is refused. */
 bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned);
+/* What every public decoder is: dra_input_prepare on obj as `kind`, then v1 on the
+ * object as v1 (converted from v1beta1/v1beta2 when it was one) into out. */
+typedef bool (*dra_decode_v1)(const dra_decoder *d, const json_t *obj, void *out, err *e);
+bool dra_input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out, err *e);
 /* A warning about the current object (strict: an error; returns false then). */
 bool dra_input_warn(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif

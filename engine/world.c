@@ -807,13 +807,10 @@ bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *ca
  * holds or sees (the key matches no candidate). */
 static uint64_t result_key(intern_table *names, const dra_device_result *r) {
     if (r->key) return r->key;
-    size_t a = strlen(r->driver), b = strlen(r->pool);
     char stack[512];
-    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
-    memcpy(buf, r->driver, a);
-    buf[a] = '/';
-    memcpy(buf + a + 1, r->pool, b);
-    uint32_t pk = intern_get(names, buf, a + b + 1);
+    size_t len;
+    char *buf = dra_pool_id(r->driver, r->pool, stack, sizeof stack, &len);
+    uint32_t pk = intern_get(names, buf, len);
     if (buf != stack) free(buf);
     return dra_device_key(pk, intern_get(names, r->device, strlen(r->device)));
 }
