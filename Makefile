@@ -26,13 +26,16 @@ test: build
 	@./scripts/check-cycles.sh build
 	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
+	@$(MAKE) tsan
 
 # ThreadSanitizer build (build-tsan/) running the concurrency stress programs
 # (tests/stress: many readers allocating while a writer swaps snapshots; tests/live:
-# the watch threads feeding the store from the fake kube-apiserver).
+# the watch threads feeding the store from the fake kube-apiserver). `make test` ends
+# with it, so CI runs it; only the three programs it runs are built.
 tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_TSAN=ON $(CMAKE_FLAGS) >/dev/null
-	@cmake --build build-tsan -j $(JOBS)
+	@cmake --build build-tsan -j $(JOBS) --target dralloc store_stress live_test
+	@echo "tsan: store_stress, live_test under ThreadSanitizer"
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
 

@@ -10,137 +10,73 @@
 
 #include <string.h>
 
-static bool decode_selectors(dctx *c, const json_t *o, dra_selector **out, uint32_t *n) {
-    const json_t *arr;
-    *out = NULL;
-    *n = 0;
-    if (!dra_dget_arr(c, o, "selectors", &arr)) return false;
-    if (!arr) return true;
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_selector, cnt ? cnt : 1);
-    size_t m = dra_dpush_key(c, "selectors");
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *s = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(s)) return dra_dfail(c, "expected object");
-        const json_t *cel;
-        if (!dra_dget_obj(c, s, "cel", &cel)) return false;
-        if (cel) {
-            dra_selector *sel = &(*out)[i];
-            size_t m3 = dra_dpush_key(c, "cel");
-            if (!dra_dget_str(c, cel, "expression", &sel->cel)) return false;
-            if (!sel->cel) sel->cel = "";
-            dpop(c, m3);
-            /* compiled now, held by the object; the allocator reports a compile error
-             * where Kubernetes does: when a device reaches the selector */
-            err ce;
-            err_clear(&ce);
-            sel->prog = dra__cat_compile(c->d->cat, c->d->holds, false, sel->cel, strlen(sel->cel), &ce);
-            if (!sel->prog) sel->compile_error = dra_dstrdup(c, ce.msg);
-        }
-        dpop(c, m2);
-    }
-    *n = (uint32_t)cnt;
+static bool decode_selector(dctx *c, const json_t *s, void *elem, void *ud) {
+    (void)ud;
+    dra_selector *sel = elem;
+    const json_t *cel;
+    if (!dra_dget_obj(c, s, "cel", &cel)) return false;
+    if (!cel) return true;
+    size_t m = dra_dpush_key(c, "cel");
+    if (!dra_dget_str(c, cel, "expression", &sel->cel)) return false;
+    if (!sel->cel) sel->cel = "";
     dpop(c, m);
+    /* compiled now, held by the object; the allocator reports a compile error
+     * where Kubernetes does: when a device reaches the selector */
+    err ce;
+    err_clear(&ce);
+    sel->prog = dra__cat_compile(c->d->cat, c->d->holds, false, sel->cel, strlen(sel->cel), &ce);
+    if (!sel->prog) sel->compile_error = dra_dstrdup(c, ce.msg);
     return true;
 }
 
-static bool decode_configs(dctx *c, const json_t *o, bool with_source, dra_config **out, uint32_t *n) {
-    const json_t *arr;
-    *out = NULL;
-    *n = 0;
-    if (!dra_dget_arr(c, o, "config", &arr)) return false;
-    if (!arr) return true;
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_config, cnt ? cnt : 1);
-    size_t m = dra_dpush_key(c, "config");
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *cf = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(cf)) return dra_dfail(c, "expected object");
-        dra_config *x = &(*out)[i];
-        if (!dra_dget_strs(c, cf, "requests", &x->requests)) return false;
-        if (with_source && !dra_dget_str(c, cf, "source", &x->source)) return false;
-        const json_t *op;
-        if (!dra_dget_obj(c, cf, "opaque", &op)) return false;
-        if (op) {
-            x->has_opaque = true;
-            size_t m3 = dra_dpush_key(c, "opaque");
-            if (!dra_dget_str(c, op, "driver", &x->driver)) return false;
-            const json_t *p = json_object_get(op, "parameters");
-            if (p) x->params_json = dra_djson_text(c, p);
-            dpop(c, m3);
-        }
-        dpop(c, m2);
+static bool decode_config(dctx *c, const json_t *cf, void *elem, void *ud) {
+    (void)ud;
+    dra_config *x = elem;
+    if (!dra_dget_strs(c, cf, "requests", &x->requests)) return false;
+    const json_t *op;
+    if (!dra_dget_obj(c, cf, "opaque", &op)) return false;
+    if (op) {
+        x->has_opaque = true;
+        size_t m = dra_dpush_key(c, "opaque");
+        if (!dra_dget_str(c, op, "driver", &x->driver)) return false;
+        const json_t *p = json_object_get(op, "parameters");
+        if (p) x->params_json = dra_djson_text(c, p);
+        dpop(c, m);
     }
-    *n = (uint32_t)cnt;
-    dpop(c, m);
     return true;
 }
 
-static bool decode_tolerations(dctx *c, const json_t *o, dra_toleration **out, uint32_t *n) {
-    const json_t *arr;
-    *out = NULL;
-    *n = 0;
-    if (!dra_dget_arr(c, o, "tolerations", &arr)) return false;
-    if (!arr) return true;
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_toleration, cnt ? cnt : 1);
-    size_t m = dra_dpush_key(c, "tolerations");
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *t = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(t)) return dra_dfail(c, "expected object");
-        dra_toleration *x = &(*out)[i];
-        if (!dra_dget_str(c, t, "key", &x->key) || !dra_dget_str(c, t, "operator", &x->op) ||
-            !dra_dget_str(c, t, "value", &x->value) || !dra_dget_str(c, t, "effect", &x->effect) ||
-            !dra_dget_int(c, t, "tolerationSeconds", &x->seconds, &x->has_seconds))
-            return false;
-        dpop(c, m2);
-    }
-    *n = (uint32_t)cnt;
-    dpop(c, m);
-    return true;
+static bool decode_toleration(dctx *c, const json_t *t, void *elem, void *ud) {
+    (void)ud;
+    dra_toleration *x = elem;
+    return dra_dget_str(c, t, "key", &x->key) && dra_dget_str(c, t, "operator", &x->op) &&
+           dra_dget_str(c, t, "value", &x->value) && dra_dget_str(c, t, "effect", &x->effect) &&
+           dra_dget_int(c, t, "tolerationSeconds", &x->seconds, &x->has_seconds);
 }
 
-/* derivedAttributes (derived.h: validated and evaluated by the allocator, which
- * reports their errors where Kubernetes' validation does). */
-static bool decode_derived(dctx *c, const json_t *o, dra_request_spec *r) {
-    const json_t *arr;
-    r->derived = NULL;
-    r->nderived = 0;
-    if (!dra_dget_arr(c, o, "derivedAttributes", &arr)) return false;
-    if (!arr) return true;
-    size_t n = json_array_size(arr);
-    r->derived = ARENA_NEWN(c->d->a, dra_derived_attr, n ? n : 1);
-    size_t m = dra_dpush_key(c, "derivedAttributes");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *da = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(da)) return dra_dfail(c, "expected object");
-        dra_derived_attr *x = &r->derived[i];
-        if (!dra_dget_str(c, da, "name", &x->name) || !dra_dget_str(c, da, "expression", &x->expression)) return false;
-        if (!x->name) x->name = "";
-        if (!x->expression) x->expression = "";
-        /* compiled now, held by the claim; prepare reports a compile error (or a
-         * missing or too long expression) as Kubernetes' validation words it */
-        size_t len = strlen(x->expression);
-        if (len && len <= CEL_MAX_EXPRESSION_LEN) {
-            err ce;
-            err_clear(&ce);
-            x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
-            if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
-        }
-        dra_split_qualified(c->d, x->name, 0, &x->domain, &x->id);   /* domain 0: unqualified */
-        if (x->id > CEL_ATTR_NAME_MAX) {
-            dra_dpush_key(c, "name");
-            return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
-                             CEL_ATTR_NAME_MAX + 1u);
-        }
-        dpop(c, m2);
+/* One of derivedAttributes (derived.h: validated and evaluated by the allocator,
+ * which reports their errors where Kubernetes' validation does). */
+static bool decode_derived(dctx *c, const json_t *da, void *elem, void *ud) {
+    (void)ud;
+    dra_derived_attr *x = elem;
+    if (!dra_dget_str(c, da, "name", &x->name) || !dra_dget_str(c, da, "expression", &x->expression)) return false;
+    if (!x->name) x->name = "";
+    if (!x->expression) x->expression = "";
+    /* compiled now, held by the claim; prepare reports a compile error (or a
+     * missing or too long expression) as Kubernetes' validation words it */
+    size_t len = strlen(x->expression);
+    if (len && len <= CEL_MAX_EXPRESSION_LEN) {
+        err ce;
+        err_clear(&ce);
+        x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
+        if (!x->prog) x->compile_error = dra_dstrdup(c, ce.msg);
     }
-    r->nderived = (uint32_t)n;
-    dpop(c, m);
+    dra_split_qualified(c->d, x->name, 0, &x->domain, &x->id);   /* domain 0: unqualified */
+    if (x->id > CEL_ATTR_NAME_MAX) {
+        dra_dpush_key(c, "name");
+        return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                         CEL_ATTR_NAME_MAX + 1u);
+    }
     return true;
 }
 
@@ -148,7 +84,7 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
     if (!dra_dget_str(c, o, "name", &r->name)) return false;
     if (!dra_dget_str(c, o, "deviceClassName", &r->class_name)) return false;
     if (!r->class_name) r->class_name = "";
-    if (!decode_selectors(c, o, &r->selectors, &r->nselectors)) return false;
+    if (!DRA_DGET_OBJS(c, o, "selectors", &r->selectors, &r->nselectors, decode_selector, NULL)) return false;
     if (!dra_dget_str(c, o, "allocationMode", &r->mode)) return false;
     if (!dra_dget_int(c, o, "count", &r->count, &r->has_count)) return false;
     if (c->d->apply_defaults) {
@@ -160,7 +96,7 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
     if (!r->mode) r->mode = "";
     r->admin_access = -1;
     if (!sub && !dra_dget_bool(c, o, "adminAccess", &r->admin_access)) return false;
-    if (!decode_tolerations(c, o, &r->tols, &r->ntols)) return false;
+    if (!DRA_DGET_OBJS(c, o, "tolerations", &r->tols, &r->ntols, decode_toleration, NULL)) return false;
     const json_t *cap;
     if (!dra_dget_obj(c, o, "capacity", &cap)) return false;
     if (cap) {
@@ -185,7 +121,44 @@ static bool decode_request_spec(dctx *c, const json_t *o, dra_request_spec *r, b
         }
         dpop(c, m);
     }
-    return decode_derived(c, o, r);
+    return DRA_DGET_OBJS(c, o, "derivedAttributes", &r->derived, &r->nderived, decode_derived, NULL);
+}
+
+static bool decode_sub_request(dctx *c, const json_t *sr, void *elem, void *ud) {
+    (void)ud;
+    dra_request_spec *r = elem;
+    if (!decode_request_spec(c, sr, r, true)) return false;
+    if (!r->name) r->name = "";
+    return true;
+}
+
+static bool decode_request(dctx *c, const json_t *rq, void *elem, void *ud) {
+    (void)ud;
+    dra_request *r = elem;
+    if (!dra_dget_str(c, rq, "name", &r->name)) return false;
+    if (!r->name) r->name = "";
+    const json_t *ex;
+    if (!dra_dget_obj(c, rq, "exactly", &ex)) return false;
+    if (ex) {
+        r->has_exactly = true;
+        size_t m = dra_dpush_key(c, "exactly");
+        if (!decode_request_spec(c, ex, &r->exactly, false)) return false;
+        dpop(c, m);
+    }
+    r->exactly.name = r->name;
+    if (!ex) r->exactly.admin_access = -1, r->exactly.class_name = "", r->exactly.mode = "";
+    return DRA_DGET_OBJS(c, rq, "firstAvailable", &r->subs, &r->nsubs, decode_sub_request, NULL);
+}
+
+static bool decode_constraint(dctx *c, const json_t *k, void *elem, void *ud) {
+    (void)ud;
+    dra_constraint *x = elem;
+    if (!dra_dget_strs(c, k, "requests", &x->requests) || !dra_dget_str(c, k, "matchAttribute", &x->match_attr) ||
+        !dra_dget_str(c, k, "distinctAttribute", &x->distinct_attr))
+        return false;
+    const char *an = x->match_attr ? x->match_attr : x->distinct_attr;
+    if (an) dra_split_qualified(c->d, an, 0, &x->attr_domain, &x->attr_id);
+    return true;
 }
 
 static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
@@ -194,120 +167,51 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
     if (!dra_dget_obj(c, spec, "devices", &devs)) return false;
     if (!devs) return true;
     size_t m = dra_dpush_key(c, "devices");
-    const json_t *reqs;
-    if (!dra_dget_arr(c, devs, "requests", &reqs)) return false;
-    if (reqs) {
-        size_t n = json_array_size(reqs);
-        cl->reqs = ARENA_NEWN(c->d->a, dra_request, n ? n : 1);
-        size_t m2 = dra_dpush_key(c, "requests");
-        for (size_t i = 0; i < n; i++) {
-            const json_t *rq = json_array_get(reqs, i);
-            size_t m3 = dra_dpush_idx(c, i);
-            if (!json_is_object(rq)) return dra_dfail(c, "expected object");
-            dra_request *r = &cl->reqs[i];
-            if (!dra_dget_str(c, rq, "name", &r->name)) return false;
-            if (!r->name) r->name = "";
-            const json_t *ex, *fa;
-            if (!dra_dget_obj(c, rq, "exactly", &ex) || !dra_dget_arr(c, rq, "firstAvailable", &fa)) return false;
-            if (ex) {
-                r->has_exactly = true;
-                size_t m4 = dra_dpush_key(c, "exactly");
-                if (!decode_request_spec(c, ex, &r->exactly, false)) return false;
-                dpop(c, m4);
-            }
-            r->exactly.name = r->name;
-            if (!ex) r->exactly.admin_access = -1, r->exactly.class_name = "", r->exactly.mode = "";
-            if (fa) {
-                size_t ns = json_array_size(fa);
-                r->subs = ARENA_NEWN(c->d->a, dra_request_spec, ns ? ns : 1);
-                size_t m4 = dra_dpush_key(c, "firstAvailable");
-                for (size_t j = 0; j < ns; j++) {
-                    const json_t *sr = json_array_get(fa, j);
-                    size_t m5 = dra_dpush_idx(c, j);
-                    if (!json_is_object(sr)) return dra_dfail(c, "expected object");
-                    if (!decode_request_spec(c, sr, &r->subs[j], true)) return false;
-                    if (!r->subs[j].name) r->subs[j].name = "";
-                    dpop(c, m5);
-                }
-                r->nsubs = (uint32_t)ns;
-                dpop(c, m4);
-            }
-            dpop(c, m3);
-        }
-        cl->nreqs = (uint32_t)n;
-        dpop(c, m2);
-    }
-    const json_t *cons;
-    if (!dra_dget_arr(c, devs, "constraints", &cons)) return false;
-    if (cons) {
-        size_t n = json_array_size(cons);
-        cl->constraints = ARENA_NEWN(c->d->a, dra_constraint, n ? n : 1);
-        size_t m2 = dra_dpush_key(c, "constraints");
-        for (size_t i = 0; i < n; i++) {
-            const json_t *k = json_array_get(cons, i);
-            size_t m3 = dra_dpush_idx(c, i);
-            if (!json_is_object(k)) return dra_dfail(c, "expected object");
-            dra_constraint *x = &cl->constraints[i];
-            if (!dra_dget_strs(c, k, "requests", &x->requests) || !dra_dget_str(c, k, "matchAttribute", &x->match_attr) ||
-                !dra_dget_str(c, k, "distinctAttribute", &x->distinct_attr))
-                return false;
-            const char *an = x->match_attr ? x->match_attr : x->distinct_attr;
-            if (an) dra_split_qualified(c->d, an, 0, &x->attr_domain, &x->attr_id);
-            dpop(c, m3);
-        }
-        cl->nconstraints = (uint32_t)n;
-        dpop(c, m2);
-    }
-    if (!decode_configs(c, devs, false, &cl->configs, &cl->nconfigs)) return false;
+    if (!DRA_DGET_OBJS(c, devs, "requests", &cl->reqs, &cl->nreqs, decode_request, NULL) ||
+        !DRA_DGET_OBJS(c, devs, "constraints", &cl->constraints, &cl->nconstraints, decode_constraint, NULL) ||
+        !DRA_DGET_OBJS(c, devs, "config", &cl->configs, &cl->nconfigs, decode_config, NULL))
+        return false;
     dpop(c, m);
+    return true;
+}
+
+static bool decode_result(dctx *c, const json_t *r, void *elem, void *ud) {
+    (void)ud;
+    dra_device_result *x = elem;
+    if (!dra_dget_str(c, r, "request", &x->request) || !dra_dget_str(c, r, "driver", &x->driver) ||
+        !dra_dget_str(c, r, "pool", &x->pool) || !dra_dget_str(c, r, "device", &x->device) ||
+        !dra_dget_bool(c, r, "adminAccess", &x->admin_access) || !dra_dget_str(c, r, "shareID", &x->share_id))
+        return false;
+    if (!x->driver || !x->pool || !x->device) return dra_dfail(c, "driver, pool and device are required");
+    x->key = dra_result_key_intern(c->d, x);
+    const json_t *cc;
+    if (!dra_dget_obj(c, r, "consumedCapacity", &cc)) return false;
+    if (cc) {
+        size_t nc = json_object_size(cc);
+        x->consumed = ARENA_NEWN(c->d->a, dra_cap_value, nc ? nc : 1);
+        size_t m = dra_dpush_key(c, "consumedCapacity");
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)cc, k, v) {
+            size_t m2 = dra_dpush_mapkey(c, k);
+            dra_cap_value *cv = &x->consumed[x->nconsumed++];
+            cv->key = dra_dstrdup(c, k);
+            cv->key_id = dra_dec_intern_cstr(c->d, k);
+            if (!dra_dqty(c, v, &cv->value)) return false;
+            dpop(c, m2);
+        }
+        dpop(c, m);
+    }
     return true;
 }
 
 static bool decode_allocation(dctx *c, const json_t *al, dra_claim *cl) {
     cl->allocated = true;
-    const json_t *devs, *res;
+    const json_t *devs;
     if (!dra_dget_obj(c, al, "devices", &devs)) return false;
     if (!devs) return true;
     size_t m = dra_dpush_key(c, "devices");
-    if (!dra_dget_arr(c, devs, "results", &res)) return false;
-    if (res) {
-        size_t n = json_array_size(res);
-        cl->alloc_results = ARENA_NEWN(c->d->a, dra_device_result, n ? n : 1);
-        size_t m2 = dra_dpush_key(c, "results");
-        for (size_t i = 0; i < n; i++) {
-            const json_t *r = json_array_get(res, i);
-            size_t m3 = dra_dpush_idx(c, i);
-            if (!json_is_object(r)) return dra_dfail(c, "expected object");
-            dra_device_result *x = &cl->alloc_results[i];
-            if (!dra_dget_str(c, r, "request", &x->request) || !dra_dget_str(c, r, "driver", &x->driver) ||
-                !dra_dget_str(c, r, "pool", &x->pool) || !dra_dget_str(c, r, "device", &x->device) ||
-                !dra_dget_bool(c, r, "adminAccess", &x->admin_access) || !dra_dget_str(c, r, "shareID", &x->share_id))
-                return false;
-            if (!x->driver || !x->pool || !x->device) return dra_dfail(c, "driver, pool and device are required");
-            x->key = dra_result_key_intern(c->d, x);
-            const json_t *cc;
-            if (!dra_dget_obj(c, r, "consumedCapacity", &cc)) return false;
-            if (cc) {
-                size_t nc = json_object_size(cc);
-                x->consumed = ARENA_NEWN(c->d->a, dra_cap_value, nc ? nc : 1);
-                size_t m4 = dra_dpush_key(c, "consumedCapacity");
-                const char *k;
-                const json_t *v;
-                json_object_foreach((json_t *)cc, k, v) {
-                    size_t m5 = dra_dpush_mapkey(c, k);
-                    dra_cap_value *cv = &x->consumed[x->nconsumed++];
-                    cv->key = dra_dstrdup(c, k);
-                    cv->key_id = dra_dec_intern_cstr(c->d, k);
-                    if (!dra_dqty(c, v, &cv->value)) return false;
-                    dpop(c, m5);
-                }
-                dpop(c, m4);
-            }
-            dpop(c, m3);
-        }
-        cl->nalloc_results = (uint32_t)n;
-        dpop(c, m2);
-    }
+    if (!DRA_DGET_OBJS(c, devs, "results", &cl->alloc_results, &cl->nalloc_results, decode_result, NULL)) return false;
     dpop(c, m);
     return true;
 }
@@ -327,8 +231,8 @@ static bool decode_class_v1(const dra_decoder *d, const json_t *obj, void *out, 
     if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) return true;
     dra_dpush_key(&c, "spec");
-    if (!decode_selectors(&c, spec, &cl->selectors, &cl->nselectors)) return false;
-    if (!decode_configs(&c, spec, false, &cl->configs, &cl->nconfigs)) return false;
+    if (!DRA_DGET_OBJS(&c, spec, "selectors", &cl->selectors, &cl->nselectors, decode_selector, NULL)) return false;
+    if (!DRA_DGET_OBJS(&c, spec, "config", &cl->configs, &cl->nconfigs, decode_config, NULL)) return false;
     return dra_dget_str(&c, spec, "extendedResourceName", &cl->extended_resource_name);
 }
 

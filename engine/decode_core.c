@@ -321,25 +321,12 @@ static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, void *out, er
     const json_t *meta = json_object_get(obj, "metadata");
     if (json_is_object(meta) && !dra_dget_str(&c, meta, "uid", &p->uid)) return false;
     if (p->uid && !*p->uid) p->uid = NULL;
-    const json_t *spec, *status, *arr;
+    const json_t *spec, *status;
     if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
         size_t m = dra_dpush_key(&c, "spec");
         if (!dra_dget_str(&c, spec, "nodeName", &p->node_name)) return false;
-        if (!dra_dget_arr(&c, spec, "resourceClaims", &arr)) return false;
-        if (arr) {
-            size_t n = json_array_size(arr);
-            p->claims = ARENA_NEWN(d->a, dra_pod_claim, n ? n : 1);
-            size_t m2 = dra_dpush_key(&c, "resourceClaims");
-            for (size_t i = 0; i < n; i++) {
-                const json_t *pc = json_array_get(arr, i);
-                size_t m3 = dra_dpush_idx(&c, i);
-                if (!dra_ddecode_claim_ref(&c, pc, &p->claims[i])) return false;
-                dpop(&c, m3);
-            }
-            p->nclaims = (uint32_t)n;
-            dpop(&c, m2);
-        }
+        if (!DRA_DGET_OBJS(&c, spec, "resourceClaims", &p->claims, &p->nclaims, dra_ddecode_claim_ref, NULL)) return false;
         dpop(&c, m);
         const char *g = json_string_value(json_object_get(json_object_get(spec, "schedulingGroup"), "podGroupName"));
         p->group_name = g ? dra_dstrdup(&c, g) : NULL;

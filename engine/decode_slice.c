@@ -90,30 +90,24 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
     return true;
 }
 
+struct counter_set_ud {
+    view_shared *vs;
+    const char *name_key;
+};
+
+static bool decode_counter_set(dctx *c, const json_t *s, void *elem, void *ud) {
+    const struct counter_set_ud *u = ud;
+    dra_counter_set *cs = elem;
+    if (!dra_dget_str(c, s, u->name_key, &cs->name)) return false;
+    if (!cs->name) cs->name = "";
+    cs->name_id = dra_dec_intern_cstr(c->d, cs->name);
+    return decode_counters(c, u->vs, s, "counters", &cs->counters, &cs->ncounters);
+}
+
 static bool decode_counter_sets(dctx *c, view_shared *vs, const json_t *obj, const char *key, const char *name_key,
                                 dra_counter_set **out, uint32_t *n) {
-    *out = NULL;
-    *n = 0;
-    const json_t *arr;
-    if (!dra_dget_arr(c, obj, key, &arr)) return false;
-    if (!arr) return true;
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_counter_set, cnt ? cnt : 1);
-    size_t mk = dra_dpush_key(c, key);
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *s = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(s)) return dra_dfail(c, "expected object");
-        dra_counter_set *cs = &(*out)[i];
-        if (!dra_dget_str(c, s, name_key, &cs->name)) return false;
-        if (!cs->name) cs->name = "";
-        cs->name_id = dra_dec_intern_cstr(c->d, cs->name);
-        if (!decode_counters(c, vs, s, "counters", &cs->counters, &cs->ncounters)) return false;
-        dpop(c, m2);
-    }
-    *n = (uint32_t)cnt;
-    dpop(c, mk);
-    return true;
+    struct counter_set_ud u = {vs, name_key};
+    return DRA_DGET_OBJS(c, obj, key, out, n, decode_counter_set, &u);
 }
 
 /* A cel_str for s, shared with an earlier equal string when remembered, else a copy
@@ -314,28 +308,11 @@ static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
     return true;
 }
 
-static bool decode_taints(dctx *c, const json_t *dev, dra_taint **out, uint32_t *n) {
-    const json_t *arr;
-    *out = NULL;
-    *n = 0;
-    if (!dra_dget_arr(c, dev, "taints", &arr)) return false;
-    if (!arr) return true;
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_taint, cnt ? cnt : 1);
-    size_t m = dra_dpush_key(c, "taints");
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *t = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(t)) return dra_dfail(c, "expected object");
-        dra_taint *tt = &(*out)[i];
-        if (!dra_dget_str(c, t, "key", &tt->key) || !dra_dget_str(c, t, "value", &tt->value) ||
-            !dra_dget_str(c, t, "effect", &tt->effect) || !dra_dget_str(c, t, "timeAdded", &tt->time_added))
-            return false;
-        dpop(c, m2);
-    }
-    *n = (uint32_t)cnt;
-    dpop(c, m);
-    return true;
+static bool decode_taint(dctx *c, const json_t *t, void *elem, void *ud) {
+    (void)ud;
+    dra_taint *tt = elem;
+    return dra_dget_str(c, t, "key", &tt->key) && dra_dget_str(c, t, "value", &tt->value) &&
+           dra_dget_str(c, t, "effect", &tt->effect) && dra_dget_str(c, t, "timeAdded", &tt->time_added);
 }
 
 /* An attribute or capacity key as written: without a domain it is its interned name
@@ -422,7 +399,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     if (!dra_dget_bool(c, v, "allowMultipleAllocations", &b)) return false;
     d->allow_multi = b == 1;
     d->cel.allow_multiple_allocations = d->allow_multi;
-    if (!decode_taints(c, v, &d->taints, &d->ntaints)) return false;
+    if (!DRA_DGET_OBJS(c, v, "taints", &d->taints, &d->ntaints, decode_taint, NULL)) return false;
     if (!dra_dget_strs(c, v, "bindingConditions", &d->binding_conditions) ||
         !dra_dget_strs(c, v, "bindingFailureConditions", &d->binding_failure_conditions))
         return false;

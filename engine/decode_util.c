@@ -154,6 +154,30 @@ bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out)
     return true;
 }
 
+bool dra_dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+                   void *ud) {
+    const json_t *arr;
+    char *elems = NULL;
+    memcpy(out, &elems, sizeof elems);   /* out is a T **: memcpy sets it whatever T is */
+    *n = 0;
+    if (!dra_dget_arr(c, o, key, &arr)) return false;
+    if (!arr) return true;
+    size_t cnt = json_array_size(arr);
+    elems = arena_zalloc(c->d->a, size * (cnt ? cnt : 1));
+    size_t m = dra_dpush_key(c, key);
+    for (size_t i = 0; i < cnt; i++) {
+        const json_t *item = json_array_get(arr, i);
+        size_t m2 = dra_dpush_idx(c, i);
+        if (!json_is_object(item)) return dra_dfail(c, "expected object");
+        if (!each(c, item, elems + i * size, ud)) return false;
+        dpop(c, m2);
+    }
+    dpop(c, m);
+    memcpy(out, &elems, sizeof elems);
+    *n = (uint32_t)cnt;
+    return true;
+}
+
 bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     out->v = NULL;
     out->n = 0;
@@ -219,30 +243,22 @@ static uint8_t ns_op(const char *s) {
     return DRA_NS_INVALID;
 }
 
-static bool decode_reqs(dctx *c, const json_t *term, const char *key, dra_ns_req **out, uint32_t *n) {
-    const json_t *arr;
-    *out = NULL;
-    *n = 0;
-    if (!dra_dget_arr(c, term, key, &arr)) return false;
-    if (!arr) return true;
-    size_t m = dra_dpush_key(c, key);
-    size_t cnt = json_array_size(arr);
-    *out = ARENA_NEWN(c->d->a, dra_ns_req, cnt ? cnt : 1);
-    for (size_t i = 0; i < cnt; i++) {
-        const json_t *r = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(r)) return dra_dfail(c, "expected object");
-        dra_ns_req *q = &(*out)[i];
-        if (!dra_dget_str(c, r, "key", &q->key) || !dra_dget_str(c, r, "operator", &q->op_text) ||
-            !dra_dget_strs(c, r, "values", &q->values))
-            return false;
-        if (!q->key) q->key = "";
-        q->op = ns_op(q->op_text);
-        dpop(c, m2);
-    }
-    *n = (uint32_t)cnt;
-    dpop(c, m);
+static bool decode_req(dctx *c, const json_t *r, void *elem, void *ud) {
+    (void)ud;
+    dra_ns_req *q = elem;
+    if (!dra_dget_str(c, r, "key", &q->key) || !dra_dget_str(c, r, "operator", &q->op_text) ||
+        !dra_dget_strs(c, r, "values", &q->values))
+        return false;
+    if (!q->key) q->key = "";
+    q->op = ns_op(q->op_text);
     return true;
+}
+
+static bool decode_term(dctx *c, const json_t *t, void *elem, void *ud) {
+    (void)ud;
+    dra_ns_term *tt = elem;
+    return DRA_DGET_OBJS(c, t, "matchExpressions", &tt->exprs, &tt->nexprs, decode_req, NULL) &&
+           DRA_DGET_OBJS(c, t, "matchFields", &tt->fields, &tt->nfields, decode_req, NULL);
 }
 
 bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
@@ -250,23 +266,7 @@ bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out
     if (!v || json_is_null(v)) return true;
     if (!json_is_object(v)) return dra_dfail(c, "expected object");
     dra_node_selector *ns = ARENA_NEW(c->d->a, dra_node_selector);
-    const json_t *terms;
-    if (!dra_dget_arr(c, v, "nodeSelectorTerms", &terms)) return false;
-    size_t n = terms ? json_array_size(terms) : 0;
-    ns->terms = ARENA_NEWN(c->d->a, dra_ns_term, n ? n : 1);
-    size_t m = dra_dpush_key(c, "nodeSelectorTerms");
-    for (size_t i = 0; i < n; i++) {
-        const json_t *t = json_array_get(terms, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(t)) return dra_dfail(c, "expected object");
-        dra_ns_term *tt = &ns->terms[i];
-        if (!decode_reqs(c, t, "matchExpressions", &tt->exprs, &tt->nexprs) ||
-            !decode_reqs(c, t, "matchFields", &tt->fields, &tt->nfields))
-            return false;
-        dpop(c, m2);
-    }
-    ns->nterms = (uint32_t)n;
-    dpop(c, m);
+    if (!DRA_DGET_OBJS(c, v, "nodeSelectorTerms", &ns->terms, &ns->nterms, decode_term, NULL)) return false;
     *out = ns;
     return true;
 }
@@ -313,8 +313,9 @@ void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t drive
     }
 }
 
-bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, dra_pod_claim *x) {
-    if (!json_is_object(pc)) return dra_dfail(c, "expected object");
+bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud) {
+    (void)ud;
+    dra_pod_claim *x = elem;
     return dra_dget_str(c, pc, "name", &x->name) && dra_dget_str(c, pc, "resourceClaimName", &x->claim_name) &&
            dra_dget_str(c, pc, "resourceClaimTemplateName", &x->template_name);
 }

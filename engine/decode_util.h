@@ -28,6 +28,15 @@ bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool 
 bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
 bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
 bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
+/* An optional array of objects under key, decoded item by item into a new zeroed
+ * arena array (*out, *n; NULL and 0 when absent): the error path names each item, an
+ * item that is not an object fails as "expected object", and `each` fills one element
+ * (returning false after dra_dfail). DRA_DGET_OBJS takes the element type from out. */
+typedef bool (*dra_ditem_fn)(dctx *c, const json_t *item, void *elem, void *ud);
+bool dra_dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+                   void *ud);
+#define DRA_DGET_OBJS(c, o, key, out, n, each, ud) \
+    dra_dget_objs((c), (o), (key), sizeof(**(out)), (out), (n), (each), (ud))
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
 bool dra_dqty(dctx *c, const json_t *v, quantity *out);
 /* Compact JSON text of a value. */
@@ -40,10 +49,11 @@ bool dra_ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **
  * with the same needs share fit answers (podfit.c). */
 uint64_t dra_dspec_hash(const json_t *spec);
 
-/* The claim lists a Pod and a PodGroup share (engine/decode_claim.c, podgroup.c).
- * One entry of spec.resourceClaims: its name and the ResourceClaim or template it
- * names, unvalidated (the callers' rules differ). */
-bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, dra_pod_claim *x);
+/* The claim lists a Pod and a PodGroup share (engine/decode_core.c, podgroup.c).
+ * One entry of spec.resourceClaims (a dra_ditem_fn for dra_pod_claim; ud unused):
+ * its name and the ResourceClaim or template it names, unvalidated (the callers'
+ * rules differ). */
+bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud);
 /* status.resourceClaimStatuses: each entry's resourceClaimName becomes the
  * generated_name of the claim entry (among the n in claims) with the same name. */
 bool dra_ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n);

@@ -17,11 +17,22 @@ typedef struct dra_podgroup {
 
 static bool str_eq0(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
 
+/* One entry of a PodGroup's spec.resourceClaims, with the rules the API server
+ * checks on it. */
+static bool group_claim(dctx *c, const json_t *pc, void *elem, void *ud) {
+    dra_pod_claim *x = elem;
+    if (!dra_ddecode_claim_ref(c, pc, elem, ud)) return false;
+    if (!x->name || !*x->name) return dra_dfail(c, "name: Required value");
+    if (!x->claim_name == !x->template_name)
+        return dra_dfail(c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
+    return true;
+}
+
 bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
     dctx c;
     dra_dctx_init(&c, &w->dec, e, "PodGroup", obj);
     dra_podgroup *g = ARENA_NEW(&w->mem, dra_podgroup);
-    const json_t *meta, *spec, *status, *arr;
+    const json_t *meta, *spec, *status;
     if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
     if (meta && (!dra_dget_str(&c, meta, "namespace", &g->ns) || !dra_dget_str(&c, meta, "name", &g->name))) return false;
     if (!g->name) g->name = "";
@@ -29,22 +40,7 @@ bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
     if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
         size_t m = dra_dpush_key(&c, "spec");
-        if (!dra_dget_arr(&c, spec, "resourceClaims", &arr)) return false;
-        size_t n = arr ? json_array_size(arr) : 0;
-        g->claims = ARENA_NEWN(&w->mem, dra_pod_claim, n ? n : 1);
-        size_t m2 = dra_dpush_key(&c, "resourceClaims");
-        for (size_t i = 0; i < n; i++) {
-            const json_t *pc = json_array_get(arr, i);
-            size_t m3 = dra_dpush_idx(&c, i);
-            dra_pod_claim *x = &g->claims[i];
-            if (!dra_ddecode_claim_ref(&c, pc, x)) return false;
-            if (!x->name || !*x->name) return dra_dfail(&c, "name: Required value");
-            if (!x->claim_name == !x->template_name)
-                return dra_dfail(&c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
-            dpop(&c, m3);
-        }
-        g->nclaims = (uint32_t)n;
-        dpop(&c, m2);
+        if (!DRA_DGET_OBJS(&c, spec, "resourceClaims", &g->claims, &g->nclaims, group_claim, NULL)) return false;
         dpop(&c, m);
     }
     if (status && !dra_ddecode_claim_statuses(&c, status, g->claims, g->nclaims)) return false;
