@@ -18,6 +18,7 @@
 #include "base/hmap.h"
 #include "base/quantity.h"
 #include "cel/cel.h"
+#include "engine/context.h"
 
 #define DRA_RESULTS_MAX 32   /* AllocationResultsMaxSize */
 
@@ -388,9 +389,6 @@ typedef struct dra_pod {
     dra_nodefit fit;         /* its node requirements */
     const char *fit_error;   /* why they could not be read (the affinity), else NULL */
 } dra_pod;
-
-/* A namespaced object's namespace as the API server defaults it: "default" when unset. */
-static inline const char *dra_ns(const char *ns) { return ns && *ns ? ns : "default"; }
 
 /* "driver/pool", the text a pool is interned as (pool_key), in stack when it fits (else
  * malloc'd: the caller frees it when it is not stack). *len is its length. */

@@ -43,9 +43,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "engine/context.h"
 
-typedef struct dra_features dra_features;
-typedef struct dra_alloc_ctx dra_alloc_ctx;
 typedef struct dra_store dra_store;
 typedef struct dra_snapshot dra_snapshot;
 typedef struct dra_pod_request dra_pod_request;

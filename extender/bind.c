@@ -10,7 +10,7 @@
 #include "extender/pending.h"
 
 #include "base/base.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 
 #include <assert.h>
 #include <pthread.h>

@@ -33,7 +33,6 @@
 #ifndef DRA_EXTENDER_BIND_H
 #define DRA_EXTENDER_BIND_H
 
-#include "engine/engine.h"
 #include "engine/snapshot.h"
 #include "extender/kube.h"
 

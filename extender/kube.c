@@ -4,7 +4,7 @@
 
 #include "base/base.h"
 #include "base/strbuf.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 
 #include <curl/curl.h>
 #include <libgen.h>

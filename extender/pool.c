@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/context.h"
 
 typedef struct batch {
     const ext_batch_spec *spec;

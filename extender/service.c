@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "engine/context.h"
 #include "extender/metrics.h"
 #include "extender/pool.h"
 #include "extender/wire.h"

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "engine/engine.h"
+#include "engine/snapshot.h"
 
 /* ---- objects ----------------------------------------------------------------------- */
 

@@ -3,7 +3,10 @@
 # planner, report, bench ← cmd. A file may include its own layer and the layers below it, never one above or
 # beside it (extender, bench and cmd are siblings; cmd may use both), and no layer
 # includes another layer's private headers (*_internal.h, or headers a file marks
-# "private to"). Prints every violation; exit 1 when there is one. Run by `make test`.
+# "private to"). engine/ has a public face: other layers include only the headers
+# listed in engine_public (the service layers, extender and planner, only those in
+# service_public: never engine.h, the CLI's one-shot world). Prints every violation;
+# exit 1 when there is one. Run by `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +22,9 @@ declare -A allowed=(
   [cmd]="base cel engine extender planner report bench cmd"
 )
 
+engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h "
+service_public=" engine/snapshot.h engine/context.h engine/causes.h "
+
 bad=0
 for layer in base cel engine extender planner report bench cmd; do
   [ -d "$layer" ] || continue
@@ -31,6 +37,13 @@ for layer in base cel engine extender planner report bench cmd; do
       *" $target "*) ;;
       *) echo "check-layers: $file includes $inc: $layer may include only ${allowed[$layer]}"; bad=1; continue ;;
     esac
+    if [ "$target" = engine ] && [ "$layer" != engine ]; then
+      case "$layer" in extender|planner) pub=$service_public ;; *) pub=$engine_public ;; esac
+      case "$pub" in
+        *" $inc "*) ;;
+        *) echo "check-layers: $file includes $inc: $layer may include only engine's$pub"; bad=1; continue ;;
+      esac
+    fi
     if [ "$target" != "$layer" ] && { [[ "$inc" == *_internal.h ]] || head -3 "$inc" 2>/dev/null | grep -qs "private to $target/"; }; then
       echo "check-layers: $file includes $inc, private to $target/"
       bad=1
