@@ -76,14 +76,14 @@ typedef struct cel_parse_opts {
 
 /* Parses src[0..n) into *root (nodes in `a`). On failure returns false with e->msg
  * in cel-go's format ("ERROR: <input>:1:5: Syntax error: ...\n | src\n | ....^"). */
-bool cel_parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e);
+bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e);
 
 /* Appends one formatted error ("ERROR: <input>:L:C: msg" plus the snippet lines) to
  * e->msg (joined with '\n' after a previous one). */
-void cel_error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...)
+void cel__error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The same with a va_list, for a variadic reporter of its own (the checker's cfail). */
-void cel_error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap)
+void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
 #endif

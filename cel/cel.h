@@ -176,7 +176,7 @@ cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *
 void cel_program_free(cel_program *p);
 /* True when the program's static result type is bool (a selector); derived attribute
  * expressions may also have other types. */
-bool cel_program_returns_bool(const cel_program *p);
+bool cel__program_returns_bool(const cel_program *p);
 /* The estimated worst-case cost Kubernetes computes at compile time (cel-go's
  * EstimateCost with the apiserver's function estimates and the DRA size estimator:
  * the max of the {min, max} estimate; cel/cost_estimate.c). */
@@ -186,7 +186,7 @@ uint64_t cel_program_estimated_cost(const cel_program *p);
  * e->msg = CEL_TOO_COMPLEX_MSG (the body of the field.Forbidden error Kubernetes
  * reports as "<field>.cel.expression: Forbidden: too complex, exceeds cost limit"). */
 #define CEL_TOO_COMPLEX_MSG "Forbidden: too complex, exceeds cost limit"
-bool cel_validate_selector(const cel_env *env, const char *expr, size_t len, err *e);
+bool cel__validate_selector(const cel_env *env, const char *expr, size_t len, err *e);
 
 /* Expression text → compiled program, compiled once while anything holds it. Only
  * successful compilations are cached (as Kubernetes does); a failing expression is
@@ -245,7 +245,7 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
 /* Evaluates on a device and prints the typed result as CEL literal text
  * ("true", "42", "\"abc\"", "[1, 2]", "quantity(\"1Gi\")", "semver(\"1.2.3\")") into buf;
  * for `dralloc cel eval`. Returns false with e->msg on error. */
-bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
+bool cel__eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
                      char *buf, size_t n, err *e);
 /* The same text, whole however long, in a malloc'd string the caller frees; NULL with
  * e->msg on error. */

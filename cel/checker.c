@@ -52,7 +52,7 @@ static void cfail(checker *c, uint32_t pos, const char *fmt, ...) {
     c->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    cel_error_atv(c->e, c->src, c->n, pos, fmt, ap);
+    cel__error_atv(c->e, c->src, c->n, pos, fmt, ap);
     va_end(ap);
 }
 
@@ -122,11 +122,11 @@ static bool is_type_ident(const char *s) {
 /* The static type of a type name used as a value: `int` is type(int), `type` is
  * type(type). */
 static const cel_type *type_ident_type(checker *c, const char *name) {
-    if (!strcmp(name, "type")) return cel_type_type(c->a, cel_type_type(c->a, &cel_t_dyn));
-    if (!strcmp(name, "null_type")) return cel_type_type(c->a, &cel_t_null);
-    if (!strcmp(name, "optional_type")) return cel_type_type(c->a, cel_type_optional(c->a, &cel_t_dyn));
-    const cel_type *t = cel_type_parse(c->a, name);
-    return cel_type_type(c->a, t ? t : &cel_t_dyn);
+    if (!strcmp(name, "type")) return cel__type_type(c->a, cel__type_type(c->a, &cel_t_dyn));
+    if (!strcmp(name, "null_type")) return cel__type_type(c->a, &cel_t_null);
+    if (!strcmp(name, "optional_type")) return cel__type_type(c->a, cel__type_optional(c->a, &cel_t_dyn));
+    const cel_type *t = cel__type_parse(c->a, name);
+    return cel__type_type(c->a, t ? t : &cel_t_dyn);
 }
 
 static const char *container_text(checker *c) { return c->env->opts.container ? c->env->opts.container : ""; }
@@ -185,25 +185,25 @@ static const cel_type *check_ident(checker *c, cel_node *n) {
 }
 
 static const cel_type *field_type(checker *c, cel_node *n, const cel_type *t) {
-    if (cel_type_is_dyn(t)) return &cel_t_dyn;
+    if (cel__type_is_dyn(t)) return &cel_t_dyn;
     switch (t->kind) {
     case TY_DEVICE:
         if (!strcmp(n->name, "driver")) return &cel_t_string;
         if (!strcmp(n->name, "attributes"))
-            return cel_type_map(c->a, &cel_t_string, cel_type_map(c->a, &cel_t_string, &cel_t_dyn));
+            return cel__type_map(c->a, &cel_t_string, cel__type_map(c->a, &cel_t_string, &cel_t_dyn));
         if (!strcmp(n->name, "capacity"))
-            return cel_type_map(c->a, &cel_t_string, cel_type_map(c->a, &cel_t_string, &cel_t_quantity));
+            return cel__type_map(c->a, &cel_t_string, cel__type_map(c->a, &cel_t_string, &cel_t_quantity));
         if (!strcmp(n->name, "allowMultipleAllocations")) return &cel_t_bool;
         if (c->check) cfail(c, n->pos, "undefined field '%s'", n->name);
         return &cel_t_error;
     case TY_MAP:
-        if (!c->check || cel_type_is_dyn(t->p0) || t->p0->kind == TY_STRING) return t->p1;
+        if (!c->check || cel__type_is_dyn(t->p0) || t->p0->kind == TY_STRING) return t->p1;
         /* a map with other keys has no fields, as any other type: */
         /* FALLTHROUGH */
     default:
         if (c->check) {
             char b[128];
-            cel_type_str(t, b, sizeof b);
+            cel__type_str(t, b, sizeof b);
             cfail(c, n->pos, "type '%s' does not support field selection", b);
         }
         return &cel_t_error;
@@ -242,10 +242,10 @@ static const cel_type *check_select(checker *c, cel_node *n) {
     }
     if (t->kind == TY_OPTIONAL) {
         const cel_type *f = field_type(c, n, t->p0);
-        return cel_type_optional(c->a, f);
+        return cel__type_optional(c->a, f);
     }
     const cel_type *f = field_type(c, n, t);
-    if (n->optional) return cel_type_optional(c->a, f);
+    if (n->optional) return cel__type_optional(c->a, f);
     return f;
 }
 
@@ -255,7 +255,7 @@ static void type_list_str(checker *c, cel_node *n, const cel_type **ts, uint32_t
     (void)c;
     buf[0] = '\0';
     if (n->target) {
-        cel_type_str(ts[0], buf, len);
+        cel__type_str(ts[0], buf, len);
         o = strlen(buf);
         o += (size_t)snprintf(buf + o, len - o, ".");
         i = 1;
@@ -263,7 +263,7 @@ static void type_list_str(checker *c, cel_node *n, const cel_type **ts, uint32_t
     o += (size_t)snprintf(buf + o, len > o ? len - o : 0, "(");
     for (uint32_t j = i; j < k && o < len; j++) {
         char t[200];
-        cel_type_str(ts[j], t, sizeof t);
+        cel__type_str(ts[j], t, sizeof t);
         o += (size_t)snprintf(buf + o, len - o, "%s%s", j > i ? ", " : "", t);
     }
     if (o < len) snprintf(buf + o, len - o, ")");
@@ -273,7 +273,7 @@ static void type_list_str(checker *c, cel_node *n, const cel_type **ts, uint32_t
 static const cel_type *resolve_call(checker *c, cel_node *n, const char *fname, bool receiver, const cel_type **ts,
                                     uint32_t k) {
     const cel_fn_decl *first;
-    size_t cnt = cel_env_find_fns(c->env, fname, &first);
+    size_t cnt = cel__env_find_fns(c->env, fname, &first);
     if (!cnt) {
         if (c->check) {
             cfail(c, n->pos, "undeclared reference to '%s' (in container '%s')", fname, container_text(c));
@@ -292,12 +292,12 @@ static const cel_type *resolve_call(checker *c, cel_node *n, const char *fname, 
         cel_subst s = {0};
         bool ok = true;
         if (c->check)
-            for (uint32_t j = 0; j < k && ok; j++) ok = cel_type_assignable(c->a, &s, d->args[j], ts[j]);
+            for (uint32_t j = 0; j < k && ok; j++) ok = cel__type_assignable(c->a, &s, d->args[j], ts[j]);
         if (!ok) continue;
         ovs[nov++] = d;
-        const cel_type *r = cel_type_subst(c->a, &s, d->result);
+        const cel_type *r = cel__type_subst(c->a, &s, d->result);
         if (!result) result = r;
-        else if (!cel_type_equal(result, r)) mixed = true;
+        else if (!cel__type_equal(result, r)) mixed = true;
     }
     if (!nov) {
         if (c->check) {
@@ -325,7 +325,7 @@ static const cel_type *check_call(checker *c, cel_node *n) {
         if (q && find_var(c->env, q, false) < 0) {
             char *full = arena_printf(c->a, "%s.%s", q, n->name);
             const cel_fn_decl *first;
-            if (cel_env_find_fns(c->env, full, &first)) {
+            if (cel__env_find_fns(c->env, full, &first)) {
                 n->name = full;
                 n->target = NULL;
             }
@@ -344,7 +344,7 @@ static const cel_type *check_call(checker *c, cel_node *n) {
     bool mixed_ok = false;
     {
         const cel_fn_decl *first;
-        size_t cnt = cel_env_find_fns(c->env, n->name, &first);
+        size_t cnt = cel__env_find_fns(c->env, n->name, &first);
         for (size_t i = 0; i < cnt; i++) mixed_ok |= (first[i].ov->flags & CEL_FN_MIXED_LITERALS) != 0;
     }
     if (n->target) ts[k++] = check(c, n->target);
@@ -362,52 +362,52 @@ static const cel_type *check_call(checker *c, cel_node *n) {
  * would have inferred them from the neighbours, so dyn *inside* a type matches
  * anything, while a top-level dyn (an explicit dyn()) only matches dyn. */
 static bool equivalent(const cel_type *a, const cel_type *b, int depth) {
-    if (depth > 0 && (cel_type_is_dyn(a) || cel_type_is_dyn(b))) return true;
+    if (depth > 0 && (cel__type_is_dyn(a) || cel__type_is_dyn(b))) return true;
     if (a->kind != b->kind) return false;
     switch (a->kind) {
     case TY_LIST:
     case TY_OPTIONAL:
     case TY_TYPE: return equivalent(a->p0, b->p0, depth + 1);
     case TY_MAP: return equivalent(a->p0, b->p0, depth + 1) && equivalent(a->p1, b->p1, depth + 1);
-    default: return cel_type_equal(a, b);
+    default: return cel__type_equal(a, b);
     }
 }
 
 static const cel_type *join_elem(checker *c, cel_node *at, const cel_type *prev, const cel_type *t, bool *mixed,
                                  bool exempt, int depth) {
     if (!prev) return t;
-    if (cel_type_equal(prev, t)) return prev;
+    if (cel__type_equal(prev, t)) return prev;
     if (equivalent(prev, t, depth) && !c->env->opts.heterogeneous) {
-        if (cel_type_is_dyn(prev)) return t;
-        if (cel_type_is_dyn(t)) return prev;
+        if (cel__type_is_dyn(prev)) return t;
+        if (cel__type_is_dyn(t)) return prev;
         /* keep the more specific of the two (list(int) over list(dyn)) */
         return t->kind == prev->kind && (t->kind == TY_LIST || t->kind == TY_MAP || t->kind == TY_OPTIONAL) &&
-                       cel_type_is_dyn(prev->p0) ? t : prev;
+                       cel__type_is_dyn(prev->p0) ? t : prev;
     }
     /* Kubernetes (cel-go's homogeneous aggregate literal validator): element types must
      * be equivalent — dyn is not equivalent to int, so mixing needs dyn() on every element */
     if (c->check && !c->env->opts.heterogeneous && !exempt && prev->kind != TY_ERROR && t->kind != TY_ERROR) {
         char x[128], y[128];
-        cel_type_str(prev, x, sizeof x);
-        cel_type_str(t, y, sizeof y);
+        cel__type_str(prev, x, sizeof x);
+        cel__type_str(t, y, sizeof y);
         cfail(c, at->pos, "expected type '%s' but found '%s'", x, y);
         *mixed = true;
         return &cel_t_dyn;
     }
     cel_subst s = {0};
-    if (cel_type_is_dyn(prev)) return t;   /* dyn elements yield to the concrete type */
-    if (cel_type_is_dyn(t)) return prev;
-    if (cel_type_assignable(c->a, &s, prev, t) && cel_type_assignable(c->a, &s, t, prev)) return prev;
+    if (cel__type_is_dyn(prev)) return t;   /* dyn elements yield to the concrete type */
+    if (cel__type_is_dyn(t)) return prev;
+    if (cel__type_assignable(c->a, &s, prev, t) && cel__type_assignable(c->a, &s, t, prev)) return prev;
     *mixed = true;
     return &cel_t_dyn;
 }
 
 static const cel_type *unwrap_opt(checker *c, cel_node *e, const cel_type *t) {
     if (t->kind == TY_OPTIONAL) return t->p0;
-    if (cel_type_is_dyn(t)) return &cel_t_dyn;
+    if (cel__type_is_dyn(t)) return &cel_t_dyn;
     if (c->check) {
         char b[128];
-        cel_type_str(t, b, sizeof b);
+        cel__type_str(t, b, sizeof b);
         cfail(c, e->pos, "expected optional type, found '%s'", b);
     }
     return &cel_t_error;
@@ -424,10 +424,10 @@ static const cel_type *check_list(checker *c, cel_node *n) {
         if (c->failed) return &cel_t_error;
         /* a type unwrapped from optional(...) is a type parameter in cel-go */
         elem = join_elem(c, n->args[i], elem, t, &mixed, exempt, (opt || prev_opt) ? 1 : 0);
-        prev_opt = opt && cel_type_is_dyn(t) ? true : (opt ? prev_opt : false);
+        prev_opt = opt && cel__type_is_dyn(t) ? true : (opt ? prev_opt : false);
         if (c->failed) return &cel_t_error;
     }
-    return cel_type_list(c->a, mixed || !elem ? &cel_t_dyn : elem);
+    return cel__type_list(c->a, mixed || !elem ? &cel_t_dyn : elem);
 }
 
 static const cel_type *check_map(checker *c, cel_node *n) {
@@ -440,20 +440,20 @@ static const cel_type *check_map(checker *c, cel_node *n) {
         const cel_type *v = check(c, n->args[i + 1]);
         if (n->opt_mask && n->opt_mask[i / 2]) v = unwrap_opt(c, n->args[i + 1], v);
         if (c->failed) return &cel_t_error;
-        if (c->check && !cel_type_is_dyn(k) && k->kind != TY_INT && k->kind != TY_UINT && k->kind != TY_BOOL &&
+        if (c->check && !cel__type_is_dyn(k) && k->kind != TY_INT && k->kind != TY_UINT && k->kind != TY_BOOL &&
             k->kind != TY_STRING) {
             char b[128];
-            cel_type_str(k, b, sizeof b);
+            cel__type_str(k, b, sizeof b);
             cfail(c, n->args[i]->pos, "unsupported map key type: %s", b);
             return &cel_t_error;
         }
         bool opt = n->opt_mask && n->opt_mask[i / 2];
         kt = join_elem(c, n->args[i], kt, k, &mk, exempt, 0);
         vt = join_elem(c, n->args[i + 1], vt, v, &mv, exempt, (opt || prev_opt) ? 1 : 0);
-        prev_opt = opt && cel_type_is_dyn(v) ? true : (opt ? prev_opt : false);
+        prev_opt = opt && cel__type_is_dyn(v) ? true : (opt ? prev_opt : false);
         if (c->failed) return &cel_t_error;
     }
-    return cel_type_map(c->a, mk || !kt ? &cel_t_dyn : kt, mv || !vt ? &cel_t_dyn : vt);
+    return cel__type_map(c->a, mk || !kt ? &cel_t_dyn : kt, mv || !vt ? &cel_t_dyn : vt);
 }
 
 static const cel_type *check_comp(checker *c, cel_node *n) {
@@ -466,9 +466,9 @@ static const cel_type *check_comp(checker *c, cel_node *n) {
     } else if (rt->kind == TY_MAP) {
         it1 = rt->p0;
         it2 = rt->p1;
-    } else if (!cel_type_is_dyn(rt) && c->check) {
+    } else if (!cel__type_is_dyn(rt) && c->check) {
         char b[128];
-        cel_type_str(rt, b, sizeof b);
+        cel__type_str(rt, b, sizeof b);
         cfail(c, n->range->pos, "expression of type '%s' cannot be the range of a comprehension (must be list, map, or dynamic)", b);
         return &cel_t_error;
     }
@@ -482,7 +482,7 @@ static const cel_type *check_comp(checker *c, cel_node *n) {
     const cel_type *st = check(c, n->step);
     if (c->failed) return &cel_t_error;
     /* the step refines an empty-literal accumulator (list(dyn) → list(int)) */
-    if (st && !cel_type_is_dyn(st) && st->kind == at->kind && (at->kind == TY_LIST || at->kind == TY_MAP)) at = st;
+    if (st && !cel__type_is_dyn(st) && st->kind == at->kind && (at->kind == TY_LIST || at->kind == TY_MAP)) at = st;
     c->nscope = mark;
     push_local(c, n->accu_var, at);
     c->scope[c->nscope - 1].slot = n->accu_slot;
@@ -540,7 +540,7 @@ static const cel_type *check(checker *c, cel_node *n) {
     return t;
 }
 
-bool cel_check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e) {
+bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e) {
     checker c = {0};
     c.env = env;
     c.a = a;
@@ -550,9 +550,9 @@ bool cel_check(const cel_env *env, cel_node *root, const char *src, size_t n, ar
     c.check = !env->opts.no_check;
     const cel_type *t = check(&c, root);
     if (c.failed) return false;
-    if (env->opts.dra && !env->opts.any_result && c.check && t->kind != TY_BOOL && !cel_type_is_dyn(t)) {
+    if (env->opts.dra && !env->opts.any_result && c.check && t->kind != TY_BOOL && !cel__type_is_dyn(t)) {
         char b[128];
-        cel_type_str(t, b, sizeof b);
+        cel__type_str(t, b, sizeof b);
         if (e) {
             snprintf(e->msg, sizeof e->msg, "must evaluate to bool or the unknown type, not %s", b);
             e->set = true;

@@ -183,11 +183,11 @@ static const cel_inst *fold(comp *c, cel_inst *i) {
     arena_init(&x.a, 4096);
     x.base = arena_save(&x.a);
     x.prog = c->p;
-    cel_value v = cel_eval_inst(i, &x);
+    cel_value v = cel__eval_inst(i, &x);
     const cel_inst *r = i;
     if (v.kind != CV_ERROR && x.cost <= CEL_MAX_COST) {
         cel_inst *k = inst(c, OP_CONST, i->pos);
-        k->k = cel_value_clone(&c->p->a, c->p->env->names, &v);
+        k->k = cel__value_clone(&c->p->a, c->p->env->names, &v);
         /* cel-go evaluates what we fold, and charges it each time: this node's
          * evaluation plus the constants folded below it */
         uint64_t cost = x.cost + folded_cost(c, i);
@@ -428,14 +428,14 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
         const cel_type *at;
         if (n->target) {
             at = n->target->type;
-            typed &= at && ovs[0]->kinds[j] >= 0 && cel_type_value_kind(at) == ovs[0]->kinds[j] &&
+            typed &= at && ovs[0]->kinds[j] >= 0 && cel__type_value_kind(at) == ovs[0]->kinds[j] &&
                      ovs[0]->kinds[j] != CV_MAP && ovs[0]->kinds[j] != CV_OPAQUE;
             j++;
         }
         for (uint32_t q = 0; q < n->nargs; q++, j++) {
             at = n->args[q]->type;
             typed &= ovs[0]->kinds[j] < 0 ||
-                     (at && cel_type_value_kind(at) == ovs[0]->kinds[j] && ovs[0]->kinds[j] != CV_MAP &&
+                     (at && cel__type_value_kind(at) == ovs[0]->kinds[j] && ovs[0]->kinds[j] != CV_MAP &&
                       ovs[0]->kinds[j] != CV_OPAQUE);
         }
         if (typed && !c->p->env->opts.no_check) i->flags |= CALL_TYPED;
@@ -458,7 +458,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
         err pe;
         err_clear(&pe);
         if (!ovs[0]->ov->prepare(cv, isc, total, &prep, &pe)) {
-            cel_error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
+            cel__error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
             c->failed = true;
             return i;
         }
@@ -616,18 +616,18 @@ static uint64_t folded_cost(comp *c, const cel_inst *i) {
     return n;
 }
 
-bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
+bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
     comp c = {.p = p, .src = src, .n = n, .e = e};
     hmap_init(&c.memo_count);
     hmap_init(&c.memo_touch);
     hmap_init(&c.memo_fcost);
     p->nslots = (uint32_t)nslots;
-    p->est_cost = cel_estimate_cost(root);   /* before build: it reads the checked tree as is */
+    p->est_cost = cel__estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
     p->folded_cost = folded_cost(&c, p->root);
     p->touches = (uint8_t)touches(&c, p->root);
-    p->pred = cel_pred_ok(p->root);
-    if (p->pred) cel_pred_flatten(p);
+    p->pred = cel__pred_ok(p->root);
+    if (p->pred) cel__pred_flatten(p);
     hmap_free(&c.memo_count);
     hmap_free(&c.memo_touch);
     hmap_free(&c.memo_fcost);

@@ -7,7 +7,7 @@
  * per-function estimates (pkg/cel/library/cost.go) and the DRA size estimator of
  * dynamic-resource-allocation cel/compile.go, which knows the declared maxima of the
  * `device` variable. This file re-implements that model over our checked AST; it
- * runs once per compilation (cel_program_build) and the result is kept in the
+ * runs once per compilation (cel__program_build) and the result is kept in the
  * program.
  *
  * The model, in short. Every node has a cost range {min, max}; sizes (string length,
@@ -514,7 +514,7 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
     }
     if (!strcmp(f, "_==_") && k->nargs == 2) {
         const cel_type *l = type_of(k->args[0]), *r = type_of(k->args[1]);
-        if (l->kind == TY_OPAQUE && cel_type_equal(l, r)) {
+        if (l->kind == TY_OPAQUE && cel__type_equal(l, r)) {
             if (!strcmp(l->name, "net.IP") || !strcmp(l->name, "net.CIDR") || !strcmp(l->name, "kubernetes.Quantity") ||
                 !strcmp(l->name, "kubernetes.Semver")) {
                 *out = ce(fixed(1));
@@ -820,7 +820,7 @@ static rng cost_node(est *c, const cel_node *n) {
     return (rng){0, 0};
 }
 
-uint64_t cel_estimate_cost(const cel_node *root) {
+uint64_t cel__estimate_cost(const cel_node *root) {
     est c = {0};
     rng r = cost(&c, root);
     free(c.tab);
@@ -830,7 +830,7 @@ uint64_t cel_estimate_cost(const cel_node *root) {
 
 uint64_t cel_program_estimated_cost(const cel_program *p) { return p->est_cost; }
 
-bool cel_validate_selector(const cel_env *env, const char *expr, size_t len, err *e) {
+bool cel__validate_selector(const cel_env *env, const char *expr, size_t len, err *e) {
     cel_program *p = cel_compile(env, expr, len, e);
     if (!p) return false;
     uint64_t c = p->est_cost;

@@ -25,7 +25,7 @@ static int decl_cmp(const void *a, const void *b) {
     return (x->ov > y->ov) - (x->ov < y->ov);
 }
 
-cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
+cel_env *cel__env_new_opts(intern_table *names, const cel_env_opts *o) {
     cel_env *env = xcalloc(1, sizeof *env);
     arena_init(&env->a, 64 * 1024);
     env->names = names;
@@ -43,10 +43,10 @@ cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
             d->ov = ov;
             bool ok = ov->nargs <= CEL_MAX_ARGS;
             for (uint32_t j = 0; j < ov->nargs && ok; j++) {
-                d->args[j] = cel_type_parse(&env->a, ov->args[j]);
+                d->args[j] = cel__type_parse(&env->a, ov->args[j]);
                 ok = d->args[j] != NULL;
                 if (ok) {
-                    int k = cel_type_value_kind(d->args[j]);
+                    int k = cel__type_value_kind(d->args[j]);
                     d->kinds[j] = (int8_t)k;
                     if (k < 0) d->kmask[j] = ~0u;
                     else if (k == CV_MAP) d->kmask[j] = 1u << CV_MAP | 1u << CV_DEVMAP | 1u << CV_DEVDOMAIN;
@@ -54,7 +54,7 @@ cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
                     if (k == CV_OPAQUE) d->opaque = true;
                 }
             }
-            d->result = ok ? cel_type_parse(&env->a, ov->result) : NULL;
+            d->result = ok ? cel__type_parse(&env->a, ov->result) : NULL;
             if (!ok || !d->result) {
                 /* a malformed signature is a programming error in a library table */
                 fprintf(stderr, "cel: bad signature in overload %s (library %s)\n", ov->id, lib->name);
@@ -65,18 +65,18 @@ cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o) {
     }
     env->nfns = k;
     qsort(env->fns, env->nfns, sizeof(cel_fn_decl), decl_cmp);
-    if (env->opts.dra) cel_env_add_var(env, "device", &cel_t_device);
+    if (env->opts.dra) cel__env_add_var(env, "device", &cel_t_device);
     return env;
 }
 
 cel_env *cel_env_new_dra(intern_table *names) {
     cel_env_opts o = {.dra = true};
-    return cel_env_new_opts(names, &o);
+    return cel__env_new_opts(names, &o);
 }
 
 cel_env *cel_env_new_dra_any(intern_table *names) {
     cel_env_opts o = {.dra = true, .any_result = true};
-    return cel_env_new_opts(names, &o);
+    return cel__env_new_opts(names, &o);
 }
 
 void cel_env_free(cel_env *env) {
@@ -86,7 +86,7 @@ void cel_env_free(cel_env *env) {
     free(env);
 }
 
-int cel_env_add_var(cel_env *env, const char *name, const cel_type *t) {
+int cel__env_add_var(cel_env *env, const char *name, const cel_type *t) {
     if (env->nvars == env->capvars) {
         env->capvars = env->capvars ? env->capvars * 2 : 8;
         env->vars = xrealloc(env->vars, env->capvars * sizeof(cel_var_decl));
@@ -96,9 +96,9 @@ int cel_env_add_var(cel_env *env, const char *name, const cel_type *t) {
     return (int)env->nvars++;
 }
 
-const cel_type *cel_env_type(cel_env *env, const char *text) { return cel_type_parse(&env->a, text); }
+const cel_type *cel__env_type(cel_env *env, const char *text) { return cel__type_parse(&env->a, text); }
 
-size_t cel_env_find_fns(const cel_env *env, const char *name, const cel_fn_decl **first) {
+size_t cel__env_find_fns(const cel_env *env, const char *name, const cel_fn_decl **first) {
     size_t lo = 0, hi = env->nfns;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -125,8 +125,8 @@ cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *
     cel_node *root;
     cel_check_result cr;
     if (e) err_clear(e);
-    if (!cel_parse(src, len, NULL, &p->a, &root, e) || !cel_check(env, root, src, len, &p->a, &cr, e) ||
-        !cel_program_build(p, root, cr.nslots, src, len, e)) {
+    if (!cel__parse(src, len, NULL, &p->a, &root, e) || !cel__check(env, root, src, len, &p->a, &cr, e) ||
+        !cel__program_build(p, root, cr.nslots, src, len, e)) {
         cel_program_free(p);
         return NULL;
     }
@@ -144,8 +144,8 @@ void cel_program_free(cel_program *p) {
     free(p);
 }
 
-bool cel_program_returns_bool(const cel_program *p) { return p->type && p->type->kind == TY_BOOL; }
-const cel_type *cel_program_type(const cel_program *p) { return p->type; }
+bool cel__program_returns_bool(const cel_program *p) { return p->type && p->type->kind == TY_BOOL; }
+const cel_type *cel__program_type(const cel_program *p) { return p->type; }
 
 /* ---- cache ------------------------------------------------------------------------ */
 
@@ -307,7 +307,7 @@ static bool scalar_attr(const cel_value *v, arena *a, cel_attr *out) {
 
 bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, bool allow_lists, arena *out_arena,
                    cel_attr *out, err *e) {
-    cel_value v = cel_eval_value(p, d, NULL, x);
+    cel_value v = cel__eval_value(p, d, NULL, x);
     memset(out, 0, sizeof *out);
     if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
     if (scalar_attr(&v, out_arena, out)) return true;
@@ -358,27 +358,27 @@ bool cel_eval_attr(const cel_program *p, const cel_device *d, cel_eval_ctx *x, b
         default: break;
         }
     }
-    return err_set(e, "CEL result of type %s cannot be used as an attribute value", cel_kind_type_name(&v));
+    return err_set(e, "CEL result of type %s cannot be used as an attribute value", cel__kind_type_name(&v));
 }
 
-bool cel_eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x, char *buf, size_t n, err *e) {
-    cel_value v = cel_eval_value(p, d, NULL, x);
+bool cel__eval_format(const cel_program *p, const cel_device *d, cel_eval_ctx *x, char *buf, size_t n, err *e) {
+    cel_value v = cel__eval_value(p, d, NULL, x);
     if (v.kind == CV_ERROR) return err_set(e, "%s", v.u.s);
-    cel_value_format(&v, p->env->names, buf, n);
+    cel__value_format(&v, p->env->names, buf, n);
     return true;
 }
 
 char *cel_eval_format_alloc(const cel_program *p, const cel_device *d, cel_eval_ctx *x, err *e) {
-    cel_value v = cel_eval_value(p, d, NULL, x);
+    cel_value v = cel__eval_value(p, d, NULL, x);
     if (v.kind == CV_ERROR) {
         err_set(e, "%s", v.u.s);
         return NULL;
     }
     /* measured first, then written: the value stays in the context's arena until
      * the next evaluation, and printing does not change it */
-    size_t n = cel_value_format(&v, p->env->names, NULL, 0) + 1;
+    size_t n = cel__value_format(&v, p->env->names, NULL, 0) + 1;
     char *buf = xmalloc(n);
-    size_t w = cel_value_format(&v, p->env->names, buf, n);
+    size_t w = cel__value_format(&v, p->env->names, buf, n);
     assert(w + 1 == n);
     (void)w;
     return buf;

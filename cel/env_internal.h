@@ -46,14 +46,14 @@ struct cel_env {
     size_t nvars, capvars;
 };
 
-cel_env *cel_env_new_opts(intern_table *names, const cel_env_opts *o);
+cel_env *cel__env_new_opts(intern_table *names, const cel_env_opts *o);
 /* Declares a variable (index = declaration order, the slot in the activation passed
- * to cel_eval_value). Type text as in functions.h; NULL → dyn. */
-int cel_env_add_var(cel_env *env, const char *name, const cel_type *t);
-const cel_type *cel_env_type(cel_env *env, const char *text);
+ * to cel__eval_value). Type text as in functions.h; NULL → dyn. */
+int cel__env_add_var(cel_env *env, const char *name, const cel_type *t);
+const cel_type *cel__env_type(cel_env *env, const char *text);
 
 /* All overloads named `name` as [*first, *first + count). */
-size_t cel_env_find_fns(const cel_env *env, const char *name, const cel_fn_decl **first);
+size_t cel__env_find_fns(const cel_env *env, const char *name, const cel_fn_decl **first);
 
 /* Type-checks (or, with no_check, only resolves) the tree in place. Errors in e as
  * cel-go formats them. `a` is the program arena. */
@@ -61,13 +61,13 @@ typedef struct cel_check_result {
     const cel_type *type;
     int nslots;
 } cel_check_result;
-bool cel_check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e);
+bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e);
 
 /* Evaluates with an activation (vars[i] for the i-th declared variable) and returns
  * the raw value (errors as CV_ERROR); the value lives in the context's arena until
  * the next evaluation. */
-cel_value cel_eval_value(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x);
-arena *cel_eval_ctx_arena(cel_eval_ctx *x);
-const cel_type *cel_program_type(const cel_program *p);
+cel_value cel__eval_value(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x);
+arena *cel__eval_ctx_arena(cel_eval_ctx *x);
+const cel_type *cel__program_type(const cel_program *p);
 
 #endif

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-cel_value cel_call_error(cel_call *c, const char *fmt, ...) {
+cel_value cel__call_error(cel_call *c, const char *fmt, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -35,7 +35,7 @@ cel_value cel_call_error(cel_call *c, const char *fmt, ...) {
     return cel_error_static(arena_strdup(c->arena, buf));
 }
 
-cel_value cel_cost_exceeded(void) { return cel_error_static(CEL_COST_EXCEEDED_MSG); }
+cel_value cel__cost_exceeded(void) { return cel_error_static(CEL_COST_EXCEEDED_MSG); }
 
 static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
     (void)fn;
@@ -66,10 +66,10 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x);
 static const intern_table *names_of(const cel_eval_ctx *x) { return x->prog->env->names; }
 
 __attribute__((noinline)) static cel_value no_such_key(cel_eval_ctx *x, const cel_value *k) {
-    if (k->kind == CV_STRING) return cel_error_fmt(&x->a, "no such key: %.*s", (int)k->len, k->u.s);
+    if (k->kind == CV_STRING) return cel__error_fmt(&x->a, "no such key: %.*s", (int)k->len, k->u.s);
     char b[128];
-    cel_value_format(k, names_of(x), b, sizeof b);
-    return cel_error_fmt(&x->a, "no such key: %s", b);
+    cel__value_format(k, names_of(x), b, sizeof b);
+    return cel__error_fmt(&x->a, "no such key: %s", b);
 }
 
 /* The attribute with interned (domain, name), or NULL. */
@@ -103,7 +103,7 @@ __attribute__((noinline)) static cel_value dev_attr(cel_eval_ctx *x, const cel_i
             case CEL_ATTR_BOOL: return cel_bool(at->u.b);
             case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
             case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
-            default: return cel_attr_value(&x->a, at);
+            default: return cel__attr_value(&x->a, at);
             }
         }
     }
@@ -173,7 +173,7 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
             if (at->kind != CEL_ATTR_STRING) break;
             const cel_str *s = at->u.s;
             x->cost += cel_view_str_tenth_cost(s);   /* str_starts/str_ends' cel_call_cost */
-            if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+            if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
             if (n->k.len > s->len) return cel_bool(false);
             const char *at_s = n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len;
             return cel_bool(cel_bytes_eq(at_s, n->k.u.s, n->k.len));
@@ -182,10 +182,10 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
             if (at->kind != CEL_ATTR_STRING) break;
             const cel_list *l = n->k.u.list;
             x->cost += l->n;   /* in_list: the list's size, as in_op charges it */
-            if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+            if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
             uint64_t w = 0;
             bool found = str_in(at->u.s, l, &w);
-            if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+            if (UNLIKELY(!work(x, w))) return cel__cost_exceeded();
             return cel_bool(found);
         }
         default: break;
@@ -219,11 +219,11 @@ __attribute__((noinline)) static cel_value select_field(cel_eval_ctx *x, cel_val
             if (test_only) return cel_bool(d->allow_multiple_allocations);
             return cel_bool(d->allow_multiple_allocations);
         }
-        return cel_error_fmt(&x->a, "no such field: %.*s", (int)key->len, key->u.s);
+        return cel__error_fmt(&x->a, "no such field: %.*s", (int)key->len, key->u.s);
     }
     if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN) {
         cel_value out;
-        if (cel_map_find(&x->a, names_of(x), &t, key, &out)) return test_only ? cel_bool(true) : out;
+        if (cel__map_find(&x->a, names_of(x), &t, key, &out)) return test_only ? cel_bool(true) : out;
         if (test_only) return cel_bool(false);
         if (t.kind == CV_DEVMAP) {
             /* an unknown domain is an empty map (Kubernetes' default-map behaviour) */
@@ -260,11 +260,11 @@ __attribute__((noinline)) static cel_value index_value(cel_eval_ctx *x, cel_valu
     if (t.kind == CV_LIST) {
         int64_t i;
         if (!to_index(&k, &i)) {
-            if (k.kind == CV_DOUBLE) return cel_error_fmt(&x->a, "unsupported index value");
+            if (k.kind == CV_DOUBLE) return cel__error_fmt(&x->a, "unsupported index value");
             return no_overload(x, "_[_]");
         }
         if (i < 0 || i >= (int64_t)t.u.list->n)
-            return cel_error_fmt(&x->a, "index out of bounds: %lld", (long long)i);
+            return cel__error_fmt(&x->a, "index out of bounds: %lld", (long long)i);
         return t.u.list->items[i];
     }
     if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN || t.kind == CV_DEVICE) {
@@ -378,8 +378,8 @@ static cel_value logic_or(const cel_inst *n, cel_eval_ctx *x) {
 /* Size of v as cel-go's actualSize, counting a string's code points only up to
  * cap + 1 (enough to take the minimum with a size of at most cap). */
 static uint64_t size_capped(const cel_value *v, uint64_t cap) {
-    if (v->kind == CV_STRING) return cel_utf8_len_capped(v->u.s, v->len, cap);
-    return cel_value_size(v);
+    if (v->kind == CV_STRING) return cel__utf8_len_capped(v->u.s, v->len, cap);
+    return cel__value_size(v);
 }
 
 /* cel-go's cost of `==`, `!=` (any operands) and of `<`, `<=`, `>`, `>=` on strings
@@ -387,10 +387,10 @@ static uint64_t size_capped(const cel_value *v, uint64_t cap) {
  * for scalars, ceil(n/10) for two lists or maps of n entries. Work: the shorter
  * operand's length. */
 static uint64_t cmp_cost(const cel_value *l, const cel_value *r) {
-    uint64_t rb = r->kind == CV_STRING ? r->len : cel_value_size(r);   /* bytes bound code points */
+    uint64_t rb = r->kind == CV_STRING ? r->len : cel__value_size(r);   /* bytes bound code points */
     uint64_t a = size_capped(l, rb);
     uint64_t b = size_capped(r, a);
-    return cel_cost_factor(a < b ? a : b, CEL_STRING_TRAVERSAL);
+    return cel__cost_factor(a < b ? a : b, CEL_STRING_TRAVERSAL);
 }
 
 /* ceil(0.1 × min(a, b)) for two ASCII strings of a and b bytes: the cost of
@@ -431,16 +431,16 @@ static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
     }
     if (n->op == OP_EQ || n->op == OP_NE) {
         x->cost += cmp_cost(&l, &r);
-        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();   /* before the work it pays for */
+        if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();   /* before the work it pays for */
         uint64_t w = 0;
-        bool eq = cel_value_equal_work(&l, &r, &w);
-        if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+        bool eq = cel__value_equal_work(&l, &r, &w);
+        if (UNLIKELY(!work(x, w))) return cel__cost_exceeded();
         return cel_bool(eq == (n->op == OP_EQ));
     }
     /* less_string & co. ceil(0.1 × min size); other orderings the default 1 */
     x->cost += (l.kind == CV_STRING || l.kind == CV_BYTES) && l.kind == r.kind ? cmp_cost(&l, &r) : 1;
     int c;
-    if (!cel_value_compare(&l, &r, &c)) return no_overload(x, "_<_");
+    if (!cel__value_compare(&l, &r, &c)) return no_overload(x, "_<_");
     switch (n->op) {
     case OP_LT: return cel_bool(c == -1);
     case OP_LE: return cel_bool(c == -1 || c == 0);
@@ -459,7 +459,7 @@ __attribute__((noinline)) static cel_value in_op(const cel_inst *n, cel_eval_ctx
          * element type; elements are compared until one is equal */
         uint32_t len = c.u.list->n;
         x->cost += len;
-        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
         uint64_t w = 0;
         bool found = false;
         if (v.kind == CV_STRING) {
@@ -471,21 +471,21 @@ __attribute__((noinline)) static cel_value in_op(const cel_inst *n, cel_eval_ctx
                 }
             }
         } else {
-            for (uint32_t i = 0; i < len && !found; i++) found = cel_value_equal_work(&v, &c.u.list->items[i], &w);
+            for (uint32_t i = 0; i < len && !found; i++) found = cel__value_equal_work(&v, &c.u.list->items[i], &w);
         }
-        if (UNLIKELY(!work(x, w))) return cel_cost_exceeded();
+        if (UNLIKELY(!work(x, w))) return cel__cost_exceeded();
         return cel_bool(found);
     }
     if (c.kind == CV_MAP || c.kind == CV_DEVMAP || c.kind == CV_DEVDOMAIN) {
         x->cost++;   /* in_map: cel-go's default 1 */
         cel_value out;
-        return cel_bool(cel_map_find(&x->a, names_of(x), &c, &v, &out));
+        return cel_bool(cel__map_find(&x->a, names_of(x), &c, &v, &out));
     }
     return no_overload(x, "@in");
 }
 
 __attribute__((noinline)) static cel_value build_list(const cel_inst *n, cel_eval_ctx *x) {
-    cel_list *l = cel_list_new(&x->a, n->nargs);
+    cel_list *l = cel__list_new(&x->a, n->nargs);
     x->cost += n->cost;
     for (uint32_t i = 0; i < n->nargs; i++) {
         cel_value v = eval(n->args[i], x);
@@ -505,26 +505,26 @@ static bool valid_key(const cel_value *k) {
 }
 
 __attribute__((noinline)) static cel_value build_map(const cel_inst *n, cel_eval_ctx *x) {
-    cel_map *m = cel_map_new(&x->a, n->nargs / 2 + 1);
+    cel_map *m = cel__map_new(&x->a, n->nargs / 2 + 1);
     x->cost += n->cost;
     for (uint32_t i = 0; i + 1 < n->nargs; i += 2) {
         cel_value k = eval(n->args[i], x);
         if (k.kind == CV_ERROR) return k;
         cel_value v = eval(n->args[i + 1], x);
         if (v.kind == CV_ERROR) return v;
-        if (!valid_key(&k)) return cel_error_fmt(&x->a, "unsupported key type");
+        if (!valid_key(&k)) return cel__error_fmt(&x->a, "unsupported key type");
         if (n->opt_mask && n->opt_mask[i / 2]) {
             if (v.kind != CV_OPTIONAL) return no_overload(x, "optional");
             if (!v.u.opt) continue;
             v = *v.u.opt;
         }
         cel_value old, mv = cel_map_value(m);
-        if (cel_map_find(&x->a, names_of(x), &mv, &k, &old)) {
+        if (cel__map_find(&x->a, names_of(x), &mv, &k, &old)) {
             char b[128];
-            cel_value_format(&k, names_of(x), b, sizeof b);
-            return cel_error_fmt(&x->a, "Failed with repeated key: %s", b);
+            cel__value_format(&k, names_of(x), b, sizeof b);
+            return cel__error_fmt(&x->a, "Failed with repeated key: %s", b);
         }
-        cel_map_put(&x->a, m, k, v);
+        cel__map_put(&x->a, m, k, v);
     }
     return cel_map_value(m);
 }
@@ -541,7 +541,7 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
         cnt = range.u.list->n;
     } else if (range.kind == CV_MAP || range.kind == CV_DEVMAP || range.kind == CV_DEVDOMAIN) {
         is_list = false;
-        const cel_map *m = cel_devmap_materialize(&x->a, names_of(x), &range);
+        const cel_map *m = cel__devmap_materialize(&x->a, names_of(x), &range);
         keys = m->keys;
         vals = m->vals;
         cnt = m->n;
@@ -552,7 +552,7 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
     s[n->accu] = eval(n->y, x);
     for (uint32_t i = 0; i < cnt; i++) {
         x->cost += n->cost;
-        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
         if (is_list) {
             if (n->iv2 >= 0) {
                 s[n->iv] = cel_int(i);
@@ -567,7 +567,7 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
         cel_value c = eval(n->z, x);
         if (c.kind == CV_BOOL && !c.u.b) break;
         s[n->accu] = eval(n->step, x);
-        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
     }
     cel_value r = eval(n->result, x);
     /* the accumulator was grown in place; whoever holds the result must not */
@@ -585,15 +585,15 @@ __attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ct
     /* cel-go's step `__result__ + [e]`: the accumulator 1, the list literal 10, add_list 1 */
     x->cost += 1 + CEL_LIST_CREATE + 1;
     if (UNLIKELY(acc.aux != 1 && !work(x, (uint64_t)(acc.u.list->n + 4) * sizeof(cel_value))))
-        return cel_cost_exceeded();
+        return cel__cost_exceeded();
     if (acc.aux == 1) {
         l = (cel_list *)acc.u.list;   /* owned by this comprehension: grow in place */
     } else {
-        l = cel_list_new(&x->a, acc.u.list->n + 4);
+        l = cel__list_new(&x->a, acc.u.list->n + 4);
         if (acc.u.list->n) memcpy(l->items, acc.u.list->items, sizeof(cel_value) * acc.u.list->n);
         l->n = acc.u.list->n;
     }
-    cel_list_push(&x->a, l, v);
+    cel__list_push(&x->a, l, v);
     cel_value r = cel_list_value(l);
     r.aux = 1;
     return r;
@@ -614,23 +614,23 @@ __attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eva
     if (acc.aux == 1) {
         m = (cel_map *)acc.u.map;
     } else {
-        if (UNLIKELY(!work(x, (uint64_t)(acc.u.map->n + 4) * 2 * sizeof(cel_value)))) return cel_cost_exceeded();
-        m = cel_map_new(&x->a, acc.u.map->n + 4);
-        for (uint32_t i = 0; i < acc.u.map->n; i++) cel_map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
+        if (UNLIKELY(!work(x, (uint64_t)(acc.u.map->n + 4) * 2 * sizeof(cel_value)))) return cel__cost_exceeded();
+        m = cel__map_new(&x->a, acc.u.map->n + 4);
+        for (uint32_t i = 0; i < acc.u.map->n; i++) cel__map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
     }
     x->cost++;
     cel_value old, mv = cel_map_value(m);
     if (n->z) {
         if (!valid_key(&k)) return cel_error_static("unsupported key type");
-        if (cel_map_find(&x->a, names_of(x), &mv, &k, &old))
+        if (cel__map_find(&x->a, names_of(x), &mv, &k, &old))
             return cel_error_static("insert failed: key already exists");
-        cel_map_put(&x->a, m, k, v);
+        cel__map_put(&x->a, m, k, v);
     } else {
         if (k.kind != CV_MAP) return no_overload(x, "cel.@mapInsert");
         for (uint32_t i = 0; i < k.u.map->n; i++) {
-            if (cel_map_find(&x->a, names_of(x), &mv, &k.u.map->keys[i], &old))
+            if (cel__map_find(&x->a, names_of(x), &mv, &k.u.map->keys[i], &old))
                 return cel_error_static("insert failed: key already exists");
-            cel_map_put(&x->a, m, k.u.map->keys[i], k.u.map->vals[i]);
+            cel__map_put(&x->a, m, k.u.map->keys[i], k.u.map->vals[i]);
         }
     }
     cel_value r = cel_map_value(m);
@@ -649,22 +649,22 @@ __attribute__((noinline)) static cel_value optional_access(const cel_inst *n, ce
         int64_t i;
         if (!to_index(key, &i)) return no_overload(x, "_[?_]");
         if (i < 0 || i >= (int64_t)t.u.list->n) return cel_optional_none();
-        return cel_optional_of(&x->a, t.u.list->items[i]);
+        return cel__optional_of(&x->a, t.u.list->items[i]);
     }
     if (t.kind == CV_MAP || t.kind == CV_DEVMAP || t.kind == CV_DEVDOMAIN) {
         cel_value out;
-        if (cel_map_find(&x->a, names_of(x), &t, key, &out)) return cel_optional_of(&x->a, out);
+        if (cel__map_find(&x->a, names_of(x), &t, key, &out)) return cel__optional_of(&x->a, out);
         if (t.kind == CV_DEVMAP) {
             cel_value v = {.kind = CV_DEVDOMAIN, .aux = t.aux, .len = 0};
             v.u.dev = t.u.dev;
-            return cel_optional_of(&x->a, v);
+            return cel__optional_of(&x->a, v);
         }
         return cel_optional_none();
     }
     if (t.kind == CV_DEVICE) {
         cel_value v = select_field(x, t, key, false);
         if (v.kind == CV_ERROR) return v;
-        return cel_optional_of(&x->a, v);
+        return cel__optional_of(&x->a, v);
     }
     (void)n;
     return no_overload(x, "_?._");
@@ -796,7 +796,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
          * link; every doubling passes through its bind, so checking here bounds the
          * walk (cel-go checks after every node; without sharing nothing else could
          * outgrow the expression's text between two loop steps) */
-        if (UNLIKELY(over_budget(x))) return cel_cost_exceeded();
+        if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
         x->slots[n->a] = eval(n->x, x);
         return eval(n->y, x);
     case OP_APPEND: return append(n, x);
@@ -872,7 +872,7 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     }
 }
 
-cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x); }
+cel_value cel__eval_inst(const cel_inst *n, cel_eval_ctx *x) { return eval(n, x); }
 
 /* ---- the predicate path ---------------------------------------------------------
  *
@@ -970,7 +970,7 @@ static bool pred_leaf_ok(const cel_inst *n) {
     }
 }
 
-bool cel_pred_ok(const cel_inst *root) { return pred_leaf_ok(root); }
+bool cel__pred_ok(const cel_inst *root) { return pred_leaf_ok(root); }
 
 /* The tests of an && / || in order: && stops at the first false, || at the first
  * true, and the costs of the tests evaluated add up. The last test is not branched
@@ -1064,14 +1064,14 @@ static void pred_eqs_build(cel_program *p) {
     p->pred_eqs = q;
 }
 
-/* The root's tests from the program's flat arrays (cel_pred_flatten). */
+/* The root's tests from the program's flat arrays (cel__pred_flatten). */
 static inline int64_t pred_eval(const cel_program *p, const cel_device *d) {
     const uint8_t *ops = p->pred_ops;
-    if (!ops) __builtin_unreachable();   /* cel_pred_flatten sets it: no test per device */
+    if (!ops) __builtin_unreachable();   /* cel__pred_flatten sets it: no test per device */
     return pred_all(ops, p->pred_tests, p->pred_n, p->pred_and, d);
 }
 
-void cel_pred_flatten(cel_program *p) {
+void cel__pred_flatten(cel_program *p) {
     const cel_inst *r = p->root;
     bool flat = r->op == OP_ANDN || r->op == OP_ORN;
     uint32_t n = flat ? r->nargs : 1;
@@ -1102,7 +1102,7 @@ void cel_eval_ctx_free(cel_eval_ctx *x) {
     free(x);
 }
 
-arena *cel_eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
+arena *cel__eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
 
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
@@ -1118,11 +1118,11 @@ static inline void begin(const cel_program *p, const cel_device *d, const cel_va
     }
 }
 
-cel_value cel_eval_value(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
+cel_value cel__eval_value(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     begin(p, d, vars, x);
     if (d && d->conv_error) return cel_error_static(d->conv_error);
     cel_value v = eval(p->root, x);
-    if (over_budget(x)) return cel_cost_exceeded();
+    if (over_budget(x)) return cel__cost_exceeded();
     return v;
 }
 
@@ -1143,7 +1143,7 @@ __attribute__((noinline)) static cel_result eval_bool_full(const cel_program *p,
         return CEL_ERROR;
     }
     if (v.kind == CV_ERROR) err_set(e, "%s", v.u.s);
-    else err_set(e, "CEL result of type %s could not be converted to bool", cel_kind_type_name(&v));
+    else err_set(e, "CEL result of type %s could not be converted to bool", cel__kind_type_name(&v));
     return CEL_ERROR;
 }
 

@@ -8,7 +8,7 @@
  *      evaluator dispatches on runtime kinds; `dyn` admits any kind) and are never
  *      errors unless the overload is CEL_FN_NONSTRICT. Build results with the
  *      constructors of cel/value.h, allocating only from c->arena (reset before each
- *      evaluation; never malloc). Fail by returning cel_call_error(c, "...") (the text
+ *      evaluation; never malloc). Fail by returning cel__call_error(c, "...") (the text
  *      is what the user sees, e.g. "no such key: x"). A function whose cel-go cost
  *      depends on its arguments sets it with cel_call_cost(c, total) before doing the
  *      work (see "cel-go's runtime cost of a call" below); work beyond what that
@@ -96,8 +96,8 @@ typedef struct cel_library {
 
 /* ---- helpers for implementations -------------------------------------------- */
 
-cel_value cel_call_error(cel_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-cel_value cel_cost_exceeded(void);
+cel_value cel__call_error(cel_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cel_value cel__cost_exceeded(void);
 
 /* ---- cel-go's runtime cost of a call -----------------------------------------
  *
@@ -105,7 +105,7 @@ cel_value cel_cost_exceeded(void);
  * overload tracker of the library (ext lists, sets), else Kubernetes' CallCost
  * (apiserver pkg/cel/library/cost.go, by function name), else cel-go's default (a
  * size-dependent rule for a few standard overloads, 1 for everything else). Sizes
- * are cel-go's actualSize (cel_value_size). A function whose cost depends on its
+ * are cel-go's actualSize (cel__value_size). A function whose cost depends on its
  * arguments computes that figure and passes it to cel_call_cost, which replaces the
  * fixed cost the evaluator charged before the call (the overload's `cost`). */
 
@@ -115,7 +115,7 @@ cel_value cel_cost_exceeded(void);
 #define CEL_MAP_CREATE 30          /* common.MapCreateBaseCost */
 /* Sets this call's cost to `total`: charges the difference to what the evaluator
  * charged already (c->charged), or gives back the excess. False once the running
- * cost is past the limit (the caller returns cel_cost_exceeded()). Charged before
+ * cost is past the limit (the caller returns cel__cost_exceeded()). Charged before
  * the work it pays for, so an expensive call past the limit is never done. */
 static inline bool cel_call_cost(cel_call *c, uint64_t total) {
     if (total >= c->charged) {

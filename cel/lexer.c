@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cel_lex_init(cel_lexer *lx, const char *src, size_t n, arena *a) {
+void cel__lex_init(cel_lexer *lx, const char *src, size_t n, arena *a) {
     lx->src = src;
     lx->n = n;
     lx->i = 0;
     lx->a = a;
 }
 
-const char *cel_tok_text(cel_tok t) {
+const char *cel__tok_text(cel_tok t) {
     static const char *const names[] = {
         [T_EOF] = "<EOF>", [T_ERROR] = "<error>", [T_INT] = "NUM_INT", [T_UINT] = "NUM_UINT",
         [T_DOUBLE] = "NUM_FLOAT", [T_STRING] = "STRING", [T_BYTES] = "BYTES", [T_IDENT] = "IDENTIFIER",
@@ -227,7 +227,7 @@ static cel_token lex_string(cel_lexer *lx, size_t prefix) {
     return t;
 }
 
-cel_token cel_lex_next(cel_lexer *lx) {
+cel_token cel__lex_next(cel_lexer *lx) {
     const char *s = lx->src;
     size_t n = lx->n;
     for (;;) {

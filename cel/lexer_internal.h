@@ -36,8 +36,8 @@ typedef struct cel_lexer {
     arena *a;
 } cel_lexer;
 
-void cel_lex_init(cel_lexer *lx, const char *src, size_t n, arena *a);
-cel_token cel_lex_next(cel_lexer *lx);
-const char *cel_tok_text(cel_tok t);
+void cel__lex_init(cel_lexer *lx, const char *src, size_t n, arena *a);
+cel_token cel__lex_next(cel_lexer *lx);
+const char *cel__tok_text(cel_tok t);
 
 #endif

@@ -14,10 +14,10 @@ static cel_value dra_includes(cel_call *c, const cel_value *a, uint32_t n) {
         if (l->n > DRA_INCLUDES_MAX)
             return cel_error_static("'includes' function cannot be applied to lists longer than 48 values");
         for (uint32_t i = 0; i < l->n; i++)
-            if (cel_value_equal(&l->items[i], &a[1])) return cel_bool(true);
+            if (cel__value_equal(&l->items[i], &a[1])) return cel_bool(true);
         return cel_bool(false);
     }
-    return cel_bool(cel_value_equal(&a[0], &a[1]));
+    return cel_bool(cel__value_equal(&a[0], &a[1]));
 }
 
 static const cel_overload dra_overloads[] = {

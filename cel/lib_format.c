@@ -24,12 +24,12 @@ typedef struct msgs {
 } msgs;
 
 static void add_msg(msgs *m, const char *prefix, const char *text) {
-    if (!m->l) m->l = cel_list_new(m->a, 2);
+    if (!m->l) m->l = cel__list_new(m->a, 2);
     abuf b;
     abuf_init(&b, m->a, strlen(prefix) + strlen(text) + 1);
     abuf_adds(&b, prefix);
     abuf_adds(&b, text);
-    cel_list_push(m->a, m->l, abuf_string(&b));
+    cel__list_push(m->a, m->l, abuf_string(&b));
 }
 
 /* validation.RegexError(msg, fmt, examples...) */
@@ -359,7 +359,7 @@ static void validate(msgs *m, format_id id, const char *s, size_t n) {
     case F_QUALIFIED_NAME: qualified_name(m, s, n); break;
     case F_LABEL_VALUE: label_value(m, s, n); break;
     case F_URI: {
-        const char *err = cel_lib_url_request_uri_error(m->a, s, n);
+        const char *err = cel__lib_url_request_uri_error(m->a, s, n);
         if (err) add_msg(m, "", err);
         break;
     }
@@ -378,19 +378,19 @@ static cel_value fn_validate(cel_call *c, const cel_value *a, uint32_t n) {
     const named_format *f = a[0].u.o->data;
     /* Kubernetes' CallCost for validate: matches' rule with the format's regex size,
      * ceil(0.1 × (1 + size)) × ceil(0.25 × MaxRegexSize) */
-    LIB_CALL_COST(c, cel_cost_factor(1 + cel_value_size(&a[1]), CEL_STRING_TRAVERSAL) *
-                         cel_cost_factor(f->max_regex, CEL_REGEX_LENGTH));
+    LIB_CALL_COST(c, cel__cost_factor(1 + cel__value_size(&a[1]), CEL_STRING_TRAVERSAL) *
+                         cel__cost_factor(f->max_regex, CEL_REGEX_LENGTH));
     msgs m = {c->arena, NULL};
     validate(&m, f->id, a[1].u.s, a[1].len);
     if (!m.l) return cel_optional_none();
-    return cel_optional_of(c->arena, cel_list_value(m.l));
+    return cel__optional_of(c->arena, cel_list_value(m.l));
 }
 
 static cel_value fn_named(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     for (int i = 0; i < F_COUNT; i++)
         if (strlen(formats[i].key) == a[0].len && !memcmp(formats[i].key, a[0].u.s, a[0].len))
-            return cel_optional_of(c->arena, cel_opaque_value(&format_objs[i]));
+            return cel__optional_of(c->arena, cel_opaque_value(&format_objs[i]));
     return cel_optional_none();
 }
 

@@ -29,7 +29,7 @@
  * kinds, NaN, kinds without an order). */
 static int cmp(const cel_value *a, const cel_value *b) {
     int r;
-    if (!cel_value_compare(a, b, &r)) return 2;
+    if (!cel__value_compare(a, b, &r)) return 2;
     return r;
 }
 
@@ -67,7 +67,7 @@ static bool k8s_list_cost(cel_call *c, const cel_value *l) {
 }
 #define K8S_LIST_COST(c, l)                                       \
     do {                                                          \
-        if (!k8s_list_cost((c), (l))) return cel_cost_exceeded(); \
+        if (!k8s_list_cost((c), (l))) return cel__cost_exceeded(); \
     } while (0)
 
 static cel_value list_is_sorted(cel_call *c, const cel_value *a, uint32_t n) {
@@ -79,7 +79,7 @@ static cel_value list_is_sorted(cel_call *c, const cel_value *a, uint32_t n) {
     return cel_bool(true);
 }
 
-static cel_value no_overload(cel_call *c) { return cel_call_error(c, "no such overload"); }
+static cel_value no_overload(cel_call *c) { return cel__call_error(c, "no such overload"); }
 
 static cel_value list_sum_int(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
@@ -88,7 +88,7 @@ static cel_value list_sum_int(cel_call *c, const cel_value *a, uint32_t n) {
     int64_t s = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_INT) return no_overload(c);
-        if (__builtin_add_overflow(s, l->items[i].u.i, &s)) return cel_call_error(c, "integer overflow");
+        if (__builtin_add_overflow(s, l->items[i].u.i, &s)) return cel__call_error(c, "integer overflow");
     }
     return cel_int(s);
 }
@@ -100,7 +100,7 @@ static cel_value list_sum_uint(cel_call *c, const cel_value *a, uint32_t n) {
     uint64_t s = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_UINT) return no_overload(c);
-        if (__builtin_add_overflow(s, l->items[i].u.u, &s)) return cel_call_error(c, "unsigned integer overflow");
+        if (__builtin_add_overflow(s, l->items[i].u.u, &s)) return cel__call_error(c, "unsigned integer overflow");
     }
     return cel_uint(s);
 }
@@ -127,7 +127,7 @@ static cel_value list_sum_duration(cel_call *c, const cel_value *a, uint32_t n) 
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_DURATION) return no_overload(c);
         ns += (__int128)l->items[i].u.i * 1000000000 + l->items[i].len;
-        if (ns > lim || ns < -lim - 1) return cel_call_error(c, "integer overflow");
+        if (ns > lim || ns < -lim - 1) return cel__call_error(c, "integer overflow");
     }
     int64_t sec = (int64_t)(ns / 1000000000);
     int64_t rem = (int64_t)(ns % 1000000000);
@@ -143,7 +143,7 @@ static cel_value list_sum_duration(cel_call *c, const cel_value *a, uint32_t n) 
 static cel_value min_max(cel_call *c, const cel_value *a, bool is_min) {
     const cel_list *l = a[0].u.list;
     K8S_LIST_COST(c, &a[0]);
-    if (l->n == 0) return cel_call_error(c, "%s called on empty list", is_min ? "min" : "max");
+    if (l->n == 0) return cel__call_error(c, "%s called on empty list", is_min ? "min" : "max");
     const cel_value *r = &l->items[0];
     if (!comparable_kind(r->kind)) return no_overload(c);
     for (uint32_t i = 1; i < l->n; i++) {
@@ -168,7 +168,7 @@ static cel_value list_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     const cel_list *l = a[0].u.list;
     K8S_LIST_COST(c, &a[0]);
     for (uint32_t i = 0; i < l->n; i++)
-        if (cel_value_equal(&l->items[i], &a[1])) return cel_int(i);
+        if (cel__value_equal(&l->items[i], &a[1])) return cel_int(i);
     return cel_int(-1);
 }
 
@@ -177,7 +177,7 @@ static cel_value list_last_index_of(cel_call *c, const cel_value *a, uint32_t n)
     const cel_list *l = a[0].u.list;
     K8S_LIST_COST(c, &a[0]);
     for (uint32_t i = l->n; i-- > 0;)
-        if (cel_value_equal(&l->items[i], &a[1])) return cel_int(i);
+        if (cel__value_equal(&l->items[i], &a[1])) return cel_int(i);
     return cel_int(-1);
 }
 
@@ -196,15 +196,15 @@ static cel_value list_slice(cel_call *c, const cel_value *a, uint32_t n) {
     const cel_list *l = a[0].u.list;
     int64_t start = a[1].u.i, end = a[2].u.i;
     if (start < 0 || end < 0)
-        return cel_call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), negative indexes not supported", start, end);
+        return cel__call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), negative indexes not supported", start, end);
     if (start > end)
-        return cel_call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), start index must be less than or equal to end index",
+        return cel__call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), start index must be less than or equal to end index",
                               start, end);
     if ((int64_t)l->n < end)
-        return cel_call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), list is length %u", start, end, l->n);
+        return cel__call_error(c, "cannot slice(%" PRId64 ", %" PRId64 "), list is length %u", start, end, l->n);
     uint32_t k = (uint32_t)(end - start);
     LIB_CALL_COST(c, alloc_list_cost(1, k));
-    cel_list *r = cel_list_new(c->arena, k);
+    cel_list *r = cel__list_new(c->arena, k);
     if (k) memcpy(r->items, l->items + start, sizeof(cel_value) * k);
     r->n = k;
     return cel_list_value(r);
@@ -214,7 +214,7 @@ static bool flatten_into(cel_call *c, cel_list *out, const cel_list *l, int64_t 
     for (uint32_t i = 0; i < l->n; i++) {
         const cel_value *v = &l->items[i];
         if (v->kind != CV_LIST || depth == 0) {
-            cel_list_push(c->arena, out, *v);
+            cel__list_push(c->arena, out, *v);
             continue;
         }
         if (!cel_call_work(c, (uint64_t)v->u.list->n * sizeof(cel_value))) return false;
@@ -225,11 +225,11 @@ static bool flatten_into(cel_call *c, cel_list *out, const cel_list *l, int64_t 
 
 static cel_value list_flatten(cel_call *c, const cel_value *a, uint32_t n) {
     int64_t depth = n > 1 ? a[1].u.i : 1;
-    if (depth < 0) return cel_call_error(c, "level must be non-negative");
+    if (depth < 0) return cel__call_error(c, "level must be non-negative");
     const cel_list *l = a[0].u.list;
     LIB_CALL_COST(c, alloc_list_cost((double)depth, l->n));   /* trackListFlatten: depth × input size */
-    cel_list *out = cel_list_new(c->arena, l->n);
-    if (!flatten_into(c, out, l, depth)) return cel_cost_exceeded();
+    cel_list *out = cel__list_new(c->arena, l->n);
+    if (!flatten_into(c, out, l, depth)) return cel__cost_exceeded();
     return cel_list_value(out);
 }
 
@@ -264,21 +264,21 @@ static void merge_sort(uint32_t *idx, uint32_t *tmp, uint32_t n, const cel_value
 /* cel-go sortListByAssociatedKeys */
 static cel_value sort_by_keys(cel_call *c, const cel_list *l, const cel_list *keys) {
     if (l->n != keys->n)
-        return cel_call_error(c,
+        return cel__call_error(c,
                               "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
                               "but got %u and %u elements respectively",
                               l->n, keys->n);
     LIB_CALL_COST(c, quadratic_cost(keys));
     if (l->n == 0) return cel_list_value(l);
     uint8_t k0 = keys->items[0].kind;
-    if (!comparable_kind(k0)) return cel_call_error(c, "list elements must be comparable");
+    if (!comparable_kind(k0)) return cel__call_error(c, "list elements must be comparable");
     for (uint32_t i = 1; i < keys->n; i++)
-        if (keys->items[i].kind != k0) return cel_call_error(c, "list elements must have the same type");
+        if (keys->items[i].kind != k0) return cel__call_error(c, "list elements must have the same type");
     uint32_t *idx = arena_alloc(c->arena, sizeof(uint32_t) * l->n);
     uint32_t *tmp = arena_alloc(c->arena, sizeof(uint32_t) * l->n);
     for (uint32_t i = 0; i < l->n; i++) idx[i] = i;
     merge_sort(idx, tmp, l->n, keys->items);
-    cel_list *r = cel_list_new(c->arena, l->n);
+    cel_list *r = cel__list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) r->items[i] = l->items[idx[i]];
     r->n = l->n;
     return cel_list_value(r);
@@ -300,11 +300,11 @@ static cel_value list_sort_by_keys(cel_call *c, const cel_value *a, uint32_t n) 
 static cel_value lists_range(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     int64_t k = a[0].u.i;
-    if (k < 0) return cel_call_error(c, "lists.range: size must be non-negative, got %" PRId64, k);
+    if (k < 0) return cel__call_error(c, "lists.range: size must be non-negative, got %" PRId64, k);
     if (k > MAX_RANGE_SIZE)
-        return cel_call_error(c, "lists.range: size %" PRId64 " exceeds maximum allowed (%d)", k, MAX_RANGE_SIZE);
+        return cel__call_error(c, "lists.range: size %" PRId64 " exceeds maximum allowed (%d)", k, MAX_RANGE_SIZE);
     LIB_CALL_COST(c, alloc_list_cost(1, (uint64_t)k));
-    cel_list *r = cel_list_new(c->arena, (uint32_t)k);
+    cel_list *r = cel__list_new(c->arena, (uint32_t)k);
     for (int64_t i = 0; i < k; i++) r->items[i] = cel_int(i);
     r->n = (uint32_t)k;
     return cel_list_value(r);
@@ -314,7 +314,7 @@ static cel_value list_reverse(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
     LIB_CALL_COST(c, alloc_list_cost(1, l->n));
-    cel_list *r = cel_list_new(c->arena, l->n);
+    cel_list *r = cel__list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) r->items[i] = l->items[l->n - 1 - i];
     r->n = l->n;
     return cel_list_value(r);
@@ -325,10 +325,10 @@ static cel_value list_distinct(cel_call *c, const cel_value *a, uint32_t n) {
     const cel_list *l = a[0].u.list;
     LIB_CALL_COST(c, quadratic_cost(l));
     if (l->n == 0) return a[0];
-    cel_list *r = cel_list_new(c->arena, l->n);
+    cel_list *r = cel__list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) {
         bool seen = false;
-        for (uint32_t j = 0; j < r->n && !seen; j++) seen = cel_value_equal(&l->items[i], &r->items[j]);
+        for (uint32_t j = 0; j < r->n && !seen; j++) seen = cel__value_equal(&l->items[i], &r->items[j]);
         if (!seen) r->items[r->n++] = l->items[i];
     }
     return cel_list_value(r);

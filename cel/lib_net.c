@@ -511,7 +511,7 @@ static cel_value cidr_parse_value(cel_call *c, const cel_value *s) {
     net_prefix p;
     const char *msg;
     if (!k8s_parse_cidr(c->arena, s->u.s, s->len, &p, &msg))
-        return cel_call_error(c, "network address parse error during conversion from string: %s", msg);
+        return cel__call_error(c, "network address parse error during conversion from string: %s", msg);
     return cidr_value(c->arena, &p);
 }
 
@@ -553,7 +553,7 @@ static uint64_t cidr_size(const cel_value *v) { return ((uint64_t)cidr_of(v)->bi
 static cel_value fn_contains_ip(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     uint64_t cs = cidr_size(&a[0]);
-    uint64_t cost = cel_cost_factor(cs + cs, CEL_STRING_TRAVERSAL);
+    uint64_t cost = cel__cost_factor(cs + cs, CEL_STRING_TRAVERSAL);
     if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
     LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {
@@ -561,7 +561,7 @@ static cel_value fn_contains_ip(cel_call *c, const cel_value *a, uint32_t n) {
         const char *msg;
         /* Kubernetes hands the parse error to a type switch that then reports the
          * receiver: "no such overload" */
-        if (!k8s_parse_ip(c->arena, a[1].u.s, a[1].len, &ad, &msg)) return cel_call_error(c, "no such overload");
+        if (!k8s_parse_ip(c->arena, a[1].u.s, a[1].len, &ad, &msg)) return cel__call_error(c, "no such overload");
         return cel_bool(prefix_contains(cidr_of(&a[0]), &ad));
     }
     return cel_bool(prefix_contains(cidr_of(&a[0]), ip_of(&a[1])));
@@ -579,7 +579,7 @@ static bool cidr_contains_cidr(const net_prefix *p, const net_prefix *o) {
 static cel_value fn_contains_cidr(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     uint64_t cs = cidr_size(&a[0]);
-    uint64_t cost = cel_cost_factor(cs + cs, CEL_STRING_TRAVERSAL) + cel_cost_factor(cs, CEL_STRING_TRAVERSAL) + 1;
+    uint64_t cost = cel__cost_factor(cs + cs, CEL_STRING_TRAVERSAL) + cel__cost_factor(cs, CEL_STRING_TRAVERSAL) + 1;
     if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
     LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {

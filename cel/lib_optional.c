@@ -9,7 +9,7 @@
 
 static cel_value opt_of(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    return cel_optional_of(c->arena, a[0]);
+    return cel__optional_of(c->arena, a[0]);
 }
 
 static bool is_zero(const cel_value *v) {
@@ -24,7 +24,7 @@ static bool is_zero(const cel_value *v) {
     case CV_LIST: return v->u.list->n == 0;
     case CV_MAP:
     case CV_DEVMAP:
-    case CV_DEVDOMAIN: return cel_map_size(v) == 0;
+    case CV_DEVDOMAIN: return cel__map_size(v) == 0;
     case CV_OPTIONAL: return v->u.opt == NULL;
     default: return false;
     }
@@ -33,7 +33,7 @@ static bool is_zero(const cel_value *v) {
 static cel_value opt_of_nonzero(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     if (is_zero(&a[0])) return cel_optional_none();
-    return cel_optional_of(c->arena, a[0]);
+    return cel__optional_of(c->arena, a[0]);
 }
 
 static cel_value opt_none(cel_call *c, const cel_value *a, uint32_t n) {
@@ -72,7 +72,7 @@ static cel_value opt_or_value(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value opt_unwrap(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     const cel_list *l = a[0].u.list;
-    cel_list *out = cel_list_new(c->arena, l->n);
+    cel_list *out = cel__list_new(c->arena, l->n);
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_OPTIONAL) return cel_error_static("no such overload");
         if (l->items[i].u.opt) out->items[out->n++] = *l->items[i].u.opt;
@@ -83,13 +83,13 @@ static cel_value opt_unwrap(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value list_first(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     if (!a[0].u.list->n) return cel_optional_none();
-    return cel_optional_of(c->arena, a[0].u.list->items[0]);
+    return cel__optional_of(c->arena, a[0].u.list->items[0]);
 }
 
 static cel_value list_last(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     if (!a[0].u.list->n) return cel_optional_none();
-    return cel_optional_of(c->arena, a[0].u.list->items[a[0].u.list->n - 1]);
+    return cel__optional_of(c->arena, a[0].u.list->items[a[0].u.list->n - 1]);
 }
 
 /* Index on an optional container or optional index ([?]); the evaluator handles

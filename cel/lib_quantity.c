@@ -20,14 +20,14 @@ static cel_value q_parse(cel_call *c, const cel_value *a, uint32_t n) {
     err e;
     err_clear(&e);
     /* Kubernetes' CallCost: quantity/isQuantity ceil(0.1 × size) */
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
-    if (!quantity_parse(a[0].u.s, a[0].len, &q, &e)) return cel_call_error(c, "%s", e.msg);
+    if (!cel_call_cost(c, cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel__cost_exceeded();
+    if (!quantity_parse(a[0].u.s, a[0].len, &q, &e)) return cel__call_error(c, "%s", e.msg);
     return new_q(c, &q);
 }
 
 static cel_value q_is(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel__cost_exceeded();
     quantity q;
     return cel_bool(quantity_parse(a[0].u.s, a[0].len, &q, NULL));
 }

@@ -25,8 +25,8 @@ typedef enum { RX_MATCHES, RX_FIND, RX_FIND_ALL } rx_kind;
  * CallCost): ceil(0.1 × (1 + size(text))) × ceil(0.25 × size(pattern)), sizes in
  * code points. */
 static uint64_t rx_cost(const cel_value *text, const cel_value *pat) {
-    uint64_t s = cel_cost_factor(1 + cel_value_size(text), CEL_STRING_TRAVERSAL);
-    uint64_t r = cel_cost_factor(cel_value_size(pat), CEL_REGEX_LENGTH);
+    uint64_t s = cel__cost_factor(1 + cel__value_size(text), CEL_STRING_TRAVERSAL);
+    uint64_t r = cel__cost_factor(cel__value_size(pat), CEL_REGEX_LENGTH);
     return s * r;
 }
 
@@ -34,7 +34,7 @@ static bool rx_prepare(rx_kind k, const cel_value *args, const bool *is_const, u
     *out = NULL;
     if (nargs < 2 || !is_const[1] || args[1].kind != CV_STRING) return true;
     char msg[512];
-    cel_regex *re = cel_regex_compile(args[1].u.s, args[1].len, msg, sizeof msg);
+    cel_regex *re = cel__regex_compile(args[1].u.s, args[1].len, msg, sizeof msg);
     if (!re) {
         if (k == RX_MATCHES) err_set(e, "invalid matches argument");
         else err_set(e, "%s", msg);
@@ -52,16 +52,16 @@ static bool find_prepare(const cel_value *a, const bool *c, uint32_t n, void **o
     return rx_prepare(RX_FIND, a, c, n, out, e);
 }
 
-static void rx_release(void *p) { cel_regex_free(p); }
+static void rx_release(void *p) { cel__regex_free(p); }
 
 /* The prepared regex, or one compiled for this call (*owned set; the caller frees). */
 static const cel_regex *rx_get(cel_call *c, rx_kind k, const cel_value *pat, cel_regex **owned, cel_value *errv) {
     *owned = NULL;
     if (c->prepared) return c->prepared;
     char msg[512];
-    cel_regex *re = cel_regex_compile(pat->u.s, pat->len, msg, sizeof msg);
+    cel_regex *re = cel__regex_compile(pat->u.s, pat->len, msg, sizeof msg);
     if (!re) {
-        *errv = k == RX_MATCHES ? cel_call_error(c, "%s", msg) : cel_call_error(c, "Illegal regex: %s", msg);
+        *errv = k == RX_MATCHES ? cel__call_error(c, "%s", msg) : cel__call_error(c, "Illegal regex: %s", msg);
         return NULL;
     }
     *owned = re;
@@ -75,8 +75,8 @@ static cel_value rx_matches(cel_call *c, const cel_value *a, uint32_t n) {
     cel_value ev;
     const cel_regex *re = rx_get(c, RX_MATCHES, &a[1], &owned, &ev);
     if (!re) return ev;
-    bool m = cel_regex_partial_match(re, a[0].u.s, a[0].len);
-    cel_regex_free(owned);
+    bool m = cel__regex_partial_match(re, a[0].u.s, a[0].len);
+    cel__regex_free(owned);
     return cel_bool(m);
 }
 
@@ -88,8 +88,8 @@ static cel_value rx_find(cel_call *c, const cel_value *a, uint32_t n) {
     const cel_regex *re = rx_get(c, RX_FIND, &a[1], &owned, &ev);
     if (!re) return ev;
     size_t s, e;
-    bool m = cel_regex_find(re, a[0].u.s, a[0].len, 0, &s, &e);
-    cel_regex_free(owned);
+    bool m = cel__regex_find(re, a[0].u.s, a[0].len, 0, &s, &e);
+    cel__regex_free(owned);
     if (!m) return cel_string("", 0);
     return cel_string(a[0].u.s + s, e - s);
 }
@@ -102,7 +102,7 @@ typedef struct find_all_ctx {
 
 static bool find_all_emit(void *ctx, size_t start, size_t end) {
     find_all_ctx *f = ctx;
-    cel_list_push(f->a, f->l, cel_string(f->text + start, end - start));
+    cel__list_push(f->a, f->l, cel_string(f->text + start, end - start));
     return true;
 }
 
@@ -113,9 +113,9 @@ static cel_value rx_find_all(cel_call *c, const cel_value *a, uint32_t n) {
     cel_value ev;
     const cel_regex *re = rx_get(c, RX_FIND_ALL, &a[1], &owned, &ev);
     if (!re) return ev;
-    find_all_ctx f = {c->arena, cel_list_new(c->arena, 4), a[0].u.s};
-    if (lim != 0) cel_regex_find_all(re, a[0].u.s, a[0].len, lim, find_all_emit, &f);
-    cel_regex_free(owned);
+    find_all_ctx f = {c->arena, cel__list_new(c->arena, 4), a[0].u.s};
+    if (lim != 0) cel__regex_find_all(re, a[0].u.s, a[0].len, lim, find_all_emit, &f);
+    cel__regex_free(owned);
     return cel_list_value(f.l);
 }
 

@@ -11,15 +11,15 @@ static cel_value sv_parse(cel_call *c, const cel_value *a, uint32_t n) {
     err_clear(&e);
     bool norm = n > 1 && a[1].u.b;
     /* Kubernetes' CallCost: semver/isSemver ceil(0.1 × size) */
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
-    if (!semver_parse_k8s(a[0].u.s, a[0].len, norm, c->arena, v, &e)) return cel_call_error(c, "%s", e.msg);
+    if (!cel_call_cost(c, cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel__cost_exceeded();
+    if (!semver_parse_k8s(a[0].u.s, a[0].len, norm, c->arena, v, &e)) return cel__call_error(c, "%s", e.msg);
     return cel_semver_value(v);
 }
 
 static cel_value sv_is(cel_call *c, const cel_value *a, uint32_t n) {
     semver v;
     bool norm = n > 1 && a[1].u.b;
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL))) return cel__cost_exceeded();
     return cel_bool(semver_parse_k8s(a[0].u.s, a[0].len, norm, c->arena, &v, NULL));
 }
 

@@ -11,7 +11,7 @@
 
 static bool list_has(const cel_list *l, const cel_value *v) {
     for (uint32_t i = 0; i < l->n; i++)
-        if (cel_value_equal(&l->items[i], v)) return true;
+        if (cel__value_equal(&l->items[i], v)) return true;
     return false;
 }
 

@@ -22,8 +22,8 @@ static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     if (a->kind == CV_LIST) {
         /* add_list costs cel-go 1 whatever the sizes; the copy is hidden work */
         uint32_t n = a->u.list->n + b->u.list->n;
-        if (!cel_call_work(c, (uint64_t)n * sizeof(cel_value))) return cel_cost_exceeded();
-        cel_list *l = cel_list_new(c->arena, n);
+        if (!cel_call_work(c, (uint64_t)n * sizeof(cel_value))) return cel__cost_exceeded();
+        cel_list *l = cel__list_new(c->arena, n);
         if (a->u.list->n) memcpy(l->items, a->u.list->items, sizeof(cel_value) * a->u.list->n);
         if (b->u.list->n) memcpy(l->items + a->u.list->n, b->u.list->items, sizeof(cel_value) * b->u.list->n);
         l->n = n;
@@ -33,8 +33,8 @@ static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     if (n > UINT32_MAX / 2) return cel_error_static("string too long");
     /* add_string / add_bytes: ceil(0.1 × (size + size)), sizes in code points for
      * strings (cel-go interpreter/runtimecost.go) */
-    if (!cel_call_cost(c, cel_cost_factor(cel_value_size(a) + cel_value_size(b), CEL_STRING_TRAVERSAL)))
-        return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel__cost_factor(cel__value_size(a) + cel__value_size(b), CEL_STRING_TRAVERSAL)))
+        return cel__cost_exceeded();
     char *s = arena_alloc(c->arena, n + 1);
     if (a->len) memcpy(s, a->u.s, a->len);
     if (b->len) memcpy(s + a->len, b->u.s, b->len);
@@ -141,15 +141,15 @@ static cel_value std_nsf(cel_call *c, const cel_value *a, uint32_t n) {
 }
 static cel_value std_eq(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
-    return cel_bool(cel_value_equal(&a[0], &a[1]));
+    return cel_bool(cel__value_equal(&a[0], &a[1]));
 }
 static cel_value std_ne(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
-    return cel_bool(!cel_value_equal(&a[0], &a[1]));
+    return cel_bool(!cel__value_equal(&a[0], &a[1]));
 }
 static cel_value cmp_result(const cel_value *a, int want_lo, int want_hi) {
     int r;
-    if (!cel_value_compare(&a[0], &a[1], &r)) return cel_error_static("no such overload");
+    if (!cel__value_compare(&a[0], &a[1], &r)) return cel_error_static("no such overload");
     return cel_bool(r >= want_lo && r <= want_hi);
 }
 static cel_value std_lt(cel_call *c, const cel_value *a, uint32_t n) { (void)c, (void)n; return cmp_result(a, -1, -1); }
@@ -161,23 +161,23 @@ static cel_value std_in(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     if (a[1].kind == CV_LIST) {
         for (uint32_t i = 0; i < a[1].u.list->n; i++)
-            if (cel_value_equal(&a[0], &a[1].u.list->items[i])) return cel_bool(true);
+            if (cel__value_equal(&a[0], &a[1].u.list->items[i])) return cel_bool(true);
         return cel_bool(false);
     }
     cel_value out;
-    return cel_bool(cel_map_find(c->arena, c->names, &a[1], &a[0], &out));
+    return cel_bool(cel__map_find(c->arena, c->names, &a[1], &a[0], &out));
 }
 
 static cel_value std_index(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     if (a[0].kind == CV_LIST) {
         int64_t i = a[1].u.i;
-        if (i < 0 || i >= (int64_t)a[0].u.list->n) return cel_call_error(c, "index out of bounds: %lld", (long long)i);
+        if (i < 0 || i >= (int64_t)a[0].u.list->n) return cel__call_error(c, "index out of bounds: %lld", (long long)i);
         return a[0].u.list->items[i];
     }
     cel_value out;
-    if (cel_map_find(c->arena, c->names, &a[0], &a[1], &out)) return out;
-    return cel_call_error(c, "no such key");
+    if (cel__map_find(c->arena, c->names, &a[0], &a[1], &out)) return out;
+    return cel__call_error(c, "no such key");
 }
 
 /* ---- size and strings ------------------------------------------------------------ */
@@ -186,11 +186,11 @@ static cel_value std_size(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     switch (a[0].kind) {
     case CV_STRING:
-        if (!cel_call_work(c, a[0].len)) return cel_cost_exceeded();
-        return cel_int((int64_t)cel_utf8_len(a[0].u.s, a[0].len));
+        if (!cel_call_work(c, a[0].len)) return cel__cost_exceeded();
+        return cel_int((int64_t)cel__utf8_len(a[0].u.s, a[0].len));
     case CV_BYTES: return cel_int(a[0].len);
     case CV_LIST: return cel_int(a[0].u.list->n);
-    default: return cel_int(cel_map_size(&a[0]));
+    default: return cel_int(cel__map_size(&a[0]));
     }
 }
 
@@ -204,21 +204,21 @@ static bool has_sub(const cel_value *s, const cel_value *t) {
  * interpreter/runtimecost.go). */
 static cel_value str_contains(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    uint64_t cost = cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL) *
-                    cel_cost_factor(cel_value_size(&a[1]), CEL_STRING_TRAVERSAL);
-    if (!cel_call_cost(c, cost)) return cel_cost_exceeded();
+    uint64_t cost = cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL) *
+                    cel__cost_factor(cel__value_size(&a[1]), CEL_STRING_TRAVERSAL);
+    if (!cel_call_cost(c, cost)) return cel__cost_exceeded();
     return cel_bool(has_sub(&a[0], &a[1]));
 }
 /* starts_with_string / ends_with_string: ceil(0.1 × size of the receiver), the
  * call's first argument at runtime (cel-go interpreter/runtimecost.go). */
 static cel_value str_starts(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel__cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s, a[1].u.s, a[1].len));
 }
 static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel__cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
 }
 
@@ -277,7 +277,7 @@ static cel_value conv_int(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_STRING: {
         int64_t v;
         if (!parse_i64(a[0].u.s, a[0].len, &v))
-            return cel_call_error(c, "cannot convert string '%.*s' to int", (int)a[0].len, a[0].u.s);
+            return cel__call_error(c, "cannot convert string '%.*s' to int", (int)a[0].len, a[0].u.s);
         return cel_int(v);
     }
     default: return cel_error_static("no such overload");
@@ -299,7 +299,7 @@ static cel_value conv_uint(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_STRING: {
         uint64_t v;
         if (!parse_u64(a[0].u.s, a[0].len, &v))
-            return cel_call_error(c, "cannot convert string '%.*s' to uint", (int)a[0].len, a[0].u.s);
+            return cel__call_error(c, "cannot convert string '%.*s' to uint", (int)a[0].len, a[0].u.s);
         return cel_uint(v);
     }
     default: return cel_error_static("no such overload");
@@ -332,7 +332,7 @@ static cel_value conv_double(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_STRING: {
         double d;
         if (!parse_double(a[0].u.s, a[0].len, &d))
-            return cel_call_error(c, "cannot convert string '%.*s' to double", (int)a[0].len, a[0].u.s);
+            return cel__call_error(c, "cannot convert string '%.*s' to double", (int)a[0].len, a[0].u.s);
         return cel_double(d);
     }
     default: return cel_error_static("no such overload");
@@ -371,23 +371,23 @@ static cel_value conv_string(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_BOOL: return a[0].u.b ? cel_string("true", 4) : cel_string("false", 5);
     case CV_INT: snprintf(buf, sizeof buf, "%lld", (long long)a[0].u.i); break;
     case CV_UINT: snprintf(buf, sizeof buf, "%llu", (unsigned long long)a[0].u.u); break;
-    case CV_DOUBLE: cel_format_double(a[0].u.d, buf, sizeof buf); break;
+    case CV_DOUBLE: cel__format_double(a[0].u.d, buf, sizeof buf); break;
     case CV_BYTES:
         /* bytes_to_string: ceil(0.1 × size) (cel-go interpreter/runtimecost.go) */
-        if (!cel_call_cost(c, cel_cost_factor(a[0].len, CEL_STRING_TRAVERSAL))) return cel_cost_exceeded();
+        if (!cel_call_cost(c, cel__cost_factor(a[0].len, CEL_STRING_TRAVERSAL))) return cel__cost_exceeded();
         if (!valid_utf8((const unsigned char *)a[0].u.s, a[0].len)) return cel_error_static("invalid UTF-8 in bytes, cannot convert to string");
         return cel_string(a[0].u.s, a[0].len);
     default: return cel_error_static("no such overload");
     }
-    return cel_string_copy(c->arena, buf, strlen(buf));
+    return cel__string_copy(c->arena, buf, strlen(buf));
 }
 
 static cel_value conv_bytes(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     /* string_to_bytes: ceil(0.1 × size in code points) (cel-go interpreter/runtimecost.go) */
     if (a[0].kind == CV_STRING &&
-        !cel_call_cost(c, cel_cost_factor(cel_value_size(&a[0]), CEL_STRING_TRAVERSAL)))
-        return cel_cost_exceeded();
+        !cel_call_cost(c, cel__cost_factor(cel__value_size(&a[0]), CEL_STRING_TRAVERSAL)))
+        return cel__cost_exceeded();
     return cel_bytes(a[0].u.s, a[0].len);
 }
 
@@ -400,7 +400,7 @@ static cel_value conv_bool(cel_call *c, const cel_value *a, uint32_t n) {
         if (a[0].len == strlen(t[i]) && !memcmp(a[0].u.s, t[i], a[0].len)) return cel_bool(true);
         if (a[0].len == strlen(f[i]) && !memcmp(a[0].u.s, f[i], a[0].len)) return cel_bool(false);
     }
-    return cel_call_error(c, "cannot convert string '%.*s' to bool", (int)a[0].len, a[0].u.s);
+    return cel__call_error(c, "cannot convert string '%.*s' to bool", (int)a[0].len, a[0].u.s);
 }
 
 static cel_value conv_dyn(cel_call *c, const cel_value *a, uint32_t n) {
@@ -410,7 +410,7 @@ static cel_value conv_dyn(cel_call *c, const cel_value *a, uint32_t n) {
 
 static cel_value conv_type(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
-    return cel_type_value(cel_kind_type_name(&a[0]));
+    return cel_type_value(cel__kind_type_name(&a[0]));
 }
 
 #define G CEL_GLOBAL

@@ -35,11 +35,11 @@
 static cel_value str_char_at(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     /* charAt costs cel-go 1 (no tracker, no Kubernetes rule); decoding is hidden work */
-    if (!cel_call_work(c, a[0].len)) return cel_cost_exceeded();
+    if (!cel_call_work(c, a[0].len)) return cel__cost_exceeded();
     int64_t i = a[1].u.i;
     size_t k;
     uint32_t *r = lib_runes(c->arena, a[0].u.s, a[0].len, &k);
-    if (i < 0 || (uint64_t)i > k) return cel_call_error(c, "index out of range: %" PRId64, i);
+    if (i < 0 || (uint64_t)i > k) return cel__call_error(c, "index out of range: %" PRId64, i);
     if ((uint64_t)i == k) return cel_string("", 0);
     return lib_runes_string(c->arena, &r[i], 1);
 }
@@ -52,13 +52,13 @@ static bool runes_at(const uint32_t *r, const uint32_t *sub, size_t m) {
 
 /* cel-go indexOfOffset */
 static cel_value index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel__cost_exceeded();
     if (sub->len == 0) return cel_int(off);
-    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel_cost_exceeded();
+    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
     size_t k, m;
     uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
     uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
-    if (off < 0 || (uint64_t)off >= k) return cel_call_error(c, "index out of range: %" PRId64, off);
+    if (off < 0 || (uint64_t)off >= k) return cel__call_error(c, "index out of range: %" PRId64, off);
     for (int64_t i = off; i < (int64_t)k - ((int64_t)m - 1); i++)
         if (runes_at(r + i, q, m)) return cel_int(i);
     return cel_int(-1);
@@ -70,13 +70,13 @@ static cel_value str_index_of(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* cel-go lastIndexOfOffset */
 static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel_cost_exceeded();
+    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel__cost_exceeded();
     if (sub->len == 0) return cel_int(off);
-    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel_cost_exceeded();
+    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
     size_t k, m;
     uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
     uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
-    if (off < 0 || (uint64_t)off >= k) return cel_call_error(c, "index out of range: %" PRId64, off);
+    if (off < 0 || (uint64_t)off >= k) return cel__call_error(c, "index out of range: %" PRId64, off);
     if (off > (int64_t)k - (int64_t)m) off = (int64_t)k - (int64_t)m;
     for (int64_t i = off; i >= 0; i--)
         if (runes_at(r + i, q, m)) return cel_int(i);
@@ -85,8 +85,8 @@ static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value 
 
 static cel_value str_last_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     if (n > 2) return last_index_of(c, &a[0], &a[1], a[2].u.i);
-    if (!cel_call_cost(c, lib_traversal_cost(&a[0]))) return cel_cost_exceeded();
-    int64_t k = (int64_t)cel_utf8_len(a[0].u.s, a[0].len);
+    if (!cel_call_cost(c, lib_traversal_cost(&a[0]))) return cel__cost_exceeded();
+    int64_t k = (int64_t)cel__utf8_len(a[0].u.s, a[0].len);
     if (a[1].len == 0) return cel_int(k);
     return last_index_of(c, &a[0], &a[1], k - 1);
 }
@@ -161,7 +161,7 @@ static size_t find_bytes(const char *s, size_t n, const char *sub, size_t m) {
 
 /* strings.Count */
 static size_t count_sub(const char *s, size_t n, const char *sub, size_t m) {
-    if (m == 0) return cel_utf8_len(s, n) + 1;
+    if (m == 0) return cel__utf8_len(s, n) + 1;
     size_t cnt = 0, i = 0;
     for (;;) {
         size_t j = find_bytes(s + i, n - i, sub, m);
@@ -179,7 +179,7 @@ static cel_value replace_n(cel_call *c, const cel_value *s, const cel_value *old
     if (m == 0) return *s;
     if (lim < 0 || (uint64_t)lim > m) lim = (int64_t)m;
     uint64_t out_len = s->len + (uint64_t)lim * nw->len;
-    if (!cel_call_work(c, out_len)) return cel_cost_exceeded();
+    if (!cel_call_work(c, out_len)) return cel__cost_exceeded();
     abuf b;
     abuf_init(&b, c->arena, out_len + 1);
     size_t start = 0;
@@ -209,14 +209,14 @@ static cel_value str_replace(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value split_n(cel_call *c, const cel_value *s, const cel_value *sep, int64_t lim) {
     LIB_CALL_COST(c, lib_size_cost(s, 2));
     cel_list *l;
-    if (lim == 0) return cel_list_value(cel_list_new(c->arena, 0));
+    if (lim == 0) return cel_list_value(cel__list_new(c->arena, 0));
     const char *p = s->u.s;
     size_t len = s->len;
     if (sep->len == 0) {
         /* explode into code points; the last piece takes the remainder */
-        size_t k = cel_utf8_len(p, len);
+        size_t k = cel__utf8_len(p, len);
         if (lim < 0 || (uint64_t)lim > k) lim = (int64_t)k;
-        l = cel_list_new(c->arena, (uint32_t)lim);
+        l = cel__list_new(c->arena, (uint32_t)lim);
         for (int64_t i = 0; i < lim - 1; i++) {
             uint32_t r;
             size_t w = lib_utf8_decode(p, len, &r);
@@ -229,7 +229,7 @@ static cel_value split_n(cel_call *c, const cel_value *s, const cel_value *sep, 
     }
     if (lim < 0) lim = (int64_t)count_sub(p, len, sep->u.s, sep->len) + 1;
     if ((uint64_t)lim > len + 1) lim = (int64_t)len + 1;
-    l = cel_list_new(c->arena, (uint32_t)lim);
+    l = cel__list_new(c->arena, (uint32_t)lim);
     int64_t i = 0;
     while (i < lim - 1) {
         size_t m = find_bytes(p, len, sep->u.s, sep->len);
@@ -257,10 +257,10 @@ static cel_value str_substring(cel_call *c, const cel_value *a, uint32_t n) {
     if (n > 2) {
         end = a[2].u.i;
         if (start > end)
-            return cel_call_error(c, "invalid substring range. start: %" PRId64 ", end: %" PRId64, start, end);
+            return cel__call_error(c, "invalid substring range. start: %" PRId64 ", end: %" PRId64, start, end);
     }
-    if (start < 0 || (uint64_t)start > k) return cel_call_error(c, "index out of range: %" PRId64, start);
-    if (n > 2 && (end < 0 || (uint64_t)end > k)) return cel_call_error(c, "index out of range: %" PRId64, end);
+    if (start < 0 || (uint64_t)start > k) return cel__call_error(c, "index out of range: %" PRId64, start);
+    if (n > 2 && (end < 0 || (uint64_t)end > k)) return cel__call_error(c, "index out of range: %" PRId64, end);
     return lib_runes_string(c->arena, r + start, (size_t)(end - start));
 }
 
@@ -272,11 +272,11 @@ static cel_value list_join(cel_call *c, const cel_value *a, uint32_t n) {
     uint64_t total = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         if (l->items[i].kind != CV_STRING)
-            return cel_call_error(c, "type conversion error from '%s' to 'string'", cel_kind_type_name(&l->items[i]));
+            return cel__call_error(c, "type conversion error from '%s' to 'string'", cel__kind_type_name(&l->items[i]));
         total += l->items[i].len;
     }
     if (sep && l->n > 1) total += (uint64_t)sep->len * (l->n - 1);
-    if (!cel_call_work(c, total + l->n)) return cel_cost_exceeded();
+    if (!cel_call_work(c, total + l->n)) return cel__cost_exceeded();
     abuf b;
     abuf_init(&b, c->arena, total + 1);
     for (uint32_t i = 0; i < l->n; i++) {
@@ -324,7 +324,7 @@ typedef struct fmt_ctx {
 } fmt_ctx;
 
 static bool fmt_fail(fmt_ctx *f, const char *what, const cel_value *v) {
-    f->err = arena_printf(f->c->arena, "%s, was given %s", what, cel_kind_type_name(v));
+    f->err = arena_printf(f->c->arena, "%s, was given %s", what, cel__kind_type_name(v));
     return false;
 }
 
@@ -444,8 +444,8 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
     case CV_DURATION: {
         /* RFC 3339 in UTC / seconds with an "s", as cel-go's string() prints them */
         char t[64];
-        if (v->kind == CV_TIMESTAMP) cel_format_timestamp(v->u.i, v->len, t, sizeof t);
-        else cel_format_duration(v->u.i, v->len, t, sizeof t);
+        if (v->kind == CV_TIMESTAMP) cel__format_timestamp(v->u.i, v->len, t, sizeof t);
+        else cel__format_duration(v->u.i, v->len, t, sizeof t);
         abuf_adds(b, t);
         return true;
     }
@@ -462,7 +462,7 @@ static bool format_string(fmt_ctx *f, abuf *b, const cel_value *v, int depth) {
     case CV_MAP:
     case CV_DEVMAP:
     case CV_DEVDOMAIN: {
-        const cel_map *m = v->kind == CV_MAP ? v->u.map : cel_devmap_materialize(f->c->arena, f->c->names, v);
+        const cel_map *m = v->kind == CV_MAP ? v->u.map : cel__devmap_materialize(f->c->arena, f->c->names, v);
         map_ent *ents = arena_alloc(f->c->arena, sizeof(map_ent) * (m->n ? m->n : 1));
         for (uint32_t i = 0; i < m->n; i++) {
             if (!format_alone(f, &m->keys[i], depth + 1, &ents[i].k, &ents[i].kn)) return false;
@@ -539,7 +539,7 @@ static bool format_clause(fmt_ctx *f, char verb, int64_t prec, const cel_value *
              * number past a million (fmt/print.go parsenum, tooLarge): the rest of the
              * format is taken as read, and the value goes out as an unused operand */
             char g[64];
-            cel_format_double(d, g, sizeof g);
+            cel__format_double(d, g, sizeof g);
             abuf_addf(b, "%%!(NOVERB)%%!(EXTRA float64=%s)", g);
             return true;
         }
@@ -654,8 +654,8 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
             i += 2;
             continue;
         }
-        if (argi >= args->n) return cel_call_error(c, "index %u out of range", argi);
-        if (i + 1 >= len) return cel_call_error(c, "unexpected end of string");
+        if (argi >= args->n) return cel__call_error(c, "index %u out of range", argi);
+        if (i + 1 >= len) return cel__call_error(c, "unexpected end of string");
         /* set by parse_clause on success; initialised because GCC's -O2 flow analysis
          * cannot see that (-Wmaybe-uninitialized with -Werror in Release) */
         char verb = 0;
@@ -664,13 +664,13 @@ static cel_value str_format(cel_call *c, const cel_value *a, uint32_t n) {
         const char *perr = parse_clause(c->arena, s, len, i, &verb, &prec, &end);
         if (perr) return cel_error_static(perr);
         if (!format_clause(&f, verb, prec, &args->items[argi])) {
-            if (!strcmp(f.err, CEL_COST_EXCEEDED_MSG)) return cel_cost_exceeded();
-            return cel_call_error(c, "error during formatting: %s", f.err);
+            if (!strcmp(f.err, CEL_COST_EXCEEDED_MSG)) return cel__cost_exceeded();
+            return cel__call_error(c, "error during formatting: %s", f.err);
         }
         i = end;
         argi++;
     }
-    if (!cel_call_work(c, f.out.n)) return cel_cost_exceeded();
+    if (!cel_call_work(c, f.out.n)) return cel__cost_exceeded();
     return abuf_string(&f.out);
 }
 

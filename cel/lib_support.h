@@ -156,20 +156,20 @@ static inline cel_value lib_runes_string(arena *a, const uint32_t *r, size_t k) 
 
 /* Go's url.ParseRequestURI(s) error text (`parse "x": invalid URI for request`), or
  * NULL when s parses (lib_url.c; the format library's "uri" uses it). */
-const char *cel_lib_url_request_uri_error(arena *a, const char *s, size_t n);
+const char *cel__lib_url_request_uri_error(arena *a, const char *s, size_t n);
 
 /* Sets the call's cost to cel-go's figure (cel_call_cost), returning the cost-limit
  * error when it is past the limit. */
 #define LIB_CALL_COST(c, n)                                  \
     do {                                                     \
-        if (!cel_call_cost((c), (n))) return cel_cost_exceeded(); \
+        if (!cel_call_cost((c), (n))) return cel__cost_exceeded(); \
     } while (0)
 
 /* The string rule of Kubernetes' CallCost and of cel-go's defaults:
  * uint64(math.Ceil(float64(actualSize(v)) * k * StringTraversalCostFactor)) for k = 1
  * (lowerAscii, substring, quantity, ip, ...) or 2 (replace, split, join). */
 static inline uint64_t lib_size_cost(const cel_value *v, unsigned k) {
-    return cel_cost_factor(cel_value_size(v) * k, CEL_STRING_TRAVERSAL);
+    return cel__cost_factor(cel__value_size(v) * k, CEL_STRING_TRAVERSAL);
 }
 
 /* Kubernetes' traversalCost (apiserver pkg/cel/library/cost.go), the cost of

@@ -48,7 +48,7 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-void cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n) {
+void cel__format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n) {
     int64_t days = floor_div(sec, 86400), rem = sec - days * 86400;
     int64_t y;
     unsigned m, d;
@@ -66,7 +66,7 @@ void cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n) {
     }
 }
 
-void cel_format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n) {
+void cel__format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n) {
     __int128 total = (__int128)sec * 1000000000 + nanos;
     bool neg = total < 0;
     if (neg) total = -total;
@@ -499,7 +499,7 @@ static bool local_secs(cel_call *c, const cel_value *a, uint32_t n, int64_t *out
     err_clear(&e);
     tzone *lz = tz_load(a[1].u.s, a[1].len, &e);
     if (!lz) {
-        *errv = cel_call_error(c, "%s", e.msg);
+        *errv = cel__call_error(c, "%s", e.msg);
         return false;
     }
     *out = t + tz_offset(lz, t);
@@ -519,7 +519,7 @@ static cel_value f_timestamp(cel_call *c, const cel_value *a, uint32_t n) {
         return out;
     case CV_STRING:
         if (!parse_rfc3339(a[0].u.s, a[0].len, &out))
-            return cel_call_error(c, "timestamp(\"%.*s\"): invalid or out of range", (int)a[0].len, a[0].u.s);
+            return cel__call_error(c, "timestamp(\"%.*s\"): invalid or out of range", (int)a[0].len, a[0].u.s);
         return out;
     default: return cel_error_static("no such overload");
     }
@@ -530,7 +530,7 @@ static cel_value f_duration(cel_call *c, const cel_value *a, uint32_t n) {
     cel_value out;
     if (a[0].kind == CV_DURATION) return a[0];
     if (!parse_go_duration(a[0].u.s, a[0].len, &out))
-        return cel_call_error(c, "duration(\"%.*s\"): invalid or out of range", (int)a[0].len, a[0].u.s);
+        return cel__call_error(c, "duration(\"%.*s\"): invalid or out of range", (int)a[0].len, a[0].u.s);
     return out;
 }
 
@@ -542,9 +542,9 @@ static cel_value f_ts_int(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value f_to_string(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     char buf[64];
-    if (a[0].kind == CV_TIMESTAMP) cel_format_timestamp(a[0].u.i, a[0].len, buf, sizeof buf);
-    else cel_format_duration(a[0].u.i, a[0].len, buf, sizeof buf);
-    return cel_string_copy(c->arena, buf, strlen(buf));
+    if (a[0].kind == CV_TIMESTAMP) cel__format_timestamp(a[0].u.i, a[0].len, buf, sizeof buf);
+    else cel__format_duration(a[0].u.i, a[0].len, buf, sizeof buf);
+    return cel__string_copy(c->arena, buf, strlen(buf));
 }
 
 static cel_value f_add(cel_call *c, const cel_value *a, uint32_t n) {
@@ -566,7 +566,7 @@ static cel_value f_sub(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value cmp_stub(cel_call *c, const cel_value *a, uint32_t n) {
     (void)c, (void)n;
     int r;
-    if (!cel_value_compare(&a[0], &a[1], &r)) return cel_error_static("no such overload");
+    if (!cel__value_compare(&a[0], &a[1], &r)) return cel_error_static("no such overload");
     return cel_int(r);
 }
 

@@ -375,7 +375,7 @@ static bool parse_url(url_ctx *u, const char *s, size_t n, url_val *v) {
     return true;
 }
 
-const char *cel_lib_url_request_uri_error(arena *a, const char *s, size_t n) {
+const char *cel__lib_url_request_uri_error(arena *a, const char *s, size_t n) {
     url_ctx u = {a, NULL};
     url_val v;
     return parse_request_uri(&u, s, n, &v) ? NULL : u.err;
@@ -415,7 +415,7 @@ static cel_value fn_url(cel_call *c, const cel_value *a, uint32_t n) {
     url_ctx u = {c->arena, NULL};
     url_val v;
     if (!parse_request_uri(&u, a[0].u.s, a[0].len, &v) || !parse_url(&u, a[0].u.s, a[0].len, &v))
-        return cel_call_error(c, "URL parse error during conversion from string: %s", u.err);
+        return cel__call_error(c, "URL parse error during conversion from string: %s", u.err);
     url_val *d = arena_memdup(c->arena, &v, sizeof v);
     cel_opaque *o = arena_alloc(c->arena, sizeof *o);
     o->type = &url_type;
@@ -425,7 +425,7 @@ static cel_value fn_url(cel_call *c, const cel_value *a, uint32_t n) {
 
 static cel_value fn_is_url(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_work(c, a[0].len)) return cel_cost_exceeded();
+    if (!cel_call_work(c, a[0].len)) return cel__cost_exceeded();
     url_ctx u = {c->arena, NULL};
     url_val v;
     return cel_bool(parse_request_uri(&u, a[0].u.s, a[0].len, &v));
@@ -480,8 +480,8 @@ static cel_value fn_escaped_path(cel_call *c, const cel_value *a, uint32_t n) {
 static cel_value fn_query(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     cel_str q = url_of(&a[0])->raw_query;
-    if (!cel_call_work(c, q.len)) return cel_cost_exceeded();   /* getQuery costs 1 */
-    cel_map *m = cel_map_new(c->arena, 4);
+    if (!cel_call_work(c, q.len)) return cel__cost_exceeded();   /* getQuery costs 1 */
+    cel_map *m = cel__map_new(c->arena, 4);
     url_ctx u = {c->arena, NULL};
     const char *s = q.s;
     size_t rem = q.len;
@@ -499,12 +499,12 @@ static cel_value fn_query(cel_call *c, const cel_value *a, uint32_t n) {
         if (!unescape(&u, eq ? eq + 1 : "", eq ? kn - keyn - 1 : 0, ENC_QUERY, &val)) continue;
         cel_value kv = cel_string(key.s, key.len);
         cel_value existing;
-        if (cel_map_find(c->arena, c->names, &(cel_value){.kind = CV_MAP, .u.map = m}, &kv, &existing)) {
-            cel_list_push(c->arena, (cel_list *)existing.u.list, cel_string(val.s, val.len));
+        if (cel__map_find(c->arena, c->names, &(cel_value){.kind = CV_MAP, .u.map = m}, &kv, &existing)) {
+            cel__list_push(c->arena, (cel_list *)existing.u.list, cel_string(val.s, val.len));
         } else {
-            cel_list *l = cel_list_new(c->arena, 2);
-            cel_list_push(c->arena, l, cel_string(val.s, val.len));
-            cel_map_put(c->arena, m, kv, cel_list_value(l));
+            cel_list *l = cel__list_new(c->arena, 2);
+            cel__list_push(c->arena, l, cel_string(val.s, val.len));
+            cel__map_put(c->arena, m, kv, cel_list_value(l));
         }
     }
     return cel_map_value(m);

@@ -33,14 +33,14 @@ typedef struct parser {
 
 /* ---- error text ------------------------------------------------------------- */
 
-void cel_error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
+void cel__error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    cel_error_atv(e, src, n, pos, fmt, ap);
+    cel__error_atv(e, src, n, pos, fmt, ap);
     va_end(ap);
 }
 
-void cel_error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
+void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
     if (!e) return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -49,7 +49,7 @@ void cel_error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *
     size_t ls = 0;
     for (size_t i = 0; i < pos; i++)
         if (src[i] == '\n') line++, ls = i + 1;
-    size_t col = cel_utf8_len(src + ls, pos - ls);
+    size_t col = cel__utf8_len(src + ls, pos - ls);
     size_t le = ls;
     while (le < n && src[le] != '\n') le++;
     char buf[ERR_MSG_MAX];
@@ -80,7 +80,7 @@ static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cel_error_at(p->e, p->src, p->n, pos, "%s", msg);
+    cel__error_at(p->e, p->src, p->n, pos, "%s", msg);
 }
 
 static void tok_desc(parser *p, const cel_token *t, char *buf, size_t n) {
@@ -107,7 +107,7 @@ static void syntax_error(parser *p, const char *expecting) {
 
 static void advance(parser *p) {
     p->t = p->nx;
-    p->nx = cel_lex_next(&p->lx);
+    p->nx = cel__lex_next(&p->lx);
 }
 
 static bool accept(parser *p, cel_tok k) {
@@ -826,7 +826,7 @@ static cel_node *parse_expr(parser *p) {
     return c;
 }
 
-bool cel_parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e) {
+bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e) {
     parser p = {0};
     p.a = a;
     p.e = e;
@@ -834,8 +834,8 @@ bool cel_parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, 
     p.n = n;
     p.max_depth = opts && opts->max_depth ? opts->max_depth : 250;
     p.no_macros = opts && opts->no_macros;
-    cel_lex_init(&p.lx, src, n, a);
-    p.nx = cel_lex_next(&p.lx);
+    cel__lex_init(&p.lx, src, n, a);
+    p.nx = cel__lex_next(&p.lx);
     advance(&p);
     cel_node *r = parse_expr(&p);
     if (r && !p.failed && p.t.kind != T_EOF) {

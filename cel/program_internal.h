@@ -120,8 +120,8 @@ struct cel_program {
     const cel_type *type;
     uint32_t nslots;
     uint8_t touches;          /* CEL_TOUCH_*: which device arrays evaluation may read (capacity prefetch) */
-    bool pred;                /* cel_eval_bool may try the predicate path first (cel_pred_ok) */
-    /* The predicate path's tests as one array beside their op codes (cel_pred_flatten):
+    bool pred;                /* cel_eval_bool may try the predicate path first (cel__pred_ok) */
+    /* The predicate path's tests as one array beside their op codes (cel__pred_flatten):
      * dispatch reads the op from here instead of waiting on root->args[i]->op. */
     uint8_t pred_and;         /* 1: the tests are &&'d (or a single test), 0: ||'d */
     /* When every test is `device.driver ==/!= "..."` or `device.attributes[d].x ==/!=
@@ -144,10 +144,10 @@ struct cel_program {
 
 /* cel-go's estimated maximum cost of a checked tree, with Kubernetes' function
  * estimates and the DRA size estimator (cost_estimate.c). */
-uint64_t cel_estimate_cost(const cel_node *root);
+uint64_t cel__estimate_cost(const cel_node *root);
 
 /* Builds the program from a checked tree (compile.c). */
-bool cel_program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e);
+bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e);
 
 struct cel_eval_ctx {
     arena a;
@@ -162,12 +162,12 @@ struct cel_eval_ctx {
 };
 
 /* Evaluates one instruction (eval.c); used by compile.c for constant folding. */
-cel_value cel_eval_inst(const cel_inst *n, cel_eval_ctx *x);
+cel_value cel__eval_inst(const cel_inst *n, cel_eval_ctx *x);
 
 /* Whether a program rooted at `root` has the shape eval.c's predicate path decides
  * without values: device tests joined by && and ||. */
-bool cel_pred_ok(const cel_inst *root);
-/* Fills p's pred_* fields from p->root (cel_pred_ok true), in p's arena. */
-void cel_pred_flatten(cel_program *p);
+bool cel__pred_ok(const cel_inst *root);
+/* Fills p's pred_* fields from p->root (cel__pred_ok true), in p's arena. */
+void cel__pred_flatten(cel_program *p);
 
 #endif

@@ -29,23 +29,23 @@ typedef struct cel_regex cel_regex;   /* opaque, immutable */
 #define CEL_REGEX_MAX_MEM (8 << 20)
 
 /* Compiles pattern[0..n). NULL on error, with Go's error text in errbuf. */
-cel_regex *cel_regex_compile(const char *pattern, size_t n, char *errbuf, size_t errlen);
-void cel_regex_free(cel_regex *re);
+cel_regex *cel__regex_compile(const char *pattern, size_t n, char *errbuf, size_t errlen);
+void cel__regex_free(cel_regex *re);
 
 /* Does the whole text match? */
-bool cel_regex_full_match(const cel_regex *re, const char *text, size_t n);
+bool cel__regex_full_match(const cel_regex *re, const char *text, size_t n);
 /* Does some substring match (CEL `matches`)? */
-bool cel_regex_partial_match(const cel_regex *re, const char *text, size_t n);
+bool cel__regex_partial_match(const cel_regex *re, const char *text, size_t n);
 /* The leftmost-first match starting at or after byte `pos`, with the whole text as
  * context (so `^` and `\b` see what precedes pos). False when there is none. */
-bool cel_regex_find(const cel_regex *re, const char *text, size_t n, size_t pos, size_t *start, size_t *end);
+bool cel__regex_find(const cel_regex *re, const char *text, size_t n, size_t pos, size_t *start, size_t *end);
 
 /* Go's FindAllString(text, limit): successive non-overlapping matches, an empty
  * match right after a previous match skipped; limit < 0 means all. Calls
  * emit(ctx, start, end) for each; emit returns false to stop early. Returns the
  * number of matches emitted. */
 typedef bool (*cel_regex_emit)(void *ctx, size_t start, size_t end);
-size_t cel_regex_find_all(const cel_regex *re, const char *text, size_t n, int64_t limit, cel_regex_emit emit,
+size_t cel__regex_find_all(const cel_regex *re, const char *text, size_t n, int64_t limit, cel_regex_emit emit,
                           void *ctx);
 
 #ifdef __cplusplus

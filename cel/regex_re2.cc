@@ -48,7 +48,7 @@ void set_error(char *buf, size_t n, const char *what, const std::string &arg) {
 
 }  // namespace
 
-extern "C" cel_regex *cel_regex_compile(const char *pattern, size_t n, char *errbuf, size_t errlen) {
+extern "C" cel_regex *cel__regex_compile(const char *pattern, size_t n, char *errbuf, size_t errlen) {
     try {
         re2::RE2::Options o;
         o.set_encoding(re2::RE2::Options::EncodingUTF8);
@@ -73,9 +73,9 @@ extern "C" cel_regex *cel_regex_compile(const char *pattern, size_t n, char *err
     }
 }
 
-extern "C" void cel_regex_free(cel_regex *re) { delete re; }
+extern "C" void cel__regex_free(cel_regex *re) { delete re; }
 
-extern "C" bool cel_regex_full_match(const cel_regex *re, const char *text, size_t n) {
+extern "C" bool cel__regex_full_match(const cel_regex *re, const char *text, size_t n) {
     try {
         return re->re.Match(re2::StringPiece(text, n), 0, n, re2::RE2::ANCHOR_BOTH, nullptr, 0);
     } catch (...) {
@@ -83,7 +83,7 @@ extern "C" bool cel_regex_full_match(const cel_regex *re, const char *text, size
     }
 }
 
-extern "C" bool cel_regex_partial_match(const cel_regex *re, const char *text, size_t n) {
+extern "C" bool cel__regex_partial_match(const cel_regex *re, const char *text, size_t n) {
     try {
         return re->re.Match(re2::StringPiece(text, n), 0, n, re2::RE2::UNANCHORED, nullptr, 0);
     } catch (...) {
@@ -91,7 +91,7 @@ extern "C" bool cel_regex_partial_match(const cel_regex *re, const char *text, s
     }
 }
 
-extern "C" bool cel_regex_find(const cel_regex *re, const char *text, size_t n, size_t pos, size_t *start,
+extern "C" bool cel__regex_find(const cel_regex *re, const char *text, size_t n, size_t pos, size_t *start,
                                size_t *end) {
     if (pos > n) return false;
     try {
@@ -126,7 +126,7 @@ static size_t rune_width(const unsigned char *s, size_t n) {
 }
 
 // Go's regexp.(*Regexp).allMatches.
-extern "C" size_t cel_regex_find_all(const cel_regex *re, const char *text, size_t n, int64_t limit,
+extern "C" size_t cel__regex_find_all(const cel_regex *re, const char *text, size_t n, int64_t limit,
                                      cel_regex_emit emit, void *ctx) {
     uint64_t max = limit < 0 ? static_cast<uint64_t>(n) + 1 : static_cast<uint64_t>(limit);
     size_t count = 0;
@@ -135,7 +135,7 @@ extern "C" size_t cel_regex_find_all(const cel_regex *re, const char *text, size
     size_t prev_end = 0;
     while (count < max && pos <= n) {
         size_t s, e;
-        if (!cel_regex_find(re, text, n, pos, &s, &e)) break;
+        if (!cel__regex_find(re, text, n, pos, &s, &e)) break;
         bool accept = true;
         if (e == pos) {
             // an empty match: not allowed right after the previous match

@@ -33,18 +33,18 @@ static const cel_type *mk(arena *a, cel_tkind k, const cel_type *p0, const cel_t
     return t;
 }
 
-const cel_type *cel_type_list(arena *a, const cel_type *e) {
+const cel_type *cel__type_list(arena *a, const cel_type *e) {
     if (e->kind == TY_DYN) return &cel_t_list_dyn;
     return mk(a, TY_LIST, e, NULL);
 }
-const cel_type *cel_type_map(arena *a, const cel_type *k, const cel_type *v) {
+const cel_type *cel__type_map(arena *a, const cel_type *k, const cel_type *v) {
     if (k->kind == TY_DYN && v->kind == TY_DYN) return &cel_t_map_dyn;
     return mk(a, TY_MAP, k, v);
 }
-const cel_type *cel_type_optional(arena *a, const cel_type *e) { return mk(a, TY_OPTIONAL, e, NULL); }
-const cel_type *cel_type_type(arena *a, const cel_type *of) { return mk(a, TY_TYPE, of, NULL); }
+const cel_type *cel__type_optional(arena *a, const cel_type *e) { return mk(a, TY_OPTIONAL, e, NULL); }
+const cel_type *cel__type_type(arena *a, const cel_type *of) { return mk(a, TY_TYPE, of, NULL); }
 
-bool cel_type_is_dyn(const cel_type *t) { return !t || t->kind == TY_DYN || t->kind == TY_ERROR; }
+bool cel__type_is_dyn(const cel_type *t) { return !t || t->kind == TY_DYN || t->kind == TY_ERROR; }
 
 /* ---- parsing ------------------------------------------------------------------- */
 
@@ -99,10 +99,10 @@ static const cel_type *parse_t(tp *p) {
     if (IS("double")) return &cel_t_double;
     if (IS("string")) return &cel_t_string;
     if (IS("bytes")) return &cel_t_bytes;
-    if (IS("list")) return cel_type_list(p->a, na >= 1 ? args[0] : &cel_t_dyn);
-    if (IS("map")) return cel_type_map(p->a, na >= 1 ? args[0] : &cel_t_dyn, na >= 2 ? args[1] : &cel_t_dyn);
-    if (IS("optional") || IS("optional_type")) return cel_type_optional(p->a, na >= 1 ? args[0] : &cel_t_dyn);
-    if (IS("type")) return cel_type_type(p->a, na >= 1 ? args[0] : &cel_t_dyn);
+    if (IS("list")) return cel__type_list(p->a, na >= 1 ? args[0] : &cel_t_dyn);
+    if (IS("map")) return cel__type_map(p->a, na >= 1 ? args[0] : &cel_t_dyn, na >= 2 ? args[1] : &cel_t_dyn);
+    if (IS("optional") || IS("optional_type")) return cel__type_optional(p->a, na >= 1 ? args[0] : &cel_t_dyn);
+    if (IS("type")) return cel__type_type(p->a, na >= 1 ? args[0] : &cel_t_dyn);
     if (IS("Quantity") || IS("kubernetes.Quantity")) return &cel_t_quantity;
     if (IS("Semver") || IS("kubernetes.Semver")) return &cel_t_semver;
     if (IS("kubernetes.DRADevice")) return &cel_t_device;
@@ -122,7 +122,7 @@ static const cel_type *parse_t(tp *p) {
     return t;
 }
 
-const cel_type *cel_type_parse(arena *a, const char *text) {
+const cel_type *cel__type_parse(arena *a, const char *text) {
     tp p = {text, a, false};
     const cel_type *t = parse_t(&p);
     ws(&p);
@@ -163,18 +163,18 @@ static size_t tstr(const cel_type *t, char *b, size_t n) {
     return 0;
 }
 
-void cel_type_str(const cel_type *t, char *buf, size_t n) { tstr(t, buf, n); }
+void cel__type_str(const cel_type *t, char *buf, size_t n) { tstr(t, buf, n); }
 
-bool cel_type_equal(const cel_type *a, const cel_type *b) {
+bool cel__type_equal(const cel_type *a, const cel_type *b) {
     if (a == b) return true;
     if (!a || !b || a->kind != b->kind) return false;
     switch ((cel_tkind)a->kind) {
     case TY_LIST:
     case TY_OPTIONAL:
-    case TY_TYPE: return cel_type_equal(a->p0, b->p0);
-    case TY_MAP: return cel_type_equal(a->p0, b->p0) && cel_type_equal(a->p1, b->p1);
+    case TY_TYPE: return cel__type_equal(a->p0, b->p0);
+    case TY_MAP: return cel__type_equal(a->p0, b->p0) && cel__type_equal(a->p1, b->p1);
     case TY_OPAQUE:
-    case TY_PARAM: return !strcmp(a->name, b->name) && ((!a->p0 && !b->p0) || cel_type_equal(a->p0, b->p0));
+    case TY_PARAM: return !strcmp(a->name, b->name) && ((!a->p0 && !b->p0) || cel__type_equal(a->p0, b->p0));
     default: return true;
     }
 }
@@ -189,16 +189,16 @@ static int find_param(cel_subst *s, const char *name) {
 
 /* The more specific of two compatible types (dyn yields to the other). */
 static const cel_type *join(arena *a, const cel_type *x, const cel_type *y) {
-    if (cel_type_is_dyn(x)) return y;
-    if (cel_type_is_dyn(y)) return x;
-    if (x->kind == TY_LIST && y->kind == TY_LIST) return cel_type_list(a, join(a, x->p0, y->p0));
-    if (x->kind == TY_MAP && y->kind == TY_MAP) return cel_type_map(a, join(a, x->p0, y->p0), join(a, x->p1, y->p1));
+    if (cel__type_is_dyn(x)) return y;
+    if (cel__type_is_dyn(y)) return x;
+    if (x->kind == TY_LIST && y->kind == TY_LIST) return cel__type_list(a, join(a, x->p0, y->p0));
+    if (x->kind == TY_MAP && y->kind == TY_MAP) return cel__type_map(a, join(a, x->p0, y->p0), join(a, x->p1, y->p1));
     return x;
 }
 
 static bool compatible(arena *a, cel_subst *s, const cel_type *x, const cel_type *y);
 
-bool cel_type_assignable(arena *a, cel_subst *s, const cel_type *param, const cel_type *arg) {
+bool cel__type_assignable(arena *a, cel_subst *s, const cel_type *param, const cel_type *arg) {
     if (param->kind == TY_PARAM) {
         int i = find_param(s, param->name);
         if (i < 0) {
@@ -212,14 +212,14 @@ bool cel_type_assignable(arena *a, cel_subst *s, const cel_type *param, const ce
         s->types[i] = join(a, s->types[i], arg);
         return true;
     }
-    if (cel_type_is_dyn(param) || cel_type_is_dyn(arg)) return true;
+    if (cel__type_is_dyn(param) || cel__type_is_dyn(arg)) return true;
     /* null is assignable to optional? no; to nothing but null and dyn */
     if (param->kind != arg->kind) return false;
     switch ((cel_tkind)param->kind) {
     case TY_TYPE: return true;   /* type values of any type compare (type(1) == type(1u)) */
     case TY_LIST:
-    case TY_OPTIONAL: return cel_type_assignable(a, s, param->p0, arg->p0);
-    case TY_MAP: return cel_type_assignable(a, s, param->p0, arg->p0) && cel_type_assignable(a, s, param->p1, arg->p1);
+    case TY_OPTIONAL: return cel__type_assignable(a, s, param->p0, arg->p0);
+    case TY_MAP: return cel__type_assignable(a, s, param->p0, arg->p0) && cel__type_assignable(a, s, param->p1, arg->p1);
     case TY_OPAQUE: return !strcmp(param->name, arg->name);
     default: return true;
     }
@@ -227,7 +227,7 @@ bool cel_type_assignable(arena *a, cel_subst *s, const cel_type *param, const ce
 
 /* Both directions: used when a parameter is already bound. */
 static bool compatible(arena *a, cel_subst *s, const cel_type *x, const cel_type *y) {
-    if (cel_type_is_dyn(x) || cel_type_is_dyn(y)) return true;
+    if (cel__type_is_dyn(x) || cel__type_is_dyn(y)) return true;
     if (x->kind == TY_PARAM || y->kind == TY_PARAM) return true;
     if (x->kind != y->kind) return false;
     switch ((cel_tkind)x->kind) {
@@ -240,21 +240,21 @@ static bool compatible(arena *a, cel_subst *s, const cel_type *x, const cel_type
     }
 }
 
-const cel_type *cel_type_subst(arena *a, const cel_subst *s, const cel_type *t) {
+const cel_type *cel__type_subst(arena *a, const cel_subst *s, const cel_type *t) {
     switch ((cel_tkind)t->kind) {
     case TY_PARAM:
         for (int i = 0; i < s->n; i++)
             if (!strcmp(s->names[i], t->name)) return s->types[i]->kind == TY_PARAM ? &cel_t_dyn : s->types[i];
         return &cel_t_dyn;
-    case TY_LIST: return cel_type_list(a, cel_type_subst(a, s, t->p0));
-    case TY_MAP: return cel_type_map(a, cel_type_subst(a, s, t->p0), cel_type_subst(a, s, t->p1));
-    case TY_OPTIONAL: return cel_type_optional(a, cel_type_subst(a, s, t->p0));
-    case TY_TYPE: return cel_type_type(a, cel_type_subst(a, s, t->p0));
+    case TY_LIST: return cel__type_list(a, cel__type_subst(a, s, t->p0));
+    case TY_MAP: return cel__type_map(a, cel__type_subst(a, s, t->p0), cel__type_subst(a, s, t->p1));
+    case TY_OPTIONAL: return cel__type_optional(a, cel__type_subst(a, s, t->p0));
+    case TY_TYPE: return cel__type_type(a, cel__type_subst(a, s, t->p0));
     default: return t;
     }
 }
 
-int cel_type_value_kind(const cel_type *t) {
+int cel__type_value_kind(const cel_type *t) {
     switch ((cel_tkind)t->kind) {
     case TY_NULL: return CV_NULL;
     case TY_BOOL: return CV_BOOL;

@@ -7,7 +7,7 @@
  *
  * Signatures in the function registry are written as text ("list(A)",
  * "map(string, dyn)", "optional(V)", "Quantity") and parsed once when an
- * environment is built (cel_type_parse). */
+ * environment is built (cel__type_parse). */
 #ifndef DRA_CEL_TYPES_H
 #define DRA_CEL_TYPES_H
 
@@ -35,20 +35,20 @@ extern const cel_type cel_t_dyn, cel_t_null, cel_t_bool, cel_t_int, cel_t_uint, 
     cel_t_duration, cel_t_type_dyn,
     cel_t_list_dyn, cel_t_map_dyn;
 
-const cel_type *cel_type_list(arena *a, const cel_type *elem);
-const cel_type *cel_type_map(arena *a, const cel_type *k, const cel_type *v);
-const cel_type *cel_type_optional(arena *a, const cel_type *elem);
-const cel_type *cel_type_type(arena *a, const cel_type *of);
+const cel_type *cel__type_list(arena *a, const cel_type *elem);
+const cel_type *cel__type_map(arena *a, const cel_type *k, const cel_type *v);
+const cel_type *cel__type_optional(arena *a, const cel_type *elem);
+const cel_type *cel__type_type(arena *a, const cel_type *of);
 
 /* Parses "int", "list(A)", "map(string, list(int))", "optional(dyn)", "type(A)",
  * "Quantity"/"kubernetes.Quantity", "Semver", any other dotted name → an opaque type.
  * Single upper-case letters are type parameters. NULL on malformed text. */
-const cel_type *cel_type_parse(arena *a, const char *text);
+const cel_type *cel__type_parse(arena *a, const char *text);
 
 /* Writes the type as cel-go prints it ("list(int)", "map(string, dyn)"). */
-void cel_type_str(const cel_type *t, char *buf, size_t n);
-bool cel_type_equal(const cel_type *a, const cel_type *b);
-bool cel_type_is_dyn(const cel_type *t);
+void cel__type_str(const cel_type *t, char *buf, size_t n);
+bool cel__type_equal(const cel_type *a, const cel_type *b);
+bool cel__type_is_dyn(const cel_type *t);
 
 /* Type-parameter bindings for one overload attempt. */
 #define CEL_MAX_TPARAMS 4
@@ -60,11 +60,11 @@ typedef struct cel_subst {
 
 /* Is a value of type `arg` acceptable where the signature says `param`? Binds type
  * parameters in s. */
-bool cel_type_assignable(arena *a, cel_subst *s, const cel_type *param, const cel_type *arg);
+bool cel__type_assignable(arena *a, cel_subst *s, const cel_type *param, const cel_type *arg);
 /* The signature type with bound parameters substituted (unbound → dyn). */
-const cel_type *cel_type_subst(arena *a, const cel_subst *s, const cel_type *t);
+const cel_type *cel__type_subst(arena *a, const cel_subst *s, const cel_type *t);
 
 /* The runtime value kind (cel_kind) a type admits, or -1 when any kind may occur. */
-int cel_type_value_kind(const cel_type *t);
+int cel__type_value_kind(const cel_type *t);
 
 #endif

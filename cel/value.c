@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-cel_value cel_error_fmt(arena *a, const char *fmt, ...) {
+cel_value cel__error_fmt(arena *a, const char *fmt, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -22,7 +22,7 @@ cel_value cel_error_fmt(arena *a, const char *fmt, ...) {
     return cel_error_static(arena_strdup(a, buf));
 }
 
-cel_value cel_optional_of(arena *a, cel_value v) {
+cel_value cel__optional_of(arena *a, cel_value v) {
     cel_value *p = arena_alloc(a, sizeof *p);
     *p = v;
     cel_value o = {.kind = CV_OPTIONAL};
@@ -30,11 +30,11 @@ cel_value cel_optional_of(arena *a, cel_value v) {
     return o;
 }
 
-cel_value cel_string_copy(arena *a, const char *s, size_t n) {
+cel_value cel__string_copy(arena *a, const char *s, size_t n) {
     return cel_string(arena_strndup(a, s, n), n);
 }
 
-cel_list *cel_list_new(arena *a, uint32_t cap) {
+cel_list *cel__list_new(arena *a, uint32_t cap) {
     cel_list *l = arena_alloc(a, sizeof *l);
     l->n = 0;
     l->cap = cap;
@@ -42,7 +42,7 @@ cel_list *cel_list_new(arena *a, uint32_t cap) {
     return l;
 }
 
-void cel_list_push(arena *a, cel_list *l, cel_value v) {
+void cel__list_push(arena *a, cel_list *l, cel_value v) {
     if (l->n == l->cap) {
         uint32_t nc = l->cap ? l->cap * 2 : 4;
         cel_value *ni = arena_alloc(a, sizeof(cel_value) * nc);
@@ -53,7 +53,7 @@ void cel_list_push(arena *a, cel_list *l, cel_value v) {
     l->items[l->n++] = v;
 }
 
-cel_map *cel_map_new(arena *a, uint32_t cap) {
+cel_map *cel__map_new(arena *a, uint32_t cap) {
     cel_map *m = arena_alloc(a, sizeof *m);
     m->n = 0;
     m->cap = cap;
@@ -64,7 +64,7 @@ cel_map *cel_map_new(arena *a, uint32_t cap) {
     return m;
 }
 
-uint64_t cel_value_hash(const cel_value *v) {
+uint64_t cel__value_hash(const cel_value *v) {
     switch ((cel_kind)v->kind) {
     case CV_INT: return hash_u64((uint64_t)v->u.i);
     case CV_UINT:
@@ -95,7 +95,7 @@ static uint32_t slot_of(const cel_map *m, const cel_value *k, uint64_t h) {
     uint32_t mask = m->nslots - 1;
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
         uint32_t e = m->slots[i];
-        if (!e || cel_value_equal(&m->keys[e - 1], k)) return i;
+        if (!e || cel__value_equal(&m->keys[e - 1], k)) return i;
     }
 }
 
@@ -104,14 +104,14 @@ static void index_build(arena *a, cel_map *m, uint32_t nslots) {
     m->slots = arena_zalloc(a, sizeof(uint32_t) * nslots);
     m->nslots = nslots;
     for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t s = slot_of(m, &m->keys[i], cel_value_hash(&m->keys[i]));
+        uint32_t s = slot_of(m, &m->keys[i], cel__value_hash(&m->keys[i]));
         /* keys filled in directly should be distinct; if a view ever held the same
          * key twice, the first one wins, as a scan would find it */
         if (!m->slots[s]) m->slots[s] = i + 1;
     }
 }
 
-void cel_map_reindex(arena *a, cel_map *m) {
+void cel__map_reindex(arena *a, cel_map *m) {
     if (m->n <= CEL_MAP_LINEAR) {
         m->slots = NULL;
         m->nslots = 0;
@@ -124,15 +124,15 @@ void cel_map_reindex(arena *a, cel_map *m) {
 
 static int map_index(const cel_map *m, const cel_value *k) {
     if (m->slots) {
-        uint32_t e = m->slots[slot_of(m, k, cel_value_hash(k))];
+        uint32_t e = m->slots[slot_of(m, k, cel__value_hash(k))];
         return e ? (int)e - 1 : -1;
     }
     for (uint32_t i = 0; i < m->n; i++)
-        if (cel_value_equal(&m->keys[i], k)) return (int)i;
+        if (cel__value_equal(&m->keys[i], k)) return (int)i;
     return -1;
 }
 
-void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v) {
+void cel__map_put(arena *a, cel_map *m, cel_value k, cel_value v) {
     int i = map_index(m, &k);
     if (i >= 0) {
         m->vals[i] = v;
@@ -155,15 +155,15 @@ void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v) {
     m->n++;
     if (m->n <= CEL_MAP_LINEAR) return;
     if (!m->slots || 2 * m->n > m->nslots) {
-        cel_map_reindex(a, m);   /* doubles: amortised O(1) per insert */
+        cel__map_reindex(a, m);   /* doubles: amortised O(1) per insert */
         return;
     }
-    uint32_t s = slot_of(m, &k, cel_value_hash(&k));
+    uint32_t s = slot_of(m, &k, cel__value_hash(&k));
     assert(!m->slots[s]);
     m->slots[s] = m->n;
 }
 
-const char *cel_kind_type_name(const cel_value *v) {
+const char *cel__kind_type_name(const cel_value *v) {
     switch ((cel_kind)v->kind) {
     case CV_ERROR: return "error";
     case CV_NULL: return "null_type";
@@ -288,12 +288,12 @@ static bool equal_w(const cel_value *a, const cel_value *b, uint64_t *w) {
     }
 }
 
-bool cel_value_equal(const cel_value *a, const cel_value *b) {
+bool cel__value_equal(const cel_value *a, const cel_value *b) {
     uint64_t w = 0;
     return equal_w(a, b, &w);
 }
 
-bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work) { return equal_w(a, b, work); }
+bool cel__value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work) { return equal_w(a, b, work); }
 
 /* Equality involving the device views (`device.attributes == {...}`) is not
  * something selectors write; a view is equal to itself and, when empty, to an empty
@@ -301,12 +301,12 @@ bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work
  * value does not carry. */
 static bool devview_equal(const cel_value *a, const cel_value *b) {
     if (a->kind == b->kind && a->u.dev == b->u.dev && a->aux == b->aux && a->len == b->len) return true;
-    if (a->kind == CV_MAP && a->u.map->n == 0) return cel_map_size(b) == 0;
-    if (b->kind == CV_MAP && b->u.map->n == 0) return cel_map_size(a) == 0;
+    if (a->kind == CV_MAP && a->u.map->n == 0) return cel__map_size(b) == 0;
+    if (b->kind == CV_MAP && b->u.map->n == 0) return cel__map_size(a) == 0;
     return false;
 }
 
-bool cel_value_compare(const cel_value *a, const cel_value *b, int *out) {
+bool cel__value_compare(const cel_value *a, const cel_value *b, int *out) {
     if (is_num(a->kind) && is_num(b->kind)) {
         *out = num_cmp(a, b);
         return true;
@@ -337,32 +337,32 @@ static bool domain_present(const cel_device *d, int caps, uint32_t dom) {
     return false;
 }
 
-cel_value cel_attr_value(arena *a, const cel_attr *at) {
+cel_value cel__attr_value(arena *a, const cel_attr *at) {
     switch ((cel_attr_kind)at->kind) {
     case CEL_ATTR_INT: return cel_int(at->u.i);
     case CEL_ATTR_BOOL: return cel_bool(at->u.b);
     case CEL_ATTR_STRING: return cel_string(at->u.s->s, at->u.s->len);
     case CEL_ATTR_VERSION: return cel_semver_value(at->u.v);
     case CEL_ATTR_INTS: {
-        cel_list *l = cel_list_new(a, at->u.list->count);
+        cel_list *l = cel__list_new(a, at->u.list->count);
         for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_int(at->u.list->ints[i]);
         l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_BOOLS: {
-        cel_list *l = cel_list_new(a, at->u.list->count);
+        cel_list *l = cel__list_new(a, at->u.list->count);
         for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_bool(at->u.list->bools[i]);
         l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_STRINGS: {
-        cel_list *l = cel_list_new(a, at->u.list->count);
+        cel_list *l = cel__list_new(a, at->u.list->count);
         for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_string(at->u.list->strs[i].s, at->u.list->strs[i].len);
         l->n = at->u.list->count;
         return cel_list_value(l);
     }
     case CEL_ATTR_VERSIONS: {
-        cel_list *l = cel_list_new(a, at->u.list->count);
+        cel_list *l = cel__list_new(a, at->u.list->count);
         for (uint32_t i = 0; i < at->u.list->count; i++) l->items[i] = cel_semver_value(&at->u.list->vers[i]);
         l->n = at->u.list->count;
         return cel_list_value(l);
@@ -372,7 +372,7 @@ cel_value cel_attr_value(arena *a, const cel_attr *at) {
     return cel_error_static("unsupported attribute value");
 }
 
-bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const cel_value *key,
+bool cel__map_find(arena *a, const intern_table *names, const cel_value *m, const cel_value *key,
                   cel_value *out) {
     switch (m->kind) {
     case CV_MAP: {
@@ -404,7 +404,7 @@ bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const
         } else {
             for (uint32_t i = 0; i < d->nattrs; i++)
                 if (d->attrs[i].domain == m->len && d->attrs[i].name == id) {
-                    *out = cel_attr_value(a, &d->attrs[i]);
+                    *out = cel__attr_value(a, &d->attrs[i]);
                     return true;
                 }
         }
@@ -414,7 +414,7 @@ bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const
     }
 }
 
-uint32_t cel_map_size(const cel_value *m) {
+uint32_t cel__map_size(const cel_value *m) {
     switch (m->kind) {
     case CV_MAP: return m->u.map->n;
     case CV_DEVMAP: {
@@ -450,18 +450,18 @@ static cel_value interned_string(const intern_table *names, uint32_t id) {
     return cel_string(s ? s : "", s ? intern_len(names, id) : 0);
 }
 
-const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const cel_value *m) {
+const cel_map *cel__devmap_materialize(arena *a, const intern_table *names, const cel_value *m) {
     if (m->kind == CV_MAP) return m->u.map;
     const cel_device *d = m->u.dev;
     uint32_t total = m->aux == CEL_DM_CAPS ? d->ncaps : d->nattrs;
-    cel_map *out = cel_map_new(a, total ? total : 1);
+    cel_map *out = cel__map_new(a, total ? total : 1);
     for (uint32_t i = 0; i < total; i++) {
         uint32_t dom = m->aux == CEL_DM_CAPS ? d->caps[i].domain : d->attrs[i].domain;
         uint32_t name = m->aux == CEL_DM_CAPS ? d->caps[i].name : d->attrs[i].name;
         if (m->kind == CV_DEVMAP) {
             cel_value k = interned_string(names, dom);
             bool seen = false;
-            for (uint32_t j = 0; j < out->n && !seen; j++) seen = cel_value_equal(&out->keys[j], &k);
+            for (uint32_t j = 0; j < out->n && !seen; j++) seen = cel__value_equal(&out->keys[j], &k);
             if (seen) continue;
             cel_value v = {.kind = CV_DEVDOMAIN, .aux = m->aux, .len = dom};
             v.u.dev = d;
@@ -472,15 +472,15 @@ const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const
             if (dom != m->len) continue;
             out->keys[out->n] = interned_string(names, name);
             out->vals[out->n] = m->aux == CEL_DM_CAPS ? cel_quantity_value(d->caps[i].value)
-                                                      : cel_attr_value(a, &d->attrs[i]);
+                                                      : cel__attr_value(a, &d->attrs[i]);
             out->n++;
         }
     }
-    cel_map_reindex(a, out);
+    cel__map_reindex(a, out);
     return out;
 }
 
-uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap) {
+uint64_t cel__utf8_len_capped(const char *s, size_t n, uint64_t cap) {
     uint64_t c = 0;
     for (size_t i = 0; i < n; i++) {
         c += ((unsigned char)s[i] & 0xC0) != 0x80;
@@ -489,24 +489,24 @@ uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap) {
     return c;
 }
 
-uint64_t cel_cost_factor(uint64_t n, double f) {
+uint64_t cel__cost_factor(uint64_t n, double f) {
     double c = ceil((double)n * f);
     return c >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)c;
 }
 
-uint64_t cel_value_size(const cel_value *v) {
+uint64_t cel__value_size(const cel_value *v) {
     switch ((cel_kind)v->kind) {
-    case CV_STRING: return cel_utf8_len(v->u.s, v->len);
+    case CV_STRING: return cel__utf8_len(v->u.s, v->len);
     case CV_BYTES: return v->len;
     case CV_LIST: return v->u.list->n;
     case CV_MAP:
     case CV_DEVMAP:
-    case CV_DEVDOMAIN: return cel_map_size(v);
+    case CV_DEVDOMAIN: return cel__map_size(v);
     default: return 1;
     }
 }
 
-size_t cel_utf8_len(const char *s, size_t n) { return cel_utf8_count(s, n); }
+size_t cel__utf8_len(const char *s, size_t n) { return cel_utf8_count(s, n); }
 
 cel_str cel_str_of(const char *s, uint32_t n) { return (cel_str){.s = s, .len = n, .runes = (uint32_t)cel_utf8_count(s, n)}; }
 
@@ -567,7 +567,7 @@ static void put_quoted(out *o, const char *s, size_t n, bool bytes) {
     puts_(o, "\"");
 }
 
-void cel_format_double(double d, char *buf, size_t n) {
+void cel__format_double(double d, char *buf, size_t n) {
     if (isnan(d)) { snprintf(buf, n, "NaN"); return; }
     if (isinf(d)) { snprintf(buf, n, d > 0 ? "+Inf" : "-Inf"); return; }
     char e[64];
@@ -598,7 +598,7 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     case CV_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v->u.i); puts_(o, tmp); break;
     case CV_UINT: snprintf(tmp, sizeof tmp, "%lluu", (unsigned long long)v->u.u); puts_(o, tmp); break;
     case CV_DOUBLE:
-        cel_format_double(v->u.d, tmp, sizeof tmp);
+        cel__format_double(v->u.d, tmp, sizeof tmp);
         /* keep doubles recognisable in literal text: 1.0, not 1 */
         if (!strpbrk(tmp, ".eIN")) strcat(tmp, ".0");
         puts_(o, tmp);
@@ -619,7 +619,7 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     case CV_DEVDOMAIN: {
         arena a;
         arena_init(&a, 4096);
-        const cel_map *m = v->kind == CV_MAP ? v->u.map : cel_devmap_materialize(&a, names, v);
+        const cel_map *m = v->kind == CV_MAP ? v->u.map : cel__devmap_materialize(&a, names, v);
         puts_(o, "{");
         for (uint32_t i = 0; i < m->n && !full(o); i++) {
             if (i) puts_(o, ", ");
@@ -658,13 +658,13 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     }
     case CV_DEVICE: puts_(o, "device"); break;
     case CV_TIMESTAMP:
-        cel_format_timestamp(v->u.i, v->len, tmp, sizeof tmp);
+        cel__format_timestamp(v->u.i, v->len, tmp, sizeof tmp);
         puts_(o, "timestamp(\"");
         puts_(o, tmp);
         puts_(o, "\")");
         break;
     case CV_DURATION:
-        cel_format_duration(v->u.i, v->len, tmp, sizeof tmp);
+        cel__format_duration(v->u.i, v->len, tmp, sizeof tmp);
         puts_(o, "duration(\"");
         puts_(o, tmp);
         puts_(o, "\")");
@@ -682,14 +682,14 @@ static void fmt_value(out *o, const cel_value *v, const intern_table *names) {
     }
 }
 
-size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
+size_t cel__value_format(const cel_value *v, const intern_table *names, char *buf, size_t n) {
     out o = {buf, n, 0};
     if (n) buf[0] = '\0';
     fmt_value(&o, v, names);
     return o.len;
 }
 
-cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *v) {
+cel_value cel__value_clone(arena *a, const intern_table *names, const cel_value *v) {
     cel_value r = *v;
     switch ((cel_kind)v->kind) {
     case CV_ERROR: r.u.s = arena_strdup(a, v->u.s); break;
@@ -697,8 +697,8 @@ cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *
     case CV_BYTES:
     case CV_TYPE: r.u.s = arena_strndup(a, v->u.s, v->len); break;
     case CV_LIST: {
-        cel_list *l = cel_list_new(a, v->u.list->n);
-        for (uint32_t i = 0; i < v->u.list->n; i++) l->items[i] = cel_value_clone(a, names, &v->u.list->items[i]);
+        cel_list *l = cel__list_new(a, v->u.list->n);
+        for (uint32_t i = 0; i < v->u.list->n; i++) l->items[i] = cel__value_clone(a, names, &v->u.list->items[i]);
         l->n = v->u.list->n;
         l->cap = l->n;
         r.u.list = l;
@@ -707,19 +707,19 @@ cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *
     case CV_MAP:
     case CV_DEVMAP:
     case CV_DEVDOMAIN: {
-        const cel_map *src = cel_devmap_materialize(a, names, v);
-        cel_map *m = cel_map_new(a, src->n);
+        const cel_map *src = cel__devmap_materialize(a, names, v);
+        cel_map *m = cel__map_new(a, src->n);
         for (uint32_t i = 0; i < src->n; i++) {
-            m->keys[i] = cel_value_clone(a, names, &src->keys[i]);
-            m->vals[i] = cel_value_clone(a, names, &src->vals[i]);
+            m->keys[i] = cel__value_clone(a, names, &src->keys[i]);
+            m->vals[i] = cel__value_clone(a, names, &src->vals[i]);
         }
         m->n = src->n;
-        cel_map_reindex(a, m);
+        cel__map_reindex(a, m);
         r = cel_map_value(m);
         break;
     }
     case CV_OPTIONAL:
-        if (v->u.opt) r = cel_optional_of(a, cel_value_clone(a, names, v->u.opt));
+        if (v->u.opt) r = cel__optional_of(a, cel__value_clone(a, names, v->u.opt));
         break;
     case CV_QUANTITY: r.u.q = arena_memdup(a, v->u.q, sizeof *v->u.q); break;
     case CV_SEMVER: {

@@ -87,8 +87,8 @@ struct cel_list {
  * 1.0 find the same entry. Small maps (the ones selectors write) are scanned; past
  * CEL_MAP_LINEAR entries a hash index over the entries makes lookups and inserts
  * O(1), so building a map of n entries (transformMap) is O(n) and map equality is
- * linear. The index is kept up to date by cel_map_put; code that fills keys/vals
- * directly must call cel_map_reindex afterwards. Lookups never write to a map, so
+ * linear. The index is kept up to date by cel__map_put; code that fills keys/vals
+ * directly must call cel__map_reindex afterwards. Lookups never write to a map, so
  * constant maps of a program may be shared by threads. */
 #define CEL_MAP_LINEAR 8
 struct cel_map {
@@ -146,28 +146,28 @@ static inline cel_value cel_duration(int64_t sec, uint32_t nanos) {
 }
 /* RFC 3339 text of a timestamp in UTC with trailing fractional zeros removed, and
  * a duration in seconds ("1.5s"), as cel-go's string() prints them (lib_time.c). */
-void cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n);
-void cel_format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n);
+void cel__format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n);
+void cel__format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n);
 
 /* An error value whose message is a static string or already arena-owned. */
 static inline cel_value cel_error_static(const char *msg) {
     cel_value v = {.kind = CV_ERROR}; v.u.s = msg; return v;
 }
 /* An error value with a printf-style message copied into `a`. */
-cel_value cel_error_fmt(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cel_value cel__error_fmt(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-cel_value cel_optional_of(arena *a, cel_value v);
-cel_value cel_string_copy(arena *a, const char *s, size_t n);
-cel_list *cel_list_new(arena *a, uint32_t cap);
-void cel_list_push(arena *a, cel_list *l, cel_value v);
-cel_map *cel_map_new(arena *a, uint32_t cap);
+cel_value cel__optional_of(arena *a, cel_value v);
+cel_value cel__string_copy(arena *a, const char *s, size_t n);
+cel_list *cel__list_new(arena *a, uint32_t cap);
+void cel__list_push(arena *a, cel_list *l, cel_value v);
+cel_map *cel__map_new(arena *a, uint32_t cap);
 /* Adds or replaces. */
-void cel_map_put(arena *a, cel_map *m, cel_value k, cel_value v);
+void cel__map_put(arena *a, cel_map *m, cel_value k, cel_value v);
 /* Rebuilds the hash index after keys/vals[0..n) were written directly (keys should be
  * distinct; of equal ones the first is found, as by a scan). */
-void cel_map_reindex(arena *a, cel_map *m);
-/* CEL key hash: equal keys (cel_value_equal, numbers across int/uint/double) hash alike. */
-uint64_t cel_value_hash(const cel_value *v);
+void cel__map_reindex(arena *a, cel_map *m);
+/* CEL key hash: equal keys (cel__value_equal, numbers across int/uint/double) hash alike. */
+uint64_t cel__value_hash(const cel_value *v);
 
 /* Byte equality without a libc call and, up to 16 bytes, without a branch on the
  * bytes: attribute values, driver names and constants are short, and a selector's
@@ -208,47 +208,47 @@ static inline bool cel_bytes_eq(const char *a, const char *b, size_t n) {
 /* "int", "uint", "double", "bool", "string", "bytes", "null_type", "list", "map",
  * "type", "optional_type", "kubernetes.Quantity", "kubernetes.Semver",
  * "kubernetes.DRADevice", or an opaque type's name. */
-const char *cel_kind_type_name(const cel_value *v);
+const char *cel__kind_type_name(const cel_value *v);
 
 /* ---- semantics shared by operators and libraries ----------------------------- */
 
 /* CEL equality, heterogeneous across int/uint/double (1 == 1u == 1.0), deep for lists
  * and maps. Returns 1 equal, 0 not equal; never errors (values of different kinds
  * are unequal). */
-bool cel_value_equal(const cel_value *a, const cel_value *b);
+bool cel__value_equal(const cel_value *a, const cel_value *b);
 /* The same, adding to *work the bytes compared and 16 per element visited: the hidden
  * work of deep equality, which cel-go charges by the smaller size only. */
-bool cel_value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work);
+bool cel__value_equal_work(const cel_value *a, const cel_value *b, uint64_t *work);
 /* Ordering for `<` & co.: sets *out to -1/0/1 and returns true; false when the two
  * values are not ordered (different non-numeric kinds, NaN involved: *out = 2). */
-bool cel_value_compare(const cel_value *a, const cel_value *b, int *out);
+bool cel__value_compare(const cel_value *a, const cel_value *b, int *out);
 
 /* Map lookup with CEL key semantics (numeric keys match across int/uint/double).
  * Works for CV_MAP and the device views. NULL when absent. `out` receives views
  * materialised on demand in `a`. */
-bool cel_map_find(arena *a, const intern_table *names, const cel_value *m, const cel_value *key,
+bool cel__map_find(arena *a, const intern_table *names, const cel_value *m, const cel_value *key,
                   cel_value *out);
 /* Number of entries, for maps and device views. */
-uint32_t cel_map_size(const cel_value *m);
+uint32_t cel__map_size(const cel_value *m);
 /* A CV_MAP equivalent of a device view (for iteration and printing). */
-const cel_map *cel_devmap_materialize(arena *a, const intern_table *names, const cel_value *m);
+const cel_map *cel__devmap_materialize(arena *a, const intern_table *names, const cel_value *m);
 
 /* Value of an attribute of the device as CEL sees it. */
-cel_value cel_attr_value(arena *a, const cel_attr *at);
+cel_value cel__attr_value(arena *a, const cel_attr *at);
 
 /* Number of Unicode code points in a UTF-8 string. */
-size_t cel_utf8_len(const char *s, size_t n);
+size_t cel__utf8_len(const char *s, size_t n);
 /* cel-go's actualSize: code points of a string, bytes of bytes, entries of a list
  * or map (device views included), 1 for everything else. */
-uint64_t cel_value_size(const cel_value *v);
+uint64_t cel__value_size(const cel_value *v);
 /* Code points of s[0..n), counting stops once more than cap are found: sizes are
  * compared with min() (equality, ordering), and counting all of a long string to
  * learn that it is longer than a short one would be work the cost does not cover. */
-uint64_t cel_utf8_len_capped(const char *s, size_t n, uint64_t cap);
+uint64_t cel__utf8_len_capped(const char *s, size_t n, uint64_t cap);
 /* uint64(math.Ceil(float64(n) * f)), computed in doubles as Go does (for the
  * factors cel-go uses this equals the integer formula, but the doubles are the
  * definition). */
-uint64_t cel_cost_factor(uint64_t n, double f);
+uint64_t cel__cost_factor(uint64_t n, double f);
 /* Code points of s[0..n), inline for the selector fast paths: the bytes that are
  * not continuation bytes (10xxxxxx), eight at a time (bit 7 of a byte of `cont` is
  * set when the byte's bit 7 is 1 and bit 6 is 0; the multiply sums those bits). */
@@ -293,15 +293,15 @@ static inline uint64_t cel_view_str_tenth_cost(const cel_str *s) {
 
 /* Deep copy into `a` (for constants folded at compile time and results that must
  * outlive the evaluation arena). Device views are copied as materialised maps. */
-cel_value cel_value_clone(arena *a, const intern_table *names, const cel_value *v);
+cel_value cel__value_clone(arena *a, const intern_table *names, const cel_value *v);
 
 /* Go's strconv.FormatFloat(d, 'g', -1, 64), which CEL's string(double) uses. */
-void cel_format_double(double d, char *buf, size_t n);
+void cel__format_double(double d, char *buf, size_t n);
 
 /* Writes the value as CEL literal text, truncated to fit buf[0..n) (NUL-terminated
  * when n > 0). With n == 0 returns the full length, so a caller can size a buffer
  * for the whole text; with a buffer, returns the length written, or a figure >= n
  * when it was truncated (the rest of a long value is not walked). */
-size_t cel_value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
+size_t cel__value_format(const cel_value *v, const intern_table *names, char *buf, size_t n);
 
 #endif

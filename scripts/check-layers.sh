@@ -4,7 +4,7 @@
 # beside it (extender, bench and cmd are siblings; cmd may use both), and no layer
 # includes another layer's private headers (*_internal.h, or headers a file marks
 # "private to"). engine/ has a public face: other layers include only the headers
-# listed in engine_public (the service layers, extender and planner, only those in
+# listed in engine_public (cel/: cel.h only) (the service layers, extender and planner, only those in
 # service_public: never engine.h, the CLI's one-shot world). Prints every violation;
 # exit 1 when there is one. Run by `make test`.
 set -euo pipefail
@@ -22,6 +22,7 @@ declare -A allowed=(
   [cmd]="base cel engine extender planner report bench cmd"
 )
 
+cel_public=" cel/cel.h "
 engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h "
 service_public=" engine/snapshot.h engine/context.h engine/causes.h "
 
@@ -37,6 +38,9 @@ for layer in base cel engine extender planner report bench cmd; do
       *" $target "*) ;;
       *) echo "check-layers: $file includes $inc: $layer may include only ${allowed[$layer]}"; bad=1; continue ;;
     esac
+    if [ "$target" = cel ] && [ "$layer" != cel ] && [[ "$cel_public" != *" $inc "* ]]; then
+      echo "check-layers: $file includes $inc: $layer may include only cel's$cel_public"; bad=1; continue
+    fi
     if [ "$target" = engine ] && [ "$layer" != engine ]; then
       case "$layer" in extender|planner) pub=$service_public ;; *) pub=$engine_public ;; esac
       case "$pub" in

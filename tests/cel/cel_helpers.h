@@ -75,7 +75,7 @@ static inline const char *fx_eval(fixture *f, const char *expr) {
         snprintf(f->out, sizeof f->out, "compile: %s", e.msg);
         return f->out;
     }
-    if (!cel_eval_format(p, &f->dev, f->ctx, f->out, sizeof f->out, &e))
+    if (!cel__eval_format(p, &f->dev, f->ctx, f->out, sizeof f->out, &e))
         snprintf(f->out, sizeof f->out, "error: %s", e.msg);
     cel_program_free(p);
     return f->out;

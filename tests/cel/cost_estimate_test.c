@@ -1,5 +1,5 @@
 /* cost_estimate_test.c — the estimated cost (cel_program_estimated_cost) against
- * Kubernetes' reference figures, and selector validation (cel_validate_selector).
+ * Kubernetes' reference figures, and selector validation (cel__validate_selector).
  *
  * Every expression and figure below is an `expectCost` of kubernetes/
  * dynamic-resource-allocation cel/compile_test.go (its "expensive" case is also the
@@ -154,18 +154,18 @@ Test(cost_estimate, derived_environment_same_estimate) {
 Test(cost_estimate, validate_selector) {
     err e;
     err_clear(&e);
-    cr_assert(cel_validate_selector(env, "device.driver == \"dra.example.com\"", 34, &e));
+    cr_assert(cel__validate_selector(env, "device.driver == \"dra.example.com\"", 34, &e));
     const char *expensive = refs[sizeof refs / sizeof refs[0] - 3].expr;
-    cr_assert(!cel_validate_selector(env, expensive, strlen(expensive), &e));
+    cr_assert(!cel__validate_selector(env, expensive, strlen(expensive), &e));
     cr_assert_str_eq(e.msg, "Forbidden: too complex, exceeds cost limit");
     err_clear(&e);
-    cr_assert(!cel_validate_selector(env, "1", 1, &e));
+    cr_assert(!cel__validate_selector(env, "1", 1, &e));
     cr_assert(strstr(e.msg, "must evaluate to bool or the unknown type, not int"), "%s", e.msg);
     /* comprehensions over the device maps stay under the limit (dralloc's own figures, not
      * Kubernetes': 32 domains × 32 ids × 64 values) */
     const char *nested = "device.attributes.all(d, device.attributes[d].all(i, device.attributes[d][i].exists(v, v == \"abc\")))";
     err_clear(&e);
-    cr_assert(cel_validate_selector(env, nested, strlen(nested), &e), "%s", e.msg);
+    cr_assert(cel__validate_selector(env, nested, strlen(nested), &e), "%s", e.msg);
     cr_assert_eq(estimate(env, nested), 403715);
 }
 

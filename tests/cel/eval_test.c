@@ -260,7 +260,7 @@ Test(dra, cache) {
     const cel_program *p2 = cel_cache_get(c, s, strlen(s), &e);
     cr_expect_not_null(p1);
     cr_expect_eq(p1, p2);
-    cr_expect(cel_program_returns_bool(p1));
+    cr_expect(cel__program_returns_bool(p1));
     cr_expect_null(cel_cache_get(c, "nope", 4, &e));
     cr_expect(strstr(e.msg, "undeclared reference to 'nope'") != NULL);
     cr_expect_eq(cel_eval_bool(p1, &f.dev, f.ctx, &e), CEL_TRUE);
@@ -422,7 +422,7 @@ Test(dra, eval_bool_many_matches_single_evaluations) {
 }
 
 /* `dralloc cel eval` prints results whole: cel_eval_format_alloc sizes its buffer
- * from the text (cel_eval_format into a fixed buffer cut it at 16,383 bytes). */
+ * from the text (cel__eval_format into a fixed buffer cut it at 16,383 bytes). */
 Test(dra, format_alloc_prints_long_results_whole) {
     fixture f;
     fx_init(&f);

@@ -24,7 +24,7 @@ static const char *lt_run(const char *expr, bool no_check) {
     intern_table *names = intern_new();
     cel_env_opts o = {0};
     o.no_check = no_check;
-    cel_env *env = cel_env_new_opts(names, &o);
+    cel_env *env = cel__env_new_opts(names, &o);
     err e;
     err_clear(&e);
     cel_program *p = cel_compile(env, expr, strlen(expr), &e);
@@ -32,9 +32,9 @@ static const char *lt_run(const char *expr, bool no_check) {
         snprintf(out, 2048, "compile: %s", e.msg);
     } else {
         cel_eval_ctx *x = cel_eval_ctx_new();
-        cel_value v = cel_eval_value(p, NULL, NULL, x);
+        cel_value v = cel__eval_value(p, NULL, NULL, x);
         if (v.kind == CV_ERROR) snprintf(out, 2048, "error: %s", v.u.s);
-        else cel_value_format(&v, names, out, 2048);
+        else cel__value_format(&v, names, out, 2048);
         cel_eval_ctx_free(x);
         cel_program_free(p);
     }

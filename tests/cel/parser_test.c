@@ -11,7 +11,7 @@ static bool parses(const char *src, err *e) {
     arena_init(&a, 0);
     cel_node *root;
     err_clear(e);
-    bool ok = cel_parse(src, strlen(src), NULL, &a, &root, e);
+    bool ok = cel__parse(src, strlen(src), NULL, &a, &root, e);
     arena_free(&a);
     return ok;
 }

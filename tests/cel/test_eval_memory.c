@@ -35,7 +35,7 @@ Test(eval_memory, repeated_evaluation_stays_flat) {
     err_clear(&e);
     cel_program *p = cel_compile(f.env, expr, strlen(expr), &e);
     cr_assert_not_null(p, "%s", e.msg);
-    const arena *a = cel_eval_ctx_arena(f.ctx);
+    const arena *a = cel__eval_ctx_arena(f.ctx);
     for (int i = 0; i < 10; i++) cr_assert_eq(cel_eval_bool(p, &f.dev, f.ctx, &e), CEL_TRUE, "%s", e.msg);
     size_t warm = arena_bytes_reserved(a);
     /* fewer than the 20,000 of the report: the sanitizer build is slow, and the

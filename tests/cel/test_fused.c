@@ -88,7 +88,7 @@ static void run(const cel_env *env, const char *src, const cel_device *d, cel_ev
         snprintf(out, n, "compile: %s", e.msg);
         return;
     }
-    if (!cel_eval_format(p, d, x, out, n, &e)) snprintf(out, n, "error: %s", e.msg);
+    if (!cel__eval_format(p, d, x, out, n, &e)) snprintf(out, n, "error: %s", e.msg);
     *cost = x->cost;
     cel_program_free(p);
 }
@@ -97,7 +97,7 @@ Test(fused, same_value_error_and_cost_as_the_tree) {
     fixture f;
     fx_init(&f);
     cel_env_opts o = {.dra = true, .any_result = true, .no_fuse = true};
-    cel_env *tree = cel_env_new_opts(f.names, &o);
+    cel_env *tree = cel__env_new_opts(f.names, &o);
     size_t fast = 0;
     for (int v = 0; v < NVARIANTS; v++) {
         cel_attr attrs[16];
@@ -145,7 +145,7 @@ Test(fused, the_shapes_compile_to_one_instruction) {
 }
 
 /* cel_eval_bool's predicate path (eval.c) against the ordinary evaluation of the
- * same program (cel_eval_value): the same answer or error text and the same cost,
+ * same program (cel__eval_value): the same answer or error text and the same cost,
  * for && / || of every device test, on every device variant. */
 static const char *const preds[] = {
     "device.driver == \"gpu.example.com\" && device.attributes[\"gpu.example.com\"].type == \"gpu\"",
@@ -198,7 +198,7 @@ Test(fused, predicate_path_agrees_with_the_full_evaluation) {
             uint64_t cost = f.ctx->cost;
             char got[1100], want[1100];
             snprintf(got, sizeof got, "%s", r == CEL_TRUE ? "true" : r == CEL_FALSE ? "false" : e.msg);
-            cel_value w = cel_eval_value(p, &d, NULL, f.ctx);
+            cel_value w = cel__eval_value(p, &d, NULL, f.ctx);
             snprintf(want, sizeof want, "%s", w.kind == CV_BOOL ? (w.u.b ? "true" : "false") : w.u.s);
             cr_assert_str_eq(got, want, "variant %d, %s", v, preds[i]);
             cr_assert_eq(cost, f.ctx->cost, "variant %d, %s: cost %llu on the predicate path, %llu in full", v, preds[i],

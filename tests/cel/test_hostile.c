@@ -122,7 +122,7 @@ Test(hostile, opt_map_chain_is_costed_as_cel_go_copies_it) {
             cel_program *p = cel_compile(f.any, src, strlen(src), &e);
             cr_assert(p, "%s: %s", src, e.msg);
             cost[k] = cel_program_estimated_cost(p);
-            cr_assert(cel_eval_format(p, &f.dev, f.ctx, val[k], sizeof val[k], &e), "%s", e.msg);
+            cr_assert(cel__eval_format(p, &f.dev, f.ctx, val[k], sizeof val[k], &e), "%s", e.msg);
             run[k] = f.ctx->cost;
             cel_program_free(p);
         }
@@ -158,7 +158,7 @@ Test(hostile, opt_map_chain_of_200_compiles_in_linear_time) {
     /* evaluation walks the uses too, and the runtime cost limit stops it */
     char out[256];
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    cr_assert_not(cel_eval_format(p, &f.dev, f.ctx, out, sizeof out, &e));
+    cr_assert_not(cel__eval_format(p, &f.dev, f.ctx, out, sizeof out, &e));
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert(strstr(e.msg, "cost limit"), "%s", e.msg);
     s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -168,7 +168,7 @@ Test(hostile, opt_map_chain_of_200_compiles_in_linear_time) {
     err_clear(&e);
     char *sel = malloc(strlen(m) + 32);
     sprintf(sel, "%s.value() > 0", m);
-    cr_assert_not(cel_validate_selector(f.env, sel, strlen(sel), &e));
+    cr_assert_not(cel__validate_selector(f.env, sel, strlen(sel), &e));
     cr_assert(strstr(e.msg, CEL_TOO_COMPLEX_MSG), "%s", e.msg);
     free(sel);
     free(m);

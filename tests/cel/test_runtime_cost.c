@@ -72,7 +72,7 @@ static uint64_t cost_of(cost_fx *c, const char *expr) {
     cel_program *p = cel_compile(c->f.any, expr, strlen(expr), &e);
     cr_assert_not_null(p, "%s: %s", expr, e.msg);
     char buf[256];
-    cel_eval_format(p, &c->f.dev, c->f.ctx, buf, sizeof buf, &e);
+    cel__eval_format(p, &c->f.dev, c->f.ctx, buf, sizeof buf, &e);
     uint64_t cost = c->f.ctx->cost;
     cel_program_free(p);
     return cost;
@@ -250,7 +250,7 @@ static double timed(cost_fx *c, const char *expr, char *out, size_t n) {
     cel_program *p = cel_compile(c->f.any, expr, strlen(expr), &e);
     cr_assert_not_null(p, "%s: %s", expr, e.msg);
     double t0 = now();
-    if (!cel_eval_format(p, &c->f.dev, c->f.ctx, out, n, &e)) snprintf(out, n, "error: %.200s", e.msg);
+    if (!cel__eval_format(p, &c->f.dev, c->f.ctx, out, n, &e)) snprintf(out, n, "error: %.200s", e.msg);
     double t = now() - t0;
     cel_program_free(p);
     return t;
@@ -356,6 +356,6 @@ Test(runtime_cost, copies_cel_go_does_not_make_hit_the_memory_backstop) {
     cr_expect_lt(t, 2.0, "took %.3f s", t);
     /* the context gives the memory back at the next evaluation */
     timed(&c, "1 + 1", out, sizeof out);
-    cr_expect_lt(arena_bytes_reserved(cel_eval_ctx_arena(c.f.ctx)), (size_t)1 << 20);
+    cr_expect_lt(arena_bytes_reserved(cel__eval_ctx_arena(c.f.ctx)), (size_t)1 << 20);
     fx_fini(&c.f);
 }

@@ -137,7 +137,7 @@ static bool to_value(arena *a, json_t *j, cel_value *out, const char **why) {
         return true;
     }
     if (!strcmp(k, "list")) {
-        cel_list *l = cel_list_new(a, (uint32_t)json_array_size(v));
+        cel_list *l = cel__list_new(a, (uint32_t)json_array_size(v));
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
@@ -148,14 +148,14 @@ static bool to_value(arena *a, json_t *j, cel_value *out, const char **why) {
         return true;
     }
     if (!strcmp(k, "map")) {
-        cel_map *m = cel_map_new(a, (uint32_t)json_array_size(v) + 1);
+        cel_map *m = cel__map_new(a, (uint32_t)json_array_size(v) + 1);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
             cel_value kk, vv;
             if (!to_value(a, json_array_get(e, 0), &kk, why) || !to_value(a, json_array_get(e, 1), &vv, why))
                 return false;
-            cel_map_put(a, m, kk, vv);
+            cel__map_put(a, m, kk, vv);
         }
         *out = cel_map_value(m);
         return true;
@@ -191,7 +191,7 @@ static bool same(const cel_value *x, const cel_value *y) {
             if (!found) return false;
         }
         return true;
-    default: return cel_value_equal(x, y);
+    default: return cel__value_equal(x, y);
     }
 }
 
@@ -203,24 +203,24 @@ static const cel_type *typeenv_type(cel_env *env, json_t *t) {
     if ((v = json_object_get(t, "primitive"))) {
         const char *p = json_string_value(v);
         if (!p) return NULL;
-        if (!strcmp(p, "BOOL")) return cel_env_type(env, "bool");
-        if (!strcmp(p, "INT64")) return cel_env_type(env, "int");
-        if (!strcmp(p, "UINT64")) return cel_env_type(env, "uint");
-        if (!strcmp(p, "DOUBLE")) return cel_env_type(env, "double");
-        if (!strcmp(p, "STRING")) return cel_env_type(env, "string");
-        if (!strcmp(p, "BYTES")) return cel_env_type(env, "bytes");
+        if (!strcmp(p, "BOOL")) return cel__env_type(env, "bool");
+        if (!strcmp(p, "INT64")) return cel__env_type(env, "int");
+        if (!strcmp(p, "UINT64")) return cel__env_type(env, "uint");
+        if (!strcmp(p, "DOUBLE")) return cel__env_type(env, "double");
+        if (!strcmp(p, "STRING")) return cel__env_type(env, "string");
+        if (!strcmp(p, "BYTES")) return cel__env_type(env, "bytes");
         return NULL;
     }
     if ((v = json_object_get(t, "listType"))) {
         const cel_type *e = typeenv_type(env, json_object_get(v, "elemType"));
-        return cel_type_list(&env->a, e ? e : &cel_t_dyn);
+        return cel__type_list(&env->a, e ? e : &cel_t_dyn);
     }
     if ((v = json_object_get(t, "mapType"))) {
         const cel_type *k = typeenv_type(env, json_object_get(v, "keyType"));
         const cel_type *vt = typeenv_type(env, json_object_get(v, "valueType"));
-        return cel_type_map(&env->a, k ? k : &cel_t_dyn, vt ? vt : &cel_t_dyn);
+        return cel__type_map(&env->a, k ? k : &cel_t_dyn, vt ? vt : &cel_t_dyn);
     }
-    if (json_object_get(t, "null")) return cel_env_type(env, "null");
+    if (json_object_get(t, "null")) return cel__env_type(env, "null");
     return NULL;   /* dyn, message, well-known, wrappers: dynamic */
 }
 
@@ -265,7 +265,7 @@ static void run_parse_test(run *r, json_t *t) {
     err e;
     err_clear(&e);
     cel_node *root;
-    bool ok = cel_parse(expr, json_string_length(json_object_get(t, "expr")), NULL, &a, &root, &e);
+    bool ok = cel__parse(expr, json_string_length(json_object_get(t, "expr")), NULL, &a, &root, &e);
     bool want_ok = want && !strcmp(want, "ok");
     if (ok == want_ok) r->passed++;
     else if (ok) fail_test(r, t, "parsed, expected a parse error");
@@ -288,7 +288,7 @@ static void run_test(run *r, json_t *t) {
     o.no_check = json_is_true(json_object_get(t, "disableCheck"));
     o.container = json_string_value(json_object_get(t, "container"));
     o.heterogeneous = r->spec_literals;
-    cel_env *env = cel_env_new_opts(r->names, &o);
+    cel_env *env = cel__env_new_opts(r->names, &o);
     arena a;
     arena_init(&a, 0);
 
@@ -299,7 +299,7 @@ static void run_test(run *r, json_t *t) {
     json_array_foreach(tenv, i, d) {
         json_t *id = json_object_get(d, "ident");
         const char *name = json_string_value(json_object_get(d, "name"));
-        if (id && name) cel_env_add_var(env, name, typeenv_type(env, json_object_get(id, "type")));
+        if (id && name) cel__env_add_var(env, name, typeenv_type(env, json_object_get(id, "type")));
     }
     json_t *binds = json_object_get(t, "bindings");
     const char *bk;
@@ -307,7 +307,7 @@ static void run_test(run *r, json_t *t) {
     json_object_foreach(binds, bk, bv) {
         bool declared = false;
         for (size_t k = 0; k < env->nvars; k++) declared |= !strcmp(env->vars[k].name, bk);
-        if (!declared) cel_env_add_var(env, bk, NULL);
+        if (!declared) cel__env_add_var(env, bk, NULL);
     }
     cel_value *vars = ARENA_NEWN(&a, cel_value, env->nvars + 1);
     for (size_t k = 0; k < env->nvars; k++) vars[k] = cel_error_static("no such attribute");
@@ -338,9 +338,9 @@ static void run_test(run *r, json_t *t) {
         cel_program_free(p);
         goto out;
     }
-    cel_value v = cel_eval_value(p, NULL, vars, r->ctx);
+    cel_value v = cel__eval_value(p, NULL, vars, r->ctx);
     char got[1024];
-    cel_value_format(&v, r->names, got, sizeof got);
+    cel__value_format(&v, r->names, got, sizeof got);
     if (want_err) {
         if (v.kind == CV_ERROR) r->passed++;
         else fail_test(r, t, "got %s, expected an error", got);
@@ -352,7 +352,7 @@ static void run_test(run *r, json_t *t) {
             fail_test(r, t, "error: %s", v.u.s);
         } else if (!same(&v, &want)) {
             char w[1024];
-            cel_value_format(&want, r->names, w, sizeof w);
+            cel__value_format(&want, r->names, w, sizeof w);
             fail_test(r, t, "got %s, want %s", got, w);
         } else {
             r->passed++;

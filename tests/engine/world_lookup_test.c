@@ -33,7 +33,7 @@ static char *eval(dra_world *w, const cel_device *d, const char *expr, char *buf
     cel_program *p = cel_compile(dra_world_cel_env(w), expr, strlen(expr), &e);
     cr_assert_not_null(p, "%s", e.msg);
     cel_eval_ctx *x = cel_eval_ctx_new();
-    bool ok = cel_eval_format(p, d, x, buf, n, &e);
+    bool ok = cel__eval_format(p, d, x, buf, n, &e);
     cel_eval_ctx_free(x);
     cel_program_free(p);
     if (!ok) snprintf(buf, n, "error: %.200s", e.msg);   /* bounded: -Wformat-truncation in Release */

@@ -65,7 +65,7 @@ static void setup(void) {
     F.sel = cel_env_new_dra(F.w->names);
     F.any = cel_env_new_dra_any(F.w->names);
     cel_env_opts o = {.dra = true, .any_result = true, .no_fuse = true};
-    F.tree = cel_env_new_opts(F.w->names, &o);
+    F.tree = cel__env_new_opts(F.w->names, &o);
     F.x = cel_eval_ctx_new();
 }
 
@@ -104,7 +104,7 @@ int fuzz_cel_one(const uint8_t *data, size_t size) {
             check_time(t0, "cel_eval_bool", data, size);
             /* the predicate path (eval.c) decides as the full evaluation does */
             uint64_t cost = F.x->cost;
-            cel_value w = cel_eval_value(p, &F.dev[i], NULL, F.x);
+            cel_value w = cel__eval_value(p, &F.dev[i], NULL, F.x);
             if (w.kind == CV_BOOL || w.kind == CV_ERROR) {
                 bool same = w.kind == CV_BOOL ? r == (w.u.b ? CEL_TRUE : CEL_FALSE) && cost == F.x->cost
                                               : r == CEL_ERROR && !strcmp(e.msg, w.u.s);
@@ -147,10 +147,10 @@ int fuzz_cel_one(const uint8_t *data, size_t size) {
     for (int i = 0; i < NDEV; i++) {
         char fb[1100], tb[1100];   /* room for "error: " and a whole err message */
         err_clear(&e);
-        if (!cel_eval_format(p, &F.dev[i], F.x, fb, sizeof fb, &e)) snprintf(fb, sizeof fb, "error: %s", e.msg);
+        if (!cel__eval_format(p, &F.dev[i], F.x, fb, sizeof fb, &e)) snprintf(fb, sizeof fb, "error: %s", e.msg);
         uint64_t fc = F.x->cost;
         err_clear(&e);
-        if (!cel_eval_format(tp, &F.dev[i], F.x, tb, sizeof tb, &e)) snprintf(tb, sizeof tb, "error: %s", e.msg);
+        if (!cel__eval_format(tp, &F.dev[i], F.x, tb, sizeof tb, &e)) snprintf(tb, sizeof tb, "error: %s", e.msg);
         if (strcmp(fb, tb) || fc != F.x->cost) {
             fprintf(stderr, "fuzz_cel: device %d: fused %s (cost %llu), tree %s (cost %llu)\n", i, fb,
                     (unsigned long long)fc, tb, (unsigned long long)F.x->cost);
@@ -164,8 +164,8 @@ int fuzz_cel_one(const uint8_t *data, size_t size) {
     for (int i = 0; i < NDEV; i++) {
         err_clear(&e);
         double t0 = fuzz_now();
-        if (!cel_eval_format(p, &F.dev[i], F.x, buf, sizeof buf, &e)) check_err(&e, "cel_eval_format");
-        check_time(t0, "cel_eval_format", data, size);
+        if (!cel__eval_format(p, &F.dev[i], F.x, buf, sizeof buf, &e)) check_err(&e, "cel__eval_format");
+        check_time(t0, "cel__eval_format", data, size);
         err_clear(&e);
         cel_attr out;
         t0 = fuzz_now();
