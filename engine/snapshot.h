@@ -74,6 +74,14 @@ typedef struct dra_change {
  * Returns the new generation (≥ 1), 0 on error. Deleting what is not there is an
  * error ("ResourceSlice x not found"). One writer at a time (internally locked). */
 uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err *e);
+/* A watch's batch: the changes in order (the same object may change more than once:
+ * no duplicate check), each one the engine refuses — an invalid object, a deletion of
+ * what is not there — handed to skipped with the reason and left out, the rest
+ * published as one snapshot. Returns the new generation (the current one when every
+ * change was refused), 0 when the snapshot could not be built (e says why). */
+typedef void (*dra_skip_fn)(void *arg, const dra_change *c, const err *why);
+uint64_t dra_store_apply_batch(dra_store *st, const dra_change *changes, size_t n, dra_skip_fn skipped, void *arg,
+                               err *e);
 /* Objects of a file or directory (as `dralloc allocate -f`), Lists expanded; one
  * object per kind/namespace/name (the same object twice is fine; a different one
  * under the same key is an error naming both sources). */

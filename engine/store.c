@@ -917,15 +917,35 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
     return ok;
 }
 
-uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err *e) {
+/* The changes into a fork of the current snapshot, published as the next one. With
+ * skipped, a change apply_one refuses (it refuses before touching the fork) is
+ * reported and left out; without, it fails the whole call. */
+static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n, dra_skip_fn skipped, void *arg,
+                              err *e) {
     uint64_t t0 = now_ns(CLOCK_MONOTONIC);
     pthread_mutex_lock(&st->write_lock);
     uint64_t gen = 0;
-    if (!check_duplicates(changes, n, e)) goto out;
+    if (!skipped && !check_duplicates(changes, n, e)) goto out;
     dra_snapshot *old = dra_store_acquire(st);
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = apply_one(st, s, &changes[i], e);
+    size_t taken = 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (apply_one(st, s, &changes[i], e)) {
+            taken++;
+        } else if (skipped) {
+            skipped(arg, &changes[i], e);
+            err_clear(e);
+        } else {
+            ok = false;
+        }
+    }
+    if (ok && !taken && old) {   /* every change refused: the current snapshot stands */
+        gen = old->gen;
+        dra_snapshot_release(s);
+        dra_snapshot_release(old);
+        goto out;
+    }
     ok = ok && snapshot_build(s, old, e);
     dra_snapshot_release(old);
     if (!ok) {
@@ -943,6 +963,16 @@ uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err
 out:
     pthread_mutex_unlock(&st->write_lock);
     return gen;
+}
+
+uint64_t dra_store_apply(dra_store *st, const dra_change *changes, size_t n, err *e) {
+    return apply_changes(st, changes, n, NULL, NULL, e);
+}
+
+uint64_t dra_store_apply_batch(dra_store *st, const dra_change *changes, size_t n, dra_skip_fn skipped, void *arg,
+                               err *e) {
+    assert(skipped);
+    return apply_changes(st, changes, n, skipped, arg, e);
 }
 
 /* ---- JSON documents to changes ----------------------------------------------------------------- */

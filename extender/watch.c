@@ -184,21 +184,31 @@ static void clear_changes(kind_state *ks) {
     ks->srcs.n = 0;
 }
 
-/* changes[0..n) as one snapshot; when the batch is refused (an object the engine
- * rejects, a deletion of what it never took), one by one, skipping those. */
+/* A change the engine refused: an invalid object is logged (a deletion of what the
+ * store never took is not news). */
+static void skipped_change(void *arg, const dra_change *c, const err *why) {
+    kind_state *ks = arg;
+    if (!c->upsert) return;
+    char buf[1400];
+    wlog(ks->w, "%s: skipped: %s", ks->def->kind, err_format(why, buf, sizeof buf));
+}
+
+/* changes[0..n) as one snapshot, those the engine refuses left out (one bad object
+ * costs the batch nothing). Only when the snapshot itself cannot be built (a rule
+ * across objects) does it go one change at a time, keeping what can be kept. */
 static void apply(kind_state *ks, const dra_change *changes, size_t n) {
     if (!n) return;
     ext_watch *w = ks->w;
     err e;
     err_clear(&e);
-    if (!dra_store_apply(w->st, changes, n, &e)) {
-        for (size_t i = 0; i < n; i++) {
-            err_clear(&e);
-            if (!dra_store_apply(w->st, &changes[i], 1, &e) && changes[i].upsert) {
-                char buf[1400];
-                wlog(w, "%s: skipped: %s", ks->def->kind, err_format(&e, buf, sizeof buf));
-            }
-        }
+    if (dra_store_apply_batch(w->st, changes, n, skipped_change, ks, &e)) return;
+    char buf[1400];
+    wlog(w, "%s: a batch of %zu changes refused (%s): applying them one at a time", ks->def->kind, n,
+         err_format(&e, buf, sizeof buf));
+    for (size_t i = 0; i < n; i++) {
+        err_clear(&e);
+        if (!dra_store_apply(w->st, &changes[i], 1, &e) && changes[i].upsert)
+            wlog(w, "%s: skipped: %s", ks->def->kind, err_format(&e, buf, sizeof buf));
     }
 }
 

@@ -240,6 +240,55 @@ Test(store, duplicate_with_different_contents_names_both_sources) {
     dra_store_free(st);
 }
 
+typedef struct skips {
+    int n;
+    char last[1200];
+} skips;
+
+static void count_skip(void *arg, const dra_change *c, const err *why) {
+    skips *k = arg;
+    k->n++;
+    char buf[1100];
+    snprintf(k->last, sizeof k->last, "%s%s", c->upsert ? "upsert: " : "delete: ", err_format(why, buf, sizeof buf));
+}
+
+/* A watch's batch: one bad object and one deletion of what is not there are left out,
+ * the rest (a node changed twice in the batch, a new node) lands as one snapshot. */
+Test(store, a_batch_skips_what_the_engine_refuses_in_one_snapshot) {
+    dra_store *st = store_with_cluster();
+    json_t *n3a = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-3\",\"labels\":{\"v\":\"1\"}}}");
+    json_t *n3b = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-3\",\"labels\":{\"v\":\"2\"}}}");
+    json_t *n4 = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-4\"}}");
+    json_t *bad = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"x\"},"
+                        "\"spec\":{\"driver\":\"d\",\"nodeName\":\"node-3\",\"pool\":{\"name\":\"p\",\"generation\":1,"
+                        "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"a\",\"capacity\":{\"m\":{\"value\":\"x!\"}}}]}}");
+    dra_change batch[5] = {{.upsert = n3a},
+                           {.upsert = bad},
+                           {.upsert = n3b},
+                           {.kind = "ResourceClaim", .ns = "ml", .name = "never-there"},
+                           {.upsert = n4}};
+    skips k = {0};
+    err e;
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_batch(st, batch, 5, count_skip, &k, &e), 2, "%s", e.msg);
+    cr_assert_eq(k.n, 2);
+    cr_assert(strstr(k.last, "delete: ResourceClaim ml/never-there not found"), "%s", k.last);
+    dra_snapshot *s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s, "Node"), 4);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), 2);
+    dra_snapshot_release(s);
+    /* nothing but refusals: no new snapshot */
+    k.n = 0;
+    cr_assert_eq(dra_store_apply_batch(st, &batch[1], 1, count_skip, &k, &e), 2, "%s", e.msg);
+    cr_assert_eq(k.n, 1);
+    cr_assert(strstr(k.last, "upsert: ResourceSlice x: spec.devices[0].capacity"), "%s", k.last);
+    json_decref(n3a);
+    json_decref(n3b);
+    json_decref(n4);
+    json_decref(bad);
+    dra_store_free(st);
+}
+
 Test(store, binpack_prefers_the_used_node) {
     dra_store *st = store_with_cluster();
     dra_snapshot *s = dra_store_acquire(st);

@@ -887,6 +887,41 @@ static void cache_faults(fake_api *f, dra_store *st, ext_watch *w, const char *t
     fake_cut_watches(f);
     converge(f, st, "expired continue");
 
+    /* one object the engine refuses among six it takes: the six land without it (the
+     * fake server writes one event per chunk, so each is its own batch here; that a
+     * batch with a refused object is still one snapshot is test_store.c's
+     * a_batch_skips_what_the_engine_refuses_in_one_snapshot) */
+    fake_hold_watch(f, "resourceclaims", true);
+    for (int i = 0; i < 6; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "batch-%d", i);
+        fake_put(f, "resourceclaims", unallocated_claim(name, 1));
+    }
+    json_t *bad = unallocated_claim("batch-bad", 1);
+    json_t *req = json_array_get(json_object_get(json_object_get(json_object_get(bad, "spec"), "devices"), "requests"), 0);
+    json_object_set_new(json_object_get(req, "exactly"), "selectors",
+                        json_pack("[{s:{s:s}}]", "cel", "expression", "device.driver =="));
+    fake_put(f, "resourceclaims", bad);
+    dra_snapshot *before = dra_store_acquire(st);
+    size_t claims0 = dra_snapshot_count(before, "ResourceClaim");
+    dra_snapshot_release(before);
+    fake_hold_watch(f, "resourceclaims", false);
+    size_t claims = 0;
+    for (int i = 0; i < 500 && claims < claims0 + 6; i++) {
+        usleep(20000);
+        dra_snapshot *s = dra_store_acquire(st);
+        claims = dra_snapshot_count(s, "ResourceClaim");
+        dra_snapshot_release(s);
+    }
+    fake_delete(f, "resourceclaims", "ml", "batch-bad");
+    for (int i = 0; i < 6; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "batch-%d", i);
+        fake_delete(f, "resourceclaims", "ml", name);
+    }
+    CHECK(claims == claims0 + 6, "a batch with one refused object: %zu claims, want %zu", claims, claims0 + 6);
+    converge(f, st, "a batch with one refused object");
+
     json_t *status = ext_watch_status_json(w);
     CHECK(json_is_false(json_object_get(json_object_get(status, "DeviceTaintRule"), "served")),
           "DeviceTaintRule should be marked not served");
