@@ -550,8 +550,8 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 const dra_pod_claim *pc = &pod->claims[k];
                 const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
                 if (!c) {
-                    fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s not found in the input\n",
-                            dra_ns(pod->ns), pod->name, pc->name ? pc->name : "?");
+                    fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s: %s (in the input)\n", dra_ns(pod->ns),
+                            pod->name, pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, pod, pc));
                     continue;
                 }
                 /* a claim shared by several pods is in each pod's job and allocated once,
