@@ -108,8 +108,11 @@ struct dra_explain {
     const char *together;    /* when nothing above fails on its own */
 };
 
+/* Every claim as "namespace/name", a claim without one in "default" as the API server
+ * puts it: the form the CLI's and the extender's other lines use, and the one the fit
+ * memo's name placeholders (podfit.c) are made of. */
 static const char *claim_name(dra_alloc_ctx *x, const dra_claim *c) {
-    return c->ns && *c->ns ? arena_printf(&x->a, "%s/%s", c->ns, c->name) : c->name;
+    return arena_printf(&x->a, "%s/%s", dra_ns(c->ns), c->name);
 }
 
 static const char *qty_text(dra_alloc_ctx *x, const quantity *q) {
