@@ -49,6 +49,8 @@ typedef struct dra_features {
     bool node_allocatable_resources;     /* DRANodeAllocatableResources */
     bool optional_node_operations;       /* DRAOptionalNodeOperations */
     bool granular_status_authorization;  /* DRAResourceClaimGranularStatusAuthorization */
+    bool pod_resources_dra;              /* KubeletPodResourcesDynamicResources */
+    bool resource_health_status;         /* ResourceHealthStatus */
 } dra_features;
 
 /* kube-scheduler's DynamicResourcesFilterTimeoutDefault: 10 s per node and pod. */

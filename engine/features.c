@@ -8,7 +8,9 @@
  * DRAResourceClaimDeviceStatus GA and locked, DRAWorkloadResourceClaims beta off,
  * DRADerivedAttributes, DRADeviceCompatibilityGroups and DRAOptionalNodeOperations
  * alpha), plus the API server's DRAResourceClaimGranularStatusAuthorization (beta, on
- * since 1.36). A default is the one Kubernetes 1.37 runs with.
+ * since 1.36) and the kubelet's KubeletPodResourcesDynamicResources and
+ * ResourceHealthStatus (the Kubernetes feature-gate reference). A default is the one
+ * Kubernetes 1.37 runs with.
  *
  * DRADeviceBindingConditions and DRAResourceClaimDeviceStatus map to one allocator
  * flag (as Go's DeviceBindingAndStatus): on only when both are. Gates that exist in
@@ -43,9 +45,10 @@ static const gate GATES[] = {
     G("DRADeviceTaintRules", device_taint_rules, true),
     G("DRADeviceTaints", device_taints, true),                           /* GA in 1.37 */
     G("DRAExtendedResource", extended_resource, true),                   /* GA, locked in 1.37 */
-    /* beta, on in 1.37: API validation of fractional range values; parsing takes any
-     * quantity */
-    G("DRAFractionalCapacityRange", fractional_capacity_range, true),
+    /* beta in 1.37, on only with --min-compatibility-version 1.37 (its spec's
+     * MinCompatibilityVersion), which defaults to one release back: off. API
+     * validation of fractional range values; parsing here takes any quantity */
+    G("DRAFractionalCapacityRange", fractional_capacity_range, false),
     G("DRAListTypeAttributes", list_type_attributes, false),             /* alpha */
     /* alpha: node allocatable resources (kubelet and NodeResourcesFit), not devices */
     G("DRANodeAllocatableResources", node_allocatable_resources, false),
@@ -58,6 +61,11 @@ static const gate GATES[] = {
     G("DRAResourceClaimGranularStatusAuthorization", granular_status_authorization, true),
     G("DRASchedulerFilterTimeout", filter_timeout, true),                /* beta since 1.34 */
     G("DRAWorkloadResourceClaims", workload_claims, false),              /* beta in 1.37, off */
+    /* the kubelet's DRA gates, without the prefix (feature-gate docs): the pod resources
+     * API listing claims' devices (beta since 1.34), device health in pod status (beta
+     * since 1.36) */
+    G("KubeletPodResourcesDynamicResources", pod_resources_dra, true),
+    G("ResourceHealthStatus", resource_health_status, true),
 };
 #undef G
 

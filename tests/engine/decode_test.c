@@ -133,12 +133,13 @@ Test(features, every_dra_gate_of_kubernetes_1_37) {
         {"DRAConsumableCapacity", true},         {"DRADerivedAttributes", false},
         {"DRADeviceBindingConditions", true},    {"DRADeviceCompatibilityGroups", false},
         {"DRADeviceTaintRules", true},           {"DRADeviceTaints", true},
-        {"DRAExtendedResource", true},           {"DRAFractionalCapacityRange", true},
+        {"DRAExtendedResource", true},           {"DRAFractionalCapacityRange", false},
         {"DRAListTypeAttributes", false},        {"DRANodeAllocatableResources", false},
         {"DRAOptionalNodeOperations", false},    {"DRAPartitionableDevices", true},
         {"DRAPrioritizedList", true},            {"DRAResourceClaimDeviceStatus", true},
         {"DRAResourceClaimGranularStatusAuthorization", true},
         {"DRASchedulerFilterTimeout", true},     {"DRAWorkloadResourceClaims", false},
+        {"KubeletPodResourcesDynamicResources", true}, {"ResourceHealthStatus", true},
     };
     dra_features def;
     dra_features_default(&def);
