@@ -93,7 +93,8 @@ const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dr
 const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
     /* a template entry resolves to its generated claim, else a claim made from the
      * template: only a missing template leaves it unresolved */
-    if (!pc->claim_name && pc->template_name) return dra__world_not_found(w, a, DRA_KIND_TEMPLATE, pod->ns, pc->template_name);
+    if (!pc->claim_name && pc->template_name)
+        return dra__world_not_found(w, a, DRA_KIND_TEMPLATE, pod->ns, pc->template_name);
     return dra__world_not_found(w, a, DRA_KIND_CLAIM, pod->ns, pc->claim_name ? pc->claim_name : "");
 }
 

@@ -663,15 +663,14 @@ static void ns_walk_template(void *ctx, const void *obj) {
     ns_walk_one(ctx, t->ns, t->name);
 }
 
-
 /* The namespaces other than ns (defaulted) holding a ResourceClaim or template named
  * name: how many, the first max of them in name order in out[]. A walk over every
  * object of the kind: for the text of a failure only. */
 static size_t namespaces_with(const dra_world *w, dra_kind kind, const char *name, const char *ns, const char **out,
                               size_t max) {
+    if (kind != DRA_KIND_CLAIM && kind != DRA_KIND_TEMPLATE) return 0;
     ns_walk nw = {.name = name ? name : "", .skip = dra_ns(ns)};
     void (*fn)(void *, const void *) = kind == DRA_KIND_CLAIM ? ns_walk_claim : ns_walk_template;
-    if (kind != DRA_KIND_CLAIM && kind != DRA_KIND_TEMPLATE) return 0;
     if (w->each) {
         w->each(w->find_arg, kind, fn, &nw);
     } else if (kind == DRA_KIND_CLAIM) {
