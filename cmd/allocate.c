@@ -36,6 +36,7 @@
  * among the allocations that fit, the least fragmenting one (engine.h). Exit codes:
  * 0 allocated, 1 not satisfiable (or timed out), 2 usage or input error. */
 #include "cmd/commands.h"
+#include "cmd/yaml_style.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -171,68 +172,20 @@ static const char *unalias(const char *msg, char *buf, size_t n) {
 
 /* ---- YAML output ----------------------------------------------------------------- */
 
-/* Whether a string must be double-quoted to read back as the same string with
- * sigs.k8s.io/yaml (YAML 1.1 via go-yaml v2, as kubectl reads -o yaml): words that
- * resolve to booleans or null in any case (TRUE, NO, Null, ~), the merge key `<<`,
- * anything that may be a number, indicators at the start, ": " and " #" inside,
- * and characters a plain scalar cannot hold (controls, DEL, NEL U+0085, the line
- * and paragraph separators U+2028/U+2029, the BOM). Quoting more than needed is
- * harmless; less is not. */
-static bool needs_quotes(const char *s) {
-    if (!*s) return true;
-    static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", "<<", "="};
-    for (size_t i = 0; i < ARRAY_SIZE(words); i++)
-        if (!strcasecmp(s, words[i])) return true;
-    if (strchr("-?:,[]{}#&*!|>'\"%@`<= ", s[0])) return true;
-    if ((s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '+') return true;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) return true;
-        if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0xa0) return true;             /* C1 controls, NEL, NBSP */
-        if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return true; /* U+2028, U+2029 */
-        if (*p == 0xef && p[1] == 0xbb && p[2] == 0xbf) return true;             /* BOM */
-        if (*p == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)) return true; /* U+FFFE, U+FFFF */
-        if (*p == ':' && (p[1] == ' ' || !p[1])) return true;
-        if (*p == ' ' && p[1] == '#') return true;
-    }
-    return s[strlen(s) - 1] == ' ';
-}
-
-/* A YAML double-quoted scalar: JSON's escapes plus \x7F, \N (U+0085), \L (U+2028),
- * \P (U+2029), \uFEFF, \uFFFE and \uFFFF, which a YAML reader would otherwise
- * reject or fold. */
-static void yaml_quoted(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        unsigned char c = *p;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c == '\n') fputs("\\n", stdout);
-        else if (c == '\t') fputs("\\t", stdout);
-        else if (c == '\r') fputs("\\r", stdout);
-        else if (c < 0x20 || c == 0x7f) printf("\\x%02X", c);
-        else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) printf("\\x%02X", p[1]), p++;
-        else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) fputs(p[2] == 0xa8 ? "\\L" : "\\P", stdout), p += 2;
-        else if (c == 0xef && p[1] == 0xbb && p[2] == 0xbf) fputs("\\uFEFF", stdout), p += 2;
-        else if (c == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))   /* not printable in YAML */
-            fputs(p[2] == 0xbe ? "\\uFFFE" : "\\uFFFF", stdout), p += 2;
-        else putchar(c);
-    }
-    putchar('"');
-}
-
-static void yaml_scalar(const json_t *v) {
+/* A scalar; a string as kubectl's printer writes it (cmd/yaml_style.c: plain unless
+ * plain would read back as another type or be invalid). key: a mapping key; indent:
+ * the column of the key or the "- " the value belongs to (a literal block's lines go
+ * two deeper). True when it ended the line (a literal block). */
+static bool yaml_scalar(const json_t *v, int indent, bool key) {
     switch (json_typeof(v)) {
-    case JSON_STRING: {
-        const char *s = json_string_value(v);
-        if (needs_quotes(s)) yaml_quoted(s);
-        else fputs(s, stdout);
-        break;
-    }
+    case JSON_STRING: return dra__yaml_string(stdout, json_string_value(v), indent, key);
     case JSON_INTEGER: printf("%lld", (long long)json_integer_value(v)); break;
     case JSON_REAL: printf("%.17g", json_real_value(v)); break;
     case JSON_TRUE: fputs("true", stdout); break;
     case JSON_FALSE: fputs("false", stdout); break;
     default: fputs("null", stdout);
     }
+    return false;
 }
 
 static bool is_empty_coll(const json_t *v) {
@@ -252,8 +205,7 @@ static void yaml_value_after_key(const json_t *v, int indent) {
         yaml_node(v, indent, false);
     } else {
         printf(" ");
-        yaml_scalar(v);
-        printf("\n");
+        if (!yaml_scalar(v, indent, false)) printf("\n");
     }
 }
 
@@ -328,7 +280,7 @@ static void yaml_node(const json_t *v, int indent, bool in_seq) {
         for (size_t i = 0; i < m; i++) {
             if (!(in_seq && i == 0)) printf("%*s", indent, "");
             json_t *ks = json_string(keys[i]);
-            yaml_scalar(ks);
+            yaml_scalar(ks, indent, true);
             json_decref(ks);
             printf(":");
             yaml_value_after_key(json_object_get(v, keys[i]), indent);
@@ -342,16 +294,15 @@ static void yaml_node(const json_t *v, int indent, bool in_seq) {
             else if (json_is_array(x) && json_array_size(x)) {
                 printf("\n");
                 yaml_node(x, indent + 2, false);
-            } else {
-                if (is_empty_coll(x)) printf("%s", json_is_object(x) ? "{}" : "[]");
-                else yaml_scalar(x);
+            } else if (is_empty_coll(x)) {
+                printf("%s\n", json_is_object(x) ? "{}" : "[]");
+            } else if (!yaml_scalar(x, indent, false)) {
                 printf("\n");
             }
         }
     } else {
         printf("%*s", indent, "");
-        yaml_scalar(v);
-        printf("\n");
+        if (!yaml_scalar(v, indent, false)) printf("\n");
     }
 }
 
@@ -550,8 +501,8 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 const dra_pod_claim *pc = &pod->claims[k];
                 const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
                 if (!c) {
-                    fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s not found in the input\n",
-                            dra_ns(pod->ns), pod->name, pc->name ? pc->name : "?");
+                    fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s: %s (in the input)\n", dra_ns(pod->ns),
+                            pod->name, pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, pod, pc));
                     continue;
                 }
                 /* a claim shared by several pods is in each pod's job and allocated once,

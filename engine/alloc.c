@@ -1574,8 +1574,10 @@ static bool build_node_selector(dra_alloc_ctx *x, dra_claim_state *cs, dra_alloc
         }
         if (!s || s->nterms == 0) continue;
         if (s->nterms > 1)
+            /* Go prints claim.Name here, the only claim reference without its namespace
+             * (issue #21): this one carries it too, as klog.KObj prints every other */
             return dra_alloc_fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
-                        cs->claim->name, s->nterms);
+                        dra_claim_obj(x, cs), s->nterms);
         merge_reqs(s->terms[0].fields, s->terms[0].nfields, t->fields, &t->nfields);
         merge_reqs(s->terms[0].exprs, s->terms[0].nexprs, t->exprs, &t->nexprs);
     }

@@ -36,6 +36,21 @@ typedef struct dra_features {
     bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
                                  * DynamicResourcesArgs.filterTimeout (10 s unless set; the
                                  * caller applies it, see DRA_FILTER_TIMEOUT_DEFAULT_NS) */
+    /* The two gates binding_conditions stands for, each as set (so setting one of them
+     * later does not lose the other). */
+    bool gate_binding_conditions;   /* DRADeviceBindingConditions */
+    bool gate_device_status;        /* DRAResourceClaimDeviceStatus */
+    /* DRA gates of Kubernetes 1.37 that do not change what this engine computes: accepted
+     * by name and recorded, nothing reads them (features.c says why for each). */
+    bool dynamic_resource_allocation;    /* DynamicResourceAllocation */
+    bool device_taint_rules;             /* DRADeviceTaintRules */
+    bool device_compatibility_groups;    /* DRADeviceCompatibilityGroups */
+    bool fractional_capacity_range;      /* DRAFractionalCapacityRange */
+    bool node_allocatable_resources;     /* DRANodeAllocatableResources */
+    bool optional_node_operations;       /* DRAOptionalNodeOperations */
+    bool granular_status_authorization;  /* DRAResourceClaimGranularStatusAuthorization */
+    bool pod_resources_dra;              /* KubeletPodResourcesDynamicResources */
+    bool resource_health_status;         /* ResourceHealthStatus */
 } dra_features;
 
 /* kube-scheduler's DynamicResourcesFilterTimeoutDefault: 10 s per node and pod. */
@@ -43,8 +58,12 @@ typedef struct dra_features {
 
 /* Kubernetes 1.37 defaults. */
 void dra_features_default(dra_features *f);
-/* "DRAPrioritizedList=true,DRADeviceTaints=false"; unknown gates are an error. */
+/* "DRAPrioritizedList=true,DRADeviceTaints=false": every DRA feature gate of Kubernetes
+ * 1.37 by name; any other name is an error ("unknown feature gate X"). */
 bool dra_features_parse(dra_features *f, const char *spec, err *e);
+/* The value of gate `name` in f (for the two binding gates, each one's own setting);
+ * false when the name is not a DRA gate of Kubernetes 1.37. */
+bool dra_features_get(const dra_features *f, const char *name, bool *on);
 
 /* ---- the allocation context ----------------------------------------------------- */
 

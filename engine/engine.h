@@ -252,6 +252,11 @@ const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const cha
 /* The ResourceClaim a pod's claim entry stands for (by name, generated, or made from
  * its template for the CLI: it lives as long as the world); NULL when none exists. */
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
+/* Why dra_extres_pod_claim found none (lives as long as the world): Kubernetes'
+ * NotFound text, the namespace searched and where one of that name exists:
+ *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
+ *   ResourceClaimTemplate named gpu exists in namespace team-a */
+const char *dra_extres_pod_claim_missing(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 /* Allocates what the pod needs on the node (engine/extres.h describes the outcome
  * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
  * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`

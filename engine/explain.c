@@ -108,14 +108,27 @@ struct dra_explain {
     const char *together;    /* when nothing above fails on its own */
 };
 
+/* Every claim as "namespace/name", a claim without one in "default" as the API server
+ * puts it: the form the CLI's and the extender's other lines use, and the one the fit
+ * memo's name placeholders (podfit.c) are made of. */
 static const char *claim_name(dra_alloc_ctx *x, const dra_claim *c) {
-    return c->ns && *c->ns ? arena_printf(&x->a, "%s/%s", c->ns, c->name) : c->name;
+    return arena_printf(&x->a, "%s/%s", dra_ns(c->ns), c->name);
 }
 
 static const char *qty_text(dra_alloc_ctx *x, const quantity *q) {
-    char b[64];
+    char b[QUANTITY_STR_MAX];
     quantity_format(q, b, sizeof b);
     return arena_strdup(&x->a, b);
+}
+
+/* q printed in the format of ref, the device's capacity or the pool's counter the line
+ * is about: one line, one unit. A request written "6442450944" against a capacity in
+ * Mi reads "5119Mi left, the request needs 6Gi" (Kubernetes' String() of the amount
+ * in the capacity's format), never "5119Mi left, the request needs 6442450944". */
+static const char *qty_text_as(dra_alloc_ctx *x, const quantity *q, const quantity *ref) {
+    quantity t = *q;
+    t.format = ref->format;
+    return qty_text(x, &t);
 }
 
 static bool str0_eq(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
@@ -658,19 +671,21 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
         break;
     case K_CAP_MISSING: put(o, "lack capacity %s, which the request asks for", c->key); break;
     case K_CAP_POLICY:
-        put(o, "have a requestPolicy for capacity %s that does not allow %s", c->key, qty_text(x, &c->want));
+        put(o, "have a requestPolicy for capacity %s that does not allow %s", c->key, qty_text_as(x, &c->want, &c->left));
         break;
     case K_CAP_SMALL:
-        put(o, "have %s of capacity %s, the request needs %s", qty_text(x, &c->left), c->key, qty_text(x, &c->want));
+        put(o, "have %s of capacity %s, the request needs %s", qty_text(x, &c->left), c->key,
+            qty_text_as(x, &c->want, &c->left));
         break;
     case K_HELD: put_holders(x, o, re, brief); break;
     case K_CAP_USED:
-        put(o, "have %s of capacity %s left, the request needs %s", qty_text(x, &c->left), c->key, qty_text(x, &c->want));
+        put(o, "have %s of capacity %s left, the request needs %s", qty_text(x, &c->left), c->key,
+            qty_text_as(x, &c->want, &c->left));
         break;
     case K_COUNTERS: {
         const dra_pool *p = c->p;
         const dra_pool_counter *pc = &p->counters[c->idx];
-        put(o, "need %s of counter %s: counter set %s in pool %s has %s left", qty_text(x, &c->want),
+        put(o, "need %s of counter %s: counter set %s in pool %s has %s left", qty_text_as(x, &c->want, &c->left),
             intern_str(x->w->names, pc->name_id), intern_str(x->w->names, pc->set_id), p->id_text, qty_text(x, &c->left));
         break;
     }

@@ -90,6 +90,18 @@ const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dr
     return c;
 }
 
+const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+    /* a template entry resolves to its generated claim, else a claim made from the
+     * template: only a missing template leaves it unresolved */
+    if (!pc->claim_name && pc->template_name)
+        return dra__world_not_found(w, a, DRA_KIND_TEMPLATE, pod->ns, pc->template_name);
+    return dra__world_not_found(w, a, DRA_KIND_CLAIM, pod->ns, pc->claim_name ? pc->claim_name : "");
+}
+
+const char *dra_extres_pod_claim_missing(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
+    return dra_extres_missing_claim(w, &w->cli_mem, pod, pc);
+}
+
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
     return dra_extres_resolve_claim(w, &w->cli_mem, pod, pc);
 }
@@ -125,17 +137,16 @@ void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f
     for (uint32_t k = 0; k < pod->nclaims; k++) {
         const dra_pod_claim *pc = &pod->claims[k];
         const dra_claim *c = NULL;
-        const char *what = pc->claim_name ? pc->claim_name : pc->template_name ? pc->template_name : "?";
         if (pp->group && dra_podgroup_claim(w, a, pp->group, pc, &c)) {
             if (!c) {
-                pp->unresolvable =
-                    arena_printf(a, "Pod %s/%s: claim %s of PodGroup %s: ResourceClaim or template %s not found",
-                                 pp->pns, pod->name, pc->name ? pc->name : "?", gname, what);
+                pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s of PodGroup %s/%s: %s", pp->pns, pod->name,
+                                                pc->name ? pc->name : "?", pp->pns, gname,
+                                                dra_podgroup_missing_claim(w, a, pp->group, pc));
                 return;
             }
         } else if (!(c = dra_extres_resolve_claim(w, a, pod, pc))) {
-            pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s: ResourceClaim or template %s not found", pp->pns,
-                                            pod->name, pc->name ? pc->name : "?", what);
+            pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s: %s", pp->pns, pod->name, pc->name ? pc->name : "?",
+                                            dra_extres_missing_claim(w, a, pod, pc));
             return;
         }
         pp->claims[k] = c;

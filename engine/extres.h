@@ -46,6 +46,12 @@ json_t *dra_claim_spec_json(const dra_claim *c);
  * the claim it names, else the claim generated for it (status), else a claim made
  * from its template named "<pod>-<entry>" in arena a. NULL when none exists. */
 const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
+/* Why dra_extres_resolve_claim found nothing, in arena a: Kubernetes' NotFound text
+ * for the claim or template the entry names, the namespace searched, and the
+ * namespaces where one of that name exists:
+ *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
+ *   ResourceClaimTemplate named gpu exists in namespace team-a */
+const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
 /* The same for `dralloc allocate`'s CLI, which keeps claims for the process's life. */
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 

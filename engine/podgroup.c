@@ -59,25 +59,39 @@ const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const 
     return NULL;
 }
 
+/* The group's entry that the pod's claim entry is, or NULL. */
+static const dra_pod_claim *group_entry(const dra_podgroup *g, const dra_pod_claim *pc) {
+    for (uint32_t i = 0; i < g->nclaims; i++) {
+        const dra_pod_claim *gc = &g->claims[i];
+        if (str_eq0(gc->name, pc->name) && str_eq0(gc->claim_name, pc->claim_name) &&
+            str_eq0(gc->template_name, pc->template_name))
+            return gc;
+    }
+    return NULL;
+}
+
+const char *dra_podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc) {
+    const dra_pod_claim *gc = group_entry(g, pc);
+    if (!gc) gc = pc;
+    if (gc->claim_name) return dra__world_not_found(w, a, DRA_KIND_CLAIM, g->ns, gc->claim_name);
+    if (gc->generated_name) return dra__world_not_found(w, a, DRA_KIND_CLAIM, g->ns, gc->generated_name);
+    return dra__world_not_found(w, a, DRA_KIND_TEMPLATE, g->ns, gc->template_name ? gc->template_name : "");
+}
+
 bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
                         const dra_claim **claim) {
     *claim = NULL;
-    for (uint32_t i = 0; i < g->nclaims; i++) {
-        const dra_pod_claim *gc = &g->claims[i];
-        if (!str_eq0(gc->name, pc->name) || !str_eq0(gc->claim_name, pc->claim_name) ||
-            !str_eq0(gc->template_name, pc->template_name))
-            continue;
-        if (gc->claim_name) {
-            *claim = dra_world_find_claim(w, g->ns, gc->claim_name);
-            return true;
-        }
-        char nm[512];
-        snprintf(nm, sizeof nm, "%s-%s", g->name, gc->name);
-        *claim = dra_world_find_claim(w, g->ns, gc->generated_name ? gc->generated_name : nm);
-        if (*claim || gc->generated_name) return true;   /* named in status but missing: not found */
-        const dra_claim_template *t = dra_world_find_template(w, g->ns, gc->template_name);
-        if (t) *claim = dra_claim_instantiate(a, t, g->ns, nm);
+    const dra_pod_claim *gc = group_entry(g, pc);
+    if (!gc) return false;
+    if (gc->claim_name) {
+        *claim = dra_world_find_claim(w, g->ns, gc->claim_name);
         return true;
     }
-    return false;
+    char nm[512];
+    snprintf(nm, sizeof nm, "%s-%s", g->name, gc->name);
+    *claim = dra_world_find_claim(w, g->ns, gc->generated_name ? gc->generated_name : nm);
+    if (*claim || gc->generated_name) return true;   /* named in status but missing: not found */
+    const dra_claim_template *t = dra_world_find_template(w, g->ns, gc->template_name);
+    if (t) *claim = dra_claim_instantiate(a, t, g->ns, nm);
+    return true;
 }

@@ -33,4 +33,8 @@ const char *dra_podgroup_uid(const dra_podgroup *g);
 bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
                         const dra_claim **claim);
 
+/* Why dra_podgroup_claim's *claim is NULL, in arena a (dra__world_not_found's text
+ * for the claim, the generated claim the group's status names, or the template). */
+const char *dra_podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc);
+
 #endif

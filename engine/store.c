@@ -425,6 +425,17 @@ static const void *snapshot_find(const void *arg, int kind, const char *ns, cons
     return en ? en->obj : NULL;
 }
 
+/* Every object of a kind, for the world's slow walks (dra__world_namespaces_with:
+ * the text of a failure only). */
+static void snapshot_each(const void *arg, int kind, void (*fn)(void *ctx, const void *obj), void *ctx) {
+    const dra_snapshot *s = arg;
+    pmap_iter it;
+    pmap_iter_init(&it, &s->objs[kind]);
+    void *p;
+    while (pmap_next(&it, NULL, &p))
+        if (((const entry *)p)->obj) fn(ctx, ((const entry *)p)->obj);
+}
+
 /* The objects of kind k in arrival order, as a list (classes: indexed by name). */
 static part *part_list(const dra_snapshot *s, dra_kind k) {
     part *p = xcalloc(1, sizeof *p);
@@ -665,6 +676,7 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     s->w = w;
     w->borrowed = true;
     w->find = snapshot_find;
+    w->each = snapshot_each;
     w->find_arg = s;
     w->vectors_borrowed = true;
     w->classes.v = (dra_class **)s->classes->v.v;

@@ -643,6 +643,68 @@ const dra_claim_template *dra_world_find_template(const dra_world *w, const char
     return i ? w->templates.v[i - 1] : NULL;
 }
 
+typedef struct ns_walk {
+    const char *name, *skip;
+    DRA_VEC(const char *) found;
+} ns_walk;
+
+static void ns_walk_one(void *ctx, const char *ns, const char *name) {
+    ns_walk *nw = ctx;
+    if (name && !strcmp(name, nw->name) && strcmp(dra_ns(ns), nw->skip)) DRA_VEC_PUSH(nw->found, dra_ns(ns));
+}
+
+static void ns_walk_claim(void *ctx, const void *obj) {
+    const dra_claim *c = obj;
+    ns_walk_one(ctx, c->ns, c->name);
+}
+
+static void ns_walk_template(void *ctx, const void *obj) {
+    const dra_claim_template *t = obj;
+    ns_walk_one(ctx, t->ns, t->name);
+}
+
+/* The namespaces other than ns (defaulted) holding a ResourceClaim or template named
+ * name: how many, the first max of them in name order in out[]. A walk over every
+ * object of the kind: for the text of a failure only. */
+static size_t namespaces_with(const dra_world *w, dra_kind kind, const char *name, const char *ns, const char **out,
+                              size_t max) {
+    if (kind != DRA_KIND_CLAIM && kind != DRA_KIND_TEMPLATE) return 0;
+    ns_walk nw = {.name = name ? name : "", .skip = dra_ns(ns)};
+    void (*fn)(void *, const void *) = kind == DRA_KIND_CLAIM ? ns_walk_claim : ns_walk_template;
+    if (w->each) {
+        w->each(w->find_arg, kind, fn, &nw);
+    } else if (kind == DRA_KIND_CLAIM) {
+        for (size_t i = 0; i < w->claims.n; i++) fn(&nw, w->claims.v[i]);
+    } else {
+        for (size_t i = 0; i < w->templates.n; i++) fn(&nw, w->templates.v[i]);
+    }
+    if (nw.found.n) qsort(nw.found.v, nw.found.n, sizeof *nw.found.v, cmp_str);
+    for (size_t i = 0; i < nw.found.n && i < max; i++) out[i] = nw.found.v[i];
+    size_t n = nw.found.n;
+    free(nw.found.v);
+    return n;
+}
+
+/* Kubernetes' NotFound text for the object looked up, then the namespace searched and
+ * where one of that name does exist — the usual mistake being a template created in
+ * another namespace than the pod's:
+ *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
+ *   ResourceClaimTemplate named gpu exists in namespace team-a */
+const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const char *ns, const char *name) {
+    enum { SHOW = 3 };
+    const char *where[SHOW];
+    size_t n = namespaces_with(w, k, name, ns, where, SHOW);
+    const bool tmpl = k == DRA_KIND_TEMPLATE;
+    const char *t = arena_printf(a, "%s.resource.k8s.io \"%s\" not found in namespace %s",
+                                 tmpl ? "resourceclaimtemplate" : "resourceclaim", name, dra_ns(ns));
+    if (!n) return t;
+    t = arena_printf(a, "%s; a %s named %s exists in namespace%s ", t, tmpl ? "ResourceClaimTemplate" : "ResourceClaim",
+                     name, n > 1 ? "s" : "");
+    for (size_t i = 0; i < n && i < SHOW; i++)
+        t = arena_printf(a, "%s%s%s", t, i == 0 ? "" : (i + 1 == n && n <= SHOW) ? " and " : ", ", where[i]);
+    return n > SHOW ? arena_printf(a, "%s and %zu more", t, n - SHOW) : t;
+}
+
 dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
     dra_claim *c = ARENA_NEW(a, dra_claim);
     *c = t->spec;

@@ -49,6 +49,8 @@ struct dra_world {
     /* a borrowed world's lookups by namespace/name go to its snapshot's key index
      * (claims, templates, nodes and pods are not copied into its vectors) */
     const void *(*find)(const void *arg, int kind, const char *ns, const char *name);
+    /* ... and its walks over every object of a kind (dra__world_namespaces_with) */
+    void (*each)(const void *arg, int kind, void (*fn)(void *ctx, const void *obj), void *ctx);
     const void *find_arg;
     /* claims made for the CLI (dra_extres_pod_claim), never touched by requests */
     arena cli_mem;
@@ -154,6 +156,13 @@ bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status,
 void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
                    const char *const *names, size_t nnames);
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
+/* A ResourceClaim (DRA_KIND_CLAIM) or ResourceClaimTemplate (DRA_KIND_TEMPLATE) not
+ * found, in arena a: Kubernetes' NotFound text, the namespace searched and the
+ * namespaces where one of that name does exist (a walk over every object of the kind:
+ * for the text of a failure only):
+ *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
+ *   ResourceClaimTemplate named gpu exists in namespace team-a */
+const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const char *ns, const char *name);
 /* A claim made from a template for a pod (or a PodGroup), in arena a: the template's
  * spec, its own namespace and name, unallocated. */
 dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);

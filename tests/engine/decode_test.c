@@ -121,6 +121,67 @@ Test(features, gates) {
     cr_assert_not(f.filter_timeout);
 }
 
+/* Every DRA feature gate of Kubernetes 1.37 with its 1.37 default (issue #21: a real
+ * cluster's --feature-gates was refused because DRADeviceCompatibilityGroups was not
+ * known): each is accepted by name, set both ways, and the defaults are Kubernetes'. */
+Test(features, every_dra_gate_of_kubernetes_1_37) {
+    static const struct {
+        const char *name;
+        bool dflt;
+    } gates[] = {
+        {"DynamicResourceAllocation", true},     {"DRAAdminAccess", true},
+        {"DRAConsumableCapacity", true},         {"DRADerivedAttributes", false},
+        {"DRADeviceBindingConditions", true},    {"DRADeviceCompatibilityGroups", false},
+        {"DRADeviceTaintRules", true},           {"DRADeviceTaints", true},
+        {"DRAExtendedResource", true},           {"DRAFractionalCapacityRange", false},
+        {"DRAListTypeAttributes", false},        {"DRANodeAllocatableResources", false},
+        {"DRAOptionalNodeOperations", false},    {"DRAPartitionableDevices", true},
+        {"DRAPrioritizedList", true},            {"DRAResourceClaimDeviceStatus", true},
+        {"DRAResourceClaimGranularStatusAuthorization", true},
+        {"DRASchedulerFilterTimeout", true},     {"DRAWorkloadResourceClaims", false},
+        {"KubeletPodResourcesDynamicResources", true}, {"ResourceHealthStatus", true},
+    };
+    dra_features def;
+    dra_features_default(&def);
+    for (size_t i = 0; i < sizeof gates / sizeof gates[0]; i++) {
+        bool on;
+        cr_assert(dra_features_get(&def, gates[i].name, &on), "%s: not a gate", gates[i].name);
+        cr_assert_eq(on, gates[i].dflt, "%s: default %d, Kubernetes 1.37 has %d", gates[i].name, on, gates[i].dflt);
+        for (int v = 0; v < 2; v++) {
+            dra_features f = def;
+            char spec[128];
+            snprintf(spec, sizeof spec, "%s=%s", gates[i].name, v ? "true" : "false");
+            err e;
+            err_clear(&e);
+            cr_assert(dra_features_parse(&f, spec, &e), "%s: %s", spec, e.msg);
+            cr_assert(dra_features_get(&f, gates[i].name, &on));
+            cr_assert_eq(on, v == 1, "%s", spec);
+        }
+    }
+    bool on;
+    cr_assert_not(dra_features_get(&def, "DRANoSuchGate", &on));
+    err e;
+    err_clear(&e);
+    cr_assert_not(dra_features_parse(&def, "DRANoSuchGate=true", &e));
+    cr_assert_str_eq(e.msg, "unknown feature gate DRANoSuchGate");
+}
+
+/* The two binding gates stand for one allocator flag, on only when both are; each keeps
+ * its own setting across calls, so turning one back on restores the flag. */
+Test(features, binding_gates_each_kept) {
+    dra_features f;
+    dra_features_default(&f);
+    cr_assert(f.binding_conditions);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_features_parse(&f, "DRAResourceClaimDeviceStatus=false", &e));
+    cr_assert_not(f.binding_conditions);
+    cr_assert(dra_features_parse(&f, "DRADeviceBindingConditions=true", &e));
+    cr_assert_not(f.binding_conditions);
+    cr_assert(dra_features_parse(&f, "DRAResourceClaimDeviceStatus=true", &e));
+    cr_assert(f.binding_conditions);
+}
+
 Test(decode, yaml_anchors_quotes_and_numbers) {
     dra_world *w = dra_world_new(true);
     err e;

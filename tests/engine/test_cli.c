@@ -254,6 +254,70 @@ Test(cli, yaml_output_reads_back) {
     remove("/tmp/dralloc-cli-out.yaml");
 }
 
+/* -o yaml quotes a string only where kubectl's printer does (issue #21: "1Mi" came out
+ * quoted, and of two UIDs the one starting with a digit): go-yaml v2 double-quotes
+ * what would read back as another type (an int, a float, a bool, null, a timestamp, a
+ * base-60 number), single-quotes what cannot be plain (an indicator first, ": "
+ * inside, a space first), writes text with line breaks as a literal block, the rest
+ * plain. */
+Test(cli, yaml_quotes_as_kubectl) {
+    write_file("/tmp/dralloc-cli-quotes.yaml",
+               "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+               "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+               "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
+               "  devices:\n  - name: gpu-0\n    allowMultipleAllocations: true\n    capacity: {memory: {value: 4Gi}}\n---\n"
+               "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n"
+               "  uid: 1234e567-89ab-cdef-0123-456789abcdef\n  annotations:\n"
+               "    a: \"1234e5\"\n    b: \"1Mi\"\n    c: \"- x\"\n    d: \" lead\"\n    e: \"2026-12-04T14:48:10Z\"\n"
+               "    f: \"two\\nlines\\n\"\n    g: \"it's: here\"\n    h: \"0x1F\"\n    i: \"\"\n    j: \"yes\"\n"
+               "    k: \"1.5\"\n    l: \"1:20\"\n    m: \"4e36d8a0-0b1c-4d5e-8f90-a1b2c3d4e5f6\"\n    o: \"no end\\nx\"\n"
+               "    p: \"1e400\"\n"
+               "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n        deviceClassName: gpu\n"
+               "        capacity: {requests: {memory: 1Mi}}\n");
+    cr_assert_eq(run("-f /tmp/dralloc-cli-quotes.yaml --node node-1 --seed 1 -o yaml"), 0, "%s", err_text);
+    cr_assert(strstr(out_text, "    annotations:\n"
+                               "      a: \"1234e5\"\n"
+                               "      b: 1Mi\n"
+                               "      c: '- x'\n"
+                               "      d: ' lead'\n"
+                               "      e: \"2026-12-04T14:48:10Z\"\n"
+                               "      f: |\n"
+                               "        two\n"
+                               "        lines\n"
+                               "      g: 'it''s: here'\n"
+                               "      h: \"0x1F\"\n"
+                               "      i: \"\"\n"
+                               "      j: \"yes\"\n"
+                               "      k: \"1.5\"\n"
+                               "      l: \"1:20\"\n"
+                               "      m: 4e36d8a0-0b1c-4d5e-8f90-a1b2c3d4e5f6\n"
+                               "      o: |-\n"
+                               "        no end\n"
+                               "        x\n"
+                               "      p: 1e400\n"
+                               "    name: c\n"),
+              "%s", out_text);
+    cr_assert(strstr(out_text, "    uid: 1234e567-89ab-cdef-0123-456789abcdef\n"), "%s", out_text);
+    cr_assert(strstr(out_text, "              memory: 1Mi\n"), "%s", out_text);
+    cr_assert(strstr(out_text, "        - consumedCapacity:\n            memory: 1Mi\n"), "%s", out_text);
+    cr_assert(strstr(out_text, "\nmetadata:\n  resourceVersion: \"\"\n"), "%s", out_text);
+    /* and it reads back as -o json prints it */
+    err e;
+    err_clear(&e);
+    json_t *docs = dra_yaml_load(out_text, strlen(out_text), "out.yaml", &e);
+    cr_assert_not_null(docs, "%s\n%s", e.msg, out_text);
+    const json_t *ann = json_object_get(json_object_get(json_array_get(json_object_get(json_array_get(docs, 0), "items"), 0),
+                                                        "metadata"),
+                                        "annotations");
+    cr_assert_str_eq(json_string_value(json_object_get(ann, "f")), "two\nlines\n");
+    cr_assert_str_eq(json_string_value(json_object_get(ann, "o")), "no end\nx");
+    cr_assert_str_eq(json_string_value(json_object_get(ann, "p")), "1e400");
+    cr_assert_str_eq(json_string_value(json_object_get(ann, "a")), "1234e5");
+    json_decref(docs);
+    remove("/tmp/dralloc-cli-quotes.yaml");
+}
+
 /* encoding/json into interface{} reads an integer beyond int64 as a float64: driver
  * parameters holding one must not make the JSON file unreadable. */
 Test(cli, json_file_with_integer_beyond_int64) {

@@ -4,7 +4,7 @@
 #include "tests/engine/case_check.h"
 
 Test(explain, testdata_cases) {
-    cc_check_dir("explain", 20);
+    cc_check_dir("explain", 23);
 }
 
 /* ---- the extender's reasons through the fit memo -------------------------------------------- */

@@ -7,7 +7,7 @@
 #include "engine/extres.h"
 
 Test(extres, testdata_cases) {
-    cc_check_dir("extres", 20);
+    cc_check_dir("extres", 21);
 }
 
 static dra_world *cluster(void) { return th_world_testdata("extres/cluster"); }

@@ -6,7 +6,7 @@
 #include "engine/extres.h"
 
 Test(podgroup, testdata_cases) {
-    cc_check_dir("podgroup", 9);
+    cc_check_dir("podgroup", 11);
 }
 
 Test(podgroup, later_member_allocates_nothing) {

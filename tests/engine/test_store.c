@@ -156,6 +156,28 @@ Test(store, pod_without_claims_needs_nothing) {
     dra_store_free(st);
 }
 
+/* A template of the name the pod asks for exists, in another namespace than the pod's
+ * (issue #21: the message said neither where it looked nor that): the text keeps
+ * Kubernetes' NotFound wording, names the namespace searched and where the template
+ * is; the same for a ResourceClaim by name. */
+Test(store, missing_template_names_where_it_looked) {
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_fit f;
+    const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"team-a\"},\"spec\":{\"resourceClaims\":"
+                      "[{\"name\":\"gpus\",\"resourceClaimTemplateName\":\"two-gpus\"}]}}";
+    cr_assert_eq(fit(s, pod, "node-1", &f), DRA_FIT_UNRESOLVABLE);
+    cr_assert_str_eq(f.reason, "Pod team-a/p: claim gpus: resourceclaimtemplate.resource.k8s.io \"two-gpus\" not found "
+                               "in namespace team-a; a ResourceClaimTemplate named two-gpus exists in namespace ml");
+    const char *pod2 = "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":"
+                       "[{\"name\":\"c\",\"resourceClaimName\":\"busy\"}]}}";
+    cr_assert_eq(fit(s, pod2, "node-1", &f), DRA_FIT_UNRESOLVABLE);
+    cr_assert_str_eq(f.reason, "Pod default/p: claim c: resourceclaim.resource.k8s.io \"busy\" not found in namespace "
+                               "default; a ResourceClaim named busy exists in namespace ml");
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
 Test(store, missing_template_and_bad_pod) {
     dra_store *st = store_with_cluster();
     dra_snapshot *s = dra_store_acquire(st);
@@ -163,7 +185,9 @@ Test(store, missing_template_and_bad_pod) {
     const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"resourceClaims\":"
                       "[{\"name\":\"x\",\"resourceClaimTemplateName\":\"nope\"}]}}";
     cr_assert_eq(fit(s, pod, "node-1", &f), DRA_FIT_UNRESOLVABLE);
-    cr_assert(strstr(f.reason, "template nope not found"), "%s", f.reason);
+    cr_assert(strstr(f.reason, "Pod ml/p: claim x: resourceclaimtemplate.resource.k8s.io \"nope\" not found in namespace ml"),
+              "%s", f.reason);
+    cr_assert_null(strstr(f.reason, "exists in"), "%s", f.reason);
     json_t *bad = parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":7}}");
     err e;
     err_clear(&e);

@@ -37,7 +37,10 @@ void fuzz_world_run(const struct json_t *docs) {
     dra_features f;
     dra_features_default(&f);
     /* every gate on: the most code to reach (the defaults are what `dralloc` runs) */
-    f = (dra_features){true, true, true, true, true, true, true, true, true, true, true};
+    f = (dra_features){.admin_access = true, .prioritized_list = true, .partitionable = true, .device_taints = true,
+                       .binding_conditions = true, .consumable_capacity = true, .list_type_attributes = true,
+                       .derived_attributes = true, .extended_resource = true, .workload_claims = true,
+                       .filter_timeout = true, .gate_binding_conditions = true, .gate_device_status = true};
     const dra_node *node = dra_world_find_node(w, "node-1");
     if (!node && dra_world_nnodes(w)) node = dra_world_node(w, 0);
     if (!node) node = dra_world_add_node(w, "node-1", NULL, 0);
