@@ -469,6 +469,30 @@ void dra_overlay_free(dra_overlay *ov) {
     free(ov);
 }
 
+dra_overlay *dra_overlay_copy(const dra_overlay *src) {
+    dra_overlay *ov = xcalloc(1, sizeof *ov);
+    ov->s = dra_snapshot_retain(src->s);
+    ov->st = dra__allocated_clone(src->st, (dra_world *)dra__snapshot_world(src->s));
+    /* the vectors in the same order, so the maps' index+1 values hold as they are */
+    hmap_copy(&ov->usage, &src->usage);
+    hmap_copy(&ov->claim_idx, &src->claim_idx);
+    for (size_t i = 0; i < src->nodes.n; i++) {
+        struct ov_node nn = src->nodes.v[i];
+        nn.name = xstrdup(nn.name);
+        DRA_VEC_PUSH(ov->nodes, nn);
+    }
+    for (size_t i = 0; i < src->claims.n; i++) {
+        committed_claim c = {xstrdup(src->claims.v[i].key),
+                             src->claims.v[i].node ? xstrdup(src->claims.v[i].node) : NULL};
+        DRA_VEC_PUSH(ov->claims, c);
+    }
+    /* the memo starts empty: its answers are src's to keep */
+    ov->gver = src->gver;
+    ov->no_memo = src->no_memo;
+    hmap_init(&ov->memo);
+    return ov;
+}
+
 void dra_overlay_memo(dra_overlay *ov, bool on) { ov->no_memo = !on; }
 
 const dra_allocated *dra__overlay_allocated(const dra_overlay *ov) { return ov ? ov->st : NULL; }

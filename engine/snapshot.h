@@ -210,6 +210,10 @@ typedef struct dra_overlay dra_overlay;
 
 dra_overlay *dra_overlay_new(dra_snapshot *s);
 void dra_overlay_free(dra_overlay *ov);
+/* A second overlay holding what ov holds (its commits, pods per node, shared claims),
+ * to go on from without changing ov: what replaying ov's commits on a new overlay
+ * would give, at the cost of a copy. */
+dra_overlay *dra_overlay_copy(const dra_overlay *ov);
 /* As dra_pod_fit, against the overlay; with commit and a fit, the allocation (and the
  * pod, for the node's pods capacity and CPU/memory) is recorded in the overlay and
  * later fits see it. Shared claims already committed are reused, not allocated

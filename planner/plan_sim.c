@@ -4,10 +4,10 @@
  * is tried on the overlay without committing, the best score wins (binpack or
  * spread; ties by node name, or by a seeded shuffle), and the winner is committed.
  *
- * Every committed placement is logged as (workload, replica, node): a gang that does
- * not fit entirely is undone by truncating the log and replaying it on a fresh
- * overlay (the engine has no overlay rollback; replay is exact because placement
- * is deterministic), and the headroom search replays it onto a throwaway overlay.
+ * Every committed placement is logged as (workload, replica, node), for the
+ * placements per node. A gang that does not fit entirely is undone by going back to
+ * a copy of the overlay taken before it (dra_overlay_copy: copy-on-write, so it costs
+ * what the gang changes), and the headroom search counts on a throwaway copy.
  *
  * Identical replicas see identical state, so once a replica fits nowhere the rest
  * of its workload cannot fit either: they are counted unplaced without trying.
@@ -241,29 +241,6 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
     return best;
 }
 
-/* Commits a logged placement onto ov (replay). False when it no longer fits. */
-static bool commit_logged(sim *m, dra_overlay *ov, const logent *le) {
-    char buf[256];
-    json_t *pod = NULL;
-    dra_pod_request *pr = replica_request(m, le->w, le->rep, &pod, buf, sizeof buf);
-    if (!pr) return false;
-    dra_fit f;
-    dra_pod_fit_overlay(pr, ov, m->x, m->nodes[le->node], m->o->score, 0, true, &f);
-    dra_pod_request_free(pr);
-    json_decref(pod);
-    return f.status == DRA_FIT_OK;
-}
-
-/* A fresh overlay holding the first `upto` logged placements. */
-static dra_overlay *replay(sim *m, size_t upto) {
-    dra_overlay *ov = dra_overlay_new(m->s);
-    for (size_t i = 0; i < upto; i++)
-        if (!commit_logged(m, ov, &m->log[i]))
-            fprintf(stderr, "dralloc plan: warning: replaying %s-%ld on %s no longer fits\n", m->wl->v[m->log[i].w].name,
-                    m->log[i].rep, m->nodes[m->log[i].node]);
-    return ov;
-}
-
 static void progress(sim *m, size_t k) {
     m->done += k;
     if (m->o->progress) m->o->progress(m->o->progress_arg, m->done, m->total);
@@ -296,6 +273,8 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     const plan_workload *w = &m->wl->v[wi];
     size_t start = m->nlog;
     m->cache_on = m->cacheable && !shares_claims(w);
+    /* a gang is all or nothing: the state before it, to go back to */
+    dra_overlay *before = w->gang ? dra_overlay_copy(m->ov) : NULL;
     if (m->nnodes) memset(m->c_known, 0, m->nnodes);
     long placed = 0;
     char reason[8192];
@@ -324,12 +303,14 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
         if (placed) {
             m->nlog = start;
             dra_overlay_free(m->ov);
-            m->ov = replay(m, start);
+            m->ov = before;
+            before = NULL;
             placed = 0;
         }
     } else if (failed) {
         snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
     }
+    dra_overlay_free(before);
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
     if (failed) {
@@ -355,7 +336,7 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
 }
 
 /* How many more replicas of workload wi fit after everything was placed: a
- * throwaway overlay with the plan replayed, then node by node (name order) as many
+ * throwaway copy of the plan's overlay, then node by node (name order) as many
  * as each takes, at most o->headroom_max. First-fit rather than scored: the count is
  * what matters, and it costs one failed fit per node instead of one per node per
  * replica. */
@@ -372,7 +353,7 @@ static void headroom(sim *m, size_t wi, json_t *res, bool last) {
         return;
     }
     /* the last search may use up the plan's own overlay: nothing reads it after */
-    dra_overlay *ov = last ? m->ov : replay(m, m->nlog);
+    dra_overlay *ov = last ? m->ov : dra_overlay_copy(m->ov);
     long more = 0, rep = w->replicas;
     char buf[512];
     for (size_t i = 0; i < m->nnodes && more < m->o->headroom_max; i++) {
