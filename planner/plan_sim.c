@@ -19,6 +19,7 @@
 #include "planner/planner.h"
 
 #include "engine/causes.h"
+#include "planner/plan_rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,7 @@ typedef struct sim {
     size_t done, total;      /* replicas decided, for progress */
     bool cacheable;          /* every device node-local: the fit cache may be used */
     bool cache_on;           /* ... and it is, for the current workload */
-    uint8_t *c_known, *c_ok; /* per node: cached fit of the current workload's pods */
-    int64_t *c_score;
+    plan_rank *rank;         /* the fit cache: the current workload's pods' fit per node */
 } sim;
 
 static uint64_t mix64(uint64_t z) {
@@ -192,32 +192,29 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
         return -1;
     }
     long best = -1;
-    int64_t best_score = 0;
     dra_fit f;
     bool cache = m->cache_on;
-    for (size_t i = 0; i < m->nnodes; i++) {
-        int64_t score;
-        if (cache && m->c_known[i]) {
-            if (!m->c_ok[i]) continue;
-            score = m->c_score[i];
-        } else {
+    if (cache) {
+        size_t i;
+        while (plan_rank_take_unknown(m->rank, &i)) {
             dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-            if (cache) {
-                m->c_known[i] = 1;
-                m->c_ok[i] = f.status == DRA_FIT_OK;
-                m->c_score[i] = f.score;
-            }
-            if (f.status != DRA_FIT_OK) continue;
-            score = f.score;
+            plan_rank_set(m->rank, i, f.status == DRA_FIT_OK, f.score);
         }
-        if (best < 0 || score > best_score || (score == best_score && m->tie[i] < m->tie[best])) {
-            best = (long)i;
-            best_score = score;
+        best = plan_rank_best(m->rank);
+    } else {
+        int64_t best_score = 0;
+        for (size_t i = 0; i < m->nnodes; i++) {
+            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+            if (f.status != DRA_FIT_OK) continue;
+            if (best < 0 || f.score > best_score || (f.score == best_score && m->tie[i] < m->tie[best])) {
+                best = (long)i;
+                best_score = f.score;
+            }
         }
     }
     if (best >= 0) {
         dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[best], m->o->score, 0, true, &f);
-        if (cache) m->c_known[best] = 0;   /* the one node whose state changed */
+        if (cache) plan_rank_forget(m->rank, (size_t)best);   /* the one node whose state changed */
         if (f.status == DRA_FIT_OK) {
             log_push(m, wi, rep, (size_t)best);
         } else {   /* the engine contradicted itself; say so rather than place it */
@@ -275,7 +272,7 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     m->cache_on = m->cacheable && !shares_claims(w);
     /* a gang is all or nothing: the state before it, to go back to */
     dra_overlay *before = w->gang ? dra_overlay_copy(m->ov) : NULL;
-    if (m->nnodes) memset(m->c_known, 0, m->nnodes);
+    if (m->cache_on) plan_rank_reset(m->rank);
     long placed = 0;
     char reason[8192];
     reason[0] = '\0';
@@ -444,13 +441,11 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     m.nnodes = dra_snapshot_nnodes(m.s);
     m.nodes = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.nodes);
     m.tie = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.tie);
-    m.c_known = xcalloc(m.nnodes ? m.nnodes : 1, 1);
-    m.c_ok = xcalloc(m.nnodes ? m.nnodes : 1, 1);
-    m.c_score = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.c_score);
     for (size_t i = 0; i < m.nnodes; i++) {
         m.nodes[i] = dra_snapshot_node_name(m.s, i);
         m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
     }
+    m.rank = plan_rank_new(m.nnodes, m.tie);
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
     size_t *counts = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *counts);
 
@@ -518,9 +513,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     free(counts);
     free(m.log);
     free(m.tie);
-    free(m.c_known);
-    free(m.c_ok);
-    free(m.c_score);
+    plan_rank_free(m.rank);
     free(m.nodes);
     dra_alloc_ctx_free(m.x);
     dra_overlay_free(m.ov);
