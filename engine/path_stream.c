@@ -10,10 +10,15 @@
  * a missing apiVersion, or fn's error, the rest of the file is still parsed, only not
  * given to fn. */
 #include "engine/json_items.h"
+#include "engine/parse_ahead.h"
 #include "engine/validate.h"
 #include "engine/world.h"
 
 #include <string.h>
+
+/* Files smaller than this are parsed on the reading thread: a thread is not worth
+ * starting for a few objects. */
+enum { PARSE_AHEAD_MIN_BYTES = 1 << 20 };
 
 typedef struct file_read {
     const char *file;
@@ -84,17 +89,15 @@ static bool stream_items(file_read *r, const char *text, size_t len, const dra_j
         /* a plain List's items are whole objects, checked; a typed list's take its kind */
         check = !strcmp(json_string_value(json_object_get(env, "kind")), "List");
     }
-    bool ok = true;
-    for (size_t i = 0; i < it->n && ok; i++) {
-        json_error_t je;
-        json_t *doc = json_loadb(text + it->v[i].off, it->v[i].len, JSON_DECODE_ANY, &je);
-        if (!doc) {
-            ok = parse_error(text, len, r->file, in, &je, e);
-            break;
-        }
+    bool ok = true, failed;
+    json_error_t je;
+    dra_parse_ahead *pa = dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES);
+    for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je));) {
         one_doc(r, env, doc, check);
         json_decref(doc);
     }
+    dra__parse_ahead_free(pa);
+    if (failed) ok = parse_error(text, len, r->file, in, &je, e);
     json_decref(env);
     return ok;
 }
