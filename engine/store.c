@@ -47,6 +47,8 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
+#include "engine/hash_ahead.h"
+#include "engine/json_hash.h"
 #include "engine/taintrule.h"
 #include "engine/validate.h"
 #include "engine/world.h"
@@ -778,46 +780,6 @@ static const char *meta_str(const json_t *o, const char *key) {
     return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
-/* A hash of a JSON value that does not depend on the order of object members: equal
- * for equal values, as the hash of the canonical text (json_dumps with sorted keys)
- * was, without printing that text — which was half of ingesting a large cluster
- * (perf, `dralloc bench mig_5000nodes`). Members combine by addition (order-free),
- * each mixing its key's hash with its value's; array elements in order; each type
- * tagged, so 1 and 1.0 and "1" differ as their texts did. Never 0 (0: no hash). */
-static uint64_t json_value_hash(const json_t *v) {
-    uint64_t h;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        h = 0x6f626a6563740000ull + json_object_size(v);
-        for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
-            uint64_t kh = hash_bytes(json_object_iter_key(it), json_object_iter_key_len(it));
-            h += hash_u64(kh ^ hash_u64(json_value_hash(json_object_iter_value(it)) + 0x9E3779B97F4A7C15ull));
-        }
-        break;
-    }
-    case JSON_ARRAY: {
-        h = 0x6172726179000000ull + json_array_size(v);
-        size_t i;
-        const json_t *x;
-        json_array_foreach(v, i, x) h = hash_u64(h ^ json_value_hash(x));
-        break;
-    }
-    case JSON_STRING: h = hash_bytes(json_string_value(v), json_string_length(v)) ^ 0x737472ull; break;
-    case JSON_INTEGER: h = hash_u64((uint64_t)json_integer_value(v) ^ 0x696e74ull); break;
-    case JSON_REAL: {
-        double d = json_real_value(v);
-        uint64_t bits;
-        memcpy(&bits, &d, sizeof bits);
-        h = hash_u64(bits ^ 0x7265616cull);
-        break;
-    }
-    case JSON_TRUE: h = 0x74727565ull; break;
-    case JSON_FALSE: h = 0x66616c7365ull; break;
-    default: h = 0x6e756c6cull; break;
-    }
-    return h ? h : 1;
-}
-
 /* A new entry for an object under key (taken over; hash its hash_bytes) whose value
  * hashes to json_hash, decoded. NULL with e set when it is invalid. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
@@ -882,7 +844,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint6
     const char *name = meta_str(c->upsert, "name");
     if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : json_value_hash(c->upsert);
+    uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
@@ -962,8 +924,9 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
     size_t taken = 0;
+    dra_hash_ahead *ha = dra__hash_ahead_start(changes, n);
     for (size_t i = 0; i < n && ok; i++) {
-        if (apply_one(st, s, &changes[i], 0, e)) {
+        if (apply_one(st, s, &changes[i], ha ? dra__hash_ahead_get(ha, i) : 0, e)) {
             taken++;
         } else if (skipped) {
             skipped(arg, &changes[i], e);
@@ -972,6 +935,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
             ok = false;
         }
     }
+    dra__hash_ahead_free(ha);
     if (ok && !taken && old) {   /* every change refused: the current snapshot stands */
         gen = old->gen;
         dra_snapshot_release(s);
@@ -1081,12 +1045,14 @@ typedef struct load_txn {
     DRA_VEC(char *) sources;
     bool twice, failed;
     err twice_err, failed_err;
+    const json_t *doc;   /* the document being read, and its hash when known (else 0) */
+    uint64_t doc_hash;
 } load_txn;
 
 /* check_duplicates' rule, one object at a time: the same key as the object before it
  * under that key with another value (compared by json_value_hash, as apply_one does). */
 static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
-    uint64_t jh = json_value_hash(c->upsert);
+    uint64_t jh = c->upsert == t->doc && t->doc_hash ? t->doc_hash : dra__json_value_hash(c->upsert);
     if (t->twice) return jh;
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), j;
@@ -1122,8 +1088,10 @@ static void load_change(void *arg, const dra_change *c) {
     }
 }
 
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, err *e) {
+static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e) {
     load_txn *t = arg;
+    t->doc = doc;
+    t->doc_hash = hash;
     const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
     if (!src || strcmp(src, file)) {
         src = xstrdup(file);

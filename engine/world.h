@@ -147,10 +147,11 @@ bool dra__input_is_json(const strbuf *sb);
  * element), else each document of the file (list NULL). The checks dra__path_docs
  * makes are made, and a file's error is the one it would give: jansson's message for
  * the whole file when any of it does not parse, else the first document without
- * apiVersion or kind, else fn's first error (fn is not called after it fails). */
+ * apiVersion or kind, else fn's first error (fn is not called after it fails). hash:
+ * doc's dra__json_value_hash when the parsing thread computed it, else 0. */
 bool dra__path_stream(const char *path, const dra_input *in,
-                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, err *e), void *arg,
-                      err *e);
+                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e),
+                      void *arg, err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
  * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a
  * node without a Node object once the snapshot keeps enough of those, built in
