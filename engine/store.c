@@ -47,6 +47,8 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
+#include "engine/hash_ahead.h"
+#include "engine/json_hash.h"
 #include "engine/taintrule.h"
 #include "engine/validate.h"
 #include "engine/world.h"
@@ -778,46 +780,6 @@ static const char *meta_str(const json_t *o, const char *key) {
     return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
-/* A hash of a JSON value that does not depend on the order of object members: equal
- * for equal values, as the hash of the canonical text (json_dumps with sorted keys)
- * was, without printing that text — which was half of ingesting a large cluster
- * (perf, `dralloc bench mig_5000nodes`). Members combine by addition (order-free),
- * each mixing its key's hash with its value's; array elements in order; each type
- * tagged, so 1 and 1.0 and "1" differ as their texts did. Never 0 (0: no hash). */
-static uint64_t json_value_hash(const json_t *v) {
-    uint64_t h;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        h = 0x6f626a6563740000ull + json_object_size(v);
-        for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
-            uint64_t kh = hash_bytes(json_object_iter_key(it), json_object_iter_key_len(it));
-            h += hash_u64(kh ^ hash_u64(json_value_hash(json_object_iter_value(it)) + 0x9E3779B97F4A7C15ull));
-        }
-        break;
-    }
-    case JSON_ARRAY: {
-        h = 0x6172726179000000ull + json_array_size(v);
-        size_t i;
-        const json_t *x;
-        json_array_foreach(v, i, x) h = hash_u64(h ^ json_value_hash(x));
-        break;
-    }
-    case JSON_STRING: h = hash_bytes(json_string_value(v), json_string_length(v)) ^ 0x737472ull; break;
-    case JSON_INTEGER: h = hash_u64((uint64_t)json_integer_value(v) ^ 0x696e74ull); break;
-    case JSON_REAL: {
-        double d = json_real_value(v);
-        uint64_t bits;
-        memcpy(&bits, &d, sizeof bits);
-        h = hash_u64(bits ^ 0x7265616cull);
-        break;
-    }
-    case JSON_TRUE: h = 0x74727565ull; break;
-    case JSON_FALSE: h = 0x66616c7365ull; break;
-    default: h = 0x6e756c6cull; break;
-    }
-    return h ? h : 1;
-}
-
 /* A new entry for an object under key (taken over; hash its hash_bytes) whose value
  * hashes to json_hash, decoded. NULL with e set when it is invalid. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
@@ -857,7 +819,7 @@ fail:
 }
 
 /* Applies one change to s (unpublished) and records it for the build. */
-static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *e) {
+static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint64_t json_hash, err *e) {
     assert(pthread_mutex_trylock(&st->write_lock) == EBUSY && "applied outside dra_store_apply");
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
@@ -882,7 +844,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, err *
     const char *name = meta_str(c->upsert, "name");
     if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key)), jh = json_value_hash(c->upsert);
+    uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
@@ -929,6 +891,26 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
     return ok;
 }
 
+/* Builds s (forked from old, its changes applied when ok) and publishes it: its
+ * generation, or 0 with e set (s released). old is released. Under the write lock. */
+static uint64_t publish(dra_store *st, dra_snapshot *s, dra_snapshot *old, bool ok, uint64_t t0, err *e) {
+    ok = ok && snapshot_build(s, old, e);
+    dra_snapshot_release(old);
+    if (!ok) {
+        dra_snapshot_release(s);
+        return 0;
+    }
+    s->gen = ++st->gen;
+    s->built_unix_ns = (int64_t)now_ns(CLOCK_REALTIME);
+    s->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
+    pthread_mutex_lock(&st->cur_lock);
+    dra_snapshot *prev = st->cur;
+    st->cur = s;
+    pthread_mutex_unlock(&st->cur_lock);
+    dra_snapshot_release(prev);
+    return s->gen;
+}
+
 /* The changes into a fork of the current snapshot, published as the next one. With
  * skipped, a change apply_one refuses (it refuses before touching the fork) is
  * reported and left out; without, it fails the whole call. */
@@ -942,8 +924,9 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
     size_t taken = 0;
+    dra_hash_ahead *ha = dra__hash_ahead_start(changes, n);
     for (size_t i = 0; i < n && ok; i++) {
-        if (apply_one(st, s, &changes[i], e)) {
+        if (apply_one(st, s, &changes[i], ha ? dra__hash_ahead_get(ha, i) : 0, e)) {
             taken++;
         } else if (skipped) {
             skipped(arg, &changes[i], e);
@@ -952,26 +935,14 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
             ok = false;
         }
     }
+    dra__hash_ahead_free(ha);
     if (ok && !taken && old) {   /* every change refused: the current snapshot stands */
         gen = old->gen;
         dra_snapshot_release(s);
         dra_snapshot_release(old);
         goto out;
     }
-    ok = ok && snapshot_build(s, old, e);
-    dra_snapshot_release(old);
-    if (!ok) {
-        dra_snapshot_release(s);
-        goto out;
-    }
-    s->gen = gen = ++st->gen;
-    s->built_unix_ns = (int64_t)now_ns(CLOCK_REALTIME);
-    s->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
-    pthread_mutex_lock(&st->cur_lock);
-    dra_snapshot *prev = st->cur;
-    st->cur = s;
-    pthread_mutex_unlock(&st->cur_lock);
-    dra_snapshot_release(prev);
+    gen = publish(st, s, old, ok, t0, e);
 out:
     pthread_mutex_unlock(&st->write_lock);
     return gen;
@@ -993,7 +964,27 @@ typedef struct change_list {
     DRA_VEC(dra_change) v;
     DRA_VEC(json_t *) owned;   /* typed-list items given their kind */
     bool skip_unknown;         /* files: objects of other kinds are skipped, as kubectl apply would not */
+    /* when set, each change is given here as it is found instead of kept in v */
+    void (*each)(void *arg, const dra_change *c);
+    void *arg;
 } change_list;
+
+static bool collect(change_list *cl, const json_t *doc, const char *source, err *e);
+
+/* One item of the List doc (kind: the list's, kl its length). */
+static bool collect_item(change_list *cl, const json_t *doc, const char *kind, size_t kl, const json_t *it,
+                         const char *source, err *e) {
+    if (!json_object_get(it, "kind") && strcmp(kind, "List") && json_is_object(it)) {
+        /* typed lists print items without kind */
+        json_t *copy = json_copy((json_t *)it);
+        json_object_set_new(copy, "kind", json_stringn(kind, kl - 4));
+        if (!json_object_get(copy, "apiVersion") && json_object_get(doc, "apiVersion"))
+            json_object_set(copy, "apiVersion", json_object_get(doc, "apiVersion"));
+        DRA_VEC_PUSH(cl->owned, copy);
+        it = copy;
+    }
+    return collect(cl, it, source, e);
+}
 
 static bool collect(change_list *cl, const json_t *doc, const char *source, err *e) {
     if (json_is_array(doc)) {
@@ -1006,23 +997,14 @@ static bool collect(change_list *cl, const json_t *doc, const char *source, err 
     size_t kl = kind ? strlen(kind) : 0;
     if (kind && (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List")))) {
         const json_t *items = json_object_get(doc, "items");
-        for (size_t i = 0; json_is_array(items) && i < json_array_size(items); i++) {
-            json_t *it = json_array_get(items, i);
-            if (!json_object_get(it, "kind") && strcmp(kind, "List") && json_is_object(it)) {
-                /* typed lists print items without kind */
-                json_t *copy = json_copy(it);
-                json_object_set_new(copy, "kind", json_stringn(kind, kl - 4));
-                if (!json_object_get(copy, "apiVersion") && json_object_get(doc, "apiVersion"))
-                    json_object_set(copy, "apiVersion", json_object_get(doc, "apiVersion"));
-                DRA_VEC_PUSH(cl->owned, copy);
-                it = copy;
-            }
-            if (!collect(cl, it, source, e)) return false;
-        }
+        for (size_t i = 0; json_is_array(items) && i < json_array_size(items); i++)
+            if (!collect_item(cl, doc, kind, kl, json_array_get(items, i), source, e)) return false;
         return true;
     }
     if (cl->skip_unknown && !dra__kind_of(kind)) return true;
-    DRA_VEC_PUSH(cl->v, ((dra_change){.upsert = doc, .source = source}));
+    dra_change c = {.upsert = doc, .source = source};
+    if (cl->each) cl->each(cl->arg, &c);
+    else DRA_VEC_PUSH(cl->v, c);
     return true;
 }
 
@@ -1039,30 +1021,111 @@ uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e) {
     return gen;
 }
 
-typedef struct load_state {
-    change_list cl;
-    DRA_VEC(json_t *) docs;
-    DRA_VEC(char *) sources;
-} load_state;
+/* ---- files to one snapshot, a document at a time -------------------------------------------- */
 
-static bool load_docs(void *arg, const char *file, json_t *docs, err *e) {
-    load_state *ls = arg;
-    char *src = xstrdup(file);
-    DRA_VEC_PUSH(ls->sources, src);
-    DRA_VEC_PUSH(ls->docs, json_incref(docs));
-    return collect(&ls->cl, docs, src, e);
+/* The last object seen under a key, for "given twice with different contents". */
+typedef struct seen_key {
+    char *key;
+    uint64_t json_hash;
+    const char *source;
+} seen_key;
+
+/* One load: each object is decoded into the unpublished snapshot s as its file is read
+ * (path_stream.c), so no file's tree is held whole. The errors are those dra_store_apply
+ * gives once every file has been read: a file's own error first (it ends the load), then
+ * the first object given twice with different contents, then the first object that does
+ * not decode; so after either of the last two, the files are still read and checked,
+ * nothing more is decoded. */
+typedef struct load_txn {
+    dra_store *st;
+    dra_snapshot *s;
+    change_list cl;
+    hmap seen;   /* hash of a key -> index + 1 in keys */
+    DRA_VEC(seen_key) keys;
+    DRA_VEC(char *) sources;
+    bool twice, failed;
+    err twice_err, failed_err;
+    const json_t *doc;   /* the document being read, and its hash when known (else 0) */
+    uint64_t doc_hash;
+} load_txn;
+
+/* check_duplicates' rule, one object at a time: the same key as the object before it
+ * under that key with another value (compared by json_value_hash, as apply_one does). */
+static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
+    uint64_t jh = c->upsert == t->doc && t->doc_hash ? t->doc_hash : dra__json_value_hash(c->upsert);
+    if (t->twice) return jh;
+    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
+    uint64_t h = hash_bytes(key, strlen(key)), j;
+    if (hmap_get(&t->seen, h, &j) && !strcmp(t->keys.v[j - 1].key, key)) {
+        seen_key *sk = &t->keys.v[j - 1];
+        if (sk->json_hash != jh) {
+            const char *a = sk->source ? sk->source : "(input)", *b = c->source ? c->source : "(input)";
+            err_clear(&t->twice_err);
+            err_set(&t->twice_err, "%s is given twice with different contents: in %s and in %s", key, a, b);
+            t->twice = true;
+        }
+        sk->json_hash = jh;
+        sk->source = c->source;
+        free(key);
+        return jh;
+    }
+    DRA_VEC_PUSH(t->keys, ((seen_key){key, jh, c->source}));
+    hmap_put(&t->seen, h, t->keys.n);
+    return jh;
+}
+
+static void load_change(void *arg, const dra_change *c) {
+    load_txn *t = arg;
+    dra_kind k = dra__kind_of(json_string_value(json_object_get(c->upsert, "kind")));
+    const char *name = meta_str(c->upsert, "name");
+    uint64_t jh = k && name ? load_check_twice(t, c, k, name) : 0;
+    if (t->twice || t->failed) return;
+    err ae;
+    err_clear(&ae);
+    if (!apply_one(t->st, t->s, c, jh, &ae)) {
+        t->failed_err = ae;
+        t->failed = true;
+    }
+}
+
+static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e) {
+    load_txn *t = arg;
+    t->doc = doc;
+    t->doc_hash = hash;
+    const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
+    if (!src || strcmp(src, file)) {
+        src = xstrdup(file);
+        DRA_VEC_PUSH(t->sources, (char *)src);
+    }
+    const char *kind = json_string_value(json_object_get(list, "kind"));
+    bool ok = list ? collect_item(&t->cl, list, kind, strlen(kind), doc, src, e) : collect(&t->cl, doc, src, e);
+    for (size_t i = 0; i < t->cl.owned.n; i++) json_decref(t->cl.owned.v[i]);
+    t->cl.owned.n = 0;
+    return ok;
 }
 
 uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e) {
-    load_state ls = {.cl = {.skip_unknown = true}};
+    /* the build's time includes reading the files: objects are decoded as they are read */
+    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    pthread_mutex_lock(&st->write_lock);
+    dra_snapshot *old = dra_store_acquire(st);
+    load_txn t = {.st = st, .s = snapshot_fork(st, old)};
+    t.cl = (change_list){.skip_unknown = true, .each = load_change, .arg = &t};
+    hmap_init(&t.seen);
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_docs(paths[i], NULL, load_docs, &ls, e);
-    uint64_t gen = ok ? dra_store_apply(st, ls.cl.v.v, ls.cl.v.n, e) : 0;
-    change_list_free(&ls.cl);
-    for (size_t i = 0; i < ls.docs.n; i++) json_decref(ls.docs.v[i]);
-    for (size_t i = 0; i < ls.sources.n; i++) free(ls.sources.v[i]);
-    free(ls.docs.v);
-    free(ls.sources.v);
+    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], NULL, load_doc, &t, e);
+    if (ok && (t.twice || t.failed)) {
+        *e = t.twice ? t.twice_err : t.failed_err;
+        ok = false;
+    }
+    uint64_t gen = publish(st, t.s, old, ok, t0, e);
+    pthread_mutex_unlock(&st->write_lock);
+    change_list_free(&t.cl);
+    hmap_free(&t.seen);
+    for (size_t i = 0; i < t.keys.n; i++) free(t.keys.v[i].key);
+    for (size_t i = 0; i < t.sources.n; i++) free(t.sources.v[i]);
+    free(t.keys.v);
+    free(t.sources.v);
     return gen;
 }
 

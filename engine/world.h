@@ -12,6 +12,7 @@
 
 #include "base/hmap.h"
 #include "base/pmap.h"
+#include "base/strbuf.h"
 #include "base/vec.h"
 
 #include <pthread.h>
@@ -134,6 +135,23 @@ void dra__world_slice_remove(dra_world *w, const dra_slice *s);
  * would be skipped are warned about under `in`. */
 bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
                     void *arg, err *e);
+/* Calls fn with path, or with each YAML or JSON file of the directory path in name order. */
+bool dra__path_files(const char *path, bool (*fn)(void *arg, const char *file, err *e), void *arg, err *e);
+/* The bytes of a file (sb initialised here; freed by the caller when true), refused past
+ * DRA_INPUT_MAX_BYTES; whether they are JSON (a '{' or '[' first) rather than YAML. */
+bool dra__read_input(const char *path, strbuf *sb, err *e);
+bool dra__input_is_json(const strbuf *sb);
+/* path_stream.c: the documents of path as dra__path_docs reads them, given to fn one
+ * at a time and freed after it: a JSON List's items and a JSON array's elements each
+ * parsed on their own (list: the List without its items, NULL for an array's
+ * element), else each document of the file (list NULL). The checks dra__path_docs
+ * makes are made, and a file's error is the one it would give: jansson's message for
+ * the whole file when any of it does not parse, else the first document without
+ * apiVersion or kind, else fn's first error (fn is not called after it fails). hash:
+ * doc's dra__json_value_hash when the parsing thread computed it, else 0. */
+bool dra__path_stream(const char *path, const dra_input *in,
+                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e),
+                      void *arg, err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
  * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a
  * node without a Node object once the snapshot keeps enough of those, built in
