@@ -10,7 +10,7 @@ RUN DRALLOC_NO_BROWSER=1 ./scripts/deps.sh && cmake -S . -B build-release -DCMAK
 FROM debian:12.11-slim
 # libmicrohttpd12 brings GnuTLS (the server's TLS)
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-      libjansson4 libyaml-0-2 libxxhash0 libre2-9 libmicrohttpd12 libcurl4 libjemalloc2 ca-certificates curl \
+      libjansson4 libyaml-0-2 libxxhash0 libre2-9 libsimdjson14 libmicrohttpd12 libcurl4 libjemalloc2 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build-release/dralloc /usr/local/bin/dralloc
 # non-root (the distroless "nonroot" uid); nothing is written at run time

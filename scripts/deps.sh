@@ -9,6 +9,7 @@ PKGS=(
   libyaml-dev           # YAML input (kubectl get -o yaml, multi-document files)
   libxxhash-dev         # hashing for the intern table and hash maps
   libre2-dev            # RE2: the regex syntax and linear-time matching CEL specifies
+  libsimdjson-dev       # simdjson: cluster files parsed several times faster than jansson reads them
   libmicrohttpd-dev     # extender HTTP server
   libgnutls28-dev       # the fake kube-apiserver's https checks client certificates (tests/live)
   openssl               # the live test makes its CA and certificates with the CLI
