@@ -24,6 +24,7 @@ test: build
 	@./scripts/check-layers.sh
 	@./scripts/check-alloc.sh
 	@./scripts/check-cycles.sh build
+	@./scripts/check-private.sh build
 	@cd build && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --verbose
 	@if [ -x build/dralloc-conformance ]; then ./scripts/conformance.sh build/dralloc-conformance; fi
 	@$(MAKE) tsan

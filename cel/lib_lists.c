@@ -40,19 +40,19 @@ static bool comparable_kind(uint8_t k) {
 
 /* ---- Kubernetes lists library ------------------------------------------------------- */
 
-uint64_t lib_traversal_cost(const cel_value *v) {
+uint64_t cel__lib_traversal_cost(const cel_value *v) {
     switch ((cel_kind)v->kind) {
     case CV_STRING:
     case CV_BYTES: return (uint64_t)((double)v->len * CEL_STRING_TRAVERSAL);
     case CV_LIST: {
         uint64_t c = 0;
-        for (uint32_t i = 0; i < v->u.list->n; i++) c += lib_traversal_cost(&v->u.list->items[i]);
+        for (uint32_t i = 0; i < v->u.list->n; i++) c += cel__lib_traversal_cost(&v->u.list->items[i]);
         return c;
     }
     case CV_MAP: {
         uint64_t c = 0;
         for (uint32_t i = 0; i < v->u.map->n; i++)
-            c += lib_traversal_cost(&v->u.map->keys[i]) + lib_traversal_cost(&v->u.map->vals[i]);
+            c += cel__lib_traversal_cost(&v->u.map->keys[i]) + cel__lib_traversal_cost(&v->u.map->vals[i]);
         return c;
     }
     default: return 1;
@@ -63,7 +63,7 @@ uint64_t lib_traversal_cost(const cel_value *v) {
  * element visit of hidden work each. */
 static bool k8s_list_cost(cel_call *c, const cel_value *l) {
     if (!cel_call_work(c, (uint64_t)l->u.list->n * sizeof(cel_value))) return false;
-    return cel_call_cost(c, lib_traversal_cost(l));
+    return cel_call_cost(c, cel__lib_traversal_cost(l));
 }
 #define K8S_LIST_COST(c, l)                                       \
     do {                                                          \

@@ -52,7 +52,7 @@ static bool runes_at(const uint32_t *r, const uint32_t *sub, size_t m) {
 
 /* cel-go indexOfOffset */
 static cel_value index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel__cost_exceeded();
+    if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return cel__cost_exceeded();
     if (sub->len == 0) return cel_int(off);
     if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
     size_t k, m;
@@ -70,7 +70,7 @@ static cel_value str_index_of(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* cel-go lastIndexOfOffset */
 static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, lib_traversal_cost(s))) return cel__cost_exceeded();
+    if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return cel__cost_exceeded();
     if (sub->len == 0) return cel_int(off);
     if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
     size_t k, m;
@@ -85,7 +85,7 @@ static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value 
 
 static cel_value str_last_index_of(cel_call *c, const cel_value *a, uint32_t n) {
     if (n > 2) return last_index_of(c, &a[0], &a[1], a[2].u.i);
-    if (!cel_call_cost(c, lib_traversal_cost(&a[0]))) return cel__cost_exceeded();
+    if (!cel_call_cost(c, cel__lib_traversal_cost(&a[0]))) return cel__cost_exceeded();
     int64_t k = (int64_t)cel__utf8_len(a[0].u.s, a[0].len);
     if (a[1].len == 0) return cel_int(k);
     return last_index_of(c, &a[0], &a[1], k - 1);

@@ -176,6 +176,6 @@ static inline uint64_t lib_size_cost(const cel_value *v, unsigned k) {
  * isSorted, sum, max, min, indexOf, lastIndexOf: a string or bytes value
  * uint64(float64(len in bytes) × 0.1), truncated; a list the sum over its elements, a
  * map over its keys and values; anything else 1. */
-uint64_t lib_traversal_cost(const cel_value *v);
+uint64_t cel__lib_traversal_cost(const cel_value *v);
 
 #endif

@@ -79,24 +79,24 @@ static bool past_deadline(dra_alloc_ctx *x) {
     /* the first step too: a call that starts past its deadline does no work */
     if (x->steps % DRA_DEADLINE_EVERY != 1) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra_bestfit_spent(x)))
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }
 
-bool dra_alloc_tick(dra_alloc_ctx *x) {
+bool dra__alloc_tick(dra_alloc_ctx *x) {
     if (x->timed_out) return true;
     if (!x->deadline_ns && !x->cancel) return false;
     if (++x->ticks % 256) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra_bestfit_spent(x)))
+        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }
 
 /* Fills the call's error (message only: allocation errors name the claim in the text,
  * as Kubernetes' do) and returns false. Shared with derived.c. */
-bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) {
+bool dra__alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) {
     if (!x->e) return false;
     va_list ap;
     va_start(ap, fmt);
@@ -175,14 +175,14 @@ static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd
             bool m;
             err e;
             err_clear(&e);
-            if (!dra_node_matches(x->v->node, c->dev->node_name, c->dev->all_nodes, c->dev->node_selector, &m, &e)) {
+            if (!dra__node_matches(x->v->node, c->dev->node_name, c->dev->all_nodes, c->dev->node_selector, &m, &e)) {
                 msg = arena_strdup(&x->a, e.msg);
                 r = -1;
             } else if (!m) {
                 r = 0;
             }
         }
-        if (r == 1 && rd->derived) r = dra_derived_eval(x, cs, rd, cand, &msg);
+        if (r == 1 && rd->derived) r = dra__derived_eval(x, cs, rd, cand, &msg);
         if (r < 0) {
             if (!rd->sel_err) rd->sel_err = ARENA_NEWN(&x->a, const char *, x->v->ncands);
             rd->sel_err[cand] = msg;
@@ -193,7 +193,7 @@ static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd
         rd->sel[cand] = s;
     }
     if (s == 3) {
-        if (!quiet) dra_alloc_fail(x, "%s", rd->sel_err[cand]);
+        if (!quiet) dra__alloc_fail(x, "%s", rd->sel_err[cand]);
         return -1;
     }
     return s == 2;
@@ -205,11 +205,11 @@ static inline int selectable(dra_alloc_ctx *x, const dra_claim_state *cs, dra_re
     return matches(x, cs, rd, cand, quiet);
 }
 
-int dra_alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
+int dra__alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
     return matches(x, cs, rd, cand, true);
 }
 
-int dra_alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c) {
+int dra__alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c) {
     const char *msg = NULL;
     int r = 1;
     if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, c, &msg);
@@ -229,18 +229,18 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->applies = ARENA_NEWN(&x->a, bool, cs->claim->nconstraints ? cs->claim->nconstraints : 1);
     for (uint32_t i = 0; i < spec->nselectors; i++)
         if (!spec->selectors[i].cel)
-            return dra_alloc_fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
+            return dra__alloc_fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
                         spec->name, i);
     if (!f->admin_access && spec->admin_access != -1)
-        return dra_alloc_fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", dra_claim_obj(x, cs), spec->name);
+        return dra__alloc_fail(x, "claim %s, request %s: admin access is requested, but the feature is disabled", dra_claim_obj(x, cs), spec->name);
     rd->admin = spec->admin_access == 1;
     if (!spec->class_name || !*spec->class_name)
-        return dra_alloc_fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
-    rd->cls = dra_world_find_class(x->w, spec->class_name);
+        return dra__alloc_fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
+    rd->cls = dra__world_find_class(x->w, spec->class_name);
     if (!rd->cls)
-        return dra_alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
+        return dra__alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
-    if (!dra_derived_prepare(x, cs, rd)) return false;
+    if (!dra__derived_prepare(x, cs, rd)) return false;
     if (!strcmp(spec->mode, "ExactCount")) {
         rd->num_devices = spec->count;
     } else if (!strcmp(spec->mode, "All")) {
@@ -249,13 +249,13 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
         for (uint32_t pi = 0; pi < x->v->npools; pi++) {
             const dra_pool *p = &x->v->pools[pi];
             if (p->incomplete)
-                return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently being updated",
+                return dra__alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently being updated",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             if (p->invalid)
-                return dra_alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
+                return dra__alloc_fail(x, "claim %s, request %s: asks for all devices, but resource pool %s is currently invalid",
                             dra_claim_obj(x, cs), spec->name, p->id_text);
             for (uint32_t c = p->first_cand; c < p->first_cand + p->ncands; c++) {
-                if (dra_alloc_tick(x)) return false;
+                if (dra__alloc_tick(x)) return false;
                 int s = selectable(x, cs, rd, c, false);
                 if (s < 0) return false;
                 if (!s) continue;
@@ -265,7 +265,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
         }
         rd->num_devices = rd->nall;
     } else {
-        return dra_alloc_fail(x, "claim %s, request %s: unsupported count mode %s", dra_claim_obj(x, cs), spec->name, spec->mode);
+        return dra__alloc_fail(x, "claim %s, request %s: unsupported count mode %s", dra_claim_obj(x, cs), spec->name, spec->mode);
     }
     return true;
 }
@@ -312,15 +312,15 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             const dra_request *r = &cl->reqs[ri];
             bool subs = r->nsubs > 0;
             if (!f->prioritized_list && subs)
-                return dra_alloc_fail(x, "claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled",
+                return dra__alloc_fail(x, "claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled",
                             dra_claim_obj(x, cs), r->name);
             if (!f->consumable_capacity) {
                 if (r->has_exactly && r->exactly.has_capacity)
-                    return dra_alloc_fail(x, "claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                    return dra__alloc_fail(x, "claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled",
                                 dra_claim_obj(x, cs), r->name);
                 for (uint32_t s = 0; s < r->nsubs; s++)
                     if (r->subs[s].has_capacity)
-                        return dra_alloc_fail(x,
+                        return dra__alloc_fail(x,
                                     "claim %s, subrequest %s: has capacity requests, but the DRAConsumableCapacity feature is "
                                     "disabled",
                                     dra_claim_obj(x, cs), r->subs[s].name);
@@ -354,15 +354,15 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
         }
         cs->eager_bound = subs_any || max_claim >= 3;
         if (min_claim > DRA_RESULTS_MAX)
-            return dra_alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
+            return dra__alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
                         (long long)min_claim, DRA_RESULTS_MAX);
         cs->ncons = cl->nconstraints;
         cs->cons = cs->ncons ? ARENA_NEWN(&x->a, dra_cstate, cs->ncons) : NULL;
         for (uint32_t k = 0; k < cl->nconstraints; k++) {
             const dra_constraint *c = &cl->constraints[k];
             if (!c->match_attr && !c->distinct_attr)
-                return dra_alloc_fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
-            dra_cons_init(&cs->cons[k], c, f->list_type_attributes);
+                return dra__alloc_fail(x, "claim %s, constraint #%u: empty constraint (unsupported constraint type?)", dra_claim_obj(x, cs), k);
+            dra__cons_init(&cs->cons[k], c, f->list_type_attributes);
             for (uint32_t ri = 0; ri < cl->nreqs; ri++)
                 for (uint32_t s = 0; s < cs->nvar[ri]; s++) cs->reqs[ri][s].applies[k] = dra__constraint_applies(c, &cs->reqs[ri][s]);
         }
@@ -412,7 +412,7 @@ void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]) {
 
 static void undo_constraints(dra_claim_state *cs, const dra_req_data *rd, uint32_t upto) {
     for (uint32_t k = upto; k-- > 0;)
-        if (rd->applies[k]) dra_cons_remove(&cs->cons[k]);
+        if (rd->applies[k]) dra__cons_remove(&cs->cons[k]);
 }
 
 /* Kubernetes' allocateDevice: 1 allocated, 0 not usable, -1 error. */
@@ -421,27 +421,27 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
     const dra_device *d = x->v->cands[cand].dev;
     bool multi = f->consumable_capacity && d->allow_multi;
     if (!multi && rd->admin && allocating_for_claim(cs, cand)) return 0;
-    if (!rd->admin && dra_rs_device_in_use(x, cand)) return 0;
+    if (!rd->admin && dra__rs_device_in_use(x, cand)) return 0;
     if (!f->partitionable && d->nconsumes) return 0;
-    bool skip_counters = multi && dra_rs_capacity_in_use(x, cand);
+    bool skip_counters = multi && dra__rs_capacity_in_use(x, cand);
     bool counters = false;
     if (!skip_counters && d->nconsumes) {
-        if (!dra_rs_counters_take(x, cand)) return 0;
+        if (!dra__rs_counters_take(x, cand)) return 0;
         counters = true;
     }
     if (f->device_taints && dra_rs_taint_blocks(d, rd->spec)) {
-        if (counters) dra_rs_counters_give(x, cand);
+        if (counters) dra__rs_counters_give(x, cand);
         return 0;
     }
     for (uint32_t k = 0; k < cs->ncons; k++) {
         if (!rd->applies[k]) continue;
-        if (x->f->derived_attributes) dra_derived_bind(x, rd, k, cand, &cs->cons[k]);
-        if (!dra_cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) {
+        if (x->f->derived_attributes) dra__derived_bind(x, rd, k, cand, &cs->cons[k]);
+        if (!dra__cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) {
             undo_constraints(cs, rd, k);
-            if (counters) dra_rs_counters_give(x, cand);
+            if (counters) dra__rs_counters_give(x, cand);
             if (must) {
                 char id[512];
-                dra_alloc_fail(x, "claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied",
+                dra__alloc_fail(x, "claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied",
                      dra_claim_obj(x, cs), rd->spec->name, device_id(x, cand, id, sizeof id));
                 return -1;
             }
@@ -461,13 +461,13 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
         if (!dra_rs_capacity_fits(x, rd, cand, false)) {
             if (re->marked) x->allocating[cand]--;
             undo_constraints(cs, rd, cs->ncons);
-            if (counters) dra_rs_counters_give(x, cand);
+            if (counters) dra__rs_counters_give(x, cand);
             return 0;
         }
         if (multi) {
             re->consumed = ARENA_NEWN(&x->a, quantity, d->cel.ncaps ? d->cel.ncaps : 1);
-            dra_rs_capacity_consumed(x, rd, cand, re->consumed);
-            dra_rs_capacity_add(x, cand, re->consumed);
+            dra__rs_capacity_consumed(x, rd, cand, re->consumed);
+            dra__rs_capacity_add(x, cand, re->consumed);
             re->cap_inserted = true;
             char *sid = arena_alloc(&x->a, 40);
             new_share_id(x, sid);
@@ -480,10 +480,10 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
 
 static void deallocate_last(dra_alloc_ctx *x, dra_claim_state *cs) {
     dra_res_entry *re = &cs->res[--cs->nres];
-    if (re->cap_inserted) dra_rs_capacity_sub(x, re->cand, re->consumed);
+    if (re->cap_inserted) dra__rs_capacity_sub(x, re->cand, re->consumed);
     if (re->marked) x->allocating[re->cand]--;
     undo_constraints(cs, re->rd, cs->ncons);
-    if (re->counters) dra_rs_counters_give(x, re->cand);
+    if (re->counters) dra__rs_counters_give(x, re->cand);
 }
 
 /* Upper bound on the devices still obtainable for this slot; -1 when unknown (some
@@ -497,8 +497,8 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
             c = p->first_cand + p->ncands - 1;
             continue;
         }
-        if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) continue;
-        if (dra_alloc_tick(x)) return -1;
+        if (rd->admin ? allocating_for_claim(cs, c) : dra__rs_device_in_use(x, c)) continue;
+        if (dra__alloc_tick(x)) return -1;
         int s = selectable(x, cs, rd, c, true);
         if (s < 0) return -1;
         if (s && ++n >= need) return n;
@@ -532,7 +532,7 @@ static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *r
  *      subtree (more devices in use, counters and capacity consumed, constraint
  *      values fixed, intersections narrowed, distinct values taken).
  *   2. distinctAttribute: the slots under the constraint outnumber the distinct
- *      values the candidates can still bring (dra_cons_distinct_values).
+ *      values the candidates can still bring (dra__cons_distinct_values).
  *   3. all requests together: a flow from requests (demand: their smallest variant)
  *      through candidate devices (one slot each in a claim; a multi-allocatable device
  *      as many as its free capacity admits for the smallest consumptions of the
@@ -622,9 +622,9 @@ static uint32_t dev_of(struct dra_bound *b, uint32_t cand) {
 static bool constraints_accept(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
     for (uint32_t k = 0; k < cs->ncons; k++) {
         if (!rd->applies[k]) continue;
-        if (x->f->derived_attributes) dra_derived_bind(x, rd, k, cand, &cs->cons[k]);
-        if (!dra_cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) return false;
-        dra_cons_remove(&cs->cons[k]);
+        if (x->f->derived_attributes) dra__derived_bind(x, rd, k, cand, &cs->cons[k]);
+        if (!dra__cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) return false;
+        dra__cons_remove(&cs->cons[k]);
     }
     return true;
 }
@@ -634,14 +634,14 @@ static int bound_usable(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd,
     const dra_features *f = x->f;
     const dra_device *d = x->v->cands[c].dev;
     bool multi = f->consumable_capacity && d->allow_multi;
-    if (rd->admin ? allocating_for_claim(cs, c) : dra_rs_device_in_use(x, c)) return 0;
+    if (rd->admin ? allocating_for_claim(cs, c) : dra__rs_device_in_use(x, c)) return 0;
     int s = selectable(x, cs, rd, c, true);
     if (s <= 0) return s;
     if (f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) return 0;
     if (!f->partitionable && d->nconsumes) return 0;
     if (d->nconsumes && !multi) {
-        if (!dra_rs_counters_take(x, c)) return 0;
-        dra_rs_counters_give(x, c);
+        if (!dra__rs_counters_take(x, c)) return 0;
+        dra__rs_counters_give(x, c);
     }
     if (f->device_taints && dra_rs_taint_blocks(d, rd->spec)) return 0;
     return constraints_accept(x, cs, rd, c) ? 1 : 0;
@@ -711,7 +711,7 @@ static int64_t flow_max(dra_alloc_ctx *x, struct dra_bound *b, int64_t want) {
             b->cap[b->par[v] ^ 1]++;
         }
         flow++;
-        if (dra_alloc_tick(x)) break;
+        if (dra__alloc_tick(x)) break;
     }
     return flow;
 }
@@ -751,14 +751,14 @@ static int32_t multi_shares(dra_alloc_ctx *x, struct dra_bound *b, uint32_t nreq
     if (!ncaps) return (int32_t)nslots;
     ensure_q(x, b, ncaps * (nreq + 1) + ncaps + nslots);
     quantity *left = b->left, *per = b->q2;   /* per[j * ncaps + k]: smallest consumption of request j */
-    dra_rs_capacity_left(x, cand, left);
+    dra__rs_capacity_left(x, cand, left);
     for (uint32_t j = 0; j < nreq; j++) {
         const dra_claim_state *cs = b->rcs[j];
         uint32_t nv = b->rvar0[j] ? 1 : cs->nvar[b->rindex[j]];
         for (uint32_t v = 0; v < nv; v++) {
             dra_req_data *o = b->rvar0[j] ? b->rvar0[j] : &cs->reqs[b->rindex[j]][v];
             quantity *tmp = b->q + ncaps * nreq;
-            dra_rs_capacity_consumed(x, o, cand, tmp);
+            dra__rs_capacity_consumed(x, o, cand, tmp);
             for (uint32_t k = 0; k < ncaps; k++)
                 if (v == 0 || quantity_cmp(&tmp[k], &per[j * ncaps + k]) < 0) per[j * ncaps + k] = tmp[k];
         }
@@ -783,7 +783,7 @@ static uint32_t pool_cap(dra_alloc_ctx *x, struct dra_bound *b, uint32_t pi, uin
     const bool cc = x->f->consumable_capacity;
     ensure_q(x, b, p->ncands + p->ncounters + 1);
     quantity *left = b->left;
-    dra_rs_counters_left(x, pi, left);
+    dra__rs_counters_left(x, pi, left);
     uint32_t best = UINT32_MAX;
     *counted = 0;
     for (uint32_t i = 0; i < p->ncounters; i++) {
@@ -912,7 +912,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
                         c = p->first_cand + p->ncands - 1;
                         continue;
                     }
-                    if (dra_alloc_tick(x)) return false;
+                    if (dra__alloc_tick(x)) return false;
                     int u = bound_usable(x, ocs, o, c);
                     if (u < 0) {
                         cel_err = true;
@@ -965,12 +965,12 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
             uint32_t n = 0;
             for (uint32_t d = 0; d < b->ndev; d++) {
                 const dra_attr_text *t;
-                const cel_attr *a = dra_cons_value(st, &v->cands[b->devs[d]], &t);
+                const cel_attr *a = dra__cons_value(st, &v->cands[b->devs[d]], &t);
                 if (!a) continue;
                 b->vals[n] = a, b->texts[n] = t, n++;
             }
             st->dv = save, st->dv_text = save_t;
-            uint32_t got = dra_cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)under[q]);
+            uint32_t got = dra__cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)under[q]);
             if (got != UINT32_MAX && (int64_t)got < under[q]) return true;
         }
     }
@@ -1030,7 +1030,7 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
  * affected device, so when the range is infeasible with the constraint fixed to
  * each value some candidate has, it is infeasible. The value is fixed by making the
  * constraint look as if one device with it had been added (num 1, first = it),
- * which is all dra_cons_add reads for a scalar match; restored after each try.
+ * which is all dra__cons_add reads for a scalar match; restored after each try.
  * Only for a few values (BND_MAXVALUES): each try costs one bound. */
 enum { BND_MAXVALUES = 16 };
 
@@ -1048,13 +1048,13 @@ static bool bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_
         const dra_nodeview *v = x->v;
         for (uint32_t c = 0; c < v->ncands && !many; c++) {
             const dra_attr_text *t;
-            const cel_attr *a = dra_cons_value(st, &v->cands[c], &t);
+            const cel_attr *a = dra__cons_value(st, &v->cands[c], &t);
             if (!a) continue;
             bool seen = false;
             for (uint32_t i = 0; i < nvals && !seen; i++) {
                 st->first = vals[i], st->first_text = texts[i], st->num = 1;
-                seen = dra_cons_add(st, &x->a, &v->cands[c]);
-                if (seen) dra_cons_remove(st);
+                seen = dra__cons_add(st, &x->a, &v->cands[c]);
+                if (seen) dra__cons_remove(st);
                 st->num = 0;
             }
             if (seen) continue;
@@ -1094,7 +1094,7 @@ static bool claim_may_err(dra_alloc_ctx *x, dra_claim_state *cs) {
                     c = p->first_cand + p->ncands - 1;
                     continue;
                 }
-                if (dra_alloc_tick(x) || selectable(x, cs, o, c, true) < 0) return true;
+                if (dra__alloc_tick(x) || selectable(x, cs, o, c, true) < 0) return true;
             }
         }
     return false;
@@ -1190,7 +1190,7 @@ static bool interchangeable(dra_alloc_ctx *x, uint32_t a, uint32_t b) {
     if (da->binding_conditions.n || db->binding_conditions.n || da->binding_failure_conditions.n ||
         db->binding_failure_conditions.n)
         return false;
-    if (x->allocating[a] || x->allocating[b] || dra_rs_device_in_use(x, a) || dra_rs_device_in_use(x, b)) return false;
+    if (x->allocating[a] || x->allocating[b] || dra__rs_device_in_use(x, a) || dra__rs_device_in_use(x, b)) return false;
     if (da->cel.nattrs != db->cel.nattrs || da->cel.ncaps != db->cel.ncaps) return false;
     if (f->consumable_capacity && da->cel.ncaps) return false;
     for (uint32_t i = 0; i < da->cel.nattrs; i++)
@@ -1287,7 +1287,7 @@ call:
         ret = R_ERR;
         goto done;
     }
-    if (x->bf && dra_bestfit_bound(x)) {   /* best-fit: no completion can beat the best */
+    if (x->bf && dra__bestfit_bound(x)) {   /* best-fit: no completion can beat the best */
         ret = R_FAIL;
         goto done;
     }
@@ -1296,7 +1296,7 @@ call:
         if (x->choice == DRA_CHOICE_BEST_FIT && !x->status_only) {   /* bestfit.c: keep the best, search on for more */
             for (size_t i = 0; i < st.n; i++)
                 if (st.v[i].kind == F_SUBS) x->cs[st.v[i].ci].selected[st.v[i].ri] = st.v[i].pos;
-            ret = dra_bestfit_leaf(x) ? R_OK : R_FAIL;
+            ret = dra__bestfit_leaf(x) ? R_OK : R_FAIL;
         }
         goto done;
     }
@@ -1383,9 +1383,9 @@ next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos 
             continue;
         }
         if (rd->admin && allocating_for_claim(cs, c)) continue;
-        if (!rd->admin && dra_rs_device_in_use(x, c)) continue;
+        if (!rd->admin && dra__rs_device_in_use(x, c)) continue;
         ret = R_ERR;
-        if (dra_alloc_tick(x)) goto pop;
+        if (dra__alloc_tick(x)) goto pop;
         int s = selectable(x, cs, rd, c, false);
         if (s < 0) goto pop;
         if (!s) continue;
@@ -1576,7 +1576,7 @@ static bool build_node_selector(dra_alloc_ctx *x, dra_claim_state *cs, dra_alloc
         if (s->nterms > 1)
             /* Go prints claim.Name here, the only claim reference without its namespace
              * (issue #21): this one carries it too, as klog.KObj prints every other */
-            return dra_alloc_fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
+            return dra__alloc_fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
                         dra_claim_obj(x, cs), s->nterms);
         merge_reqs(s->terms[0].fields, s->terms[0].nfields, t->fields, &t->nfields);
         merge_reqs(s->terms[0].exprs, s->terms[0].nexprs, t->exprs, &t->nexprs);
@@ -1659,7 +1659,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     if (out) *out = NULL;
     bool prepared = prepare(x, claims, nclaims);
     int r = prepared ? search(x) : R_ERR;
-    if (x->bf && dra_bestfit_finish(x)) r = R_OK;   /* best-fit: the best solution, back in x->cs */
+    if (x->bf && dra__bestfit_finish(x)) r = R_OK;   /* best-fit: the best solution, back in x->cs */
     if (x->timed_out) {
         err_set(e, "timed out trying to allocate devices");
         return DRA_ALLOC_TIMEOUT;
@@ -1670,7 +1670,7 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
         x->explainable = true;
         for (uint32_t i = 0; i < v->npools; i++)
             if (v->pools[i].invalid) {
-                dra_alloc_fail(x, "invalid resource pools were encountered");
+                dra__alloc_fail(x, "invalid resource pools were encountered");
                 return DRA_ALLOC_NODE_ERROR;
             }
         return DRA_ALLOC_UNSAT;

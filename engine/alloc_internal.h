@@ -45,18 +45,18 @@ typedef struct dra_cstate {
     const dra_attr_text *dv_text;
 } dra_cstate;
 
-void dra_cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode);
+void dra__cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode);
 /* Adds a device (already known to be affected by the constraint). */
-bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
-void dra_cons_remove(dra_cstate *s);
+bool dra__cons_add(dra_cstate *s, arena *a, const dra_cand *cand);
+void dra__cons_remove(dra_cstate *s);
 /* For the search bound (alloc.c): how many devices with pairwise distinct values the
  * candidates (vals[i], texts[i]: their values under a distinctAttribute constraint)
  * can still contribute, counted up to `want`; UINT32_MAX when no sound count exists
  * (scalar values of mixed types, where Kubernetes' comparison stops early). */
-uint32_t dra_cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
+uint32_t dra__cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
                                   uint32_t n, uint32_t want);
 /* The value the constraint sees for a device (a bound derived value first). */
-const cel_attr *dra_cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text);
+const cel_attr *dra__cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text);
 
 /* ---- per-call state (alloc.c, alloc_resources.c) --------------------------------- */
 
@@ -151,7 +151,7 @@ struct dra_alloc_ctx {
     size_t doomed;
     size_t *err_after;
     /* Device choice (bestfit.c): best-fit enumerates solutions at the search's leaf
-     * (dra_bestfit_leaf); bf is its per-call state, NULL until the first solution. */
+     * (dra__bestfit_leaf); bf is its per-call state, NULL until the first solution. */
     uint8_t choice;              /* dra_device_choice */
     bool status_only;            /* dra_allocate(out = NULL): the first solution answers */
     struct dra_bestfit *bf;
@@ -180,14 +180,14 @@ static inline const char *dra_claim_obj(dra_alloc_ctx *x, const dra_claim_state 
 }
 
 /* alloc_resources.c: counters, consumable capacity, taints, allocated state. */
-bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand);
-bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand);
-bool dra_rs_counters_take(dra_alloc_ctx *x, uint32_t cand);
+bool dra__rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand);
+bool dra__rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand);
+bool dra__rs_counters_take(dra_alloc_ctx *x, uint32_t cand);
 /* Per counter of the pool: what this attempt may still consume (may be negative). */
-void dra_rs_counters_left(dra_alloc_ctx *x, uint32_t pool, quantity *out);
+void dra__rs_counters_left(dra_alloc_ctx *x, uint32_t pool, quantity *out);
 /* Per device capacity: value minus allocated minus being allocated. */
-void dra_rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out);
-void dra_rs_counters_give(dra_alloc_ctx *x, uint32_t cand);
+void dra__rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out);
+void dra__rs_counters_give(dra_alloc_ctx *x, uint32_t cand);
 /* CmpRequestOverCapacity: DRA_CAP_FITS, or why the device does not fit — it lacks a
  * requested capacity, the request policy refuses the amount, the capacity is smaller
  * than the amount, or too little of it is left. static_only ignores what is allocated
@@ -200,54 +200,54 @@ typedef struct dra_cap_verdict {
     const char *cap;
     quantity want, left;
 } dra_cap_verdict;
-int dra_rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
+int dra__rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
                           dra_cap_verdict *why);
 /* The same as a yes or no: the search's check. */
 static inline bool dra_rs_capacity_fits(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only) {
-    return dra_rs_capacity_check(x, rd, cand, static_only, NULL) == DRA_CAP_FITS;
+    return dra__rs_capacity_check(x, rd, cand, static_only, NULL) == DRA_CAP_FITS;
 }
 /* Consumed value per device capacity for this request (into out[ncaps]). */
-void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out);
-void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
-void dra_rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
+void dra__rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out);
+void dra__rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
+void dra__rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed);
 /* The first NoSchedule/NoExecute taint of the device the request does not tolerate, or NULL. */
-const dra_taint *dra_rs_taint_blocking(const dra_device *d, const dra_request_spec *spec);
+const dra_taint *dra__rs_taint_blocking(const dra_device *d, const dra_request_spec *spec);
 static inline bool dra_rs_taint_blocks(const dra_device *d, const dra_request_spec *spec) {
-    return dra_rs_taint_blocking(d, spec) != NULL;
+    return dra__rs_taint_blocking(d, spec) != NULL;
 }
 
 /* Sets the call's error message (allocation errors name the claim in their text, as
  * Kubernetes' do) and returns false. Defined in alloc.c, shared with derived.c. */
-bool dra_alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool dra__alloc_fail(dra_alloc_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* For explain.c: isSelectable's selectors, per-device node selection and derived
  * attributes on candidate cand, cached as the search caches them, without the
  * binding-condition gate (1 yes, 0 no, -1 an error, not reported); and the class's
  * and request's selectors alone on any device, one the node view left out included
  * (uncached). */
-int dra_alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand);
-int dra_alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c);
+int dra__alloc_matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand);
+int dra__alloc_selectors_match(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, const dra_cand *c);
 
 /* Counts one iteration of a candidate loop (search, selector passes, bounds) and
  * reads the clock every 256: true once the deadline passed or the call was cancelled. */
-bool dra_alloc_tick(dra_alloc_ctx *x);
+bool dra__alloc_tick(dra_alloc_ctx *x);
 
 /* ---- best-fit (bestfit.c) ----------------------------------------------------------- */
 
 /* At a complete solution (every claim filled; x->cs[].selected set for the requests
  * with subrequests): scores and keeps it when it is the best so far. True: stop the
  * enumeration here (solution bound reached); false: search on for more. */
-bool dra_bestfit_leaf(dra_alloc_ctx *x);
+bool dra__bestfit_leaf(dra_alloc_ctx *x);
 /* At each search step after the first solution: true when the devices taken so far
  * already fragment the node more than the best solution (tiers 1-4 of the objective
  * only grow as devices are added), so no completion can win — branch and bound. */
-bool dra_bestfit_bound(dra_alloc_ctx *x);
+bool dra__bestfit_bound(dra_alloc_ctx *x);
 /* Checked with the deadline (every DRA_DEADLINE_EVERY steps, every 256 ticks): true
  * once the enumeration spent its step or tick budget. */
-bool dra_bestfit_spent(const dra_alloc_ctx *x);
+bool dra__bestfit_spent(const dra_alloc_ctx *x);
 /* After the search: when a solution was found, puts the best back into x->cs (results
  * and selected subrequests), clears a timeout or error the enumeration ran into after
  * it, restores the caller's deadline and returns true. */
-bool dra_bestfit_finish(dra_alloc_ctx *x);
+bool dra__bestfit_finish(dra_alloc_ctx *x);
 
 #endif

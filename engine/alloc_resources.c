@@ -21,7 +21,7 @@ static bool is_device_allocated(const dra_allocated *st, uint64_t key) {
     return cmap_get(&st->devices, key, &v) || cmap_get(&st->shared, key, &v) || cmap_get(&st->capacity, key, &v);
 }
 
-bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
+bool dra__rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     if (x->allocating[cand]) return true;
     if (!x->st) return false;
     uint8_t m = x->st_use[cand];
@@ -33,7 +33,7 @@ bool dra_rs_device_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     return m & DRA_USE_DEV;
 }
 
-bool dra_rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand) {
+bool dra__rs_capacity_in_use(const dra_alloc_ctx *x, uint32_t cand) {
     if (x->cap_shares && x->cap_shares[cand]) return true;
     if (!x->st) return false;
     uint8_t m = x->st_use[cand];
@@ -63,7 +63,7 @@ static void counters_init(dra_alloc_ctx *x, uint32_t pi) {
     x->cnt_used[pi] = used;
 }
 
-bool dra_rs_counters_take(dra_alloc_ctx *x, uint32_t cand) {
+bool dra__rs_counters_take(dra_alloc_ctx *x, uint32_t cand) {
     const dra_cand *c = &x->v->cands[cand];
     if (!x->cnt_avail[c->pool]) counters_init(x, c->pool);
     quantity *avail = x->cnt_avail[c->pool], *used = x->cnt_used[c->pool];
@@ -72,13 +72,13 @@ bool dra_rs_counters_take(dra_alloc_ctx *x, uint32_t cand) {
     const dra_pool *p = &x->v->pools[c->pool];
     for (uint32_t i = 0; i < p->ncounters; i++)
         if (quantity_cmp(&avail[i], &used[i]) < 0) {
-            dra_rs_counters_give(x, cand);
+            dra__rs_counters_give(x, cand);
             return false;
         }
     return true;
 }
 
-void dra_rs_counters_give(dra_alloc_ctx *x, uint32_t cand) {
+void dra__rs_counters_give(dra_alloc_ctx *x, uint32_t cand) {
     const dra_cand *c = &x->v->cands[cand];
     quantity *used = x->cnt_used[c->pool];
     for (uint32_t k = 0; k < c->ncons; k++)
@@ -163,7 +163,7 @@ static const quantity *allocated_cap(const dra_alloc_ctx *x, uint64_t key, const
     return NULL;
 }
 
-int dra_rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
+int dra__rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, bool static_only,
                           dra_cap_verdict *why) {
     const dra_cand *c = &x->v->cands[cand];
     const dra_device *d = c->dev;
@@ -205,13 +205,13 @@ int dra_rs_capacity_check(const dra_alloc_ctx *x, const dra_req_data *rd, uint32
     return DRA_CAP_FITS;
 }
 
-void dra_rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out) {
+void dra__rs_capacity_consumed(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t cand, quantity *out) {
     const dra_device *d = x->v->cands[cand].dev;
     for (uint32_t k = 0; k < d->cel.ncaps; k++)
         out[k] = consumed_for(requested_for(rd->spec, d, k, x->w->names), &d->caps[k]);
 }
 
-void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed) {
+void dra__rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed) {
     const dra_device *d = x->v->cands[cand].dev;
     if (!x->cap_alloc[cand]) {
         x->cap_alloc[cand] = ARENA_NEWN(&x->a, quantity, d->cel.ncaps ? d->cel.ncaps : 1);
@@ -221,7 +221,7 @@ void dra_rs_capacity_add(dra_alloc_ctx *x, uint32_t cand, const quantity *consum
     x->cap_shares[cand]++;
 }
 
-void dra_rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed) {
+void dra__rs_capacity_sub(dra_alloc_ctx *x, uint32_t cand, const quantity *consumed) {
     const dra_device *d = x->v->cands[cand].dev;
     for (uint32_t k = 0; k < d->cel.ncaps; k++) quantity_sub(&x->cap_alloc[cand][k], &consumed[k], &x->cap_alloc[cand][k]);
     x->cap_shares[cand]--;
@@ -240,7 +240,7 @@ static bool tolerates(const dra_toleration *t, const dra_taint *taint) {
     return false;
 }
 
-const dra_taint *dra_rs_taint_blocking(const dra_device *d, const dra_request_spec *spec) {
+const dra_taint *dra__rs_taint_blocking(const dra_device *d, const dra_request_spec *spec) {
     for (uint32_t i = 0; i < d->ntaints; i++) {
         const dra_taint *tt = &d->taints[i];
         if (!tt->effect || (strcmp(tt->effect, "NoSchedule") && strcmp(tt->effect, "NoExecute"))) continue;
@@ -253,13 +253,13 @@ const dra_taint *dra_rs_taint_blocking(const dra_device *d, const dra_request_sp
 
 /* ---- for the search bound (alloc.c) ------------------------------------------------ */
 
-void dra_rs_counters_left(dra_alloc_ctx *x, uint32_t pi, quantity *out) {
+void dra__rs_counters_left(dra_alloc_ctx *x, uint32_t pi, quantity *out) {
     if (!x->cnt_avail[pi]) counters_init(x, pi);
     const dra_pool *p = &x->v->pools[pi];
     for (uint32_t i = 0; i < p->ncounters; i++) quantity_sub(&x->cnt_avail[pi][i], &x->cnt_used[pi][i], &out[i]);
 }
 
-void dra_rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out) {
+void dra__rs_capacity_left(const dra_alloc_ctx *x, uint32_t cand, quantity *out) {
     const dra_cand *c = &x->v->cands[cand];
     const dra_device *d = c->dev;
     for (uint32_t k = 0; k < d->cel.ncaps; k++) {

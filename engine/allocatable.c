@@ -43,7 +43,7 @@ static bool share_left(const dra_allocated *st, uint64_t key, const dra_device *
 }
 
 /* The taint check of a request without tolerations (alloc_resources.c
- * dra_rs_taint_blocking with none): any NoSchedule or NoExecute taint blocks. */
+ * dra__rs_taint_blocking with none): any NoSchedule or NoExecute taint blocks. */
 static bool taint_blocks(const dra_device *d) {
     for (uint32_t i = 0; i < d->ntaints; i++) {
         const char *e = d->taints[i].effect;

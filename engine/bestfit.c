@@ -2,7 +2,7 @@
  *
  * First-fit returns the first solution of Kubernetes' depth-first search. Best-fit
  * lets the same search run on past it: where the search would return success
- * (alloc.c, every claim filled) it calls dra_bestfit_leaf, which scores the solution,
+ * (alloc.c, every claim filled) it calls dra__bestfit_leaf, which scores the solution,
  * keeps it when it beats the best so far, and has the search treat the leaf as a
  * failure, so it backtracks to the next solution in search order. Every solution
  * seen is a state the exact search reached with all requests, constraints, counters
@@ -29,7 +29,7 @@
  * of two 1g claims: every second device with the first one on the whole GPU). So
  * the enumeration is a branch and bound: tiers 1-4 count units a partial allocation
  * took from free, which only grow as devices are added, so once the devices taken
- * so far are worse on them than the best solution, dra_bestfit_bound cuts the
+ * so far are worse on them than the best solution, dra__bestfit_bound cuts the
  * subtree (the search sees a plain failure there; alloc.c's pruning and its
  * interchangeable-device skip stay sound, since a mirror device scores the same).
  * Allocations that only tie the best on tiers 1-4 are refined on tiers 5-6 for
@@ -116,7 +116,7 @@ struct dra_bestfit {
     quantity *q;                    /* capacity scratch */
     uint32_t qcap;
     bool flat;                      /* nothing can score differently: the first solution is it */
-    bool bnb;                       /* branch and bound on (dra_bestfit_bound) */
+    bool bnb;                       /* branch and bound on (dra__bestfit_bound) */
     uint32_t ties;                  /* leaves since tiers 1-4 of the best last improved */
 };
 
@@ -320,7 +320,7 @@ static void score_multi(dra_alloc_ctx *x, struct dra_bestfit *b, uint32_t c, int
     double fb = 0, fa = 0;
     uint32_t n = 0;
     bool before = was_used(x, b, c);
-    if (ncaps) dra_rs_capacity_left(x, c, b->q);
+    if (ncaps) dra__rs_capacity_left(x, c, b->q);
     for (uint32_t k = 0; k < ncaps; k++) {
         double cap = quantity_to_double(&d->caps[k].value);
         if (cap <= 0) continue;
@@ -405,7 +405,7 @@ static void keep(dra_alloc_ctx *x, struct dra_bestfit *b, const int64_t *t) {
 
 /* ---- the search's hooks ------------------------------------------------------------------ */
 
-bool dra_bestfit_leaf(dra_alloc_ctx *x) {
+bool dra__bestfit_leaf(dra_alloc_ctx *x) {
     struct dra_bestfit *b = x->bf;
     if (!b) b = x->bf = begin(x);
     int64_t t[NTIERS];
@@ -426,7 +426,7 @@ bool dra_bestfit_leaf(dra_alloc_ctx *x) {
     return b->flat || ++b->nsol >= DRA_BESTFIT_MAX_SOLUTIONS;
 }
 
-bool dra_bestfit_bound(dra_alloc_ctx *x) {
+bool dra__bestfit_bound(dra_alloc_ctx *x) {
     struct dra_bestfit *b = x->bf;
     if (!b->bnb) return false;
     int64_t t[NTIERS];
@@ -436,7 +436,7 @@ bool dra_bestfit_bound(dra_alloc_ctx *x) {
     return b->ties >= BF_TIE_LEAVES;   /* as good so far: tiers 5 and 6 may still win */
 }
 
-bool dra_bestfit_spent(const dra_alloc_ctx *x) {
+bool dra__bestfit_spent(const dra_alloc_ctx *x) {
     struct dra_bestfit *b = x->bf;
     if (x->steps >= b->step_limit || x->ticks >= b->tick_limit) return true;
     uint64_t now = thread_cpu_ns();
@@ -444,7 +444,7 @@ bool dra_bestfit_spent(const dra_alloc_ctx *x) {
     return now >= b->cpu_limit;
 }
 
-bool dra_bestfit_finish(dra_alloc_ctx *x) {
+bool dra__bestfit_finish(dra_alloc_ctx *x) {
     struct dra_bestfit *b = x->bf;
     x->deadline_ns = b->user_deadline;
     size_t off = 0;

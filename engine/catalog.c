@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-dra_catalog *dra_catalog_new(void) {
+dra_catalog *dra__catalog_new(void) {
     dra_catalog *c = xcalloc(1, sizeof *c);
     atomic_init(&c->refs, 1);
     c->names = intern_new();
@@ -16,12 +16,12 @@ dra_catalog *dra_catalog_new(void) {
     return c;
 }
 
-dra_catalog *dra_catalog_retain(dra_catalog *c) {
+dra_catalog *dra__catalog_retain(dra_catalog *c) {
     atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
     return c;
 }
 
-void dra_catalog_release(dra_catalog *c) {
+void dra__catalog_release(dra_catalog *c) {
     if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
     cel_cache_free(c->cel);
     cel_cache_free(c->cel_any);
@@ -74,7 +74,7 @@ static int cmp_prog(const void *a, const void *b) {
     return x->p < y->p ? -1 : x->p > y->p;
 }
 
-void dra_holds_compact(dra_holds *h, dra_catalog *c) {
+void dra__holds_compact(dra_holds *h, dra_catalog *c) {
     if (h->nnames > 1) {
         qsort(h->names, h->nnames, sizeof *h->names, cmp_u32);
         uint32_t k = 1;
@@ -101,7 +101,7 @@ void dra_holds_compact(dra_holds *h, dra_catalog *c) {
     }
 }
 
-void dra_holds_release(dra_holds *h, dra_catalog *c) {
+void dra__holds_release(dra_holds *h, dra_catalog *c) {
     /* programs first: each gives back the names it interned itself */
     for (uint32_t i = 0; i < h->nprogs; i++) cel_cache_release(h->progs[i].any ? c->cel_any : c->cel, h->progs[i].p);
     for (uint32_t i = 0; i < h->nnames; i++) intern_release(c->names, h->names[i]);

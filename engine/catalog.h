@@ -4,7 +4,7 @@
  *
  * A catalog that lives as long as a service follows the live objects, not their
  * history: every name interned and every program compiled while an object is decoded
- * is recorded in that object's dra_holds, and given back (dra_holds_release) when
+ * is recorded in that object's dra_holds, and given back (dra__holds_release) when
  * the object goes — for a store entry, when the last snapshot holding it is released.
  * Names and programs no object holds are freed at once (base/intern.h, cel_cache), so
  * a cluster that creates and deletes claims for months keeps the catalog it has.
@@ -31,9 +31,9 @@ typedef struct dra_catalog {
     cel_cache *cel, *cel_any;
 } dra_catalog;
 
-dra_catalog *dra_catalog_new(void);
-dra_catalog *dra_catalog_retain(dra_catalog *c);
-void dra_catalog_release(dra_catalog *c);
+dra_catalog *dra__catalog_new(void);
+dra_catalog *dra__catalog_retain(dra_catalog *c);
+void dra__catalog_release(dra_catalog *c);
 
 /* Its sizes (snapshot.h's dra_catalog_sizes). */
 void dra__catalog_sizes(dra_catalog *c, dra_catalog_sizes *out);
@@ -59,8 +59,8 @@ uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n);
 const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e);
 /* One reference per distinct name and program (an object names "model" on every
  * device): the extra ones are given back. Called once an object is decoded. */
-void dra_holds_compact(dra_holds *h, dra_catalog *c);
+void dra__holds_compact(dra_holds *h, dra_catalog *c);
 /* Gives everything back and empties h. */
-void dra_holds_release(dra_holds *h, dra_catalog *c);
+void dra__holds_release(dra_holds *h, dra_catalog *c);
 
 #endif

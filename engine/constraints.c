@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-void dra_cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode) {
+void dra__cons_init(dra_cstate *s, const dra_constraint *c, bool list_mode) {
     memset(s, 0, sizeof *s);
     s->c = c;
     s->is_match = c->match_attr != NULL;
@@ -220,7 +220,7 @@ static bool distinct_list_ok(const dra_cstate *s, const cel_attr *at, const dra_
     return true;
 }
 
-bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand) {
+bool dra__cons_add(dra_cstate *s, arena *a, const dra_cand *cand) {
     const dra_attr_text *t = NULL;
     const cel_attr *at = lookup(s, cand->dev, &t);
     if (!at) return false;
@@ -238,7 +238,7 @@ bool dra_cons_add(dra_cstate *s, arena *a, const dra_cand *cand) {
     return true;
 }
 
-void dra_cons_remove(dra_cstate *s) {
+void dra__cons_remove(dra_cstate *s) {
     s->num--;
     if (s->is_match && s->list_mode) {
         dra_vset *lv = &s->stack[s->num];
@@ -251,7 +251,7 @@ void dra_cons_remove(dra_cstate *s) {
 
 /* ---- for the search bound (alloc.c) ------------------------------------------------ */
 
-const cel_attr *dra_cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text) {
+const cel_attr *dra__cons_value(const dra_cstate *s, const dra_cand *cand, const dra_attr_text **text) {
     *text = NULL;
     return lookup(s, cand->dev, text);
 }
@@ -274,7 +274,7 @@ static bool scalar_eq(const cel_attr *a, const cel_attr *b) {
  * repeat: no count. List mode: sets of one element type must be pairwise disjoint
  * (other types are skipped) and none is empty, so each device owns at least one
  * element of its type: no more devices than distinct (type, element) pairs. */
-uint32_t dra_cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
+uint32_t dra__cons_distinct_values(const dra_cstate *s, const cel_attr *const *vals, const dra_attr_text *const *texts,
                                   uint32_t n, uint32_t want) {
     enum { MAXV = DRA_RESULTS_MAX + 2 };
     if (want > MAXV) return UINT32_MAX;

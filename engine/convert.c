@@ -56,7 +56,7 @@ static void convert_slice(json_t *obj) {
     }
 }
 
-json_t *dra_convert_to_v1(const char *kind, const char *version, const json_t *obj) {
+json_t *dra__convert_to_v1(const char *kind, const char *version, const json_t *obj) {
     if (strcmp(version, "v1beta1")) return NULL;
     json_t *o = json_deep_copy(obj);
     if (!strcmp(kind, "ResourceSlice")) {

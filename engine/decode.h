@@ -36,23 +36,23 @@ typedef struct dra_decoder {
 
 /* YAML stream → JSON array with one element per non-empty document; documents that
  * would be skipped are warned about under `in` (NULL: dropped). */
-json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
-json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e);
+json_t *dra__yaml_load(const char *text, size_t len, const char *source, err *e);
+json_t *dra__yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
-bool dra_decode_class(const dra_decoder *d, const json_t *obj, dra_class *out, err *e);
-bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e);
-bool dra_decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *out, err *e);
-bool dra_decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *out, err *e);
-bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e);
-bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e);
+bool dra__decode_class(const dra_decoder *d, const json_t *obj, dra_class *out, err *e);
+bool dra__decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e);
+bool dra__decode_claim(const dra_decoder *d, const json_t *obj, dra_claim *out, err *e);
+bool dra__decode_claim_template(const dra_decoder *d, const json_t *obj, dra_claim_template *out, err *e);
+bool dra__decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e);
+bool dra__decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e);
 
 /* Interns s[0..n) for the object being decoded (held by d->holds). */
-uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n);
-static inline uint32_t dra_dec_intern_cstr(const dra_decoder *d, const char *s) { return dra_dec_intern(d, s, strlen(s)); }
+uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n);
+static inline uint32_t dra_dec_intern_cstr(const dra_decoder *d, const char *s) { return dra__dec_intern(d, s, strlen(s)); }
 /* The device key of a result (interned "driver/pool" and device), held by d->holds. */
-uint64_t dra_result_key_intern(const dra_decoder *d, const dra_device_result *r);
+uint64_t dra__result_key_intern(const dra_decoder *d, const dra_device_result *r);
 /* Splits an attribute/capacity name into interned (domain, id): "dom/id" or, when
  * unqualified, (driver, id). */
-void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id);
+void dra__split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id);
 
 #endif

@@ -5,7 +5,7 @@
  * extended resources (extres.h) and node requirements (nodeName, nodeSelector,
  * required node affinity, tolerations: nodefit.c). The store, one-shot worlds and
  * requests (a Pod in /filter, a Node carried in the request) all call
- * dra_decode_node / dra_decode_pod; nothing is read from a Pod's or Node's JSON again.
+ * dra__decode_node / dra__decode_pod; nothing is read from a Pod's or Node's JSON again.
  *
  * The API server's defaulting applies (as it does before anything is stored):
  * SetDefaults_NodeStatus copies status.capacity into status.allocatable when the
@@ -53,18 +53,18 @@ static int cmp_res_count(const void *a, const void *b) {
 static bool decode_labels(dctx *c, const json_t *meta, dra_node *n) {
     const json_t *labels;
     if (!meta) return true;
-    size_t m = dra_dpush_key(c, "metadata");
-    if (!dra_dget_obj(c, meta, "labels", &labels)) return false;
+    size_t m = dra__dpush_key(c, "metadata");
+    if (!dra__dget_obj(c, meta, "labels", &labels)) return false;
     if (labels) {
         size_t cnt = json_object_size(labels);
         n->labels = ARENA_NEWN(c->d->a, dra_label, cnt ? cnt : 1);
-        size_t m2 = dra_dpush_key(c, "labels");
+        size_t m2 = dra__dpush_key(c, "labels");
         const char *k;
         const json_t *v;
         json_object_foreach((json_t *)labels, k, v) {
             dra_label *l = &n->labels[n->nlabels];
-            l->key = dra_dstrdup(c, k);
-            if (!dra_dget_str(c, labels, k, &l->value)) return false;
+            l->key = dra__dstrdup(c, k);
+            if (!dra__dget_str(c, labels, k, &l->value)) return false;
             if (!l->value) l->value = "";
             n->nlabels++;
         }
@@ -84,8 +84,8 @@ static void decode_taints(dctx *c, const json_t *spec, dra_node *n) {
         const char *v = json_string_value(json_object_get(t, "value"));
         const char *ef = json_string_value(json_object_get(t, "effect"));
         if (!k) continue;
-        n->taints[n->ntaints++] = (dra_taint){dra_dstrdup(c, k), v ? dra_dstrdup(c, v) : NULL,
-                                              ef ? dra_dstrdup(c, ef) : NULL, NULL};
+        n->taints[n->ntaints++] = (dra_taint){dra__dstrdup(c, k), v ? dra__dstrdup(c, v) : NULL,
+                                              ef ? dra__dstrdup(c, ef) : NULL, NULL};
     }
 }
 
@@ -106,7 +106,7 @@ static void decode_allocatable(dctx *c, const json_t *obj, dra_node *n) {
     json_object_foreach((json_t *)al, k, v) {
         int64_t x;
         if (!qty_int(v, &x)) continue;   /* cpu "3500m": not a count; extended resources are whole */
-        n->allocatable[n->nallocatable++] = (dra_res_count){dra_dstrdup(c, k), x};
+        n->allocatable[n->nallocatable++] = (dra_res_count){dra__dstrdup(c, k), x};
     }
     if (n->nallocatable) qsort(n->allocatable, n->nallocatable, sizeof *n->allocatable, cmp_res_count);
     int64_t x;
@@ -118,17 +118,17 @@ static void decode_allocatable(dctx *c, const json_t *obj, dra_node *n) {
 static bool decode_node_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
     dra_node *n = out;
     dctx c;
-    dra_dctx_init(&c, d, e, "Node", obj);
+    dra__dctx_init(&c, d, e, "Node", obj);
     memset(n, 0, sizeof *n);
     const char *ns;
-    if (!dra_ddecode_meta(&c, obj, &ns, &n->name)) return false;
+    if (!dra__ddecode_meta(&c, obj, &ns, &n->name)) return false;
     if (!n->name) n->name = "";
     if (!decode_labels(&c, json_object_get(obj, "metadata"), n)) return false;
     const json_t *spec = json_object_get(obj, "spec");
     n->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
     decode_taints(&c, spec, n);
     decode_allocatable(&c, obj, n);
-    n->raw_json = dra_djson_text(&c, obj);
+    n->raw_json = dra__djson_text(&c, obj);
     return true;
 }
 
@@ -275,7 +275,7 @@ static int64_t effective(const json_t *spec, const char *res, int32_t scale) {
 static bool read_nodefit(dctx *c, const json_t *spec, dra_nodefit *out) {
     memset(out, 0, sizeof *out);
     const char *nn = json_string_value(json_object_get(spec, "nodeName"));
-    out->node_name = nn && *nn ? dra_dstrdup(c, nn) : NULL;
+    out->node_name = nn && *nn ? dra__dstrdup(c, nn) : NULL;
     const json_t *ns = json_object_get(spec, "nodeSelector");
     if (json_is_object(ns)) {
         out->selector = ARENA_NEWN(c->d->a, dra_label, json_object_size(ns) ? json_object_size(ns) : 1);
@@ -283,7 +283,7 @@ static bool read_nodefit(dctx *c, const json_t *spec, dra_nodefit *out) {
         const json_t *v;
         json_object_foreach((json_t *)ns, k, v) {
             const char *s = json_string_value(v);
-            out->selector[out->nselector++] = (dra_label){dra_dstrdup(c, k), dra_dstrdup(c, s ? s : "")};
+            out->selector[out->nselector++] = (dra_label){dra__dstrdup(c, k), dra__dstrdup(c, s ? s : "")};
         }
     }
     const json_t *tols = json_object_get(spec, "tolerations");
@@ -294,19 +294,19 @@ static bool read_nodefit(dctx *c, const json_t *spec, dra_nodefit *out) {
         dra_node_toleration *o = &out->tols[out->ntols++];
         const char *f[4] = {json_string_value(json_object_get(t, "key")), json_string_value(json_object_get(t, "operator")),
                             json_string_value(json_object_get(t, "value")), json_string_value(json_object_get(t, "effect"))};
-        o->key = f[0] ? dra_dstrdup(c, f[0]) : "";
+        o->key = f[0] ? dra__dstrdup(c, f[0]) : "";
         o->exists = f[1] && !strcmp(f[1], "Exists");
-        o->value = f[2] ? dra_dstrdup(c, f[2]) : "";
-        o->effect = f[3] ? dra_dstrdup(c, f[3]) : "";
+        o->value = f[2] ? dra__dstrdup(c, f[2]) : "";
+        o->effect = f[3] ? dra__dstrdup(c, f[3]) : "";
     }
     const json_t *req = json_object_get(json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"),
                                         "requiredDuringSchedulingIgnoredDuringExecution");
     if (!req || json_is_null(req)) return true;
-    size_t m = dra_dpush_key(c, "spec");
-    dra_dpush_key(c, "affinity");
-    dra_dpush_key(c, "nodeAffinity");
-    dra_dpush_key(c, "requiredDuringSchedulingIgnoredDuringExecution");
-    bool ok = dra_ddecode_node_selector(c, req, &out->affinity);
+    size_t m = dra__dpush_key(c, "spec");
+    dra__dpush_key(c, "affinity");
+    dra__dpush_key(c, "nodeAffinity");
+    dra__dpush_key(c, "requiredDuringSchedulingIgnoredDuringExecution");
+    bool ok = dra__ddecode_node_selector(c, req, &out->affinity);
     dpop(c, m);
     return ok;
 }
@@ -314,24 +314,24 @@ static bool read_nodefit(dctx *c, const json_t *spec, dra_nodefit *out) {
 static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
     dra_pod *p = out;
     dctx c;
-    dra_dctx_init(&c, d, e, "Pod", obj);
+    dra__dctx_init(&c, d, e, "Pod", obj);
     memset(p, 0, sizeof *p);
-    if (!dra_ddecode_meta(&c, obj, &p->ns, &p->name)) return false;
+    if (!dra__ddecode_meta(&c, obj, &p->ns, &p->name)) return false;
     if (!p->name) p->name = "";
     const json_t *meta = json_object_get(obj, "metadata");
-    if (json_is_object(meta) && !dra_dget_str(&c, meta, "uid", &p->uid)) return false;
+    if (json_is_object(meta) && !dra__dget_str(&c, meta, "uid", &p->uid)) return false;
     if (p->uid && !*p->uid) p->uid = NULL;
     const json_t *spec, *status;
-    if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
+    if (!dra__dget_obj(&c, obj, "spec", &spec) || !dra__dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
-        size_t m = dra_dpush_key(&c, "spec");
-        if (!dra_dget_str(&c, spec, "nodeName", &p->node_name)) return false;
-        if (!DRA_DGET_OBJS(&c, spec, "resourceClaims", &p->claims, &p->nclaims, dra_ddecode_claim_ref, NULL)) return false;
+        size_t m = dra__dpush_key(&c, "spec");
+        if (!dra__dget_str(&c, spec, "nodeName", &p->node_name)) return false;
+        if (!DRA_DGET_OBJS(&c, spec, "resourceClaims", &p->claims, &p->nclaims, dra__ddecode_claim_ref, NULL)) return false;
         dpop(&c, m);
         const char *g = json_string_value(json_object_get(json_object_get(spec, "schedulingGroup"), "podGroupName"));
-        p->group_name = g ? dra_dstrdup(&c, g) : NULL;
+        p->group_name = g ? dra__dstrdup(&c, g) : NULL;
     }
-    if (status && !dra_ddecode_claim_statuses(&c, status, p->claims, p->nclaims)) return false;
+    if (status && !dra__ddecode_claim_statuses(&c, status, p->claims, p->nclaims)) return false;
     const char *ph = json_string_value(json_object_get(status, "phase"));
     p->terminated = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
     p->req_cpu_milli = effective(spec, "cpu", -3);
@@ -342,26 +342,26 @@ static bool decode_pod_v1(const dra_decoder *d, const json_t *obj, void *out, er
     err_clear(&pe);
     if (!read_podres(d->a, spec, &p->res, &pe)) {
         p->res = NULL;
-        p->res_error = dra_dstrdup(&c, pe.msg);
+        p->res_error = dra__dstrdup(&c, pe.msg);
     }
     err fe;
     err_clear(&fe);
     dctx fc;
-    dra_dctx_init(&fc, d, &fe, "Pod", obj);
+    dra__dctx_init(&fc, d, &fe, "Pod", obj);
     if (!read_nodefit(&fc, spec, &p->fit)) {
         char buf[1400];
-        p->fit_error = dra_dstrdup(&c, err_format(&fe, buf, sizeof buf));
+        p->fit_error = dra__dstrdup(&c, err_format(&fe, buf, sizeof buf));
     }
-    p->raw_json = dra_djson_text(&c, obj);
+    p->raw_json = dra__djson_text(&c, obj);
     return true;
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
-bool dra_decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e) {
-    return dra_input_decode(d, "Node", obj, decode_node_v1, out, e);
+bool dra__decode_node(const dra_decoder *d, const json_t *obj, dra_node *out, err *e) {
+    return dra__input_decode(d, "Node", obj, decode_node_v1, out, e);
 }
 
-bool dra_decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e) {
-    return dra_input_decode(d, "Pod", obj, decode_pod_v1, out, e);
+bool dra__decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err *e) {
+    return dra__input_decode(d, "Pod", obj, decode_pod_v1, out, e);
 }

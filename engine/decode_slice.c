@@ -48,26 +48,26 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
     *out = NULL;
     *n = 0;
     const json_t *m;
-    if (!dra_dget_obj(c, obj, key, &m)) return false;
+    if (!dra__dget_obj(c, obj, key, &m)) return false;
     if (!m) return true;
     size_t cnt = json_object_size(m);
     enum { ON_STACK = 16 };
     dra_counter stack[ON_STACK];
     dra_counter *tmp = vs && cnt <= ON_STACK ? stack : ARENA_NEWN(c->d->a, dra_counter, cnt ? cnt : 1);
     memset(tmp, 0, sizeof(dra_counter) * (cnt ? cnt : 1));
-    size_t mk = dra_dpush_key(c, key);
+    size_t mk = dra__dpush_key(c, key);
     const char *k;
     const json_t *v;
     uint32_t got = 0;
     json_object_foreach((json_t *)m, k, v) {
-        size_t m2 = dra_dpush_mapkey(c, k);
+        size_t m2 = dra__dpush_mapkey(c, k);
         dra_counter *ct = &tmp[got++];
         /* names repeat on every device: the interned text, not a copy each */
         ct->name_id = dra_dec_intern_cstr(c->d, k);
         ct->name = intern_str(c->d->cat->names, ct->name_id);
-        if (!json_is_object(v)) return dra_dfail(c, "expected object");
-        size_t m3 = dra_dpush_key(c, "value");
-        if (!dra_dqty(c, json_object_get(v, "value"), &ct->value)) return false;
+        if (!json_is_object(v)) return dra__dfail(c, "expected object");
+        size_t m3 = dra__dpush_key(c, "value");
+        if (!dra__dqty(c, json_object_get(v, "value"), &ct->value)) return false;
         dpop(c, m3);
         dpop(c, m2);
     }
@@ -98,7 +98,7 @@ struct counter_set_ud {
 static bool decode_counter_set(dctx *c, const json_t *s, void *elem, void *ud) {
     const struct counter_set_ud *u = ud;
     dra_counter_set *cs = elem;
-    if (!dra_dget_str(c, s, u->name_key, &cs->name)) return false;
+    if (!dra__dget_str(c, s, u->name_key, &cs->name)) return false;
     if (!cs->name) cs->name = "";
     cs->name_id = dra_dec_intern_cstr(c->d, cs->name);
     return decode_counters(c, u->vs, s, "counters", &cs->counters, &cs->ncounters);
@@ -153,30 +153,30 @@ static const quantity *shared_quantity(view_shared *vs, const quantity *q) {
 static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *key, cel_attr *a, dra_attr_text *t,
                         const char **conv_error) {
     arena *ar = c->d->a;
-    if (!json_is_object(v)) return dra_dfail(c, "expected object");
+    if (!json_is_object(v)) return dra__dfail(c, "expected object");
     const json_t *x;
     int kinds = 0;
     a->kind = CEL_ATTR_NONE;
     if ((x = json_object_get(v, "int")) && !json_is_null(x)) {
         int64_t iv;
-        if (!dra_dget_int(c, v, "int", &iv, NULL)) return false;
+        if (!dra__dget_int(c, v, "int", &iv, NULL)) return false;
         a->kind = CEL_ATTR_INT, a->u.i = iv, kinds++;
     }
     if ((x = json_object_get(v, "bool")) && !json_is_null(x)) {
         int8_t b;
-        if (!dra_dget_bool(c, v, "bool", &b)) return false;
+        if (!dra__dget_bool(c, v, "bool", &b)) return false;
         a->kind = CEL_ATTR_BOOL, a->u.b = b == 1, kinds++;
     }
     if ((x = json_object_get(v, "string")) && !json_is_null(x)) {
         /* a string is copied only when not shared; other JSON (an unquoted YAML
-         * number) as dra_dget_str reads it, or its error */
+         * number) as dra__dget_str reads it, or its error */
         const char *s = json_string_value(x);
-        if (!s && !dra_dget_str(c, v, "string", &s)) return false;
+        if (!s && !dra__dget_str(c, v, "string", &s)) return false;
         a->kind = CEL_ATTR_STRING, a->u.s = shared_string(ar, vs, s), kinds++;
     }
     if ((x = json_object_get(v, "version")) && !json_is_null(x)) {
         const char *s;
-        if (!dra_dget_str(c, v, "version", &s)) return false;
+        if (!dra__dget_str(c, v, "version", &s)) return false;
         a->kind = CEL_ATTR_VERSION, kinds++;
         t->ver = s;
         err ve;
@@ -187,11 +187,11 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
     static const char *const lists[] = {"ints", "bools", "strings", "versions"};
     for (int li = 0; li < 4; li++) {
         const json_t *arr;
-        if (!dra_dget_arr(c, v, lists[li], &arr)) return false;
+        if (!dra__dget_arr(c, v, lists[li], &arr)) return false;
         if (!arr) continue;
         kinds++;
         size_t n = json_array_size(arr);
-        size_t mk = dra_dpush_key(c, lists[li]);
+        size_t mk = dra__dpush_key(c, lists[li]);
         cel_attr_list *list = ARENA_NEW(ar, cel_attr_list);
         list->count = (uint32_t)n;
         a->u.list = list;
@@ -201,8 +201,8 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_integer(e)) {
-                    dra_dpush_idx(c, i);
-                    return dra_dfail(c, "expected integer");
+                    dra__dpush_idx(c, i);
+                    return dra__dfail(c, "expected integer");
                 }
                 iv[i] = json_integer_value(e);
             }
@@ -214,8 +214,8 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_boolean(e)) {
-                    dra_dpush_idx(c, i);
-                    return dra_dfail(c, "expected boolean");
+                    dra__dpush_idx(c, i);
+                    return dra__dfail(c, "expected boolean");
                 }
                 bv[i] = json_is_true(e);
             }
@@ -229,8 +229,8 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
             for (size_t i = 0; i < n; i++) {
                 const json_t *e = json_array_get(arr, i);
                 if (!json_is_string(e)) {
-                    dra_dpush_idx(c, i);
-                    return dra_dfail(c, "expected string");
+                    dra__dpush_idx(c, i);
+                    return dra__dfail(c, "expected string");
                 }
                 const char *s = arena_strndup(ar, json_string_value(e), json_string_length(e));
                 sv[i] = (cel_str){.s = s, .len = (uint32_t)json_string_length(e)};
@@ -249,56 +249,56 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
         }
         dpop(c, mk);
     }
-    if (kinds > 1) return dra_dfail(c, "exactly one value must be set, got %d", kinds);
+    if (kinds > 1) return dra__dfail(c, "exactly one value must be set, got %d", kinds);
     if (kinds == 0 && !*conv_error) *conv_error = arena_printf(ar, "attribute %s: unsupported attribute value", key);
     return true;
 }
 
 static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
-    if (!json_is_object(v)) return dra_dfail(c, "expected object");
-    size_t m = dra_dpush_key(c, "value");
-    if (!dra_dqty(c, json_object_get(v, "value"), &cap->value)) return false;
+    if (!json_is_object(v)) return dra__dfail(c, "expected object");
+    size_t m = dra__dpush_key(c, "value");
+    if (!dra__dqty(c, json_object_get(v, "value"), &cap->value)) return false;
     dpop(c, m);
     const json_t *pol;
-    if (!dra_dget_obj(c, v, "requestPolicy", &pol)) return false;
+    if (!dra__dget_obj(c, v, "requestPolicy", &pol)) return false;
     if (!pol) return true;
     dra_cap_policy *pp = ARENA_NEW(c->d->a, dra_cap_policy);
     cap->policy = pp;
-    m = dra_dpush_key(c, "requestPolicy");
+    m = dra__dpush_key(c, "requestPolicy");
     const json_t *x = json_object_get(pol, "default");
     if (x && !json_is_null(x)) {
-        size_t m2 = dra_dpush_key(c, "default");
-        if (!dra_dqty(c, x, &pp->dflt)) return false;
+        size_t m2 = dra__dpush_key(c, "default");
+        if (!dra__dqty(c, x, &pp->dflt)) return false;
         pp->has_default = true;
         dpop(c, m2);
     }
     const json_t *vals;
-    if (!dra_dget_arr(c, pol, "validValues", &vals)) return false;
+    if (!dra__dget_arr(c, pol, "validValues", &vals)) return false;
     if (vals) {
         size_t n = json_array_size(vals);
         pp->valid_values = ARENA_NEWN(c->d->a, quantity, n ? n : 1);
-        size_t m2 = dra_dpush_key(c, "validValues");
+        size_t m2 = dra__dpush_key(c, "validValues");
         for (size_t i = 0; i < n; i++) {
-            size_t m3 = dra_dpush_idx(c, i);
-            if (!dra_dqty(c, json_array_get(vals, i), &pp->valid_values[i])) return false;
+            size_t m3 = dra__dpush_idx(c, i);
+            if (!dra__dqty(c, json_array_get(vals, i), &pp->valid_values[i])) return false;
             dpop(c, m3);
         }
         pp->nvalid = (uint32_t)n;
         dpop(c, m2);
     }
     const json_t *rng;
-    if (!dra_dget_obj(c, pol, "validRange", &rng)) return false;
+    if (!dra__dget_obj(c, pol, "validRange", &rng)) return false;
     if (rng) {
         pp->has_range = true;
-        size_t m2 = dra_dpush_key(c, "validRange");
+        size_t m2 = dra__dpush_key(c, "validRange");
         static const char *const keys[] = {"min", "max", "step"};
         quantity *dst[] = {&pp->rmin, &pp->rmax, &pp->step};
         bool *has[] = {&pp->has_min, &pp->has_max, &pp->has_step};
         for (int i = 0; i < 3; i++) {
             const json_t *q = json_object_get(rng, keys[i]);
             if (!q || json_is_null(q)) continue;
-            size_t m3 = dra_dpush_key(c, keys[i]);
-            if (!dra_dqty(c, q, dst[i])) return false;
+            size_t m3 = dra__dpush_key(c, keys[i]);
+            if (!dra__dqty(c, q, dst[i])) return false;
             *has[i] = true;
             dpop(c, m3);
         }
@@ -311,45 +311,45 @@ static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
 static bool decode_taint(dctx *c, const json_t *t, void *elem, void *ud) {
     (void)ud;
     dra_taint *tt = elem;
-    return dra_dget_str(c, t, "key", &tt->key) && dra_dget_str(c, t, "value", &tt->value) &&
-           dra_dget_str(c, t, "effect", &tt->effect) && dra_dget_str(c, t, "timeAdded", &tt->time_added);
+    return dra__dget_str(c, t, "key", &tt->key) && dra__dget_str(c, t, "value", &tt->value) &&
+           dra__dget_str(c, t, "effect", &tt->effect) && dra__dget_str(c, t, "timeAdded", &tt->time_added);
 }
 
 /* An attribute or capacity key as written: without a domain it is its interned name
  * (id), shared by every device that has it, else a copy. */
 static const char *unqualified_key(dctx *c, const char *k, uint32_t id) {
-    return strchr(k, '/') ? dra_dstrdup(c, k) : intern_str(c->d->cat->names, id);
+    return strchr(k, '/') ? dra__dstrdup(c, k) : intern_str(c->d->cat->names, id);
 }
 
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
-    if (!json_is_object(v)) return dra_dfail(c, "expected object");
-    if (!dra_dget_str(c, v, "name", &d->name)) return false;
+    if (!json_is_object(v)) return dra__dfail(c, "expected object");
+    if (!dra__dget_str(c, v, "name", &d->name)) return false;
     if (!d->name || !*d->name) {
-        dra_dpush_key(c, "name");
-        return dra_dfail(c, "required value");
+        dra__dpush_key(c, "name");
+        return dra__dfail(c, "required value");
     }
     d->name_id = dra_dec_intern_cstr(c->d, d->name);
     d->cel.driver = (cel_str){.s = s->driver, .len = (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
     const json_t *attrs;
-    if (!dra_dget_obj(c, v, "attributes", &attrs)) return false;
+    if (!dra__dget_obj(c, v, "attributes", &attrs)) return false;
     if (attrs) {
         size_t n = json_object_size(attrs);
         cel_attr *ca = ARENA_NEWN(ar, cel_attr, n ? n : 1);
         d->attr_text = ARENA_NEWN(ar, dra_attr_text, n ? n : 1);
-        size_t m = dra_dpush_key(c, "attributes");
+        size_t m = dra__dpush_key(c, "attributes");
         const char *k;
         const json_t *av;
         size_t i = 0;
         const char *conv = NULL;
         json_object_foreach((json_t *)attrs, k, av) {
-            size_t m2 = dra_dpush_mapkey(c, k);
+            size_t m2 = dra__dpush_mapkey(c, k);
             uint32_t name;
-            dra_split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
+            dra__split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
             if (name > CEL_ATTR_NAME_MAX)
-                return dra_dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
                                  CEL_ATTR_NAME_MAX + 1u);
             ca[i].name = name;
             d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
@@ -363,18 +363,18 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         dpop(c, m);
     }
     const json_t *caps;
-    if (!dra_dget_obj(c, v, "capacity", &caps)) return false;
+    if (!dra__dget_obj(c, v, "capacity", &caps)) return false;
     if (caps) {
         size_t n = json_object_size(caps);
         cel_capacity *cc = ARENA_NEWN(ar, cel_capacity, n ? n : 1);
         d->caps = ARENA_NEWN(ar, dra_capacity, n ? n : 1);
-        size_t m = dra_dpush_key(c, "capacity");
+        size_t m = dra__dpush_key(c, "capacity");
         const char *k;
         const json_t *cv;
         size_t i = 0;
         json_object_foreach((json_t *)caps, k, cv) {
-            size_t m2 = dra_dpush_mapkey(c, k);
-            dra_split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
+            size_t m2 = dra__dpush_mapkey(c, k);
+            dra__split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
             d->caps[i].key = unqualified_key(c, k, cc[i].name);
             d->caps[i].key_id = dra_dec_intern_cstr(c->d, d->caps[i].key);
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
@@ -388,22 +388,22 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     }
     if (!decode_counter_sets(c, vs, v, "consumesCounters", "counterSet", &d->consumes, &d->nconsumes)) return false;
     int8_t b;
-    if (!dra_dget_str(c, v, "nodeName", &d->node_name)) return false;
-    if (!dra_dget_bool(c, v, "allNodes", &b)) return false;
+    if (!dra__dget_str(c, v, "nodeName", &d->node_name)) return false;
+    if (!dra__dget_bool(c, v, "allNodes", &b)) return false;
     d->all_nodes = b == 1;
     {
-        size_t m = dra_dpush_key(c, "nodeSelector");
-        if (!dra_ddecode_node_selector(c, json_object_get(v, "nodeSelector"), &d->node_selector)) return false;
+        size_t m = dra__dpush_key(c, "nodeSelector");
+        if (!dra__ddecode_node_selector(c, json_object_get(v, "nodeSelector"), &d->node_selector)) return false;
         dpop(c, m);
     }
-    if (!dra_dget_bool(c, v, "allowMultipleAllocations", &b)) return false;
+    if (!dra__dget_bool(c, v, "allowMultipleAllocations", &b)) return false;
     d->allow_multi = b == 1;
     d->cel.allow_multiple_allocations = d->allow_multi;
     if (!DRA_DGET_OBJS(c, v, "taints", &d->taints, &d->ntaints, decode_taint, NULL)) return false;
-    if (!dra_dget_strs(c, v, "bindingConditions", &d->binding_conditions) ||
-        !dra_dget_strs(c, v, "bindingFailureConditions", &d->binding_failure_conditions))
+    if (!dra__dget_strs(c, v, "bindingConditions", &d->binding_conditions) ||
+        !dra__dget_strs(c, v, "bindingFailureConditions", &d->binding_failure_conditions))
         return false;
-    if (!dra_dget_bool(c, v, "bindsToNode", &b)) return false;
+    if (!dra__dget_bool(c, v, "bindsToNode", &b)) return false;
     d->binds_to_node = b == 1;
     return true;
 }
@@ -411,58 +411,58 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
 static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, err *e) {
     dra_slice *s = out;
     dctx c;
-    dra_dctx_init(&c, d, e, "ResourceSlice", obj);
+    dra__dctx_init(&c, d, e, "ResourceSlice", obj);
     memset(s, 0, sizeof *s);
     const json_t *meta, *spec, *pool;
-    if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
-    if (meta && !dra_dget_str(&c, meta, "name", &s->name)) return false;
+    if (!dra__dget_obj(&c, obj, "metadata", &meta)) return false;
+    if (meta && !dra__dget_str(&c, meta, "name", &s->name)) return false;
     if (!s->name) s->name = "";
-    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!dra__dget_obj(&c, obj, "spec", &spec)) return false;
     if (!spec) {
-        dra_dpush_key(&c, "spec");
-        return dra_dfail(&c, "required value");
+        dra__dpush_key(&c, "spec");
+        return dra__dfail(&c, "required value");
     }
-    dra_dpush_key(&c, "spec");
-    if (!dra_dget_str(&c, spec, "driver", &s->driver)) return false;
+    dra__dpush_key(&c, "spec");
+    if (!dra__dget_str(&c, spec, "driver", &s->driver)) return false;
     if (!s->driver || !*s->driver) {
-        dra_dpush_key(&c, "driver");
-        return dra_dfail(&c, "required value");
+        dra__dpush_key(&c, "driver");
+        return dra__dfail(&c, "required value");
     }
     s->driver_id = dra_dec_intern_cstr(d, s->driver);
-    if (!dra_dget_obj(&c, spec, "pool", &pool)) return false;
+    if (!dra__dget_obj(&c, spec, "pool", &pool)) return false;
     if (!pool) {
-        dra_dpush_key(&c, "pool");
-        return dra_dfail(&c, "required value");
+        dra__dpush_key(&c, "pool");
+        return dra__dfail(&c, "required value");
     }
-    size_t m = dra_dpush_key(&c, "pool");
-    if (!dra_dget_str(&c, pool, "name", &s->pool)) return false;
+    size_t m = dra__dpush_key(&c, "pool");
+    if (!dra__dget_str(&c, pool, "name", &s->pool)) return false;
     if (!s->pool) s->pool = "";
-    if (!dra_dget_int(&c, pool, "generation", &s->generation, NULL) ||
-        !dra_dget_int(&c, pool, "resourceSliceCount", &s->slice_count, NULL))
+    if (!dra__dget_int(&c, pool, "generation", &s->generation, NULL) ||
+        !dra__dget_int(&c, pool, "resourceSliceCount", &s->slice_count, NULL))
         return false;
     dpop(&c, m);
     s->pool_id = dra_dec_intern_cstr(d, s->pool);
     char *key = arena_printf(d->a, "%s/%s", s->driver, s->pool);
     s->pool_key = dra_dec_intern_cstr(d, key);
     int8_t b;
-    if (!dra_dget_str(&c, spec, "nodeName", &s->node_name)) return false;
+    if (!dra__dget_str(&c, spec, "nodeName", &s->node_name)) return false;
     if (s->node_name && *s->node_name) s->node_id = dra_dec_intern_cstr(d, s->node_name);
-    if (!dra_dget_bool(&c, spec, "allNodes", &b)) return false;
+    if (!dra__dget_bool(&c, spec, "allNodes", &b)) return false;
     s->all_nodes = b == 1;
-    m = dra_dpush_key(&c, "nodeSelector");
-    if (!dra_ddecode_node_selector(&c, json_object_get(spec, "nodeSelector"), &s->node_selector)) return false;
+    m = dra__dpush_key(&c, "nodeSelector");
+    if (!dra__ddecode_node_selector(&c, json_object_get(spec, "nodeSelector"), &s->node_selector)) return false;
     dpop(&c, m);
-    if (!dra_dget_bool(&c, spec, "perDeviceNodeSelection", &s->per_device_node_selection)) return false;
+    if (!dra__dget_bool(&c, spec, "perDeviceNodeSelection", &s->per_device_node_selection)) return false;
     if (!decode_counter_sets(&c, NULL, spec, "sharedCounters", "name", &s->shared_counters, &s->nshared)) return false;
     const json_t *devs;
-    if (!dra_dget_arr(&c, spec, "devices", &devs)) return false;
+    if (!dra__dget_arr(&c, spec, "devices", &devs)) return false;
     if (devs) {
         size_t n = json_array_size(devs);
         s->devices = ARENA_NEWN(d->a, dra_device, n ? n : 1);
-        m = dra_dpush_key(&c, "devices");
+        m = dra__dpush_key(&c, "devices");
         view_shared vs = {0};
         for (size_t i = 0; i < n; i++) {
-            size_t m2 = dra_dpush_idx(&c, i);
+            size_t m2 = dra__dpush_idx(&c, i);
             if (!decode_device(&c, &vs, json_array_get(devs, i), s, &s->devices[i])) return false;
             dpop(&c, m2);
         }
@@ -472,6 +472,6 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, 
     return true;
 }
 
-bool dra_decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e) {
-    return dra_input_decode(d, "ResourceSlice", obj, decode_slice_v1, out, e);
+bool dra__decode_slice(const dra_decoder *d, const json_t *obj, dra_slice *out, err *e) {
+    return dra__input_decode(d, "ResourceSlice", obj, decode_slice_v1, out, e);
 }

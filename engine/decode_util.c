@@ -16,7 +16,7 @@ static const char *meta_str(const json_t *obj, const char *key) {
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-void dra_dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
+void dra__dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
     c->d = d;
     c->e = e;
     errpath_init(&c->p);
@@ -26,7 +26,7 @@ void dra_dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, cons
     else snprintf(c->object, sizeof c->object, "%s %s", kind, name ? name : "<unnamed>");
 }
 
-bool dra_dfail(dctx *c, const char *fmt, ...) {
+bool dra__dfail(dctx *c, const char *fmt, ...) {
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -53,17 +53,17 @@ static size_t path_put(errpath *p, const char *a, const char *b, size_t nb, cons
     return before;
 }
 
-size_t dra_dpush_key(dctx *c, const char *key) { return path_put(&c->p, c->p.len ? "." : "", key, strlen(key), ""); }
-size_t dra_dpush_idx(dctx *c, size_t i) {
+size_t dra__dpush_key(dctx *c, const char *key) { return path_put(&c->p, c->p.len ? "." : "", key, strlen(key), ""); }
+size_t dra__dpush_idx(dctx *c, size_t i) {
     char d[24];
     size_t n = sizeof d;
     do d[--n] = (char)('0' + i % 10);
     while ((i /= 10));
     return path_put(&c->p, "[", d + n, sizeof d - n, "]");
 }
-size_t dra_dpush_mapkey(dctx *c, const char *key) { return path_put(&c->p, "[\"", key, strlen(key), "\"]"); }
+size_t dra__dpush_mapkey(dctx *c, const char *key) { return path_put(&c->p, "[\"", key, strlen(key), "\"]"); }
 
-const char *dra_dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
+const char *dra__dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
 
 static const char *type_name(const json_t *v) {
     switch (json_typeof(v)) {
@@ -79,13 +79,13 @@ static const char *type_name(const json_t *v) {
 }
 
 static bool wrong_type(dctx *c, const char *key, const char *want, const json_t *v) {
-    size_t m = key ? dra_dpush_key(c, key) : c->p.len;
-    dra_dfail(c, "expected %s, got %s", want, type_name(v));
+    size_t m = key ? dra__dpush_key(c, key) : c->p.len;
+    dra__dfail(c, "expected %s, got %s", want, type_name(v));
     dpop(c, m);
     return false;
 }
 
-bool dra_dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
+bool dra__dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -104,7 +104,7 @@ bool dra_dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
     return wrong_type(c, key, "string", v);
 }
 
-bool dra_dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
+bool dra__dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
     *out = -1;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -113,7 +113,7 @@ bool dra_dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out) {
     return true;
 }
 
-bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has) {
+bool dra__dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has) {
     *out = 0;
     if (has) *has = false;
     const json_t *v = json_object_get(o, key);
@@ -125,8 +125,8 @@ bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool 
     } else if (json_is_real(v)) {
         double x = json_real_value(v);
         if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0) || x != (double)(int64_t)x) {
-            dra_dpush_key(c, key);
-            return dra_dfail(c, "cannot unmarshal number %.17g into a value of type int64", x);
+            dra__dpush_key(c, key);
+            return dra__dfail(c, "cannot unmarshal number %.17g into a value of type int64", x);
         }
         *out = (int64_t)x;
     } else {
@@ -136,7 +136,7 @@ bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool 
     return true;
 }
 
-bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
+bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -145,7 +145,7 @@ bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out)
     return true;
 }
 
-bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
+bool dra__dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
@@ -154,21 +154,21 @@ bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out)
     return true;
 }
 
-bool dra_dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+bool dra__dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
                    void *ud) {
     const json_t *arr;
     char *elems = NULL;
     memcpy(out, &elems, sizeof elems);   /* out is a T **: memcpy sets it whatever T is */
     *n = 0;
-    if (!dra_dget_arr(c, o, key, &arr)) return false;
+    if (!dra__dget_arr(c, o, key, &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     elems = arena_zalloc(c->d->a, size * (cnt ? cnt : 1));
-    size_t m = dra_dpush_key(c, key);
+    size_t m = dra__dpush_key(c, key);
     for (size_t i = 0; i < cnt; i++) {
         const json_t *item = json_array_get(arr, i);
-        size_t m2 = dra_dpush_idx(c, i);
-        if (!json_is_object(item)) return dra_dfail(c, "expected object");
+        size_t m2 = dra__dpush_idx(c, i);
+        if (!json_is_object(item)) return dra__dfail(c, "expected object");
         if (!each(c, item, elems + i * size, ud)) return false;
         dpop(c, m2);
     }
@@ -178,20 +178,20 @@ bool dra_dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void 
     return true;
 }
 
-bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
+bool dra__dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     out->v = NULL;
     out->n = 0;
     const json_t *arr;
-    if (!dra_dget_arr(c, o, key, &arr)) return false;
+    if (!dra__dget_arr(c, o, key, &arr)) return false;
     if (!arr) return true;
     size_t n = json_array_size(arr);
     out->v = ARENA_NEWN(c->d->a, const char *, n ? n : 1);
-    size_t m = dra_dpush_key(c, key);
+    size_t m = dra__dpush_key(c, key);
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(arr, i);
         if (!json_is_string(s)) {
-            size_t m2 = dra_dpush_idx(c, i);
-            dra_dfail(c, "expected string, got %s", type_name(s));
+            size_t m2 = dra__dpush_idx(c, i);
+            dra__dfail(c, "expected string, got %s", type_name(s));
             dpop(c, m2);
             return false;
         }
@@ -201,7 +201,7 @@ bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     return true;
 }
 
-bool dra_dqty(dctx *c, const json_t *v, quantity *out) {
+bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
     char buf[64];
     const char *s;
     size_t n;
@@ -215,15 +215,15 @@ bool dra_dqty(dctx *c, const json_t *v, quantity *out) {
         n = (size_t)snprintf(buf, sizeof buf, "%.17g", json_real_value(v));
         s = buf;
     } else {
-        return dra_dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
+        return dra__dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
     }
     err qe;
     err_clear(&qe);
-    if (!quantity_parse(s, n, out, &qe)) return dra_dfail(c, "%s", qe.msg);
+    if (!quantity_parse(s, n, out, &qe)) return dra__dfail(c, "%s", qe.msg);
     return true;
 }
 
-const char *dra_djson_text(dctx *c, const json_t *v) {
+const char *dra__djson_text(dctx *c, const json_t *v) {
     if (c->d->no_raw_text) return NULL;
     char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
     if (!t) return NULL;
@@ -246,8 +246,8 @@ static uint8_t ns_op(const char *s) {
 static bool decode_req(dctx *c, const json_t *r, void *elem, void *ud) {
     (void)ud;
     dra_ns_req *q = elem;
-    if (!dra_dget_str(c, r, "key", &q->key) || !dra_dget_str(c, r, "operator", &q->op_text) ||
-        !dra_dget_strs(c, r, "values", &q->values))
+    if (!dra__dget_str(c, r, "key", &q->key) || !dra__dget_str(c, r, "operator", &q->op_text) ||
+        !dra__dget_strs(c, r, "values", &q->values))
         return false;
     if (!q->key) q->key = "";
     q->op = ns_op(q->op_text);
@@ -261,29 +261,29 @@ static bool decode_term(dctx *c, const json_t *t, void *elem, void *ud) {
            DRA_DGET_OBJS(c, t, "matchFields", &tt->fields, &tt->nfields, decode_req, NULL);
 }
 
-bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
+bool dra__ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out) {
     *out = NULL;
     if (!v || json_is_null(v)) return true;
-    if (!json_is_object(v)) return dra_dfail(c, "expected object");
+    if (!json_is_object(v)) return dra__dfail(c, "expected object");
     dra_node_selector *ns = ARENA_NEW(c->d->a, dra_node_selector);
     if (!DRA_DGET_OBJS(c, v, "nodeSelectorTerms", &ns->terms, &ns->nterms, decode_term, NULL)) return false;
     *out = ns;
     return true;
 }
 
-bool dra_ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name) {
+bool dra__ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name) {
     const json_t *meta;
-    if (!dra_dget_obj(c, obj, "metadata", &meta)) return false;
+    if (!dra__dget_obj(c, obj, "metadata", &meta)) return false;
     *ns = *name = NULL;
     if (!meta) return true;
-    size_t m = dra_dpush_key(c, "metadata");
-    if (!dra_dget_str(c, meta, "namespace", ns) || !dra_dget_str(c, meta, "name", name)) return false;
+    size_t m = dra__dpush_key(c, "metadata");
+    if (!dra__dget_str(c, meta, "namespace", ns) || !dra__dget_str(c, meta, "name", name)) return false;
     dpop(c, m);
     if (*ns && !**ns) *ns = NULL;
     return true;
 }
 
-uint64_t dra_dspec_hash(const json_t *spec) {
+uint64_t dra__dspec_hash(const json_t *spec) {
     if (!spec) return 0;
     char *t = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     uint64_t h = t ? hash_bytes(t, strlen(t)) | 1 : 0;
@@ -291,21 +291,21 @@ uint64_t dra_dspec_hash(const json_t *spec) {
     return h;
 }
 
-uint32_t dra_dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }
+uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }
 
-uint64_t dra_result_key_intern(const dra_decoder *d, const dra_device_result *r) {
+uint64_t dra__result_key_intern(const dra_decoder *d, const dra_device_result *r) {
     char stack[512];
     size_t len;
     char *buf = dra_pool_id(r->driver, r->pool, stack, sizeof stack, &len);
-    uint32_t pk = dra_dec_intern(d, buf, len);
+    uint32_t pk = dra__dec_intern(d, buf, len);
     if (buf != stack) free(buf);
     return dra_device_key(pk, dra_dec_intern_cstr(d, r->device));
 }
 
-void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id) {
+void dra__split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id) {
     const char *slash = strchr(qname, '/');
     if (slash) {
-        *domain = dra_dec_intern(d, qname, (size_t)(slash - qname));
+        *domain = dra__dec_intern(d, qname, (size_t)(slash - qname));
         *id = dra_dec_intern_cstr(d, slash + 1);
     } else {
         *domain = driver_id;
@@ -313,22 +313,22 @@ void dra_split_qualified(const dra_decoder *d, const char *qname, uint32_t drive
     }
 }
 
-bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud) {
+bool dra__ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud) {
     (void)ud;
     dra_pod_claim *x = elem;
-    return dra_dget_str(c, pc, "name", &x->name) && dra_dget_str(c, pc, "resourceClaimName", &x->claim_name) &&
-           dra_dget_str(c, pc, "resourceClaimTemplateName", &x->template_name);
+    return dra__dget_str(c, pc, "name", &x->name) && dra__dget_str(c, pc, "resourceClaimName", &x->claim_name) &&
+           dra__dget_str(c, pc, "resourceClaimTemplateName", &x->template_name);
 }
 
-bool dra_ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n) {
+bool dra__ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n) {
     const json_t *arr;
-    size_t m = dra_dpush_key(c, "status");
-    if (!dra_dget_arr(c, status, "resourceClaimStatuses", &arr)) return false;
+    size_t m = dra__dpush_key(c, "status");
+    if (!dra__dget_arr(c, status, "resourceClaimStatuses", &arr)) return false;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *st = json_array_get(arr, i);
         if (!json_is_object(st)) continue;
         const char *name, *gen;
-        if (!dra_dget_str(c, st, "name", &name) || !dra_dget_str(c, st, "resourceClaimName", &gen)) return false;
+        if (!dra__dget_str(c, st, "name", &name) || !dra__dget_str(c, st, "resourceClaimName", &gen)) return false;
         for (uint32_t j = 0; name && j < n; j++)
             if (claims[j].name && !strcmp(claims[j].name, name)) claims[j].generated_name = gen;
     }

@@ -14,48 +14,48 @@ typedef struct dctx {
     char object[ERR_OBJECT_MAX];
 } dctx;
 
-void dra_dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj);
-bool dra_dfail(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-size_t dra_dpush_key(dctx *c, const char *key);
-size_t dra_dpush_idx(dctx *c, size_t i);
-size_t dra_dpush_mapkey(dctx *c, const char *key);
+void dra__dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj);
+bool dra__dfail(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t dra__dpush_key(dctx *c, const char *key);
+size_t dra__dpush_idx(dctx *c, size_t i);
+size_t dra__dpush_mapkey(dctx *c, const char *key);
 static inline void dpop(dctx *c, size_t to) { errpath_pop(&c->p, to); }
 
-const char *dra_dstrdup(dctx *c, const char *s);
-bool dra_dget_str(dctx *c, const json_t *o, const char *key, const char **out);
-bool dra_dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
-bool dra_dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
-bool dra_dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
-bool dra_dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
-bool dra_dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
+const char *dra__dstrdup(dctx *c, const char *s);
+bool dra__dget_str(dctx *c, const json_t *o, const char *key, const char **out);
+bool dra__dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
+bool dra__dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
+bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
+bool dra__dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
+bool dra__dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
 /* An optional array of objects under key, decoded item by item into a new zeroed
  * arena array (*out, *n; NULL and 0 when absent): the error path names each item, an
  * item that is not an object fails as "expected object", and `each` fills one element
- * (returning false after dra_dfail). DRA_DGET_OBJS takes the element type from out. */
+ * (returning false after dra__dfail). DRA_DGET_OBJS takes the element type from out. */
 typedef bool (*dra_ditem_fn)(dctx *c, const json_t *item, void *elem, void *ud);
-bool dra_dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+bool dra__dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
                    void *ud);
 #define DRA_DGET_OBJS(c, o, key, out, n, each, ud) \
-    dra_dget_objs((c), (o), (key), sizeof(**(out)), (out), (n), (each), (ud))
+    dra__dget_objs((c), (o), (key), sizeof(**(out)), (out), (n), (each), (ud))
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
-bool dra_dqty(dctx *c, const json_t *v, quantity *out);
+bool dra__dqty(dctx *c, const json_t *v, quantity *out);
 /* Compact JSON text of a value. */
-const char *dra_djson_text(dctx *c, const json_t *v);
+const char *dra__djson_text(dctx *c, const json_t *v);
 
-bool dra_ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
+bool dra__ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
 /* metadata.namespace ("" → NULL) and metadata.name. */
-bool dra_ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name);
+bool dra__ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char **name);
 /* A hash of a spec's JSON with keys sorted (never 0 for a spec; 0 for none): claims
  * with the same needs share fit answers (podfit.c). */
-uint64_t dra_dspec_hash(const json_t *spec);
+uint64_t dra__dspec_hash(const json_t *spec);
 
 /* The claim lists a Pod and a PodGroup share (engine/decode_core.c, podgroup.c).
  * One entry of spec.resourceClaims (a dra_ditem_fn for dra_pod_claim; ud unused):
  * its name and the ResourceClaim or template it names, unvalidated (the callers'
  * rules differ). */
-bool dra_ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud);
+bool dra__ddecode_claim_ref(dctx *c, const json_t *pc, void *elem, void *ud);
 /* status.resourceClaimStatuses: each entry's resourceClaimName becomes the
  * generated_name of the claim entry (among the n in claims) with the same name. */
-bool dra_ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n);
+bool dra__ddecode_claim_statuses(dctx *c, const json_t *status, dra_pod_claim *claims, uint32_t n);
 
 #endif

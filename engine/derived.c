@@ -123,14 +123,14 @@ static bool claim_cost_ok(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
         }
     }
     if (total > DRA_DERIVED_CLAIM_MAX_COST)
-        return dra_alloc_fail(x,
+        return dra__alloc_fail(x,
                     "ResourceClaim %s: spec.devices.requests: Forbidden: too complex, the total estimated cost of all "
                     "derivedAttributes expressions (%llu) exceeds the limit of %d per claim",
                     dra_claim_obj(x, cs), (unsigned long long)total, DRA_DERIVED_CLAIM_MAX_COST);
     return true;
 }
 
-bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd) {
+bool dra__derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd) {
     const dra_request_spec *spec = rd->spec;
     rd->derived = NULL;
     if (!x->f->derived_attributes || spec->nderived == 0) return true;
@@ -138,7 +138,7 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
     char path[160];
     spec_path(cl, spec, path, sizeof path);
     if (spec->nderived > DRA_DERIVED_MAX)
-        return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", dra_claim_obj(x, cs), path,
+        return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes: Too many: %u: must have at most %d items", dra_claim_obj(x, cs), path,
                     spec->nderived, DRA_DERIVED_MAX);
     dra_derived_state *st = ARENA_NEW(&x->a, dra_derived_state);
     st->spec = spec;
@@ -147,17 +147,17 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
         const dra_derived_attr *da = &spec->derived[i];
         const char *ne = name_error(da->name);
         if (ne)
-            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", dra_claim_obj(x, cs), path, i,
+            return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": %s", dra_claim_obj(x, cs), path, i,
                         da->name, ne);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(spec->derived[j].name, da->name))
-                return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", dra_claim_obj(x, cs), path, i,
+                return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].name: Duplicate value: \"%s\"", dra_claim_obj(x, cs), path, i,
                             da->name);
         size_t len = strlen(da->expression);
         if (len == 0)
-            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", dra_claim_obj(x, cs), path, i);
+            return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Required value", dra_claim_obj(x, cs), path, i);
         if (len > CEL_MAX_EXPRESSION_LEN)
-            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Too long: may not be more than %d bytes",
+            return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Too long: may not be more than %d bytes",
                         dra_claim_obj(x, cs), path, i, CEL_MAX_EXPRESSION_LEN);
         bool used = false;
         for (uint32_t k = 0; k < cl->nconstraints && !used; k++) {
@@ -165,16 +165,16 @@ bool dra_derived_prepare(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd
             used = cn && !strcmp(cn, da->name) && dra__constraint_applies(&cl->constraints[k], rd);
         }
         if (!used)
-            return dra_alloc_fail(x,
+            return dra__alloc_fail(x,
                         "ResourceClaim %s: %s.derivedAttributes[%u].name: Invalid value: \"%s\": must be used by a "
                         "matchAttribute or distinctAttribute constraint that applies to request %s",
                         dra_claim_obj(x, cs), path, i, da->name, rd->name);
         st->progs[i] = da->prog;
         if (!st->progs[i])
-            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
+            return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: Invalid value: \"%s\": compilation failed: %s",
                         dra_claim_obj(x, cs), path, i, da->expression, da->compile_error ? da->compile_error : "");
         if (cel_program_estimated_cost(st->progs[i]) > DRA_DERIVED_MAX_COST)
-            return dra_alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
+            return dra__alloc_fail(x, "ResourceClaim %s: %s.derivedAttributes[%u].expression: %s", dra_claim_obj(x, cs), path, i,
                         CEL_TOO_COMPLEX_MSG);
     }
     if (!claim_cost_ok(x, cs, spec)) return false;
@@ -212,7 +212,7 @@ static const char *version_text(arena *a, const semver *v) {
     return arena_strdup(a, buf);
 }
 
-int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, const char **errmsg) {
+int dra__derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, const char **errmsg) {
     dra_derived_state *st = rd->derived;
     const dra_cand *c = &x->v->cands[cand];
     uint32_t n = st->spec->nderived;
@@ -251,7 +251,7 @@ int dra_derived_eval(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *
     return 1;
 }
 
-void dra_derived_bind(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t k, uint32_t cand, dra_cstate *s) {
+void dra__derived_bind(const dra_alloc_ctx *x, const dra_req_data *rd, uint32_t k, uint32_t cand, dra_cstate *s) {
     s->dv = NULL;
     s->dv_text = NULL;
     const dra_derived_state *st = rd->derived;

@@ -41,14 +41,14 @@ struct dra_cstate;
 /* alloc.c validate(), once rd->spec/parent/name are set and before any selector runs:
  * validates the request's derived attributes against the claim's constraints and
  * maps constraints to them. False with the allocation error set. */
-bool dra_derived_prepare(struct dra_alloc_ctx *x, struct dra_claim_state *cs, struct dra_req_data *rd);
+bool dra__derived_prepare(struct dra_alloc_ctx *x, struct dra_claim_state *cs, struct dra_req_data *rd);
 /* alloc.c selectable(): evaluates the request's derived attributes on a candidate
  * that passed the selectors. 1 ok, -1 runtime error with *errmsg (arena text). */
-int dra_derived_eval(struct dra_alloc_ctx *x, const struct dra_claim_state *cs, struct dra_req_data *rd,
+int dra__derived_eval(struct dra_alloc_ctx *x, const struct dra_claim_state *cs, struct dra_req_data *rd,
                      uint32_t cand, const char **errmsg);
 /* alloc.c allocate_device(): before constraint k sees the candidate, points it at the
  * derived value that shadows the attribute (or clears it). */
-void dra_derived_bind(const struct dra_alloc_ctx *x, const struct dra_req_data *rd, uint32_t k, uint32_t cand,
+void dra__derived_bind(const struct dra_alloc_ctx *x, const struct dra_req_data *rd, uint32_t k, uint32_t cand,
                       struct dra_cstate *s);
 
 #endif

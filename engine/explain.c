@@ -200,12 +200,12 @@ static const dra_claim *holder_of(const dra_alloc_ctx *x, uint32_t cand) {
 }
 
 /* Shared counters: the first counter of the pool this device would overdraw (as
- * dra_rs_counters_take checks them: every counter of the pool must stay covered). */
+ * dra__rs_counters_take checks them: every counter of the pool must stay covered). */
 static void counters_cause(dra_alloc_ctx *x, uint32_t cand, cause *k) {
     const dra_cand *c = &x->v->cands[cand];
     const dra_pool *p = &x->v->pools[c->pool];
     quantity *left = ARENA_NEWN(&x->a, quantity, p->ncounters ? p->ncounters : 1);
-    dra_rs_counters_left(x, c->pool, left);
+    dra__rs_counters_left(x, c->pool, left);
     *k = (cause){.kind = K_COUNTERS, .p = p};
     for (uint32_t i = 0; i < p->ncounters; i++) {
         quantity need = quantity_from_int(0, QTY_DECIMAL_SI);
@@ -230,7 +230,7 @@ static void analyse_request(dra_alloc_ctx *x, struct dra_explain *ex, req_ex *re
         const dra_cand *cd = &v->cands[c];
         const dra_device *d = cd->dev;
         const dra_pool *p = &v->pools[cd->pool];
-        int m = dra_alloc_matches(x, re->cs, rd, c);
+        int m = dra__alloc_matches(x, re->cs, rd, c);
         if (m < 0) re->errors = true;
         if (m <= 0) continue;
         re->match++;
@@ -241,21 +241,21 @@ static void analyse_request(dra_alloc_ctx *x, struct dra_explain *ex, req_ex *re
             k = (cause){.kind = K_POOL, .p = p};
         } else if (!f->binding_conditions && d->binding_conditions.n) {
             k = (cause){.kind = K_BINDING};
-        } else if (f->device_taints && (t = dra_rs_taint_blocking(d, rd->spec))) {
+        } else if (f->device_taints && (t = dra__rs_taint_blocking(d, rd->spec))) {
             k = (cause){.kind = K_TAINT, .p = t};
         } else if (!f->partitionable && d->nconsumes) {
             k = (cause){.kind = K_COUNTERS_GATE};
-        } else if (f->consumable_capacity && (m = dra_rs_capacity_check(x, rd, c, true, &why)) != DRA_CAP_FITS) {
+        } else if (f->consumable_capacity && (m = dra__rs_capacity_check(x, rd, c, true, &why)) != DRA_CAP_FITS) {
             k = (cause){.kind = m == DRA_CAP_MISSING ? K_CAP_MISSING : m == DRA_CAP_POLICY ? K_CAP_POLICY : K_CAP_SMALL,
                         .key = why.cap, .want = why.want, .left = why.left};
-        } else if (!rd->admin && dra_rs_device_in_use(x, c)) {
+        } else if (!rd->admin && dra__rs_device_in_use(x, c)) {
             add_holder(x, re, holder_of(x, c));
             continue;
-        } else if (f->consumable_capacity && dra_rs_capacity_check(x, rd, c, false, &why) != DRA_CAP_FITS) {
+        } else if (f->consumable_capacity && dra__rs_capacity_check(x, rd, c, false, &why) != DRA_CAP_FITS) {
             k = (cause){.kind = K_CAP_USED, .key = why.cap, .want = why.want, .left = why.left};
-        } else if (d->nconsumes && !(f->consumable_capacity && d->allow_multi && dra_rs_capacity_in_use(x, c))) {
-            if (dra_rs_counters_take(x, c)) {
-                dra_rs_counters_give(x, c);
+        } else if (d->nconsumes && !(f->consumable_capacity && d->allow_multi && dra__rs_capacity_in_use(x, c))) {
+            if (dra__rs_counters_take(x, c)) {
+                dra__rs_counters_give(x, c);
                 re->free[re->nfree++] = c;
                 continue;
             }
@@ -272,7 +272,7 @@ static void analyse_request(dra_alloc_ctx *x, struct dra_explain *ex, req_ex *re
         uint32_t n = 0;
         for (uint32_t j = 0; j < s->ndevices; j++) {
             dra_cand tmp = {.dev = &s->devices[j], .slice = s};
-            if (dra_alloc_selectors_match(x, re->cs, rd, &tmp) == 1) n++;
+            if (dra__alloc_selectors_match(x, re->cs, rd, &tmp) == 1) n++;
         }
         cause k = {.kind = K_LOST, .p = &ex->lost[i]};
         if (n) add_cause(x, re, &k, n);
@@ -311,12 +311,12 @@ static void find_lost(dra_alloc_ctx *x, struct dra_explain *ex) {
         err e;
         err_clear(&e);
         if ((s->node_name && *s->node_name) || s->all_nodes || s->node_selector) {
-            if (!dra_node_matches(node, s->node_name, s->all_nodes, s->node_selector, &rel, &e)) rel = false;
+            if (!dra__node_matches(node, s->node_name, s->all_nodes, s->node_selector, &rel, &e)) rel = false;
         } else if (s->per_device_node_selection == 1) {
             for (uint32_t j = 0; j < s->ndevices && !rel; j++) {
                 const dra_device *d = &s->devices[j];
                 bool m = false;
-                if (dra_node_matches(node, d->node_name, d->all_nodes, d->node_selector, &m, &e) && m) rel = true;
+                if (dra__node_matches(node, d->node_name, d->all_nodes, d->node_selector, &m, &e) && m) rel = true;
             }
         }
         if (!rel) continue;
@@ -335,16 +335,16 @@ static void find_lost(dra_alloc_ctx *x, struct dra_explain *ex) {
 /* Would a constraint accept devices a and b together (a fresh state, a first)? */
 static bool compatible(dra_alloc_ctx *x, dra_cstate *t, uint32_t a, uint32_t b) {
     const dra_cand *cands = x->v->cands;
-    if (!dra_cons_add(t, &x->a, &cands[a])) return false;
-    bool ok = dra_cons_add(t, &x->a, &cands[b]);
-    if (ok) dra_cons_remove(t);
-    dra_cons_remove(t);
+    if (!dra__cons_add(t, &x->a, &cands[a])) return false;
+    bool ok = dra__cons_add(t, &x->a, &cands[b]);
+    if (ok) dra__cons_remove(t);
+    dra__cons_remove(t);
     return ok;
 }
 
 static dra_cstate *fresh_state(dra_alloc_ctx *x, const dra_constraint *c) {
     dra_cstate *t = ARENA_NEW(&x->a, dra_cstate);
-    dra_cons_init(t, c, x->f->list_type_attributes);
+    dra__cons_init(t, c, x->f->list_type_attributes);
     return t;
 }
 
@@ -356,7 +356,7 @@ static uint32_t with_attribute(dra_alloc_ctx *x, const dra_cstate *t, const uint
     *lists = 0;
     for (uint32_t i = 0; i < n; i++) {
         const dra_attr_text *tx;
-        const cel_attr *a = dra_cons_value(t, &x->v->cands[devs[i]], &tx);
+        const cel_attr *a = dra__cons_value(t, &x->v->cands[devs[i]], &tx);
         if (!a || a->kind == CEL_ATTR_NONE) continue;
         have++;
         if (a->kind >= CEL_ATTR_INTS) (*lists)++;
@@ -402,10 +402,10 @@ static uint32_t distinct_values(dra_alloc_ctx *x, dra_cstate *t, const uint32_t 
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
         const dra_attr_text *tx;
-        const cel_attr *a = dra_cons_value(t, &x->v->cands[devs[i]], &tx);
+        const cel_attr *a = dra__cons_value(t, &x->v->cands[devs[i]], &tx);
         if (a) vals[m] = a, texts[m++] = tx;
     }
-    return dra_cons_distinct_values(t, vals, texts, m, want);
+    return dra__cons_distinct_values(t, vals, texts, m, want);
 }
 
 static const char *list_note(dra_alloc_ctx *x, uint32_t lists, const char *attr) {

@@ -1,8 +1,8 @@
 /* extres.c — one Pod on one node (see extres.h): ingest of the Pod, Node and claim
  * fields scheduling reads, the pod's claims and PodGroup claims resolved once per
- * pod (dra_podplan_init), then per node the device-plugin count check, the implicit
+ * pod (dra__podplan_init), then per node the device-plugin count check, the implicit
  * extended-resource claim and one allocation of everything still unallocated
- * (dra_podplan_try). Nothing here writes the world. */
+ * (dra__podplan_try). Nothing here writes the world. */
 #include "engine/extres.h"
 
 #include "base/hash.h"
@@ -31,7 +31,7 @@ static int cmp_res_count(const void *a, const void *b) {
     return strcmp(((const dra_res_count *)a)->name, ((const dra_res_count *)b)->name);
 }
 
-bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out) {
+bool dra__node_allocatable(const dra_node *n, const char *res, int64_t *out) {
     if (!n || !n->nallocatable) return false;
     dra_res_count key = {.name = res};
     const dra_res_count *r = bsearch(&key, n->allocatable, n->nallocatable, sizeof key, cmp_res_count);
@@ -66,7 +66,7 @@ static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_p
  * first (RFC 3339 UTC timestamps compare as text; a class without one counts as
  * oldest). */
 static const dra_class *class_for(const dra_world *w, const char *res) {
-    if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX))) return dra_world_find_class(w, res + strlen(DC_PREFIX));
+    if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX))) return dra__world_find_class(w, res + strlen(DC_PREFIX));
     const dra_class *best = NULL;
     for (size_t i = 0; i < w->classes.n; i++) {
         const dra_class *c = w->classes.v[i];
@@ -79,18 +79,18 @@ static const dra_class *class_for(const dra_world *w, const char *res) {
     return best;
 }
 
-const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+const dra_claim *dra__extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
     const dra_claim *c = NULL;
     if (pc->claim_name) c = dra_world_find_claim(w, pod->ns, pc->claim_name);
     else if (pc->generated_name) c = dra_world_find_claim(w, pod->ns, pc->generated_name);
     if (!c && pc->template_name) {
         const dra_claim_template *t = dra_world_find_template(w, pod->ns, pc->template_name);
-        if (t) c = dra_claim_instantiate(a, t, pod->ns, arena_printf(a, "%s-%s", pod->name, pc->name ? pc->name : "claim"));
+        if (t) c = dra__claim_instantiate(a, t, pod->ns, arena_printf(a, "%s-%s", pod->name, pc->name ? pc->name : "claim"));
     }
     return c;
 }
 
-const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+const char *dra__extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
     /* a template entry resolves to its generated claim, else a claim made from the
      * template: only a missing template leaves it unresolved */
     if (!pc->claim_name && pc->template_name)
@@ -99,16 +99,16 @@ const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod
 }
 
 const char *dra_extres_pod_claim_missing(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
-    return dra_extres_missing_claim(w, &w->cli_mem, pod, pc);
+    return dra__extres_missing_claim(w, &w->cli_mem, pod, pc);
 }
 
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
-    return dra_extres_resolve_claim(w, &w->cli_mem, pod, pc);
+    return dra__extres_resolve_claim(w, &w->cli_mem, pod, pc);
 }
 
 /* ---- the plan ----------------------------------------------------------------------------- */
 
-void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a) {
+void dra__podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a) {
     memset(pp, 0, sizeof *pp);
     pp->w = w;
     pp->f = f;
@@ -129,7 +129,7 @@ void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f
     if (pod->nclaims) pp->needs_dra = true;
     pp->claims = ARENA_NEWN(a, const dra_claim *, pod->nclaims ? pod->nclaims : 1);
     const char *gname = f->workload_claims ? pod->group_name : NULL;
-    pp->group = gname ? dra_podgroup_find(w, pod->ns, gname) : NULL;
+    pp->group = gname ? dra__podgroup_find(w, pod->ns, gname) : NULL;
     if (gname && !pp->group) {
         pp->unresolvable = arena_printf(a, "Pod %s/%s: PodGroup %s/%s not found", pp->pns, pod->name, pp->pns, gname);
         return;
@@ -137,16 +137,16 @@ void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f
     for (uint32_t k = 0; k < pod->nclaims; k++) {
         const dra_pod_claim *pc = &pod->claims[k];
         const dra_claim *c = NULL;
-        if (pp->group && dra_podgroup_claim(w, a, pp->group, pc, &c)) {
+        if (pp->group && dra__podgroup_claim(w, a, pp->group, pc, &c)) {
             if (!c) {
                 pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s of PodGroup %s/%s: %s", pp->pns, pod->name,
                                                 pc->name ? pc->name : "?", pp->pns, gname,
-                                                dra_podgroup_missing_claim(w, a, pp->group, pc));
+                                                dra__podgroup_missing_claim(w, a, pp->group, pc));
                 return;
             }
-        } else if (!(c = dra_extres_resolve_claim(w, a, pod, pc))) {
+        } else if (!(c = dra__extres_resolve_claim(w, a, pod, pc))) {
             pp->unresolvable = arena_printf(a, "Pod %s/%s: claim %s: %s", pp->pns, pod->name, pc->name ? pc->name : "?",
-                                            dra_extres_missing_claim(w, a, pod, pc));
+                                            dra__extres_missing_claim(w, a, pod, pc));
             return;
         }
         pp->claims[k] = c;
@@ -222,7 +222,7 @@ static dra_claim *implicit_claim(const dra_podplan *pp, const bool *dra, arena *
     return c;
 }
 
-void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
+void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
                      dra_alloc_ctx *x, arena *a, dra_podnode *out) {
     memset(out, 0, sizeof *out);
     const dra_pod *pod = pp->pod;
@@ -239,7 +239,7 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
         const char *res = pp->res->names[r];
         int64_t total = pp->res->total[r], alloc = 0;
         if (total == 0) continue;
-        bool has = dra_node_allocatable(node, res, &alloc);
+        bool has = dra__node_allocatable(node, res, &alloc);
         if (has && alloc > 0) {
             int64_t used = node_in_use(pp->w, node, pod, res);
             if (!out->device_plugin) out->device_plugin = json_object();
@@ -275,7 +275,7 @@ void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_node
             if (c->alloc_node_selector_error)
                 return reason(out, true, "ResourceClaim %s/%s: status.allocation.nodeSelector: %s",
                               dra_ns(c->ns), c->name, c->alloc_node_selector_error);
-            if (c->alloc_node_selector && (!dra_node_matches(node, NULL, false, c->alloc_node_selector, &m, &e) || !m))
+            if (c->alloc_node_selector && (!dra__node_matches(node, NULL, false, c->alloc_node_selector, &m, &e) || !m))
                 return reason(out, true, "ResourceClaim %s/%s is allocated for other nodes than %s",
                               dra_ns(c->ns), c->name, node->name);
             continue;
@@ -346,7 +346,7 @@ static json_t *outcome_error(const char *msg) {
     return o;
 }
 
-json_t *dra_claim_spec_json(const dra_claim *c) {
+json_t *dra__claim_spec_json(const dra_claim *c) {
     json_t *reqs = json_array();
     for (uint32_t i = 0; i < c->nreqs; i++) {
         const dra_request_spec *s = &c->reqs[i].exactly;
@@ -370,7 +370,7 @@ static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_r
         }
         json_t *spec = NULL;
         if (c->raw_json && !implicit) spec = json_loads(c->raw_json, 0, NULL);
-        if (!spec) spec = dra_claim_spec_json(c);
+        if (!spec) spec = dra__claim_spec_json(c);
         json_object_set_new(o, "spec", spec);
     }
     dra_claim_json_set_allocation(o, r);
@@ -389,7 +389,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
     arena a;
     arena_init(&a, 0);
     dra_podplan pp;
-    dra_podplan_init(&pp, w, f, pod, &a);
+    dra__podplan_init(&pp, w, f, pod, &a);
     pp.explain = true;
     err e;
     err_clear(&e);
@@ -421,7 +421,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
     }
     dra_alloc_ctx *x = xin ? xin : dra_alloc_ctx_new();
     dra_podnode pn;
-    dra_podplan_try(&pp, node, v, st, x, &a, &pn);
+    dra__podplan_try(&pp, node, v, st, x, &a, &pn);
     if (pn.status == DRA_ALLOC_OK) {
         /* the claims as the control plane leaves them once the pod is bound
          * (result_encode.c): generated names, owner, finalizer, reservedFor */
@@ -434,7 +434,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
         if (pp.group) {
             /* KEP-5729: a PodGroup's claim is reserved for the group as a whole */
             char guid[37];
-            const char *u = dra_podgroup_uid(pp.group);
+            const char *u = dra__podgroup_uid(pp.group);
             if (!u || !*u) dra_alloc_ctx_uuid(x, guid), u = guid;   /* as the API server would give it */
             group = json_pack("{s:s, s:s, s:s, s:s}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups", "name",
                               pod->group_name, "uid", u);
@@ -452,7 +452,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
                 const dra_pod_claim *pc = &pod->claims[entry_of(&pp, c)];
                 const dra_claim *gc;
                 /* a PodGroup's claim is the PodGroup's, named by its controller */
-                of_group = pp.group && dra_podgroup_claim(w, &a, pp.group, pc, &gc);
+                of_group = pp.group && dra__podgroup_claim(w, &a, pp.group, pc, &gc);
                 if (c->from_template && !of_group)
                     dra_pod_binding_generated(&b, o, pc->name ? pc->name : "",
                                               pc->template_name ? dra_world_find_template(w, pod->ns, pc->template_name)
@@ -485,7 +485,7 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
             if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
                 json_object_set_new(m, "namespace", json_string(pp.pns));
             const dra_claim *gc;
-            if (pp.group && dra_podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
+            if (pp.group && dra__podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
                 dra_pod_binding_reserve_for(&b, o, false, group);
             else dra_pod_binding_reserve(&b, o, false);
             dra_claim_json_normalize(o);

@@ -34,24 +34,24 @@
 typedef struct dra_podgroup dra_podgroup;
 
 /* status.allocatable[res] as a whole number. */
-bool dra_node_allocatable(const dra_node *n, const char *res, int64_t *out);
+bool dra__node_allocatable(const dra_node *n, const char *res, int64_t *out);
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 
 /* spec ({"devices": {"requests": [...]}}) of a claim made of ExactCount requests (the
  * implicit claim), as the object to create would carry it. */
-json_t *dra_claim_spec_json(const dra_claim *c);
+json_t *dra__claim_spec_json(const dra_claim *c);
 
 /* The ResourceClaim one of the pod's claim entries stands for, outside a PodGroup:
  * the claim it names, else the claim generated for it (status), else a claim made
  * from its template named "<pod>-<entry>" in arena a. NULL when none exists. */
-const dra_claim *dra_extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
-/* Why dra_extres_resolve_claim found nothing, in arena a: Kubernetes' NotFound text
+const dra_claim *dra__extres_resolve_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
+/* Why dra__extres_resolve_claim found nothing, in arena a: Kubernetes' NotFound text
  * for the claim or template the entry names, the namespace searched, and the
  * namespaces where one of that name exists:
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
-const char *dra_extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
+const char *dra__extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
 /* The same for `dralloc allocate`'s CLI, which keeps claims for the process's life. */
 const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 
@@ -79,7 +79,7 @@ typedef struct dra_podplan {
 } dra_podplan;
 
 /* Resolves the pod's claims against the world; memory from a. */
-void dra_podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a);
+void dra__podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *f, const dra_pod *pod, arena *a);
 
 typedef struct dra_podnode {
     dra_alloc_status status;         /* DRA_ALLOC_* of the whole pod on the node */
@@ -100,7 +100,7 @@ typedef struct dra_podnode {
  * then one allocation of every unallocated claim (the implicit one included) in
  * ctx x. `view` is the node's view (the caller caches it); `st` the in-use state.
  * Memory from a and x: out is valid until either is reset. */
-void dra_podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
+void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nodeview *view, const dra_allocated *st,
                      dra_alloc_ctx *x, arena *a, dra_podnode *out);
 
 /* Allocates what the pod needs on the node (the CLI's and the pod cases' entry). Returns
@@ -122,6 +122,6 @@ json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node,
                          dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* An allocator case with a "pod" (testdata/README.md). */
-json_t *dra_podcase_run(const json_t *test_case, const dra_features *f, dra_device_choice choice, err *e);
+json_t *dra__podcase_run(const json_t *test_case, const dra_features *f, dra_device_choice choice, err *e);
 
 #endif

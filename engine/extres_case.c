@@ -36,7 +36,7 @@ static bool add_list(dra_world *w, const json_t *c, const char *key, const char 
     return true;
 }
 
-json_t *dra_podcase_run(const json_t *c, const dra_features *f, dra_device_choice choice, err *e) {
+json_t *dra__podcase_run(const json_t *c, const dra_features *f, dra_device_choice choice, err *e) {
     dra_world *w = dra_world_new(true);
     dra_allocated *st = NULL;
     json_t *out = NULL;

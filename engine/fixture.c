@@ -53,7 +53,7 @@ json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e
         .workload_claims = feature(fs, "workloadResourceClaims"),
     };
     /* a pod to schedule (extended resources, PodGroup claims): engine/extres_case.c */
-    if (json_object_get(c, "pod")) return dra_podcase_run(c, &f, choice, e);
+    if (json_object_get(c, "pod")) return dra__podcase_run(c, &f, choice, e);
     dra_world *w = dra_world_new(false);
     json_t *out = NULL;
     dra_allocated *st = NULL;

@@ -50,7 +50,7 @@ bool dra__nodefit_check(const dra_pod *pod, const dra_node *node, const dra_node
         bool m = false;
         err e;
         err_clear(&e);
-        if (!dra_node_matches(node, NULL, false, pf->affinity, &m, &e) || !m)
+        if (!dra__node_matches(node, NULL, false, pf->affinity, &m, &e) || !m)
             return snprintf(reason, n, "node(s) didn't match Pod's node affinity/selector"), false;
     }
     for (uint32_t i = 0; i < node->ntaints; i++) {

@@ -83,7 +83,7 @@ static bool term_matches(const dra_node *n, const dra_ns_term *t, bool *match, e
     return true;
 }
 
-bool dra_node_matches(const dra_node *n, const char *node_name, bool all_nodes, const dra_node_selector *sel,
+bool dra__node_matches(const dra_node *n, const char *node_name, bool all_nodes, const dra_node_selector *sel,
                       bool *match, err *e) {
     *match = false;
     if (node_name && *node_name) {

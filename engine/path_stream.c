@@ -35,7 +35,7 @@ static void one_doc(file_read *r, const json_t *list, json_t *doc, uint64_t hash
     if (check) {
         err ce;
         err_clear(&ce);
-        if (!dra_input_check_types(doc, r->file, &ce)) {
+        if (!dra__input_check_types(doc, r->file, &ce)) {
             r->first = ce;
             r->level = 2;
             return;
@@ -85,7 +85,7 @@ static bool stream_items(file_read *r, const char *text, size_t len, const dra_j
         if (!env) return parse_error(text, len, r->file, in, &je, e);
         err ce;
         err_clear(&ce);
-        if (!dra_input_check_type(env, r->file, &ce)) r->first = ce, r->level = 2;
+        if (!dra__input_check_type(env, r->file, &ce)) r->first = ce, r->level = 2;
         /* a plain List's items are whole objects, checked; a typed list's take its kind */
         check = !strcmp(json_string_value(json_object_get(env, "kind")), "List");
     }
@@ -134,7 +134,7 @@ static bool stream_file(void *arg, const char *file, err *e) {
         dra__json_items_free(&it);
     } else {
         json_t *docs = dra__input_is_json(&sb) ? dra_json_load(sb.buf, sb.len, file, sc->in, e)
-                                               : dra_yaml_load_in(text, sb.len, file, sc->in, e);
+                                               : dra__yaml_load_in(text, sb.len, file, sc->in, e);
         ok = docs != NULL;
         if (ok) whole_docs(&r, docs);
         json_decref(docs);

@@ -100,21 +100,21 @@ dra_pod_request *dra_pod_request_new(dra_snapshot *s, const json_t *pod, err *e)
     dra_pod_request *pr = xcalloc(1, sizeof *pr);
     arena_init(&pr->a, 8192);
     dra_decoder d = {.a = &pr->a, .cat = dra__snapshot_catalog(s), .holds = &pr->holds, .apply_defaults = true};
-    if (!dra_decode_pod(&d, pod, &pr->pod, e)) {
-        dra_holds_release(&pr->holds, d.cat);
+    if (!dra__decode_pod(&d, pod, &pr->pod, e)) {
+        dra__holds_release(&pr->holds, d.cat);
         arena_free(&pr->a);
         free(pr);
         return NULL;
     }
     pr->s = dra_snapshot_retain(s);
-    dra_podplan_init(&pr->pp, dra__snapshot_world(s), dra__snapshot_features(s), &pr->pod, &pr->a);
+    dra__podplan_init(&pr->pp, dra__snapshot_world(s), dra__snapshot_features(s), &pr->pod, &pr->a);
     signature(pr, pod);
     return pr;
 }
 
 void dra_pod_request_free(dra_pod_request *pr) {
     if (!pr) return;
-    dra_holds_release(&pr->holds, dra__snapshot_catalog(pr->s));
+    dra__holds_release(&pr->holds, dra__snapshot_catalog(pr->s));
     dra_snapshot_release(pr->s);
     arena_free(&pr->a);
     free(pr);
@@ -255,7 +255,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
         dra_node *n = ARENA_NEW(a, dra_node);
         err e;
         err_clear(&e);
-        if (!dra_decode_node(&d, node_obj, n, &e)) {
+        if (!dra__decode_node(&d, node_obj, n, &e)) {
             out->status = DRA_FIT_UNRESOLVABLE;
             snprintf(out->reason, sizeof out->reason, "%.500s", e.msg);
             goto done;
@@ -303,7 +303,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     dra_device_choice choice = dra_alloc_ctx_device_choice(x);
     if (!kept) dra_alloc_ctx_set_device_choice(x, DRA_CHOICE_FIRST_FIT);
     dra_podnode pn;
-    dra_podplan_try(&pr->pp, node, view, st, x, a, &pn);
+    dra__podplan_try(&pr->pp, node, view, st, x, a, &pn);
     dra_alloc_ctx_set_device_choice(x, choice);
     out->steps = dra_alloc_ctx_steps(x);
     dra_alloc_ctx_set_deadline(x, 0, NULL);
@@ -336,7 +336,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     json_decref(pn.request_mappings);
 done:
     dra_nodeview_free(own_view);
-    dra_holds_release(&node_holds, dra__snapshot_catalog(s));
+    dra__holds_release(&node_holds, dra__snapshot_catalog(s));
 }
 
 void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, const json_t *node_obj,
@@ -394,7 +394,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
             if (!e) continue;
             /* a PodGroup's claim is reserved for the group, not the pod (KEP-5729) */
             const dra_claim *gc;
-            if (pr->pp.group && dra_podgroup_claim(w, &a, pr->pp.group, &pr->pod.claims[k], &gc))
+            if (pr->pp.group && dra__podgroup_claim(w, &a, pr->pp.group, &pr->pod.claims[k], &gc))
                 json_object_set_new(e, "podGroup", json_string(pr->pod.group_name));
             json_array_append_new(res, e);
         }
@@ -403,7 +403,7 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
                                                  dra_ns(kept.todo[i]->ns),
                                                  "name", kept.todo[i]->name, "implicit", 1, "allocation",
                                                  dra_alloc_result_to_json(&kept.res[i]), "spec",
-                                                 dra_claim_spec_json(kept.todo[i]), "requestMappings",
+                                                 dra__claim_spec_json(kept.todo[i]), "requestMappings",
                                                  kept.request_mappings));
         json_decref(kept.device_plugin);
         json_decref(kept.request_mappings);

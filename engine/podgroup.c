@@ -21,36 +21,36 @@ static bool str_eq0(const char *a, const char *b) { return !strcmp(a ? a : "", b
  * checks on it. */
 static bool group_claim(dctx *c, const json_t *pc, void *elem, void *ud) {
     dra_pod_claim *x = elem;
-    if (!dra_ddecode_claim_ref(c, pc, elem, ud)) return false;
-    if (!x->name || !*x->name) return dra_dfail(c, "name: Required value");
+    if (!dra__ddecode_claim_ref(c, pc, elem, ud)) return false;
+    if (!x->name || !*x->name) return dra__dfail(c, "name: Required value");
     if (!x->claim_name == !x->template_name)
-        return dra_dfail(c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
+        return dra__dfail(c, "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
     return true;
 }
 
-bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e) {
+bool dra__podgroup_add(dra_world *w, const json_t *obj, err *e) {
     dctx c;
-    dra_dctx_init(&c, &w->dec, e, "PodGroup", obj);
+    dra__dctx_init(&c, &w->dec, e, "PodGroup", obj);
     dra_podgroup *g = ARENA_NEW(&w->mem, dra_podgroup);
     const json_t *meta, *spec, *status;
-    if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
-    if (meta && (!dra_dget_str(&c, meta, "namespace", &g->ns) || !dra_dget_str(&c, meta, "name", &g->name))) return false;
+    if (!dra__dget_obj(&c, obj, "metadata", &meta)) return false;
+    if (meta && (!dra__dget_str(&c, meta, "namespace", &g->ns) || !dra__dget_str(&c, meta, "name", &g->name))) return false;
     if (!g->name) g->name = "";
-    if (meta && !dra_dget_str(&c, meta, "uid", &g->uid)) return false;
-    if (!dra_dget_obj(&c, obj, "spec", &spec) || !dra_dget_obj(&c, obj, "status", &status)) return false;
+    if (meta && !dra__dget_str(&c, meta, "uid", &g->uid)) return false;
+    if (!dra__dget_obj(&c, obj, "spec", &spec) || !dra__dget_obj(&c, obj, "status", &status)) return false;
     if (spec) {
-        size_t m = dra_dpush_key(&c, "spec");
+        size_t m = dra__dpush_key(&c, "spec");
         if (!DRA_DGET_OBJS(&c, spec, "resourceClaims", &g->claims, &g->nclaims, group_claim, NULL)) return false;
         dpop(&c, m);
     }
-    if (status && !dra_ddecode_claim_statuses(&c, status, g->claims, g->nclaims)) return false;
+    if (status && !dra__ddecode_claim_statuses(&c, status, g->claims, g->nclaims)) return false;
     DRA_VEC_PUSH(w->podgroups, g);
     return true;
 }
 
-const char *dra_podgroup_uid(const dra_podgroup *g) { return g->uid; }
+const char *dra__podgroup_uid(const dra_podgroup *g) { return g->uid; }
 
-const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name) {
+const dra_podgroup *dra__podgroup_find(const dra_world *w, const char *ns, const char *name) {
     for (size_t i = 0; i < w->podgroups.n; i++) {
         const dra_podgroup *g = w->podgroups.v[i];
         const char *gns = dra_ns(g->ns), *pns = dra_ns(ns);
@@ -70,7 +70,7 @@ static const dra_pod_claim *group_entry(const dra_podgroup *g, const dra_pod_cla
     return NULL;
 }
 
-const char *dra_podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc) {
+const char *dra__podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc) {
     const dra_pod_claim *gc = group_entry(g, pc);
     if (!gc) gc = pc;
     if (gc->claim_name) return dra__world_not_found(w, a, DRA_KIND_CLAIM, g->ns, gc->claim_name);
@@ -78,7 +78,7 @@ const char *dra_podgroup_missing_claim(const dra_world *w, arena *a, const dra_p
     return dra__world_not_found(w, a, DRA_KIND_TEMPLATE, g->ns, gc->template_name ? gc->template_name : "");
 }
 
-bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
+bool dra__podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
                         const dra_claim **claim) {
     *claim = NULL;
     const dra_pod_claim *gc = group_entry(g, pc);
@@ -92,6 +92,6 @@ bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, con
     *claim = dra_world_find_claim(w, g->ns, gc->generated_name ? gc->generated_name : nm);
     if (*claim || gc->generated_name) return true;   /* named in status but missing: not found */
     const dra_claim_template *t = dra_world_find_template(w, g->ns, gc->template_name);
-    if (t) *claim = dra_claim_instantiate(a, t, g->ns, nm);
+    if (t) *claim = dra__claim_instantiate(a, t, g->ns, nm);
     return true;
 }

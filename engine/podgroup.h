@@ -21,20 +21,20 @@ typedef struct dra_world dra_world;
 typedef struct dra_podgroup dra_podgroup;
 
 /* world.c add_one(): decode one PodGroup into the world. */
-bool dra_podgroup_add(dra_world *w, const json_t *obj, err *e);
-const dra_podgroup *dra_podgroup_find(const dra_world *w, const char *ns, const char *name);
+bool dra__podgroup_add(dra_world *w, const json_t *obj, err *e);
+const dra_podgroup *dra__podgroup_find(const dra_world *w, const char *ns, const char *name);
 /* metadata.uid, NULL when the object has none. */
-const char *dra_podgroup_uid(const dra_podgroup *g);
+const char *dra__podgroup_uid(const dra_podgroup *g);
 /* When the pod's claim entry is one of the group's claims: true, and *claim is the
  * group claim — the existing object (standalone, or generated and named in the
  * group's status) or, for a template not yet instantiated, a new claim
   * "<group>-<entry>" generated from it in arena a. *claim is NULL when the claim or template is
  * missing. False when the entry is not a group entry. */
-bool dra_podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
+bool dra__podgroup_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc,
                         const dra_claim **claim);
 
-/* Why dra_podgroup_claim's *claim is NULL, in arena a (dra__world_not_found's text
+/* Why dra__podgroup_claim's *claim is NULL, in arena a (dra__world_not_found's text
  * for the claim, the generated claim the group's status names, or the template). */
-const char *dra_podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc);
+const char *dra__podgroup_missing_claim(const dra_world *w, arena *a, const dra_podgroup *g, const dra_pod_claim *pc);
 
 #endif

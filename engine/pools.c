@@ -84,7 +84,7 @@ static bool slice_relevant(const dra_nodeview *v, const dra_slice *s, bool *rel,
     err ne;
     err_clear(&ne);
     if ((s->node_name && *s->node_name) || s->all_nodes || s->node_selector) {
-        if (!dra_node_matches(v->node, s->node_name, s->all_nodes, s->node_selector, rel, &ne))
+        if (!dra__node_matches(v->node, s->node_name, s->all_nodes, s->node_selector, rel, &ne))
             return err_set(e, "gather pool information: failed to perform node selection for slice %s: %s", s->name,
                            ne.msg);
         return true;
@@ -93,7 +93,7 @@ static bool slice_relevant(const dra_nodeview *v, const dra_slice *s, bool *rel,
         for (uint32_t i = 0; i < s->ndevices; i++) {
             const dra_device *d = &s->devices[i];
             bool m;
-            if (!dra_node_matches(v->node, d->node_name, d->all_nodes, d->node_selector, &m, &ne))
+            if (!dra__node_matches(v->node, d->node_name, d->all_nodes, d->node_selector, &m, &ne))
                 return err_set(e,
                                "gather pool information: failed to perform node selection for device %s in slice %s: %s",
                                d->name, s->name, ne.msg);

@@ -115,8 +115,8 @@ static entry *entry_retain(entry *e) {
 
 static void entry_release(entry *e) {
     if (!e || !ref_drop(&e->refs)) return;
-    dra_holds_release(&e->holds, e->cat);
-    dra_catalog_release(e->cat);
+    dra__holds_release(&e->holds, e->cat);
+    dra__catalog_release(e->cat);
     json_decref(e->json);
     arena_free(&e->mem);
     free(e->key);
@@ -322,7 +322,7 @@ void dra_snapshot_release(dra_snapshot *s) {
     part_release(s->rules);
     for (int k = 0; k < DRA_KIND_COUNT; k++) pmap_free(&s->objs[k]);
     free(s->node_names);
-    dra_catalog_release(s->cat);
+    dra__catalog_release(s->cat);
     free(s);
 }
 
@@ -390,7 +390,7 @@ static entry *find_entry(const dra_snapshot *s, dra_kind k, const char *key, uin
 static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old) {
     dra_snapshot *s = xcalloc(1, sizeof *s);
     atomic_init(&s->refs, 1);
-    s->cat = dra_catalog_retain(st->cat);
+    s->cat = dra__catalog_retain(st->cat);
     s->f = st->f;
     s->names_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     pthread_mutex_init(&s->views_lock, NULL);
@@ -486,7 +486,7 @@ static const dra_slice *effective(dra_snapshot *s, const dra_slice *sl) {
     t = xcalloc(1, sizeof *t);
     atomic_init(&t->refs, 1);
     arena_init(&t->mem, 4096);
-    t->s = dra_taintrule_slice(s->rules->rw, sl, &t->mem);
+    t->s = dra__taintrule_slice(s->rules->rw, sl, &t->mem);
     if (t->s == sl) {
         tainted_release(t);
         return sl;
@@ -754,16 +754,16 @@ static dra_store *store_new_over(const dra_features *f, dra_catalog *cat) {
     return st;
 }
 
-dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra_catalog_new()); }
+dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra__catalog_new()); }
 
 dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like) {
-    return store_new_over(f, dra_catalog_retain(like->cat));
+    return store_new_over(f, dra__catalog_retain(like->cat));
 }
 
 void dra_store_free(dra_store *st) {
     if (!st) return;
     dra_snapshot_release(st->cur);
-    dra_catalog_release(st->cat);
+    dra__catalog_release(st->cat);
     pthread_mutex_destroy(&st->write_lock);
     pthread_mutex_destroy(&st->cur_lock);
     free(st);
@@ -798,7 +798,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->source = source ? xstrdup(source) : NULL;
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
-    en->cat = dra_catalog_retain(st->cat);
+    en->cat = dra__catalog_retain(st->cat);
     dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = true, .no_raw_text = true};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
         /* decoded per world (they are few): check now that they decode */
@@ -809,7 +809,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     } else if (!dra__decode_object(&d, k, obj, &en->obj, e)) {
         goto fail;
     }
-    dra_holds_compact(&en->holds, st->cat);
+    dra__holds_compact(&en->holds, st->cat);
     if (k == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
     if (k == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
     return en;

@@ -28,39 +28,39 @@ typedef struct dra_taint_rule {
 
 static bool add_v1(dra_world *w, const json_t *obj, err *e) {
     dctx c;
-    dra_dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
+    dra__dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
     dra_taint_rule *r = ARENA_NEW(&w->mem, dra_taint_rule);
     const json_t *meta, *spec, *sel, *taint;
-    if (!dra_dget_obj(&c, obj, "metadata", &meta)) return false;
-    if (meta && !dra_dget_str(&c, meta, "name", &r->name)) return false;
-    if (!dra_dget_obj(&c, obj, "spec", &spec)) return false;
-    if (!spec) return dra_dfail(&c, "spec: Required value");
-    dra_dpush_key(&c, "spec");
-    if (!dra_dget_obj(&c, spec, "deviceSelector", &sel) || !dra_dget_obj(&c, spec, "taint", &taint)) return false;
+    if (!dra__dget_obj(&c, obj, "metadata", &meta)) return false;
+    if (meta && !dra__dget_str(&c, meta, "name", &r->name)) return false;
+    if (!dra__dget_obj(&c, obj, "spec", &spec)) return false;
+    if (!spec) return dra__dfail(&c, "spec: Required value");
+    dra__dpush_key(&c, "spec");
+    if (!dra__dget_obj(&c, spec, "deviceSelector", &sel) || !dra__dget_obj(&c, spec, "taint", &taint)) return false;
     if (sel) {
-        size_t m = dra_dpush_key(&c, "deviceSelector");
-        if (!dra_dget_str(&c, sel, "driver", &r->driver) || !dra_dget_str(&c, sel, "pool", &r->pool) ||
-            !dra_dget_str(&c, sel, "device", &r->device))
+        size_t m = dra__dpush_key(&c, "deviceSelector");
+        if (!dra__dget_str(&c, sel, "driver", &r->driver) || !dra__dget_str(&c, sel, "pool", &r->pool) ||
+            !dra__dget_str(&c, sel, "device", &r->device))
             return false;
         dpop(&c, m);
     }
-    if (!taint) return dra_dfail(&c, "taint: Required value");
-    dra_dpush_key(&c, "taint");
-    if (!dra_dget_str(&c, taint, "key", &r->taint.key) || !dra_dget_str(&c, taint, "value", &r->taint.value) ||
-        !dra_dget_str(&c, taint, "effect", &r->taint.effect) ||
-        !dra_dget_str(&c, taint, "timeAdded", &r->taint.time_added))
+    if (!taint) return dra__dfail(&c, "taint: Required value");
+    dra__dpush_key(&c, "taint");
+    if (!dra__dget_str(&c, taint, "key", &r->taint.key) || !dra__dget_str(&c, taint, "value", &r->taint.value) ||
+        !dra__dget_str(&c, taint, "effect", &r->taint.effect) ||
+        !dra__dget_str(&c, taint, "timeAdded", &r->taint.time_added))
         return false;
-    if (!r->taint.key || !*r->taint.key) return dra_dfail(&c, "key: Required value");
-    if (!r->taint.effect || !*r->taint.effect) return dra_dfail(&c, "effect: Required value");
+    if (!r->taint.key || !*r->taint.key) return dra__dfail(&c, "key: Required value");
+    if (!r->taint.effect || !*r->taint.effect) return dra__dfail(&c, "effect: Required value");
     DRA_VEC_PUSH(w->taint_rules, r);
     return true;
 }
 
-bool dra_taintrule_add(dra_world *w, const json_t *obj, err *e) {
+bool dra__taintrule_add(dra_world *w, const json_t *obj, err *e) {
     dctx c;
-    dra_dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
+    dra__dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
     json_t *owned;
-    if (!dra_input_prepare(&c, "DeviceTaintRule", &obj, &owned)) return false;
+    if (!dra__input_prepare(&c, "DeviceTaintRule", &obj, &owned)) return false;
     bool ok = add_v1(w, obj, e);
     json_decref(owned);
     return ok;
@@ -97,7 +97,7 @@ static void apply_range(dra_world *w, size_t s0, size_t s1, size_t r0, size_t r1
 
 /* Idempotent across freezes: slices and rules added since the last freeze are merged
  * (old slices × new rules, new slices × all rules), nothing twice. */
-void dra_taintrule_apply(dra_world *w) {
+void dra__taintrule_apply(dra_world *w) {
     size_t ns = w->slices.n, nr = w->taint_rules.n;
     if (nr && (ns > w->taint_slices_done || nr > w->taint_rules_done)) {
         apply_range(w, 0, w->taint_slices_done, w->taint_rules_done, nr);
@@ -107,7 +107,7 @@ void dra_taintrule_apply(dra_world *w) {
     w->taint_rules_done = nr;
 }
 
-const dra_slice *dra_taintrule_slice(const dra_world *rules, const dra_slice *s, arena *a) {
+const dra_slice *dra__taintrule_slice(const dra_world *rules, const dra_slice *s, arena *a) {
     size_t nr = rules->taint_rules.n;
     bool any = false;
     for (uint32_t di = 0; di < s->ndevices && !any; di++)

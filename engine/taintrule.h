@@ -14,15 +14,15 @@
 typedef struct dra_world dra_world;
 
 /* world.c add_one(): decode one DeviceTaintRule into the world. */
-bool dra_taintrule_add(dra_world *w, const json_t *obj, err *e);
+bool dra__taintrule_add(dra_world *w, const json_t *obj, err *e);
 /* world.c dra_world_freeze(): append each rule's taint to the devices it selects
  * (once per world). */
-void dra_taintrule_apply(dra_world *w);
+void dra__taintrule_apply(dra_world *w);
 /* store.c: slice s as the rules of world `rules` see it — s itself when no rule
  * selects any of its devices, else a copy in a with the rules' taints appended (in
  * rule order), so a shared slice is never written. */
 struct dra_slice;
 struct arena;
-const struct dra_slice *dra_taintrule_slice(const dra_world *rules, const struct dra_slice *s, struct arena *a);
+const struct dra_slice *dra__taintrule_slice(const dra_world *rules, const struct dra_slice *s, struct arena *a);
 
 #endif

@@ -29,7 +29,7 @@ static bool warn(const dra_input *in, err *e, const char *what, const char *msg)
     return true;
 }
 
-bool dra_input_warn(dctx *c, const char *fmt, ...) {
+bool dra__input_warn(dctx *c, const char *fmt, ...) {
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -38,7 +38,7 @@ bool dra_input_warn(dctx *c, const char *fmt, ...) {
     return warn(c->d->input, c->e, c->object, msg);
 }
 
-bool dra_input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...) {
+bool dra__input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...) {
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -59,7 +59,7 @@ static const char *json_type_name(const json_t *v) {
     }
 }
 
-bool dra_input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc) {
+bool dra__input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc) {
     char where[64];
     if (line) snprintf(where, sizeof where, "document %zu (line %zu)", n, line);
     else snprintf(where, sizeof where, "document %zu", n);
@@ -67,38 +67,38 @@ bool dra_input_check_document(const dra_input *in, err *e, const char *source, s
     if (!json_is_object(doc)) {
         /* a JSON file's top-level list is a list of objects, which the world accepts */
         if (json_is_array(doc) && !line) return true;
-        return dra_input_warn_source(in, e, source, "%s is a %s, not a Kubernetes object; ignored", where,
+        return dra__input_warn_source(in, e, source, "%s is a %s, not a Kubernetes object; ignored", where,
                                      json_type_name(doc));
     }
     return true;   /* an object without apiVersion or kind is refused where objects are read */
 }
 
-bool dra_input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out,
+bool dra__input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out,
                       err *e) {
     dctx c;
-    dra_dctx_init(&c, d, e, kind, obj);
+    dra__dctx_init(&c, d, e, kind, obj);
     json_t *owned;
-    if (!dra_input_prepare(&c, kind, &obj, &owned)) return false;
+    if (!dra__input_prepare(&c, kind, &obj, &owned)) return false;
     bool ok = v1(d, obj, out, e);
     json_decref(owned);
     return ok;
 }
 
-bool dra_input_check_types(const json_t *docs, const char *source, err *e) {
+bool dra__input_check_types(const json_t *docs, const char *source, err *e) {
     if (json_is_array(docs)) {
         size_t i;
         const json_t *d;
-        json_array_foreach(docs, i, d) if (!dra_input_check_types(d, source, e)) return false;
+        json_array_foreach(docs, i, d) if (!dra__input_check_types(d, source, e)) return false;
         return true;
     }
-    if (!json_is_object(docs)) return true;   /* scalars: dra_input_check_document warns */
-    if (!dra_input_check_type(docs, source, e)) return false;
+    if (!json_is_object(docs)) return true;   /* scalars: dra__input_check_document warns */
+    if (!dra__input_check_type(docs, source, e)) return false;
     /* a plain List holds whole objects; a typed list's items take the list's kind */
     if (strcmp(json_string_value(json_object_get(docs, "kind")), "List")) return true;
-    return dra_input_check_types(json_object_get(docs, "items"), source, e);
+    return dra__input_check_types(json_object_get(docs, "items"), source, e);
 }
 
-bool dra_input_check_type(const json_t *obj, const char *source, err *e) {
+bool dra__input_check_type(const json_t *obj, const char *source, err *e) {
     const json_t *av = json_object_get(obj, "apiVersion"), *k = json_object_get(obj, "kind");
     bool no_av = !json_is_string(av) || !*json_string_value(av), no_k = !json_is_string(k) || !*json_string_value(k);
     if (!no_av && !no_k) return true;
@@ -116,7 +116,7 @@ json_t *dra_json_load(const char *text, size_t len, const char *source, const dr
     json_error_t je;
     json_t *v = json_loadb(text, len, 0, &je);
     if (v) {
-        if (!dra_input_check_document(in, e, source, 1, 0, v)) return json_decref(v), NULL;
+        if (!dra__input_check_document(in, e, source, 1, 0, v)) return json_decref(v), NULL;
         return v;
     }
     /* jansson refuses an integer it cannot hold; encoding/json (into interface{})
@@ -125,11 +125,11 @@ json_t *dra_json_load(const char *text, size_t len, const char *source, const dr
     if (strstr(je.text, "too big")) {
         err ye;
         err_clear(&ye);
-        json_t *docs = dra_yaml_load_in(text, len, source, NULL, &ye);
+        json_t *docs = dra__yaml_load_in(text, len, source, NULL, &ye);
         if (docs && json_array_size(docs) == 1) {
             json_t *one = json_incref(json_array_get(docs, 0));
             json_decref(docs);
-            if (!dra_input_check_document(in, e, source, 1, 0, one)) return json_decref(one), NULL;
+            if (!dra__input_check_document(in, e, source, 1, 0, one)) return json_decref(one), NULL;
             return one;
         }
         json_decref(docs);
@@ -163,8 +163,8 @@ static bool check_api_version(dctx *c, const char *kind, const json_t *obj, cons
     const json_t *av = json_object_get(obj, "apiVersion");
     if (!av || json_is_null(av)) return true;
     if (!json_is_string(av)) {
-        dra_dpush_key(c, "apiVersion");
-        return dra_dfail(c, "expected string");
+        dra__dpush_key(c, "apiVersion");
+        return dra__dfail(c, "expected string");
     }
     const char *s = json_string_value(av);
     const served *sv = NULL;
@@ -181,7 +181,7 @@ static bool check_api_version(dctx *c, const char *kind, const json_t *obj, cons
     for (size_t i = 0; i < ARRAY_SIZE(sv->versions) && sv->versions[i]; i++)
         snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s%s%s", i ? ", " : "", sv->group,
                  *sv->group ? "/" : "", sv->versions[i]);
-    return dra_dfail(c, "no matches for kind \"%s\" in version \"%s\" (Kubernetes serves %s)", kind, s, want);
+    return dra__dfail(c, "no matches for kind \"%s\" in version \"%s\" (Kubernetes serves %s)", kind, s, want);
 }
 
 /* ---- unknown fields -------------------------------------------------------------------- */
@@ -348,9 +348,9 @@ typedef struct upath {
 static void upath_write(dctx *c, const upath *at) {
     if (!at) return;
     upath_write(c, at->up);
-    if (at->kind == UP_KEY) dra_dpush_key(c, at->key);
-    else if (at->kind == UP_IDX) dra_dpush_idx(c, at->idx);
-    else dra_dpush_mapkey(c, at->key);
+    if (at->kind == UP_KEY) dra__dpush_key(c, at->key);
+    else if (at->kind == UP_IDX) dra__dpush_idx(c, at->idx);
+    else dra__dpush_mapkey(c, at->key);
 }
 
 /* kubectl: 'unknown field "spec.devices[0].foo"'. *n counts those under spec. */
@@ -381,7 +381,7 @@ static bool walk_unknown(dctx *c, const shape *s, const json_t *v, const upath *
                 size_t m = c->p.len;
                 upath_write(c, &here);
                 if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
-                if (!dra_input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
+                if (!dra__input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
                 dpop(c, m);
             } else if (!walk_unknown(c, f->s, x, &here, n)) {
                 return false;
@@ -444,7 +444,7 @@ static bool vfail_key(vctx *v, const char *key, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    size_t m = dra_dpush_key(v->c, key);
+    size_t m = dra__dpush_key(v->c, key);
     vfail(v, "%s", msg);
     dpop(v->c, m);
     return false;
@@ -532,7 +532,7 @@ static void check_unique(vctx *v, const json_t *arr, const char *field) {
         for (size_t j = 0; j < i; j++) {
             const char *other = str_at(json_array_get(arr, j), field);
             if (!other || strcmp(name, other)) continue;
-            size_t m = dra_dpush_idx(v->c, i);
+            size_t m = dra__dpush_idx(v->c, i);
             vfail(v, "Duplicate value: \"%s\"", name);
             dpop(v->c, m);
             break;
@@ -544,8 +544,8 @@ static void check_unique(vctx *v, const json_t *arr, const char *field) {
 static void check_meta_name(vctx *v, const json_t *obj) {
     const json_t *meta = json_object_get(obj, "metadata");
     const char *name = str_at(meta, "name");
-    size_t m = dra_dpush_key(v->c, "metadata");
-    dra_dpush_key(v->c, "name");
+    size_t m = dra__dpush_key(v->c, "metadata");
+    dra__dpush_key(v->c, "name");
     if (!name || !*name) {
         if (!str_at(meta, "generateName")) vfail(v, "Required value: name or generateName is required");
     } else {
@@ -584,13 +584,13 @@ static bool request_known(const json_t *reqs, const char *ref) {
 static void check_request_refs(vctx *v, const json_t *o, const json_t *reqs) {
     const json_t *refs = json_object_get(o, "requests");
     if (!json_is_array(refs) || !check_max(v, "requests", refs, MAX_REQUESTS)) return;
-    size_t mk = dra_dpush_key(v->c, "requests");
+    size_t mk = dra__dpush_key(v->c, "requests");
     size_t i;
     const json_t *x;
     json_array_foreach(refs, i, x) {
         if (!json_is_string(x)) continue;
         const char *ref = json_string_value(x);
-        size_t m = dra_dpush_idx(v->c, i);
+        size_t m = dra__dpush_idx(v->c, i);
         const char *sl = strchr(ref, '/');
         if ((sl && strchr(sl + 1, '/')) || !request_known(reqs, ref))
             vfail(v,
@@ -634,11 +634,11 @@ static void check_effect(vctx *v, const json_t *o) {
 
 /* validateDeviceToleration (operator defaulted to Equal when empty). */
 static void check_tolerations(vctx *v, const json_t *r) {
-    size_t mk = dra_dpush_key(v->c, "tolerations");
+    size_t mk = dra__dpush_key(v->c, "tolerations");
     size_t i;
     const json_t *t;
     json_array_foreach(json_object_get(r, "tolerations"), i, t) {
-        size_t m = dra_dpush_idx(v->c, i);
+        size_t m = dra__dpush_idx(v->c, i);
         const char *op = str_at(t, "operator"), *val = str_at(t, "value");
         if (op && !strcmp(op, "Exists")) {
             if (val && *val) vfail_key(v, "value", "Invalid value: \"%s\": must be empty for operator `Exists`", val);
@@ -659,14 +659,14 @@ static void check_selectors(vctx *v, const json_t *sels) {
     if (!check_max(v, "selectors", sels, MAX_SELECTORS)) return;
     size_t i;
     const json_t *s;
-    size_t m = dra_dpush_key(v->c, "selectors");
+    size_t m = dra__dpush_key(v->c, "selectors");
     json_array_foreach(sels, i, s) {
         const json_t *cel = json_object_get(s, "cel");
-        size_t m2 = dra_dpush_idx(v->c, i);
+        size_t m2 = dra__dpush_idx(v->c, i);
         if (!cel || json_is_null(cel)) {
             vfail_key(v, "cel", "Required value");
         } else {
-            size_t m3 = dra_dpush_key(v->c, "cel");
+            size_t m3 = dra__dpush_key(v->c, "cel");
             const char *expr = str_at(cel, "expression");
             size_t len = expr ? strlen(expr) : 0;
             err ce;
@@ -691,7 +691,7 @@ static void check_selectors(vctx *v, const json_t *sels) {
 /* validateExactDeviceRequest / validateDeviceSubRequest (the shared part). */
 static void check_request_body(vctx *v, const json_t *r) {
     const char *cls = str_at(r, "deviceClassName");
-    size_t m = dra_dpush_key(v->c, "deviceClassName");
+    size_t m = dra__dpush_key(v->c, "deviceClassName");
     if (!cls || !*cls) vfail(v, "Required value");
     else check_subdomain(v, cls);
     dpop(v->c, m);
@@ -703,7 +703,7 @@ static void check_request_body(vctx *v, const json_t *r) {
 /* validateDeviceRequest: name, then exactly one of exactly / firstAvailable. */
 static void check_request(vctx *v, const json_t *r) {
     const char *name = str_at(r, "name");
-    size_t m = dra_dpush_key(v->c, "name");
+    size_t m = dra__dpush_key(v->c, "name");
     check_label(v, name ? name : "");
     dpop(v->c, m);
     const json_t *ex = json_object_get(r, "exactly"), *fa = json_object_get(r, "firstAvailable");
@@ -714,18 +714,18 @@ static void check_request(vctx *v, const json_t *r) {
         vfail(v, "Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields "
                  "are set");
     } else if (has_ex) {
-        m = dra_dpush_key(v->c, "exactly");
+        m = dra__dpush_key(v->c, "exactly");
         if (json_is_object(ex)) check_request_body(v, ex);
         dpop(v->c, m);
     } else if (check_max(v, "firstAvailable", fa, MAX_SUBREQUESTS)) {
-        m = dra_dpush_key(v->c, "firstAvailable");
+        m = dra__dpush_key(v->c, "firstAvailable");
         size_t j;
         const json_t *s;
         json_array_foreach(fa, j, s) {
             if (!json_is_object(s)) continue;
-            size_t m3 = dra_dpush_idx(v->c, j);
+            size_t m3 = dra__dpush_idx(v->c, j);
             const char *sn = str_at(s, "name");
-            size_t m4 = dra_dpush_key(v->c, "name");
+            size_t m4 = dra__dpush_key(v->c, "name");
             check_label(v, sn ? sn : "");
             dpop(v->c, m4);
             check_request_body(v, s);
@@ -740,15 +740,15 @@ static void check_request(vctx *v, const json_t *r) {
 static void check_device_claim(vctx *v, const json_t *spec) {
     const json_t *devs = json_object_get(spec, "devices");
     if (!json_is_object(devs)) return;
-    size_t m0 = dra_dpush_key(v->c, "devices");
+    size_t m0 = dra__dpush_key(v->c, "devices");
     const json_t *reqs = json_object_get(devs, "requests");
     if (check_max(v, "requests", reqs, MAX_REQUESTS)) {
-        size_t mk = dra_dpush_key(v->c, "requests");
+        size_t mk = dra__dpush_key(v->c, "requests");
         size_t i;
         const json_t *r;
         json_array_foreach(reqs, i, r) {
             if (!json_is_object(r)) continue;
-            size_t m = dra_dpush_idx(v->c, i);
+            size_t m = dra__dpush_idx(v->c, i);
             check_request(v, r);
             dpop(v->c, m);
         }
@@ -760,12 +760,12 @@ static void check_device_claim(vctx *v, const json_t *spec) {
     for (int l = 0; l < 2; l++) {
         const json_t *arr = json_object_get(devs, lists[l]);
         if (!check_max(v, lists[l], arr, maxes[l])) continue;
-        size_t mk = dra_dpush_key(v->c, lists[l]);
+        size_t mk = dra__dpush_key(v->c, lists[l]);
         size_t i;
         const json_t *r;
         json_array_foreach(arr, i, r) {
             if (!json_is_object(r)) continue;
-            size_t m = dra_dpush_idx(v->c, i);
+            size_t m = dra__dpush_idx(v->c, i);
             check_request_refs(v, r, reqs);
             if (l == 1) {
                 const json_t *op = json_object_get(r, "opaque");
@@ -803,7 +803,7 @@ static bool slice_advanced(const json_t *devs) {
 /* validatePoolName: required, at most 253 bytes, each '/'-separated part a DNS subdomain. */
 static void check_pool(vctx *v, const json_t *pool) {
     const char *pn = str_at(pool, "name");
-    size_t m = dra_dpush_key(v->c, "name");
+    size_t m = dra__dpush_key(v->c, "name");
     if (!pn || !*pn) {
         vfail(v, "Required value");
     } else {
@@ -829,14 +829,14 @@ static void check_pool(vctx *v, const json_t *pool) {
 
 static void check_device(vctx *v, const json_t *d) {
     const char *name = str_at(d, "name");
-    size_t m = dra_dpush_key(v->c, "name");
+    size_t m = dra__dpush_key(v->c, "name");
     check_label(v, name);
     dpop(v->c, m);
-    m = dra_dpush_key(v->c, "taints");
+    m = dra__dpush_key(v->c, "taints");
     size_t k;
     const json_t *t;
     json_array_foreach(json_object_get(d, "taints"), k, t) {
-        size_t m3 = dra_dpush_idx(v->c, k);
+        size_t m3 = dra__dpush_idx(v->c, k);
         const char *eff = str_at(t, "effect");
         if (!eff || !*eff) vfail_key(v, "effect", "Required value");
         else check_effect(v, t);
@@ -849,11 +849,11 @@ static void check_slice(vctx *v, const json_t *obj) {
     check_meta_name(v, obj);
     const json_t *spec = json_object_get(obj, "spec");
     if (!json_is_object(spec)) return;   /* the decoder says "spec: required value" */
-    size_t m0 = dra_dpush_key(v->c, "spec");
+    size_t m0 = dra__dpush_key(v->c, "spec");
     /* corevalidation.ValidateCSIDriverName (an absent driver: the decoder's error) */
     const char *driver = str_at(spec, "driver");
     if (driver && *driver) {
-        size_t m = dra_dpush_key(v->c, "driver");
+        size_t m = dra__dpush_key(v->c, "driver");
         char lower[256];
         size_t i = 0;
         for (; driver[i] && i + 1 < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)driver[i]);
@@ -864,7 +864,7 @@ static void check_slice(vctx *v, const json_t *obj) {
     }
     const json_t *pool = json_object_get(spec, "pool");
     if (json_is_object(pool)) {
-        size_t m = dra_dpush_key(v->c, "pool");
+        size_t m = dra__dpush_key(v->c, "pool");
         check_pool(v, pool);
         dpop(v->c, m);
     }
@@ -892,13 +892,13 @@ static void check_slice(vctx *v, const json_t *obj) {
     if (devs && !json_is_null(devs) && sc && !json_is_null(sc))
         vfail(v, "Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed");
     if (check_max(v, "devices", devs, slice_advanced(devs) ? MAX_DEVICES_ADVANCED : MAX_DEVICES)) {
-        size_t mk = dra_dpush_key(v->c, "devices");
+        size_t mk = dra__dpush_key(v->c, "devices");
         size_t i;
         const json_t *d;
         json_array_foreach(devs, i, d) {
             const char *name = str_at(d, "name");
             if (!name || !*name) continue;   /* the decoder says "name: required value" */
-            size_t m = dra_dpush_idx(v->c, i);
+            size_t m = dra__dpush_idx(v->c, i);
             check_device(v, d);
             dpop(v->c, m);
         }
@@ -936,7 +936,7 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
 /* On failure nothing is left owned: the converted copy is freed here, since every
  * caller returns at once (a rejected v1beta1 object leaked its copy: fuzz_decode_yaml,
  * regressions/decode_yaml/v1beta1-slice-rejected.yaml). */
-bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
+bool dra__input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned) {
     if (input_prepare(c, kind, obj, owned)) return true;
     json_decref(*owned);
     *owned = NULL;
@@ -949,7 +949,7 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
     if (!check_api_version(c, kind, *obj, &version)) return false;
     if (!version) version = guess_version(kind, *obj);
     if (version && strncmp(kind, "Pod", 3) && strcmp(kind, "Node")) {
-        *owned = dra_convert_to_v1(kind, version, *obj);
+        *owned = dra__convert_to_v1(kind, version, *obj);
         if (*owned) *obj = *owned;
     }
     unsigned unknown = 0;   /* in spec */
@@ -960,7 +960,7 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
         const json_t *spec = json_object_get(*obj, "spec");
         if (!strcmp(kind, "ResourceClaimTemplate")) spec = json_object_get(spec, "spec");
         if (!json_array_size(json_object_get(json_object_get(spec, "devices"), "requests")))
-            return dra_dfail(c, "no spec.devices.requests, but unknown fields (see the warnings above): the claim "
+            return dra__dfail(c, "no spec.devices.requests, but unknown fields (see the warnings above): the claim "
                                 "would ask for no device");
     }
     if (!c->d->apply_defaults) return true;
@@ -968,27 +968,27 @@ static bool input_prepare(dctx *c, const char *kind, const json_t **obj, json_t 
     size_t m0 = c->p.len;
     if (!strcmp(kind, "ResourceClaim")) {
         check_meta_name(&v, *obj);
-        size_t m = dra_dpush_key(c, "spec");
+        size_t m = dra__dpush_key(c, "spec");
         check_device_claim(&v, json_object_get(*obj, "spec"));
         dpop(c, m);
     } else if (!strcmp(kind, "ResourceClaimTemplate")) {
         check_meta_name(&v, *obj);
-        size_t m = dra_dpush_key(c, "spec");
-        dra_dpush_key(c, "spec");
+        size_t m = dra__dpush_key(c, "spec");
+        dra__dpush_key(c, "spec");
         check_device_claim(&v, json_object_get(json_object_get(*obj, "spec"), "spec"));
         dpop(c, m);
     } else if (!strcmp(kind, "ResourceSlice")) {
         check_slice(&v, *obj);
     } else if (!strcmp(kind, "DeviceClass")) {
         check_meta_name(&v, *obj);
-        size_t m = dra_dpush_key(c, "spec");
+        size_t m = dra__dpush_key(c, "spec");
         check_selectors(&v, json_object_get(json_object_get(*obj, "spec"), "selectors"));
         dpop(c, m);
     } else if (!strcmp(kind, "DeviceTaintRule")) {
         check_meta_name(&v, *obj);
         const json_t *taint = json_object_get(json_object_get(*obj, "spec"), "taint");
-        size_t m = dra_dpush_key(c, "spec");
-        dra_dpush_key(c, "taint");
+        size_t m = dra__dpush_key(c, "spec");
+        dra__dpush_key(c, "taint");
         check_effect(&v, taint);
         dpop(c, m);
     }

@@ -31,22 +31,20 @@
 
 /* A warning about a whole input (source: a file name) under settings `in` (NULL:
  * dropped; strict: an error, false). */
-bool dra_input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...)
+bool dra__input_warn_source(const dra_input *in, err *e, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Warns about a top-level document (number n, from 1, at line, 0 when unknown) that
  * dralloc would skip: a scalar or a list. */
-bool dra_input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc);
+bool dra__input_check_document(const dra_input *in, err *e, const char *source, size_t n, size_t line, const json_t *doc);
 /* kubectl's client-side validation of an object it is given: apiVersion and kind are
  * set, else `error validating "FILE": error validating data: apiVersion not set` (an
  * error whatever the strictness: kubectl validates by default). Items of a typed list
  * get both from the list before they are checked. */
-bool dra_input_check_type(const json_t *obj, const char *source, err *e);
+bool dra__input_check_type(const json_t *obj, const char *source, err *e);
 /* The same for every object of a file's documents (arrays and List items included). */
-bool dra_input_check_types(const json_t *docs, const char *source, err *e);
+bool dra__input_check_types(const json_t *docs, const char *source, err *e);
 
-/* YAML stream → JSON array, one element per non-empty document (engine/yaml.c). */
-json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e);
-json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e);
+/* YAML streams: dra__yaml_load and dra__yaml_load_in (engine/yaml.c), in decode.h. */
 
 #ifdef DRA_ENGINE_DECODE_UTIL_H
 /* ---- decoders (engine/decode_*.c, taintrule.c) --------------------------------------- */
@@ -54,17 +52,17 @@ json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const
 /* Steps 1-4 for one object of `kind` (its dctx initialised): *obj is replaced by the
  * v1 form when converted (*owned then holds it; the caller decrefs it after
  * decoding; NULL otherwise). False with c->e set when the object is refused. */
-bool dra_input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned);
-/* What every public decoder is: dra_input_prepare on obj as `kind`, then v1 on the
+bool dra__input_prepare(dctx *c, const char *kind, const json_t **obj, json_t **owned);
+/* What every public decoder is: dra__input_prepare on obj as `kind`, then v1 on the
  * object as v1 (converted from v1beta1/v1beta2 when it was one) into out. */
 typedef bool (*dra_decode_v1)(const dra_decoder *d, const json_t *obj, void *out, err *e);
-bool dra_input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out, err *e);
+bool dra__input_decode(const dra_decoder *d, const char *kind, const json_t *obj, dra_decode_v1 v1, void *out, err *e);
 /* A warning about the current object (strict: an error; returns false then). */
-bool dra_input_warn(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool dra__input_warn(dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif
 
 /* convert.c: obj (resource.k8s.io/<version> `kind`) as a new v1 object, or NULL when
  * the version has the v1 shape already (v1, v1beta2). */
-json_t *dra_convert_to_v1(const char *kind, const char *version, const json_t *obj);
+json_t *dra__convert_to_v1(const char *kind, const char *version, const json_t *obj);
 
 #endif

@@ -25,7 +25,7 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
     dra_world *w = xcalloc(1, sizeof *w);
     arena_init(&w->mem, 0);
     arena_init(&w->cli_mem, 4096);
-    w->cat = dra_catalog_retain(cat);
+    w->cat = dra__catalog_retain(cat);
     w->names = cat->names;
     w->env = cat->env;
     w->cel = cat->cel;
@@ -44,9 +44,9 @@ dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
 void dra_world_set_input(dra_world *w, const dra_input *in) { w->input = in ? *in : (dra_input){0}; }
 
 dra_world *dra_world_new(bool apply_defaults) {
-    dra_catalog *cat = dra_catalog_new();
+    dra_catalog *cat = dra__catalog_new();
     dra_world *w = dra__world_new_in(cat, apply_defaults);
-    dra_catalog_release(cat);
+    dra__catalog_release(cat);
     return w;
 }
 
@@ -81,7 +81,7 @@ void dra_world_free(dra_world *w) {
     hmap_free(&w->seen);
     arena_free(&w->mem);
     arena_free(&w->cli_mem);
-    dra_catalog_release(w->cat);
+    dra__catalog_release(w->cat);
     free(w);
 }
 
@@ -117,37 +117,37 @@ bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, voi
     switch (k) {
     case DRA_KIND_CLASS: {
         dra_class *c = ARENA_NEW(d->a, dra_class);
-        if (!dra_decode_class(d, obj, c, e)) return false;
+        if (!dra__decode_class(d, obj, c, e)) return false;
         *out = c;
         return true;
     }
     case DRA_KIND_SLICE: {
         dra_slice *s = ARENA_NEW(d->a, dra_slice);
-        if (!dra_decode_slice(d, obj, s, e)) return false;
+        if (!dra__decode_slice(d, obj, s, e)) return false;
         *out = s;
         return true;
     }
     case DRA_KIND_CLAIM: {
         dra_claim *c = ARENA_NEW(d->a, dra_claim);
-        if (!dra_decode_claim(d, obj, c, e)) return false;
+        if (!dra__decode_claim(d, obj, c, e)) return false;
         *out = c;
         return true;
     }
     case DRA_KIND_TEMPLATE: {
         dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
-        if (!dra_decode_claim_template(d, obj, t, e)) return false;
+        if (!dra__decode_claim_template(d, obj, t, e)) return false;
         *out = t;
         return true;
     }
     case DRA_KIND_NODE: {
         dra_node *n = ARENA_NEW(d->a, dra_node);
-        if (!dra_decode_node(d, obj, n, e)) return false;
+        if (!dra__decode_node(d, obj, n, e)) return false;
         *out = n;
         return true;
     }
     case DRA_KIND_POD: {
         dra_pod *p = ARENA_NEW(d->a, dra_pod);
-        if (!dra_decode_pod(d, obj, p, e)) return false;
+        if (!dra__decode_pod(d, obj, p, e)) return false;
         *out = p;
         return true;
     }
@@ -239,8 +239,8 @@ static bool add_one(dra_world *w, const json_t *obj, err *e) {
         if (seen < 0) return false;
         if (seen) return true;
     }
-    if (k == DRA_KIND_TAINT_RULE) return dra_taintrule_add(w, obj, e);
-    if (k == DRA_KIND_POD_GROUP) return dra_podgroup_add(w, obj, e);
+    if (k == DRA_KIND_TAINT_RULE) return dra__taintrule_add(w, obj, e);
+    if (k == DRA_KIND_POD_GROUP) return dra__podgroup_add(w, obj, e);
     if (k == DRA_KIND_NONE) return true;
     void *o;
     if (!dra__decode_object(&w->dec, k, obj, &o, e)) return false;
@@ -307,10 +307,10 @@ static json_t *load_file_docs(const char *path, const dra_input *in, err *e) {
     if (dra__input_is_json(&sb)) {
         docs = dra_json_load(sb.buf, sb.len, path, in, e);
     } else {
-        docs = dra_yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
+        docs = dra__yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
     }
     sbuf_free(&sb);
-    if (docs && !dra_input_check_types(docs, path, e)) {
+    if (docs && !dra__input_check_types(docs, path, e)) {
         json_decref(docs);
         return NULL;
     }
@@ -365,7 +365,7 @@ bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg,
 }
 
 json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e) {
-    return dra_yaml_load(text, len, source, e);
+    return dra__yaml_load(text, len, source, e);
 }
 
 static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
@@ -615,7 +615,7 @@ void dra_world_freeze(dra_world *w) {
             w->slices.v[i] = c;
         }
     }
-    dra_taintrule_apply(w);
+    dra__taintrule_apply(w);
     dra__world_index_slices(w, (const dra_slice *const *)w->slices.v, w->slices.n);
     index_names(&w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
                 offsetof(dra_claim, name));
@@ -626,7 +626,7 @@ void dra_world_freeze(dra_world *w) {
     w->frozen = true;
 }
 
-const dra_class *dra_world_find_class(const dra_world *w, const char *name) {
+const dra_class *dra__world_find_class(const dra_world *w, const char *name) {
     uint32_t id = intern_get(w->names, name, strlen(name));
     uint64_t v;
     if (!id || !hmap_get(&w->class_by_name, id, &v)) return NULL;
@@ -732,7 +732,7 @@ const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const
     return n > SHOW ? arena_printf(a, "%s and %zu more", t, n - SHOW) : t;
 }
 
-dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
+dra_claim *dra__claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
     dra_claim *c = ARENA_NEW(a, dra_claim);
     *c = t->spec;
     c->ns = ns ? arena_strdup(a, ns) : NULL;
@@ -743,10 +743,10 @@ dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const ch
 }
 
 /* For the CLI: the claim lives in cli_mem, as long as the world (requests use
- * dra_claim_instantiate in their own arena). */
+ * dra__claim_instantiate in their own arena). */
 const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
                                                const char *name) {
-    return dra_claim_instantiate(&w->cli_mem, t, ns, name);
+    return dra__claim_instantiate(&w->cli_mem, t, ns, name);
 }
 
 /* For the CLI: a node that has no Node object, in cli_mem; not added to the world. */

@@ -183,7 +183,7 @@ const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const cha
 const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const char *ns, const char *name);
 /* A claim made from a template for a pod (or a PodGroup), in arena a: the template's
  * spec, its own namespace and name, unallocated. */
-dra_claim *dra_claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
+dra_claim *dra__claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
 /* Decodes one object of kind k into memory from d (names interned in d->names);
  * *out is the decoded model object (taint rules and pod groups: NULL, they are
  * decoded per world by dra__world_add_json). */
@@ -284,10 +284,10 @@ struct dra_nodeview {
     uint32_t ncands;
 };
 
-const dra_class *dra_world_find_class(const dra_world *w, const char *name);
+const dra_class *dra__world_find_class(const dra_world *w, const char *name);
 
 /* nodesel.c: Kubernetes' NodeMatches; false with e->msg on a selector parse error. */
-bool dra_node_matches(const dra_node *n, const char *node_name, bool all_nodes, const dra_node_selector *sel,
+bool dra__node_matches(const dra_node *n, const char *node_name, bool all_nodes, const dra_node_selector *sel,
                       bool *match, err *e);
 
 #endif

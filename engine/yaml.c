@@ -356,11 +356,11 @@ static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
     }
 }
 
-json_t *dra_yaml_load(const char *text, size_t len, const char *source, err *e) {
-    return dra_yaml_load_in(text, len, source, NULL, e);
+json_t *dra__yaml_load(const char *text, size_t len, const char *source, err *e) {
+    return dra__yaml_load_in(text, len, source, NULL, e);
 }
 
-json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e) {
+json_t *dra__yaml_load_in(const char *text, size_t len, const char *source, const dra_input *in, err *e) {
     yreader r = {.e = e, .source = source, .anchor_index = json_object()};
     yaml_parser_initialize(&r.parser);
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, len);
@@ -400,7 +400,7 @@ json_t *dra_yaml_load_in(const char *text, size_t len, const char *source, const
                 break;
             }
             /* a document dralloc would skip is said so: most often a typo */
-            if (!dra_input_check_document(in, e, source, ++ndocs, line, v)) {
+            if (!dra__input_check_document(in, e, source, ++ndocs, line, v)) {
                 json_decref(v);
                 ok = false;
                 break;

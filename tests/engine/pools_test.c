@@ -34,7 +34,7 @@ static dra_nodeview *view(dra_world *w, const char *node, const char *labels_jso
     err_clear(&e);
     dra_decoder d = {.a = &w->mem, .cat = w->cat};
     dra_node *n = ARENA_NEW(&w->mem, dra_node);
-    cr_assert(dra_decode_node(&d, o, n, &e));
+    cr_assert(dra__decode_node(&d, o, n, &e));
     json_decref(o);
     dra_features f;
     dra_features_default(&f);
@@ -187,17 +187,17 @@ Test(nodes, selector_operators) {
     bool m;
     dra_ns_term t1 = {.exprs = (dra_ns_req[]){gt, notin, dne}, .nexprs = 3, .fields = &name, .nfields = 1};
     dra_node_selector s1 = {.terms = &t1, .nterms = 1};
-    cr_assert(dra_node_matches(&n, NULL, false, &s1, &m, &e));
+    cr_assert(dra__node_matches(&n, NULL, false, &s1, &m, &e));
     cr_assert(m);
     dra_ns_term t2 = {.exprs = &lt, .nexprs = 1};
     dra_ns_term empty = {0};
     dra_node_selector s2 = {.terms = (dra_ns_term[]){t2, empty}, .nterms = 2};
-    cr_assert(dra_node_matches(&n, NULL, false, &s2, &m, &e));
+    cr_assert(dra__node_matches(&n, NULL, false, &s2, &m, &e));
     cr_assert_not(m, "Lt fails and an empty term matches nothing");
-    cr_assert(dra_node_matches(&n, "n2", true, &s1, &m, &e));
+    cr_assert(dra__node_matches(&n, "n2", true, &s1, &m, &e));
     cr_assert_not(m, "nodeName wins over allNodes and the selector");
-    cr_assert(dra_node_matches(&n, NULL, true, NULL, &m, &e));
+    cr_assert(dra__node_matches(&n, NULL, true, NULL, &m, &e));
     cr_assert(m);
-    cr_assert(dra_node_matches(&n, NULL, false, NULL, &m, &e));
+    cr_assert(dra__node_matches(&n, NULL, false, NULL, &m, &e));
     cr_assert_not(m, "nothing set matches nothing");
 }

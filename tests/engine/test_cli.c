@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/decode.h"
 #include "engine/validate.h"
 
 static char dralloc_bin[1024];
@@ -242,7 +243,7 @@ Test(cli, yaml_output_reads_back) {
     cr_assert_eq(run("-f /tmp/dralloc-cli-out.yaml --node node-1 --seed 7 -o yaml"), 0, "%s", err_text);
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(out_text, strlen(out_text), "out.yaml", &e);
+    json_t *docs = dra__yaml_load(out_text, strlen(out_text), "out.yaml", &e);
     cr_assert_not_null(docs, "%s\n%s", e.msg, out_text);
     json_t *got = json_array_get(docs, 0);
     char *a = json_dumps(want, JSON_SORT_KEYS), *b = json_dumps(got, JSON_SORT_KEYS);
@@ -305,7 +306,7 @@ Test(cli, yaml_quotes_as_kubectl) {
     /* and it reads back as -o json prints it */
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(out_text, strlen(out_text), "out.yaml", &e);
+    json_t *docs = dra__yaml_load(out_text, strlen(out_text), "out.yaml", &e);
     cr_assert_not_null(docs, "%s\n%s", e.msg, out_text);
     const json_t *ann = json_object_get(json_object_get(json_array_get(json_object_get(json_array_get(docs, 0), "items"), 0),
                                                         "metadata"),
@@ -692,7 +693,7 @@ Test(cli, yaml_output_reads_back_with_pyyaml_too) {
     cr_assert_eq(run(b), 0, "%s", err_text);
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(out_text, strlen(out_text), "out.yaml", &e);
+    json_t *docs = dra__yaml_load(out_text, strlen(out_text), "out.yaml", &e);
     cr_assert_not_null(docs, "%s\n%s", e.msg, out_text);
     cr_assert(json_equal(want, json_array_get(docs, 0)), "%s", out_text);
     /* kubectl's key order: the List's items before kind; k9 before k10 */

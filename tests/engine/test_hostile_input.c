@@ -58,7 +58,7 @@ Test(hostile, yaml_10000_deep_is_an_error) {
     char *s = repeat("kind: ResourceClaim\nmetadata: {name: a}\nx: ", "{a: [", 5000, "1", "]}", "\n");
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(s, strlen(s), "deep.yaml", &e);
+    json_t *docs = dra__yaml_load(s, strlen(s), "deep.yaml", &e);
     cr_assert_null(docs);
     cr_assert_str_eq(e.object, "deep.yaml");
     cr_assert(strstr(e.msg, "YAML: nesting deeper than 1000 levels (line 3)"), "%s", e.msg);
@@ -69,7 +69,7 @@ Test(hostile, yaml_10000_deep_is_an_error) {
     n += (size_t)sprintf(b, "kind: ResourceClaim\n");
     for (int i = 0; i < 10000; i++) n += (size_t)sprintf(b + n, "%*sa:\n", i, "");
     err_clear(&e);
-    docs = dra_yaml_load(b, n, "deep.yaml", &e);
+    docs = dra__yaml_load(b, n, "deep.yaml", &e);
     cr_assert_null(docs);
     cr_assert(strstr(e.msg, "YAML: nesting deeper than 1000 levels"), "%s", e.msg);
     free(b);
@@ -77,7 +77,7 @@ Test(hostile, yaml_10000_deep_is_an_error) {
     /* 1000 levels is still fine */
     s = repeat("x: ", "[", 999, "1", "]", "\n");
     err_clear(&e);
-    docs = dra_yaml_load(s, strlen(s), "ok.yaml", &e);
+    docs = dra__yaml_load(s, strlen(s), "ok.yaml", &e);
     cr_assert_not_null(docs, "%s", e.msg);
     json_decref(docs);
     free(s);
@@ -114,7 +114,7 @@ Test(hostile, yaml_aliases_in_moderation_load) {
                        "- <<: *base\n  metadata: {name: b}\n  spec: {selectors: *sel}\n";
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(text, strlen(text), "ok.yaml", &e);
+    json_t *docs = dra__yaml_load(text, strlen(text), "ok.yaml", &e);
     cr_assert_not_null(docs, "%s", e.msg);
     dra_world *w = dra_world_new(false);
     cr_assert(dra_world_add_json(w, docs, &e), "%s", e.msg);

@@ -91,7 +91,7 @@ Test(taintrules, removed_selector_fields_do_not_narrow) {
 static json_t *yaml1(const char *text) {
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(text, strlen(text), "t.yaml", &e);
+    json_t *docs = dra__yaml_load(text, strlen(text), "t.yaml", &e);
     cr_assert_not_null(docs, "%s", e.msg);
     json_t *v = json_incref(json_array_get(docs, 0));
     json_decref(docs);
@@ -117,7 +117,7 @@ Test(yaml, duplicate_key_is_an_error_with_line) {
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(v, "m"), "z")), 2);
     json_decref(v);
     err_clear(&e);
-    cr_assert_null(dra_yaml_load("a: 1\nb: {c: 1, c: 2}\n", 21, "t.yaml", &e));
+    cr_assert_null(dra__yaml_load("a: 1\nb: {c: 1, c: 2}\n", 21, "t.yaml", &e));
     cr_assert(strstr(e.msg, "key \"c\" already set in map (line 2)"), "%s", e.msg);
 }
 
@@ -158,7 +158,7 @@ Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load(text, n, "t.yaml", &e);
+    json_t *docs = dra__yaml_load(text, n, "t.yaml", &e);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert_not_null(docs, "%s", e.msg);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

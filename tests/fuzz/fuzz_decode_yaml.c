@@ -1,4 +1,4 @@
-/* fuzz_decode_yaml.c — input: YAML text (multi-document) read with dra_yaml_load, the
+/* fuzz_decode_yaml.c — input: YAML text (multi-document) read with dra__yaml_load, the
  * engine's YAML-from-memory reader, then the world path of fuzz_world.c. */
 #include "tests/fuzz/fuzz.h"
 
@@ -10,10 +10,10 @@
 int fuzz_decode_yaml_one(const uint8_t *data, size_t size) {
     err e;
     err_clear(&e);
-    json_t *docs = dra_yaml_load((const char *)data, size, "fuzz.yaml", &e);
+    json_t *docs = dra__yaml_load((const char *)data, size, "fuzz.yaml", &e);
     if (!docs) {
         if (!e.msg[0]) {
-            fprintf(stderr, "fuzz_decode_yaml: dra_yaml_load failed without an error message\n");
+            fprintf(stderr, "fuzz_decode_yaml: dra__yaml_load failed without an error message\n");
             abort();
         }
         return 0;
