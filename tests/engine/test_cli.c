@@ -16,8 +16,27 @@
 #include "engine/validate.h"
 
 static char dralloc_bin[1024];
-static char out_path[] = "/tmp/dralloc-cli-out-XXXXXX", err_path[] = "/tmp/dralloc-cli-err-XXXXXX";
+static char out_path[] = "dralloc-cli-out-XXXXXX", err_path[] = "dralloc-cli-err-XXXXXX";
 static char *out_text, *err_text;
+
+/* Each test (its own process under Criterion) works in a directory of its own, so the
+ * files it writes under fixed names cannot meet another run's (two checkouts testing
+ * at once on one machine did). */
+static void in_own_dir(void) {
+    char dir[] = "/tmp/dralloc-cli-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);
+}
+
+static void remove_own_dir(void) {
+    char cwd[1024];
+    if (!getcwd(cwd, sizeof cwd) || strncmp(cwd, "/tmp/dralloc-cli-", 17)) return;
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cwd);
+    if (chdir("/") == 0 && system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", cwd);
+}
+
+TestSuite(cli, .init = in_own_dir, .fini = remove_own_dir);
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -104,18 +123,18 @@ static void write_pod_case(const char *path, int nclaims, int ndevices, bool c0_
  * that does not fit, its 65th claim was printed as allocated. A pod's claims are
  * all or nothing. */
 Test(cli, pod_claims_past_64_are_allocated_with_the_pod) {
-    write_pod_case("/tmp/dralloc-cli-65.yaml", 65, 65, true);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-65.yaml --node node-1 -o json"), 1, "%s", err_text);
+    write_pod_case("dralloc-cli-65.yaml", 65, 65, true);
+    cr_assert_eq(run("-f dralloc-cli-65.yaml --node node-1 -o json"), 1, "%s", err_text);
     cr_assert_str_eq(out_text, "");
     cr_assert(strstr(err_text, "ResourceClaim default/c64: cannot be allocated on node node-1"), "%s", err_text);
     cr_assert(strstr(err_text, "ResourceClaim default/c0: cannot be allocated"), "%s", err_text);
-    write_pod_case("/tmp/dralloc-cli-65.yaml", 70, 70, false);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-65.yaml --node node-1 -o json"), 0, "%s", err_text);
+    write_pod_case("dralloc-cli-65.yaml", 70, 70, false);
+    cr_assert_eq(run("-f dralloc-cli-65.yaml --node node-1 -o json"), 0, "%s", err_text);
     json_t *list = json_loads(out_text, 0, NULL);
     cr_assert_not_null(list);
     cr_assert_eq(json_array_size(json_object_get(list, "items")), 70);
     json_decref(list);
-    remove("/tmp/dralloc-cli-65.yaml");
+    remove("dralloc-cli-65.yaml");
 }
 
 /* --timeout: dra_alloc_ctx_set_deadline; the outcome prints Kubernetes' text, exit 1. */
@@ -129,32 +148,32 @@ Test(cli, timeout_stops_a_long_search) {
              "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
              "spec:\n  devices:\n    requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]\n"
              "    constraints: [{matchAttribute: gpu.example.com/numa}]\n");
-    write_file("/tmp/dralloc-cli-slow.yaml", b);
+    write_file("dralloc-cli-slow.yaml", b);
     free(b);
-    cr_assert_eq(run("-f=/tmp/dralloc-cli-slow.yaml --node=node-1 --timeout=1ns"), 1, "%s", err_text);
+    cr_assert_eq(run("-f=dralloc-cli-slow.yaml --node=node-1 --timeout=1ns"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "timed out trying to allocate devices"), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --timeout 2x"), 2);
+    cr_assert_eq(run("-f dralloc-cli-slow.yaml --node node-1 --timeout 2x"), 2);
     cr_assert(strstr(err_text, "time: unknown unit \"x\" in duration \"2x\""), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --timeout 1m30s"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-slow.yaml --node node-1 --timeout 1m30s"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "no combination of available devices"), "%s", err_text);
     /* --pod too: the pod's allocation on the node is bounded; a timeout is an Error
      * (kubernetes#137607), so the pod would be retried */
-    FILE *fp = fopen("/tmp/dralloc-cli-slow.yaml", "a");
+    FILE *fp = fopen("dralloc-cli-slow.yaml", "a");
     fputs("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: u-1}\n"
           "spec:\n  containers: [{name: c, image: x}]\n  resourceClaims: [{name: g, resourceClaimName: c}]\n",
           fp);
     fclose(fp);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p --timeout 1ns"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-slow.yaml --node node-1 --pod default/p --timeout 1ns"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "Pod default/p: cannot be scheduled: timed out trying to allocate devices"), "%s",
               err_text);
     /* the default is kube-scheduler's filterTimeout (10 s), or none with its gate off */
-    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-slow.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "does not fit node node-1"), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-slow.yaml --node node-1 --pod default/p "
+    cr_assert_eq(run("-f dralloc-cli-slow.yaml --node node-1 --pod default/p "
                      "--feature-gates DRASchedulerFilterTimeout=false"),
                  1, "%s", err_text);
     cr_assert(strstr(err_text, "does not fit node node-1"), "%s", err_text);
-    remove("/tmp/dralloc-cli-slow.yaml");
+    remove("dralloc-cli-slow.yaml");
 }
 
 Test(cli, kubectl_flag_habits) {
@@ -165,20 +184,20 @@ Test(cli, kubectl_flag_habits) {
     snprintf(b + strlen(b), cap - strlen(b),
              "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: team}\n"
              "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n");
-    write_file("/tmp/dralloc-cli-flags.yaml", b);
+    write_file("dralloc-cli-flags.yaml", b);
     free(b);
     /* stdin, --flag=value, -n for a claim name without namespace */
-    cr_assert_eq(run("-f - --node=node-1 -n team --claim c -ojson </tmp/dralloc-cli-flags.yaml"), 0, "%s", err_text);
+    cr_assert_eq(run("-f - --node=node-1 -n team --claim c -ojson <dralloc-cli-flags.yaml"), 0, "%s", err_text);
     cr_assert(strstr(out_text, "\"device\": \"gpu-0\""), "%s", out_text);
-    cr_assert_eq(run("--filename=/tmp/dralloc-cli-flags.yaml --node node-1 --namespace=other"), 0, "%s", err_text);
+    cr_assert_eq(run("--filename=dralloc-cli-flags.yaml --node node-1 --namespace=other"), 0, "%s", err_text);
     cr_assert(strstr(err_text, "nothing to allocate"), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-flags.yaml"), 2);
+    cr_assert_eq(run("-f dralloc-cli-flags.yaml"), 2);
     cr_assert(strstr(err_text, "required flag(s) \"node\" not set"), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-flags.yaml --node"), 2);
+    cr_assert_eq(run("-f dralloc-cli-flags.yaml --node"), 2);
     cr_assert(strstr(err_text, "flag needs an argument: --node"), "%s", err_text);
     cr_assert_eq(run("--help"), 0);
     cr_assert(strstr(out_text, "0 allocated") && strstr(out_text, "2 usage or input error"), "%s", out_text);
-    remove("/tmp/dralloc-cli-flags.yaml");
+    remove("dralloc-cli-flags.yaml");
 }
 
 Test(cli, endless_input_stops_at_the_size_limit) {
@@ -190,36 +209,36 @@ Test(cli, endless_input_stops_at_the_size_limit) {
  * apiVersion or kind is refused as kubectl refuses it (client-side validation, on by
  * default: `error validating "f.yaml": error validating data: apiVersion not set`). */
 Test(cli, unknown_fields_and_kindless_documents) {
-    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+    write_file("dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                                              "spec: {selector: []}\n---\njust a string\n---\nmetadata: {name: x}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
-    cr_assert(strstr(err_text, "Warning: /tmp/dralloc-cli-warn.yaml: document 2 (line 6) is a string, not a Kubernetes object"),
+    cr_assert_eq(run("-f dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
+    cr_assert(strstr(err_text, "Warning: dralloc-cli-warn.yaml: document 2 (line 6) is a string, not a Kubernetes object"),
               "%s", err_text);
-    cr_assert(strstr(err_text, "error validating \"/tmp/dralloc-cli-warn.yaml\": error validating data: [apiVersion not "
+    cr_assert(strstr(err_text, "error validating \"dralloc-cli-warn.yaml\": error validating data: [apiVersion not "
                                "set, kind not set] (object x)"),
               "%s", err_text);
-    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+    write_file("dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                                              "spec: {selector: []}\n---\njust a string\n---\nkind: Pod\nmetadata: {name: p}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-warn.yaml --node n"), 2, "%s", err_text);
     cr_assert(strstr(err_text, "error validating data: apiVersion not set (object p)"), "%s", err_text);
-    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+    write_file("dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                                              "spec: {selector: []}\n---\njust a string\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n"), 0, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-warn.yaml --node n"), 0, "%s", err_text);
     cr_assert(strstr(err_text, "Warning: DeviceClass gpu: unknown field \"spec.selector\""), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n --strict"), 2);
+    cr_assert_eq(run("-f dralloc-cli-warn.yaml --node n --strict"), 2);
     cr_assert(strstr(err_text, "document 2 (line 6) is a string, not a Kubernetes object; ignored (strict)"), "%s", err_text);
-    write_file("/tmp/dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+    write_file("dralloc-cli-warn.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                                              "spec: {selector: []}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-warn.yaml --node n --strict"), 2);
+    cr_assert_eq(run("-f dralloc-cli-warn.yaml --node n --strict"), 2);
     cr_assert(strstr(err_text, "DeviceClass gpu: unknown field \"spec.selector\" (strict)"), "%s", err_text);
-    remove("/tmp/dralloc-cli-warn.yaml");
+    remove("dralloc-cli-warn.yaml");
 }
 
 /* `-o yaml` must read back (sigs.k8s.io/yaml: YAML 1.1) as exactly what `-o json`
  * prints: TRUE, NO, NULL, <<, ~ and number-like strings quoted; DEL, NEL, U+2028 and
  * U+2029 escaped. consumedCapacity keys sorted (a Go map); namespace always printed. */
 Test(cli, yaml_output_reads_back) {
-    write_file("/tmp/dralloc-cli-out.yaml",
+    write_file("dralloc-cli-out.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
@@ -232,7 +251,7 @@ Test(cli, yaml_output_reads_back) {
                "    m: \"Off\"\n    n: \"y\"\n    o: \"tab\\there\"\n    p: \"-\"\n    q: \".inf\"\n"
                "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n        deviceClassName: gpu\n"
                "        capacity: {requests: {zeta: \"1\", alpha: \"2\"}}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-out.yaml --node node-1 --seed 7 -o json"), 0, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-out.yaml --node node-1 --seed 7 -o json"), 0, "%s", err_text);
     json_t *want = json_loads(out_text, 0, NULL);
     cr_assert_not_null(want, "%s", out_text);
     const char *cc = strstr(out_text, "\"consumedCapacity\"");
@@ -240,7 +259,7 @@ Test(cli, yaml_output_reads_back) {
     cr_assert(strstr(cc, "\"alpha\"") < strstr(cc, "\"zeta\""), "%s", cc);
     json_t *meta = json_object_get(json_array_get(json_object_get(want, "items"), 0), "metadata");
     cr_assert_str_eq(json_string_value(json_object_get(meta, "namespace")), "default");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-out.yaml --node node-1 --seed 7 -o yaml"), 0, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-out.yaml --node node-1 --seed 7 -o yaml"), 0, "%s", err_text);
     err e;
     err_clear(&e);
     json_t *docs = dra__yaml_load(out_text, strlen(out_text), "out.yaml", &e);
@@ -252,7 +271,7 @@ Test(cli, yaml_output_reads_back) {
     free(b);
     json_decref(docs);
     json_decref(want);
-    remove("/tmp/dralloc-cli-out.yaml");
+    remove("dralloc-cli-out.yaml");
 }
 
 /* -o yaml quotes a string only where kubectl's printer does (issue #21: "1Mi" came out
@@ -262,7 +281,7 @@ Test(cli, yaml_output_reads_back) {
  * inside, a space first), writes text with line breaks as a literal block, the rest
  * plain. */
 Test(cli, yaml_quotes_as_kubectl) {
-    write_file("/tmp/dralloc-cli-quotes.yaml",
+    write_file("dralloc-cli-quotes.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
@@ -276,7 +295,7 @@ Test(cli, yaml_quotes_as_kubectl) {
                "    p: \"1e400\"\n"
                "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n        deviceClassName: gpu\n"
                "        capacity: {requests: {memory: 1Mi}}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-quotes.yaml --node node-1 --seed 1 -o yaml"), 0, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-quotes.yaml --node node-1 --seed 1 -o yaml"), 0, "%s", err_text);
     cr_assert(strstr(out_text, "    annotations:\n"
                                "      a: \"1234e5\"\n"
                                "      b: 1Mi\n"
@@ -316,44 +335,44 @@ Test(cli, yaml_quotes_as_kubectl) {
     cr_assert_str_eq(json_string_value(json_object_get(ann, "p")), "1e400");
     cr_assert_str_eq(json_string_value(json_object_get(ann, "a")), "1234e5");
     json_decref(docs);
-    remove("/tmp/dralloc-cli-quotes.yaml");
+    remove("dralloc-cli-quotes.yaml");
 }
 
 /* encoding/json into interface{} reads an integer beyond int64 as a float64: driver
  * parameters holding one must not make the JSON file unreadable. */
 Test(cli, json_file_with_integer_beyond_int64) {
-    write_file("/tmp/dralloc-cli-big.json",
+    write_file("dralloc-cli-big.json",
                "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"resource.k8s.io/v1\", "
                "\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"gpu\"}, \"spec\": {\"config\": [{\"opaque\": "
                "{\"driver\": \"gpu.example.com\", \"parameters\": {\"mask\": 18446744073709551615}}}]}}]}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-big.json --node n"), 0, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-big.json --node n"), 0, "%s", err_text);
     cr_assert(strstr(err_text, "nothing to allocate"), "%s", err_text);
-    remove("/tmp/dralloc-cli-big.json");
+    remove("dralloc-cli-big.json");
 }
 
 /* The same object given twice (a directory and one of its files) loads once; a
  * different object under the same kind/namespace/name is an error naming both
  * files, as the API server holds one object per name. */
 Test(cli, same_object_twice_loads_once) {
-    system("rm -rf /tmp/dralloc-cli-dup && mkdir -p /tmp/dralloc-cli-dup");
-    write_file("/tmp/dralloc-cli-dup/cluster.yaml",
+    system("rm -rf dralloc-cli-dup && mkdir -p dralloc-cli-dup");
+    write_file("dralloc-cli-dup/cluster.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
                "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n");
-    write_file("/tmp/dralloc-cli-dup/slices.yaml",
+    write_file("dralloc-cli-dup/slices.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
                "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
                "  devices:\n  - name: gpu-0\n");
     /* before: the pool held every device twice and turned invalid */
-    cr_assert_eq(run("-f /tmp/dralloc-cli-dup -f /tmp/dralloc-cli-dup/slices.yaml --node node-1 -o json"), 0, "%s",
+    cr_assert_eq(run("-f dralloc-cli-dup -f dralloc-cli-dup/slices.yaml --node node-1 -o json"), 0, "%s",
                  err_text);
     cr_assert(strstr(out_text, "gpu-0"), "%s", out_text);
-    write_file("/tmp/dralloc-cli-dup-other.yaml",
+    write_file("dralloc-cli-dup-other.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
                "  driver: gpu.example.com\n  nodeName: node-1\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n"
                "  devices:\n  - name: gpu-9\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-dup -f /tmp/dralloc-cli-dup-other.yaml --node node-1"), 2, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-dup -f dralloc-cli-dup-other.yaml --node node-1"), 2, "%s", err_text);
     cr_assert(strstr(err_text, "ResourceSlice s is given twice with different contents") &&
                   strstr(err_text, "slices.yaml") && strstr(err_text, "dralloc-cli-dup-other.yaml"),
               "%s", err_text);
@@ -364,7 +383,7 @@ Test(cli, same_object_twice_loads_once) {
  * shared claim is allocated with b, the first pod that fits (before, it went into
  * a's failed job and b was allocated without it). */
 Test(cli, shared_claim_goes_with_the_first_pod_that_fits) {
-    write_file("/tmp/dralloc-cli-shared.yaml",
+    write_file("dralloc-cli-shared.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
@@ -382,7 +401,7 @@ Test(cli, shared_claim_goes_with_the_first_pod_that_fits) {
                "apiVersion: v1\nkind: Pod\nmetadata: {name: b, namespace: default}\n"
                "spec: {containers: [{name: c}], resourceClaims: [{name: s, resourceClaimName: shared}, "
                "{name: m, resourceClaimName: small}]}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-shared.yaml --node node-1 -o json"), 1, "%s", err_text);   /* a does not fit */
+    cr_assert_eq(run("-f dralloc-cli-shared.yaml --node node-1 -o json"), 1, "%s", err_text);   /* a does not fit */
     json_t *out = json_loads(out_text, 0, NULL);
     cr_assert_not_null(out, "%s", out_text);
     const json_t *items = json_object_get(out, "items");
@@ -452,9 +471,9 @@ static void write_bind_case(const char *path, const char *extra) {
  * the claims were printed bare, the template claim named "trainer-gpu", the shared
  * claim not at all. */
 Test(cli, pod_claims_as_the_control_plane_leaves_them) {
-    write_bind_case("/tmp/dralloc-cli-bind.yaml", "");
+    write_bind_case("dralloc-cli-bind.yaml", "");
     setenv("SOURCE_DATE_EPOCH", "1750000000", 1);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0, "%s",
+    cr_assert_eq(run("-f dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0, "%s",
                  err_text);
     json_t *out = items_of(out_text);
     cr_assert_eq(json_array_size(json_object_get(out, "items")), 4, "%s", out_text);
@@ -513,9 +532,9 @@ Test(cli, pod_claims_as_the_control_plane_leaves_them) {
 
     /* --seed: the same names again; another seed, another name */
     char *first = strdup(out_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0);
+    cr_assert_eq(run("-f dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0);
     cr_assert_str_eq(out_text, first);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 10 -o json"), 0);
+    cr_assert_eq(run("-f dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 10 -o json"), 0);
     json_t *other = items_of(out_text);
     cr_assert(generated_from(str_at(meta(item(other, 0)), "name"), "trainer-gpu-"));
     cr_assert_str_neq(str_at(meta(item(other, 0)), "name"), gname);
@@ -527,8 +546,8 @@ Test(cli, pod_claims_as_the_control_plane_leaves_them) {
              "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: %s, namespace: team}\n"
              "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: none}}]}}\n",
              gname);
-    write_bind_case("/tmp/dralloc-cli-bind.yaml", extra);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0, "%s",
+    write_bind_case("dralloc-cli-bind.yaml", extra);
+    cr_assert_eq(run("-f dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json"), 0, "%s",
                  err_text);
     other = items_of(out_text);
     const char *again = str_at(meta(item(other, 0)), "name");
@@ -536,8 +555,8 @@ Test(cli, pod_claims_as_the_control_plane_leaves_them) {
     json_decref(other);
 
     /* allocationTimestamp only with both gates */
-    write_bind_case("/tmp/dralloc-cli-bind.yaml", "");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json "
+    write_bind_case("dralloc-cli-bind.yaml", "");
+    cr_assert_eq(run("-f dralloc-cli-bind.yaml --node node-1 --pod team/trainer --seed 9 -o json "
                      "--feature-gates DRADeviceBindingConditions=false"),
                  0, "%s", err_text);
     other = items_of(out_text);
@@ -549,7 +568,7 @@ Test(cli, pod_claims_as_the_control_plane_leaves_them) {
     free(first);
     json_decref(fin);
     json_decref(out);
-    remove("/tmp/dralloc-cli-bind.yaml");
+    remove("dralloc-cli-bind.yaml");
 }
 
 /* The controller cuts a long "<pod>-<entry>-" in proportion to fit 57 bytes (and
@@ -569,8 +588,8 @@ Test(cli, generated_names_are_cut_as_the_controller_cuts_them) {
              "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s}\n"
              "spec: {containers: [{name: c}], resourceClaims: [{name: %s, resourceClaimTemplateName: t}]}\n",
              pod, entry);
-    write_file("/tmp/dralloc-cli-long.yaml", b);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-long.yaml --node node-1 --pod p0123456789012345678901234567890123456789012345678 "
+    write_file("dralloc-cli-long.yaml", b);
+    cr_assert_eq(run("-f dralloc-cli-long.yaml --node node-1 --pod p0123456789012345678901234567890123456789012345678 "
                      "-o json"),
                  0, "%s", err_text);
     json_t *out = items_of(out_text);
@@ -598,8 +617,8 @@ Test(cli, generated_names_are_cut_as_the_controller_cuts_them) {
     snprintf(b + strlen(b), sizeof b - strlen(b),
              "---\napiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: default, uid: x-uid}\n"
              "spec: {containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}\n");
-    write_file("/tmp/dralloc-cli-long.yaml", b);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-long.yaml --node node-1 --pod x -o json"), 0, "%s", err_text);
+    write_file("dralloc-cli-long.yaml", b);
+    cr_assert_eq(run("-f dralloc-cli-long.yaml --node node-1 --pod x -o json"), 0, "%s", err_text);
     out = items_of(out_text);
     m = meta(item(out, 0));
     cr_assert(generated_from(str_at(m, "name"), "x-extended-resources-"), "%s", out_text);
@@ -610,7 +629,7 @@ Test(cli, generated_names_are_cut_as_the_controller_cuts_them) {
     const json_t *ers = json_object_get(json_object_get(item(out, 1), "status"), "extendedResourceClaimStatus");
     cr_assert_str_eq(str_at(ers, "resourceClaimName"), str_at(m, "name"));
     json_decref(out);
-    remove("/tmp/dralloc-cli-long.yaml");
+    remove("dralloc-cli-long.yaml");
 }
 
 /* Without --pod, each pod's claims are bound to it the same way: a template's claim
@@ -633,8 +652,8 @@ Test(cli, file_mode_binds_each_pods_claims) {
              "{name: mine, resourceClaimTemplateName: t}]}\n"
              "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b, namespace: default, uid: b-uid}\n"
              "spec: {containers: [{name: c}], resourceClaims: [{name: s, resourceClaimName: shared}]}\n");
-    write_file("/tmp/dralloc-cli-files.yaml", b);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-files.yaml --node node-1 --seed 1 -o json"), 0, "%s", err_text);
+    write_file("dralloc-cli-files.yaml", b);
+    cr_assert_eq(run("-f dralloc-cli-files.yaml --node node-1 --seed 1 -o json"), 0, "%s", err_text);
     json_t *out = items_of(out_text);
     cr_assert_eq(json_array_size(json_object_get(out, "items")), 3, "%s", out_text);
     const json_t *sh = item(out, 0), *mine = item(out, 1), *lone = item(out, 2);
@@ -649,7 +668,7 @@ Test(cli, file_mode_binds_each_pods_claims) {
     cr_assert_null(json_object_get(meta(lone), "finalizers"), "%s", out_text);
     cr_assert_null(json_object_get(json_object_get(lone, "status"), "reservedFor"), "%s", out_text);
     json_decref(out);
-    remove("/tmp/dralloc-cli-files.yaml");
+    remove("dralloc-cli-files.yaml");
 }
 
 /* Every scalar -o yaml prints must read back as the string it is: besides the
@@ -678,14 +697,14 @@ Test(cli, yaml_output_reads_back_with_pyyaml_too) {
     json_t *list = json_pack("{s:s, s:s, s:[o, {s:s, s:s, s:{s:s}, s:{s:[{s:{s:s}}]}}]}", "apiVersion", "v1", "kind",
                              "List", "items", claim, "apiVersion", "resource.k8s.io/v1", "kind", "DeviceClass", "metadata",
                              "name", "gpu", "spec", "selectors", "cel", "expression", "true");
-    cr_assert(json_dump_file(list, "/tmp/dralloc-cli-nasty.json", 0) == 0);
+    cr_assert(json_dump_file(list, "dralloc-cli-nasty.json", 0) == 0);
     json_decref(list);
     char b[4096];
     snprintf(b, sizeof b, "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
                           "  driver: gpu.example.com\n  nodeName: node-1\n"
                           "  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n  devices:\n  - name: gpu-0\n");
-    write_file("/tmp/dralloc-cli-nasty.yaml", b);
-    const char *args = "-f /tmp/dralloc-cli-nasty.json -f /tmp/dralloc-cli-nasty.yaml --node node-1";
+    write_file("dralloc-cli-nasty.yaml", b);
+    const char *args = "-f dralloc-cli-nasty.json -f dralloc-cli-nasty.yaml --node node-1";
     snprintf(b, sizeof b, "%s -o json", args);
     cr_assert_eq(run(b), 0, "%s", err_text);
     json_t *want = items_of(out_text);
@@ -702,26 +721,26 @@ Test(cli, yaml_output_reads_back_with_pyyaml_too) {
     const char *k9 = strstr(out_text, "\n      k9:"), *k10 = strstr(out_text, "\n      k10:");
     cr_assert(k9 && k10 && k9 < k10, "%s", out_text);
     json_decref(docs);
-    FILE *f = fopen("/tmp/dralloc-cli-nasty.out.yaml", "w");
+    FILE *f = fopen("dralloc-cli-nasty.out.yaml", "w");
     fputs(out_text, f);
     fclose(f);
-    f = fopen("/tmp/dralloc-cli-nasty.out.json", "w");
+    f = fopen("dralloc-cli-nasty.out.json", "w");
     json_dumpf(want, f, 0);
     fclose(f);
     if (system("python3 -c 'import yaml' 2>/dev/null") == 0) {
         int st = system("python3 -c 'import json, sys, yaml\n"
-                        "y = yaml.safe_load(open(\"/tmp/dralloc-cli-nasty.out.yaml\", encoding=\"utf-8\").read())\n"
-                        "j = json.load(open(\"/tmp/dralloc-cli-nasty.out.json\", encoding=\"utf-8\"))\n"
+                        "y = yaml.safe_load(open(\"dralloc-cli-nasty.out.yaml\", encoding=\"utf-8\").read())\n"
+                        "j = json.load(open(\"dralloc-cli-nasty.out.json\", encoding=\"utf-8\"))\n"
                         "sys.exit(0 if y == j else 1)'");
         cr_assert_eq(st, 0, "PyYAML reads the YAML differently:\n%s", out_text);
     } else {
         cr_log_warn("python3-yaml not installed: the PyYAML read-back is skipped");
     }
     json_decref(want);
-    remove("/tmp/dralloc-cli-nasty.json");
-    remove("/tmp/dralloc-cli-nasty.yaml");
-    remove("/tmp/dralloc-cli-nasty.out.yaml");
-    remove("/tmp/dralloc-cli-nasty.out.json");
+    remove("dralloc-cli-nasty.json");
+    remove("dralloc-cli-nasty.yaml");
+    remove("dralloc-cli-nasty.out.yaml");
+    remove("dralloc-cli-nasty.out.json");
 }
 
 static int count_of(const char *hay, const char *needle) {
@@ -733,7 +752,7 @@ static int count_of(const char *hay, const char *needle) {
 /* --pod: the pod's reason names the pod and the cause (the holder of the GPU in use),
  * then the per-request explanation, each claim once. */
 Test(cli, pod_failure_explains_each_claim_once) {
-    write_file("/tmp/dralloc-cli-podwhy.yaml",
+    write_file("dralloc-cli-podwhy.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
@@ -751,7 +770,7 @@ Test(cli, pod_failure_explains_each_claim_once) {
                "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
                "spec: {containers: [{name: c}], resourceClaims: [{name: a, resourceClaimName: one}, "
                "{name: b, resourceClaimName: two}]}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-podwhy.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-podwhy.yaml --node node-1 --pod default/p"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "Pod default/p: does not fit node node-1: cannot allocate all claims: claim default/two "
                                "request r: wants 2, 2 match gpu, 1 free: 1 held by claim team/holder\n"),
               "%s", err_text);
@@ -762,13 +781,13 @@ Test(cli, pod_failure_explains_each_claim_once) {
                                     "selectors, 1 of them free\n    1 held by claim team/holder\n"),
                  1, "%s", err_text);
     cr_assert(strstr(err_text, "  the requests want 3 device(s) together") == NULL, "%s", err_text);
-    remove("/tmp/dralloc-cli-podwhy.yaml");
+    remove("dralloc-cli-podwhy.yaml");
 }
 
 /* A claim allocated earlier in the same run holds its device: the next claim's
  * explanation names it. */
 Test(cli, explanation_names_a_claim_allocated_in_the_run) {
-    write_file("/tmp/dralloc-cli-held.yaml",
+    write_file("dralloc-cli-held.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
@@ -779,16 +798,16 @@ Test(cli, explanation_names_a_claim_allocated_in_the_run) {
                "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: second, namespace: default}\n"
                "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-held.yaml --node node-1 -o json"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-held.yaml --node node-1 -o json"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "  claim default/second, request r: wants 1, 1 device(s) match class gpu and the selectors, "
                                "0 of them free\n    1 held by claim default/first\n"),
               "%s", err_text);
-    remove("/tmp/dralloc-cli-held.yaml");
+    remove("dralloc-cli-held.yaml");
 }
 
 /* Kubernetes' per-node error, then which pool is invalid and why. */
 Test(cli, invalid_pool_is_named) {
-    write_file("/tmp/dralloc-cli-invalid.yaml",
+    write_file("dralloc-cli-invalid.yaml",
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
                "spec: {selectors: [{cel: {expression: 'true'}}]}\n---\n"
                "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\n---\n"
@@ -800,14 +819,14 @@ Test(cli, invalid_pool_is_named) {
                "  devices:\n  - name: gpu-0\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
                "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}}\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-invalid.yaml --node node-1"), 1, "%s", err_text);
+    cr_assert_eq(run("-f dralloc-cli-invalid.yaml --node node-1"), 1, "%s", err_text);
     cr_assert(strstr(err_text, "ResourceClaim default/c: cannot be allocated on node node-1: invalid resource pools were "
                                "encountered\n"),
               "%s", err_text);
     cr_assert(strstr(err_text, "  pool gpu.example.com/node-1: invalid: duplicate device name gpu-0, its 2 device(s) are "
                                "not used\n"),
               "%s", err_text);
-    remove("/tmp/dralloc-cli-invalid.yaml");
+    remove("dralloc-cli-invalid.yaml");
 }
 
 /* The API server's defaulting of a Node (SetDefaults_NodeStatus, pkg/apis/core/v1/
@@ -815,7 +834,7 @@ Test(cli, invalid_pool_is_named) {
  * kubectl's strictness for Pods: real driver objects (issue #21) list extended
  * resources only under capacity. */
 Test(cli, node_allocatable_defaults_from_capacity) {
-    write_file("/tmp/dralloc-cli-cap.yaml",
+    write_file("dralloc-cli-cap.yaml",
                "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
                "status:\n  capacity: {example.com/gpu: \"2\", cpu: \"4\", memory: 8Gi, pods: \"110\"}\n---\n"
                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
@@ -826,26 +845,26 @@ Test(cli, node_allocatable_defaults_from_capacity) {
                "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml}\n"
                "spec:\n  containers: [{name: c, image: x, resources: {requests: {cpu: \"8\"}}}]\n");
     /* the device plugin's 2 GPUs serve the pod: no DRA claim, as kube-scheduler decides */
-    cr_assert_eq(run("-f /tmp/dralloc-cli-cap.yaml --node n1 --pod ml/dp"), 0, "%s%s", out_text, err_text);
+    cr_assert_eq(run("-f dralloc-cli-cap.yaml --node n1 --pod ml/dp"), 0, "%s%s", out_text, err_text);
     cr_assert(strstr(out_text, "device") == NULL || strstr(out_text, "example.com/gpu"), "%s", out_text);
     cr_assert(strstr(err_text, "fits node n1"), "%s", err_text);
     /* 8 CPUs do not fit a node whose capacity is 4 */
-    cr_assert_eq(run("-f /tmp/dralloc-cli-cap.yaml --node n1 --pod ml/big"), 1, "%s%s", out_text, err_text);
+    cr_assert_eq(run("-f dralloc-cli-cap.yaml --node n1 --pod ml/big"), 1, "%s%s", out_text, err_text);
     cr_assert(strstr(out_text, "Insufficient cpu") || strstr(err_text, "Insufficient cpu"), "%s%s", out_text, err_text);
-    remove("/tmp/dralloc-cli-cap.yaml");
+    remove("dralloc-cli-cap.yaml");
 }
 
 Test(cli, pod_and_node_unknown_fields_as_kubectl_reports_them) {
-    write_file("/tmp/dralloc-cli-podtypo.yaml",
+    write_file("dralloc-cli-podtypo.yaml",
                "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulabel: true}\n---\n"
                "apiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: ml}\n"
                "spec:\n  resourceclaims: [{name: g, resourceClaimTemplateName: t}]\n"
                "  containers: [{name: c, image: x, resources: {limit: {cpu: \"1\"}}}]\n");
-    cr_assert_eq(run("-f /tmp/dralloc-cli-podtypo.yaml --node n1 --pod ml/p2"), 0, "%s%s", out_text, err_text);
+    cr_assert_eq(run("-f dralloc-cli-podtypo.yaml --node n1 --pod ml/p2"), 0, "%s%s", out_text, err_text);
     cr_assert(strstr(err_text, "Warning: Pod ml/p2: unknown field \"spec.resourceclaims\""), "%s", err_text);
     cr_assert(strstr(err_text, "Warning: Pod ml/p2: unknown field \"spec.containers[0].resources.limit\""), "%s", err_text);
     cr_assert(strstr(err_text, "Warning: Node n1: unknown field \"spec.unschedulabel\""), "%s", err_text);
-    cr_assert_eq(run("-f /tmp/dralloc-cli-podtypo.yaml --node n1 --pod ml/p2 --strict"), 2);
+    cr_assert_eq(run("-f dralloc-cli-podtypo.yaml --node n1 --pod ml/p2 --strict"), 2);
     cr_assert(strstr(err_text, "unknown field") && strstr(err_text, "(strict)"), "%s", err_text);
-    remove("/tmp/dralloc-cli-podtypo.yaml");
+    remove("dralloc-cli-podtypo.yaml");
 }
