@@ -41,17 +41,17 @@ tsan: deps
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
 
 # libFuzzer harnesses (clang, ASan+UBSan): build-fuzz/fuzz_<target> for cel,
-# decode_json, decode_yaml, fixture, extender and watch; run one with e.g.
+# decode_json, decode_yaml, fixture, extender, watch and ingest; run one with e.g.
 #   build-fuzz/fuzz_watch -max_total_time=600 tests/fuzz/regressions/watch
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRALLOC_FUZZ=ON -DDRALLOC_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch fuzz_ingest
 
 # The same harnesses with UBSan only (build-fuzz-fast/): for long campaigns; replay
 # what they keep on build-fuzz/ (ASan + LeakSanitizer).
 fuzz-fast: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz-fast -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRALLOC_FUZZ=ON -DDRALLOC_FUZZ_NO_ASAN=ON -DDRALLOC_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
-	@cmake --build build-fuzz-fast -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch
+	@cmake --build build-fuzz-fast -j $(JOBS) --target fuzz_cel fuzz_decode_json fuzz_decode_yaml fuzz_fixture fuzz_extender fuzz_watch fuzz_ingest
 
 # The extender on the demo cluster (testdata/demo/); Ctrl-C stops it. The build is
 # quiet unless it fails, so the first two lines are the curl commands to paste (with

@@ -16,6 +16,7 @@ int fuzz_decode_yaml_one(const uint8_t *data, size_t size);
 int fuzz_fixture_one(const uint8_t *data, size_t size);
 int fuzz_extender_one(const uint8_t *data, size_t size);
 int fuzz_watch_one(const uint8_t *data, size_t size);
+int fuzz_ingest_one(const uint8_t *data, size_t size);
 
 /* libFuzzer's entry, one per harness binary. */
 #ifdef DRALLOC_LIBFUZZER

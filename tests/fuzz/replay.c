@@ -24,6 +24,7 @@ static const struct {
     {"fixture", fuzz_fixture_one},
     {"extender", fuzz_extender_one},
     {"watch", fuzz_watch_one},
+    {"ingest", fuzz_ingest_one},
 };
 
 static int run_file(fuzz_fn fn, const char *path) {
