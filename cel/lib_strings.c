@@ -50,15 +50,33 @@ static bool runes_at(const uint32_t *r, const uint32_t *sub, size_t m) {
     return true;
 }
 
+/* What indexOf and lastIndexOf with an offset share: the cost, the answer for an
+ * empty substring, both strings as code points, the offset's range. False with *out
+ * the answer when that already decides it. */
+typedef struct runes_pair {
+    uint32_t *r, *q;   /* the string's and the substring's code points */
+    size_t k, m;       /* their counts */
+} runes_pair;
+
+static bool index_prepare(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off, runes_pair *p,
+                          cel_value *out) {
+    if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return *out = cel__cost_exceeded(), false;
+    if (sub->len == 0) return *out = cel_int(off), false;
+    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return *out = cel__cost_exceeded(), false;
+    p->r = lib_runes(c->arena, s->u.s, s->len, &p->k);
+    p->q = lib_runes(c->arena, sub->u.s, sub->len, &p->m);
+    if (off < 0 || (uint64_t)off >= p->k)
+        return *out = cel__call_error(c, "index out of range: %" PRId64, off), false;
+    return true;
+}
+
 /* cel-go indexOfOffset */
 static cel_value index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return cel__cost_exceeded();
-    if (sub->len == 0) return cel_int(off);
-    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
-    size_t k, m;
-    uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
-    uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
-    if (off < 0 || (uint64_t)off >= k) return cel__call_error(c, "index out of range: %" PRId64, off);
+    runes_pair p;
+    cel_value out;
+    if (!index_prepare(c, s, sub, off, &p, &out)) return out;
+    uint32_t *r = p.r, *q = p.q;
+    size_t k = p.k, m = p.m;
     for (int64_t i = off; i < (int64_t)k - ((int64_t)m - 1); i++)
         if (runes_at(r + i, q, m)) return cel_int(i);
     return cel_int(-1);
@@ -70,13 +88,11 @@ static cel_value str_index_of(cel_call *c, const cel_value *a, uint32_t n) {
 
 /* cel-go lastIndexOfOffset */
 static cel_value last_index_of(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off) {
-    if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return cel__cost_exceeded();
-    if (sub->len == 0) return cel_int(off);
-    if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return cel__cost_exceeded();
-    size_t k, m;
-    uint32_t *r = lib_runes(c->arena, s->u.s, s->len, &k);
-    uint32_t *q = lib_runes(c->arena, sub->u.s, sub->len, &m);
-    if (off < 0 || (uint64_t)off >= k) return cel__call_error(c, "index out of range: %" PRId64, off);
+    runes_pair p;
+    cel_value out;
+    if (!index_prepare(c, s, sub, off, &p, &out)) return out;
+    uint32_t *r = p.r, *q = p.q;
+    size_t k = p.k, m = p.m;
     if (off > (int64_t)k - (int64_t)m) off = (int64_t)k - (int64_t)m;
     for (int64_t i = off; i >= 0; i--)
         if (runes_at(r + i, q, m)) return cel_int(i);
@@ -334,12 +350,7 @@ static void add_double_shortest(abuf *b, double d) {
     if (isnan(d)) { abuf_adds(b, "NaN"); return; }
     if (isinf(d)) { abuf_adds(b, d > 0 ? "Infinity" : "-Infinity"); return; }
     char e[64];
-    int p;
-    for (p = 1; p <= 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (strtod(e, NULL) == d) break;
-    }
-    if (p > 17) p = 17;
+    cel__shortest_e(d, e, sizeof e);
     /* e = [-]D.DDDDe±XX: collect the digits and the decimal exponent */
     char digits[32];
     int nd = 0;

@@ -567,16 +567,20 @@ static void put_quoted(out *o, const char *s, size_t n, bool bytes) {
     puts_(o, "\"");
 }
 
+int cel__shortest_e(double d, char *e, size_t n) {
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(e, n, "%.*e", p - 1, d);
+        if (strtod(e, NULL) == d) return p;
+    }
+    return 17;   /* %.16e reads back exactly: the loop ends there */
+}
+
 void cel__format_double(double d, char *buf, size_t n) {
     if (isnan(d)) { snprintf(buf, n, "NaN"); return; }
     if (isinf(d)) { snprintf(buf, n, d > 0 ? "+Inf" : "-Inf"); return; }
     char e[64];
-    int p;
-    for (p = 1; p <= 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (strtod(e, NULL) == d) break;
-    }
-    if (p > 17) p = 17;
+    int p = cel__shortest_e(d, e, sizeof e);
     const char *ep = strchr(e, 'e');
     int exp = ep ? atoi(ep + 1) : 0;
     /* Go's shortest 'g': exponent form when exp < -4 or exp >= 6 (precision 6 decides) */

@@ -296,6 +296,9 @@ static inline uint64_t cel_view_str_tenth_cost(const cel_str *s) {
 cel_value cel__value_clone(arena *a, const intern_table *names, const cel_value *v);
 
 /* Go's strconv.FormatFloat(d, 'g', -1, 64), which CEL's string(double) uses. */
+/* d in printf's %e form with the fewest significant digits that read back as d (Go's
+ * shortest formatting), into e[0..n); returns how many digits that is. */
+int cel__shortest_e(double d, char *e, size_t n);
 void cel__format_double(double d, char *buf, size_t n);
 
 /* Writes the value as CEL literal text, truncated to fit buf[0..n) (NUL-terminated
