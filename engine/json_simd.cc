@@ -75,11 +75,12 @@ json_t *tree(element e, bool *ok) {
 extern "C" json_t *dra__json_fast_load(const char *text, size_t len) {
     if (len >= 3 && !std::memcmp(text, "\xEF\xBB\xBF", 3)) return nullptr;   /* json_loadb refuses a BOM */
     /* a parser per thread (the reader parses on a second thread), kept for the items
-     * that follow: its buffers are sized by the largest text it read, so a text past
-     * 1 MiB gets a parser of its own, freed with it */
+     * that follow: its buffers (about 14 bytes per byte of text) are sized by the
+     * largest text it read and stay with the thread, so a text past 64 KiB (an item
+     * larger than a fleet's largest slice) gets a parser of its own, freed with it */
     static thread_local simdjson::dom::parser kept;
     simdjson::dom::parser own;
-    simdjson::dom::parser &parser = len <= (1u << 20) ? kept : own;
+    simdjson::dom::parser &parser = len <= (64u << 10) ? kept : own;
     element root;
     if (parser.parse(text, len, true).get(root)) return nullptr;
     bool ok = true;
