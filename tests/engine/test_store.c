@@ -286,15 +286,19 @@ Test(store, a_batch_skips_what_the_engine_refuses_in_one_snapshot) {
     json_t *bad = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"x\"},"
                         "\"spec\":{\"driver\":\"d\",\"nodeName\":\"node-3\",\"pool\":{\"name\":\"p\",\"generation\":1,"
                         "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"a\",\"capacity\":{\"m\":{\"value\":\"x!\"}}}]}}");
-    dra_change batch[5] = {{.upsert = n3a},
+    json_t *n5 = parse("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-5\"}}");
+    /* node-5 added and deleted within the batch (ADDED then DELETED in one chunk) */
+    dra_change batch[7] = {{.upsert = n3a},
                            {.upsert = bad},
+                           {.upsert = n5},
                            {.upsert = n3b},
                            {.kind = "ResourceClaim", .ns = "ml", .name = "never-there"},
+                           {.kind = "Node", .name = "node-5"},
                            {.upsert = n4}};
     skips k = {0};
     err e;
     err_clear(&e);
-    cr_assert_eq(dra_store_apply_batch(st, batch, 5, count_skip, &k, &e), 2, "%s", e.msg);
+    cr_assert_eq(dra_store_apply_batch(st, batch, 7, count_skip, &k, &e), 2, "%s", e.msg);
     cr_assert_eq(k.n, 2);
     cr_assert(strstr(k.last, "delete: ResourceClaim ml/never-there not found"), "%s", k.last);
     dra_snapshot *s = dra_store_acquire(st);
@@ -309,6 +313,7 @@ Test(store, a_batch_skips_what_the_engine_refuses_in_one_snapshot) {
     json_decref(n3a);
     json_decref(n3b);
     json_decref(n4);
+    json_decref(n5);
     json_decref(bad);
     dra_store_free(st);
 }
