@@ -32,6 +32,10 @@ extern int live_failures;
 json_t *live_slice(const char *name, const char *node, int n, const char *model);
 /* Polls pred every 20 ms for up to s seconds; its last answer. */
 bool live_wait(double s, bool (*pred)(void *), void *arg);
+/* Waits up to s seconds for w to have listed more than `before` times (the counter
+ * moves just after a relist's snapshot is published, so the objects can be seen
+ * first). */
+bool live_wait_relist(ext_watch *w, uint64_t before, double s);
 bool live_quiet(void);   /* no log lines unless LIVE_DEBUG is set */
 
 /* live_test.c: ResourceClaimTemplates "one" and "two" (1 and 2 GPUs, namespace ml)

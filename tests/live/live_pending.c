@@ -144,16 +144,6 @@ static bool at_rv(void *arg) {
     return at;
 }
 
-typedef struct relist_wait {
-    env *e;
-    uint64_t before;
-} relist_wait;
-
-static bool relisted(void *arg) {
-    relist_wait *w = arg;
-    return ext_watch_relists(w->e->w) > w->before;
-}
-
 /* The second pod (pod_b, needing the node's only GPU) neither passes /filter on node
  * (sampled a few times over 100 ms) nor binds there. */
 static void no_double_booking(fake_api *f, env *e, const json_t *pod_b, const char *node, const char *when) {
@@ -260,9 +250,9 @@ static void relist_before_write(fake_api *f, env *e) {
     CHECK(!err, "pending: old relist: bind pend-pod-e: %s", err);
     free(err);
     int held = fake_held_events(f, "resourceclaims");
-    relist_wait rl = {e, ext_watch_relists(e->w)};
+    uint64_t relists = ext_watch_relists(e->w);
     fake_gone_watches(f, "resourceclaims");
-    CHECK(live_wait(10, relisted, &rl), "pending: old relist: no relist after 410");
+    CHECK(live_wait_relist(e->w, relists, 10), "pending: old relist: no relist after 410");
     CHECK(claim_status(e, "pendingWrites") == 1, "pending: old relist: %lld marks after the relist, want 1",
           claim_status(e, "pendingWrites"));
     no_double_booking(f, e, pf, "pend-e", "a relist from before the write");
@@ -284,9 +274,9 @@ static void relist_after_write(fake_api *f, env *e) {
     CHECK(!err, "pending: new relist: bind pend-pod-g: %s", err);
     free(err);
     CHECK(claim_status(e, "pendingWrites") == 1, "pending: new relist: %lld marks, want 1", claim_status(e, "pendingWrites"));
-    relist_wait rl = {e, ext_watch_relists(e->w)};
+    uint64_t relists = ext_watch_relists(e->w);
     fake_release_by_relist(f, "resourceclaims");
-    CHECK(live_wait(10, relisted, &rl), "pending: new relist: no relist after 410");
+    CHECK(live_wait_relist(e->w, relists, 10), "pending: new relist: no relist after 410");
     CHECK(claim_status(e, "pendingWrites") == 0, "pending: new relist: %lld marks after a list with our version, want 0",
           claim_status(e, "pendingWrites"));
     no_double_booking(f, e, ph, "pend-g", "a relist showing the write");
@@ -314,9 +304,9 @@ static void relist_before_create(fake_api *f, env *e) {
     int held = fake_held_events(f, "resourceclaims");
     CHECK(held == 3, "pending: relist without the created claim: %d events held, want 3 (create, finalizer, status)",
           held);
-    relist_wait rl = {e, ext_watch_relists(e->w)};
+    uint64_t relists = ext_watch_relists(e->w);
     fake_gone_watches(f, "resourceclaims");
-    CHECK(live_wait(10, relisted, &rl), "pending: relist without the created claim: no relist after 410");
+    CHECK(live_wait_relist(e->w, relists, 10), "pending: relist without the created claim: no relist after 410");
     CHECK(claim_status(e, "pendingWrites") == 1, "pending: relist without the created claim: %lld marks, want 1",
           claim_status(e, "pendingWrites"));
     no_double_booking(f, e, py, "pend-x", "a relist without the created claim");
@@ -415,9 +405,9 @@ static void mark_timeout(fake_api *f, env *e, double timeout_s) {
     json_object_del(c, "status");
     fake_put(f, "resourceclaims", c);
     /* the relist shows that version; the events of our write never come on a stream */
-    relist_wait rl = {e, ext_watch_relists(e->w)};
+    uint64_t relists = ext_watch_relists(e->w);
     fake_release_by_relist(f, "resourceclaims");
-    CHECK(live_wait(10, relisted, &rl), "pending: timeout: no relist after 410");
+    CHECK(live_wait_relist(e->w, relists, 10), "pending: timeout: no relist after 410");
     double relisted_at = now_s() - t0;
     if (relisted_at < timeout_s - 0.5) {
         /* the list might predate our write: ours is kept, conservatively */
