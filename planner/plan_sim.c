@@ -4,8 +4,7 @@
  * is tried on the overlay without committing, the best score wins (binpack or
  * spread; ties by node name, or by a seeded shuffle), and the winner is committed.
  *
- * Every committed placement is logged as (workload, replica, node), for the
- * placements per node. A gang that does not fit entirely is undone by going back to
+ * Every committed placement's node is logged, for the placements per node. A gang that does not fit entirely is undone by going back to
  * a copy of the overlay taken before it (dra_overlay_copy: copy-on-write, so it costs
  * what the gang changes), and the headroom search counts on a throwaway copy.
  *
@@ -25,12 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct logent {
-    uint32_t w;        /* workload index */
-    uint32_t node;     /* node index */
-    long rep;          /* replica number (the pod's name suffix) */
-} logent;
-
 typedef struct sim {
     dra_snapshot *s;
     dra_overlay *ov;
@@ -40,7 +33,7 @@ typedef struct sim {
     size_t nnodes;
     const char **nodes;      /* name order (the snapshot's) */
     uint64_t *tie;           /* per node: smaller wins a score tie */
-    logent *log;
+    uint32_t *log;           /* the node of each committed placement, in order */
     size_t nlog, caplog;
     size_t done, total;      /* replicas decided, for progress */
     bool cacheable;          /* every device node-local: the fit cache may be used */
@@ -175,9 +168,9 @@ static void why_format(const why *y, size_t nnodes, char *buf, size_t n) {
     json_decref(cl);
 }
 
-static void log_push(sim *m, size_t wi, long rep, size_t node) {
+static void log_push(sim *m, size_t node) {
     if (m->nlog == m->caplog) m->log = xrealloc(m->log, (m->caplog = m->caplog ? m->caplog * 2 : 256) * sizeof *m->log);
-    m->log[m->nlog++] = (logent){.w = (uint32_t)wi, .node = (uint32_t)node, .rep = rep};
+    m->log[m->nlog++] = (uint32_t)node;
 }
 
 /* Places one replica on the best node and commits it. Returns the node index, or -1
@@ -216,7 +209,7 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
         dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[best], m->o->score, 0, true, &f);
         if (cache) plan_rank_forget(m->rank, (size_t)best);   /* the one node whose state changed */
         if (f.status == DRA_FIT_OK) {
-            log_push(m, wi, rep, (size_t)best);
+            log_push(m, (size_t)best);
         } else {   /* the engine contradicted itself; say so rather than place it */
             snprintf(buf, n, "node %s: fit without commit, then %s on commit: %s", m->nodes[best],
                      dra_fit_status_name(f.status), f.reason);
@@ -318,9 +311,9 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     if (fatal) json_object_set_new(o, "fatal", json_true());
     /* placements per node, nodes in the order they were first used */
     json_t *pl = json_array();
-    for (size_t i = start; i < m->nlog; i++) counts[m->log[i].node]++;
+    for (size_t i = start; i < m->nlog; i++) counts[m->log[i]]++;
     for (size_t i = start; i < m->nlog; i++) {
-        size_t nd = m->log[i].node;
+        size_t nd = m->log[i];
         if (!counts[nd]) continue;
         json_t *p = json_object();
         json_object_set_new(p, "node", json_string(m->nodes[nd]));
