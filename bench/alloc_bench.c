@@ -91,9 +91,24 @@ static const char *fmt_lat(double ns, char *buf, size_t n) {
 
 /* ---- worlds ------------------------------------------------------------------------ */
 
-/* Loads objs (a JSON array, consumed) into a new frozen world; with --dump, writes
- * them as one `kind: List` line instead (loadable by `dralloc allocate -f`). */
-static dra_world *world_of(scen *s, json_t *objs, const runcfg *c, err *e) {
+/* A scenario's objects in a store of their own, its snapshot's world, and memory for
+ * a claim made from a template. */
+typedef struct bworld {
+    dra_store *st;
+    dra_snapshot *snap;
+    const dra_world *w;
+    arena mem;
+} bworld;
+
+static void bworld_free(bworld *b) {
+    arena_free(&b->mem);
+    dra_snapshot_release(b->snap);
+    dra_store_free(b->st);
+}
+
+/* Loads objs (a JSON array, consumed) into b; with --dump, writes them as one
+ * `kind: List` line instead (loadable by `dralloc allocate -f`) and gives no world. */
+static const dra_world *world_of(scen *s, json_t *objs, const runcfg *c, const dra_features *f, bworld *b, err *e) {
     s->nobjects += json_array_size(objs);
     if (c->dump) {
         json_t *list = json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", "v1", "kind", "List", "metadata", "name",
@@ -103,18 +118,16 @@ static dra_world *world_of(scen *s, json_t *objs, const runcfg *c, err *e) {
         json_decref(list);
         return NULL;
     }
-    dra_world *w = dra_world_new(true);
-    bool ok = dra_world_add_json(w, objs, e);
+    b->st = dra_store_new_with(f, NULL);
+    arena_init(&b->mem, 4096);
+    bool ok = dra_store_apply_json(b->st, objs, e);
     json_decref(objs);
-    if (!ok) {
-        dra_world_free(w);
-        return NULL;
-    }
-    dra_world_freeze(w);
-    return w;
+    if (!ok) return NULL;
+    b->snap = dra_store_acquire(b->st);
+    return b->w = dra_snapshot_world(b->snap);
 }
 
-static dra_allocated *allocated_of(dra_world *w, const dra_features *f) {
+static dra_allocated *allocated_of(const dra_world *w, const dra_features *f) {
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) {
         const dra_claim *c = dra_world_claim(w, i);
@@ -212,8 +225,10 @@ static int run_one(scen *s, const runcfg *c, json_t *objs, const char *node, con
     err e;
     err_clear(&e);
     uint64_t t0 = bench_now_ns();
-    dra_world *w = world_of(s, objs, c, &e);
+    bworld b = {0};
+    const dra_world *w = world_of(s, objs, c, f, &b, &e);
     if (!w) {
+        bworld_free(&b);
         if (c->dump) return 0;
         fprintf(c->out, "dralloc bench alloc: %s: %s\n", s->name, e.msg);
         return 1;
@@ -225,7 +240,7 @@ static int run_one(scen *s, const runcfg *c, json_t *objs, const char *node, con
     const dra_claim *claim = dra_world_find_claim(w, BENCH_ALLOC_NS, "claim");
     if (!claim) {
         const dra_claim_template *t = dra_world_find_template(w, NULL, "test-claim-template");
-        if (t) claim = dra_world_claim_from_template(w, t, BENCH_ALLOC_NS, "pod-0-resource");
+        if (t) claim = dra_claim_from_template(&b.mem, t, BENCH_ALLOC_NS, "pod-0-resource");
     }
     dra_nodeview *v = n ? dra_nodeview_new(w, n, f, &e) : NULL;
     if (!v || !claim) {
@@ -246,7 +261,7 @@ static int run_one(scen *s, const runcfg *c, json_t *objs, const char *node, con
 done:
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    dra_world_free(w);
+    bworld_free(&b);
     return rc;
 }
 
@@ -474,7 +489,8 @@ static int scen_filter(scen *s, const runcfg *c, const dra_features *f, filter_k
     err e;
     err_clear(&e);
     uint64_t t0 = bench_now_ns();
-    dra_world *w = world_of(s, objs, c, &e);
+    bworld b = {0};
+    const dra_world *w = world_of(s, objs, c, f, &b, &e);
     int rc = 0;
     dra_allocated *st = NULL;
     if (!w) {
@@ -531,7 +547,7 @@ static int scen_filter(scen *s, const runcfg *c, const dra_features *f, filter_k
     free(fc.views);
 out:
     dra_allocated_free(st);
-    dra_world_free(w);
+    bworld_free(&b);
     free(fc.want);
     free(used);
     return rc;

@@ -1,7 +1,7 @@
 /* alloc_objects.h — the resource.k8s.io/v1 (and core/v1 Node) objects of the
  * `alloc` workload, built as JSON with jansson the way Kubernetes' scheduler_perf
  * creates them (test/integration/scheduler_perf/dra.go and dra/templates), so the
- * benchmark feeds the allocator real API objects through dra_world_add_json:
+ * benchmark feeds the allocator real API objects through dra_store_apply_json:
  *
  *   - the per-node ResourceSlice of createResourceDriver: name = pool = node name,
  *     nodeName set, resourceSliceCount 1, devices instance-0..N-1 with model=A100,

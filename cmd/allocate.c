@@ -50,7 +50,6 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/engine.h"
 
 static int usage(FILE *f) {
     fprintf(f,
@@ -411,52 +410,45 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
     return false;
 }
 
-/* A JSON file the world refused for an integer beyond int64 (jansson cannot hold
- * one; Kubernetes' decoder reads it as a float64, e.g. in opaque driver parameters)
- * is read again with dra_json_load and added. Nothing of the file was added by the
- * failed attempt, the whole text failing to parse. False (e untouched) otherwise. */
-static bool load_json_bigint(dra_world *w, const char *path, const dra_input *in, err *e) {
-    struct stat st;
-    if (!strstr(e->msg, "too big integer") || strcmp(e->object, path) || stat(path, &st) || !S_ISREG(st.st_mode))
-        return false;
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char *text = xmalloc((size_t)st.st_size + 1);
-    size_t n = fread(text, 1, (size_t)st.st_size, f);
-    fclose(f);
-    err e2;
-    err_clear(&e2);
-    json_t *docs = dra_json_load(text, n, path, in, &e2);
-    free(text);
-    if (!docs) return false;
-    bool ok = dra_world_add_json(w, docs, &e2);
-    json_decref(docs);
-    if (!ok) *e = e2;
-    return ok;
+/* The input, loaded: a store of its own holding every object of the files, the
+ * snapshot it published and that snapshot's world, and the memory for what the CLI
+ * makes beside the world (claims from templates, a node without a Node object). */
+typedef struct loaded {
+    dra_store *st;
+    dra_snapshot *s;
+    const dra_world *w;
+    arena mem;
+} loaded;
+
+static void loaded_free(loaded *l) {
+    arena_free(&l->mem);
+    dra_snapshot_release(l->s);
+    dra_store_free(l->st);
 }
 
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
- * then every input path loaded into one frozen world. NULL, with the reason on
- * stderr, when either fails. */
-static dra_world *load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f) {
+ * then every input path loaded into one store (one object per kind/namespace/name,
+ * the claims' text kept for printing them back). False, with the reason on stderr,
+ * when either fails. */
+static bool load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f, loaded *l) {
     dra_features_default(f);
     err e;
     err_clear(&e);
     if (gates && !dra_features_parse(f, gates, &e)) {
         fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
-        return NULL;
+        return false;
     }
-    dra_world *w = dra_world_new(true);
-    dra_world_set_input(w, in);
-    for (int i = 0; i < npaths; i++)
-        if (!dra_world_load_path(w, paths[i], &e) && !load_json_bigint(w, paths[i], in, &e)) {
-            char buf[2048], shown[4096];
-            fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
-            dra_world_free(w);
-            return NULL;
-        }
-    dra_world_freeze(w);
-    return w;
+    *l = (loaded){.st = dra_store_new_with(f, &(dra_store_opts){.keep_text = true, .input = in})};
+    arena_init(&l->mem, 4096);
+    if (!dra_store_load_paths(l->st, (const char *const *)paths, (size_t)npaths, &e)) {
+        char buf[2048], shown[4096];
+        fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
+        loaded_free(l);
+        return false;
+    }
+    l->s = dra_store_acquire(l->st);
+    l->w = dra_snapshot_world(l->s);
+    return true;
 }
 
 /* Without --timeout, kube-scheduler's: filterTimeout's 10 s default with the
@@ -467,8 +459,9 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                      const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
                      const uint64_t *seed, const char *clock_now, dra_device_choice choice) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, in, &f);
-    if (!w) return 2;
+    loaded l;
+    if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
+    const dra_world *w = l.w;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     /* kube-scheduler sets allocationTimestamp only with both binding gates on */
     const char *now = f.binding_conditions ? clock_now : NULL;
@@ -480,7 +473,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
         /* Without the Node object its labels are unknown: node selectors on labels
          * will not match. Say so, since the result depends on it. */
         fprintf(stderr, "dralloc allocate: note: Node %s is not in the input; assuming it has no labels\n", node_name);
-        node = dra_world_add_node(w, node_name, NULL, 0);
+        node = dra_node_named(&l.mem, node_name);
     }
 
     dra_allocated *st = dra_allocated_new(w);
@@ -499,10 +492,10 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
             job *j = &jobs[njobs];
             for (uint32_t k = 0; k < pod->nclaims; k++) {
                 const dra_pod_claim *pc = &pod->claims[k];
-                const dra_claim *c = dra_extres_pod_claim(w, pod, pc);
+                const dra_claim *c = dra_extres_pod_claim(w, &l.mem, pod, pc);
                 if (!c) {
                     fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s: %s (in the input)\n", dra_ns(pod->ns),
-                            pod->name, pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, pod, pc));
+                            pod->name, pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, &l.mem, pod, pc));
                     continue;
                 }
                 /* a claim shared by several pods is in each pod's job and allocated once,
@@ -525,7 +518,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                 char nm[512];
                 snprintf(nm, sizeof nm, "%s-claim", t->name);
                 if (!in_namespace(only_ns, t->ns)) continue;
-                job_add(&jobs[njobs], dra_world_claim_from_template(w, t, t->ns, nm));
+                job_add(&jobs[njobs], dra_claim_from_template(&l.mem, t, t->ns, nm));
                 njobs++;
             }
         }
@@ -667,7 +660,7 @@ out:
     for (size_t i = 0; i < cap; i++) job_free(&jobs[i]);
     free(jobs);
     dra_allocated_free(st);
-    dra_world_free(w);
+    loaded_free(&l);
     return rc;
 }
 
@@ -677,8 +670,9 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
                    const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now,
                    dra_device_choice choice) {
     dra_features f;
-    dra_world *w = load_world(paths, npaths, gates, in, &f);
-    if (!w) return 2;
+    loaded l;
+    if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
+    const dra_world *w = l.w;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     char ns[256];
     snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
@@ -690,11 +684,11 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     const dra_pod *pod = dra_extres_find_pod(w, ns, name);
     if (!pod) {
         fprintf(stderr, "dralloc allocate: Pod %s/%s not found in the input\n", ns, name);
-        dra_world_free(w);
+        loaded_free(&l);
         return 2;
     }
     const dra_node *node = dra_world_find_node(w, node_name);
-    if (!node) node = dra_world_add_node(w, node_name, NULL, 0);
+    if (!node) node = dra_node_named(&l.mem, node_name);
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
     dra_alloc_ctx *x = dra_alloc_ctx_new();
@@ -741,7 +735,7 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     }
     json_decref(out);
     dra_allocated_free(st);
-    dra_world_free(w);
+    loaded_free(&l);
     return rc;
 }
 

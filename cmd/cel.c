@@ -231,13 +231,17 @@ static int cel_eval_slice(const char *expr, const char *path, const char *devnam
     err e;
     err_clear(&e);
     char msg[ERR_OBJECT_MAX + ERR_PATH_MAX + ERR_MSG_MAX + 8];
-    dra_world *w = dra_world_new(true);
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new(&f);
+    dra_snapshot *snap = NULL;
     int rc = 2;
-    if (!dra_world_load_path(w, path, &e)) {
+    if (!dra_store_load_paths(st, &path, 1, &e)) {
         fprintf(stderr, "dralloc cel: %s\n", err_format(&e, msg, sizeof msg));
         goto out;
     }
-    dra_world_freeze(w);
+    snap = dra_store_acquire(st);
+    const dra_world *w = dra_snapshot_world(snap);
     const char *driver = NULL, *pool = NULL;
     const cel_device *d = dra_world_find_device(w, NULL, devname, &driver, &pool);
     if (!d) {
@@ -250,7 +254,8 @@ static int cel_eval_slice(const char *expr, const char *path, const char *devnam
     rc = compile_and_print(dra_world_cel_env(w), expr, d, where);
     free(where);
 out:
-    dra_world_free(w);
+    dra_snapshot_release(snap);
+    dra_store_free(st);
     return rc;
 }
 

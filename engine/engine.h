@@ -4,14 +4,16 @@
  * incubating/experimental variants).
  *
  * Life cycle:
- *   dra_world        objects (DeviceClasses, ResourceSlices, ResourceClaims, templates,
- *                    Nodes, Pods) decoded once; load with dra_world_add_*, then
- *                    dra_world_freeze. A frozen world is read by any number of threads,
- *                    except through the calls that take a non-const dra_world (a claim
- *                    made from a template, a bare node, dra_pod_allocate): they add to
- *                    it and are for one thread at a time, as the CLI and the fixtures
- *                    call them. A service never holds a dra_world: it holds store
- *                    snapshots (snapshot.h), which are only read.
+ *   dra_store        the objects (DeviceClasses, ResourceSlices, ResourceClaims,
+ *                    templates, Nodes, Pods, ...), each decoded once; every change
+ *                    publishes an immutable snapshot (snapshot.h). A service keeps one
+ *                    store for its life; the CLI, a conformance case or a benchmark
+ *                    fills one from files or JSON at once.
+ *   dra_world        a snapshot's objects as the allocator reads them
+ *                    (dra_snapshot_world): lives as long as the snapshot, never written,
+ *                    read by any number of threads. What a caller makes beside it (a
+ *                    claim from a template, a node without a Node object) goes in the
+ *                    caller's arena.
  *   dra_allocated    what is already in use (devices, shared IDs, consumed capacity),
  *                    from claims' status.allocation or given directly. Read-only once
  *                    built; shareable.
@@ -22,9 +24,10 @@
  *                    it call after call — the search itself never mallocs.
  *
  * Typical use (what `dralloc allocate` and a benchmark do):
- *   dra_world *w = dra_world_new(true);
- *   dra_world_load_path(w, "cluster.yaml", &e);          // or dra_world_add_json per object
- *   dra_world_freeze(w);
+ *   dra_store *store = dra_store_new_with(&features, &(dra_store_opts){.keep_text = true});
+ *   dra_store_load_paths(store, (const char *[]){"cluster.yaml"}, 1, &e);  // or dra_store_apply_json
+ *   dra_snapshot *s = dra_store_acquire(store);
+ *   const dra_world *w = dra_snapshot_world(s);
  *   dra_allocated *st = dra_allocated_new(w);            // + dra_allocated_add_claim per allocated claim
  *   dra_nodeview *v = dra_nodeview_new(w, dra_world_find_node(w, "node-1"), &features, &e);
  *   dra_alloc_ctx *x = dra_alloc_ctx_new();
@@ -50,8 +53,8 @@
 typedef void (*dra_warn_fn)(void *ud, const char *msg);
 /* How input is read: `warn` (may be NULL: warnings are dropped) receives each input
  * warning as one line of text ("ResourceClaim ns/c: unknown field \"spec.requests\"")
- * with `ud`; strict turns warnings into errors. Settings go with what reads — a world
- * (dra_world_set_input), one text (dra_json_load) — never the process: two threads may
+ * with `ud`; strict turns warnings into errors. Settings go with what reads — a store
+ * (dra_store_opts), one text (dra_json_load) — never the process: two threads may
  * load with different sinks at once. NULL settings: warnings dropped, not strict. */
 typedef struct dra_input {
     dra_warn_fn warn;
@@ -69,21 +72,10 @@ json_t *dra_json_load(const char *text, size_t len, const char *source, const dr
 
 typedef struct dra_world dra_world;
 
-/* apply_defaults: fill in what the API server would default (allocationMode, count)
- * — right for hand-written files, wrong for conformance cases. */
-dra_world *dra_world_new(bool apply_defaults);
-void dra_world_free(dra_world *w);
-/* The input settings for what the world loads from now on (copied; by default
- * warnings are dropped). */
-void dra_world_set_input(dra_world *w, const dra_input *in);
-/* Any object, a `kind: List` or a typed list (`ResourceSliceList`, …); unknown kinds
- * are skipped. Returns false with an error naming object and field. */
-bool dra_world_add_json(dra_world *w, const json_t *obj, err *e);
-/* A file or a directory of *.yaml / *.yml / *.json files (YAML may be multi-document). */
-bool dra_world_load_path(dra_world *w, const char *path, err *e);
-/* Builds indexes; after this the world is read-only. */
-void dra_world_freeze(dra_world *w);
+/* The world of a snapshot (lives as long as s). */
+const dra_world *dra_snapshot_world(const dra_snapshot *s);
 
+/* Objects of one kind in arrival order (the first call collects them), and by name. */
 size_t dra_world_nclaims(const dra_world *w);
 const dra_claim *dra_world_claim(const dra_world *w, size_t i);
 const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name);
@@ -95,11 +87,10 @@ const dra_pod *dra_world_pod(const dra_world *w, size_t i);
 size_t dra_world_ntemplates(const dra_world *w);
 const dra_claim_template *dra_world_template(const dra_world *w, size_t i);
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name);
-/* A claim instantiated from a template for a pod (lives as long as the world). */
-const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
-                                               const char *name);
-/* A node with just a name and labels (for callers that have no Node object). */
-const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n);
+/* A claim instantiated from a template for a pod, in a (the caller's memory). */
+const dra_claim *dra_claim_from_template(arena *a, const dra_claim_template *t, const char *ns, const char *name);
+/* A node with just a name, in a (for callers that have no Node object). */
+const dra_node *dra_node_named(arena *a, const char *name);
 
 /* The CEL view of the device named `device` — in the ResourceSlice named `slice`, or
  * in any slice when `slice` is NULL (the first in input order) — and its driver and
@@ -114,7 +105,7 @@ const cel_env *dra_world_cel_env(const dra_world *w);
 
 typedef struct dra_allocated dra_allocated;
 
-dra_allocated *dra_allocated_new(dra_world *w);
+dra_allocated *dra_allocated_new(const dra_world *w);
 void dra_allocated_free(dra_allocated *s);
 /* "driver/pool/device" */
 bool dra_allocated_add_device(dra_allocated *s, const char *id, err *e);
@@ -250,18 +241,18 @@ const char *dra_rfc3339_utc(int64_t unix_seconds, char buf[32]);
 
 const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const char *name);
 /* The ResourceClaim a pod's claim entry stands for (by name, generated, or made from
- * its template for the CLI: it lives as long as the world); NULL when none exists. */
-const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
-/* Why dra_extres_pod_claim found none (lives as long as the world): Kubernetes'
+ * its template in a); NULL when none exists. */
+const dra_claim *dra_extres_pod_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
+/* Why dra_extres_pod_claim found none (in a): Kubernetes'
  * NotFound text, the namespace searched and where one of that name exists:
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
-const char *dra_extres_pod_claim_missing(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
+const char *dra_extres_pod_claim_missing(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
 /* Allocates what the pod needs on the node (engine/extres.h describes the outcome
  * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
  * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`
  * (NULL: the clock) is the allocationTimestamp. */
-json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
+json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* ---- conformance fixtures ----------------------------------------------------------- */

@@ -98,12 +98,12 @@ const char *dra__extres_missing_claim(const dra_world *w, arena *a, const dra_po
     return dra__world_not_found(w, a, DRA_KIND_CLAIM, pod->ns, pc->claim_name ? pc->claim_name : "");
 }
 
-const char *dra_extres_pod_claim_missing(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
-    return dra__extres_missing_claim(w, &w->cli_mem, pod, pc);
+const char *dra_extres_pod_claim_missing(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+    return dra__extres_missing_claim(w, a, pod, pc);
 }
 
-const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc) {
-    return dra__extres_resolve_claim(w, &w->cli_mem, pod, pc);
+const dra_claim *dra_extres_pod_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc) {
+    return dra__extres_resolve_claim(w, a, pod, pc);
 }
 
 /* ---- the plan ----------------------------------------------------------------------------- */
@@ -384,7 +384,7 @@ static uint32_t entry_of(const dra_podplan *pp, const dra_claim *c) {
     return k;
 }
 
-json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
+json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st, dra_alloc_ctx *xin, const char *now) {
     arena a;
     arena_init(&a, 0);

@@ -52,8 +52,6 @@ const dra_claim *dra__extres_resolve_claim(const dra_world *w, arena *a, const d
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
 const char *dra__extres_missing_claim(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
-/* The same for `dralloc allocate`'s CLI, which keeps claims for the process's life. */
-const dra_claim *dra_extres_pod_claim(dra_world *w, const dra_pod *pod, const dra_pod_claim *pc);
 
 /* ---- one pod, resolved once, tried on many nodes --------------------------------------- */
 
@@ -118,7 +116,7 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
  * x (may be NULL: a fresh one) is the allocation context and the random source;
  * `now` (NULL: the clock) is the allocationTimestamp, set when both binding gates
  * are on. `st` (may be NULL) receives the new allocations. */
-json_t *dra_pod_allocate(dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
+json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st, dra_alloc_ctx *x, const char *now);
 
 /* An allocator case with a "pod" (testdata/README.md). */

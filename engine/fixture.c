@@ -1,33 +1,37 @@
 /* fixture.c — one allocator conformance case end to end: feature flags, node,
- * classes, slices, allocated state and claims go into a fresh world exactly as given
- * (no API defaulting), the claims are allocated together on the node, and the
+ * classes, slices, allocated state and claims go into a store of their own exactly as
+ * given (no API defaulting, objects of the same name all kept), the claims are allocated together on the node, and the
  * outcome is returned in the case's expectation shape (an unsatisfiable one with its
  * explanation: "reason", the short line, and "explanation", the long text). Shared by
  * `dralloc allocate --fixture` and the conformance runner. */
 #include "engine/explain.h"
 #include "engine/extres.h"
 #include "engine/world.h"
+#include "engine/snapshot.h"
 
 #include <string.h>
 
 static bool feature(const json_t *fs, const char *name) { return json_is_true(json_object_get(fs, name)); }
 
-static bool add_all(dra_world *w, const json_t *c, const char *key, const char *kind, err *e) {
+/* o, with its kind when it has none, appended to objs. */
+static void add_obj(json_t *objs, json_t *o, const char *kind) {
+    if (json_object_get(o, "kind")) {
+        json_array_append(objs, o);
+        return;
+    }
+    json_t *copy = json_copy(o);
+    json_object_set_new(copy, "kind", json_string(kind));
+    json_array_append_new(objs, copy);
+}
+
+static bool add_all(json_t *objs, const json_t *c, const char *key, const char *kind, err *e) {
     const json_t *arr = json_object_get(c, key);
     if (!arr || json_is_null(arr)) return true;
     if (!json_is_array(arr)) return err_set(e, "case field %s: expected array", key);
     for (size_t i = 0; i < json_array_size(arr); i++) {
         json_t *o = json_array_get(arr, i);
         if (!json_is_object(o)) return err_set(e, "case field %s[%zu]: expected object", key, i);
-        if (!json_object_get(o, "kind")) {
-            json_t *copy = json_copy(o);
-            json_object_set_new(copy, "kind", json_string(kind));
-            bool ok = dra_world_add_json(w, copy, e);
-            json_decref(copy);
-            if (!ok) return false;
-        } else if (!dra_world_add_json(w, o, e)) {
-            return false;
-        }
+        add_obj(objs, o, kind);
     }
     return true;
 }
@@ -54,8 +58,9 @@ json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e
     };
     /* a pod to schedule (extended resources, PodGroup claims): engine/extres_case.c */
     if (json_object_get(c, "pod")) return dra__podcase_run(c, &f, choice, e);
-    dra_world *w = dra_world_new(false);
-    json_t *out = NULL;
+    json_t *objs = json_array(), *out = NULL;
+    dra_store *store = NULL;
+    dra_snapshot *snap = NULL;
     dra_allocated *st = NULL;
     dra_nodeview *v = NULL;
     dra_alloc_ctx *x = NULL;
@@ -65,19 +70,14 @@ json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e
         err_set(e, "case: node missing");
         goto done;
     }
-    if (!json_object_get(node, "kind")) {
-        json_t *copy = json_copy((json_t *)node);
-        json_object_set_new(copy, "kind", json_string("Node"));
-        bool ok = dra_world_add_json(w, copy, e);
-        json_decref(copy);
-        if (!ok) goto done;
-    } else if (!dra_world_add_json(w, node, e)) {
+    add_obj(objs, (json_t *)node, "Node");
+    if (!add_all(objs, c, "classes", "DeviceClass", e) || !add_all(objs, c, "slices", "ResourceSlice", e) ||
+        !add_all(objs, c, "claims", "ResourceClaim", e) || !add_all(objs, c, "deviceTaintRules", "DeviceTaintRule", e))
         goto done;
-    }
-    if (!add_all(w, c, "classes", "DeviceClass", e) || !add_all(w, c, "slices", "ResourceSlice", e) ||
-        !add_all(w, c, "claims", "ResourceClaim", e) || !add_all(w, c, "deviceTaintRules", "DeviceTaintRule", e))
-        goto done;
-    dra_world_freeze(w);
+    store = dra_store_new_with(&f, &(dra_store_opts){.as_given = true, .keep_text = true});
+    if (!dra_store_apply_json(store, objs, e)) goto done;
+    snap = dra_store_acquire(store);
+    const dra_world *w = dra_snapshot_world(snap);
     st = dra_allocated_new(w);
     const json_t *ad = json_object_get(c, "allocatedDevices");
     for (size_t i = 0; json_is_array(ad) && i < json_array_size(ad); i++)
@@ -149,6 +149,8 @@ done:
     dra_alloc_ctx_free(x);
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    dra_world_free(w);
+    dra_snapshot_release(snap);
+    dra_store_free(store);
+    json_decref(objs);
     return out;
 }

@@ -28,7 +28,7 @@ static bool group_claim(dctx *c, const json_t *pc, void *elem, void *ud) {
     return true;
 }
 
-bool dra__podgroup_add(dra_world *w, const json_t *obj, err *e) {
+bool dra__podgroup_add(dra_rules *w, const json_t *obj, err *e) {
     dctx c;
     dra__dctx_init(&c, &w->dec, e, "PodGroup", obj);
     dra_podgroup *g = ARENA_NEW(&w->mem, dra_podgroup);
@@ -51,8 +51,8 @@ bool dra__podgroup_add(dra_world *w, const json_t *obj, err *e) {
 const char *dra__podgroup_uid(const dra_podgroup *g) { return g->uid; }
 
 const dra_podgroup *dra__podgroup_find(const dra_world *w, const char *ns, const char *name) {
-    for (size_t i = 0; i < w->podgroups.n; i++) {
-        const dra_podgroup *g = w->podgroups.v[i];
+    for (size_t i = 0; w->rules && i < w->rules->podgroups.n; i++) {
+        const dra_podgroup *g = w->rules->podgroups.v[i];
         const char *gns = dra_ns(g->ns), *pns = dra_ns(ns);
         if (!strcmp(g->name, name) && !strcmp(gns, pns)) return g;
     }

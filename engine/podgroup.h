@@ -18,10 +18,11 @@
 #include "engine/model.h"
 
 typedef struct dra_world dra_world;
+typedef struct dra_rules dra_rules;
 typedef struct dra_podgroup dra_podgroup;
 
-/* world.c add_one(): decode one PodGroup into the world. */
-bool dra__podgroup_add(dra_world *w, const json_t *obj, err *e);
+/* rules.c dra__rules_add: decode one PodGroup into r. */
+bool dra__podgroup_add(dra_rules *r, const json_t *obj, err *e);
 const dra_podgroup *dra__podgroup_find(const dra_world *w, const char *ns, const char *name);
 /* metadata.uid, NULL when the object has none. */
 const char *dra__podgroup_uid(const dra_podgroup *g);

@@ -52,6 +52,21 @@ typedef struct dra_pod_request dra_pod_request;
 /* ---- store and snapshots --------------------------------------------------------- */
 
 dra_store *dra_store_new(const dra_features *f);
+/* How a store reads objects; dra_store_new's are all false/NULL, the service's. A
+ * one-shot world (the CLI, a conformance case, a benchmark, a test) is a store of its
+ * own fed the objects at once, read through the snapshot it publishes. */
+struct dra_input;
+typedef struct dra_store_opts {
+    /* objects exactly as given, as conformance cases are: no API defaults
+     * (allocationMode, count), and every object kept even when its kind/namespace/name
+     * was given before (lookups by name find the first) */
+    bool as_given;
+    /* keep each object's JSON text, for printing claims back (`dralloc allocate`) */
+    bool keep_text;
+    /* where decoding warns and whether warnings are errors (copied; NULL: dropped) */
+    const struct dra_input *input;
+} dra_store_opts;
+dra_store *dra_store_new_with(const dra_features *f, const dra_store_opts *o);
 /* A store over another store's catalog (intern table, compiled CEL programs), so the
  * CEL environments are built once for stores kept side by side in one process (tests,
  * the fuzzers: building them is most of an empty store's cost). The catalog is

@@ -155,7 +155,7 @@ typedef struct part {
     _Atomic long refs;
     DRA_VEC(void *) v;
     hmap by_name;            /* classes: interned name → index+1 */
-    dra_world *rw;           /* rules: a world holding only DeviceTaintRules and PodGroups */
+    dra_rules *rw;           /* rules: the DeviceTaintRules and PodGroups, decoded */
 } part;
 
 static part *part_retain(part *p) {
@@ -167,7 +167,7 @@ static void part_release(part *p) {
     if (!p || !ref_drop(&p->refs)) return;
     free(p->v.v);
     hmap_free(&p->by_name);
-    dra_world_free(p->rw);
+    dra__rules_free(p->rw);
     free(p);
 }
 
@@ -290,6 +290,8 @@ struct dra_store {
     uint64_t gen;
     uint64_t seq;                 /* arrival order of entries */
     uint32_t slice_seq;           /* stable-sort tie-break for slices, in arrival order */
+    dra_store_opts opts;          /* how objects are read (dra_store_new_with) */
+    dra_input input;              /* opts.input, copied: where decoding warns */
 };
 
 dra_snapshot *dra_snapshot_retain(dra_snapshot *s) {
@@ -310,7 +312,7 @@ void dra_snapshot_release(dra_snapshot *s) {
     pmap_free(&s->memo);
     pthread_mutex_destroy(&s->memo_lock);
     dra_allocated_free(s->st);
-    dra_world_free(s->w);
+    dra__world_free(s->w);
     for (size_t i = 0; i < s->changes.n; i++) {
         entry_release(s->changes.v[i].old);
         entry_release(s->changes.v[i].neu);
@@ -408,10 +410,9 @@ static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old)
 }
 
 /* World lookups by namespace/name, answered from the snapshot's object maps. */
-static const void *snapshot_find(const void *arg, int kind, const char *ns, const char *name) {
+static const void *snapshot_find(const void *arg, dra_kind k, const char *ns, const char *name) {
     const dra_snapshot *s = arg;
     char stack[512];
-    dra_kind k = (dra_kind)kind;
     const char *sns = dra__kind_cluster_scoped(k) ? "" : dra_ns(ns);
     const char *kn = dra__kind_name(k);
     size_t a = strlen(kn), b = strlen(sns), c = strlen(name), n = a + b + c + 2;
@@ -427,16 +428,16 @@ static const void *snapshot_find(const void *arg, int kind, const char *ns, cons
     return en ? en->obj : NULL;
 }
 
-/* Every object of a kind, for the world's slow walks (dra__world_namespaces_with:
- * the text of a failure only). */
-static void snapshot_each(const void *arg, int kind, void (*fn)(void *ctx, const void *obj), void *ctx) {
-    const dra_snapshot *s = arg;
-    pmap_iter it;
-    pmap_iter_init(&it, &s->objs[kind]);
-    void *p;
-    while (pmap_next(&it, NULL, &p))
-        if (((const entry *)p)->obj) fn(ctx, ((const entry *)p)->obj);
+/* The decoded objects of a kind in arrival order (malloc'd; *n of them). */
+static const void **snapshot_objects(const void *arg, dra_kind k, size_t *n) {
+    entry **v = entries_by_seq(&((const dra_snapshot *)arg)->objs[k], n);
+    const void **o = (const void **)v;
+    for (size_t i = 0; i < *n; i++) o[i] = v[i]->obj;
+    return o;
 }
+
+/* Where a snapshot's world finds its objects. */
+static const dra_world_source snapshot_source = {snapshot_find, snapshot_objects};
 
 /* The objects of kind k in arrival order, as a list (classes: indexed by name). */
 static part *part_list(const dra_snapshot *s, dra_kind k) {
@@ -453,20 +454,19 @@ static part *part_list(const dra_snapshot *s, dra_kind k) {
     return p;
 }
 
-/* The taint rules and pod groups, decoded into a world of their own (NULL with e set
+/* The taint rules and pod groups, decoded together (NULL with e set
  * when one does not decode: they were checked on arrival, so only in theory). */
 static part *part_rules(const dra_snapshot *s, err *e) {
     part *p = xcalloc(1, sizeof *p);
     atomic_init(&p->refs, 1);
     hmap_init(&p->by_name);
-    p->rw = dra__world_new_in(s->cat, true);
-    p->rw->borrowed = true;
+    p->rw = dra__rules_new(s->cat, NULL);
     dra_kind kinds[] = {DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP};
     for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
         size_t n;
         entry **v = entries_by_seq(&s->objs[kinds[k]], &n);
         bool ok = true;
-        for (size_t i = 0; i < n && ok; i++) ok = dra_world_add_json(p->rw, v[i]->json, e);
+        for (size_t i = 0; i < n && ok; i++) ok = dra__rules_add(p->rw, kinds[k], v[i]->json, e);
         free(v);
         if (!ok) {
             part_release(p);
@@ -661,7 +661,7 @@ static void memo_carry(dra_snapshot *s, dra_snapshot *old) {
 /* Lays the world out for s from old's (NULL: from the objects alone): the parts of
  * kinds that did not change are shared, the slice indexes edited where slices
  * changed, the in-use set derived from old's by the claims removed and added. Claims,
- * templates, nodes and pods are looked up through the object maps (w->find). */
+ * templates, nodes and pods are looked up through the object maps (dra__snapshot_find). */
 static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     bool changed[DRA_KIND_COUNT] = {0};
     size_t nslice = 0;
@@ -674,22 +674,14 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     bool rules_changed = !old || changed[DRA_KIND_TAINT_RULE] || changed[DRA_KIND_POD_GROUP];
     s->rules = rules_changed ? part_rules(s, e) : part_retain(old->rules);
     if (!s->rules) return false;
-    dra_world *w = dra__world_new_in(s->cat, true);
+    dra_world *w = dra__world_new_in(s->cat, &snapshot_source, s);
     s->w = w;
-    w->borrowed = true;
-    w->find = snapshot_find;
-    w->each = snapshot_each;
-    w->find_arg = s;
-    w->vectors_borrowed = true;
     w->classes.v = (dra_class **)s->classes->v.v;
     w->classes.n = s->classes->v.n;
     w->class_by_name = s->classes->by_name;
     w->pods.v = (dra_pod **)s->pods->v.v;
     w->pods.n = s->pods->v.n;
-    w->taint_rules = s->rules->rw->taint_rules;
-    w->podgroups = s->rules->rw->podgroups;
-    w->taint_slices_done = w->taint_rules_done = w->taint_rules.n;
-    w->frozen = true;
+    w->rules = s->rules->rw;
     bool taints_changed = !old || changed[DRA_KIND_TAINT_RULE];
     if (!taints_changed) {
         /* the tainted copies of slices that stay, shared */
@@ -745,19 +737,28 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-static dra_store *store_new_over(const dra_features *f, dra_catalog *cat) {
+static dra_store *store_new_over(const dra_features *f, dra_catalog *cat, const dra_store_opts *o) {
     dra_store *st = xcalloc(1, sizeof *st);
     pthread_mutex_init(&st->write_lock, NULL);
     pthread_mutex_init(&st->cur_lock, NULL);
     st->cat = cat;
     st->f = *f;
+    if (o) st->opts = *o;
+    if (o && o->input) st->input = *o->input;
+    st->opts.input = NULL;
     return st;
 }
 
-dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra__catalog_new()); }
+dra_store *dra_store_new(const dra_features *f) { return store_new_over(f, dra__catalog_new(), NULL); }
+
+dra_store *dra_store_new_with(const dra_features *f, const dra_store_opts *o) {
+    return store_new_over(f, dra__catalog_new(), o);
+}
 
 dra_store *dra_store_new_sharing(const dra_features *f, const dra_store *like) {
-    return store_new_over(f, dra__catalog_retain(like->cat));
+    dra_store_opts o = like->opts;
+    o.input = &like->input;
+    return store_new_over(f, dra__catalog_retain(like->cat), &o);
 }
 
 void dra_store_free(dra_store *st) {
@@ -799,12 +800,13 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
     en->cat = dra__catalog_retain(st->cat);
-    dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = true, .no_raw_text = true};
+    dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = !st->opts.as_given,
+                     .no_raw_text = !st->opts.keep_text, .input = &st->input};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
-        /* decoded per world (they are few): check now that they decode */
-        dra_world *probe = dra__world_new_in(st->cat, true);
-        bool ok = dra_world_add_json(probe, obj, e);
-        dra_world_free(probe);
+        /* decoded per world (they are few): check now that they decode, warnings said once */
+        dra_rules *probe = dra__rules_new(st->cat, &st->input);
+        bool ok = dra__rules_add(probe, k, obj, e);
+        dra__rules_free(probe);
         if (!ok) goto fail;
     } else if (!dra__decode_object(&d, k, obj, &en->obj, e)) {
         goto fail;
@@ -846,6 +848,16 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint6
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
+    if (old && st->opts.as_given) {
+        /* every object given is kept: a later one under a taken name gets a key of its
+         * own (lookups by name find the first) */
+        char *own = xmalloc(strlen(key) + 24);
+        sprintf(own, "%s/#%llu", key, (unsigned long long)st->seq);
+        free(key);
+        key = own;
+        h = hash_bytes(key, strlen(key));
+        old = NULL;
+    }
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
         return true;
@@ -861,6 +873,15 @@ static uint64_t now_ns(clockid_t clk) {
     struct timespec ts;
     clock_gettime(clk, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* "Kind/namespace/name" as error texts name an object: "Kind ns/name", "Kind name"
+ * when cluster-scoped (the namespace empty). */
+static const char *key_text(const char *key, char *buf, size_t n) {
+    const char *ns = strchr(key, '/') + 1, *name = strchr(ns, '/') + 1;
+    int nsl = name - ns > 1 ? (int)(name - ns) : 0;   /* with its '/' */
+    snprintf(buf, n, "%.*s %.*s%s", (int)(ns - key - 1), key, nsl, ns, name);
+    return buf;
 }
 
 /* Duplicate keys within one call: the same object twice is fine, a different one
@@ -881,7 +902,9 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
             !json_equal(changes[j - 1].upsert, o)) {
             const char *a = changes[j - 1].source ? changes[j - 1].source : "(input)";
             const char *b = changes[i].source ? changes[i].source : "(input)";
-            ok = err_set(e, "%s is given twice with different contents: in %s and in %s", keys[i], a, b);
+            char kt[512];
+            ok = err_set(e, "%s is given twice with different contents: in %s and in %s",
+                         key_text(keys[i], kt, sizeof kt), a, b);
         }
         hmap_put(&seen, h, i + 1);
     }
@@ -919,7 +942,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     uint64_t t0 = now_ns(CLOCK_MONOTONIC);
     pthread_mutex_lock(&st->write_lock);
     uint64_t gen = 0;
-    if (!skipped && !check_duplicates(changes, n, e)) goto out;
+    if (!skipped && !st->opts.as_given && !check_duplicates(changes, n, e)) goto out;
     dra_snapshot *old = dra_store_acquire(st);
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
@@ -992,7 +1015,8 @@ static bool collect(change_list *cl, const json_t *doc, const char *source, err 
             if (!collect(cl, json_array_get(doc, i), source, e)) return false;
         return true;
     }
-    if (!json_is_object(doc)) return err_set(e, "%s: expected a Kubernetes object", source ? source : "input");
+    /* files: a document that is no object was warned about by the reader ("ignored") */
+    if (!json_is_object(doc)) return cl->skip_unknown || err_set(e, "%s: expected a Kubernetes object", source ? source : "input");
     const char *kind = json_string_value(json_object_get(doc, "kind"));
     size_t kl = kind ? strlen(kind) : 0;
     if (kind && (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List")))) {
@@ -1061,7 +1085,9 @@ static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, c
         if (sk->json_hash != jh) {
             const char *a = sk->source ? sk->source : "(input)", *b = c->source ? c->source : "(input)";
             err_clear(&t->twice_err);
-            err_set(&t->twice_err, "%s is given twice with different contents: in %s and in %s", key, a, b);
+            char kt[512];
+            err_set(&t->twice_err, "%s is given twice with different contents: in %s and in %s",
+                    key_text(key, kt, sizeof kt), a, b);
             t->twice = true;
         }
         sk->json_hash = jh;
@@ -1113,7 +1139,7 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
     t.cl = (change_list){.skip_unknown = true, .each = load_change, .arg = &t};
     hmap_init(&t.seen);
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], NULL, load_doc, &t, e);
+    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], &st->input, load_doc, &t, e);
     if (ok && (t.twice || t.failed)) {
         *e = t.twice ? t.twice_err : t.failed_err;
         ok = false;
@@ -1358,6 +1384,7 @@ json_t *dra_catalog_sizes_json(const dra_catalog_sizes *c) {
 }
 
 const dra_world *dra__snapshot_world(const dra_snapshot *s) { return s->w; }
+const dra_world *dra_snapshot_world(const dra_snapshot *s) { return s->w; }
 const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s) { return s->st; }
 const dra_features *dra__snapshot_features(const dra_snapshot *s) { return &s->f; }
 dra_catalog *dra__snapshot_catalog(const dra_snapshot *s) { return s->cat; }

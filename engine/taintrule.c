@@ -26,7 +26,7 @@ typedef struct dra_taint_rule {
     dra_taint taint;
 } dra_taint_rule;
 
-static bool add_v1(dra_world *w, const json_t *obj, err *e) {
+static bool add_v1(dra_rules *w, const json_t *obj, err *e) {
     dctx c;
     dra__dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
     dra_taint_rule *r = ARENA_NEW(&w->mem, dra_taint_rule);
@@ -56,7 +56,7 @@ static bool add_v1(dra_world *w, const json_t *obj, err *e) {
     return true;
 }
 
-bool dra__taintrule_add(dra_world *w, const json_t *obj, err *e) {
+bool dra__taintrule_add(dra_rules *w, const json_t *obj, err *e) {
     dctx c;
     dra__dctx_init(&c, &w->dec, e, "DeviceTaintRule", obj);
     json_t *owned;
@@ -75,39 +75,7 @@ static bool matches(const dra_taint_rule *r, const dra_slice *s, const dra_devic
     return true;
 }
 
-/* Appends the taints of rules [r0, r1) to the devices of slices [s0, s1). */
-static void apply_range(dra_world *w, size_t s0, size_t s1, size_t r0, size_t r1) {
-    for (size_t si = s0; si < s1; si++) {
-        dra_slice *s = w->slices.v[si];
-        for (uint32_t di = 0; di < s->ndevices; di++) {
-            dra_device *d = &s->devices[di];
-            uint32_t add = 0;
-            for (size_t ri = r0; ri < r1; ri++) add += matches(w->taint_rules.v[ri], s, d);
-            if (!add) continue;
-            dra_taint *t = ARENA_NEWN(&w->mem, dra_taint, d->ntaints + add);
-            if (d->ntaints) memcpy(t, d->taints, d->ntaints * sizeof *t);
-            uint32_t n = d->ntaints;
-            for (size_t ri = r0; ri < r1; ri++)
-                if (matches(w->taint_rules.v[ri], s, d)) t[n++] = w->taint_rules.v[ri]->taint;
-            d->taints = t;
-            d->ntaints = n;
-        }
-    }
-}
-
-/* Idempotent across freezes: slices and rules added since the last freeze are merged
- * (old slices × new rules, new slices × all rules), nothing twice. */
-void dra__taintrule_apply(dra_world *w) {
-    size_t ns = w->slices.n, nr = w->taint_rules.n;
-    if (nr && (ns > w->taint_slices_done || nr > w->taint_rules_done)) {
-        apply_range(w, 0, w->taint_slices_done, w->taint_rules_done, nr);
-        apply_range(w, w->taint_slices_done, ns, 0, nr);
-    }
-    w->taint_slices_done = ns;
-    w->taint_rules_done = nr;
-}
-
-const dra_slice *dra__taintrule_slice(const dra_world *rules, const dra_slice *s, arena *a) {
+const dra_slice *dra__taintrule_slice(const dra_rules *rules, const dra_slice *s, arena *a) {
     size_t nr = rules->taint_rules.n;
     bool any = false;
     for (uint32_t di = 0; di < s->ndevices && !any; di++)

@@ -1,441 +1,45 @@
-/* world.c — the world snapshot: loading objects (single objects, `kind: List`, typed
- * lists such as `ResourceSliceList`, JSON or multi-document YAML files, directories),
- * freezing (indexes by class name and by pool), read accessors, and the allocated
- * state (devices in use, shared IDs, consumed capacity) that allocation reads. */
+/* world.c — a snapshot's world (world.h): its slice indexes (node → slices, pool →
+ * slices, slices without a node name), kept as persistent maps so that consecutive
+ * snapshots share them; lookups by namespace/name, answered by the snapshot's object
+ * maps; the lists of every object of a kind in arrival order, collected at first use;
+ * and the things a caller makes beside a world in its own memory (a claim from a
+ * template, a node without a Node object). */
 #include "engine/world.h"
-#include "engine/extres.h"
-#include "engine/podgroup.h"
-#include "engine/taintrule.h"
-#include "engine/validate.h"
 
 #include "base/hash.h"
-#include "base/strbuf.h"
 
 #include <assert.h>
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults) {
+dra_world *dra__world_new_in(dra_catalog *cat, const dra_world_source *src, const void *arg) {
     dra_world *w = xcalloc(1, sizeof *w);
-    arena_init(&w->mem, 0);
-    arena_init(&w->cli_mem, 4096);
+    w->src = src;
+    w->src_arg = arg;
     w->cat = dra__catalog_retain(cat);
     w->names = cat->names;
     w->env = cat->env;
     w->cel = cat->cel;
     w->env_any = cat->env_any;
     w->cel_any = cat->cel_any;
-    w->dec = (dra_decoder){.a = &w->mem, .cat = cat, .apply_defaults = apply_defaults, .input = &w->input};
-    hmap_init(&w->class_by_name);
     pmap_init(&w->slices_by_pool, &dra__slice_list_ops);
     pmap_init(&w->slices_by_node, &dra__slice_list_ops);
-    pthread_mutex_init(&w->all_lock, NULL);
-    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
-    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) hmap_init(&idx[i]->first);
+    pthread_mutex_init(&w->lists_lock, NULL);
     return w;
 }
 
-void dra_world_set_input(dra_world *w, const dra_input *in) { w->input = in ? *in : (dra_input){0}; }
-
-dra_world *dra_world_new(bool apply_defaults) {
-    dra_catalog *cat = dra__catalog_new();
-    dra_world *w = dra__world_new_in(cat, apply_defaults);
-    dra__catalog_release(cat);
-    return w;
-}
-
-void dra_world_free(dra_world *w) {
+void dra__world_free(dra_world *w) {
     if (!w) return;
-    if (!w->vectors_borrowed) {
-        free(w->taint_rules.v);
-        free(w->podgroups.v);
-        free(w->classes.v);
-        free(w->pods.v);
-        hmap_free(&w->class_by_name);
-    }
-    free(w->slices.v);
-    free(w->claims.v);
-    free(w->templates.v);
-    free(w->nodes.v);
     pmap_free(&w->slices_by_node);
     pmap_free(&w->slices_by_pool);
     dra__slice_list_ops.release(w->unnamed);
-    free(w->all_slices);
-    pthread_mutex_destroy(&w->all_lock);
-    dra_name_index *idx[] = {&w->claim_idx, &w->template_idx, &w->node_idx, &w->pod_idx};
-    for (size_t i = 0; i < ARRAY_SIZE(idx); i++) {
-        hmap_free(&idx[i]->first);
-        free(idx[i]->next);
-    }
-    for (size_t i = 0; i < w->seen_keys.n; i++) {
-        free(w->seen_keys.v[i].key);
-        free(w->seen_keys.v[i].source);
-    }
-    free(w->seen_keys.v);
-    hmap_free(&w->seen);
-    arena_free(&w->mem);
-    arena_free(&w->cli_mem);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) free(w->lists[k].v);
+    pthread_mutex_destroy(&w->lists_lock);
     dra__catalog_release(w->cat);
     free(w);
-}
-
-static const char *const kind_names[DRA_KIND_COUNT] = {
-    [DRA_KIND_CLASS] = "DeviceClass",     [DRA_KIND_SLICE] = "ResourceSlice",
-    [DRA_KIND_CLAIM] = "ResourceClaim",   [DRA_KIND_TEMPLATE] = "ResourceClaimTemplate",
-    [DRA_KIND_NODE] = "Node",             [DRA_KIND_POD] = "Pod",
-    [DRA_KIND_TAINT_RULE] = "DeviceTaintRule", [DRA_KIND_POD_GROUP] = "PodGroup",
-};
-
-dra_kind dra__kind_of(const char *kind) {
-    for (int k = 1; kind && k < DRA_KIND_COUNT; k++)
-        if (!strcmp(kind, kind_names[k])) return (dra_kind)k;
-    return DRA_KIND_NONE;
-}
-
-const char *dra__kind_name(dra_kind k) { return k > 0 && k < DRA_KIND_COUNT ? kind_names[k] : "?"; }
-
-bool dra__kind_cluster_scoped(dra_kind k) {
-    return k == DRA_KIND_CLASS || k == DRA_KIND_SLICE || k == DRA_KIND_NODE || k == DRA_KIND_TAINT_RULE;
-}
-
-char *dra__object_key(dra_kind k, const char *ns, const char *name) {
-    ns = dra__kind_cluster_scoped(k) ? "" : dra_ns(ns);
-    size_t n = strlen(dra__kind_name(k)) + strlen(ns) + strlen(name) + 3;
-    char *key = xmalloc(n);
-    snprintf(key, n, "%s/%s/%s", dra__kind_name(k), ns, name);
-    return key;
-}
-
-bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e) {
-    *out = NULL;
-    switch (k) {
-    case DRA_KIND_CLASS: {
-        dra_class *c = ARENA_NEW(d->a, dra_class);
-        if (!dra__decode_class(d, obj, c, e)) return false;
-        *out = c;
-        return true;
-    }
-    case DRA_KIND_SLICE: {
-        dra_slice *s = ARENA_NEW(d->a, dra_slice);
-        if (!dra__decode_slice(d, obj, s, e)) return false;
-        *out = s;
-        return true;
-    }
-    case DRA_KIND_CLAIM: {
-        dra_claim *c = ARENA_NEW(d->a, dra_claim);
-        if (!dra__decode_claim(d, obj, c, e)) return false;
-        *out = c;
-        return true;
-    }
-    case DRA_KIND_TEMPLATE: {
-        dra_claim_template *t = ARENA_NEW(d->a, dra_claim_template);
-        if (!dra__decode_claim_template(d, obj, t, e)) return false;
-        *out = t;
-        return true;
-    }
-    case DRA_KIND_NODE: {
-        dra_node *n = ARENA_NEW(d->a, dra_node);
-        if (!dra__decode_node(d, obj, n, e)) return false;
-        *out = n;
-        return true;
-    }
-    case DRA_KIND_POD: {
-        dra_pod *p = ARENA_NEW(d->a, dra_pod);
-        if (!dra__decode_pod(d, obj, p, e)) return false;
-        *out = p;
-        return true;
-    }
-    default:
-        return true;
-    }
-}
-
-void dra__world_push(dra_world *w, dra_kind k, void *obj) {
-    switch (k) {
-    case DRA_KIND_CLASS: DRA_VEC_PUSH(w->classes, (dra_class *)obj); break;
-    case DRA_KIND_SLICE: {
-        dra_slice *s = obj;
-        /* a borrowed slice keeps the index (a stable-sort tie-break) its owner gave it */
-        if (!w->borrowed) s->index = (uint32_t)w->slices.n;
-        DRA_VEC_PUSH(w->slices, s);
-        break;
-    }
-    case DRA_KIND_CLAIM: DRA_VEC_PUSH(w->claims, (dra_claim *)obj); break;
-    case DRA_KIND_TEMPLATE: DRA_VEC_PUSH(w->templates, (dra_claim_template *)obj); break;
-    case DRA_KIND_NODE: DRA_VEC_PUSH(w->nodes, (dra_node *)obj); break;
-    case DRA_KIND_POD: DRA_VEC_PUSH(w->pods, (dra_pod *)obj); break;
-    default: assert(!"dra__world_push: kind decoded per world");
-    }
-}
-
-/* 1: the same object was loaded before (skip it); 0: new; -1: a different object
- * under the same kind/namespace/name (e names both files). Cluster-scoped kinds
- * ignore a namespace; namespaced ones default it, as kubectl does. */
-static int seen_before(dra_world *w, dra_kind k, const json_t *obj, err *e) {
-    const json_t *m = json_object_get(obj, "metadata");
-    const char *name = json_string_value(json_object_get(m, "name"));
-    if (!name) return 0;   /* the decoder says what is missing */
-    const char *ns = json_string_value(json_object_get(m, "namespace"));
-    bool cluster = dra__kind_cluster_scoped(k);
-    char *key = dra__object_key(k, ns, name);
-    char *canon = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-    uint64_t h = canon ? hash_bytes(canon, strlen(canon)) : 0;
-    free(canon);
-    uint64_t kh = hash_bytes(key, strlen(key)), idx;
-    for (uint64_t probe = kh; hmap_get(&w->seen, probe, &idx); probe = hash_u64(probe)) {
-        struct dra_seen *s = &w->seen_keys.v[idx - 1];
-        if (strcmp(s->key, key)) continue;   /* a hash collision: the next probe */
-        int r = s->hash == h ? 1 : -1;
-        if (r < 0)
-            err_set(e, "%s %s%s%s is given twice with different contents: in %s and in %s", dra__kind_name(k),
-                    cluster ? "" : dra_ns(ns), cluster ? "" : "/", name,
-                    s->source ? s->source : "(input)", w->source ? w->source : "(input)");
-        free(key);
-        return r;
-    }
-    uint64_t probe = kh;
-    while (hmap_get(&w->seen, probe, &idx)) probe = hash_u64(probe);
-    struct dra_seen ns_ = {.key = key, .hash = h, .source = w->source ? xstrdup(w->source) : NULL};
-    DRA_VEC_PUSH(w->seen_keys, ns_);
-    hmap_put(&w->seen, probe, w->seen_keys.n);
-    return 0;
-}
-
-static bool add_one(dra_world *w, const json_t *obj, err *e) {
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    if (!kind) return true;
-    size_t kl = strlen(kind);
-    if (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List"))) {
-        const json_t *items = json_object_get(obj, "items");
-        for (size_t i = 0; json_is_array(items) && i < json_array_size(items); i++) {
-            json_t *it = json_array_get(items, i);
-            /* Typed lists print items without kind; give them the list's element kind. */
-            if (!json_object_get(it, "kind") && strcmp(kind, "List")) {
-                json_t *copy = json_copy(it);
-                char k[128];
-                snprintf(k, sizeof k, "%.*s", (int)(kl - 4), kind);
-                json_object_set_new(copy, "kind", json_string(k));
-                /* the list's version is its items' (a v1beta1 list holds v1beta1 items) */
-                if (!json_object_get(copy, "apiVersion") && json_object_get(obj, "apiVersion"))
-                    json_object_set(copy, "apiVersion", json_object_get(obj, "apiVersion"));
-                bool ok = add_one(w, copy, e);
-                json_decref(copy);
-                if (!ok) return false;
-            } else if (!add_one(w, it, e)) {
-                return false;
-            }
-        }
-        return true;
-    }
-    dra_kind k = dra__kind_of(kind);
-    if (k && w->dec.apply_defaults && !w->borrowed) {
-        int seen = seen_before(w, k, obj, e);
-        if (seen < 0) return false;
-        if (seen) return true;
-    }
-    if (k == DRA_KIND_TAINT_RULE) return dra__taintrule_add(w, obj, e);
-    if (k == DRA_KIND_POD_GROUP) return dra__podgroup_add(w, obj, e);
-    if (k == DRA_KIND_NONE) return true;
-    void *o;
-    if (!dra__decode_object(&w->dec, k, obj, &o, e)) return false;
-    dra__world_push(w, k, o);
-    return true;
-}
-
-bool dra_world_add_json(dra_world *w, const json_t *obj, err *e) {
-    if (json_is_array(obj)) {
-        for (size_t i = 0; i < json_array_size(obj); i++)
-            if (!add_one(w, json_array_get(obj, i), e)) return false;
-        return true;
-    }
-    if (!json_is_object(obj)) return err_set(e, "expected a Kubernetes object");
-    return add_one(w, obj, e);
-}
-
-static bool has_suffix(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-bool dra__read_input(const char *path, strbuf *sb, err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_at(e, path, NULL, "cannot open file");
-    sbuf_init(sb);
-    /* a regular file is read in one piece into a buffer of its size: a fleet's 166 MB
-     * grown 64 KiB at a time was copied over again at every doubling */
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (size_t)st.st_size <= DRA_INPUT_MAX_BYTES) {
-        sb->cap = (size_t)st.st_size + 1;
-        sb->buf = xmalloc(sb->cap);
-        sb->len = fread(sb->buf, 1, (size_t)st.st_size, f);
-        sb->buf[sb->len] = '\0';
-    }
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        sbuf_add(sb, buf, n);
-        if (sb->len > DRA_INPUT_MAX_BYTES) {   /* -f /dev/zero, a file inside a directory too */
-            fclose(f);
-            sbuf_free(sb);
-            return err_at(e, path, NULL, "more than %zu MiB of input, refused", DRA_INPUT_MAX_BYTES >> 20);
-        }
-    }
-    fclose(f);
-    return true;
-}
-
-bool dra__input_is_json(const strbuf *sb) {
-    const char *p = sb->buf ? sb->buf : "";
-    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-    return *p == '{' || *p == '[';
-}
-
-/* The documents of one file: a JSON value, or a YAML stream as an array. */
-static json_t *load_file_docs(const char *path, const dra_input *in, err *e) {
-    strbuf sb;
-    if (!dra__read_input(path, &sb, e)) return NULL;
-    json_t *docs;
-    if (dra__input_is_json(&sb)) {
-        docs = dra_json_load(sb.buf, sb.len, path, in, e);
-    } else {
-        docs = dra__yaml_load_in(sb.buf ? sb.buf : "", sb.len, path, in, e);
-    }
-    sbuf_free(&sb);
-    if (docs && !dra__input_check_types(docs, path, e)) {
-        json_decref(docs);
-        return NULL;
-    }
-    return docs;
-}
-
-bool dra__path_files(const char *path, bool (*fn)(void *arg, const char *file, err *e), void *arg, err *e) {
-    struct stat st;
-    if (stat(path, &st) != 0) return err_at(e, path, NULL, "no such file or directory");
-    if (!S_ISDIR(st.st_mode)) return fn(arg, path, e);
-    DIR *d = opendir(path);
-    if (!d) return err_at(e, path, NULL, "cannot read directory");
-    DRA_VEC(char *) names = {0};
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.') continue;
-        if (has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".yml") || has_suffix(de->d_name, ".json")) {
-            char *full = xmalloc(strlen(path) + strlen(de->d_name) + 2);
-            sprintf(full, "%s/%s", path, de->d_name);
-            DRA_VEC_PUSH(names, full);
-        }
-    }
-    closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    bool ok = true;
-    for (size_t i = 0; i < names.n; i++) {
-        if (ok) ok = fn(arg, names.v[i], e);
-        free(names.v[i]);
-    }
-    free(names.v);
-    return ok;
-}
-
-typedef struct docs_call {
-    const dra_input *in;
-    bool (*fn)(void *arg, const char *file, json_t *docs, err *e);
-    void *arg;
-} docs_call;
-
-static bool docs_of_file(void *arg, const char *file, err *e) {
-    docs_call *dc = arg;
-    json_t *docs = load_file_docs(file, dc->in, e);
-    bool ok = docs && dc->fn(dc->arg, file, docs, e);
-    json_decref(docs);
-    return ok;
-}
-
-bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
-                    void *arg, err *e) {
-    docs_call dc = {in, fn, arg};
-    return dra__path_files(path, docs_of_file, &dc, e);
-}
-
-json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e) {
-    return dra__yaml_load(text, len, source, e);
-}
-
-static bool add_docs(void *arg, const char *file, json_t *docs, err *e) {
-    dra_world *w = arg;
-    w->source = file;
-    bool ok = dra_world_add_json(w, docs, e);
-    w->source = NULL;
-    return ok;
-}
-
-bool dra_world_load_path(dra_world *w, const char *path, err *e) { return dra__path_docs(path, &w->input, add_docs, w, e); }
-
-/* ---- namespace/name indexes ------------------------------------------------------------- */
-
-static const char *field_str(const void *obj, size_t off) {
-    return off == SIZE_MAX ? NULL : *(const char *const *)((const char *)obj + off);
-}
-
-static uint64_t name_hash(const char *ns, const char *name) {
-    ns = dra_ns(ns);
-    size_t a = strlen(ns), b = strlen(name);
-    char stack[256];
-    char *buf = a + b + 1 <= sizeof stack ? stack : xmalloc(a + b + 1);
-    memcpy(buf, ns, a);
-    buf[a] = '/';
-    memcpy(buf + a + 1, name, b);
-    uint64_t h = hash_bytes(buf, a + b + 1);
-    if (buf != stack) free(buf);
-    return h;
-}
-
-/* Objects in input order; a chain lists the ones whose key hashes alike, first
- * loaded first, so a lookup finds what the former linear scan found. */
-static void index_names(dra_name_index *ix, const void *const *objs, size_t n, size_t ns_off, size_t name_off) {
-    hmap_clear(&ix->first);
-    free(ix->next);
-    ix->next = xcalloc(n + 1, sizeof *ix->next);
-    for (size_t i = n; i-- > 0;) {
-        uint64_t h = name_hash(field_str(objs[i], ns_off), field_str(objs[i], name_off));
-        uint64_t head = 0;
-        hmap_get(&ix->first, h, &head);
-        ix->next[i] = (uint32_t)head;
-        hmap_put(&ix->first, h, i + 1);
-    }
-}
-
-static bool ns_eq(const char *a, const char *b) {
-    a = dra_ns(a);
-    b = dra_ns(b);
-    return !strcmp(a, b);
-}
-
-/* Index+1 of the object, 0 when absent. Before the first freeze (objects added
- * but not indexed yet) the scan is linear. */
-static size_t lookup_name(const dra_world *w, const dra_name_index *ix, const void *const *objs, size_t n,
-                          size_t ns_off, size_t name_off, const char *ns, const char *name) {
-    if (!w->frozen || !ix->next) {
-        for (size_t i = 0; i < n; i++)
-            if (!strcmp(field_str(objs[i], name_off), name) &&
-                (ns_off == SIZE_MAX || ns_eq(field_str(objs[i], ns_off), ns)))
-                return i + 1;
-        return 0;
-    }
-    uint64_t head = 0;
-    if (!hmap_get(&ix->first, name_hash(ns_off == SIZE_MAX ? NULL : ns, name), &head)) return 0;
-    for (uint32_t i = (uint32_t)head; i; i = ix->next[i - 1])
-        if (i - 1 < n && !strcmp(field_str(objs[i - 1], name_off), name) &&
-            (ns_off == SIZE_MAX || ns_eq(field_str(objs[i - 1], ns_off), ns)))
-            return i;
-    return 0;
 }
 
 /* ---- slice indexes ------------------------------------------------------------------ */
@@ -482,9 +86,8 @@ static dra_slice_list *slist_without(const dra_slice_list *l, const dra_slice *s
     return o;
 }
 
-static uint32_t slice_node_id(const dra_world *w, const dra_slice *s) {
+static uint32_t slice_node_id(const dra_slice *s) {
     if (!s->node_name || !*s->node_name) return 0;
-    (void)w;
     return s->node_id;   /* interned when the slice was decoded */
 }
 
@@ -506,7 +109,7 @@ static void index_edit(pmap *m, uint64_t h, const dra_slice *s, bool add) {
 
 static void slice_edit(dra_world *w, const dra_slice *s, bool add) {
     index_edit(&w->slices_by_pool, hash_u64(s->pool_key), s, add);
-    uint32_t nid = slice_node_id(w, s);
+    uint32_t nid = slice_node_id(s);
     if (nid) {
         index_edit(&w->slices_by_node, hash_u64(nid), s, add);
         return;
@@ -559,7 +162,7 @@ void dra__world_index_slices(dra_world *w, const dra_slice *const *v, size_t n) 
     index_group(&w->slices_by_pool, v, n, keys);
     size_t nun = 0;
     for (size_t i = 0; i < n; i++) {
-        keys[i] = slice_node_id(w, v[i]);
+        keys[i] = slice_node_id(v[i]);
         nun += !keys[i];
     }
     index_group(&w->slices_by_node, v, n, keys);
@@ -576,55 +179,69 @@ static int cmp_slice_index(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-const dra_slice *const *dra__world_all_slices(dra_world *w, size_t *n) {
-    if (!w->borrowed || w->slices.n) {
-        *n = w->slices.n;
-        return (const dra_slice *const *)w->slices.v;
+/* ---- every object of a kind ----------------------------------------------------------- */
+
+/* Every slice as this world sees it (each is in exactly one pool's list, the copy a
+ * taint rule made where one did), in arrival order. */
+static const void **collect_slices(const dra_world *w, size_t *n) {
+    DRA_VEC(const dra_slice *) all = {0};
+    pmap_iter it;
+    pmap_iter_init(&it, &w->slices_by_pool);
+    void *p;
+    while (pmap_next(&it, NULL, &p)) {
+        const dra_slice_list *l = p;
+        for (uint32_t i = 0; i < l->n; i++) DRA_VEC_PUSH(all, l->v[i]);
     }
-    pthread_mutex_lock(&w->all_lock);
-    if (!w->all_done) {
-        /* every slice is in exactly one pool's list */
-        DRA_VEC(const dra_slice *) all = {0};
-        pmap_iter it;
-        pmap_iter_init(&it, &w->slices_by_pool);
-        void *p;
-        while (pmap_next(&it, NULL, &p)) {
-            const dra_slice_list *l = p;
-            for (uint32_t i = 0; i < l->n; i++) DRA_VEC_PUSH(all, l->v[i]);
-        }
-        if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_slice_index);
-        w->all_slices = all.v;
-        w->nall_slices = all.n;
-        w->all_done = true;
-    }
-    pthread_mutex_unlock(&w->all_lock);
-    *n = w->nall_slices;
-    return w->all_slices;
+    if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_slice_index);
+    *n = all.n;
+    return (const void **)all.v;
 }
 
-void dra_world_freeze(dra_world *w) {
-    hmap_clear(&w->class_by_name);
-    for (size_t i = 0; i < w->classes.n; i++) hmap_put(&w->class_by_name, w->classes.v[i]->name_id, i + 1);
-    if (w->borrowed && w->taint_rules.n && !w->taint_rules_done) {
-        /* DeviceTaintRules merge taints into devices; borrowed slices are shared with
-         * other snapshots, so this world's rules go into copies (their cost is paid
-         * only while some rule exists) */
-        for (size_t i = 0; i < w->slices.n; i++) {
-            dra_slice *c = arena_memdup(&w->mem, w->slices.v[i], sizeof *c);
-            if (c->ndevices) c->devices = arena_memdup(&w->mem, c->devices, c->ndevices * sizeof *c->devices);
-            w->slices.v[i] = c;
-        }
+/* The objects of kind k in arrival order, collected at the first call: a request
+ * never walks every object, so a snapshot that only serves requests never pays for
+ * the lists. Classes and pods are the snapshot's lists already. */
+static const void *const *list_of(const dra_world *w, dra_kind k, size_t *n) {
+    if (k == DRA_KIND_CLASS) return *n = w->classes.n, (const void *const *)w->classes.v;
+    if (k == DRA_KIND_POD) return *n = w->pods.n, (const void *const *)w->pods.v;
+    dra_world *mw = (dra_world *)w;   /* the cache only: what a reader sees never changes */
+    struct dra_world_list *l = &mw->lists[k];
+    pthread_mutex_lock(&mw->lists_lock);
+    if (!l->done) {
+        l->v = k == DRA_KIND_SLICE ? collect_slices(w, &l->n) : w->src->objects(w->src_arg, k, &l->n);
+        l->done = true;
     }
-    dra__taintrule_apply(w);
-    dra__world_index_slices(w, (const dra_slice *const *)w->slices.v, w->slices.n);
-    index_names(&w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
-                offsetof(dra_claim, name));
-    index_names(&w->template_idx, (const void *const *)w->templates.v, w->templates.n,
-                offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name));
-    index_names(&w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX, offsetof(dra_node, name));
-    index_names(&w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns), offsetof(dra_pod, name));
-    w->frozen = true;
+    pthread_mutex_unlock(&mw->lists_lock);
+    *n = l->n;
+    return l->v;
 }
+
+const dra_slice *const *dra__world_all_slices(const dra_world *w, size_t *n) {
+    return (const dra_slice *const *)list_of(w, DRA_KIND_SLICE, n);
+}
+
+static const void *nth(const dra_world *w, dra_kind k, size_t i) {
+    size_t n;
+    const void *const *v = list_of(w, k, &n);
+    assert(i < n);
+    return v[i];
+}
+
+static size_t count(const dra_world *w, dra_kind k) {
+    size_t n;
+    list_of(w, k, &n);
+    return n;
+}
+
+size_t dra_world_nclaims(const dra_world *w) { return count(w, DRA_KIND_CLAIM); }
+const dra_claim *dra_world_claim(const dra_world *w, size_t i) { return nth(w, DRA_KIND_CLAIM, i); }
+size_t dra_world_nnodes(const dra_world *w) { return count(w, DRA_KIND_NODE); }
+const dra_node *dra_world_node(const dra_world *w, size_t i) { return nth(w, DRA_KIND_NODE, i); }
+size_t dra_world_ntemplates(const dra_world *w) { return count(w, DRA_KIND_TEMPLATE); }
+const dra_claim_template *dra_world_template(const dra_world *w, size_t i) { return nth(w, DRA_KIND_TEMPLATE, i); }
+size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
+const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
+
+/* ---- lookups ------------------------------------------------------------------------------ */
 
 const dra_class *dra__world_find_class(const dra_world *w, const char *name) {
     uint32_t id = intern_get(w->names, name, strlen(name));
@@ -633,42 +250,23 @@ const dra_class *dra__world_find_class(const dra_world *w, const char *name) {
     return w->classes.v[v - 1];
 }
 
-size_t dra_world_nclaims(const dra_world *w) { return w->claims.n; }
-const dra_claim *dra_world_claim(const dra_world *w, size_t i) { return w->claims.v[i]; }
-size_t dra_world_nnodes(const dra_world *w) { return w->nodes.n; }
-const dra_node *dra_world_node(const dra_world *w, size_t i) { return w->nodes.v[i]; }
-size_t dra_world_ntemplates(const dra_world *w) { return w->templates.n; }
-const dra_claim_template *dra_world_template(const dra_world *w, size_t i) { return w->templates.v[i]; }
-size_t dra_world_npods(const dra_world *w) { return w->pods.n; }
-const dra_pod *dra_world_pod(const dra_world *w, size_t i) { return w->pods.v[i]; }
-
 const dra_claim *dra_world_find_claim(const dra_world *w, const char *ns, const char *name) {
-    if (w->find) return w->find(w->find_arg, DRA_KIND_CLAIM, ns, name);
-    size_t i = lookup_name(w, &w->claim_idx, (const void *const *)w->claims.v, w->claims.n, offsetof(dra_claim, ns),
-                           offsetof(dra_claim, name), ns, name);
-    return i ? w->claims.v[i - 1] : NULL;
+    return w->src->find(w->src_arg, DRA_KIND_CLAIM, ns, name);
 }
 
 const dra_node *dra_world_find_node(const dra_world *w, const char *name) {
-    if (w->find) return w->find(w->find_arg, DRA_KIND_NODE, NULL, name);
-    size_t i = lookup_name(w, &w->node_idx, (const void *const *)w->nodes.v, w->nodes.n, SIZE_MAX,
-                           offsetof(dra_node, name), NULL, name);
-    return i ? w->nodes.v[i - 1] : NULL;
+    return w->src->find(w->src_arg, DRA_KIND_NODE, NULL, name);
 }
 
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name) {
-    if (w->find) return w->find(w->find_arg, DRA_KIND_POD, ns, name);
-    size_t i = lookup_name(w, &w->pod_idx, (const void *const *)w->pods.v, w->pods.n, offsetof(dra_pod, ns),
-                           offsetof(dra_pod, name), ns, name);
-    return i ? w->pods.v[i - 1] : NULL;
+    return w->src->find(w->src_arg, DRA_KIND_POD, ns, name);
 }
 
 const dra_claim_template *dra_world_find_template(const dra_world *w, const char *ns, const char *name) {
-    if (w->find) return w->find(w->find_arg, DRA_KIND_TEMPLATE, ns, name);
-    size_t i = lookup_name(w, &w->template_idx, (const void *const *)w->templates.v, w->templates.n,
-                           offsetof(dra_claim_template, ns), offsetof(dra_claim_template, name), ns, name);
-    return i ? w->templates.v[i - 1] : NULL;
+    return w->src->find(w->src_arg, DRA_KIND_TEMPLATE, ns, name);
 }
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 typedef struct ns_walk {
     const char *name, *skip;
@@ -698,16 +296,12 @@ static size_t namespaces_with(const dra_world *w, dra_kind kind, const char *nam
     if (kind != DRA_KIND_CLAIM && kind != DRA_KIND_TEMPLATE) return 0;
     ns_walk nw = {.name = name ? name : "", .skip = dra_ns(ns)};
     void (*fn)(void *, const void *) = kind == DRA_KIND_CLAIM ? ns_walk_claim : ns_walk_template;
-    if (w->each) {
-        w->each(w->find_arg, kind, fn, &nw);
-    } else if (kind == DRA_KIND_CLAIM) {
-        for (size_t i = 0; i < w->claims.n; i++) fn(&nw, w->claims.v[i]);
-    } else {
-        for (size_t i = 0; i < w->templates.n; i++) fn(&nw, w->templates.v[i]);
-    }
+    size_t n;
+    const void *const *all = list_of(w, kind, &n);
+    for (size_t i = 0; i < n; i++) fn(&nw, all[i]);
     if (nw.found.n) qsort(nw.found.v, nw.found.n, sizeof *nw.found.v, cmp_str);
     for (size_t i = 0; i < nw.found.n && i < max; i++) out[i] = nw.found.v[i];
-    size_t n = nw.found.n;
+    n = nw.found.n;
     free(nw.found.v);
     return n;
 }
@@ -742,241 +336,14 @@ dra_claim *dra__claim_instantiate(arena *a, const dra_claim_template *t, const c
     return c;
 }
 
-/* For the CLI: the claim lives in cli_mem, as long as the world (requests use
- * dra__claim_instantiate in their own arena). */
-const dra_claim *dra_world_claim_from_template(dra_world *w, const dra_claim_template *t, const char *ns,
-                                               const char *name) {
-    return dra__claim_instantiate(&w->cli_mem, t, ns, name);
+/* ---- beside a world, in the caller's memory ------------------------------------------ */
+
+const dra_claim *dra_claim_from_template(arena *a, const dra_claim_template *t, const char *ns, const char *name) {
+    return dra__claim_instantiate(a, t, ns, name);
 }
 
-/* For the CLI: a node that has no Node object, in cli_mem; not added to the world. */
-const dra_node *dra_world_add_node(dra_world *w, const char *name, const dra_label *labels, size_t n) {
-    dra_node *nd = ARENA_NEW(&w->cli_mem, dra_node);
-    nd->name = arena_strdup(&w->cli_mem, name);
-    nd->labels = ARENA_NEWN(&w->cli_mem, dra_label, n ? n : 1);
-    for (size_t i = 0; i < n; i++) {
-        nd->labels[i].key = arena_strdup(&w->cli_mem, labels[i].key);
-        nd->labels[i].value = arena_strdup(&w->cli_mem, labels[i].value);
-    }
-    nd->nlabels = (uint32_t)n;
+const dra_node *dra_node_named(arena *a, const char *name) {
+    dra_node *nd = ARENA_NEW(a, dra_node);
+    nd->name = arena_strdup(a, name);
     return nd;
-}
-
-/* ---- allocated state ---------------------------------------------------------------- */
-
-static void caps_retain(void *p) { atomic_fetch_add_explicit(&((dra_alloc_caps *)p)->refs, 1, memory_order_relaxed); }
-
-static void caps_release(void *p) {
-    dra_alloc_caps *c = p;
-    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
-    free(c->id);
-    free(c->value);
-    free(c);
-}
-
-static const pmap_ops caps_ops = {caps_retain, caps_release};
-
-dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w) {
-    dra_allocated *s = xcalloc(1, sizeof *s);
-    s->w = w;
-    cmap_share(&s->devices, &src->devices);
-    cmap_share(&s->shared, &src->shared);
-    cmap_share(&s->capacity, &src->capacity);
-    cmap_share(&s->holders, &src->holders);
-    return s;
-}
-
-/* The capacity entry in *slot, made private to s before it is written (the chunk it
- * is in is s's already: cmap_upsert made it so). */
-static dra_alloc_caps *caps_own(uint64_t *slot) {
-    dra_alloc_caps *c = (dra_alloc_caps *)(uintptr_t)*slot;
-    if (atomic_load_explicit(&c->refs, memory_order_acquire) == 1) return c;
-    dra_alloc_caps *o = xcalloc(1, sizeof *o);
-    atomic_init(&o->refs, 1);
-    o->n = o->cap = c->n;
-    o->id = xmalloc((c->n ? c->n : 1) * sizeof *o->id);
-    o->value = xmalloc((c->n ? c->n : 1) * sizeof *o->value);
-    memcpy(o->id, c->id, c->n * sizeof *o->id);
-    memcpy(o->value, c->value, c->n * sizeof *o->value);
-    caps_release(c);
-    *slot = (uint64_t)(uintptr_t)o;
-    return o;
-}
-
-dra_allocated *dra_allocated_new(dra_world *w) {
-    dra_allocated *s = xcalloc(1, sizeof *s);
-    s->w = w;
-    cmap_init(&s->devices, NULL);
-    cmap_init(&s->shared, NULL);
-    cmap_init(&s->capacity, &caps_ops);
-    cmap_init(&s->holders, NULL);
-    return s;
-}
-
-void dra_allocated_free(dra_allocated *s) {
-    if (!s) return;
-    cmap_free(&s->devices);
-    cmap_free(&s->shared);
-    cmap_free(&s->capacity);
-    cmap_free(&s->holders);
-    free(s);
-}
-
-/* "driver/pool/device[/shareID]": the driver has no '/', a device name has none, the
- * pool may contain '/'. With share, the last component is the share ID. */
-static bool device_key_of(dra_allocated *s, const char *id, bool with_share, uint64_t *key, err *e) {
-    const char *end = id + strlen(id);
-    if (with_share) {
-        const char *sl = strrchr(id, '/');
-        if (!sl) return err_set(e, "invalid shared device ID %s", id);
-        end = sl;
-    }
-    const char *first = strchr(id, '/');
-    const char *last = NULL;
-    for (const char *p = id; p < end; p++)
-        if (*p == '/') last = p;
-    if (!first || !last || first == last) return err_set(e, "invalid device ID %s: want driver/pool/device", id);
-    uint32_t pk = intern_put(s->w->names, id, (size_t)(last - id));
-    uint32_t dn = intern_put(s->w->names, last + 1, (size_t)(end - last - 1));
-    *key = dra_device_key(pk, dn);
-    return true;
-}
-
-bool dra_allocated_add_device(dra_allocated *s, const char *id, err *e) {
-    uint64_t k;
-    if (!device_key_of(s, id, false, &k, e)) return false;
-    cmap_put(&s->devices, k, 1);
-    return true;
-}
-
-bool dra_allocated_add_shared(dra_allocated *s, const char *id, err *e) {
-    uint64_t k;
-    if (!device_key_of(s, id, true, &k, e)) return false;
-    bool ins;
-    uint64_t *v = cmap_upsert(&s->shared, k, 0, &ins);
-    (*v)++;
-    return true;
-}
-
-static bool add_capacity_key(dra_allocated *s, uint64_t k, uint32_t id, const quantity *q) {
-    /* false only when the sum overflows Quantity's range */
-    bool ins;
-    uint64_t *slot = cmap_upsert(&s->capacity, k, 0, &ins);
-    dra_alloc_caps *c;
-    if (ins) {
-        c = xcalloc(1, sizeof *c);
-        atomic_init(&c->refs, 1);
-        *slot = (uint64_t)(uintptr_t)c;
-    } else {
-        c = caps_own(slot);
-    }
-    /* keyed by the capacity name as the device's capacity map writes it */
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->id[i] == id) return quantity_add(&c->value[i], q, &c->value[i]);
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 4;
-        c->id = xrealloc(c->id, c->cap * sizeof *c->id);
-        c->value = xrealloc(c->value, c->cap * sizeof *c->value);
-    }
-    c->id[c->n] = id;
-    c->value[c->n] = *q;
-    c->n++;
-    return true;
-}
-
-bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *cap, const quantity *q, err *e) {
-    uint64_t k;
-    if (!device_key_of(s, id, false, &k, e)) return false;
-    if (!add_capacity_key(s, k, intern_cstr(s->w->names, cap), q)) return err_set(e, "too many capacities for device %s", id);
-    return true;
-}
-
-/* The device key of a result: set where its names were interned (a decoded claim, the
- * allocator's view); else looked up — a name nothing interned is no device anyone
- * holds or sees (the key matches no candidate). */
-static uint64_t result_key(intern_table *names, const dra_device_result *r) {
-    if (r->key) return r->key;
-    char stack[512];
-    size_t len;
-    char *buf = dra_pool_id(r->driver, r->pool, stack, sizeof stack, &len);
-    uint32_t pk = intern_get(names, buf, len);
-    if (buf != stack) free(buf);
-    return dra_device_key(pk, intern_get(names, r->device, strlen(r->device)));
-}
-
-/* A consumed capacity's key id (as result_key: set at decode, else looked up). */
-static uint32_t cap_key_id(intern_table *names, const dra_cap_value *v) {
-    return v->key_id ? v->key_id : intern_get(names, v->key, strlen(v->key));
-}
-
-/* The results of c, held by `holder` (NULL: not recorded). */
-static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *holder, bool consumable_capacity) {
-    if (!c->allocated) return;
-    for (uint32_t i = 0; i < c->nalloc_results; i++) {
-        const dra_device_result *r = &c->alloc_results[i];
-        if (r->admin_access == 1) continue;
-        /* keys come from the intern table only: the world's arena stays untouched, so
-         * allocated states can be built while other threads read the world */
-        uint64_t k = result_key(s->w->names, r);
-        bool ins;
-        if (consumable_capacity && r->share_id) {
-            (*cmap_upsert(&s->shared, k, 0, &ins))++;
-            for (uint32_t j = 0; j < r->nconsumed; j++)
-                add_capacity_key(s, k, cap_key_id(s->w->names, &r->consumed[j]), &r->consumed[j].value);
-        } else {
-            (*cmap_upsert(&s->devices, k, 0, &ins))++;
-        }
-        if (holder) cmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
-    }
-}
-
-void dra_allocated_add_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
-    add_results(s, c, c, consumable_capacity);
-}
-
-static void count_down(cmap *m, uint64_t k) {
-    uint64_t v;
-    if (!cmap_get(m, k, &v)) return;
-    if (v <= 1) cmap_del(m, k);
-    else cmap_put(m, k, v - 1);
-}
-
-/* The inverse of dra_allocated_add_claim for the same claim object. */
-void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
-    if (!c->allocated) return;
-    for (uint32_t i = 0; i < c->nalloc_results; i++) {
-        const dra_device_result *r = &c->alloc_results[i];
-        if (r->admin_access == 1) continue;
-        uint64_t k = result_key(s->w->names, r);
-        uint64_t h;
-        if (cmap_get(&s->holders, k, &h) && h == (uint64_t)(uintptr_t)c) cmap_del(&s->holders, k);
-        if (!(consumable_capacity && r->share_id)) {
-            count_down(&s->devices, k);
-            continue;
-        }
-        count_down(&s->shared, k);
-        if (!cmap_get(&s->capacity, k, NULL)) continue;
-        if (!cmap_get(&s->shared, k, NULL)) {
-            /* the last share of the device: nothing of its capacity is in use */
-            cmap_del(&s->capacity, k);
-            continue;
-        }
-        bool ins;
-        dra_alloc_caps *cp = caps_own(cmap_upsert(&s->capacity, k, 0, &ins));
-        for (uint32_t j = 0; j < r->nconsumed; j++) {
-            uint32_t id = cap_key_id(s->w->names, &r->consumed[j]);
-            for (uint32_t m = 0; m < cp->n; m++)
-                if (cp->id[m] == id) quantity_sub(&cp->value[m], &r->consumed[j].value, &cp->value[m]);
-        }
-    }
-}
-
-void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool consumable_capacity) {
-    dra_allocated_add_result_of(s, r, NULL, consumable_capacity);
-}
-
-void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
-                                 bool consumable_capacity) {
-    dra_claim c = {.allocated = true, .alloc_results = r->results, .nalloc_results = r->nresults};
-    add_results(s, &c, holder, consumable_capacity);
 }

@@ -1,8 +1,10 @@
-/* world.h — private to engine/: the layout of the world snapshot, the allocated
+/* world.h — private to engine/: the layout of a snapshot's world, the allocated
  * state and the node view behind the opaque handles of engine.h.
  *
- * The world owns every decoded object (one arena), the intern table the decoder and
- * the CEL compiler share, and the CEL environment and expression cache. The node
+ * There is one world model: the world of a store's snapshot (snapshot.h, store.c),
+ * whether the store is the service's or a one-shot one filled from files. The world
+ * reads the snapshot's objects (decoded once per store entry) and the catalog's
+ * intern table, CEL environment and expression cache. The node
  * view is what GatherPools computes in Kubernetes, done once per (node, features):
  * pools sorted as the incubating allocator sorts them, each pool's slices targeting
  * the node sorted by name, and one flat array of candidate devices in search order,
@@ -25,13 +27,6 @@
 #define DRA_VEC(T) VEC(T)
 #define DRA_VEC_PUSH(vec, x) VEC_PUSH(vec, x)
 
-/* Objects by namespace/name: hash → index+1 of the first, chained through next
- * (hash collisions share a chain; lookups compare the strings). */
-typedef struct dra_name_index {
-    hmap first;
-    uint32_t *next;
-} dra_name_index;
-
 /* Slices in arrival order (dra_slice.index), immutable once built and shared by the
  * indexes of every world that has them; reference-counted. */
 typedef struct dra_slice_list {
@@ -41,87 +36,84 @@ typedef struct dra_slice_list {
 } dra_slice_list;
 extern const pmap_ops dra__slice_list_ops;
 
-struct dra_world {
-    arena mem;
-    dra_catalog *cat;
-    /* objects not in mem (borrowed): a snapshot's world points at objects owned by
-     * the store's entries, which outlive it */
-    bool borrowed;
-    /* a borrowed world's lookups by namespace/name go to its snapshot's key index
-     * (claims, templates, nodes and pods are not copied into its vectors) */
-    const void *(*find)(const void *arg, int kind, const char *ns, const char *name);
-    /* ... and its walks over every object of a kind (dra__world_namespaces_with) */
-    void (*each)(const void *arg, int kind, void (*fn)(void *ctx, const void *obj), void *ctx);
-    const void *find_arg;
-    /* claims made for the CLI (dra_extres_pod_claim), never touched by requests */
-    arena cli_mem;
-    intern_table *names;
-    cel_env *env;
-    cel_cache *cel;
-    dra_decoder dec;
-    DRA_VEC(dra_class *) classes;
-    DRA_VEC(dra_slice *) slices;
-    DRA_VEC(dra_claim *) claims;
-    DRA_VEC(dra_claim_template *) templates;
-    DRA_VEC(dra_node *) nodes;
-    DRA_VEC(dra_pod *) pods;
-    hmap class_by_name;      /* interned name → index + 1 (the last one loaded wins) */
-    /* Kubernetes looks at a node's own slices (spec.nodeName) and the ones without a
-     * node name only; indexing them keeps gathering proportional to what the node sees.
-     * Persistent maps of immutable lists (dra_slice_list): a loaded world builds them at
-     * freeze; a snapshot's world holds a version shared with the snapshot before it,
-     * changed only where slices changed (dra__world_slice_add/remove). */
-    pmap slices_by_node;     /* hash_u64(interned nodeName) → dra_slice_list */
-    pmap slices_by_pool;     /* hash_u64(pool_key) → dra_slice_list */
-    struct dra_slice_list *unnamed;   /* slices without nodeName; NULL when none */
-    /* classes, pods, taint rules, pod groups and class_by_name belong to the snapshot
-     * (shared between snapshots until they change): not freed with the world */
-    bool vectors_borrowed;
-    /* a snapshot's world lists no slices: dra__world_all_slices collects them once */
-    pthread_mutex_t all_lock;
-    const dra_slice **all_slices;
-    size_t nall_slices;
-    bool all_done;
-    bool frozen;
-    /* derived attribute expressions (derived.c): CEL without the bool-result rule */
-    cel_env *env_any;
-    cel_cache *cel_any;
-    /* DeviceTaintRules (taintrule.c), merged into device taints at freeze; PodGroups (podgroup.c) */
-    DRA_VEC(struct dra_taint_rule *) taint_rules;
-    size_t taint_slices_done, taint_rules_done;   /* what earlier freezes already merged */
-    DRA_VEC(struct dra_podgroup *) podgroups;
-    dra_name_index claim_idx, template_idx, node_idx, pod_idx;
-    /* files (apply_defaults worlds): one object per kind/namespace/name, as in the API
-     * server — the same object again is skipped, a different one is an error naming
-     * both files (the source of each key, its canonical hash) */
-    hmap seen;               /* hash of "Kind/ns/name" → index+1 into seen_keys */
-    DRA_VEC(struct dra_seen { char *key; uint64_t hash; char *source; }) seen_keys;
-    const char *source;      /* the file being loaded, NULL otherwise */
-    dra_input input;         /* where loading warns (dra_world_set_input); dec.input points here */
-};
-
-/* A world over a catalog, for the snapshot builder (store.c): objects are added with
- * dra__world_push (borrowed, not copied), then dra_world_freeze. */
-dra_world *dra__world_new_in(dra_catalog *cat, bool apply_defaults);
 typedef enum dra_kind {
     DRA_KIND_NONE = 0, DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM, DRA_KIND_TEMPLATE, DRA_KIND_NODE,
     DRA_KIND_POD, DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP, DRA_KIND_COUNT
 } dra_kind;
+
+/* A snapshot's DeviceTaintRules and PodGroups (rules.c): few, decoded as a set in an
+ * arena of their own, shared by the snapshots between two changes of either kind. */
+typedef struct dra_rules {
+    arena mem;
+    dra_decoder dec;
+    DRA_VEC(struct dra_taint_rule *) taint_rules;
+    DRA_VEC(struct dra_podgroup *) podgroups;
+} dra_rules;
+/* Rules decoded over cat, warnings to in (NULL: dropped). */
+dra_rules *dra__rules_new(dra_catalog *cat, const dra_input *in);
+bool dra__rules_add(dra_rules *r, dra_kind k, const json_t *obj, err *e);
+void dra__rules_free(dra_rules *r);
+
+/* Where a world's objects are: lookups by namespace/name (NULL: none) and every
+ * decoded object of a kind in arrival order (malloc'd, *n of them). store.c gives its
+ * snapshot's object maps; a table of functions (as Redis passes a dictType), so the
+ * world never calls into the store that builds it. */
+typedef struct dra_world_source {
+    const void *(*find)(const void *arg, dra_kind k, const char *ns, const char *name);
+    const void **(*objects)(const void *arg, dra_kind k, size_t *n);
+} dra_world_source;
+
+/* The world of one snapshot: what the allocator reads. It owns only its slice indexes
+ * and the lists it collects on first use; the objects are the store's entries, the
+ * lists of classes and pods and the rules are the snapshot's (store.c), and lookups
+ * by namespace/name go to the snapshot's object maps. */
+struct dra_world {
+    const dra_world_source *src;   /* the snapshot's objects */
+    const void *src_arg;           /* the snapshot */
+    dra_catalog *cat;
+    intern_table *names;
+    cel_env *env;
+    cel_cache *cel;
+    /* derived attribute expressions (derived.c): CEL without the bool-result rule */
+    cel_env *env_any;
+    cel_cache *cel_any;
+    /* the snapshot's, in arrival order */
+    DRA_VEC(dra_class *) classes;
+    DRA_VEC(dra_pod *) pods;
+    hmap class_by_name;      /* interned name → index + 1 (the last one loaded wins) */
+    const dra_rules *rules;
+    /* Kubernetes looks at a node's own slices (spec.nodeName) and the ones without a
+     * node name only; indexing them keeps gathering proportional to what the node sees.
+     * Persistent maps of immutable lists (dra_slice_list), shared with the snapshot
+     * before, changed only where slices changed (dra__world_slice_add/remove). */
+    pmap slices_by_node;     /* hash_u64(interned nodeName) → dra_slice_list */
+    pmap slices_by_pool;     /* hash_u64(pool_key) → dra_slice_list */
+    struct dra_slice_list *unnamed;   /* slices without nodeName; NULL when none */
+    /* slices (as the taint rules see them), claims, templates and nodes in arrival
+     * order, for the readers that walk them all (the CLI, capacity): collected from
+     * the snapshot at first use, as requests never walk them */
+    pthread_mutex_t lists_lock;
+    struct dra_world_list { const void **v; size_t n; bool done; } lists[DRA_KIND_COUNT];
+};
+
+/* The world of a snapshot whose objects src finds (with arg); store.c snapshot_build
+ * fills in its lists and indexes. */
+dra_world *dra__world_new_in(dra_catalog *cat, const dra_world_source *src, const void *arg);
+void dra__world_free(dra_world *w);
 dra_kind dra__kind_of(const char *kind);
 const char *dra__kind_name(dra_kind k);
 /* DeviceClasses, ResourceSlices, Nodes and DeviceTaintRules have no namespace. */
 bool dra__kind_cluster_scoped(dra_kind k);
 /* "Kind/namespace/name" (malloc'd): the namespace empty when cluster-scoped, else
- * defaulted (dra_ns). The key of an object in a world's seen set and in the store. */
+ * defaulted (dra_ns). The key of an object in the store. */
 char *dra__object_key(dra_kind k, const char *ns, const char *name);
-void dra__world_push(dra_world *w, dra_kind k, void *obj);
 /* The slices naming a node (interned name) in spec.nodeName, of a pool (pool_key),
  * and those without a node name, in arrival order; NULL when there are none. */
 const dra_slice_list *dra__world_node_slices(const dra_world *w, uint32_t node_id);
 const dra_slice_list *dra__world_pool_slices(const dra_world *w, uint32_t pool_key);
 static inline const dra_slice_list *dra__world_unnamed(const dra_world *w) { return w->unnamed; }
-/* Every slice in arrival order (a snapshot's world collects them at first call). */
-const dra_slice *const *dra__world_all_slices(dra_world *w, size_t *n);
+/* Every slice in arrival order, as the taint rules see it (collected at first call). */
+const dra_slice *const *dra__world_all_slices(const dra_world *w, size_t *n);
 /* The slice indexes of w rebuilt from slices v[0..n) in arrival order (store.c: a
  * snapshot's first world, or one after the taint rules changed). */
 void dra__world_index_slices(dra_world *w, const dra_slice *const *v, size_t n);
@@ -186,7 +178,7 @@ const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const
 dra_claim *dra__claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
 /* Decodes one object of kind k into memory from d (names interned in d->names);
  * *out is the decoded model object (taint rules and pod groups: NULL, they are
- * decoded per world by dra__world_add_json). */
+ * decoded per snapshot, dra__rules_add). */
 bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e);
 
 
@@ -194,7 +186,7 @@ bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, voi
  * snapshot's set shares every chunk with the last one and a claim change copies the
  * chunks its devices fall in. */
 struct dra_allocated {
-    dra_world *w;
+    const dra_world *w;
     cmap devices;            /* device key → number of claims holding it exclusively (≥ 1) */
     cmap shared;             /* device key → number of shared allocations (shareIDs, ≥ 1) */
     cmap capacity;           /* device key → (uintptr_t) dra_alloc_caps *, held by the map */
@@ -208,7 +200,7 @@ struct dra_allocated {
 
 /* The in-use state of the next snapshot: src's maps shared (O(chunks)), capacity
  * entries shared and copied on write, over world w; then claims removed and added. */
-dra_allocated *dra__allocated_clone(const dra_allocated *src, dra_world *w);
+dra_allocated *dra__allocated_clone(const dra_allocated *src, const dra_world *w);
 void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity);
 
 /* Capacity consumed from one device, per capacity name (grows as needed: a device

@@ -9,8 +9,10 @@
 
 const cel_device *dra_world_find_device(const dra_world *w, const char *slice, const char *device,
                                         const char **driver, const char **pool) {
-    for (size_t i = 0; i < w->slices.n; i++) {
-        const dra_slice *s = w->slices.v[i];
+    size_t n;
+    const dra_slice *const *all = dra__world_all_slices(w, &n);
+    for (size_t i = 0; i < n; i++) {
+        const dra_slice *s = all[i];
         if (slice && (!s->name || strcmp(s->name, slice))) continue;
         for (uint32_t j = 0; j < s->ndevices; j++) {
             if (strcmp(s->devices[j].name, device)) continue;

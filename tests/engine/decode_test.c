@@ -6,23 +6,23 @@
 #include "engine/engine.h"
 #include "tests/engine/helpers.h"
 
-static bool load_yaml(dra_world *w, const char *text, err *e) {
+static bool load_yaml(th_store *ws, const char *text, err *e) {
     char path[] = "/tmp/dralloc-decode-XXXXXX.yaml";
     int fd = mkstemps(path, 5);
     cr_assert(fd >= 0);
     FILE *f = fdopen(fd, "w");
     fputs(text, f);
     fclose(f);
-    bool ok = dra_world_load_path(w, path, e);
+    bool ok = th_load(ws, path, e);
     remove(path);
     return ok;
 }
 
 Test(decode, multi_document_yaml_and_lists) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert(load_yaml(w,
+    cr_assert(load_yaml(ws,
                         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\n"
                         "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: c}\n"
                         "---\n"
@@ -33,7 +33,7 @@ Test(decode, multi_document_yaml_and_lists) {
                         "- metadata: {name: b}\n  spec: {}\n  unknownField: 3\n",
                         &e),
               "%s", e.msg);
-    dra_world_freeze(w);
+    const dra_world *w = th_world(ws);
     cr_assert_eq(dra_world_nclaims(w), 2);
     const dra_claim *a = dra_world_find_claim(w, "ns", "a");
     cr_assert_not_null(a);
@@ -45,61 +45,61 @@ Test(decode, multi_document_yaml_and_lists) {
     const dra_node *n = dra_world_find_node(w, "n1");
     cr_assert_not_null(n);
     cr_assert_str_eq(n->labels[0].value, "1");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(decode, bad_quantity_names_object_and_path) {
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
-    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},\"spec\":{\"driver\":\"d\","
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"node-1-gpus\"},\"spec\":{\"driver\":\"d\","
                                  "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
                                  "\"devices\":[{\"name\":\"a\"},{\"name\":\"b\",\"capacity\":{\"memory\":{\"value\":\"12XB\"}}}]}}", &e));
     cr_assert_str_eq(e.object, "ResourceSlice node-1-gpus");
     cr_assert_str_eq(e.path, "spec.devices[1].capacity[\"memory\"].value");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(decode, wrong_type_rejected) {
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
-    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"},"
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"},"
                                  "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"x\","
                                  "\"count\":\"many\"}}]}}}", &e));
     cr_assert_str_eq(e.object, "ResourceClaim default/c");
     cr_assert_str_eq(e.path, "spec.devices.requests[0].exactly.count");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(decode, attribute_with_two_values_rejected) {
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
-    cr_assert_not(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
                                  "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
                                  "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1,\"string\":\"y\"}}}]}}", &e));
     cr_assert_str_eq(e.path, "spec.devices[0].attributes[\"x\"]");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(decode, empty_attribute_is_a_lazy_cel_error) {
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
-    cr_assert(th_add_json(w, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+    cr_assert(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
                              "\"pool\":{\"name\":\"p\"},\"allNodes\":true,"
                              "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{}}}]}}", &e), "%s", e.msg);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(decode, invalid_yaml) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert_not(load_yaml(w, "kind: Node\nmetadata: [unclosed\n", &e));
+    cr_assert_not(load_yaml(ws, "kind: Node\nmetadata: [unclosed\n", &e));
     cr_assert(strstr(e.msg, "YAML") != NULL);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(features, gates) {
@@ -183,10 +183,10 @@ Test(features, binding_gates_each_kept) {
 }
 
 Test(decode, yaml_anchors_quotes_and_numbers) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert(load_yaml(w,
+    cr_assert(load_yaml(ws,
                         "apiVersion: resource.k8s.io/v1\n"
                         "kind: ResourceSlice\n"
                         "metadata: {name: s}\n"
@@ -207,7 +207,7 @@ Test(decode, yaml_anchors_quotes_and_numbers) {
                         "    name: b\n",
                         &e),
               "%s", e.msg);
-    dra_world_freeze(w);
+    const dra_world *w = th_world(ws);
     const dra_slice *s = w ? NULL : NULL;
     (void)s;
     dra_node n = {.name = "x"};
@@ -216,5 +216,5 @@ Test(decode, yaml_anchors_quotes_and_numbers) {
     dra_nodeview *v = dra_nodeview_new(w, &n, &f, &e);
     cr_assert_not_null(v);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }

@@ -8,13 +8,13 @@
 #include "engine/world.h"
 #include "tests/engine/helpers.h"
 
-static dra_world *world(const char *const *objs) {
-    dra_world *w = dra_world_new(false);
+/* A store of the objects, as given. */
+static th_store *world(const char *const *objs) {
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
-    for (; *objs; objs++) cr_assert(th_add_json(w, *objs, &e), "%s", e.msg);
-    dra_world_freeze(w);
-    return w;
+    for (; *objs; objs++) cr_assert(th_add_json(ws, *objs, &e), "%s", e.msg);
+    return ws;
 }
 
 static char *slice(char *buf, const char *name, const char *pool, int gen, int count, const char *access,
@@ -26,14 +26,15 @@ static char *slice(char *buf, const char *name, const char *pool, int gen, int c
     return buf;
 }
 
-static dra_nodeview *view(dra_world *w, const char *node, const char *labels_json) {
+/* The view of w from a node with these labels (the Node made in the test's memory). */
+static dra_nodeview *view(th_store *ws, const dra_world *w, const char *node, const char *labels_json) {
     char buf[512];
     sprintf(buf, "{\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", node, labels_json);
     json_t *o = json_loads(buf, 0, NULL);
     err e;
     err_clear(&e);
-    dra_decoder d = {.a = &w->mem, .cat = w->cat};
-    dra_node *n = ARENA_NEW(&w->mem, dra_node);
+    dra_decoder d = {.a = &ws->mem, .cat = w->cat};
+    dra_node *n = ARENA_NEW(&ws->mem, dra_node);
     cr_assert(dra__decode_node(&d, o, n, &e));
     json_decref(o);
     dra_features f;
@@ -46,61 +47,66 @@ static dra_nodeview *view(dra_world *w, const char *node, const char *labels_jso
 Test(pools, incomplete_when_a_slice_is_missing) {
     char a[1024];
     const char *objs[] = {slice(a, "s1", "p", 1, 2, "\"nodeName\":\"n1\"", "{\"name\":\"x\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->npools, 1);
     cr_assert(v->pools[0].incomplete);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(pools, complete_with_slices_of_other_nodes) {
     char a[1024], b[1024];
     const char *objs[] = {slice(a, "s1", "p", 1, 2, "\"nodeName\":\"n1\"", "{\"name\":\"x\"}"),
                           slice(b, "s2", "p", 1, 2, "\"nodeName\":\"n2\"", "{\"name\":\"y\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->npools, 1);
     cr_assert_not(v->pools[0].incomplete);
     cr_assert_eq(v->ncands, 1, "only devices of slices targeting the node are candidates");
     cr_assert_str_eq(v->cands[0].dev->name, "x");
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(pools, newer_generation_elsewhere_makes_pool_obsolete) {
     char a[1024], b[1024];
     const char *objs[] = {slice(a, "s1", "p", 1, 2, "\"nodeName\":\"n1\"", "{\"name\":\"x\"}"),
                           slice(b, "s2", "p", 2, 2, "\"nodeName\":\"n2\"", "{\"name\":\"y\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->npools, 0);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(pools, highest_relevant_generation_wins) {
     char a[1024], b[1024];
     const char *objs[] = {slice(a, "s1", "p", 1, 1, "\"nodeName\":\"n1\"", "{\"name\":\"old\"}"),
                           slice(b, "s2", "p", 2, 1, "\"nodeName\":\"n1\"", "{\"name\":\"new\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->npools, 1);
     cr_assert_eq(v->ncands, 1);
     cr_assert_str_eq(v->cands[0].dev->name, "new");
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(pools, duplicate_device_names_make_pool_invalid) {
     char a[1024];
     const char *objs[] = {slice(a, "s1", "p", 1, 1, "\"nodeName\":\"n1\"", "{\"name\":\"x\"},{\"name\":\"x\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert(v->pools[0].invalid);
     cr_assert_str_eq(v->pools[0].invalid_reason, "duplicate device name x");
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(pools, sorted_by_pool_and_slice_name) {
@@ -108,14 +114,15 @@ Test(pools, sorted_by_pool_and_slice_name) {
     const char *objs[] = {slice(a, "z", "p2", 1, 1, "\"allNodes\":true", "{\"name\":\"p2z\"}"),
                           slice(b, "b", "p1", 1, 2, "\"allNodes\":true", "{\"name\":\"p1b\"}"),
                           slice(c, "a", "p1", 1, 2, "\"allNodes\":true", "{\"name\":\"p1a\"}"), NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->ncands, 3);
     cr_assert_str_eq(v->cands[0].dev->name, "p1a");
     cr_assert_str_eq(v->cands[1].dev->name, "p1b");
     cr_assert_str_eq(v->cands[2].dev->name, "p2z");
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(nodes, node_selector_and_node_name) {
@@ -131,16 +138,17 @@ Test(nodes, node_selector_and_node_name) {
               "\"values\":[\"n1\"]}]}]}",
               "{\"name\":\"z\"}"),
         NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{\"zone\":\"b\"}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{\"zone\":\"b\"}");
     cr_assert_eq(v->ncands, 2);
     cr_assert_str_eq(v->cands[0].dev->name, "x");
     cr_assert_str_eq(v->cands[1].dev->name, "z");
     dra_nodeview_free(v);
-    v = view(w, "n2", "{\"zone\":\"c\"}");
+    v = view(ws, w, "n2", "{\"zone\":\"c\"}");
     cr_assert_eq(v->ncands, 0);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(nodes, per_device_node_selection) {
@@ -148,12 +156,13 @@ Test(nodes, per_device_node_selection) {
     const char *objs[] = {slice(a, "s1", "p", 1, 1, "\"perDeviceNodeSelection\":true",
                                 "{\"name\":\"x\",\"nodeName\":\"n2\"},{\"name\":\"y\",\"allNodes\":true}"),
                           NULL};
-    dra_world *w = world(objs);
-    dra_nodeview *v = view(w, "n1", "{}");
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    dra_nodeview *v = view(ws, w, "n1", "{}");
     cr_assert_eq(v->ncands, 2, "the slice is relevant because one device matches");
     cr_assert(v->cands[0].per_device_node);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(nodes, invalid_operator_is_an_error) {
@@ -163,7 +172,8 @@ Test(nodes, invalid_operator_is_an_error) {
                                 "\"operator\":\"Near\"}]}]}",
                                 "{\"name\":\"x\"}"),
                           NULL};
-    dra_world *w = world(objs);
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
     dra_node n = {.name = "n1"};
     dra_features f;
     dra_features_default(&f);
@@ -171,7 +181,7 @@ Test(nodes, invalid_operator_is_an_error) {
     err_clear(&e);
     cr_assert_null(dra_nodeview_new(w, &n, &f, &e));
     cr_assert(strstr(e.msg, "gather pool information") != NULL, "%s", e.msg);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(nodes, selector_operators) {

@@ -13,6 +13,7 @@
 
 #include "engine/alloc_internal.h"
 #include "engine/engine.h"
+#include "tests/engine/helpers.h"
 
 typedef struct sg_out {
     dra_alloc_status status;
@@ -23,14 +24,14 @@ typedef struct sg_out {
 
 static inline bool sg_feature(const json_t *fs, const char *name) { return json_is_true(json_object_get(fs, name)); }
 
-static inline void sg_add_all(dra_world *w, const json_t *c, const char *key, const char *kind) {
+static inline void sg_add_all(th_store *ws, const json_t *c, const char *key, const char *kind) {
     const json_t *arr = json_object_get(c, key);
     for (size_t i = 0; json_is_array(arr) && i < json_array_size(arr); i++) {
         json_t *o = json_copy(json_array_get(arr, i));
         if (!json_object_get(o, "kind")) json_object_set_new(o, "kind", json_string(kind));
         err e;
         err_clear(&e);
-        cr_assert(dra_world_add_json(w, o, &e), "%s: %s", key, e.msg);
+        cr_assert(th_add(ws, o, &e), "%s: %s", key, e.msg);
         json_decref(o);
     }
 }
@@ -61,17 +62,17 @@ static inline void sg_run_choice(const json_t *c, bool no_prune, uint64_t deadli
         .consumable_capacity = sg_feature(fs, "consumableCapacity"),
         .list_type_attributes = sg_feature(fs, "listTypeAttributes"),
     };
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     json_t *node = json_copy(json_object_get(c, "node"));
     json_object_set_new(node, "kind", json_string("Node"));
     err e;
     err_clear(&e);
-    cr_assert(dra_world_add_json(w, node, &e), "%s", e.msg);
+    cr_assert(th_add(ws, node, &e), "%s", e.msg);
     json_decref(node);
-    sg_add_all(w, c, "classes", "DeviceClass");
-    sg_add_all(w, c, "slices", "ResourceSlice");
-    sg_add_all(w, c, "claims", "ResourceClaim");
-    dra_world_freeze(w);
+    sg_add_all(ws, c, "classes", "DeviceClass");
+    sg_add_all(ws, c, "slices", "ResourceSlice");
+    sg_add_all(ws, c, "claims", "ResourceClaim");
+    const dra_world *w = th_world(ws);
     dra_allocated *st = dra_allocated_new(w);
     const json_t *ad = json_object_get(c, "allocatedDevices");
     for (size_t i = 0; json_is_array(ad) && i < json_array_size(ad); i++)
@@ -110,7 +111,7 @@ static inline void sg_run_choice(const json_t *c, bool no_prune, uint64_t deadli
     free(claims);
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 /* sg_run_choice, first-fit. */

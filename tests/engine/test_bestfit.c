@@ -264,7 +264,8 @@ static const char claim_fmt[] =
     "com\",\"selectors\":[{\"cel\":{\"expression\":\"device.attributes[\\\"gpu.example.com\\\"].profile == \\\"%s\\\"\"}}]}}]}}}";
 
 typedef struct mig {
-    dra_world *w;
+    th_store *ws;
+    const dra_world *w;
     dra_allocated *st;
     dra_nodeview *v;
     dra_alloc_ctx *x;
@@ -273,24 +274,24 @@ typedef struct mig {
 /* The MIG node with in-use.yaml (or not), the claims name:profile, and in-use devices. */
 static void mig_open(mig *m, bool in_use, const char *const *claims, size_t nclaims, const char *const *used,
                      dra_device_choice ch) {
-    m->w = dra_world_new(true);
+    m->ws = th_new(true);
     err e;
     err_clear(&e);
     char path[1024];
     snprintf(path, sizeof path, "%s/testdata/bestfit/mig-node.yaml", DRALLOC_SOURCE_DIR);
-    cr_assert(dra_world_load_path(m->w, path, &e), "%s", e.msg);
+    cr_assert(th_load(m->ws, path, &e), "%s", e.msg);
     if (in_use) {
         snprintf(path, sizeof path, "%s/testdata/bestfit/in-use.yaml", DRALLOC_SOURCE_DIR);
-        cr_assert(dra_world_load_path(m->w, path, &e), "%s", e.msg);
+        cr_assert(th_load(m->ws, path, &e), "%s", e.msg);
     }
     for (size_t i = 0; i < nclaims; i++) {
         char name[64], text[2048];
         const char *colon = strchr(claims[i], ':');
         snprintf(name, sizeof name, "%.*s", (int)(colon - claims[i]), claims[i]);
         snprintf(text, sizeof text, claim_fmt, name, colon + 1);
-        cr_assert(th_add_json(m->w, text, &e), "%s", e.msg);
+        cr_assert(th_add_json(m->ws, text, &e), "%s", e.msg);
     }
-    dra_world_freeze(m->w);
+    m->w = th_world(m->ws);
     m->st = dra_allocated_new(m->w);
     for (size_t i = 0; i < dra_world_nclaims(m->w); i++) dra_allocated_add_claim(m->st, dra_world_claim(m->w, i), false);
     for (size_t i = 0; used && used[i]; i++) cr_assert(dra_allocated_add_device(m->st, used[i], &e), "%s", e.msg);
@@ -306,7 +307,7 @@ static void mig_close(mig *m) {
     dra_alloc_ctx_free(m->x);
     dra_nodeview_free(m->v);
     dra_allocated_free(m->st);
-    dra_world_free(m->w);
+    th_free(m->ws);
 }
 
 /* Allocates the named claims together; on success their devices, space-separated,
@@ -388,15 +389,15 @@ Test(bestfit, mig_pod_of_two_claims) {
 /* firstAvailable order comes before fragmentation: a claim preferring a whole GPU
  * gets it even though a 1g would keep GPU 0 whole. */
 Test(bestfit, first_available_order_kept) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
     char path[1024];
     snprintf(path, sizeof path, "%s/testdata/bestfit/mig-node.yaml", DRALLOC_SOURCE_DIR);
-    cr_assert(dra_world_load_path(w, path, &e), "%s", e.msg);
+    cr_assert(th_load(ws, path, &e), "%s", e.msg);
     snprintf(path, sizeof path, "%s/testdata/bestfit/in-use.yaml", DRALLOC_SOURCE_DIR);
-    cr_assert(dra_world_load_path(w, path, &e), "%s", e.msg);
-    cr_assert(th_add_json(w,
+    cr_assert(th_load(ws, path, &e), "%s", e.msg);
+    cr_assert(th_add_json(ws,
                           "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"pref\","
                           "\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"mig\",\"firstAvailable\":["
                           "{\"name\":\"big\",\"deviceClassName\":\"mig.example.com\",\"selectors\":[{\"cel\":{\"expression\":"
@@ -405,7 +406,7 @@ Test(bestfit, first_available_order_kept) {
                           "\"device.attributes[\\\"gpu.example.com\\\"].profile == \\\"1g\\\"\"}}]}]}]}}}",
                           &e),
               "%s", e.msg);
-    dra_world_freeze(w);
+    const dra_world *w = th_world(ws);
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), false);
     dra_features f;
@@ -421,7 +422,7 @@ Test(bestfit, first_available_order_kept) {
     dra_alloc_ctx_free(x);
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 /* ---- topology and shared devices (sg_ cases) ------------------------------------------------ */
@@ -473,16 +474,16 @@ Test(bestfit, numa_node_kept_whole) {
 /* Two multi-allocatable devices, dev-1 already shared (4 of 10 used): a 2-unit share
  * goes to dev-1, dev-0 stays unused. */
 Test(bestfit, consumable_capacity_shared_device_first) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert(th_add_json(w, "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\"}}", &e));
-    cr_assert(th_add_json(w,
+    cr_assert(th_add_json(ws, "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\"}}", &e));
+    cr_assert(th_add_json(ws,
                           "{\"kind\":\"DeviceClass\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"nic\"},"
                           "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'nic.example.com'\"}}]}}",
                           &e),
               "%s", e.msg);
-    cr_assert(th_add_json(w,
+    cr_assert(th_add_json(ws,
                           "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"nics\"},"
                           "\"spec\":{\"driver\":\"nic.example.com\",\"nodeName\":\"node-1\",\"pool\":{\"name\":\"p\","
                           "\"generation\":1,\"resourceSliceCount\":1},\"devices\":["
@@ -490,7 +491,7 @@ Test(bestfit, consumable_capacity_shared_device_first) {
                           "{\"name\":\"dev-1\",\"allowMultipleAllocations\":true,\"capacity\":{\"bw\":{\"value\":\"10\"}}}]}}",
                           &e),
               "%s", e.msg);
-    cr_assert(th_add_json(w,
+    cr_assert(th_add_json(ws,
                           "{\"kind\":\"ResourceClaim\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"old\","
                           "\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{"
                           "\"deviceClassName\":\"nic\",\"capacity\":{\"requests\":{\"bw\":\"4\"}}}}]}},\"status\":{\"allocation\":"
@@ -498,13 +499,13 @@ Test(bestfit, consumable_capacity_shared_device_first) {
                           "\"dev-1\",\"shareID\":\"6f1c2f1e-8b8a-4c5e-9a51-0d6c1b0e7a11\",\"consumedCapacity\":{\"bw\":\"4\"}}]}}}}",
                           &e),
               "%s", e.msg);
-    cr_assert(th_add_json(w,
+    cr_assert(th_add_json(ws,
                           "{\"kind\":\"ResourceClaim\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"new\","
                           "\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{"
                           "\"deviceClassName\":\"nic\",\"capacity\":{\"requests\":{\"bw\":\"2\"}}}}]}}}",
                           &e),
               "%s", e.msg);
-    dra_world_freeze(w);
+    const dra_world *w = th_world(ws);
     dra_features f;
     dra_features_default(&f);
     f.consumable_capacity = true;
@@ -524,7 +525,7 @@ Test(bestfit, consumable_capacity_shared_device_first) {
     }
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 static double cpu_ms(void) {

@@ -10,10 +10,11 @@ Test(extres, testdata_cases) {
     cc_check_dir("extres", 21);
 }
 
-static dra_world *cluster(void) { return th_world_testdata("extres/cluster"); }
+static th_store *cluster(void) { return th_store_testdata("extres/cluster"); }
 
 Test(extres, dra_node_gets_the_implicit_claim) {
-    dra_world *w = cluster();
+    th_store *ws = cluster();
+    const dra_world *w = th_world(ws);
     dra_features f;
     dra_features_default(&f);
     dra_allocated *st = dra_allocated_new(w);
@@ -46,11 +47,12 @@ Test(extres, dra_node_gets_the_implicit_claim) {
     cr_assert(json_is_true(json_object_get(out, "unsatisfiable")));
     json_decref(out);
     dra_allocated_free(st);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(extres, device_plugin_node_is_counted) {
-    dra_world *w = cluster();
+    th_store *ws = cluster();
+    const dra_world *w = th_world(ws);
     dra_features f;
     dra_features_default(&f);
     const dra_pod *pod = dra_extres_find_pod(w, "default", "trainer");
@@ -58,7 +60,7 @@ Test(extres, device_plugin_node_is_counted) {
     cr_assert(json_is_true(json_object_get(out, "unsatisfiable")), "4 allocatable, 3 used by busy, 2 wanted");
     cr_assert(strstr(json_string_value(json_object_get(out, "reason")), "Insufficient example.com/gpu") != NULL);
     json_decref(out);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(extres, feature_gate_default_on) {

@@ -14,14 +14,14 @@
 #include "tests/engine/helpers.h"
 
 /* Loads YAML text as the file `name` (so errors can be checked for it). */
-static bool ti_load(dra_world *w, const char *text, err *e) {
+static bool ti_load(th_store *ws, const char *text, err *e) {
     char path[] = "/tmp/dralloc-input-XXXXXX.yaml";
     int fd = mkstemps(path, 5);
     cr_assert(fd >= 0);
     FILE *f = fdopen(fd, "w");
     fputs(text, f);
     fclose(f);
-    bool ok = dra_world_load_path(w, path, e);
+    bool ok = th_load(ws, path, e);
     remove(path);
     return ok;
 }
@@ -35,15 +35,22 @@ static const char slice_two_gpus[] = "apiVersion: resource.k8s.io/v1\n"
                                      "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
                                      "  devices: [{name: gpu-0}, {name: gpu-1}]\n";
 
-static dra_world *world_with_rule(const char *rule) {
-    dra_world *w = dra_world_new(true);
+static th_store *world_with_rule(const char *rule) {
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
     char text[4096];
     snprintf(text, sizeof text, "%s---\n%s", slice_two_gpus, rule);
-    cr_assert(ti_load(w, text, &e), "%s", e.msg);
-    dra_world_freeze(w);
-    return w;
+    cr_assert(ti_load(ws, text, &e), "%s", e.msg);
+    return ws;
+}
+
+/* The first slice of the store's world, as the allocator sees it. */
+static const dra_slice *slice0(th_store *ws) {
+    size_t n;
+    const dra_slice *const *v = dra__world_all_slices(th_world(ws), &n);
+    cr_assert_gt(n, 0);
+    return v[0];
 }
 
 /* kube-scheduler's tracker (k8s.io/dynamic-resource-allocation/resourceslice/tracker/
@@ -58,30 +65,30 @@ Test(taintrules, null_or_absent_selector_taints_every_device) {
         "spec:\n  taint: {key: example.com/taint, effect: NoSchedule}\n",
     };
     for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
-        dra_world *w = world_with_rule(rules[i]);
-        const dra_slice *s = w->slices.v[0];
+        th_store *ws = world_with_rule(rules[i]);
+        const dra_slice *s = slice0(ws);
         cr_assert_eq(s->devices[0].ntaints, 1, "rule %zu", i);
         cr_assert_eq(s->devices[1].ntaints, 1, "rule %zu", i);
         cr_assert_str_eq(s->devices[1].taints[0].key, "example.com/taint");
-        dra_world_free(w);
+        th_free(ws);
     }
 }
 
 /* deviceClassName and selectors left DeviceTaintSelector in 1.35: the API server drops
  * them, so they do not narrow the rule (the tracker of 1.37 has no such fields). */
 Test(taintrules, removed_selector_fields_do_not_narrow) {
-    dra_world *w = world_with_rule("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+    th_store *ws = world_with_rule("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
                                    "spec:\n  deviceSelector:\n    deviceClassName: none\n"
                                    "  taint: {key: k, effect: NoSchedule}\n");
-    cr_assert_eq(w->slices.v[0]->devices[0].ntaints, 1);
-    cr_assert_eq(w->slices.v[0]->devices[1].ntaints, 1);
-    dra_world_free(w);
-    w = world_with_rule("apiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+    cr_assert_eq(slice0(ws)->devices[0].ntaints, 1);
+    cr_assert_eq(slice0(ws)->devices[1].ntaints, 1);
+    th_free(ws);
+    ws = world_with_rule("apiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
                         "spec:\n  deviceSelector: {driver: gpu.example.com, device: gpu-1}\n"
                         "  taint: {key: k, effect: NoSchedule}\n");
-    cr_assert_eq(w->slices.v[0]->devices[0].ntaints, 0);
-    cr_assert_eq(w->slices.v[0]->devices[1].ntaints, 1);
-    dra_world_free(w);
+    cr_assert_eq(slice0(ws)->devices[0].ntaints, 0);
+    cr_assert_eq(slice0(ws)->devices[1].ntaints, 1);
+    th_free(ws);
 }
 
 /* ---- YAML as sigs.k8s.io/yaml reads it --------------------------------------------- */
@@ -101,16 +108,16 @@ static json_t *yaml1(const char *text) {
 /* A `---` glued to the previous line makes the next object's keys part of this one;
  * sigs.k8s.io/yaml's strict decoding (kubectl) rejects the repeated key. */
 Test(yaml, duplicate_key_is_an_error_with_line) {
-    dra_world *w = dra_world_new(true);
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert_not(ti_load(w,
+    cr_assert_not(ti_load(ws,
                           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: trainer---\n"
                           "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n",
                           &e));
     cr_assert(strstr(e.msg, "key \"apiVersion\" already set in map (line 5)"), "%s", e.msg);
     cr_assert(strstr(e.object, "/tmp/dralloc-input-"), "%s", e.object);
-    dra_world_free(w);
+    th_free(ws);
     /* keys a merge key brings in may be overridden */
     json_t *v = yaml1("base: &b {x: 1, z: 2}\nm:\n  <<: *b\n  x: 3\n");
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(v, "m"), "x")), 3);
@@ -172,25 +179,23 @@ Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
 
 #include "engine/validate.h"
 
-/* Loads text into a fresh world; returns the world (NULL and *e set on failure). */
-static dra_world *try_load_in(const char *text, const dra_input *in, err *e) {
-    dra_world *w = dra_world_new(true);
-    dra_world_set_input(w, in);
+/* Loads text into a fresh store reading with `in`; returns it (NULL and *e set on failure). */
+static th_store *try_load_in(const char *text, const dra_input *in, err *e) {
+    th_store *ws = th_new_in(true, in);
     err_clear(e);
-    if (!ti_load(w, text, e)) {
-        dra_world_free(w);
+    if (!ti_load(ws, text, e)) {
+        th_free(ws);
         return NULL;
     }
-    dra_world_freeze(w);
-    return w;
+    return ws;
 }
 
-static dra_world *try_load(const char *text, err *e) { return try_load_in(text, NULL, e); }
+static th_store *try_load(const char *text, err *e) { return try_load_in(text, NULL, e); }
 
 static void expect_error(const char *text, const char *want) {
     err e;
-    dra_world *w = try_load(text, &e);
-    cr_assert_null(w, "loaded, expected error %s", want);
+    th_store *ws = try_load(text, &e);
+    cr_assert_null(ws, "loaded, expected error %s", want);
     char buf[2048];
     err_format(&e, buf, sizeof buf);
     cr_assert(strstr(buf, want), "got: %s\nwant: %s", buf, want);
@@ -199,52 +204,52 @@ static void expect_error(const char *text, const char *want) {
 /* pkg/apis/resource/v1beta1 conversion: devices[].basic holds the device's fields. */
 Test(apiversion, v1beta1_slice_basic_devices_convert) {
     err e;
-    dra_world *w = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+    th_store *ws = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\n"
                             "spec:\n  driver: gpu.example.com\n  nodeName: node-1\n"
                             "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
                             "  devices:\n  - name: gpu-0\n    basic:\n      attributes: {index: {int: 3}}\n"
                             "      capacity: {memory: {value: 80Gi}}\n",
                             &e);
-    cr_assert_not_null(w, "%s", e.msg);
-    const dra_device *d = &w->slices.v[0]->devices[0];
+    cr_assert_not_null(ws, "%s", e.msg);
+    const dra_device *d = &slice0(ws)->devices[0];
     cr_assert_eq(d->cel.nattrs, 1);
     cr_assert_eq(d->cel.attrs[0].u.i, 3);
     cr_assert_eq(d->cel.ncaps, 1);
-    dra_world_free(w);
+    th_free(ws);
 }
 
 /* v1beta1 requests carry the ExactDeviceRequest fields themselves; v1beta2 has v1's shape. */
 Test(apiversion, v1beta1_and_v1beta2_claims_convert) {
     err e;
-    dra_world *w = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a}\n"
+    th_store *ws = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a}\n"
                             "spec:\n  devices:\n    requests:\n    - name: gpu\n      deviceClassName: gpu.example.com\n"
                             "      count: 2\n"
                             "---\napiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: b}\n"
                             "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n",
                             &e);
-    cr_assert_not_null(w, "%s", e.msg);
-    const dra_claim *a = dra_world_find_claim(w, NULL, "a");
+    cr_assert_not_null(ws, "%s", e.msg);
+    const dra_claim *a = dra_world_find_claim(th_world(ws), NULL, "a");
     cr_assert(a->reqs[0].has_exactly);
     cr_assert_str_eq(a->reqs[0].exactly.class_name, "gpu.example.com");
     cr_assert_eq(a->reqs[0].exactly.count, 2);
     cr_assert_str_eq(a->reqs[0].exactly.mode, "ExactCount");
-    const dra_claim *b = dra_world_find_claim(w, NULL, "b");
+    const dra_claim *b = dra_world_find_claim(th_world(ws), NULL, "b");
     cr_assert_str_eq(b->reqs[0].exactly.class_name, "gpu.example.com");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 /* The API's typed lists (ResourceSliceList from /apis/resource.k8s.io/v1beta1) give
  * items no apiVersion: the v1beta1 shape is recognised, not dropped as unknown fields. */
 Test(apiversion, typed_v1beta1_list_items_convert) {
     err e;
-    dra_world *w = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSliceList\nitems:\n"
+    th_store *ws = try_load("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSliceList\nitems:\n"
                             "- metadata: {name: s}\n  spec:\n    driver: gpu.example.com\n    nodeName: node-1\n"
                             "    pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
                             "    devices: [{name: gpu-0, basic: {attributes: {index: {int: 3}}}}]\n",
                             &e);
-    cr_assert_not_null(w, "%s", e.msg);
-    cr_assert_eq(w->slices.v[0]->devices[0].cel.nattrs, 1);
-    dra_world_free(w);
+    cr_assert_not_null(ws, "%s", e.msg);
+    cr_assert_eq(slice0(ws)->devices[0].cel.nattrs, 1);
+    th_free(ws);
 }
 
 Test(apiversion, unserved_versions_are_refused) {
@@ -267,19 +272,19 @@ Test(apiversion, unknown_fields_warn_and_strict_fails) {
     warned[0] = '\0';
     const dra_input warn = {.warn = collect}, strict = {.strict = true};
     err e;
-    dra_world *w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+    th_store *ws = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
                                "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: x, colour: red}\n",
                                &warn, &e);
-    cr_assert_not_null(w, "%s", e.msg);
-    dra_world_free(w);
+    cr_assert_not_null(ws, "%s", e.msg);
+    th_free(ws);
     cr_assert(strstr(warned, "ResourceClaim c: unknown field \"spec.devices.requests[0].exactly.colour\""), "%s", warned);
-    w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+    ws = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
                     "spec:\n  requests:\n  - name: r\n    exactly: {deviceClassName: x}\n",
                     &warn, &e);
-    cr_assert_null(w);
+    cr_assert_null(ws);
     cr_assert(strstr(e.msg, "no spec.devices.requests"), "%s", e.msg);
-    w = try_load_in("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c, colour: red}\n", &strict, &e);
-    cr_assert_null(w);
+    ws = try_load_in("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c, colour: red}\n", &strict, &e);
+    cr_assert_null(ws);
     cr_assert(strstr(e.msg, "unknown field \"metadata.colour\""), "%s", e.msg);
 }
 
@@ -331,12 +336,12 @@ Test(validation, claim_requests) {
 /* SetDefaults_ExactDeviceRequest: count is a plain int64, so `count: 0` becomes 1. */
 Test(validation, count_zero_defaults_to_one) {
     err e;
-    dra_world *w = try_load("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+    th_store *ws = try_load("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
                             "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: x, count: 0}\n",
                             &e);
-    cr_assert_not_null(w, "%s", e.msg);
-    cr_assert_eq(dra_world_find_claim(w, NULL, "c")->reqs[0].exactly.count, 1);
-    dra_world_free(w);
+    cr_assert_not_null(ws, "%s", e.msg);
+    cr_assert_eq(dra_world_find_claim(th_world(ws), NULL, "c")->reqs[0].exactly.count, 1);
+    th_free(ws);
 }
 
 /* ndevices devices named gpu-<i> (or all `name` when set), each with device_extra. */
@@ -406,8 +411,8 @@ Test(validation, every_violation_of_an_object) {
              "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
              "spec: {driver: d, nodeName: node-1, pool: {name: A/A, resourceSliceCount: 1}}\n");
     err e;
-    dra_world *w = try_load(text, &e);
-    cr_assert_null(w);
+    th_store *ws = try_load(text, &e);
+    cr_assert_null(ws);
     char buf[2048];
     err_format(&e, buf, sizeof buf);
     cr_assert(!strncmp(buf, "ResourceSlice s: spec.pool.name: Invalid value: \"A\": a lowercase RFC 1123 subdomain", 80),
@@ -459,15 +464,15 @@ static void *load_many(void *arg) {
              s->field);
     for (int i = 0; i < 200; i++) {
         err e;
-        dra_world *w = try_load_in(text, &in, &e);
-        if (w) s->loaded++;
+        th_store *ws = try_load_in(text, &in, &e);
+        if (ws) s->loaded++;
         else if (strstr(e.msg, "(strict)")) s->refused++;
-        dra_world_free(w);
+        th_free(ws);
     }
     return NULL;
 }
 
-/* The warning sink and strictness go with the world that reads (dra_world_set_input),
+/* The warning sink and strictness go with the store that reads (dra_store_opts),
  * not the process: two threads loading at once, one strict and one collecting its
  * warnings, each see only their own settings. */
 Test(apiversion, input_settings_per_thread) {

@@ -17,14 +17,15 @@ Test(podgroup, later_member_allocates_nothing) {
 }
 
 static json_t *worker0(bool gate) {
-    dra_world *w = th_world_testdata("extres/cluster");
+    th_store *ws = th_store_testdata("extres/cluster");
+    const dra_world *w = th_world(ws);
     dra_features f;
     dra_features_default(&f);
     cr_assert_not(f.workload_claims, "beta, off by default");
     f.workload_claims = gate;
     json_t *out = dra_pod_allocate(w, dra_extres_find_pod(w, "default", "worker-0"), dra_world_find_node(w, "node-dra"), &f,
                                    NULL, NULL, NULL);
-    dra_world_free(w);
+    th_free(ws);
     return out;
 }
 

@@ -342,16 +342,16 @@ Test(prune, share_ids_seeded_and_unique) {
         json_object_set_new(sg_request(sg_claim(c, name, NULL), "r", "gpu", 1), "capacity",
                             json_pack("{s:{s:s}}", "requests", "mem", "10"));
     }
-    dra_world *w = dra_world_new(false);
+    th_store *ws = th_new(false);
     err e;
     err_clear(&e);
     json_t *node = json_pack("{s:s,s:{s:s}}", "kind", "Node", "metadata", "name", "node-1");
-    cr_assert(dra_world_add_json(w, node, &e));
+    cr_assert(th_add(ws, node, &e));
     json_decref(node);
-    sg_add_all(w, c, "classes", "DeviceClass");
-    sg_add_all(w, c, "slices", "ResourceSlice");
-    sg_add_all(w, c, "claims", "ResourceClaim");
-    dra_world_freeze(w);
+    sg_add_all(ws, c, "classes", "DeviceClass");
+    sg_add_all(ws, c, "slices", "ResourceSlice");
+    sg_add_all(ws, c, "claims", "ResourceClaim");
+    const dra_world *w = th_world(ws);
     dra_features f = {.consumable_capacity = true};
     dra_nodeview *v = dra_nodeview_new(w, dra_world_node(w, 0), &f, &e);
     cr_assert_not_null(v, "%s", e.msg);
@@ -374,6 +374,6 @@ Test(prune, share_ids_seeded_and_unique) {
     }
     for (int i = 0; i < 8; i++) cr_assert_str_eq(ids[0][i], ids[1][i]);
     dra_nodeview_free(v);
-    dra_world_free(w);
+    th_free(ws);
     json_decref(c);
 }

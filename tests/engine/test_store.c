@@ -258,7 +258,7 @@ Test(store, duplicate_with_different_contents_names_both_sources) {
     err_clear(&e);
     cr_assert_eq(dra_store_apply(st, same, 2, &e), 1, "%s", e.msg);
     cr_assert_eq(dra_store_apply(st, diff, 2, &e), 0);
-    cr_assert(strstr(e.msg, "one.yaml") && strstr(e.msg, "two.yaml") && strstr(e.msg, "Node//n"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "one.yaml") && strstr(e.msg, "two.yaml") && strstr(e.msg, "Node n is given twice"), "%s", e.msg);
     json_decref(a);
     json_decref(b);
     dra_store_free(st);

@@ -8,13 +8,12 @@
 #include "engine/engine.h"
 #include "tests/engine/helpers.h"
 
-static dra_world *load(const char *json) {
-    dra_world *w = dra_world_new(true);
+static th_store *load(const char *json) {
+    th_store *ws = th_new(true);
     err e;
     err_clear(&e);
-    cr_assert(th_add_json(w, json, &e), "%s", e.msg);
-    dra_world_freeze(w);
-    return w;
+    cr_assert(th_add_json(ws, json, &e), "%s", e.msg);
+    return ws;
 }
 
 static const char *two_slices =
@@ -27,7 +26,7 @@ static const char *two_slices =
     "\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n2\",\"pool\":{\"name\":\"p2\",\"generation\":1,"
     "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\",\"attributes\":{\"model\":{\"string\":\"B\"}}}]}}]}";
 
-static char *eval(dra_world *w, const cel_device *d, const char *expr, char *buf, size_t n) {
+static char *eval(const dra_world *w, const cel_device *d, const char *expr, char *buf, size_t n) {
     err e;
     err_clear(&e);
     cel_program *p = cel_compile(dra_world_cel_env(w), expr, strlen(expr), &e);
@@ -41,7 +40,8 @@ static char *eval(dra_world *w, const cel_device *d, const char *expr, char *buf
 }
 
 Test(world_lookup, first_slice_wins_and_slice_name_narrows) {
-    dra_world *w = load(two_slices);
+    th_store *ws = load(two_slices);
+    const dra_world *w = th_world(ws);
     const char *driver = NULL, *pool = NULL;
     char buf[256];
     const cel_device *d = dra_world_find_device(w, NULL, "gpu-0", &driver, &pool);
@@ -57,12 +57,13 @@ Test(world_lookup, first_slice_wins_and_slice_name_narrows) {
     cr_assert_str_eq(eval(w, d, "device.attributes[\"gpu.example.com\"].model", buf, sizeof buf), "\"B\"");
     cr_assert_str_eq(eval(w, d, "device.capacity[\"gpu.example.com\"].memory", buf, sizeof buf),
                      "error: no such key: memory");
-    dra_world_free(w);
+    th_free(ws);
 }
 
 Test(world_lookup, unknown_names) {
-    dra_world *w = load(two_slices);
+    th_store *ws = load(two_slices);
+    const dra_world *w = th_world(ws);
     cr_assert_null(dra_world_find_device(w, NULL, "gpu-1", NULL, NULL));
     cr_assert_null(dra_world_find_device(w, "s3", "gpu-0", NULL, NULL));
-    dra_world_free(w);
+    th_free(ws);
 }

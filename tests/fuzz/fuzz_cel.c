@@ -37,7 +37,9 @@ static const char SLICE[] =
     "]}}";
 
 static struct {
-    dra_world *w;
+    dra_store *st;
+    dra_snapshot *snap;
+    const dra_world *w;
     cel_env *sel, *any, *tree;
     cel_eval_ctx *x;
     cel_device dev[NDEV];
@@ -45,16 +47,19 @@ static struct {
 
 static void setup(void) {
     if (F.w) return;
-    F.w = dra_world_new(false);
+    dra_features f;
+    dra_features_default(&f);
+    F.st = dra_store_new_with(&f, &(dra_store_opts){.as_given = true});
     json_t *j = json_loads(SLICE, 0, NULL);
     err e;
     err_clear(&e);
-    if (!j || !dra_world_add_json(F.w, j, &e)) {
+    if (!j || !dra_store_apply_json(F.st, j, &e)) {
         fprintf(stderr, "fuzz_cel: fixed slice: %s\n", e.msg);
         abort();
     }
     json_decref(j);
-    dra_world_freeze(F.w);
+    F.snap = dra_store_acquire(F.st);
+    F.w = dra_snapshot_world(F.snap);
     static const char *const names[NDEV] = {"gpu", "lists", "broken"};
     for (int i = 0; i < NDEV; i++) {
         const cel_device *d = dra_world_find_device(F.w, "s", names[i], NULL, NULL);

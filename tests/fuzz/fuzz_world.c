@@ -1,5 +1,5 @@
 /* fuzz_world.c — the part the JSON and YAML decode harnesses share: documents into a
- * world, freeze, a node view, allocation of every pending claim (alone, then all
+ * store of their own, its snapshot's world, a node view, allocation of every pending claim (alone, then all
  * together), and encoding of the results. Every failure must come with an error text;
  * nothing may crash, leak or take more than a few seconds (libFuzzer's -timeout). */
 #include "tests/fuzz/fuzz.h"
@@ -25,17 +25,22 @@ static void encode(const dra_alloc_result *r) {
 }
 
 void fuzz_world_run(const struct json_t *docs) {
-    dra_world *w = dra_world_new(json_is_array(docs) && json_array_size(docs) % 2);
-    err e;
-    err_clear(&e);
-    if (!dra_world_add_json(w, docs, &e)) {
-        need_msg(&e, "dra_world_add_json");
-        dra_world_free(w);
-        return;
-    }
-    dra_world_freeze(w);
     dra_features f;
     dra_features_default(&f);
+    /* objects as given (no defaults) for half the inputs */
+    dra_store *store = dra_store_new_with(&f, &(dra_store_opts){.as_given = json_is_array(docs) && json_array_size(docs) % 2,
+                                                                 .keep_text = true});
+    err e;
+    err_clear(&e);
+    if (!dra_store_apply_json(store, docs, &e)) {
+        need_msg(&e, "dra_store_apply_json");
+        dra_store_free(store);
+        return;
+    }
+    dra_snapshot *snap = dra_store_acquire(store);
+    const dra_world *w = dra_snapshot_world(snap);
+    arena mem;
+    arena_init(&mem, 0);
     /* every gate on: the most code to reach (the defaults are what `dralloc` runs) */
     f = (dra_features){.admin_access = true, .prioritized_list = true, .partitionable = true, .device_taints = true,
                        .binding_conditions = true, .consumable_capacity = true, .list_type_attributes = true,
@@ -43,7 +48,7 @@ void fuzz_world_run(const struct json_t *docs) {
                        .filter_timeout = true, .gate_binding_conditions = true, .gate_device_status = true};
     const dra_node *node = dra_world_find_node(w, "node-1");
     if (!node && dra_world_nnodes(w)) node = dra_world_node(w, 0);
-    if (!node) node = dra_world_add_node(w, "node-1", NULL, 0);
+    if (!node) node = dra_node_named(&mem, "node-1");
     dra_allocated *st = dra_allocated_new(w);
     size_t nc = dra_world_nclaims(w);
     const dra_claim **pending = calloc(nc + 1, sizeof *pending);
@@ -80,5 +85,7 @@ void fuzz_world_run(const struct json_t *docs) {
     }
     free(pending);
     dra_allocated_free(st);
-    dra_world_free(w);
+    arena_free(&mem);
+    dra_snapshot_release(snap);
+    dra_store_free(store);
 }
