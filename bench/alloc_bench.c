@@ -52,7 +52,7 @@ typedef struct scen {
     char mismatch[ERR_MSG_MAX + 256];
     const char *source;          /* where the objects came from */
     size_t nobjects;
-    double setup_ms;             /* objects → frozen world + allocated state */
+    double setup_ms;             /* objects → store, snapshot + allocated state */
     /* target, when the issue sets one: stat (0 = p50, 2 = p99) <= target_ns */
     const char *target;
     int target_stat;

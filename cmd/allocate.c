@@ -438,7 +438,7 @@ static bool load_world(char **paths, int npaths, const char *gates, const dra_in
         fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
         return false;
     }
-    *l = (loaded){.st = dra_store_new_with(f, &(dra_store_opts){.keep_text = true, .input = in})};
+    *l = (loaded){.st = dra_store_new_with(f, &(dra_store_opts){.keep_text = true, .one_shot = true, .input = in})};
     arena_init(&l->mem, 4096);
     if (!dra_store_load_paths(l->st, (const char *const *)paths, (size_t)npaths, &e)) {
         char buf[2048], shown[4096];

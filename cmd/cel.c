@@ -233,7 +233,7 @@ static int cel_eval_slice(const char *expr, const char *path, const char *devnam
     char msg[ERR_OBJECT_MAX + ERR_PATH_MAX + ERR_MSG_MAX + 8];
     dra_features f;
     dra_features_default(&f);
-    dra_store *st = dra_store_new(&f);
+    dra_store *st = dra_store_new_with(&f, &(dra_store_opts){.one_shot = true});
     dra_snapshot *snap = NULL;
     int rc = 2;
     if (!dra_store_load_paths(st, &path, 1, &e)) {

@@ -2,8 +2,8 @@
  * take from beside the store (snapshot.h) and the causes (causes.h): the feature
  * gates, the per-thread allocation context with its deadline, seed and device
  * choice, the clock deadlines are measured on, the namespace rule and the YAML
- * reader. engine.h (the one-shot world the CLI and fixtures load) includes it; a
- * service never needs engine.h.
+ * reader. engine.h (a snapshot's world read directly and the allocator, for the CLI,
+ * the fixtures and the benches) includes it; a service never needs engine.h.
  *
  *   dra_features f;  dra_features_default(&f);  dra_features_parse(&f, gates, &e);
  *   dra_alloc_ctx *x = dra_alloc_ctx_new();      // one per thread, reused

@@ -22,7 +22,7 @@ typedef struct dra_decoder {
     arena *a;
     dra_catalog *cat;        /* names are interned and selectors compiled here */
     /* what the decoded object holds in cat, given back when it goes (catalog.h);
-     * NULL: kept until cat goes (a one-shot world) */
+     * NULL: kept until cat goes (a snapshot's taint rules and pod groups, rules.c) */
     dra_holds *holds;
     /* Apply the API server's defaults (allocationMode ExactCount, count 1) to
      * objects that were written by hand; conformance cases are passed as is. */

@@ -90,7 +90,7 @@ bool dra__path_files(const char *path, bool (*fn)(void *arg, const char *file, e
         }
     }
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);   /* qsort(NULL, 0): undefined */
     bool ok = true;
     for (size_t i = 0; i < names.n; i++) {
         if (ok) ok = fn(arg, names.v[i], e);

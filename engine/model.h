@@ -137,7 +137,7 @@ typedef struct dra_slice {
     dra_counter_set *shared_counters;
     uint32_t nshared;
     uint32_t index;          /* position in the input order */
-    uint32_t node_id;        /* interned node_name, set at ingest by the store; 0: intern at freeze */
+    uint32_t node_id;        /* interned node_name, set when decoded; 0: no node name */
 } dra_slice;
 
 /* ---- DeviceClass ---------------------------------------------------------------- */

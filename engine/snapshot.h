@@ -63,6 +63,11 @@ typedef struct dra_store_opts {
     bool as_given;
     /* keep each object's JSON text, for printing claims back (`dralloc allocate`) */
     bool keep_text;
+    /* files read as the CLI reads them: errors in the order they are met, the first
+     * ending the load (else a load's order: syntax, then an object given twice, then
+     * one that does not decode), and an object known only by metadata.generateName
+     * kept as an object of its own (as_given stores keep those too) */
+    bool one_shot;
     /* where decoding warns and whether warnings are errors (copied; NULL: dropped) */
     const struct dra_input *input;
 } dra_store_opts;

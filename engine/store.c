@@ -844,13 +844,16 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint6
     dra_kind k = dra__kind_of(kind);
     if (!k) return err_set(e, "unsupported kind %s", kind ? kind : "(none: the object has no kind)");
     const char *name = meta_str(c->upsert, "name");
-    if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
-    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
+    /* a one-shot store keeps an object known by generateName only (the decoder says
+     * when it has neither) */
+    bool one_shot = st->opts.one_shot || st->opts.as_given;
+    if ((!name || !*name) && !one_shot) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
+    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name ? name : "");
     uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
-    if (old && st->opts.as_given) {
-        /* every object given is kept: a later one under a taken name gets a key of its
-         * own (lookups by name find the first) */
+    if ((old && st->opts.as_given) || (one_shot && (!name || !*name))) {
+        /* every object given is kept: a later one under a taken name, or one without a
+         * name, gets a key of its own (lookups by name find the first) */
         char *own = xmalloc(strlen(key) + 24);
         sprintf(own, "%s/#%llu", key, (unsigned long long)st->seq);
         free(key);
@@ -1016,7 +1019,8 @@ static bool collect(change_list *cl, const json_t *doc, const char *source, err 
         return true;
     }
     /* files: a document that is no object was warned about by the reader ("ignored") */
-    if (!json_is_object(doc)) return cl->skip_unknown || err_set(e, "%s: expected a Kubernetes object", source ? source : "input");
+    if (!json_is_object(doc))
+        return cl->skip_unknown || err_set(e, "%s: expected a Kubernetes object", source ? source : "input");
     const char *kind = json_string_value(json_object_get(doc, "kind"));
     size_t kl = kind ? strlen(kind) : 0;
     if (kind && (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List")))) {
@@ -1127,6 +1131,10 @@ static bool load_doc(void *arg, const char *file, const json_t *list, json_t *do
     bool ok = list ? collect_item(&t->cl, list, kind, strlen(kind), doc, src, e) : collect(&t->cl, doc, src, e);
     for (size_t i = 0; i < t->cl.owned.n; i++) json_decref(t->cl.owned.v[i]);
     t->cl.owned.n = 0;
+    if (ok && t->st->opts.one_shot && (t->twice || t->failed)) {
+        *e = t->twice ? t->twice_err : t->failed_err;   /* the first error met ends the load */
+        return false;
+    }
     return ok;
 }
 

@@ -29,7 +29,8 @@ static inline th_store *th_new_in(bool apply_defaults, const dra_input *in) {
     cr_assert_not_null(t);
     dra_features f;
     dra_features_default(&f);
-    t->st = dra_store_new_with(&f, &(dra_store_opts){.as_given = !apply_defaults, .keep_text = true, .input = in});
+    dra_store_opts o = {.as_given = !apply_defaults, .keep_text = true, .one_shot = true, .input = in};
+    t->st = dra_store_new_with(&f, &o);
     arena_init(&t->mem, 4096);
     return t;
 }

@@ -1,5 +1,5 @@
 /* fuzz_decode_json.c — input: bytes parsed as JSON (any value), then the world path of
- * fuzz_world.c: decode, freeze, node view, allocate every pending claim, encode. */
+ * fuzz_world.c: decode into a store, its snapshot's world, node view, allocate every pending claim, encode. */
 #include "tests/fuzz/fuzz.h"
 
 #include <jansson.h>

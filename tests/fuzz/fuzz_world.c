@@ -28,8 +28,8 @@ void fuzz_world_run(const struct json_t *docs) {
     dra_features f;
     dra_features_default(&f);
     /* objects as given (no defaults) for half the inputs */
-    dra_store *store = dra_store_new_with(&f, &(dra_store_opts){.as_given = json_is_array(docs) && json_array_size(docs) % 2,
-                                                                 .keep_text = true});
+    dra_store_opts o = {.as_given = json_is_array(docs) && json_array_size(docs) % 2, .keep_text = true, .one_shot = true};
+    dra_store *store = dra_store_new_with(&f, &o);
     err e;
     err_clear(&e);
     if (!dra_store_apply_json(store, docs, &e)) {
