@@ -16,7 +16,7 @@ typedef struct arena_block arena_block;
 typedef struct arena {
     arena_block *cur;      /* block being bumped; older blocks chain behind it */
     arena_block *big;      /* oversized blocks, newest first: each holds one request */
-    size_t block_size;     /* size of ordinary blocks; 0 means the default (64 KiB) */
+    size_t block_size;     /* malloc size of ordinary blocks, header included; 0 means the default (64 KiB) */
     size_t total;          /* bytes handed out since init, for stats and limits */
     size_t reserved;       /* bytes of every block held (ordinary and oversized) */
 } arena;

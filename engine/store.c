@@ -47,7 +47,7 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
-#include "engine/hash_ahead.h"
+#include "engine/facts_ahead.h"
 #include "engine/json_hash.h"
 #include "engine/taintrule.h"
 #include "engine/validate.h"
@@ -783,7 +783,7 @@ static const char *meta_str(const json_t *o, const char *key) {
 /* A new entry for an object under key (taken over; hash its hash_bytes) whose value
  * hashes to json_hash, decoded. NULL with e set when it is invalid. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
-                        uint64_t json_hash, err *e) {
+                        uint64_t json_hash, bool fields_known, err *e) {
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
@@ -799,7 +799,12 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
     en->cat = dra__catalog_retain(st->cat);
-    dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = true, .no_raw_text = true};
+    dra_decoder d = {.a = &en->mem,
+                     .cat = st->cat,
+                     .holds = &en->holds,
+                     .apply_defaults = true,
+                     .no_raw_text = true,
+                     .fields_known = fields_known};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
         /* decoded per world (they are few): check now that they decode */
         dra_world *probe = dra__world_new_in(st->cat, true);
@@ -818,8 +823,9 @@ fail:
     return NULL;
 }
 
-/* Applies one change to s (unpublished) and records it for the build. */
-static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint64_t json_hash, err *e) {
+/* Applies one change to s (unpublished) and records it for the build; f: what a
+ * thread ahead found of its object (item_facts.h), all zero when nothing. */
+static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, dra_item_facts f, err *e) {
     assert(pthread_mutex_trylock(&st->write_lock) == EBUSY && "applied outside dra_store_apply");
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
@@ -844,13 +850,13 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint6
     const char *name = meta_str(c->upsert, "name");
     if (!name || !*name) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
+    uint64_t h = hash_bytes(key, strlen(key)), jh = f.hash ? f.hash : dra__json_value_hash(c->upsert);
     entry *old = find_entry(s, k, key, h);
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
         return true;
     }
-    entry *en = entry_new(st, c->upsert, k, c->source, key, h, jh, e);
+    entry *en = entry_new(st, c->upsert, k, c->source, key, h, jh, f.fields_known, e);
     if (!en) return false;
     DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
     pmap_put(&s->objs[k], en->hash, en, entry_is, en->key);
@@ -924,9 +930,9 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
     size_t taken = 0;
-    dra_hash_ahead *ha = dra__hash_ahead_start(changes, n);
+    dra_facts_ahead *fa = dra__facts_ahead_start(changes, n);
     for (size_t i = 0; i < n && ok; i++) {
-        if (apply_one(st, s, &changes[i], ha ? dra__hash_ahead_get(ha, i) : 0, e)) {
+        if (apply_one(st, s, &changes[i], fa ? dra__facts_ahead_get(fa, i) : (dra_item_facts){0}, e)) {
             taken++;
         } else if (skipped) {
             skipped(arg, &changes[i], e);
@@ -935,7 +941,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
             ok = false;
         }
     }
-    dra__hash_ahead_free(ha);
+    dra__facts_ahead_free(fa);
     if (ok && !taken && old) {   /* every change refused: the current snapshot stands */
         gen = old->gen;
         dra_snapshot_release(s);
@@ -1045,14 +1051,14 @@ typedef struct load_txn {
     DRA_VEC(char *) sources;
     bool twice, failed;
     err twice_err, failed_err;
-    const json_t *doc;   /* the document being read, and its hash when known (else 0) */
-    uint64_t doc_hash;
+    const json_t *doc;   /* the document being read, and its facts when known (else zero) */
+    dra_item_facts doc_facts;
 } load_txn;
 
 /* check_duplicates' rule, one object at a time: the same key as the object before it
  * under that key with another value (compared by json_value_hash, as apply_one does). */
 static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
-    uint64_t jh = c->upsert == t->doc && t->doc_hash ? t->doc_hash : dra__json_value_hash(c->upsert);
+    uint64_t jh = c->upsert == t->doc && t->doc_facts.hash ? t->doc_facts.hash : dra__json_value_hash(c->upsert);
     if (t->twice) return jh;
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), j;
@@ -1082,16 +1088,17 @@ static void load_change(void *arg, const dra_change *c) {
     if (t->twice || t->failed) return;
     err ae;
     err_clear(&ae);
-    if (!apply_one(t->st, t->s, c, jh, &ae)) {
+    dra_item_facts f = {jh, c->upsert == t->doc && t->doc_facts.fields_known};
+    if (!apply_one(t->st, t->s, c, f, &ae)) {
         t->failed_err = ae;
         t->failed = true;
     }
 }
 
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e) {
+static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e) {
     load_txn *t = arg;
     t->doc = doc;
-    t->doc_hash = hash;
+    t->doc_facts = facts;
     const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
     if (!src || strcmp(src, file)) {
         src = xstrdup(file);

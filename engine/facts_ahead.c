@@ -1,7 +1,5 @@
-/* hash_ahead.c — a batch's value hashes computed on a second thread (hash_ahead.h). */
-#include "engine/hash_ahead.h"
-
-#include "engine/json_hash.h"
+/* facts_ahead.c — a batch's item facts computed on a second thread (facts_ahead.h). */
+#include "engine/facts_ahead.h"
 
 #include "base/base.h"
 
@@ -10,23 +8,23 @@
 
 /* Below this many changes (a watch event, a small file) no thread is started;
  * `mig_5000nodes` applies 500 at a time. */
-enum { HASH_AHEAD_MIN = 256, WAKE_EVERY = 64 };
+enum { FACTS_AHEAD_MIN = 256, WAKE_EVERY = 64 };
 
-struct dra_hash_ahead {
+struct dra_facts_ahead {
     const dra_change *changes;
     size_t n;
-    uint64_t *hash;
-    atomic_size_t done;   /* hash[0..done) are set */
+    dra_item_facts *facts;
+    atomic_size_t done;   /* facts[0..done) are set */
     atomic_bool stop;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t moved;
 };
 
-static void *hash_all(void *arg) {
-    dra_hash_ahead *ha = arg;
+static void *facts_all(void *arg) {
+    dra_facts_ahead *ha = arg;
     for (size_t i = 0; i < ha->n && !atomic_load_explicit(&ha->stop, memory_order_relaxed); i++) {
-        ha->hash[i] = ha->changes[i].upsert ? dra__json_value_hash(ha->changes[i].upsert) : 0;
+        ha->facts[i] = ha->changes[i].upsert ? dra__item_facts(ha->changes[i].upsert) : (dra_item_facts){0};
         atomic_store_explicit(&ha->done, i + 1, memory_order_release);
         /* the reader waits under the lock, so a wake-up every few items is enough */
         if ((i + 1) % WAKE_EVERY == 0 || i + 1 == ha->n) {
@@ -38,41 +36,41 @@ static void *hash_all(void *arg) {
     return NULL;
 }
 
-dra_hash_ahead *dra__hash_ahead_start(const dra_change *changes, size_t n) {
-    if (n < HASH_AHEAD_MIN) return NULL;
-    dra_hash_ahead *ha = xcalloc(1, sizeof *ha);
+dra_facts_ahead *dra__facts_ahead_start(const dra_change *changes, size_t n) {
+    if (n < FACTS_AHEAD_MIN) return NULL;
+    dra_facts_ahead *ha = xcalloc(1, sizeof *ha);
     ha->changes = changes;
     ha->n = n;
-    ha->hash = xcalloc(n, sizeof *ha->hash);
+    ha->facts = xcalloc(n, sizeof *ha->facts);
     atomic_init(&ha->done, 0);
     atomic_init(&ha->stop, false);
     pthread_mutex_init(&ha->lock, NULL);
     pthread_cond_init(&ha->moved, NULL);
-    if (pthread_create(&ha->thread, NULL, hash_all, ha) != 0) {
+    if (pthread_create(&ha->thread, NULL, facts_all, ha) != 0) {
         pthread_cond_destroy(&ha->moved);
         pthread_mutex_destroy(&ha->lock);
-        free(ha->hash);
+        free(ha->facts);
         free(ha);
         return NULL;
     }
     return ha;
 }
 
-uint64_t dra__hash_ahead_get(dra_hash_ahead *ha, size_t i) {
+dra_item_facts dra__facts_ahead_get(dra_facts_ahead *ha, size_t i) {
     if (atomic_load_explicit(&ha->done, memory_order_acquire) <= i) {
         pthread_mutex_lock(&ha->lock);
         while (atomic_load_explicit(&ha->done, memory_order_acquire) <= i) pthread_cond_wait(&ha->moved, &ha->lock);
         pthread_mutex_unlock(&ha->lock);
     }
-    return ha->hash[i];
+    return ha->facts[i];
 }
 
-void dra__hash_ahead_free(dra_hash_ahead *ha) {
+void dra__facts_ahead_free(dra_facts_ahead *ha) {
     if (!ha) return;
     atomic_store(&ha->stop, true);
     pthread_join(ha->thread, NULL);
     pthread_cond_destroy(&ha->moved);
     pthread_mutex_destroy(&ha->lock);
-    free(ha->hash);
+    free(ha->facts);
     free(ha);
 }
