@@ -45,13 +45,13 @@ static arena_block *block_new(arena *a, size_t size, arena_block *prev) {
     b->size = size;
     b->used = 0;
     b->prev = prev;
-    a->reserved += size;
+    a->reserved += sizeof(arena_block) + size;
     return b;
 }
 
 static void block_free(arena *a, arena_block *b) {
-    assert(a->reserved >= b->size);
-    a->reserved -= b->size;
+    assert(a->reserved >= sizeof(arena_block) + b->size);
+    a->reserved -= sizeof(arena_block) + b->size;
     free(b);
 }
 

@@ -39,9 +39,9 @@ arena_mark arena_save(const arena *a);
 void arena_reset(arena *a, arena_mark m);      /* frees blocks allocated after the mark */
 void arena_clear(arena *a);                    /* back to empty, keeps the first ordinary block */
 void arena_free(arena *a);
-/* Bytes the arena holds from malloc right now (block payloads, ordinary and
- * oversized): what tests and long-lived owners watch to see that resets give
- * memory back. */
+/* Bytes the arena holds from malloc right now (blocks with their headers, ordinary
+ * and oversized): what tests and long-lived owners watch to see that resets give
+ * memory back. An ordinary block is block_size bytes. */
 size_t arena_bytes_reserved(const arena *a);
 
 #define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))

@@ -389,17 +389,26 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     size_t i;
     json_t *nj;
     *total = 0;
-    json_t *usable_classes = json_object();
+    /* every workload's fit on each node with free devices, a scan per workload */
+    size_t nrows = json_array_size(nodes_json), nidx = 0;
+    const char **names = xcalloc(nrows ? nrows : 1, sizeof *names);
+    size_t *idx = xcalloc(nrows ? nrows : 1, sizeof *idx);
     json_array_foreach(nodes_json, i, nj) {
-        const char *name = json_string_value(json_object_get(nj, "name"));
+        names[i] = json_string_value(json_object_get(nj, "name"));
+        if (names[i] && jint(nj, "free") > 0) idx[nidx++] = i;
+    }
+    size_t nfit = nw * nidx;
+    plan_scan_answer *fit = xcalloc(nfit ? nfit : 1, sizeof *fit);
+    for (size_t wi = 0; wi < nw; wi++)
+        if (prs[wi]) plan_scan(prs[wi], m->ov, m->x, m->o->score, names, idx, nidx, fit + wi * nidx);
+    json_t *usable_classes = json_object();
+    for (size_t k = 0; k < nidx; k++) {
+        nj = json_array_get(nodes_json, idx[k]);
         json_int_t free_devs = jint(nj, "free");
         bool fits = false;
         json_object_clear(usable_classes);
-        for (size_t wi = 0; wi < nw && name && free_devs > 0; wi++) {
-            if (!prs[wi]) continue;
-            dra_fit f;
-            dra_pod_fit_overlay(prs[wi], m->ov, m->x, name, m->o->score, 0, false, &f);
-            if (f.status != DRA_FIT_OK) continue;
+        for (size_t wi = 0; wi < nw; wi++) {
+            if (!prs[wi] || !fit[wi * nidx + k].fits) continue;
             fits = true;
             json_object_update(usable_classes, wants[wi]);
         }
@@ -414,6 +423,15 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
         json_object_set_new(nj, "stranded", json_integer(st));
         *total += st;
     }
+    /* the rows not scanned: no free device (or no name) — nothing fits there */
+    json_array_foreach(nodes_json, i, nj) {
+        if (json_object_get(nj, "stranded")) continue;
+        json_object_set_new(nj, "stranded", json_integer(jint(nj, "free")));
+        *total += jint(nj, "free");
+    }
+    free(fit);
+    free(idx);
+    free(names);
     json_decref(usable_classes);
     for (size_t wi = 0; wi < nw; wi++) {
         if (prs[wi]) dra_pod_request_free(prs[wi]);
