@@ -16,7 +16,7 @@ typedef struct arena_block arena_block;
 typedef struct arena {
     arena_block *cur;      /* block being bumped; older blocks chain behind it */
     arena_block *big;      /* oversized blocks, newest first: each holds one request */
-    size_t block_size;     /* size of ordinary blocks; 0 means the default (64 KiB) */
+    size_t block_size;     /* malloc size of ordinary blocks, header included; 0 means the default (64 KiB) */
     size_t total;          /* bytes handed out since init, for stats and limits */
     size_t reserved;       /* bytes of every block held (ordinary and oversized) */
 } arena;
@@ -39,9 +39,9 @@ arena_mark arena_save(const arena *a);
 void arena_reset(arena *a, arena_mark m);      /* frees blocks allocated after the mark */
 void arena_clear(arena *a);                    /* back to empty, keeps the first ordinary block */
 void arena_free(arena *a);
-/* Bytes the arena holds from malloc right now (block payloads, ordinary and
- * oversized): what tests and long-lived owners watch to see that resets give
- * memory back. */
+/* Bytes the arena holds from malloc right now (blocks with their headers, ordinary
+ * and oversized): what tests and long-lived owners watch to see that resets give
+ * memory back. An ordinary block is block_size bytes. */
 size_t arena_bytes_reserved(const arena *a);
 
 #define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))

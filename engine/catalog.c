@@ -3,6 +3,10 @@
  * names and programs. */
 #include "engine/catalog.h"
 
+#include "base/hash.h"
+
+#include <string.h>
+
 #include <stdlib.h>
 
 dra_catalog *dra__catalog_new(void) {
@@ -39,9 +43,45 @@ void dra__catalog_sizes(dra_catalog *c, dra_catalog_sizes *out) {
                                .programs = p1 + p2, .program_bytes = b1 + b2};
 }
 
+/* The slot of hash hv in h's seen-names table: where id is, or the empty slot. */
+static uint32_t seen_slot(const dra_holds *h, const intern_table *t, uint64_t hv, const char *s, size_t n) {
+    uint32_t mask = h->capseen - 1, i = (uint32_t)hv & mask;
+    while (h->seen_id[i] && (h->seen_hash[i] != hv || intern_len(t, h->seen_id[i]) != n ||
+                             memcmp(intern_str(t, h->seen_id[i]), s, n)))
+        i = (i + 1) & mask;
+    return i;
+}
+
+static void seen_grow(dra_holds *h, const intern_table *t) {
+    uint64_t *oh = h->seen_hash;
+    uint32_t *oi = h->seen_id, ocap = h->capseen;
+    h->capseen = ocap ? ocap * 2 : 64;
+    h->seen_hash = xcalloc(h->capseen, sizeof *h->seen_hash);
+    h->seen_id = xcalloc(h->capseen, sizeof *h->seen_id);
+    for (uint32_t i = 0; i < ocap; i++)
+        if (oi[i]) {
+            uint32_t j = seen_slot(h, t, oh[i], intern_str(t, oi[i]), intern_len(t, oi[i]));
+            h->seen_hash[j] = oh[i];
+            h->seen_id[j] = oi[i];
+        }
+    free(oh);
+    free(oi);
+}
+
 uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n) {
+    uint64_t hv = 0;
+    uint32_t slot = 0;
+    if (h) {
+        /* held already by this object: no lock, no second reference */
+        if (h->nnames * 2 + 2 > h->capseen) seen_grow(h, c->names);
+        hv = hash_bytes(s, n);
+        slot = seen_slot(h, c->names, hv, s, n);
+        if (h->seen_id[slot]) return h->seen_id[slot];
+    }
     uint32_t id = intern_put(c->names, s, n);
     if (id && h) {
+        h->seen_hash[slot] = hv;
+        h->seen_id[slot] = id;
         if (h->nnames == h->capnames) {
             h->capnames = h->capnames ? h->capnames * 2 : 16;
             h->names = xrealloc(h->names, h->capnames * sizeof *h->names);
@@ -75,6 +115,9 @@ static int cmp_prog(const void *a, const void *b) {
 }
 
 void dra__holds_compact(dra_holds *h, dra_catalog *c) {
+    free(h->seen_hash);
+    free(h->seen_id);
+    h->seen_hash = NULL, h->seen_id = NULL, h->capseen = 0;
     if (h->nnames > 1) {
         qsort(h->names, h->nnames, sizeof *h->names, cmp_u32);
         uint32_t k = 1;
@@ -107,5 +150,7 @@ void dra__holds_release(dra_holds *h, dra_catalog *c) {
     for (uint32_t i = 0; i < h->nnames; i++) intern_release(c->names, h->names[i]);
     free(h->names);
     free(h->progs);
+    free(h->seen_hash);
+    free(h->seen_id);
     *h = (dra_holds){0};
 }

@@ -49,6 +49,13 @@ typedef struct dra_holds {
     uint32_t nnames, capnames;
     dra_held_prog *progs;
     uint32_t nprogs, capprogs;
+    /* while the object is decoded: the names it holds already, by hash (open
+     * addressing, id 0 empty), so a name met again — "memory-slice-3" on every device
+     * of a slice — is found without the table's write lock and without a reference
+     * to give back at compaction; freed by dra__holds_compact */
+    uint64_t *seen_hash;
+    uint32_t *seen_id;
+    uint32_t capseen;
 } dra_holds;
 
 /* The id of s[0..n), held by h (NULL: kept until the catalog goes). 0 only when the

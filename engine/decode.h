@@ -32,6 +32,9 @@ typedef struct dra_decoder {
     bool no_raw_text;
     /* where warnings go and whether they are errors (engine.h); NULL: dropped */
     const dra_input *input;
+    /* the object's fields are all known (dra__input_fields_known, computed on the
+     * thread ahead): the unknown-field walk is skipped */
+    bool fields_known;
 } dra_decoder;
 
 /* YAML stream → JSON array with one element per non-empty document; documents that

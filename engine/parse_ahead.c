@@ -2,7 +2,6 @@
  * ahead of their reader (parse_ahead.h). */
 #include "engine/parse_ahead.h"
 #include "engine/json_fast.h"
-#include "engine/json_hash.h"
 
 #include "base/base.h"
 
@@ -21,7 +20,7 @@ struct dra_parse_ahead {
     pthread_mutex_t lock;
     pthread_cond_t moved;   /* an item parsed, or taken, or the reader left */
     json_t *ring[AHEAD];
-    uint64_t hash[AHEAD];   /* each tree's dra__json_value_hash, computed here too */
+    dra_item_facts facts[AHEAD];   /* each tree's facts (item_facts.h), found here too */
     size_t parsed, taken;   /* items parsed (into ring[i % AHEAD]) and handed out */
     bool failed, stop;      /* item `parsed` does not parse (je); the reader left */
     json_error_t je;
@@ -44,11 +43,11 @@ static void *parse_all(void *arg) {
         if (stop) break;
         json_error_t je;
         json_t *doc = parse_item(pa, i, &je);
-        uint64_t h = doc ? dra__json_value_hash(doc) : 0;
+        dra_item_facts f = doc ? dra__item_facts(doc) : (dra_item_facts){0};
         pthread_mutex_lock(&pa->lock);
         if (doc) {
             pa->ring[i % AHEAD] = doc;
-            pa->hash[i % AHEAD] = h;
+            pa->facts[i % AHEAD] = f;
             pa->parsed++;
         } else {
             pa->je = je;
@@ -76,9 +75,9 @@ dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *
     return pa;
 }
 
-json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, uint64_t *hash) {
+json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts) {
     *failed = false;
-    *hash = 0;
+    *facts = (dra_item_facts){0};
     if (!pa->threaded) {
         if (pa->failed || pa->taken >= pa->it->n) return NULL;
         json_t *doc = parse_item(pa, pa->taken, je);
@@ -91,7 +90,7 @@ json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *j
     json_t *doc = NULL;
     if (pa->taken < pa->parsed) {
         doc = pa->ring[pa->taken % AHEAD];
-        *hash = pa->hash[pa->taken % AHEAD];
+        *facts = pa->facts[pa->taken % AHEAD];
         pa->taken++;
         pthread_cond_broadcast(&pa->moved);
     } else if (pa->failed) {

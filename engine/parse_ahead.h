@@ -6,6 +6,7 @@
 #ifndef DRA_ENGINE_PARSE_AHEAD_H
 #define DRA_ENGINE_PARSE_AHEAD_H
 
+#include "engine/item_facts.h"
 #include "engine/json_items.h"
 
 #include <jansson.h>
@@ -17,9 +18,9 @@ typedef struct dra_parse_ahead dra_parse_ahead;
  * false, or when no thread can be started, each item is parsed when asked for. */
 dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded);
 /* The next item's tree (the caller's), in order; NULL past the last, or at an item
- * that does not parse (*failed set, je its error; nothing is read after it). *hash:
- * its dra__json_value_hash when the thread computed it, else 0. */
-json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, uint64_t *hash);
+ * that does not parse (*failed set, je its error; nothing is read after it). *facts:
+ * its facts when the thread found them, else all zero. */
+json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts);
 /* Stops the thread and frees the trees parsed but not taken. */
 void dra__parse_ahead_free(dra_parse_ahead *pa);
 

@@ -22,7 +22,7 @@ enum { PARSE_AHEAD_MIN_BYTES = 1 << 20 };
 
 typedef struct file_read {
     const char *file;
-    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e);
+    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e);
     void *arg;
     int level;   /* the error kept: 0 none, 1 fn's, 2 a missing apiVersion or kind */
     err first;
@@ -30,7 +30,7 @@ typedef struct file_read {
 
 /* One document: kubectl's check (not for a typed list's items, which take the list's
  * kind), then fn, unless an error of the file came before. */
-static void one_doc(file_read *r, const json_t *list, json_t *doc, uint64_t hash, bool check) {
+static void one_doc(file_read *r, const json_t *list, json_t *doc, dra_item_facts facts, bool check) {
     if (r->level == 2) return;
     if (check) {
         err ce;
@@ -44,7 +44,7 @@ static void one_doc(file_read *r, const json_t *list, json_t *doc, uint64_t hash
     if (r->level) return;
     err fe;
     err_clear(&fe);
-    if (!r->fn(r->arg, r->file, list, doc, hash, &fe)) {
+    if (!r->fn(r->arg, r->file, list, doc, facts, &fe)) {
         r->first = fe;
         r->level = 1;
     }
@@ -53,10 +53,10 @@ static void one_doc(file_read *r, const json_t *list, json_t *doc, uint64_t hash
 /* A document read whole: its elements when it is an array (a YAML stream, a JSON
  * array), else itself. */
 static void whole_docs(file_read *r, json_t *docs) {
-    if (!json_is_array(docs)) return one_doc(r, NULL, docs, 0, true);
+    if (!json_is_array(docs)) return one_doc(r, NULL, docs, (dra_item_facts){0}, true);
     size_t i;
     json_t *d;
-    json_array_foreach(docs, i, d) one_doc(r, NULL, d, 0, true);
+    json_array_foreach(docs, i, d) one_doc(r, NULL, d, (dra_item_facts){0}, true);
 }
 
 static bool is_list_kind(const char *kind) {
@@ -91,10 +91,10 @@ static bool stream_items(file_read *r, const char *text, size_t len, const dra_j
     }
     bool ok = true, failed;
     json_error_t je;
-    uint64_t hash;
+    dra_item_facts facts;
     dra_parse_ahead *pa = dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES);
-    for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je, &hash));) {
-        one_doc(r, env, doc, hash, check);
+    for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je, &facts));) {
+        one_doc(r, env, doc, facts, check);
         json_decref(doc);
     }
     dra__parse_ahead_free(pa);
@@ -117,7 +117,7 @@ static bool streamable(const char *text, size_t len, dra_json_items *it) {
 
 typedef struct stream_call {
     const dra_input *in;
-    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e);
+    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e);
     void *arg;
 } stream_call;
 
@@ -148,7 +148,7 @@ static bool stream_file(void *arg, const char *file, err *e) {
 }
 
 bool dra__path_stream(const char *path, const dra_input *in,
-                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e),
+                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e),
                       void *arg, err *e) {
     stream_call sc = {in, fn, arg};
     return dra__path_files(path, stream_file, &sc, e);

@@ -23,6 +23,7 @@
 
 #include "base/hash.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,6 +549,20 @@ static bool overlay_memo_ok(const dra_pod_request *pr) {
 
 static uint64_t ov_memo_key(const char *node, uint64_t sig, uint64_t ver, uint64_t gver) {
     return hash_bytes(node, strlen(node)) ^ hash_u64(sig) ^ hash_u64(ver * 0x9E3779B97F4A7C15ull + gver);
+}
+void dra_overlay_memo_adopt(dra_overlay *ov, dra_overlay *from) {
+    assert(from->s == ov->s && from->gver == ov->gver && "adopted from a copy nothing was committed to since");
+    for (size_t i = 0; i < from->memos.n; i++) {
+        const ov_memo *m = &from->memos.v[i];
+        /* the same answer twice under one key is harmless, but ov never asked both */
+        uint64_t probe = ov_memo_key(m->node, m->sig, m->ver, m->gver), idx;
+        while (hmap_get(&ov->memo, probe, &idx)) probe = hash_u64(probe);
+        DRA_VEC_PUSH(ov->memos, *m);
+        hmap_put(&ov->memo, probe, ov->memos.n);
+    }
+    from->memos.n = 0;   /* the node names are ov's now */
+    hmap_free(&from->memo);
+    hmap_init(&from->memo);
 }
 
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,

@@ -245,6 +245,10 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
  * commit could reach other nodes. Off: every fit is decided (benchmarks of the
  * allocator itself). */
 void dra_overlay_memo(dra_overlay *ov, bool on);
+/* Moves the memo answers of `from`, a copy of ov (dra_overlay_copy) that another
+ * thread decided nodes on, into ov: what ov's memo would hold had ov decided them.
+ * Nothing may have been committed to either since the copy. */
+void dra_overlay_memo_adopt(dra_overlay *ov, dra_overlay *from);
 
 /* Whole-pod checks beside devices, as kube-scheduler's other Filter plugins make them
  * (NodeName, NodeAffinity: spec.nodeSelector and required node affinity,

@@ -47,7 +47,7 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
-#include "engine/hash_ahead.h"
+#include "engine/work_ahead.h"
 #include "engine/json_hash.h"
 #include "engine/taintrule.h"
 #include "engine/validate.h"
@@ -661,7 +661,7 @@ static void memo_carry(dra_snapshot *s, dra_snapshot *old) {
 /* Lays the world out for s from old's (NULL: from the objects alone): the parts of
  * kinds that did not change are shared, the slice indexes edited where slices
  * changed, the in-use set derived from old's by the claims removed and added. Claims,
- * templates, nodes and pods are looked up through the object maps (dra__snapshot_find). */
+ * templates, nodes and pods are looked up through the object maps (snapshot_source). */
 static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     bool changed[DRA_KIND_COUNT] = {0};
     size_t nslice = 0;
@@ -782,13 +782,14 @@ static const char *meta_str(const json_t *o, const char *key) {
 }
 
 /* A new entry for an object under key (taken over; hash its hash_bytes) whose value
- * hashes to json_hash, decoded. NULL with e set when it is invalid. */
+ * hashes to json_hash, decoded; placed in the arrival order when applied (entry_place).
+ * NULL with e set when it is invalid. Touches nothing of st but its catalog (locked):
+ * two threads decode a batch's entries. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
-                        uint64_t json_hash, err *e) {
+                        uint64_t json_hash, bool fields_known, err *e) {
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
-    en->seq = st->seq++;
     en->key = key;
     en->hash = hash;
     /* the JSON itself is kept only where a world decodes it again (taint rules, pod
@@ -800,8 +801,13 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     /* small objects dominate (claims, one-node slices): start with a small block */
     arena_init(&en->mem, 2048);
     en->cat = dra__catalog_retain(st->cat);
-    dra_decoder d = {.a = &en->mem, .cat = st->cat, .holds = &en->holds, .apply_defaults = !st->opts.as_given,
-                     .no_raw_text = !st->opts.keep_text, .input = &st->input};
+    dra_decoder d = {.a = &en->mem,
+                     .cat = st->cat,
+                     .holds = &en->holds,
+                     .apply_defaults = !st->opts.as_given,
+                     .no_raw_text = !st->opts.keep_text,
+                     .fields_known = fields_known,
+                     .input = &st->input};
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) {
         /* decoded per world (they are few): check now that they decode, warnings said once */
         dra_rules *probe = dra__rules_new(st->cat, &st->input);
@@ -812,16 +818,73 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
         goto fail;
     }
     dra__holds_compact(&en->holds, st->cat);
-    if (k == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
-    if (k == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
     return en;
 fail:
     entry_release(en);
     return NULL;
 }
 
-/* Applies one change to s (unpublished) and records it for the build. */
-static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint64_t json_hash, err *e) {
+/* Its place in the store's arrival order, given when it is applied (entries are
+ * decoded on two threads, applied on one, in order). */
+static void entry_place(dra_store *st, entry *en) {
+    en->seq = st->seq++;
+    if (en->kind == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
+    if (en->kind == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
+}
+
+/* The key of an object kept beside another of its name, or without one (as_given and
+ * one-shot stores): its own, the arrival order appended (lookups by name find the
+ * object that has the name itself). */
+static void entry_own_key(entry *en) {
+    char *own = xmalloc(strlen(en->key) + 24);
+    sprintf(own, "%s/#%llu", en->key, (unsigned long long)en->seq);
+    free(en->key);
+    en->key = own;
+    en->hash = hash_bytes(own, strlen(own));
+}
+
+/* One change as prepared before it is applied, on either thread (work_ahead.h): its
+ * object's facts, and its entry decoded — or the decoder's refusal. Nothing is
+ * decoded for what apply_one refuses before decoding, for the kinds decoded per world,
+ * or for an object the batch's base snapshot holds unchanged. */
+typedef struct prepared {
+    dra_item_facts f;
+    entry *en;
+    bool failed;
+    err e;
+} prepared;
+
+typedef struct prep_batch {
+    dra_store *st;
+    const dra_snapshot *base;   /* the snapshot the batch forks, only read */
+    const dra_change *changes;
+    prepared *p;
+} prep_batch;
+
+static void prepare_one(void *arg, size_t i) {
+    prep_batch *b = arg;
+    const dra_change *c = &b->changes[i];
+    prepared *p = &b->p[i];
+    if (!c->upsert) return;
+    p->f = dra__item_facts(c->upsert);
+    dra_kind k = dra__kind_of(json_string_value(json_object_get(c->upsert, "kind")));
+    const char *name = meta_str(c->upsert, "name");
+    if (!k || !name || !*name || k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) return;
+    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
+    uint64_t h = hash_bytes(key, strlen(key));
+    const entry *old = b->base ? find_entry(b->base, k, key, h) : NULL;
+    if (old && old->json_hash == p->f.hash) {
+        free(key);
+        return;
+    }
+    err_clear(&p->e);
+    p->en = entry_new(b->st, c->upsert, k, c->source, key, h, p->f.hash, p->f.fields_known, &p->e);
+    p->failed = !p->en;
+}
+
+/* Applies one change to s (unpublished) and records it for the build; p: what was
+ * prepared of it (its entry is taken), NULL when nothing. */
+static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepared *p, err *e) {
     assert(pthread_mutex_trylock(&st->write_lock) == EBUSY && "applied outside dra_store_apply");
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
@@ -849,24 +912,27 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, uint6
     bool one_shot = st->opts.one_shot || st->opts.as_given;
     if ((!name || !*name) && !one_shot) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name ? name : "");
-    uint64_t h = hash_bytes(key, strlen(key)), jh = json_hash ? json_hash : dra__json_value_hash(c->upsert);
-    entry *old = find_entry(s, k, key, h);
-    if ((old && st->opts.as_given) || (one_shot && (!name || !*name))) {
-        /* every object given is kept: a later one under a taken name, or one without a
-         * name, gets a key of its own (lookups by name find the first) */
-        char *own = xmalloc(strlen(key) + 24);
-        sprintf(own, "%s/#%llu", key, (unsigned long long)st->seq);
-        free(key);
-        key = own;
-        h = hash_bytes(key, strlen(key));
-        old = NULL;
-    }
+    uint64_t h = hash_bytes(key, strlen(key)), jh = p && p->f.hash ? p->f.hash : dra__json_value_hash(c->upsert);
+    entry *old = find_entry(s, k, key, h), *en = p ? p->en : NULL;
+    if (p) p->en = NULL;
+    /* every object given is kept: a later one under a taken name, or one without a
+     * name, gets a key of its own once placed (entry_own_key) */
+    bool own_key = (old && st->opts.as_given) || (one_shot && (!name || !*name));
+    if (own_key) old = NULL;
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
+        entry_release(en);
         return true;
     }
-    entry *en = entry_new(st, c->upsert, k, c->source, key, h, jh, e);
-    if (!en) return false;
+    if (en || (p && p->failed)) {
+        free(key);   /* decoded (or refused) ahead, under the same key */
+        if (!en) return *e = p->e, false;
+    } else {
+        en = entry_new(st, c->upsert, k, c->source, key, h, jh, p && p->f.fields_known, e);
+        if (!en) return false;
+    }
+    entry_place(st, en);
+    if (own_key) entry_own_key(en);
     DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
     pmap_put(&s->objs[k], en->hash, en, entry_is, en->key);
     return true;
@@ -950,9 +1016,12 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     dra_snapshot *s = snapshot_fork(st, old);
     bool ok = true;
     size_t taken = 0;
-    dra_hash_ahead *ha = dra__hash_ahead_start(changes, n);
+    /* a large batch is decoded on two threads, applied here in order */
+    prep_batch pb = {st, old, changes, xcalloc(n ? n : 1, sizeof(prepared))};
+    dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
     for (size_t i = 0; i < n && ok; i++) {
-        if (apply_one(st, s, &changes[i], ha ? dra__hash_ahead_get(ha, i) : 0, e)) {
+        if (wa) dra__work_ahead_need(wa, i);
+        if (apply_one(st, s, &changes[i], wa ? &pb.p[i] : NULL, e)) {
             taken++;
         } else if (skipped) {
             skipped(arg, &changes[i], e);
@@ -961,7 +1030,9 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
             ok = false;
         }
     }
-    dra__hash_ahead_free(ha);
+    dra__work_ahead_free(wa);
+    for (size_t i = 0; i < n; i++) entry_release(pb.p[i].en);   /* prepared past the first error */
+    free(pb.p);
     if (ok && !taken && old) {   /* every change refused: the current snapshot stands */
         gen = old->gen;
         dra_snapshot_release(s);
@@ -1073,14 +1144,14 @@ typedef struct load_txn {
     DRA_VEC(char *) sources;
     bool twice, failed;
     err twice_err, failed_err;
-    const json_t *doc;   /* the document being read, and its hash when known (else 0) */
-    uint64_t doc_hash;
+    const json_t *doc;   /* the document being read, and its facts when known (else zero) */
+    dra_item_facts doc_facts;
 } load_txn;
 
 /* check_duplicates' rule, one object at a time: the same key as the object before it
  * under that key with another value (compared by json_value_hash, as apply_one does). */
 static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
-    uint64_t jh = c->upsert == t->doc && t->doc_hash ? t->doc_hash : dra__json_value_hash(c->upsert);
+    uint64_t jh = c->upsert == t->doc && t->doc_facts.hash ? t->doc_facts.hash : dra__json_value_hash(c->upsert);
     if (t->twice) return jh;
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), j;
@@ -1112,16 +1183,17 @@ static void load_change(void *arg, const dra_change *c) {
     if (t->twice || t->failed) return;
     err ae;
     err_clear(&ae);
-    if (!apply_one(t->st, t->s, c, jh, &ae)) {
+    prepared p = {.f = {jh, c->upsert == t->doc && t->doc_facts.fields_known}};
+    if (!apply_one(t->st, t->s, c, &p, &ae)) {
         t->failed_err = ae;
         t->failed = true;
     }
 }
 
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e) {
+static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e) {
     load_txn *t = arg;
     t->doc = doc;
-    t->doc_hash = hash;
+    t->doc_facts = facts;
     const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
     if (!src || strcmp(src, file)) {
         src = xstrdup(file);

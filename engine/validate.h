@@ -44,6 +44,13 @@ bool dra__input_check_type(const json_t *obj, const char *source, err *e);
 /* The same for every object of a file's documents (arrays and List items included). */
 bool dra__input_check_types(const json_t *docs, const char *source, err *e);
 
+/* Whether every field of obj is one its kind has (step 3 would warn of nothing), for
+ * an object of a kind the decoders read, as resource.k8s.io/v1 (core v1 for Pods and
+ * Nodes); false for anything else. A pure function of the value, so the thread that
+ * parses or hashes items ahead of the decoder computes it (item_facts.h), and the
+ * decoder skips its own walk (dra_decoder.fields_known). */
+bool dra__input_fields_known(const json_t *obj);
+
 /* YAML streams: dra__yaml_load and dra__yaml_load_in (engine/yaml.c), in decode.h. */
 
 #ifdef DRA_ENGINE_DECODE_UTIL_H

@@ -23,6 +23,7 @@
 #include "engine/catalog.h"
 #include "engine/decode.h"
 #include "engine/engine.h"
+#include "engine/item_facts.h"
 
 #define DRA_VEC(T) VEC(T)
 #define DRA_VEC_PUSH(vec, x) VEC_PUSH(vec, x)
@@ -139,10 +140,11 @@ bool dra__input_is_json(const strbuf *sb);
  * element), else each document of the file (list NULL). The checks dra__path_docs
  * makes are made, and a file's error is the one it would give: jansson's message for
  * the whole file when any of it does not parse, else the first document without
- * apiVersion or kind, else fn's first error (fn is not called after it fails). hash:
- * doc's dra__json_value_hash when the parsing thread computed it, else 0. */
+ * apiVersion or kind, else fn's first error (fn is not called after it fails). facts:
+ * doc's (item_facts.h) when the parsing thread found them, else all zero. */
 bool dra__path_stream(const char *path, const dra_input *in,
-                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, uint64_t hash, err *e),
+                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts,
+                                 err *e),
                       void *arg, err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
  * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a

@@ -19,6 +19,7 @@
 
 #include "engine/causes.h"
 #include "planner/plan_rank.h"
+#include "planner/plan_scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ typedef struct sim {
     bool cacheable;          /* every device node-local: the fit cache may be used */
     bool cache_on;           /* ... and it is, for the current workload */
     plan_rank *rank;         /* the fit cache: the current workload's pods' fit per node */
+    size_t *scan_idx;        /* per node: the nodes one scan decides, and their answers */
+    plan_scan_answer *scan_out;
 } sim;
 
 static uint64_t mix64(uint64_t z) {
@@ -188,20 +191,21 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
     dra_fit f;
     bool cache = m->cache_on;
     if (cache) {
-        size_t i;
-        while (plan_rank_take_unknown(m->rank, &i)) {
-            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-            plan_rank_set(m->rank, i, f.status == DRA_FIT_OK, f.score);
-        }
+        size_t i, k = 0;
+        while (plan_rank_take_unknown(m->rank, &i)) m->scan_idx[k++] = i;
+        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, k, m->scan_out);
+        for (size_t j = 0; j < k; j++) plan_rank_set(m->rank, m->scan_idx[j], m->scan_out[j].fits, m->scan_out[j].score);
         best = plan_rank_best(m->rank);
     } else {
+        for (size_t i = 0; i < m->nnodes; i++) m->scan_idx[i] = i;
+        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, m->nnodes, m->scan_out);
         int64_t best_score = 0;
         for (size_t i = 0; i < m->nnodes; i++) {
-            dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
-            if (f.status != DRA_FIT_OK) continue;
-            if (best < 0 || f.score > best_score || (f.score == best_score && m->tie[i] < m->tie[best])) {
+            const plan_scan_answer *a = &m->scan_out[i];
+            if (!a->fits) continue;
+            if (best < 0 || a->score > best_score || (a->score == best_score && m->tie[i] < m->tie[best])) {
                 best = (long)i;
-                best_score = f.score;
+                best_score = a->score;
             }
         }
     }
@@ -385,17 +389,26 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     size_t i;
     json_t *nj;
     *total = 0;
-    json_t *usable_classes = json_object();
+    /* every workload's fit on each node with free devices, a scan per workload */
+    size_t nrows = json_array_size(nodes_json), nidx = 0;
+    const char **names = xcalloc(nrows ? nrows : 1, sizeof *names);
+    size_t *idx = xcalloc(nrows ? nrows : 1, sizeof *idx);
     json_array_foreach(nodes_json, i, nj) {
-        const char *name = json_string_value(json_object_get(nj, "name"));
+        names[i] = json_string_value(json_object_get(nj, "name"));
+        if (names[i] && jint(nj, "free") > 0) idx[nidx++] = i;
+    }
+    size_t nfit = nw * nidx;
+    plan_scan_answer *fit = xcalloc(nfit ? nfit : 1, sizeof *fit);
+    for (size_t wi = 0; wi < nw; wi++)
+        if (prs[wi]) plan_scan(prs[wi], m->ov, m->x, m->o->score, names, idx, nidx, fit + wi * nidx);
+    json_t *usable_classes = json_object();
+    for (size_t k = 0; k < nidx; k++) {
+        nj = json_array_get(nodes_json, idx[k]);
         json_int_t free_devs = jint(nj, "free");
         bool fits = false;
         json_object_clear(usable_classes);
-        for (size_t wi = 0; wi < nw && name && free_devs > 0; wi++) {
-            if (!prs[wi]) continue;
-            dra_fit f;
-            dra_pod_fit_overlay(prs[wi], m->ov, m->x, name, m->o->score, 0, false, &f);
-            if (f.status != DRA_FIT_OK) continue;
+        for (size_t wi = 0; wi < nw; wi++) {
+            if (!prs[wi] || !fit[wi * nidx + k].fits) continue;
             fits = true;
             json_object_update(usable_classes, wants[wi]);
         }
@@ -410,6 +423,15 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
         json_object_set_new(nj, "stranded", json_integer(st));
         *total += st;
     }
+    /* the rows not scanned: no free device (or no name) — nothing fits there */
+    json_array_foreach(nodes_json, i, nj) {
+        if (json_object_get(nj, "stranded")) continue;
+        json_object_set_new(nj, "stranded", json_integer(jint(nj, "free")));
+        *total += jint(nj, "free");
+    }
+    free(fit);
+    free(idx);
+    free(names);
     json_decref(usable_classes);
     for (size_t wi = 0; wi < nw; wi++) {
         if (prs[wi]) dra_pod_request_free(prs[wi]);
@@ -439,6 +461,8 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
         m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
     }
     m.rank = plan_rank_new(m.nnodes, m.tie);
+    m.scan_idx = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_idx);
+    m.scan_out = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_out);
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
     size_t *counts = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *counts);
 
@@ -507,6 +531,8 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     free(m.log);
     free(m.tie);
     plan_rank_free(m.rank);
+    free(m.scan_idx);
+    free(m.scan_out);
     free(m.nodes);
     dra_alloc_ctx_free(m.x);
     dra_overlay_free(m.ov);
