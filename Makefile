@@ -40,7 +40,7 @@ tsan: deps
 	@echo "tsan: store_stress, live_test under ThreadSanitizer"
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
-	@echo "tsan: the file reader's parsing thread (capacity -f, a 1.6 MB fleet) and the batch hashing thread (bench mig_5000nodes at 5 %)"
+	@echo "tsan: the file reader's parsing thread (capacity -f, a 1.6 MB fleet) and a batch decoded on two threads (bench mig_5000nodes at 5 %)"
 	@./build-tsan/dralloc bench fleet --devices 100 --dump build-tsan/fleet100 >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc capacity -f build-tsan/fleet100/cluster.json -o json >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc bench mig_5000nodes --reps 1 --scale 0.05 >/dev/null
