@@ -32,7 +32,7 @@ test: build
 # ThreadSanitizer build (build-tsan/) running the concurrency stress programs
 # (tests/stress: many readers allocating while a writer swaps snapshots; tests/live:
 # the watch threads feeding the store from the fake kube-apiserver), then the loader's
-# threads (a large file's items parsed ahead, a batch's hashes computed ahead). `make
+# threads (a large file's items parsed ahead, a batch decoded on two threads). `make
 # test` ends with it, so CI runs it; only the three programs it runs are built.
 tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_TSAN=ON $(CMAKE_FLAGS) >/dev/null
