@@ -32,7 +32,7 @@ test: build
 # ThreadSanitizer build (build-tsan/) running the concurrency stress programs
 # (tests/stress: many readers allocating while a writer swaps snapshots; tests/live:
 # the watch threads feeding the store from the fake kube-apiserver), then the loader's
-# threads (a large file's items parsed ahead, a batch's hashes computed ahead). `make
+# threads (a large file's items parsed ahead, a batch decoded on two threads). `make
 # test` ends with it, so CI runs it; only the three programs it runs are built.
 tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDRALLOC_TSAN=ON $(CMAKE_FLAGS) >/dev/null
@@ -40,7 +40,7 @@ tsan: deps
 	@echo "tsan: store_stress, live_test under ThreadSanitizer"
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/store_stress
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/tests/live_test ./build-tsan/dralloc
-	@echo "tsan: the file reader's parsing thread (capacity -f, a 1.6 MB fleet) and the batch hashing thread (bench mig_5000nodes at 5 %)"
+	@echo "tsan: the file reader's parsing thread (capacity -f, a 1.6 MB fleet) and a batch decoded on two threads (bench mig_5000nodes at 5 %)"
 	@./build-tsan/dralloc bench fleet --devices 100 --dump build-tsan/fleet100 >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc capacity -f build-tsan/fleet100/cluster.json -o json >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc bench mig_5000nodes --reps 1 --scale 0.05 >/dev/null

@@ -1,7 +1,8 @@
 /* item_facts.h — what a thread ahead of the decoder learns of one object (private to
  * engine/): pure functions of its value, computed where a second core is free —
- * parse_ahead.c while it parses a file's items, facts_ahead.c over a batch given in
- * memory — and handed to the store with the object (store.c apply_one). Each one
+ * parse_ahead.c while it parses a file's items, the store's second thread over a batch
+ * given in memory (work_ahead.h) — and handed to the store with the object (store.c
+ * apply_one). Each one
  * spares the decoding thread a walk over the whole tree: the hash tells an object
  * given again unchanged; fields_known lets the decoder skip kubectl's unknown-field
  * walk, a third of decoding a device-heavy slice (perf, `dralloc bench

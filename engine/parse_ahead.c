@@ -16,11 +16,13 @@ struct dra_parse_ahead {
     const char *text;
     const dra_json_items *it;
     bool threaded;
+    const dra_item_work *work;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t moved;   /* an item parsed, or taken, or the reader left */
     json_t *ring[AHEAD];
     dra_item_facts facts[AHEAD];   /* each tree's facts (item_facts.h), found here too */
+    void *prepared[AHEAD];         /* work's result for it, or NULL */
     size_t parsed, taken;   /* items parsed (into ring[i % AHEAD]) and handed out */
     bool failed, stop;      /* item `parsed` does not parse (je); the reader left */
     json_error_t je;
@@ -38,16 +40,19 @@ static void *parse_all(void *arg) {
     for (size_t i = 0; i < pa->it->n; i++) {
         pthread_mutex_lock(&pa->lock);
         while (!pa->stop && pa->parsed - pa->taken >= AHEAD) pthread_cond_wait(&pa->moved, &pa->lock);
-        bool stop = pa->stop;
+        bool stop = pa->stop, behind = pa->parsed - pa->taken >= AHEAD / 4;
         pthread_mutex_unlock(&pa->lock);
         if (stop) break;
         json_error_t je;
         json_t *doc = parse_item(pa, i, &je);
         dra_item_facts f = doc ? dra__item_facts(doc) : (dra_item_facts){0};
+        /* the reader is behind: do its first step of this item here */
+        void *prep = doc && behind && pa->work ? pa->work->prepare(pa->work->arg, doc, f) : NULL;
         pthread_mutex_lock(&pa->lock);
         if (doc) {
             pa->ring[i % AHEAD] = doc;
             pa->facts[i % AHEAD] = f;
+            pa->prepared[i % AHEAD] = prep;
             pa->parsed++;
         } else {
             pa->je = je;
@@ -60,10 +65,12 @@ static void *parse_all(void *arg) {
     return NULL;
 }
 
-dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded) {
+dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded,
+                                        const dra_item_work *work) {
     dra_parse_ahead *pa = xcalloc(1, sizeof *pa);
     pa->text = text;
     pa->it = it;
+    pa->work = work;
     if (!threaded) return pa;
     pthread_mutex_init(&pa->lock, NULL);
     pthread_cond_init(&pa->moved, NULL);
@@ -75,9 +82,11 @@ dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *
     return pa;
 }
 
-json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts) {
+json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts,
+                              void **prepared) {
     *failed = false;
     *facts = (dra_item_facts){0};
+    *prepared = NULL;
     if (!pa->threaded) {
         if (pa->failed || pa->taken >= pa->it->n) return NULL;
         json_t *doc = parse_item(pa, pa->taken, je);
@@ -91,6 +100,7 @@ json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *j
     if (pa->taken < pa->parsed) {
         doc = pa->ring[pa->taken % AHEAD];
         *facts = pa->facts[pa->taken % AHEAD];
+        *prepared = pa->prepared[pa->taken % AHEAD];
         pa->taken++;
         pthread_cond_broadcast(&pa->moved);
     } else if (pa->failed) {
@@ -109,7 +119,10 @@ void dra__parse_ahead_free(dra_parse_ahead *pa) {
         pthread_cond_broadcast(&pa->moved);
         pthread_mutex_unlock(&pa->lock);
         pthread_join(pa->thread, NULL);
-        for (size_t i = pa->taken; i < pa->parsed; i++) json_decref(pa->ring[i % AHEAD]);
+        for (size_t i = pa->taken; i < pa->parsed; i++) {
+            json_decref(pa->ring[i % AHEAD]);
+            if (pa->prepared[i % AHEAD]) pa->work->discard(pa->work->arg, pa->prepared[i % AHEAD]);
+        }
         pthread_cond_destroy(&pa->moved);
         pthread_mutex_destroy(&pa->lock);
     }

@@ -14,13 +14,28 @@
 
 typedef struct dra_parse_ahead dra_parse_ahead;
 
+/* Work the reader hands the parsing thread: when the reader falls behind (a quarter of
+ * the items parsed ahead are waiting), the thread also prepares each item it parses —
+ * what the reader would do first with it, decoding — so the two threads share the
+ * reader's work too. prepare's result travels with the item (NULL: nothing); discard
+ * frees one never taken. Both are called on the parsing thread. */
+typedef struct dra_item_work {
+    void *(*prepare)(void *arg, const json_t *doc, dra_item_facts facts);
+    void (*discard)(void *arg, void *prepared);
+    void *arg;
+} dra_item_work;
+
 /* Starts parsing the items it of text (both must outlive the reader); with threaded
- * false, or when no thread can be started, each item is parsed when asked for. */
-dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded);
+ * false, or when no thread can be started, each item is parsed when asked for. work:
+ * NULL, or as above (it must outlive the reader). */
+dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded,
+                                        const dra_item_work *work);
 /* The next item's tree (the caller's), in order; NULL past the last, or at an item
  * that does not parse (*failed set, je its error; nothing is read after it). *facts:
- * its facts when the thread found them, else all zero. */
-json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts);
+ * its facts when the thread found them, else all zero; *prepared: work's result for
+ * it (the caller's), else NULL. */
+json_t *dra__parse_ahead_next(dra_parse_ahead *pa, bool *failed, json_error_t *je, dra_item_facts *facts,
+                              void **prepared);
 /* Stops the thread and frees the trees parsed but not taken. */
 void dra__parse_ahead_free(dra_parse_ahead *pa);
 

@@ -22,7 +22,8 @@ enum { PARSE_AHEAD_MIN_BYTES = 1 << 20 };
 
 typedef struct file_read {
     const char *file;
-    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e);
+    dra_stream_fn fn;
+    const dra_stream_work *work;   /* NULL: none */
     void *arg;
     int level;   /* the error kept: 0 none, 1 fn's, 2 a missing apiVersion or kind */
     err first;
@@ -30,38 +31,52 @@ typedef struct file_read {
 
 /* One document: kubectl's check (not for a typed list's items, which take the list's
  * kind), then fn, unless an error of the file came before. */
-static void one_doc(file_read *r, const json_t *list, json_t *doc, dra_item_facts facts, bool check) {
-    if (r->level == 2) return;
+static void one_doc(file_read *r, const json_t *list, json_t *doc, dra_item_facts facts, void *prepared, bool check) {
+    if (r->level == 2) goto unused;
     if (check) {
         err ce;
         err_clear(&ce);
         if (!dra__input_check_types(doc, r->file, &ce)) {
             r->first = ce;
             r->level = 2;
-            return;
+            goto unused;
         }
     }
-    if (r->level) return;
+    if (r->level) goto unused;
     err fe;
     err_clear(&fe);
-    if (!r->fn(r->arg, r->file, list, doc, facts, &fe)) {
+    if (!r->fn(r->arg, r->file, list, doc, facts, prepared, &fe)) {
         r->first = fe;
         r->level = 1;
     }
+    return;
+unused:
+    if (prepared) r->work->discard(r->arg, prepared);
 }
 
 /* A document read whole: its elements when it is an array (a YAML stream, a JSON
  * array), else itself. */
 static void whole_docs(file_read *r, json_t *docs) {
-    if (!json_is_array(docs)) return one_doc(r, NULL, docs, (dra_item_facts){0}, true);
+    if (!json_is_array(docs)) return one_doc(r, NULL, docs, (dra_item_facts){0}, NULL, true);
     size_t i;
     json_t *d;
-    json_array_foreach(docs, i, d) one_doc(r, NULL, d, (dra_item_facts){0}, true);
+    json_array_foreach(docs, i, d) one_doc(r, NULL, d, (dra_item_facts){0}, NULL, true);
 }
 
 static bool is_list_kind(const char *kind) {
     size_t kl = kind ? strlen(kind) : 0;
     return kind && (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List")));
+}
+
+/* The parsing thread's side of the reader's work (dra_item_work over dra_stream_work). */
+static void *work_prepare(void *arg, const json_t *doc, dra_item_facts facts) {
+    const file_read *r = arg;
+    return r->work->prepare(r->arg, r->file, doc, facts);
+}
+
+static void work_discard(void *arg, void *prepared) {
+    const file_read *r = arg;
+    r->work->discard(r->arg, prepared);
 }
 
 /* Part of the file did not parse: the error is jansson's for the whole file. */
@@ -92,9 +107,12 @@ static bool stream_items(file_read *r, const char *text, size_t len, const dra_j
     bool ok = true, failed;
     json_error_t je;
     dra_item_facts facts;
-    dra_parse_ahead *pa = dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES);
-    for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je, &facts));) {
-        one_doc(r, env, doc, facts, check);
+    void *prepared;
+    /* the reader's work for the parsing thread, told which file the items are from */
+    dra_item_work work = {work_prepare, work_discard, r};
+    dra_parse_ahead *pa = dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES, r->work ? &work : NULL);
+    for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je, &facts, &prepared));) {
+        one_doc(r, env, doc, facts, prepared, check);
         json_decref(doc);
     }
     dra__parse_ahead_free(pa);
@@ -117,7 +135,8 @@ static bool streamable(const char *text, size_t len, dra_json_items *it) {
 
 typedef struct stream_call {
     const dra_input *in;
-    bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e);
+    dra_stream_fn fn;
+    const dra_stream_work *work;
     void *arg;
 } stream_call;
 
@@ -125,7 +144,7 @@ static bool stream_file(void *arg, const char *file, err *e) {
     stream_call *sc = arg;
     strbuf sb;
     if (!dra__read_input(file, &sb, e)) return false;
-    file_read r = {.file = file, .fn = sc->fn, .arg = sc->arg};
+    file_read r = {.file = file, .fn = sc->fn, .work = sc->work, .arg = sc->arg};
     const char *text = sb.buf ? sb.buf : "";
     dra_json_items it;
     bool ok;
@@ -147,9 +166,8 @@ static bool stream_file(void *arg, const char *file, err *e) {
     return ok;
 }
 
-bool dra__path_stream(const char *path, const dra_input *in,
-                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e),
-                      void *arg, err *e) {
-    stream_call sc = {in, fn, arg};
+bool dra__path_stream(const char *path, const dra_input *in, dra_stream_fn fn, const dra_stream_work *work, void *arg,
+                      err *e) {
+    stream_call sc = {in, fn, work, arg};
     return dra__path_files(path, stream_file, &sc, e);
 }

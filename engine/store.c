@@ -861,25 +861,35 @@ typedef struct prep_batch {
     prepared *p;
 } prep_batch;
 
+/* p (its facts set) prepared for obj: decoded into an entry against base, the snapshot
+ * it will be applied over — unless apply_one would refuse it first, decode it per
+ * world, or find it unchanged. Any thread. */
+static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p) {
+    /* a store that warns (the CLI's) decodes on the applying thread: its warnings come
+     * in input order */
+    if (st->input.warn) return;
+    dra_kind k = dra__kind_of(json_string_value(json_object_get(obj, "kind")));
+    const char *name = meta_str(obj, "name");
+    if (!k || !name || !*name || k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) return;
+    char *key = dra__object_key(k, meta_str(obj, "namespace"), name);
+    uint64_t h = hash_bytes(key, strlen(key));
+    const entry *old = base ? find_entry(base, k, key, h) : NULL;
+    if (old && old->json_hash == p->f.hash) {
+        free(key);
+        return;
+    }
+    err_clear(&p->e);
+    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, &p->e);
+    p->failed = !p->en;
+}
+
 static void prepare_one(void *arg, size_t i) {
     prep_batch *b = arg;
     const dra_change *c = &b->changes[i];
     prepared *p = &b->p[i];
     if (!c->upsert) return;
     p->f = dra__item_facts(c->upsert);
-    dra_kind k = dra__kind_of(json_string_value(json_object_get(c->upsert, "kind")));
-    const char *name = meta_str(c->upsert, "name");
-    if (!k || !name || !*name || k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) return;
-    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key));
-    const entry *old = b->base ? find_entry(b->base, k, key, h) : NULL;
-    if (old && old->json_hash == p->f.hash) {
-        free(key);
-        return;
-    }
-    err_clear(&p->e);
-    p->en = entry_new(b->st, c->upsert, k, c->source, key, h, p->f.hash, p->f.fields_known, &p->e);
-    p->failed = !p->en;
+    prepare_entry(b->st, b->base, c->upsert, c->source, p);
 }
 
 /* Applies one change to s (unpublished) and records it for the build; p: what was
@@ -1144,8 +1154,10 @@ typedef struct load_txn {
     DRA_VEC(char *) sources;
     bool twice, failed;
     err twice_err, failed_err;
+    const dra_snapshot *base;   /* the snapshot s forks, only read (by the parsing thread too) */
     const json_t *doc;   /* the document being read, and its facts when known (else zero) */
     dra_item_facts doc_facts;
+    prepared *doc_prepared;   /* ... and it decoded on the parsing thread, until applied */
 } load_txn;
 
 /* check_duplicates' rule, one object at a time: the same key as the object before it
@@ -1175,25 +1187,51 @@ static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, c
     return jh;
 }
 
+/* The parsing thread's share of a load: a document decoded while it is ahead. */
+static void *load_prepare(void *arg, const char *file, const json_t *doc, dra_item_facts facts) {
+    load_txn *t = arg;
+    prepared *p = xcalloc(1, sizeof *p);
+    p->f = facts;
+    prepare_entry(t->st, t->base, doc, file, p);
+    if (p->en || p->failed) return p;
+    free(p);
+    return NULL;
+}
+
+static void load_discard(void *arg, void *prep) {
+    (void)arg;
+    prepared *p = prep;
+    if (!p) return;
+    entry_release(p->en);
+    free(p);
+}
+
 static void load_change(void *arg, const dra_change *c) {
     load_txn *t = arg;
+    prepared *ahead = c->upsert == t->doc ? t->doc_prepared : NULL;
+    if (ahead) t->doc_prepared = NULL;
     dra_kind k = dra__kind_of(json_string_value(json_object_get(c->upsert, "kind")));
     const char *name = meta_str(c->upsert, "name");
     uint64_t jh = k && name ? load_check_twice(t, c, k, name) : 0;
-    if (t->twice || t->failed) return;
+    if (t->twice || t->failed) return load_discard(t, ahead);
     err ae;
     err_clear(&ae);
-    prepared p = {.f = {jh, c->upsert == t->doc && t->doc_facts.fields_known}};
+    prepared p = ahead ? *ahead : (prepared){0};
+    p.f = (dra_item_facts){jh, c->upsert == t->doc && t->doc_facts.fields_known};
+    free(ahead);
     if (!apply_one(t->st, t->s, c, &p, &ae)) {
         t->failed_err = ae;
         t->failed = true;
     }
+    entry_release(p.en);   /* not taken: apply_one refused before it */
 }
 
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, err *e) {
+static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, void *prep,
+                     err *e) {
     load_txn *t = arg;
     t->doc = doc;
     t->doc_facts = facts;
+    t->doc_prepared = prep;
     const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
     if (!src || strcmp(src, file)) {
         src = xstrdup(file);
@@ -1203,6 +1241,8 @@ static bool load_doc(void *arg, const char *file, const json_t *list, json_t *do
     bool ok = list ? collect_item(&t->cl, list, kind, strlen(kind), doc, src, e) : collect(&t->cl, doc, src, e);
     for (size_t i = 0; i < t->cl.owned.n; i++) json_decref(t->cl.owned.v[i]);
     t->cl.owned.n = 0;
+    load_discard(t, t->doc_prepared);   /* not applied (a kind skipped, a typed list's copy) */
+    t->doc_prepared = NULL;
     if (ok && t->st->opts.one_shot && (t->twice || t->failed)) {
         *e = t->twice ? t->twice_err : t->failed_err;   /* the first error met ends the load */
         return false;
@@ -1215,11 +1255,12 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
     uint64_t t0 = now_ns(CLOCK_MONOTONIC);
     pthread_mutex_lock(&st->write_lock);
     dra_snapshot *old = dra_store_acquire(st);
-    load_txn t = {.st = st, .s = snapshot_fork(st, old)};
+    load_txn t = {.st = st, .s = snapshot_fork(st, old), .base = old};
     t.cl = (change_list){.skip_unknown = true, .each = load_change, .arg = &t};
     hmap_init(&t.seen);
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], &st->input, load_doc, &t, e);
+    const dra_stream_work work = {load_prepare, load_discard};
+    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], &st->input, load_doc, &work, &t, e);
     if (ok && (t.twice || t.failed)) {
         *e = t.twice ? t.twice_err : t.failed_err;
         ok = false;

@@ -353,7 +353,16 @@ static void upath_write(dctx *c, const upath *at) {
     else dra__dpush_mapkey(c, at->key);
 }
 
-/* kubectl: 'unknown field "spec.devices[0].foo"'. *n counts those under spec. */
+/* The field named k of an object shape, or NULL. */
+static const fieldspec *field_of(const shape *s, const char *k) {
+    const fieldspec *f = s->f;
+    while (f->name && (f->name[0] != k[0] || strcmp(f->name, k))) f++;
+    return f->name ? f : NULL;
+}
+
+/* kubectl: 'unknown field "spec.devices[0].foo"', warned under c (*n counts those under
+ * spec); false when the warning is an error (strict). With c NULL nothing is warned:
+ * false at the first unknown field (dra__input_fields_known). */
 static bool walk_unknown(dctx *c, const shape *s, const json_t *v, const upath *at, unsigned *n) {
     if (!s) return true;
     if (s->t == S_ARR && json_is_array(v)) {
@@ -374,41 +383,18 @@ static bool walk_unknown(dctx *c, const shape *s, const json_t *v, const upath *
         const char *k;
         const json_t *x;
         json_object_foreach((json_t *)v, k, x) {
-            const fieldspec *f = s->f;
-            while (f->name && (f->name[0] != k[0] || strcmp(f->name, k))) f++;
+            const fieldspec *f = field_of(s, k);
             upath here = {at, UP_KEY, k, 0};
-            if (!f->name) {
-                size_t m = c->p.len;
-                upath_write(c, &here);
-                if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
-                if (!dra__input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
-                dpop(c, m);
-            } else if (!walk_unknown(c, f->s, x, &here, n)) {
-                return false;
+            if (f) {
+                if (!walk_unknown(c, f->s, x, &here, n)) return false;
+                continue;
             }
-        }
-    }
-    return true;
-}
-
-/* walk_unknown without a path or a warning: whether v has no field its shape lacks. */
-static bool all_known(const shape *s, const json_t *v) {
-    if (!s) return true;
-    if (s->t == S_ARR && json_is_array(v)) {
-        size_t i;
-        const json_t *x;
-        json_array_foreach(v, i, x) if (!all_known(s->elem, x)) return false;
-    } else if (s->t == S_MAP && json_is_object(v)) {
-        const char *k;
-        const json_t *x;
-        json_object_foreach((json_t *)v, k, x) if (!all_known(s->elem, x)) return false;
-    } else if (s->t == S_OBJ && json_is_object(v)) {
-        const char *k;
-        const json_t *x;
-        json_object_foreach((json_t *)v, k, x) {
-            const fieldspec *f = s->f;
-            while (f->name && (f->name[0] != k[0] || strcmp(f->name, k))) f++;
-            if (!f->name || !all_known(f->s, x)) return false;
+            if (!c) return false;
+            size_t m = c->p.len;
+            upath_write(c, &here);
+            if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
+            if (!dra__input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
+            dpop(c, m);
         }
     }
     return true;
@@ -422,7 +408,8 @@ bool dra__input_fields_known(const json_t *obj) {
     /* only the version walked as given (older ones are converted first) */
     bool core = !strcmp(kind, "Pod") || !strcmp(kind, "Node");
     if (strcmp(av, core ? "v1" : "resource.k8s.io/v1")) return false;
-    return all_known(s, obj);
+    unsigned n = 0;
+    return walk_unknown(NULL, s, obj, NULL, &n);
 }
 
 /* ---- validation helpers ------------------------------------------------------------------ */

@@ -141,11 +141,17 @@ bool dra__input_is_json(const strbuf *sb);
  * makes are made, and a file's error is the one it would give: jansson's message for
  * the whole file when any of it does not parse, else the first document without
  * apiVersion or kind, else fn's first error (fn is not called after it fails). facts:
- * doc's (item_facts.h) when the parsing thread found them, else all zero. */
-bool dra__path_stream(const char *path, const dra_input *in,
-                      bool (*fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts,
-                                 err *e),
-                      void *arg, err *e);
+ * doc's (item_facts.h) when the parsing thread found them, else all zero. prepared:
+ * work's result for doc when the parsing thread did it (parse_ahead.h), else NULL; fn
+ * owns it (one not given to fn is discarded). work may be NULL. */
+typedef bool (*dra_stream_fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts,
+                              void *prepared, err *e);
+typedef struct dra_stream_work {
+    void *(*prepare)(void *arg, const char *file, const json_t *doc, dra_item_facts facts);
+    void (*discard)(void *arg, void *prepared);
+} dra_stream_work;
+bool dra__path_stream(const char *path, const dra_input *in, dra_stream_fn fn, const dra_stream_work *work, void *arg,
+                      err *e);
 /* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
  * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a
  * node without a Node object once the snapshot keeps enough of those, built in

@@ -130,6 +130,22 @@ Test(ingest, a_large_files_errors_are_those_of_reading_it_whole) {
     cr_assert_not(load(path, &e));
     cr_assert(strstr(err_format(&e, buf, sizeof buf), "spec.pool: expected object, got integer"), "%s", buf);
 
+    /* decoded on either thread (the parsing one decodes when the reader is behind),
+     * the first undecodable object in the file's order is the one named */
+    const char *undecodable2 = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":"
+                               "\"bad-6\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n\",\"pool\":\"p\"}}";
+    write_list2(path, 3000, 1500, undecodable, 2600, undecodable2);
+    cr_assert_not(load(path, &e));
+    cr_assert(strstr(err_format(&e, buf, sizeof buf), "ResourceSlice bad-5: spec.pool: expected object"), "%s", buf);
+    /* an object given twice with different contents beats an undecodable one after it */
+    const char *twin = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s-7\"},"
+                       "\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"node-7\",\"pool\":{\"name\":\"node-7\","
+                       "\"generation\":2,\"resourceSliceCount\":1},\"devices\":[]}}";
+    write_list2(path, 3000, 2000, twin, 2600, undecodable2);
+    cr_assert_not(load(path, &e));
+    cr_assert(strstr(err_format(&e, buf, sizeof buf), "s-7 is given twice with different contents"), "%s",
+              buf);
+
     /* a missing kind late in the file wins over an undecodable object early */
     write_list2(path, 3000, 10, undecodable, 2990, "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\"}}");
     cr_assert_not(load(path, &e));

@@ -318,6 +318,61 @@ Test(store, a_batch_skips_what_the_engine_refuses_in_one_snapshot) {
     dra_store_free(st);
 }
 
+/* A batch large enough to be decoded on two threads (work_ahead.c) gives what one
+ * thread gives: the refused objects reported in order, the first error of an
+ * all-or-nothing batch the first in order, an object given again unchanged kept. */
+static json_t *numbered_slice(int i, bool bad) {
+    char buf[700];
+    snprintf(buf, sizeof buf,
+             "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s-%03d\"},"
+             "\"spec\":{\"driver\":\"d\",\"nodeName\":\"node-1\",\"pool\":{\"name\":\"p%03d\",\"generation\":1,"
+             "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"a\",\"capacity\":{\"m\":{\"value\":\"%s\"}}}]}}",
+             i, i, bad ? "x!" : "1Gi");
+    return parse(buf);
+}
+
+Test(store, a_large_batch_decoded_on_two_threads_applies_in_order) {
+    enum { N = 300 };
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s0 = dra_store_acquire(st);
+    size_t base = dra_snapshot_count(s0, "ResourceSlice");
+    dra_snapshot_release(s0);
+    json_t *objs[N];
+    dra_change batch[N];
+    for (int i = 0; i < N; i++) {
+        objs[i] = numbered_slice(i, i == 77 || i == 211);
+        batch[i] = (dra_change){.upsert = objs[i]};
+    }
+    err e;
+    err_clear(&e);
+    /* all or nothing: the first bad one in order, nothing applied */
+    cr_assert_eq(dra_store_apply(st, batch, N, &e), 0);
+    char buf[1200];
+    cr_assert(strstr(err_format(&e, buf, sizeof buf), "ResourceSlice s-077: spec.devices[0].capacity"), "%s", buf);
+    dra_snapshot *s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), base);
+    dra_snapshot_release(s);
+    /* a watch's batch: both reported, in order, the rest applied */
+    skips k = {0};
+    err_clear(&e);
+    cr_assert_eq(dra_store_apply_batch(st, batch, N, count_skip, &k, &e), 2, "%s", e.msg);
+    cr_assert_eq(k.n, 2);
+    cr_assert(strstr(k.last, "upsert: ResourceSlice s-211: spec.devices[0].capacity"), "%s", k.last);
+    s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), base + N - 2);
+    dra_snapshot_release(s);
+    /* the same objects again: nothing decoded, nothing new */
+    k.n = 0;
+    uint64_t gen = dra_store_apply_batch(st, batch, N, count_skip, &k, &e);
+    cr_assert_eq(k.n, 2);
+    s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), base + N - 2);
+    cr_assert_eq(dra_snapshot_generation(s), gen);
+    dra_snapshot_release(s);
+    for (int i = 0; i < N; i++) json_decref(objs[i]);
+    dra_store_free(st);
+}
+
 Test(store, binpack_prefers_the_used_node) {
     dra_store *st = store_with_cluster();
     dra_snapshot *s = dra_store_acquire(st);

@@ -1,0 +1,42 @@
+/* test_item_facts.c — the facts a thread ahead of the decoder finds (item_facts.h):
+ * fields_known lets the decoder skip its unknown-field walk, so it must be false for
+ * anything that walk would warn about, and for what it does not walk as given. */
+#include <criterion/criterion.h>
+
+#include "engine/item_facts.h"
+#include "engine/json_hash.h"
+
+static bool known(const char *text) {
+    json_error_t je;
+    json_t *v = json_loads(text, 0, &je);
+    cr_assert_not_null(v, "%s", je.text);
+    bool k = dra__item_facts(v).fields_known;
+    cr_assert_eq(dra__item_facts(v).hash, dra__json_value_hash(v));
+    json_decref(v);
+    return k;
+}
+
+Test(item_facts, fields_known_only_where_the_walk_finds_nothing) {
+    const char *slice = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},"
+                        "\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},"
+                        "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1}},\"capacity\":{\"m\":{\"value\":"
+                        "\"1Gi\"}}}]}}";
+    cr_expect(known(slice));
+    /* an unknown field anywhere: in a device, in an attribute value, at the top */
+    cr_expect_not(known("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},"
+                        "\"spec\":{\"driver\":\"d\",\"devices\":[{\"name\":\"a\",\"basic\":{}}]}}"));
+    cr_expect_not(known("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},"
+                        "\"spec\":{\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"integer\":1}}}]}}"));
+    cr_expect_not(known("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"},\"spec\":{\"bogus\":1}}"));
+    cr_expect_not(known("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":"
+                        "{\"resourceclaims\":[]}}"));
+    cr_expect(known("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":"
+                    "{\"resourceClaims\":[{\"name\":\"g\",\"resourceClaimName\":\"c\"}]}}"));
+    /* not walked as given: an older version (converted first), no apiVersion, a kind
+     * the decoders do not read */
+    cr_expect_not(known("{\"apiVersion\":\"resource.k8s.io/v1beta1\",\"kind\":\"ResourceSlice\",\"metadata\":"
+                        "{\"name\":\"s\"},\"spec\":{\"driver\":\"d\"}}"));
+    cr_expect_not(known("{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}"));
+    cr_expect_not(known("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}"));
+    cr_expect_not(known("{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c\"}}"));
+}
