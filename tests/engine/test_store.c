@@ -1442,3 +1442,47 @@ Test(store, a_selector_that_does_not_compile_is_a_validation_error) {
     dra_snapshot_release(s);
     dra_store_free(st);
 }
+
+/* One-shot stores (dra_store_opts): a conformance case's objects as given — the same
+ * name twice is two objects, lookups by name find the first, no API defaults — and
+ * the CLI's files, where an object known by generateName only is an object of its
+ * own. A service's store refuses both. */
+Test(store, one_shot_objects_as_given_and_unnamed) {
+    dra_features f;
+    dra_features_default(&f);
+    json_t *two = parse("[{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},"
+                        "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"a\",\"exactly\":{\"deviceClassName\":\"x\"}}]}}},"
+                        "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},"
+                        "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"b\",\"exactly\":{\"deviceClassName\":\"x\"}}]}}}]");
+    err e;
+    err_clear(&e);
+    dra_store *st = dra_store_new_with(&f, &(dra_store_opts){.as_given = true});
+    cr_assert(dra_store_apply_json(st, two, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(st);
+    const dra_world *w = dra_snapshot_world(s);
+    cr_assert_eq(dra_world_nclaims(w), 2);
+    cr_assert_str_eq(dra_world_claim(w, 1)->reqs[0].name, "b");
+    const dra_claim *c = dra_world_find_claim(w, "ns", "c");
+    cr_assert_str_eq(c->reqs[0].name, "a");
+    cr_assert_str_eq(c->reqs[0].exactly.mode, "", "as given: no allocationMode defaulted");
+    dra_snapshot_release(s);
+    dra_store_free(st);
+    st = dra_store_new(&f);
+    cr_assert_not(dra_store_apply_json(st, two, &e));
+    cr_assert(strstr(e.msg, "ResourceClaim ns/c is given twice with different contents"), "%s", e.msg);
+    json_t *unnamed = parse("{\"kind\":\"ResourceClaim\",\"metadata\":{\"generateName\":\"c-\"},"
+                            "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"a\",\"exactly\":{\"deviceClassName\":\"x\"}}]}}}");
+    err_clear(&e);
+    cr_assert_not(dra_store_apply_json(st, unnamed, &e));
+    cr_assert(strstr(e.msg, "metadata.name: Required value"), "%s", e.msg);
+    dra_store_free(st);
+    st = dra_store_new_with(&f, &(dra_store_opts){.one_shot = true});
+    cr_assert(dra_store_apply_json(st, unnamed, &e), "%s", e.msg);
+    cr_assert(dra_store_apply_json(st, unnamed, &e), "%s", e.msg);
+    s = dra_store_acquire(st);
+    cr_assert_eq(dra_world_nclaims(dra_snapshot_world(s)), 2, "each one an object of its own");
+    dra_snapshot_release(s);
+    dra_store_free(st);
+    json_decref(two);
+    json_decref(unnamed);
+}
