@@ -31,7 +31,7 @@
  *                    each with its own dra_alloc_ctx.
  *
  *   dra_store *st = dra_store_new(&features);
- *   dra_store_load_path(st, "cluster/", &e);            // or dra_store_apply
+ *   dra_store_load_paths(st, (const char *[]){"cluster/"}, 1, &e);   // or dra_store_apply
  *   dra_snapshot *s = dra_store_acquire(st);
  *   dra_pod_request *pr = dra_pod_request_new(s, pod_json, &e);
  *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, deadline_ns, &fit);
@@ -61,7 +61,9 @@ typedef struct dra_store_opts {
      * (allocationMode, count), and every object kept even when its kind/namespace/name
      * was given before (lookups by name find the first) */
     bool as_given;
-    /* keep each object's JSON text, for printing claims back (`dralloc allocate`) */
+    /* keep each object's JSON text: claims printed back (`dralloc allocate`), and the
+     * opaque config parameters allocation results carry (without it, results name the
+     * config's driver only) */
     bool keep_text;
     /* files read as the CLI reads them: errors in the order they are met, the first
      * ending the load (else a load's order: syntax, then an object given twice, then
