@@ -40,7 +40,8 @@ static bool decode_config(dctx *c, const json_t *cf, void *elem, void *ud) {
         size_t m = dra__dpush_key(c, "opaque");
         if (!dra__dget_str(c, op, "driver", &x->driver)) return false;
         const json_t *p = json_object_get(op, "parameters");
-        if (p) x->params_json = dra__djson_text(c, p);
+        /* kept by every store: kube-scheduler copies it into the allocation result */
+        if (p) x->params_json = dra__djson_part(c, p);
         dpop(c, m);
     }
     return true;

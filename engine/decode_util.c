@@ -225,6 +225,10 @@ bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
 
 const char *dra__djson_text(dctx *c, const json_t *v) {
     if (c->d->no_raw_text) return NULL;
+    return dra__djson_part(c, v);
+}
+
+const char *dra__djson_part(dctx *c, const json_t *v) {
     char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
     if (!t) return NULL;
     const char *r = arena_strdup(c->d->a, t);

@@ -39,8 +39,11 @@ bool dra__dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void
     dra__dget_objs((c), (o), (key), sizeof(**(out)), (out), (n), (each), (ud))
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
 bool dra__dqty(dctx *c, const json_t *v, quantity *out);
-/* Compact JSON text of a value. */
+/* Compact JSON text of a value; NULL when the decoder skips raw text (no_raw_text). */
 const char *dra__djson_text(dctx *c, const json_t *v);
+/* The same text whatever no_raw_text says: a part of the object its results carry
+ * (an opaque config's parameters, copied into status.allocation.config). */
+const char *dra__djson_part(dctx *c, const json_t *v);
 
 bool dra__ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
 /* metadata.namespace ("" → NULL) and metadata.name. */

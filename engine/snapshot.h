@@ -61,9 +61,8 @@ typedef struct dra_store_opts {
      * (allocationMode, count), and every object kept even when its kind/namespace/name
      * was given before (lookups by name find the first) */
     bool as_given;
-    /* keep each object's JSON text: claims printed back (`dralloc allocate`), and the
-     * opaque config parameters allocation results carry (without it, results name the
-     * config's driver only) */
+    /* keep each object's JSON text: claims printed back (`dralloc allocate`); the
+     * opaque config parameters allocation results carry are kept by every store */
     bool keep_text;
     /* files read as the CLI reads them: errors in the order they are met, the first
      * ending the load (else a load's order: syntax, then an object given twice, then

@@ -373,6 +373,43 @@ Test(store, a_large_batch_decoded_on_two_threads_applies_in_order) {
     dra_store_free(st);
 }
 
+/* A service's store keeps no object's text, but an opaque config's parameters are part
+ * of what /bind writes: kube-scheduler's allocator copies the class's and the claim's
+ * config, parameters included, into status.allocation.config
+ * (structured/allocator.go, AllocationResult.Devices.Config; a config covering every
+ * request of the claim names none, as in TestAllocator "with class device config"). */
+Test(store, bind_results_carry_opaque_config_parameters) {
+    dra_store *st = store_with_cluster();
+    json_t *cls = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":"
+                        "\"gpu.example.com\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == "
+                        "'gpu.example.com'\"}}],\"config\":[{\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":"
+                        "{\"sharing\":{\"strategy\":\"TimeSlicing\",\"interval\":\"Long\"}}}}]}}");
+    err e;
+    err_clear(&e);
+    cr_assert_neq(dra_store_apply_json(st, cls, &e), 0, "%s", e.msg);
+    json_decref(cls);
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *p = parse(POD);
+    dra_pod_request *pr = dra_pod_request_new(s, p, &e);
+    cr_assert_not_null(pr, "%s", e.msg);
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    dra_fit f;
+    json_t *alloc = dra_pod_fit_allocation(pr, x, "node-1", 0, &f);
+    cr_assert_eq(f.status, DRA_FIT_OK, "%s", f.reason);
+    const json_t *cfg = json_object_get(json_object_get(json_array_get(alloc, 0), "allocation"), "devices");
+    cfg = json_array_get(json_object_get(cfg, "config"), 0);
+    char *got = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
+    cr_expect_str_eq(got, "{\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"sharing\":{\"interval\":"
+                          "\"Long\",\"strategy\":\"TimeSlicing\"}}},\"source\":\"FromClass\"}");
+    free(got);
+    json_decref(alloc);
+    dra_alloc_ctx_free(x);
+    dra_pod_request_free(pr);
+    json_decref(p);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
 Test(store, binpack_prefers_the_used_node) {
     dra_store *st = store_with_cluster();
     dra_snapshot *s = dra_store_acquire(st);
