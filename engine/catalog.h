@@ -9,9 +9,10 @@
  * Names and programs no object holds are freed at once (base/intern.h, cel_cache), so
  * a cluster that creates and deletes claims for months keeps the catalog it has.
  *
- * A decoder without holds (a one-shot world: the CLI, a conformance case) keeps what
- * it interned until the catalog goes with its world. Request threads never intern or
- * compile: they look names up (intern_get) and use the programs the objects hold. */
+ * Every decoder has holds — a store entry's, a pod request's — so the CLI's one-shot
+ * store gives back what a service's does; a decoder without them (holds NULL) would
+ * keep what it interned until the catalog goes. Request threads never compile, and
+ * intern only what the request itself carries (its pod, a Node it brings), held by it. */
 #ifndef DRA_ENGINE_CATALOG_H
 #define DRA_ENGINE_CATALOG_H
 
