@@ -22,8 +22,10 @@ typedef struct dra_item_facts {
     bool fields_known;   /* dra__input_fields_known; false: not known (the decoder walks) */
 } dra_item_facts;
 
-static inline dra_item_facts dra__item_facts(const json_t *v) {
-    return (dra_item_facts){dra__json_value_hash(v), dra__input_fields_known(v)};
+/* fields: whether the decoder would walk for unknown fields (dra__input_heard) —
+ * else the walk here is skipped too. */
+static inline dra_item_facts dra__item_facts(const json_t *v, bool fields) {
+    return (dra_item_facts){dra__json_value_hash(v), fields && dra__input_fields_known(v)};
 }
 
 #endif

@@ -16,6 +16,7 @@ struct dra_parse_ahead {
     const char *text;
     const dra_json_items *it;
     bool threaded;
+    bool fields;   /* find fields_known too (dra__item_facts) */
     const dra_item_work *work;
     pthread_t thread;
     pthread_mutex_t lock;
@@ -45,7 +46,7 @@ static void *parse_all(void *arg) {
         if (stop) break;
         json_error_t je;
         json_t *doc = parse_item(pa, i, &je);
-        dra_item_facts f = doc ? dra__item_facts(doc) : (dra_item_facts){0};
+        dra_item_facts f = doc ? dra__item_facts(doc, pa->fields) : (dra_item_facts){0};
         /* the reader is behind: do its first step of this item here */
         void *prep = doc && behind && pa->work ? pa->work->prepare(pa->work->arg, doc, f) : NULL;
         pthread_mutex_lock(&pa->lock);
@@ -65,11 +66,12 @@ static void *parse_all(void *arg) {
     return NULL;
 }
 
-dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded,
+dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded, bool fields,
                                         const dra_item_work *work) {
     dra_parse_ahead *pa = xcalloc(1, sizeof *pa);
     pa->text = text;
     pa->it = it;
+    pa->fields = fields;
     pa->work = work;
     if (!threaded) return pa;
     pthread_mutex_init(&pa->lock, NULL);

@@ -26,9 +26,10 @@ typedef struct dra_item_work {
 } dra_item_work;
 
 /* Starts parsing the items it of text (both must outlive the reader); with threaded
- * false, or when no thread can be started, each item is parsed when asked for. work:
- * NULL, or as above (it must outlive the reader). */
-dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded,
+ * false, or when no thread can be started, each item is parsed when asked for. fields:
+ * each item's facts include fields_known (dra__item_facts). work: NULL, or as above
+ * (it must outlive the reader). */
+dra_parse_ahead *dra__parse_ahead_start(const char *text, const dra_json_items *it, bool threaded, bool fields,
                                         const dra_item_work *work);
 /* The next item's tree (the caller's), in order; NULL past the last, or at an item
  * that does not parse (*failed set, je its error; nothing is read after it). *facts:

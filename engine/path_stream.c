@@ -110,7 +110,8 @@ static bool stream_items(file_read *r, const char *text, size_t len, const dra_j
     void *prepared;
     /* the reader's work for the parsing thread, told which file the items are from */
     dra_item_work work = {work_prepare, work_discard, r};
-    dra_parse_ahead *pa = dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES, r->work ? &work : NULL);
+    dra_parse_ahead *pa =
+        dra__parse_ahead_start(text, it, len >= PARSE_AHEAD_MIN_BYTES, dra__input_heard(in), r->work ? &work : NULL);
     for (json_t *doc; (doc = dra__parse_ahead_next(pa, &failed, &je, &facts, &prepared));) {
         one_doc(r, env, doc, facts, prepared, check);
         json_decref(doc);

@@ -888,7 +888,7 @@ static void prepare_one(void *arg, size_t i) {
     const dra_change *c = &b->changes[i];
     prepared *p = &b->p[i];
     if (!c->upsert) return;
-    p->f = dra__item_facts(c->upsert);
+    p->f = dra__item_facts(c->upsert, dra__input_heard(&b->st->input));
     prepare_entry(b->st, b->base, c->upsert, c->source, p);
 }
 

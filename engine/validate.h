@@ -50,6 +50,10 @@ bool dra__input_check_types(const json_t *docs, const char *source, err *e);
  * parses or hashes items ahead of the decoder computes it (item_facts.h), and the
  * decoder skips its own walk (dra_decoder.fields_known). */
 bool dra__input_fields_known(const json_t *obj);
+/* Whether anything hears of an unknown field under in: a warning sink, or strict
+ * (an error). Where nothing does, the walk is skipped but for claims and templates,
+ * whose unknown fields also tell a request written in the wrong place (validate.c). */
+static inline bool dra__input_heard(const dra_input *in) { return in && (in->warn || in->strict); }
 
 /* YAML streams: dra__yaml_load and dra__yaml_load_in (engine/yaml.c), in decode.h. */
 

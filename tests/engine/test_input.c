@@ -283,6 +283,14 @@ Test(apiversion, unknown_fields_warn_and_strict_fails) {
                     &warn, &e);
     cr_assert_null(ws);
     cr_assert(strstr(e.msg, "no spec.devices.requests"), "%s", e.msg);
+    /* where nobody hears of unknown fields (a service's store) the walk is skipped,
+     * but not for a claim: its misplaced requests still fail */
+    const dra_input quiet = {0};
+    ws = try_load_in("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                    "spec:\n  requests:\n  - name: r\n    exactly: {deviceClassName: x}\n",
+                    &quiet, &e);
+    cr_assert_null(ws);
+    cr_assert(strstr(e.msg, "no spec.devices.requests"), "%s", e.msg);
     ws = try_load_in("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c, colour: red}\n", &strict, &e);
     cr_assert_null(ws);
     cr_assert(strstr(e.msg, "unknown field \"metadata.colour\""), "%s", e.msg);

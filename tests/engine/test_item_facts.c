@@ -10,8 +10,11 @@ static bool known(const char *text) {
     json_error_t je;
     json_t *v = json_loads(text, 0, &je);
     cr_assert_not_null(v, "%s", je.text);
-    bool k = dra__item_facts(v).fields_known;
-    cr_assert_eq(dra__item_facts(v).hash, dra__json_value_hash(v));
+    bool k = dra__item_facts(v, true).fields_known;
+    cr_assert_eq(dra__item_facts(v, true).hash, dra__json_value_hash(v));
+    /* asked not to look (nothing would hear of an unknown field): not known */
+    cr_assert_not(dra__item_facts(v, false).fields_known);
+    cr_assert_eq(dra__item_facts(v, false).hash, dra__json_value_hash(v));
     json_decref(v);
     return k;
 }
