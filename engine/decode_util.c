@@ -19,7 +19,8 @@ static const char *meta_str(const json_t *obj, const char *key) {
 void dra__dctx_init(dctx *c, const dra_decoder *d, err *e, const char *kind, const json_t *obj) {
     c->d = d;
     c->e = e;
-    errpath_init(&c->p);
+    c->p.len = 0;
+    c->p.text[0] = '\0';
     const char *ns = meta_str(obj, "namespace");
     const char *name = meta_str(obj, "name");
     if (ns && *ns) snprintf(c->object, sizeof c->object, "%s %s/%s", kind, ns, name ? name : "");
@@ -32,36 +33,42 @@ bool dra__dfail(dctx *c, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return err_at(c->e, c->object, errpath_str(&c->p), "%s", msg);
+    return err_at(c->e, c->object, dra__dpath_str(c), "%s", msg);
 }
 
-/* The path grows by one segment per field decoded and validated, only ever read when
- * something fails; the segments are appended by hand, exactly as errpath_push would
- * print them (its vsnprintf per field was 15 % of ingesting a large cluster: perf,
- * `dralloc bench mig_5000nodes`). */
-static size_t path_put(errpath *p, const char *a, const char *b, size_t nb, const char *z) {
-    size_t before = p->len, room = sizeof p->buf - 1;
-    if (p->len >= room) return before;
+/* Appends the parts of one segment, cut at the buffer's end as errpath_push cut. */
+static void path_put(char *buf, size_t *len, size_t cap, const char *a, const char *b, size_t nb, const char *z) {
+    size_t room = cap - 1;
     const char *part[3] = {a, b, z};
-    size_t len[3] = {strlen(a), nb, strlen(z)};
-    for (int k = 0; k < 3 && p->len < room; k++) {
-        size_t n = len[k] < room - p->len ? len[k] : room - p->len;
-        memcpy(p->buf + p->len, part[k], n);
-        p->len += n;
+    size_t plen[3] = {strlen(a), nb, strlen(z)};
+    for (int k = 0; k < 3 && *len < room; k++) {
+        size_t n = plen[k] < room - *len ? plen[k] : room - *len;
+        memcpy(buf + *len, part[k], n);
+        *len += n;
     }
-    p->buf[p->len] = '\0';
-    return before;
+    buf[*len] = '\0';
 }
 
-size_t dra__dpush_key(dctx *c, const char *key) { return path_put(&c->p, c->p.len ? "." : "", key, strlen(key), ""); }
-size_t dra__dpush_idx(dctx *c, size_t i) {
-    char d[24];
-    size_t n = sizeof d;
-    do d[--n] = (char)('0' + i % 10);
-    while ((i /= 10));
-    return path_put(&c->p, "[", d + n, sizeof d - n, "]");
+const char *dra__dpath_str(dctx *c) {
+    char *buf = c->p.text;
+    size_t len = 0, n = c->p.len < DPATH_SEGS ? c->p.len : DPATH_SEGS;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const dpath_seg *g = &c->p.seg[i];
+        if (g->kind == DSEG_KEY) {
+            path_put(buf, &len, sizeof c->p.text, len ? "." : "", g->key, strlen(g->key), "");
+        } else if (g->kind == DSEG_MAPKEY) {
+            path_put(buf, &len, sizeof c->p.text, "[\"", g->key, strlen(g->key), "\"]");
+        } else {
+            char d[24];
+            size_t k = sizeof d, x = g->idx;
+            do d[--k] = (char)('0' + x % 10);
+            while ((x /= 10));
+            path_put(buf, &len, sizeof c->p.text, "[", d + k, sizeof d - k, "]");
+        }
+    }
+    return buf;
 }
-size_t dra__dpush_mapkey(dctx *c, const char *key) { return path_put(&c->p, "[\"", key, strlen(key), "\"]"); }
 
 const char *dra__dstrdup(dctx *c, const char *s) { return s ? arena_strdup(c->d->a, s) : NULL; }
 
@@ -209,8 +216,15 @@ bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
         s = json_string_value(v);
         n = json_string_length(v);
     } else if (json_is_integer(v)) {
-        n = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-        s = buf;
+        /* digits by hand: snprintf was most of reading an unquoted `98` */
+        long long x = json_integer_value(v);
+        unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+        char *p = buf + sizeof buf;
+        do *--p = (char)('0' + u % 10);
+        while ((u /= 10));
+        if (x < 0) *--p = '-';
+        s = p;
+        n = (size_t)(buf + sizeof buf - p);
     } else if (json_is_real(v)) {
         n = (size_t)snprintf(buf, sizeof buf, "%.17g", json_real_value(v));
         s = buf;

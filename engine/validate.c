@@ -396,8 +396,9 @@ static bool walk_unknown(dctx *c, const shape *s, const json_t *v, const upath *
             if (!c) return false;
             size_t m = c->p.len;
             upath_write(c, &here);
-            if (!strncmp(errpath_str(&c->p), "spec.", 5)) (*n)++;
-            if (!dra__input_warn(c, "unknown field \"%s\"", errpath_str(&c->p))) return false;
+            const char *path = dra__dpath_str(c);
+            if (!strncmp(path, "spec.", 5)) (*n)++;
+            if (!dra__input_warn(c, "unknown field \"%s\"", path)) return false;
             dpop(c, m);
         }
     }
@@ -444,7 +445,7 @@ static bool vfail(vctx *v, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    const char *path = errpath_str(&v->c->p);
+    const char *path = dra__dpath_str(v->c);
     char entry[ERR_PATH_MAX + ERR_MSG_MAX + 4];
     int el = snprintf(entry, sizeof entry, "%s: %s", path, msg);
     /* ErrorList.ToAggregate: the same text once */

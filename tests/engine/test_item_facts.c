@@ -43,3 +43,27 @@ Test(item_facts, fields_known_only_where_the_walk_finds_nothing) {
     cr_expect_not(known("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}"));
     cr_expect_not(known("{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c\"}}"));
 }
+
+static uint64_t hash_of(const char *text) {
+    json_error_t je;
+    json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
+    cr_assert_not_null(v, "%s", je.text);
+    uint64_t h = dra__json_value_hash(v);
+    json_decref(v);
+    return h;
+}
+
+/* The store tells an object given again unchanged by this hash alone, so values that
+ * differ must hash apart: members in any order are one value; two keys' values
+ * traded, an element moved, a type changed are not. */
+Test(item_facts, the_hash_tells_values_apart_and_not_member_order) {
+    cr_expect_eq(hash_of("{\"a\":1,\"b\":{\"c\":\"x\",\"d\":[1,2]}}"), hash_of("{\"b\":{\"d\":[1,2],\"c\":\"x\"},\"a\":1}"));
+    cr_expect_neq(hash_of("{\"a\":1,\"b\":2}"), hash_of("{\"a\":2,\"b\":1}"));
+    cr_expect_neq(hash_of("{\"a\":\"b\"}"), hash_of("{\"b\":\"a\"}"));
+    cr_expect_neq(hash_of("[1,2]"), hash_of("[2,1]"));
+    cr_expect_neq(hash_of("{\"a\":1}"), hash_of("{\"a\":1.0}"));
+    cr_expect_neq(hash_of("{\"a\":1}"), hash_of("{\"a\":\"1\"}"));
+    cr_expect_neq(hash_of("{\"a\":{}}"), hash_of("{\"a\":[]}"));
+    cr_expect_neq(hash_of("{\"a\":{\"b\":1}}"), hash_of("{\"a\":{\"b\":1},\"c\":null}"));
+    cr_expect_neq(hash_of("{\"a\":[{\"x\":1},{\"y\":2}]}"), hash_of("{\"a\":[{\"x\":2},{\"y\":1}]}"));
+}
