@@ -91,24 +91,10 @@ static const char *fmt_lat(double ns, char *buf, size_t n) {
 
 /* ---- worlds ------------------------------------------------------------------------ */
 
-/* A scenario's objects in a store of their own, its snapshot's world, and memory for
- * a claim made from a template. */
-typedef struct bworld {
-    dra_store *st;
-    dra_snapshot *snap;
-    const dra_world *w;
-    arena mem;
-} bworld;
-
-static void bworld_free(bworld *b) {
-    arena_free(&b->mem);
-    dra_snapshot_release(b->snap);
-    dra_store_free(b->st);
-}
-
 /* Loads objs (a JSON array, consumed) into b; with --dump, writes them as one
  * `kind: List` line instead (loadable by `dralloc allocate -f`) and gives no world. */
-static const dra_world *world_of(scen *s, json_t *objs, const runcfg *c, const dra_features *f, bworld *b, err *e) {
+static const dra_world *world_of(scen *s, json_t *objs, const runcfg *c, const dra_features *f, dra_oneshot *b,
+                                 err *e) {
     s->nobjects += json_array_size(objs);
     if (c->dump) {
         json_t *list = json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", "v1", "kind", "List", "metadata", "name",
@@ -118,13 +104,10 @@ static const dra_world *world_of(scen *s, json_t *objs, const runcfg *c, const d
         json_decref(list);
         return NULL;
     }
-    b->st = dra_store_new_with(f, NULL);
-    arena_init(&b->mem, 4096);
+    dra_oneshot_init(b, f, NULL);
     bool ok = dra_store_apply_json(b->st, objs, e);
     json_decref(objs);
-    if (!ok) return NULL;
-    b->snap = dra_store_acquire(b->st);
-    return b->w = dra_snapshot_world(b->snap);
+    return ok ? dra_oneshot_publish(b) : NULL;
 }
 
 static dra_allocated *allocated_of(const dra_world *w, const dra_features *f) {
@@ -225,10 +208,10 @@ static int run_one(scen *s, const runcfg *c, json_t *objs, const char *node, con
     err e;
     err_clear(&e);
     uint64_t t0 = bench_now_ns();
-    bworld b = {0};
+    dra_oneshot b = {0};
     const dra_world *w = world_of(s, objs, c, f, &b, &e);
     if (!w) {
-        bworld_free(&b);
+        dra_oneshot_free(&b);
         if (c->dump) return 0;
         fprintf(c->out, "dralloc bench alloc: %s: %s\n", s->name, e.msg);
         return 1;
@@ -261,7 +244,7 @@ static int run_one(scen *s, const runcfg *c, json_t *objs, const char *node, con
 done:
     dra_nodeview_free(v);
     dra_allocated_free(st);
-    bworld_free(&b);
+    dra_oneshot_free(&b);
     return rc;
 }
 
@@ -489,7 +472,7 @@ static int scen_filter(scen *s, const runcfg *c, const dra_features *f, filter_k
     err e;
     err_clear(&e);
     uint64_t t0 = bench_now_ns();
-    bworld b = {0};
+    dra_oneshot b = {0};
     const dra_world *w = world_of(s, objs, c, f, &b, &e);
     int rc = 0;
     dra_allocated *st = NULL;
@@ -547,7 +530,7 @@ static int scen_filter(scen *s, const runcfg *c, const dra_features *f, filter_k
     free(fc.views);
 out:
     dra_allocated_free(st);
-    bworld_free(&b);
+    dra_oneshot_free(&b);
     free(fc.want);
     free(used);
     return rc;

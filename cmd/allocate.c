@@ -410,27 +410,12 @@ static bool claim_listed(const job *jobs, size_t njobs, const dra_claim *c) {
     return false;
 }
 
-/* The input, loaded: a store of its own holding every object of the files, the
- * snapshot it published and that snapshot's world, and the memory for what the CLI
- * makes beside the world (claims from templates, a node without a Node object). */
-typedef struct loaded {
-    dra_store *st;
-    dra_snapshot *s;
-    const dra_world *w;
-    arena mem;
-} loaded;
-
-static void loaded_free(loaded *l) {
-    arena_free(&l->mem);
-    dra_snapshot_release(l->s);
-    dra_store_free(l->st);
-}
-
 /* The start both modes share: the feature gates (defaults, then --feature-gates),
  * then every input path loaded into one store (one object per kind/namespace/name,
  * the claims' text kept for printing them back). False, with the reason on stderr,
  * when either fails. */
-static bool load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f, loaded *l) {
+static bool load_world(char **paths, int npaths, const char *gates, const dra_input *in, dra_features *f,
+                       dra_oneshot *l) {
     dra_features_default(f);
     err e;
     err_clear(&e);
@@ -438,16 +423,14 @@ static bool load_world(char **paths, int npaths, const char *gates, const dra_in
         fprintf(stderr, "dralloc allocate: --feature-gates: %s\n", e.msg);
         return false;
     }
-    *l = (loaded){.st = dra_store_new_with(f, &(dra_store_opts){.keep_text = true, .one_shot = true, .input = in})};
-    arena_init(&l->mem, 4096);
+    dra_oneshot_init(l, f, &(dra_store_opts){.keep_text = true, .one_shot = true, .input = in});
     if (!dra_store_load_paths(l->st, (const char *const *)paths, (size_t)npaths, &e)) {
         char buf[2048], shown[4096];
         fprintf(stderr, "dralloc allocate: %s\n", unalias(err_format(&e, buf, sizeof buf), shown, sizeof shown));
-        loaded_free(l);
+        dra_oneshot_free(l);
         return false;
     }
-    l->s = dra_store_acquire(l->st);
-    l->w = dra_snapshot_world(l->s);
+    dra_oneshot_publish(l);
     return true;
 }
 
@@ -459,7 +442,7 @@ static int run_files(char **paths, int npaths, const char *node_name, const char
                      const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
                      const uint64_t *seed, const char *clock_now, dra_device_choice choice) {
     dra_features f;
-    loaded l;
+    dra_oneshot l;
     if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
     const dra_world *w = l.w;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
@@ -660,7 +643,7 @@ out:
     for (size_t i = 0; i < cap; i++) job_free(&jobs[i]);
     free(jobs);
     dra_allocated_free(st);
-    loaded_free(&l);
+    dra_oneshot_free(&l);
     return rc;
 }
 
@@ -670,7 +653,7 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
                    const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now,
                    dra_device_choice choice) {
     dra_features f;
-    loaded l;
+    dra_oneshot l;
     if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
     const dra_world *w = l.w;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
@@ -684,7 +667,7 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     const dra_pod *pod = dra_extres_find_pod(w, ns, name);
     if (!pod) {
         fprintf(stderr, "dralloc allocate: Pod %s/%s not found in the input\n", ns, name);
-        loaded_free(&l);
+        dra_oneshot_free(&l);
         return 2;
     }
     const dra_node *node = dra_world_find_node(w, node_name);
@@ -735,7 +718,7 @@ static int run_pod(char **paths, int npaths, const char *node_name, const char *
     }
     json_decref(out);
     dra_allocated_free(st);
-    loaded_free(&l);
+    dra_oneshot_free(&l);
     return rc;
 }
 

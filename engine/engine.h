@@ -75,6 +75,23 @@ typedef struct dra_world dra_world;
 /* The world of a snapshot (lives as long as s). */
 const dra_world *dra_snapshot_world(const dra_snapshot *s);
 
+/* A one-shot world (the CLI, a benchmark): a store of its own, the snapshot it
+ * published once the objects were given, that snapshot's world, and an arena for
+ * what the caller makes beside the world (claims from templates, a node without a
+ * Node object). dra_oneshot_init starts the store and the arena; the caller feeds
+ * ->st (dra_store_load_paths, dra_store_apply_json), then dra_oneshot_publish pins
+ * the snapshot and gives its world (NULL when nothing was published). Free it once,
+ * whether or not it was published. */
+typedef struct dra_oneshot {
+    dra_store *st;
+    dra_snapshot *snap;
+    const dra_world *w;
+    arena mem;
+} dra_oneshot;
+void dra_oneshot_init(dra_oneshot *o, const dra_features *f, const dra_store_opts *opts);
+const dra_world *dra_oneshot_publish(dra_oneshot *o);
+void dra_oneshot_free(dra_oneshot *o);
+
 /* Objects of one kind in arrival order (the first call collects them), and by name. */
 size_t dra_world_nclaims(const dra_world *w);
 const dra_claim *dra_world_claim(const dra_world *w, size_t i);
