@@ -8,6 +8,7 @@
  * `conv_error` and surface, lazily, as CEL runtime errors. */
 #include "engine/decode_util.h"
 #include "engine/validate.h"
+#include "base/hash.h"
 
 #include <string.h>
 
@@ -18,18 +19,23 @@
  * fewer bytes, and the shared values stay cached while selectors run over many
  * devices. */
 #define VIEW_SHARED 8
+/* Strings and counters maps are remembered in a direct-mapped table (a slot by the
+ * value's hash) rather than the ring: a MIG-carved GPU's 19 devices each consume a
+ * different map, repeated on the next GPU of the slice 19 devices later, and every
+ * device brings a UUID no other has, which would push the shared model name out of
+ * a ring of 8. 64 slots hold a slice's distinct values (at most 64 devices a slice
+ * with counters); a collision only costs a copy. */
+#define VIEW_SLOTS 64
 typedef struct view_shared {
-    const cel_str *str[VIEW_SHARED];
-    unsigned nstr;
+    const cel_str *str[VIEW_SLOTS];
     const char *ver_text[VIEW_SHARED];
     const semver *ver[VIEW_SHARED];
     const quantity *qty[VIEW_SHARED];
     unsigned nver, nqty;   /* next slot, round robin */
     /* consumesCounters maps: a partitionable GPU's devices repeat the same few (each
      * MIG profile at each start), on every GPU of the slice */
-    const dra_counter *ctr[VIEW_SHARED];
-    uint32_t nctr[VIEW_SHARED];
-    unsigned next_ctr;
+    const dra_counter *ctr[VIEW_SLOTS];
+    uint32_t nctr[VIEW_SLOTS];
     /* whole attribute-key and capacity arrays: every device of one profile has the
      * same keys in the same order, and the same capacities (a fifth of a MIG-carved
      * fleet's decoded bytes before) */
@@ -83,8 +89,8 @@ static bool same_counters(const dra_counter *a, const dra_counter *b, uint32_t n
     return true;
 }
 
-/* A counters map. With vs, an array equal to one of the last few decoded is shared
- * (decoded counters are never written after decoding): MIG-style slices hold
+/* A counters map. With vs, an array equal to one remembered is shared (decoded
+ * counters are never written after decoding): MIG-style slices hold
  * mostly repeats, 24 % of a 760,000-device cluster's decoded bytes before. */
 static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const char *key, dra_counter **out,
                             uint32_t *n) {
@@ -120,14 +126,18 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
         *out = tmp;
         return true;
     }
-    for (unsigned i = 0; i < VIEW_SHARED; i++)
-        if (vs->ctr[i] && vs->nctr[i] == got && same_counters(vs->ctr[i], tmp, got)) {
-            *out = (dra_counter *)vs->ctr[i];
-            return true;
-        }
+    uint64_t h = got;
+    for (uint32_t i = 0; i < got; i++)
+        h = hash_u64(h ^ hash_u64(((uint64_t)tmp[i].name_id << 40) ^ ((uint64_t)tmp[i].value.exp << 16) ^
+                                  ((uint64_t)tmp[i].value.format << 8) ^ tmp[i].value.big) ^
+                     (uint64_t)tmp[i].value.mant ^ (uint64_t)(tmp[i].value.mant >> 64));
+    unsigned slot = (unsigned)(h % VIEW_SLOTS);
+    if (vs->ctr[slot] && vs->nctr[slot] == got && same_counters(vs->ctr[slot], tmp, got)) {
+        *out = (dra_counter *)vs->ctr[slot];
+        return true;
+    }
     *out = ARENA_NEWN(c->d->a, dra_counter, got ? got : 1);
     memcpy(*out, tmp, sizeof(dra_counter) * got);
-    unsigned slot = vs->next_ctr++ % VIEW_SHARED;
     vs->ctr[slot] = *out;
     vs->nctr[slot] = got;
     return true;
@@ -141,9 +151,13 @@ struct counter_set_ud {
 static bool decode_counter_set(dctx *c, const json_t *s, void *elem, void *ud) {
     const struct counter_set_ud *u = ud;
     dra_counter_set *cs = elem;
-    if (!dra__dget_str(c, s, u->name_key, &cs->name)) return false;
+    /* interned (the entry holds it): the catalog's text, not a copy */
+    const json_t *nv = json_object_get(s, u->name_key);
+    if (json_is_string(nv)) cs->name = json_string_value(nv);
+    else if (!dra__dget_str(c, s, u->name_key, &cs->name)) return false;
     if (!cs->name) cs->name = "";
     cs->name_id = dra_dec_intern_cstr(c->d, cs->name);
+    cs->name = intern_str(c->d->cat->names, cs->name_id);
     return decode_counters(c, u->vs, s, "counters", &cs->counters, &cs->ncounters);
 }
 
@@ -157,24 +171,26 @@ static bool decode_counter_sets(dctx *c, view_shared *vs, const json_t *obj, con
  * of s in the arena. */
 static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
     size_t len = strlen(s);
-    for (unsigned i = 0; i < VIEW_SHARED; i++) {
-        const cel_str *o = vs->str[i];
-        if (o && o->len == len && !memcmp(o->s, s, len)) return o;
-    }
+    unsigned slot = (unsigned)(hash_bytes(s, len) % VIEW_SLOTS);
+    const cel_str *o = vs->str[slot];
+    if (o && o->len == len && !memcmp(o->s, s, len)) return o;
     cel_str *n = ARENA_NEW(ar, cel_str);
     *n = cel_str_of(arena_strndup(ar, s, len), (uint32_t)len);
-    vs->str[vs->nstr++ % VIEW_SHARED] = n;
+    vs->str[slot] = n;
     return n;
 }
 
-/* *out = the parse of version text s, shared with an earlier equal text when
- * remembered; false with ve set when s does not parse (then nothing is remembered). */
-static bool shared_version(arena *ar, view_shared *vs, const char *s, const semver **out, err *ve) {
+/* *out = the parse of version text s, and *text a copy of s that lives with the
+ * arena: both shared with an earlier equal text when remembered; false with ve set
+ * when s does not parse (then nothing is remembered). */
+static bool shared_version(arena *ar, view_shared *vs, const char *s, const char **text, const semver **out, err *ve) {
     for (unsigned i = 0; i < VIEW_SHARED; i++)
-        if (vs->ver_text[i] && !strcmp(vs->ver_text[i], s)) return *out = vs->ver[i], true;
+        if (vs->ver_text[i] && !strcmp(vs->ver_text[i], s)) return *text = vs->ver_text[i], *out = vs->ver[i], true;
+    size_t len = strlen(s);
+    *text = s = arena_strndup(ar, s, len);
     semver *v = ARENA_NEW(ar, semver);
     *out = v;
-    if (!semver_parse(s, strlen(s), v, ve)) return false;
+    if (!semver_parse(s, len, v, ve)) return false;
     unsigned k = vs->nver++ % VIEW_SHARED;
     vs->ver_text[k] = s;
     vs->ver[k] = v;
@@ -239,13 +255,13 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
         a->kind = CEL_ATTR_STRING, a->u.s = shared_string(ar, vs, s), kinds++;
     }
     if ((x = m[ATTR_VERSION]) && !json_is_null(x)) {
-        const char *s;
-        if (!dra__dget_str(c, v, "version", &s)) return false;
+        /* copied only when not shared, like a string */
+        const char *s = json_string_value(x);
+        if (!s && !dra__dget_str(c, v, "version", &s)) return false;
         a->kind = CEL_ATTR_VERSION, kinds++;
-        t->ver = s;
         err ve;
         err_clear(&ve);
-        if (!shared_version(ar, vs, s, &a->u.v, &ve) && !*conv_error)
+        if (!shared_version(ar, vs, s, &t->ver, &a->u.v, &ve) && !*conv_error)
             *conv_error = arena_printf(ar, "attribute %s: parse semantic version: %s", key, ve.msg);
     }
     const char *const *lists = ATTR_MEMBERS + ATTR_LISTS;
@@ -389,12 +405,16 @@ static const char *unqualified_key(dctx *c, const char *k, uint32_t id) {
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
-    if (!dra__dget_str(c, v, "name", &d->name)) return false;
+    /* the name is interned (the entry holds it): its text is the catalog's, no copy */
+    const json_t *nv = json_object_get(v, "name");
+    if (json_is_string(nv)) d->name = json_string_value(nv);
+    else if (!dra__dget_str(c, v, "name", &d->name)) return false;
     if (!d->name || !*d->name) {
         dra__dpush_key(c, "name");
         return dra__dfail(c, "required value");
     }
     d->name_id = dra_dec_intern_cstr(c->d, d->name);
+    d->name = intern_str(c->d->cat->names, d->name_id);
     d->cel.driver = (cel_str){.s = s->driver, .len = (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
