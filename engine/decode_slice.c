@@ -19,23 +19,51 @@
  * fewer bytes, and the shared values stay cached while selectors run over many
  * devices. */
 #define VIEW_SHARED 8
-/* Strings and counters maps are remembered in a direct-mapped table (a slot by the
- * value's hash) rather than the ring: a MIG-carved GPU's 19 devices each consume a
- * different map, repeated on the next GPU of the slice 19 devices later, and every
- * device brings a UUID no other has, which would push the shared model name out of
- * a ring of 8. 64 slots hold a slice's distinct values (at most 64 devices a slice
- * with counters); a collision only costs a copy. */
-#define VIEW_SLOTS 64
+/* Strings and counters maps are remembered in a small set-associative table (a set by
+ * the value's hash) rather than the ring: a MIG-carved GPU's 19 devices each consume
+ * a different map, repeated on the next GPU of the slice 19 devices later, and every
+ * device brings a UUID no other has, which would push the shared model name out of a
+ * ring of 8. A value met again is kept over one never met again: a miss replaces, in
+ * its set, the entry with the fewest hits, the oldest of those. 16 sets of 4 hold a
+ * slice's distinct maps (at most 64 devices a slice with counters); a miss only costs
+ * a copy. */
+#define VIEW_SETS 16
+#define VIEW_WAYS 4
+typedef struct view_slot {
+    const void *p;   /* a cel_str, or a dra_counter array of n */
+    uint32_t n, hits, at;
+} view_slot;
+
+/* The slot of v's set holding a value that `same` finds equal to v, or NULL; a hit
+ * counts. */
+static view_slot *view_find(view_slot *set, bool (*same)(const void *p, uint32_t n, const void *v, uint32_t vn),
+                            const void *v, uint32_t vn) {
+    for (unsigned i = 0; i < VIEW_WAYS; i++)
+        if (set[i].p && same(set[i].p, set[i].n, v, vn)) {
+            set[i].hits++;
+            return &set[i];
+        }
+    return NULL;
+}
+
+/* p (of n) remembered in its set, over the entry with the fewest hits, oldest first. */
+static void view_keep(view_slot *set, unsigned *tick, const void *p, uint32_t n) {
+    view_slot *victim = &set[0];
+    for (unsigned i = 1; i < VIEW_WAYS; i++)
+        if (set[i].hits < victim->hits || (set[i].hits == victim->hits && set[i].at < victim->at)) victim = &set[i];
+    *victim = (view_slot){p, n, 0, ++*tick};
+}
+
 typedef struct view_shared {
-    const cel_str *str[VIEW_SLOTS];
+    view_slot str[VIEW_SETS][VIEW_WAYS];
+    view_slot ctr[VIEW_SETS][VIEW_WAYS];
+    unsigned tick;
     const char *ver_text[VIEW_SHARED];
     const semver *ver[VIEW_SHARED];
     const quantity *qty[VIEW_SHARED];
     unsigned nver, nqty;   /* next slot, round robin */
     /* consumesCounters maps: a partitionable GPU's devices repeat the same few (each
      * MIG profile at each start), on every GPU of the slice */
-    const dra_counter *ctr[VIEW_SLOTS];
-    uint32_t nctr[VIEW_SLOTS];
     /* whole attribute-key and capacity arrays: every device of one profile has the
      * same keys in the same order, and the same capacities (a fifth of a MIG-carved
      * fleet's decoded bytes before) */
@@ -81,7 +109,9 @@ static bool same_caps(const dra_capacity *a, const cel_capacity *ca, const dra_c
     return true;
 }
 
-static bool same_counters(const dra_counter *a, const dra_counter *b, uint32_t n) {
+static bool same_counters_slot(const void *p, uint32_t n, const void *v, uint32_t vn) {
+    const dra_counter *a = p, *b = v;
+    if (n != vn) return false;
     for (uint32_t i = 0; i < n; i++)
         if (a[i].name_id != b[i].name_id || a[i].value.mant != b[i].value.mant || a[i].value.exp != b[i].value.exp ||
             a[i].value.format != b[i].value.format || a[i].value.big != b[i].value.big)
@@ -131,15 +161,14 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
         h = hash_u64(h ^ hash_u64(((uint64_t)tmp[i].name_id << 40) ^ ((uint64_t)tmp[i].value.exp << 16) ^
                                   ((uint64_t)tmp[i].value.format << 8) ^ tmp[i].value.big) ^
                      (uint64_t)tmp[i].value.mant ^ (uint64_t)(tmp[i].value.mant >> 64));
-    unsigned slot = (unsigned)(h % VIEW_SLOTS);
-    if (vs->ctr[slot] && vs->nctr[slot] == got && same_counters(vs->ctr[slot], tmp, got)) {
-        *out = (dra_counter *)vs->ctr[slot];
+    view_slot *set = vs->ctr[h % VIEW_SETS], *hit = view_find(set, same_counters_slot, tmp, got);
+    if (hit) {
+        *out = (dra_counter *)hit->p;
         return true;
     }
     *out = ARENA_NEWN(c->d->a, dra_counter, got ? got : 1);
     memcpy(*out, tmp, sizeof(dra_counter) * got);
-    vs->ctr[slot] = *out;
-    vs->nctr[slot] = got;
+    view_keep(set, &vs->tick, *out, got);
     return true;
 }
 
@@ -169,14 +198,18 @@ static bool decode_counter_sets(dctx *c, view_shared *vs, const json_t *obj, con
 
 /* A cel_str for s, shared with an earlier equal string when remembered, else a copy
  * of s in the arena. */
+static bool same_string_slot(const void *p, uint32_t n, const void *v, uint32_t vn) {
+    const cel_str *o = p;
+    return n == vn && !memcmp(o->s, v, n);
+}
+
 static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
     size_t len = strlen(s);
-    unsigned slot = (unsigned)(hash_bytes(s, len) % VIEW_SLOTS);
-    const cel_str *o = vs->str[slot];
-    if (o && o->len == len && !memcmp(o->s, s, len)) return o;
+    view_slot *set = vs->str[hash_bytes(s, len) % VIEW_SETS], *hit = view_find(set, same_string_slot, s, (uint32_t)len);
+    if (hit) return hit->p;
     cel_str *n = ARENA_NEW(ar, cel_str);
     *n = cel_str_of(arena_strndup(ar, s, len), (uint32_t)len);
-    vs->str[slot] = n;
+    view_keep(set, &vs->tick, n, (uint32_t)len);
     return n;
 }
 

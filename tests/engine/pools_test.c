@@ -211,3 +211,51 @@ Test(nodes, selector_operators) {
     cr_assert(dra__node_matches(&n, NULL, false, NULL, &m, &e));
     cr_assert_not(m, "nothing set matches nothing");
 }
+
+/* ---- what a decoded device shares ---------------------------------------------------------- */
+
+/* A MIG-carved GPU's devices each consume a different counters map, and the next GPU of
+ * the slice repeats them all, one GPU's devices later; each device also brings a UUID
+ * no other has. Repeats are kept once per slice (decode_slice.c's 64-slot table): the
+ * same counters array for the same profile on another GPU, one copy of the model name
+ * however many UUIDs come between, names as the catalog's interned text. */
+Test(pools, a_slice_keeps_repeated_counters_and_strings_once) {
+    enum { GPUS = 3, PER_GPU = 19 };
+    char *devs = malloc(64 * 1024), *obj = malloc(70 * 1024);
+    size_t o = 0;
+    for (int g = 0; g < GPUS; g++)
+        for (int k = 0; k < PER_GPU; k++)
+            o += (size_t)sprintf(devs + o,
+                                 "%s{\"name\":\"gpu-%d-part-%d\",\"attributes\":{\"uuid\":{\"string\":\"GPU-%d-%d\"},"
+                                 "\"model\":{\"string\":\"A100\"},\"driverVersion\":{\"version\":\"550.54.15\"}},"
+                                 "\"consumesCounters\":[{\"counterSet\":\"gpu-%d\",\"counters\":{"
+                                 "\"memory\":{\"value\":\"%dGi\"},\"slice-%d\":{\"value\":\"1\"}}}]}",
+                                 o ? "," : "", g, k, g, k, g, 5 * (k + 1), k);
+    slice(obj, "s", "p", 1, 1, "\"nodeName\":\"n1\"", devs);
+    const char *objs[] = {obj, NULL};
+    th_store *ws = world(objs);
+    const dra_world *w = th_world(ws);
+    size_t n;
+    const dra_slice *const *all = dra__world_all_slices(w, &n);
+    cr_assert_eq(n, 1);
+    const dra_slice *s = all[0];
+    cr_assert_eq(s->ndevices, GPUS * PER_GPU);
+    for (int k = 0; k < PER_GPU; k++) {
+        const dra_device *d0 = &s->devices[k], *d2 = &s->devices[2 * PER_GPU + k];
+        cr_assert_eq(d0->nconsumes, 1);
+        cr_assert_str_eq(d0->consumes[0].name, "gpu-0");
+        cr_assert_str_eq(d2->consumes[0].name, "gpu-2");
+        cr_assert_eq(d0->consumes[0].ncounters, 2);
+        cr_assert_eq(d0->consumes[0].counters, d2->consumes[0].counters, "device %d: the same map is one array", k);
+        cr_assert_eq(d0->name, intern_str(w->cat->names, d0->name_id), "the name is the interned text");
+        cr_assert_str_eq(d0->attr_text[1].key, "model");
+        cr_assert_eq(d0->cel.attrs[1].u.s, d2->cel.attrs[1].u.s, "one model string for the slice");
+        cr_assert_neq(d0->cel.attrs[0].u.s, d2->cel.attrs[0].u.s);
+        cr_assert_eq(d0->attr_text[2].ver, d2->attr_text[2].ver, "one version text");
+    }
+    /* different maps stay apart */
+    cr_assert_neq(s->devices[0].consumes[0].counters, s->devices[1].consumes[0].counters);
+    th_free(ws);
+    free(devs);
+    free(obj);
+}
