@@ -62,8 +62,6 @@ typedef struct view_shared {
     const semver *ver[VIEW_SHARED];
     const quantity *qty[VIEW_SHARED];
     unsigned nver, nqty;   /* next slot, round robin */
-    /* consumesCounters maps: a partitionable GPU's devices repeat the same few (each
-     * MIG profile at each start), on every GPU of the slice */
     /* whole attribute-key and capacity arrays: every device of one profile has the
      * same keys in the same order, and the same capacities (a fifth of a MIG-carved
      * fleet's decoded bytes before) */
@@ -196,13 +194,13 @@ static bool decode_counter_sets(dctx *c, view_shared *vs, const json_t *obj, con
     return DRA_DGET_OBJS(c, obj, key, out, n, decode_counter_set, &u);
 }
 
-/* A cel_str for s, shared with an earlier equal string when remembered, else a copy
- * of s in the arena. */
 static bool same_string_slot(const void *p, uint32_t n, const void *v, uint32_t vn) {
     const cel_str *o = p;
     return n == vn && !memcmp(o->s, v, n);
 }
 
+/* A cel_str for s, shared with an earlier equal string when remembered, else a copy
+ * of s in the arena. */
 static const cel_str *shared_string(arena *ar, view_shared *vs, const char *s) {
     size_t len = strlen(s);
     view_slot *set = vs->str[hash_bytes(s, len) % VIEW_SETS], *hit = view_find(set, same_string_slot, s, (uint32_t)len);
