@@ -110,6 +110,28 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
 /* Any JSON the HTTP API accepts: one object, an array of objects, a `kind: List`. */
 uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
 
+/* A kind's whole state given over many reads — a paged list, a streaming list's
+ * initial events — made the kind's objects at once: each object given is decoded as it
+ * comes (its JSON may be freed right after), and commit publishes one snapshot in which
+ * the kind holds exactly the objects given (the rest deleted). Holding every item's
+ * JSON until the list ends instead would hold the whole kind's trees at once, ~15× its
+ * text (gigabytes for a 5,000-node MIG cluster's slices). An object the store holds
+ * unchanged costs nothing (its entry is shared). A keyed store's (not as_given, not
+ * one-shot). Only commit takes the store's write lock: other writers go on meanwhile,
+ * and what they write to the kind's objects before commit is replaced by the relist's. */
+typedef struct dra_relist dra_relist;
+dra_relist *dra_store_relist_begin(dra_store *st, const char *kind);   /* NULL: no such kind */
+/* Objects of the list, in order. One the engine refuses (invalid, another kind, no
+ * name) is handed to skipped (may be NULL) with the reason; under its key the store
+ * keeps what it has. A key given again replaces what it was given before. */
+void dra_relist_put(dra_relist *r, const json_t *const *objs, size_t n, dra_skip_fn skipped, void *arg);
+/* A streaming list's DELETED event: as if the object had not been given. */
+void dra_relist_drop(dra_relist *r, const char *ns, const char *name);
+/* Publishes the kind's state (no new snapshot when it is the store's already) and
+ * frees r; false with e set when the snapshot cannot be built (the current one stays). */
+bool dra_relist_commit(dra_relist *r, err *e);
+void dra_relist_abort(dra_relist *r);   /* frees r, the store untouched; NULL: nothing */
+
 /* The current snapshot, pinned (NULL before the first apply). */
 dra_snapshot *dra_store_acquire(dra_store *st);
 dra_snapshot *dra_snapshot_retain(dra_snapshot *s);

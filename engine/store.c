@@ -1065,6 +1065,186 @@ uint64_t dra_store_apply_batch(dra_store *st, const dra_change *changes, size_t 
     return apply_changes(st, changes, n, skipped, arg, e);
 }
 
+/* ---- a kind's whole state, fed in parts (snapshot.h: dra_relist) ---------------------------- */
+
+/* One object the relist gave: its entry (decoded as it came, or the store's own when
+ * the store held it unchanged then), or none when it was refused — then whatever the
+ * store holds under the key stays. Chained by key hash through next (index + 1). */
+typedef struct staged {
+    char *key;
+    uint64_t h;
+    entry *en;
+    bool fresh;       /* decoded for the relist: placed in the arrival order at commit */
+    bool dropped;     /* a streaming list's DELETED: as if never given */
+    uint64_t next;
+} staged;
+
+struct dra_relist {
+    dra_store *st;
+    dra_kind kind;
+    DRA_VEC(staged) v;
+    hmap by_hash;     /* key hash → index + 1 of the latest staged object with it */
+};
+
+dra_relist *dra_store_relist_begin(dra_store *st, const char *kind) {
+    assert(!st->opts.as_given && !st->opts.one_shot && "a relist replaces objects by key");
+    dra_kind k = dra__kind_of(kind);
+    if (!k) return NULL;
+    dra_relist *r = xcalloc(1, sizeof *r);
+    r->st = st;
+    r->kind = k;
+    hmap_init(&r->by_hash);
+    return r;
+}
+
+static staged *relist_find(dra_relist *r, const char *key, uint64_t h) {
+    uint64_t i;
+    if (!hmap_get(&r->by_hash, h, &i)) return NULL;
+    for (; i; i = r->v.v[i - 1].next)
+        if (!strcmp(r->v.v[i - 1].key, key)) return &r->v.v[i - 1];
+    return NULL;
+}
+
+/* key (taken over) now stands for en (taken over; NULL: refused, the store's stays). */
+static void relist_stage(dra_relist *r, char *key, uint64_t h, entry *en, bool fresh) {
+    staged *s = relist_find(r, key, h);
+    if (s) {   /* given again (a streaming list's MODIFIED): the later one counts */
+        free(key);
+        entry_release(s->en);
+        s->en = en, s->fresh = fresh, s->dropped = false;
+        return;
+    }
+    uint64_t head = 0;
+    hmap_get(&r->by_hash, h, &head);
+    DRA_VEC_PUSH(r->v, ((staged){.key = key, .h = h, .en = en, .fresh = fresh, .next = head}));
+    hmap_put(&r->by_hash, h, r->v.n);
+}
+
+/* One object, p its facts and what was prepared of it against base (the snapshot at
+ * the time): staged, or refused with e set (its key still staged: the store's stays). */
+static bool relist_take(dra_relist *r, const dra_snapshot *base, const json_t *obj, prepared *p, err *e) {
+    dra_store *st = r->st;
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    dra_kind k = dra__kind_of(kind);
+    if (k != r->kind) {
+        entry_release(p->en);
+        return err_set(e, "a %s in a list of %s", kind ? kind : "object without a kind", dra__kind_name(r->kind));
+    }
+    const char *name = meta_str(obj, "name");
+    if (!name || !*name) {
+        entry_release(p->en);
+        return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
+    }
+    char *key = dra__object_key(k, meta_str(obj, "namespace"), name);
+    uint64_t h = hash_bytes(key, strlen(key)), jh = p->f.hash ? p->f.hash : dra__json_value_hash(obj);
+    entry *en = p->en;
+    p->en = NULL;
+    bool fresh = true;
+    if (!en && !p->failed) {
+        entry *old = base ? find_entry(base, k, key, h) : NULL;
+        if (old && old->json_hash == jh) {
+            en = entry_retain(old), fresh = false;   /* unchanged: the store's entry, shared */
+        } else {
+            char *own = xstrdup(key);
+            en = entry_new(st, obj, k, NULL, own, h, jh, p->f.fields_known, e);
+            if (!en) {
+                p->failed = true;
+                free(own);
+            }
+        }
+    } else if (p->failed) {
+        *e = p->e;
+    }
+    relist_stage(r, key, h, en, fresh);
+    return en != NULL;
+}
+
+void dra_relist_put(dra_relist *r, const json_t *const *objs, size_t n, dra_skip_fn skipped, void *arg) {
+    dra_store *st = r->st;
+    dra_snapshot *base = dra_store_acquire(st);
+    dra_change *changes = xcalloc(n ? n : 1, sizeof *changes);
+    for (size_t i = 0; i < n; i++) changes[i].upsert = objs[i];
+    /* a large page is decoded on two threads, staged here in order */
+    prep_batch pb = {st, base, changes, xcalloc(n ? n : 1, sizeof(prepared))};
+    dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
+    for (size_t i = 0; i < n; i++) {
+        if (wa) dra__work_ahead_need(wa, i);
+        else prepare_one(&pb, i);
+        err e;
+        err_clear(&e);
+        if (!relist_take(r, base, objs[i], &pb.p[i], &e) && skipped) skipped(arg, &changes[i], &e);
+    }
+    dra__work_ahead_free(wa);
+    free(pb.p);
+    free(changes);
+    dra_snapshot_release(base);
+}
+
+void dra_relist_drop(dra_relist *r, const char *ns, const char *name) {
+    char *key = dra__object_key(r->kind, ns, name);
+    staged *s = relist_find(r, key, hash_bytes(key, strlen(key)));
+    free(key);
+    if (!s) return;
+    entry_release(s->en);
+    s->en = NULL, s->dropped = true;
+}
+
+static void relist_free(dra_relist *r) {
+    for (size_t i = 0; i < r->v.n; i++) {
+        free(r->v.v[i].key);
+        entry_release(r->v.v[i].en);
+    }
+    free(r->v.v);
+    hmap_free(&r->by_hash);
+    free(r);
+}
+
+void dra_relist_abort(dra_relist *r) {
+    if (r) relist_free(r);
+}
+
+bool dra_relist_commit(dra_relist *r, err *e) {
+    dra_store *st = r->st;
+    dra_kind k = r->kind;
+    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    pthread_mutex_lock(&st->write_lock);
+    dra_snapshot *old = dra_store_acquire(st);
+    dra_snapshot *s = snapshot_fork(st, old);
+    size_t changed = 0;
+    for (size_t i = 0; i < r->v.n; i++) {
+        staged *g = &r->v.v[i];
+        if (!g->en) continue;
+        entry *cur = find_entry(s, k, g->key, g->h);
+        if (cur == g->en || (cur && cur->json_hash == g->en->json_hash)) continue;
+        if (g->fresh) entry_place(st, g->en);
+        g->fresh = false;   /* placed once, whatever follows */
+        DRA_VEC_PUSH(s->changes, ((change){k, cur ? entry_retain(cur) : NULL, entry_retain(g->en)}));
+        pmap_put(&s->objs[k], g->en->hash, entry_retain(g->en), entry_is, g->en->key);   /* the map's own */
+        changed++;
+    }
+    /* what the relist did not give is gone (refused objects were given: theirs stay) */
+    size_t n;
+    entry **v = entries_by_seq(&s->objs[k], &n);
+    for (size_t i = 0; i < n; i++) {
+        staged *g = relist_find(r, v[i]->key, v[i]->hash);
+        if (g && !g->dropped) continue;
+        DRA_VEC_PUSH(s->changes, ((change){k, entry_retain(v[i]), NULL}));
+        pmap_del(&s->objs[k], v[i]->hash, entry_is, v[i]->key);
+        changed++;
+    }
+    free(v);
+    bool ok = true;
+    if (!changed) {   /* the store already holds exactly this: no new snapshot */
+        dra_snapshot_release(s);
+        dra_snapshot_release(old);
+    } else {
+        ok = publish(st, s, old, true, t0, e) != 0;
+    }
+    pthread_mutex_unlock(&st->write_lock);
+    relist_free(r);
+    return ok;
+}
+
 /* ---- JSON documents to changes ----------------------------------------------------------------- */
 
 typedef struct change_list {

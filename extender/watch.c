@@ -22,17 +22,22 @@
 typedef struct kind_def {
     const char *kind, *api_version, *path;
     bool podgroup;               /* watched only with ext_watch_opts.podgroups */
+    /* bind mode writes objects of this kind (bind.c): with a pending-writes table its
+     * relists are decided against the table as one, after the last item, so their
+     * items are held until then; every other kind's relist is decoded item by item
+     * as it comes (dra_relist), holding no more than a page's JSON */
+    bool written;
 } kind_def;
 
 static const kind_def KINDS[] = {
-    {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses", false},
-    {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices", false},
-    {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims", false},
-    {"Node", "v1", "/api/v1/nodes", false},
-    {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules", false},
+    {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses", false, false},
+    {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices", false, false},
+    {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims", false, true},
+    {"Node", "v1", "/api/v1/nodes", false, false},
+    {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules", false, false},
     /* KEP-4671/5832 PodGroups with KEP-5729 resourceClaims: scheduling.k8s.io/v1alpha2
      * since 1.36 (1.35's v1alpha1 had PodGroups only inside Workloads, without claims) */
-    {"PodGroup", "scheduling.k8s.io/v1alpha2", "/apis/scheduling.k8s.io/v1alpha2/podgroups", true},
+    {"PodGroup", "scheduling.k8s.io/v1alpha2", "/apis/scheduling.k8s.io/v1alpha2/podgroups", true, false},
 };
 enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
 
@@ -59,7 +64,9 @@ typedef struct kind_state {
     strbuf line;
     bool relist;                 /* an ERROR 410 event asked for a relist */
     bool ignored;                /* a plain BOOKMARK before the initial events ended: sendInitialEvents ignored */
-    json_t *initial;             /* streaming list: "ns/name" → object until the end bookmark */
+    json_t *initial;             /* streaming list, held: "ns/name" → object until the end bookmark */
+    dra_relist *rl;              /* streaming list, not held: the objects decoded so far */
+    VEC(json_t *) rl_objs;       /* initial objects not yet given to rl (a batch decodes on two threads) */
     VEC(json_t *) ups;
     VEC(dra_change) changes;
     VEC(change_src) srcs;        /* one per change */
@@ -342,6 +349,50 @@ static void replace_all(kind_state *ks, json_t *items) {
     if (w->o.pending) ext_pending_unlock(w->o.pending);
 }
 
+/* A streaming list's initial objects are decoded this many at a time: enough for the
+ * engine's second thread to pay (work_ahead.h), few enough to hold. */
+enum { RELIST_BATCH = 256 };
+
+/* Whether this kind's relists are held whole (kind_def.written). */
+static bool held(const kind_state *ks) { return ks->w->o.pending && ks->def->written; }
+
+/* Objects of a relist into rl (list items come without kind and apiVersion: set
+ * here); one the engine refuses is logged, the store's stays. */
+static void relist_put(kind_state *ks, dra_relist *rl, json_t *const *objs, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (!json_object_get(objs[i], "kind")) json_object_set_new(objs[i], "kind", json_string(ks->def->kind));
+        if (!json_object_get(objs[i], "apiVersion"))
+            json_object_set_new(objs[i], "apiVersion", json_string(ks->def->api_version));
+    }
+    dra_relist_put(rl, (const json_t *const *)objs, n, skipped_change, ks);
+}
+
+/* The streaming list's initial objects collected so far into ks->rl. */
+static void relist_put_collected(kind_state *ks) {
+    if (!ks->rl_objs.n) return;
+    relist_put(ks, ks->rl, ks->rl_objs.v, ks->rl_objs.n);
+    for (size_t i = 0; i < ks->rl_objs.n; i++) json_decref(ks->rl_objs.v[i]);
+    ks->rl_objs.n = 0;
+}
+
+static void relist_abort(kind_state *ks) {
+    for (size_t i = 0; i < ks->rl_objs.n; i++) json_decref(ks->rl_objs.v[i]);
+    ks->rl_objs.n = 0;
+    dra_relist_abort(ks->rl);
+    ks->rl = NULL;
+}
+
+/* The relist's objects become the kind's (rl freed); false (logged) when the snapshot
+ * cannot be built. */
+static bool relist_commit(kind_state *ks, dra_relist *rl) {
+    err e;
+    err_clear(&e);
+    if (dra_relist_commit(rl, &e)) return true;
+    char buf[1400];
+    failing(ks, "relist: %s", err_format(&e, buf, sizeof buf));
+    return false;
+}
+
 /* The kind counts as listed: readiness, relist counter, health. */
 static void listed(kind_state *ks) {
     atomic_store(&ks->served, true);
@@ -357,7 +408,8 @@ typedef enum { L_OK, L_GONE, L_NOT_SERVED, L_FAIL } list_rc;
 static list_rc list_all(kind_state *ks, long *retry_after) {
     ext_watch *w = ks->w;
     char *cont = NULL;
-    json_t *items = json_array();
+    dra_relist *rl = held(ks) ? NULL : dra_store_relist_begin(w->st, ks->def->kind);
+    json_t *items = rl ? NULL : json_array();
     char *rv = NULL;
     list_rc rc = L_OK;
     *retry_after = -1;
@@ -408,7 +460,18 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
             break;
         }
         json_t *page = json_object_get(doc, "items");
-        for (size_t i = 0; i < json_array_size(page); i++) json_array_append(items, json_array_get(page, i));
+        if (rl) {
+            /* decoded page by page: a page's JSON is all the list holds */
+            size_t np = json_array_size(page);
+            json_t **objs = xmalloc((np ? np : 1) * sizeof *objs);
+            size_t no = 0;
+            for (size_t i = 0; i < np; i++)
+                if (json_is_object(json_array_get(page, i))) objs[no++] = json_array_get(page, i);
+            relist_put(ks, rl, objs, no);
+            free(objs);
+        } else {
+            for (size_t i = 0; i < json_array_size(page); i++) json_array_append(items, json_array_get(page, i));
+        }
         const json_t *meta = json_object_get(doc, "metadata");
         const char *c = json_string_value(json_object_get(meta, "continue"));
         free(cont);
@@ -422,9 +485,12 @@ static list_rc list_all(kind_state *ks, long *retry_after) {
     }
     free(cont);
     if (rc == L_OK && !atomic_load(&w->stop)) {
-        replace_all(ks, items);
-        set_rv(ks, rv);
+        if (!rl) replace_all(ks, items);
+        else if (!relist_commit(ks, rl)) rc = L_FAIL;
+        rl = NULL;
+        if (rc == L_OK) set_rv(ks, rv);
     }
+    dra_relist_abort(rl);
     free(rv);
     json_decref(items);
     return rc;
@@ -460,8 +526,20 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
     } else if (!strcmp(type, "BOOKMARK")) {
         /* bookmarks come only after the initial events: a server sending one before
          * their end bookmark treats sendInitialEvents as a plain watch */
-        if (ks->initial && !initial_events_end(meta)) ks->ignored = true;
-        if (ks->initial && initial_events_end(meta)) {
+        bool initial = ks->initial || ks->rl;
+        if (initial && !initial_events_end(meta)) ks->ignored = true;
+        if (ks->rl && initial_events_end(meta)) {
+            /* the initial state is complete: the kind's objects at once */
+            relist_put_collected(ks);
+            dra_relist *rl = ks->rl;
+            ks->rl = NULL;
+            if (relist_commit(ks, rl)) {
+                set_rv(ks, rv);
+                listed(ks);
+            } else {
+                ks->relist = true;   /* the stream is void: list again */
+            }
+        } else if (ks->initial && initial_events_end(meta)) {
             /* the initial state is complete: it replaces the kind's objects at once */
             json_t *items = json_array();
             const char *k;
@@ -474,6 +552,16 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
             set_rv(ks, rv);
             listed(ks);
         }
+    } else if (ks->rl && name) {
+        /* initial events: decoded as they come, applied only when they are all there */
+        if (!strcmp(type, "DELETED")) {
+            relist_put_collected(ks);   /* in order: what came before it first */
+            dra_relist_drop(ks->rl, json_string_value(json_object_get(meta, "namespace")), name);
+        } else {
+            VEC_PUSH(ks->rl_objs, json_incref(obj));
+            if (ks->rl_objs.n >= RELIST_BATCH) relist_put_collected(ks);
+        }
+        atomic_fetch_add(&ks->events, 1);
     } else if (ks->initial && name) {
         /* initial events: collected, applied only when they are all there */
         char key[600];
@@ -500,7 +588,7 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
 static bool on_chunk(void *arg, const char *data, size_t n) {
     kind_state *ks = arg;
     /* initial events do not make a kind healthy: only their end does */
-    if (!ks->initial) healthy(ks);
+    if (!ks->initial && !ks->rl) healthy(ks);
     sbuf_add(&ks->line, data, n);
     size_t start = 0;
     for (size_t i = 0; i < ks->line.len; i++)
@@ -565,7 +653,8 @@ static void *run_kind(void *arg) {
                      "%s?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
                      "&timeoutSeconds=%ld",
                      ks->def->path, w->o.watch_timeout_s);
-            ks->initial = json_object();
+            if (held(ks)) ks->initial = json_object();
+            else ks->rl = dra_store_relist_begin(w->st, ks->def->kind);
         } else {
             pthread_mutex_lock(&ks->mu);
             snprintf(path, sizeof path, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld&resourceVersion=%s",
@@ -580,9 +669,10 @@ static void *run_kind(void *arg) {
         err_clear(&e);
         bool ok = ext_kube_stream(w->k, path, on_chunk, ks, &w->stop, w->o.idle_s, &status, &retry_after, &e);
         clear_changes(ks);
-        bool unfinished = ks->initial != NULL;   /* a streaming list without its end */
+        bool unfinished = ks->initial || ks->rl;   /* a streaming list without its end */
         json_decref(ks->initial);
         ks->initial = NULL;
+        relist_abort(ks);
         if (atomic_load(&w->stop)) break;
         if (stream_list && !unfinished) need_list = false, incomplete = 0;
         if (ks->relist || status == 410) {
@@ -663,6 +753,8 @@ void ext_watch_stop(ext_watch *w) {
         kind_state *ks = &w->kinds[i];
         if (ks->enabled) pthread_join(ks->th, NULL);
         clear_changes(ks);
+        relist_abort(ks);
+        free(ks->rl_objs.v);
         free(ks->ups.v);
         free(ks->changes.v);
         free(ks->srcs.v);

@@ -1344,6 +1344,153 @@ Test(store, relist_keeps_unchanged_objects) {
     dra_store_free(st);
 }
 
+/* A slice of node with n GPUs, as a list item comes (no kind, no apiVersion: the
+ * watch sets them before giving it). */
+static json_t *slice_of(const char *name, const char *node, int n, const char *device_name) {
+    json_t *devs = json_array();
+    for (int i = 0; i < n; i++) {
+        char dn[32];
+        snprintf(dn, sizeof dn, "gpu-%d", i);
+        json_array_append_new(devs, json_pack("{s:s}", "name", device_name ? device_name : dn));
+    }
+    return json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "apiVersion", "resource.k8s.io/v1",
+                     "kind", "ResourceSlice", "metadata", "name", name, "spec", "driver", "gpu.example.com", "nodeName",
+                     node, "pool", "name", node, "generation", 1, "resourceSliceCount", 1, "devices", devs);
+}
+
+static char *keys_text(dra_snapshot *s, const char *kind) {
+    json_t *k = dra_snapshot_keys(s, kind);
+    char *t = json_dumps(k, JSON_COMPACT);
+    json_decref(k);
+    return t;
+}
+
+/* A relist given in parts (a paged list, a streaming list's events: extender/watch.c)
+ * is decoded as it comes and becomes the kind's state at commit, in one snapshot: the
+ * objects given kept or replaced, the others deleted, a refused object's key keeping
+ * what the store has, a dropped one (DELETED during the initial events) as never
+ * given; nothing is published before commit, and nothing when the state is the
+ * store's already. */
+Test(store, a_relist_in_parts_replaces_the_kind_at_commit) {
+    dra_store *st = store_with_cluster();
+    skips sk = {0};
+    dra_relist *rl = dra_store_relist_begin(st, "ResourceSlice");
+    cr_assert_not_null(rl);
+    cr_assert_null(dra_store_relist_begin(st, "Gizmo"));
+    /* page 1: node-1's slice as the store has it, members in another order */
+    json_t *c = parse(CLUSTER);
+    char *sorted = json_dumps(json_array_get(c, 4), JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(c);
+    json_t *p1[] = {parse(sorted), slice_of("node-4-gpus", "node-3", 2, NULL)};
+    free(sorted);
+    dra_relist_put(rl, (const json_t *const *)p1, 2, count_skip, &sk);
+    /* page 2: node-3's new slice, one the engine refuses, a node that is not a slice */
+    json_t *p2[] = {slice_of("node-3-gpus", "node-3", 4, NULL), slice_of("bad-slice", "node-3", 1, "Not A Name"),
+                    json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Node", "metadata", "name", "node-9")};
+    dra_relist_put(rl, (const json_t *const *)p2, 3, count_skip, &sk);
+    cr_assert_eq(sk.n, 2, "%d refused", sk.n);
+    cr_assert(strstr(sk.last, "Node") && strstr(sk.last, "ResourceSlice"), "%s", sk.last);
+    dra_relist_drop(rl, NULL, "node-4-gpus");   /* deleted during the initial events */
+    for (size_t i = 0; i < 2; i++) json_decref(p1[i]);
+    for (size_t i = 0; i < 3; i++) json_decref(p2[i]);
+    /* nothing published yet: node-3 has no device, node-2's slice is there */
+    dra_snapshot *s1 = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s1), 1);
+    cr_assert_eq(fit(s1, POD, "node-3", NULL), DRA_FIT_UNRESOLVABLE);
+    cr_assert_eq(fit(s1, POD, "node-2", NULL), DRA_FIT_UNSCHEDULABLE);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_relist_commit(rl, &e), "%s", e.msg);
+    dra_snapshot *s2 = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s2), 2);
+    char *keys = keys_text(s2, "ResourceSlice");
+    cr_assert_str_eq(keys, "[[\"\",\"node-1-gpus\"],[\"\",\"node-3-gpus\"]]");
+    free(keys);
+    cr_assert_eq(fit(s2, POD, "node-1", NULL), DRA_FIT_OK);
+    cr_assert_eq(fit(s2, POD, "node-3", NULL), DRA_FIT_OK);
+    cr_assert_eq(fit(s2, POD, "node-2", NULL), DRA_FIT_UNRESOLVABLE, "node-2's slice was not listed: deleted");
+    cr_assert_eq(dra_snapshot_count(s2, "DeviceClass"), 1, "other kinds untouched");
+    cr_assert_eq(dra_snapshot_count(s2, "ResourceClaim"), 1);
+
+    /* again: node-3's slice unchanged, node-1's now refused (its version stays) */
+    rl = dra_store_relist_begin(st, "ResourceSlice");
+    json_t *p3[] = {slice_of("node-1-gpus", "node-1", 4, "Not A Name"), slice_of("node-3-gpus", "node-3", 4, NULL)};
+    sk.n = 0;
+    dra_relist_put(rl, (const json_t *const *)p3, 2, count_skip, &sk);
+    cr_assert_eq(sk.n, 1);
+    for (size_t i = 0; i < 2; i++) json_decref(p3[i]);
+    cr_assert(dra_relist_commit(rl, &e), "%s", e.msg);
+    dra_snapshot *s3 = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s3), 2, "the store's state already: no new snapshot");
+    cr_assert_eq(fit(s3, POD, "node-1", NULL), DRA_FIT_OK);
+
+    /* an aborted relist leaves the store as it was */
+    rl = dra_store_relist_begin(st, "ResourceSlice");
+    dra_relist_abort(rl);
+    dra_snapshot_release(s3);
+    s3 = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s3, "ResourceSlice"), 2);
+    dra_snapshot_release(s1);
+    dra_snapshot_release(s2);
+    dra_snapshot_release(s3);
+    dra_store_free(st);
+}
+
+/* A page large enough for the engine's second thread (work_ahead.h): every object
+ * staged in the page's order (the store's arrival order: dra_snapshot_keys), the one
+ * refused in the middle reported once, and a key given twice counting as its later
+ * version. */
+Test(store, a_large_relist_page_is_decoded_on_two_threads_in_order) {
+    dra_store *st = store_with_cluster();
+    enum { N = 300 };
+    json_t *page[N + 1];
+    for (int i = 0; i < N; i++) {
+        char name[32], node[32];
+        snprintf(name, sizeof name, "s-%03d", (i * 7) % N);
+        snprintf(node, sizeof node, "n-%03d", (i * 7) % N);
+        page[i] = slice_of(name, node, 2, i == 150 ? "Not A Name" : NULL);
+    }
+    page[N] = slice_of("s-000", "n-000", 3, NULL);   /* s-000 again, now with 3 GPUs */
+    skips sk = {0};
+    dra_relist *rl = dra_store_relist_begin(st, "ResourceSlice");
+    dra_relist_put(rl, (const json_t *const *)page, N + 1, count_skip, &sk);
+    cr_assert_eq(sk.n, 1, "%d refused: %s", sk.n, sk.last);
+    char refused[32];
+    snprintf(refused, sizeof refused, "s-%03d", (150 * 7) % N);
+    cr_assert(strstr(sk.last, refused), "%s", sk.last);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_relist_commit(rl, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(st);
+    json_t *keys = dra_snapshot_keys(s, "ResourceSlice");
+    cr_assert_eq(json_array_size(keys), N - 1);
+    for (int i = 0, j = 0; i < N; i++) {
+        if (i == 150) continue;
+        char name[32];
+        snprintf(name, sizeof name, "s-%03d", (i * 7) % N);
+        cr_assert_str_eq(json_string_value(json_array_get(json_array_get(keys, (size_t)j++), 1)), name);
+    }
+    json_decref(keys);
+    /* s-000's later version: 3 GPUs on n-000 */
+    json_t *pod3 = parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":{\"containers\":[{\"name\":\"m\"}],"
+                         "\"resourceClaims\":[{\"name\":\"g\",\"resourceClaimName\":\"three\"}]}}");
+    json_t *three = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
+                          "\"three\",\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
+                          "\"exactly\":{\"deviceClassName\":\"gpu.example.com\",\"count\":3}}]}}}");
+    cr_assert_neq(dra_store_apply_json(st, three, &e), 0, "%s", e.msg);
+    dra_snapshot_release(s);
+    s = dra_store_acquire(st);
+    char *pod3_text = json_dumps(pod3, JSON_COMPACT);
+    cr_assert_eq(fit(s, pod3_text, "n-000", NULL), DRA_FIT_OK);
+    cr_assert_eq(fit(s, pod3_text, "n-007", NULL), DRA_FIT_UNRESOLVABLE);
+    free(pod3_text);
+    json_decref(pod3);
+    json_decref(three);
+    for (int i = 0; i <= N; i++) json_decref(page[i]);
+    dra_snapshot_release(s);
+    dra_store_free(st);
+}
+
 /* ---- the catalog follows the live objects (issue #21) ---------------------------------- */
 
 /* Every kind loaded (the demo cluster, the best-fit MIG node, the planning fleets, a

@@ -1,13 +1,17 @@
 /* live_bench.c — the live cache at scale (issue "live clusters", done-when): the fake
  * kube-apiserver holds NODES nodes × 8 GPUs and 4 allocated one-GPU claims per node;
  * measured:
- *   - ready: from starting the watch (paged lists of every kind) to ready, and RSS;
- *   - reflected: after a claim that takes a node's last 4 GPUs is created (or
+ *   - ready: from starting the watch (a list of every kind) to ready, and RSS
+ *     once ready and at its peak while listing (the watch decodes a list as it comes:
+ *     its peak is what the store keeps plus a page, not the whole list's JSON);
+ *   - reflected: after a claim that takes a node's GPUs from gpu-4 on is created (or
  *     deleted), how long until a 2-GPU pod's answer on that node changes — the
  *     event through the watch stream, the snapshot swap, the decision (p50, max
  *     over 20 changes each way).
  * Not run by CTest (it takes tens of seconds at 5,000 nodes):
- *   build-release/tests/live_bench [NODES ...]   (default 500 5000) */
+ *   build-release/tests/live_bench [--gpus G] [--paged] [NODES ...]
+ * (default 8 GPUs a node, streaming lists, 500 and 5,000 nodes; --paged: lists of
+ * 500-item pages, as against a server without WatchList) */
 #include "extender/kube.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
@@ -27,14 +31,24 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static long rss_kib(void) {
+static long status_kib(const char *field) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long v = 0;
+    size_t n = strlen(field);
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) v = strtol(line + 6, NULL, 10);
+        if (!strncmp(line, field, n)) v = strtol(line + n, NULL, 10);
     if (f) fclose(f);
     return v;
+}
+
+static long rss_kib(void) { return status_kib("VmRSS:"); }
+
+static void reset_peak_rss(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return;
+    fputs("5", f);   /* "reset the peak resident set size" (proc(5)) */
+    fclose(f);
 }
 
 static json_t *claim(int n, int first, int count, const char *name) {
@@ -60,7 +74,7 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void run(int nodes) {
+static void run(int nodes, int gpus, bool paged) {
     fake_api *f = fake_start();
     fake_put(f, "deviceclasses", json_pack("{s:{s:s}, s:{s:[{s:{s:s}}]}}", "metadata", "name", "gpu.example.com", "spec",
                                             "selectors", "cel", "expression", "device.driver == 'gpu.example.com'"));
@@ -70,7 +84,7 @@ static void run(int nodes) {
         snprintf(sl, sizeof sl, "node-%05d-gpus", n);
         fake_put(f, "nodes", json_pack("{s:{s:s, s:{s:s}}}", "metadata", "name", node, "labels", "kubernetes.io/hostname", node));
         json_t *devs = json_array();
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < gpus; i++)
             json_array_append_new(devs, json_pack("{s:o, s:{s:{s:s}, s:{s:i}}, s:{s:{s:s}}}", "name",
                                                   json_sprintf("gpu-%d", i), "attributes", "model", "string", "H100",
                                                   "index", "int", i, "capacity", "memory", "value", "80Gi"));
@@ -99,8 +113,9 @@ static void run(int nodes) {
     dra_store_apply_json(st, tmpl, &e);
     json_decref(tmpl);
     long rss0 = rss_kib();
+    reset_peak_rss();
     double t0 = now_ms();
-    ext_watch_opts wo = {.quiet = true};
+    ext_watch_opts wo = {.quiet = true, .no_watch_list = paged};
     ext_watch *w = ext_watch_start(k, st, &wo);
     while (!ext_watch_ready(w)) usleep(2000);
     double ready = now_ms() - t0;
@@ -113,7 +128,7 @@ static void run(int nodes) {
         usleep(2000);
     }
     double all = now_ms() - t0;
-    long rss1 = rss_kib();
+    long rss1 = rss_kib(), peak = status_kib("VmHWM:");
     json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "bench", "spec",
                             "resourceClaims", "name", "g", "resourceClaimTemplateName", "two");
     dra_alloc_ctx *x = dra_alloc_ctx_new();
@@ -125,7 +140,7 @@ static void run(int nodes) {
         snprintf(node, sizeof node, "node-%05d", n);
         snprintf(name, sizeof name, "hog-%d", i);
         double a = now_ms();
-        fake_put(f, "resourceclaims", claim(n, 4, 4, name));
+        fake_put(f, "resourceclaims", claim(n, 4, gpus - 4, name));
         while (decide(st, pod, x, node) == DRA_FIT_OK) usleep(100);
         add[i] = now_ms() - a;
         a = now_ms();
@@ -135,9 +150,10 @@ static void run(int nodes) {
     }
     qsort(add, CHANGES, sizeof *add, cmp_d);
     qsort(del, CHANGES, sizeof *del, cmp_d);
-    printf("%5d nodes x 8 GPUs, %d claims: ready in %.0f ms (every claim in %.0f ms), RSS +%.0f MiB; a claim change "
-           "reflected in a decision: created p50 %.1f ms max %.1f ms, deleted p50 %.1f ms max %.1f ms\n",
-           nodes, nodes * 4, ready, all, (double)(rss1 - rss0) / 1024, add[CHANGES / 2], add[CHANGES - 1],
+    printf("%5d nodes x %d GPUs, %d claims, %s lists: ready in %.0f ms (every claim in %.0f ms), RSS +%.0f MiB, peak +%.0f MiB; "
+           "a claim change reflected in a decision: created p50 %.1f ms max %.1f ms, deleted p50 %.1f ms max %.1f ms\n",
+           nodes, gpus, nodes * 4, paged ? "paged" : "streaming", ready, all, (double)(rss1 - rss0) / 1024, (double)(peak - rss0) / 1024,
+           add[CHANGES / 2], add[CHANGES - 1],
            del[CHANGES / 2], del[CHANGES - 1]);
     fflush(stdout);
     dra_alloc_ctx_free(x);
@@ -149,10 +165,21 @@ static void run(int nodes) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        run(500);
-        run(5000);
+    int gpus = 8, first = 1;
+    bool paged = false;
+    for (;;) {
+        if (argc > first + 1 && !strcmp(argv[first], "--gpus")) gpus = atoi(argv[first + 1]), first += 2;
+        else if (argc > first && !strcmp(argv[first], "--paged")) paged = true, first++;
+        else break;
     }
-    for (int i = 1; i < argc; i++) run(atoi(argv[i]));
+    if (gpus < 8 || gpus > 128) {
+        fprintf(stderr, "live_bench: --gpus takes 8..128 (claims hold GPUs 0-7; a slice holds at most 128 devices)\n");
+        return 2;
+    }
+    if (argc <= first) {
+        run(500, gpus, paged);
+        run(5000, gpus, paged);
+    }
+    for (int i = first; i < argc; i++) run(atoi(argv[i]), gpus, paged);
     return 0;
 }
