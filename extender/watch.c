@@ -1,8 +1,11 @@
 /* watch.c — list+watch of each DRA kind into the store (watch.h). One thread per
  * kind: the initial state (a streaming list, else a paged list), then watch until
- * the stream ends, fails or needs a relist. The changes of a chunk (or a relist) are
- * collected, then decided and applied under the pending-writes table's lock when
- * bind mode shares one (pending.h), as one snapshot. */
+ * the stream ends, fails or needs a relist. The changes of a chunk are collected,
+ * then decided and applied under the pending-writes table's lock when bind mode
+ * shares one (pending.h), as one snapshot. A relist is decoded as its pages (or
+ * initial events) come and published as one snapshot after the last (dra_relist), so
+ * it never holds more than a page's JSON; only the kind bind mode writes, with a
+ * pending table, has its items held and decided at the end as one. */
 #include "extender/watch.h"
 
 #include "base/base.h"

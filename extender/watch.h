@@ -8,7 +8,8 @@
  *     or never ends the initial events — in pages
  *     (limit/continue; an expired continue token restarts the list); either way it
  *     replaces that kind's objects in the store at once (objects gone are deleted),
- *     one snapshot, never a partial state;
+ *     one snapshot, never a partial state — decoded as it comes, so a list holds no
+ *     more than one page's JSON (the store's dra_relist);
  *   - watch from the list's resourceVersion with bookmarks; the events of each chunk
  *     received become one snapshot (a burst of changes is one swap, not thousands);
  *   - a watch answered `410 Gone` / an ERROR event with code 410 (the version was
