@@ -892,6 +892,20 @@ static void prepare_one(void *arg, size_t i) {
     prepare_entry(b->st, b->base, c->upsert, c->source, p);
 }
 
+/* The entry for obj under key (taken over): the one p prepared ahead (taken; p may be
+ * NULL), else decoded here; NULL with e set when it is refused (ahead or here). */
+static entry *entry_for(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t h,
+                        uint64_t jh, prepared *p, err *e) {
+    if (p && (p->en || p->failed)) {
+        free(key);   /* decoded (or refused) ahead, under the same key */
+        entry *en = p->en;
+        p->en = NULL;
+        if (!en) *e = p->e;
+        return en;
+    }
+    return entry_new(st, obj, k, source, key, h, jh, p && p->f.fields_known, e);
+}
+
 /* Applies one change to s (unpublished) and records it for the build; p: what was
  * prepared of it (its entry is taken), NULL when nothing. */
 static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepared *p, err *e) {
@@ -923,24 +937,18 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepa
     if ((!name || !*name) && !one_shot) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
     char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name ? name : "");
     uint64_t h = hash_bytes(key, strlen(key)), jh = p && p->f.hash ? p->f.hash : dra__json_value_hash(c->upsert);
-    entry *old = find_entry(s, k, key, h), *en = p ? p->en : NULL;
-    if (p) p->en = NULL;
+    entry *old = find_entry(s, k, key, h);
     /* every object given is kept: a later one under a taken name, or one without a
      * name, gets a key of its own once placed (entry_own_key) */
     bool own_key = (old && st->opts.as_given) || (one_shot && (!name || !*name));
     if (own_key) old = NULL;
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
-        entry_release(en);
+        if (p) entry_release(p->en), p->en = NULL;
         return true;
     }
-    if (en || (p && p->failed)) {
-        free(key);   /* decoded (or refused) ahead, under the same key */
-        if (!en) return *e = p->e, false;
-    } else {
-        en = entry_new(st, c->upsert, k, c->source, key, h, jh, p && p->f.fields_known, e);
-        if (!en) return false;
-    }
+    entry *en = entry_for(st, c->upsert, k, c->source, key, h, jh, p, e);
+    if (!en) return false;
     entry_place(st, en);
     if (own_key) entry_own_key(en);
     DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
@@ -1137,24 +1145,10 @@ static bool relist_take(dra_relist *r, const dra_snapshot *base, const json_t *o
     }
     char *key = dra__object_key(k, meta_str(obj, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key)), jh = p->f.hash ? p->f.hash : dra__json_value_hash(obj);
-    entry *en = p->en;
-    p->en = NULL;
-    bool fresh = true;
-    if (!en && !p->failed) {
-        entry *old = base ? find_entry(base, k, key, h) : NULL;
-        if (old && old->json_hash == jh) {
-            en = entry_retain(old), fresh = false;   /* unchanged: the store's entry, shared */
-        } else {
-            char *own = xstrdup(key);
-            en = entry_new(st, obj, k, NULL, own, h, jh, p->f.fields_known, e);
-            if (!en) {
-                p->failed = true;
-                free(own);
-            }
-        }
-    } else if (p->failed) {
-        *e = p->e;
-    }
+    /* nothing prepared: unchanged in base (the store's entry, shared), or decoded here */
+    const entry *old = !p->en && !p->failed && base ? find_entry(base, k, key, h) : NULL;
+    bool fresh = !(old && old->json_hash == jh);
+    entry *en = fresh ? entry_for(st, obj, k, NULL, xstrdup(key), h, jh, p, e) : entry_retain((entry *)old);
     relist_stage(r, key, h, en, fresh);
     return en != NULL;
 }

@@ -298,10 +298,15 @@ static void flush(kind_state *ks) {
     if (p) ext_pending_unlock(p);
 }
 
-/* obj: the object to upsert (list items come without kind and apiVersion: set here). */
-static void add_upsert(kind_state *ks, json_t *obj, bool list) {
+/* List items come without kind and apiVersion: the kind's, set here. */
+static void set_kind(const kind_state *ks, json_t *obj) {
     if (!json_object_get(obj, "kind")) json_object_set_new(obj, "kind", json_string(ks->def->kind));
     if (!json_object_get(obj, "apiVersion")) json_object_set_new(obj, "apiVersion", json_string(ks->def->api_version));
+}
+
+/* obj: the object to upsert. */
+static void add_upsert(kind_state *ks, json_t *obj, bool list) {
+    set_kind(ks, obj);
     json_incref(obj);
     VEC_PUSH(ks->ups, obj);
     VEC_PUSH(ks->changes, ((dra_change){.upsert = obj}));
@@ -359,14 +364,9 @@ enum { RELIST_BATCH = 256 };
 /* Whether this kind's relists are held whole (kind_def.written). */
 static bool held(const kind_state *ks) { return ks->w->o.pending && ks->def->written; }
 
-/* Objects of a relist into rl (list items come without kind and apiVersion: set
- * here); one the engine refuses is logged, the store's stays. */
+/* Objects of a relist into rl; one the engine refuses is logged, the store's stays. */
 static void relist_put(kind_state *ks, dra_relist *rl, json_t *const *objs, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (!json_object_get(objs[i], "kind")) json_object_set_new(objs[i], "kind", json_string(ks->def->kind));
-        if (!json_object_get(objs[i], "apiVersion"))
-            json_object_set_new(objs[i], "apiVersion", json_string(ks->def->api_version));
-    }
+    for (size_t i = 0; i < n; i++) set_kind(ks, objs[i]);
     dra_relist_put(rl, (const json_t *const *)objs, n, skipped_change, ks);
 }
 

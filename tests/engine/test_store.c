@@ -1436,6 +1436,34 @@ Test(store, a_relist_in_parts_replaces_the_kind_at_commit) {
     dra_store_free(st);
 }
 
+/* Kinds decoded per world (DeviceTaintRules, PodGroups) are not decoded ahead: a relist
+ * decodes them itself, and one it refuses is reported and left out (a refusal there
+ * once freed the object's key twice). */
+Test(store, a_relist_of_taint_rules_refuses_a_bad_one) {
+    dra_store *st = store_with_cluster();
+    json_t *good = d_rule("maint", "driver", "gpu.example.com");
+    json_t *bad = d_rule("broken", "driver", "gpu.example.com");
+    json_object_set_new(json_object_get(json_object_get(bad, "spec"), "taint"), "effect", json_string("Sometimes"));
+    json_t *page[] = {good, bad};
+    skips sk = {0};
+    dra_relist *rl = dra_store_relist_begin(st, "DeviceTaintRule");
+    dra_relist_put(rl, (const json_t *const *)page, 2, count_skip, &sk);
+    cr_assert_eq(sk.n, 1, "%d refused", sk.n);
+    cr_assert(strstr(sk.last, "broken") || strstr(sk.last, "Sometimes"), "%s", sk.last);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_relist_commit(rl, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(st);
+    char *keys = keys_text(s, "DeviceTaintRule");
+    cr_assert_str_eq(keys, "[[\"\",\"maint\"]]");
+    free(keys);
+    cr_assert_neq(fit(s, POD, "node-1", NULL), DRA_FIT_OK, "node-1's GPUs are tainted NoSchedule: the rule applies");
+    dra_snapshot_release(s);
+    json_decref(good);
+    json_decref(bad);
+    dra_store_free(st);
+}
+
 /* A page large enough for the engine's second thread (work_ahead.h): every object
  * staged in the page's order (the store's arrival order: dra_snapshot_keys), the one
  * refused in the middle reported once, and a key given twice counting as its later
