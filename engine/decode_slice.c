@@ -144,7 +144,7 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
         ct->name = intern_str(c->d->cat->names, ct->name_id);
         if (!json_is_object(v)) return dra__dfail(c, "expected object");
         size_t m3 = dra__dpush_key(c, "value");
-        if (!dra__dqty(c, json_object_get(v, "value"), &ct->value)) return false;
+        if (!dra__dqty(c, dra__dmember(v, "value"), &ct->value)) return false;
         dpop(c, m3);
         dpop(c, m2);
     }
@@ -369,8 +369,9 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
 static bool decode_capacity(dctx *c, const json_t *v, dra_capacity *cap) {
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
     size_t m = dra__dpush_key(c, "value");
-    if (!dra__dqty(c, json_object_get(v, "value"), &cap->value)) return false;
+    if (!dra__dqty(c, dra__dmember(v, "value"), &cap->value)) return false;
     dpop(c, m);
+    if (json_object_size(v) == 1) return true;   /* the value only (most capacities): no policy */
     const json_t *pol;
     if (!dra__dget_obj(c, v, "requestPolicy", &pol)) return false;
     if (!pol) return true;

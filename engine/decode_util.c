@@ -143,6 +143,13 @@ bool dra__dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool
     return true;
 }
 
+const json_t *dra__dmember(const json_t *o, const char *key) {
+    if (json_object_size(o) > 2) return json_object_get(o, key);
+    for (void *it = json_object_iter((json_t *)o); it; it = json_object_iter_next((json_t *)o, it))
+        if (!strcmp(json_object_iter_key(it), key)) return json_object_iter_value(it);
+    return NULL;
+}
+
 bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
     *out = NULL;
     const json_t *v = json_object_get(o, key);

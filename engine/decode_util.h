@@ -58,6 +58,10 @@ bool dra__dget_str(dctx *c, const json_t *o, const char *key, const char **out);
 bool dra__dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
 bool dra__dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
 bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
+/* o's member key, or NULL: json_object_get, but an object of one or two members (a
+ * quantity's {"value": ...}, a counter, a capacity) is read in order rather than
+ * through jansson's hash of the key. */
+const json_t *dra__dmember(const json_t *o, const char *key);
 bool dra__dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out);
 bool dra__dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out);
 /* An optional array of objects under key, decoded item by item into a new zeroed

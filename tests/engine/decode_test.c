@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/world.h"
 #include "tests/engine/helpers.h"
 
 static bool load_yaml(th_store *ws, const char *text, err *e) {
@@ -216,5 +217,56 @@ Test(decode, yaml_anchors_quotes_and_numbers) {
     dra_nodeview *v = dra_nodeview_new(w, &n, &f, &e);
     cr_assert_not_null(v);
     dra_nodeview_free(v);
+    th_free(ws);
+}
+
+/* Capacities and counters are read member by member when they have one or two
+ * (dra__dmember): a value alone, a value with a requestPolicy in either order, and
+ * a counter decode as json_object_get read them; an object without "value" is still
+ * the quantity error. */
+Test(decode, capacity_and_counter_members_in_any_order) {
+    th_store *ws = th_new(false);
+    err e;
+    err_clear(&e);
+    cr_assert(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                             "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                             "\"sharedCounters\":[{\"name\":\"gpu\",\"counters\":{\"mem\":{\"value\":\"40Gi\"}}}],"
+                             "\"devices\":[{\"name\":\"a\",\"capacity\":{"
+                             "\"m1\":{\"value\":\"8Gi\"},"
+                             "\"m2\":{\"requestPolicy\":{\"default\":\"1Gi\"},\"value\":\"16Gi\"},"
+                             "\"m3\":{\"value\":\"32Gi\",\"requestPolicy\":{\"default\":\"2Gi\"}}},"
+                             "\"consumesCounters\":[{\"counterSet\":\"gpu\",\"counters\":{\"mem\":{\"value\":\"5Gi\"}}}]}]}}",
+                          &e),
+              "%s", e.msg);
+    size_t n;
+    const dra_slice *const *sl = dra__world_all_slices(th_world(ws), &n);
+    cr_assert_eq(n, 1);
+    const dra_device *d = &sl[0]->devices[0];
+    cr_assert_eq(d->cel.ncaps, 3);
+    char buf[64];
+    const char *want[] = {"8Gi", "16Gi", "32Gi"}, *dflt[] = {NULL, "1Gi", "2Gi"};
+    for (int i = 0; i < 3; i++) {
+        quantity_format(&d->caps[i].value, buf, sizeof buf);
+        cr_assert_str_eq(buf, want[i], "capacity %d", i);
+        if (!dflt[i]) {
+            cr_assert_null(d->caps[i].policy);
+            continue;
+        }
+        cr_assert_not_null(d->caps[i].policy, "capacity %d", i);
+        quantity_format(&d->caps[i].policy->dflt, buf, sizeof buf);
+        cr_assert_str_eq(buf, dflt[i]);
+    }
+    cr_assert_eq(d->nconsumes, 1);
+    quantity_format(&d->consumes[0].counters[0].value, buf, sizeof buf);
+    cr_assert_str_eq(buf, "5Gi");
+    quantity_format(&sl[0]->shared_counters[0].counters[0].value, buf, sizeof buf);
+    cr_assert_str_eq(buf, "40Gi");
+
+    err_clear(&e);
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"t\"},\"spec\":{\"driver\":\"d\","
+                                 "\"pool\":{\"name\":\"q\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                                 "\"devices\":[{\"name\":\"a\",\"capacity\":{\"m\":{\"vaule\":\"8Gi\"}}}]}}",
+                              &e));
+    cr_assert_str_eq(e.path, "spec.devices[0].capacity[\"m\"].value");
     th_free(ws);
 }
