@@ -54,6 +54,19 @@ static void view_keep(view_slot *set, unsigned *tick, const void *p, uint32_t n)
     *victim = (view_slot){p, n, 0, ++*tick};
 }
 
+enum { SHARE_MAX = 16 };   /* arrays up to this long are decoded on the stack, then shared or copied */
+
+/* The key at one position of the previous device's attributes (or capacity), as
+ * decoded: every device of a slice lists the same keys in the same order, so a key
+ * equal to the one at its position last time takes that one's domain, name and ids
+ * without splitting, hashing and looking them up again (the entry holds them
+ * already). k points into the slice's tree, which outlives the slice's decoding. */
+typedef struct key_memo {
+    const char *k;
+    const char *text;   /* the key as the device keeps it (unqualified_key) */
+    uint32_t domain, name, key_id;
+} key_memo;
+
 typedef struct view_shared {
     view_slot str[VIEW_SETS][VIEW_WAYS];
     view_slot ctr[VIEW_SETS][VIEW_WAYS];
@@ -72,9 +85,8 @@ typedef struct view_shared {
     const cel_capacity *ccaps[VIEW_SHARED];
     uint32_t ncaps[VIEW_SHARED];
     unsigned next_caps;
+    key_memo akeys[SHARE_MAX], ckeys[SHARE_MAX], counter_keys[SHARE_MAX];
 } view_shared;
-
-enum { SHARE_MAX = 16 };   /* arrays up to this long are decoded on the stack, then shared or copied */
 
 static bool same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
@@ -138,10 +150,17 @@ static bool decode_counters(dctx *c, view_shared *vs, const json_t *obj, const c
     uint32_t got = 0;
     json_object_foreach((json_t *)m, k, v) {
         size_t m2 = dra__dpush_mapkey(c, k);
+        key_memo *km = vs && got < SHARE_MAX ? &vs->counter_keys[got] : NULL;
         dra_counter *ct = &tmp[got++];
         /* names repeat on every device: the interned text, not a copy each */
-        ct->name_id = dra_dec_intern_cstr(c->d, k);
-        ct->name = intern_str(c->d->cat->names, ct->name_id);
+        if (km && km->k && !strcmp(km->k, k)) {
+            ct->name_id = km->key_id;
+            ct->name = km->text;
+        } else {
+            ct->name_id = dra_dec_intern_cstr(c->d, k);
+            ct->name = intern_str(c->d->cat->names, ct->name_id);
+            if (km) *km = (key_memo){.k = k, .text = ct->name, .key_id = ct->name_id};
+        }
         if (!json_is_object(v)) return dra__dfail(c, "expected object");
         size_t m3 = dra__dpush_key(c, "value");
         if (!dra__dqty(c, dra__dmember(v, "value"), &ct->value)) return false;
@@ -179,7 +198,7 @@ static bool decode_counter_set(dctx *c, const json_t *s, void *elem, void *ud) {
     const struct counter_set_ud *u = ud;
     dra_counter_set *cs = elem;
     /* interned (the entry holds it): the catalog's text, not a copy */
-    const json_t *nv = json_object_get(s, u->name_key);
+    const json_t *nv = dra__dmember(s, u->name_key);   /* {counterSet, counters}: two members */
     if (json_is_string(nv)) cs->name = json_string_value(nv);
     else if (!dra__dget_str(c, s, u->name_key, &cs->name)) return false;
     if (!cs->name) cs->name = "";
@@ -268,14 +287,18 @@ static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *k
     attr_members(v, m);
     int kinds = 0;
     a->kind = CEL_ATTR_NONE;
+    /* the member attr_members found is read as is when of its type; anything else as
+     * the dra__dget_ reader reads it (YAML's 1e3), or its error — not looked up again */
     if ((x = m[ATTR_INT]) && !json_is_null(x)) {
         int64_t iv;
-        if (!dra__dget_int(c, v, "int", &iv, NULL)) return false;
+        if (json_is_integer(x)) iv = json_integer_value(x);
+        else if (!dra__dget_int(c, v, "int", &iv, NULL)) return false;
         a->kind = CEL_ATTR_INT, a->u.i = iv, kinds++;
     }
     if ((x = m[ATTR_BOOL]) && !json_is_null(x)) {
         int8_t b;
-        if (!dra__dget_bool(c, v, "bool", &b)) return false;
+        if (json_is_boolean(x)) b = json_is_true(x);
+        else if (!dra__dget_bool(c, v, "bool", &b)) return false;
         a->kind = CEL_ATTR_BOOL, a->u.b = b == 1, kinds++;
     }
     if ((x = m[ATTR_STRING]) && !json_is_null(x)) {
@@ -464,13 +487,21 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         const char *conv = NULL;
         json_object_foreach((json_t *)attrs, k, av) {
             size_t m2 = dra__dpush_mapkey(c, k);
-            uint32_t name;
-            dra__split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
-            if (name > CEL_ATTR_NAME_MAX)
-                return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
-                                 CEL_ATTR_NAME_MAX + 1u);
-            ca[i].name = name;
-            d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
+            key_memo *km = i < SHARE_MAX ? &vs->akeys[i] : NULL;
+            if (km && km->k && !strcmp(km->k, k)) {
+                ca[i].domain = km->domain;
+                ca[i].name = km->name;
+                d->attr_text[i].key = km->text;
+            } else {
+                uint32_t name;
+                dra__split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
+                if (name > CEL_ATTR_NAME_MAX)
+                    return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                                     CEL_ATTR_NAME_MAX + 1u);
+                ca[i].name = name;
+                d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
+                if (km) *km = (key_memo){k, d->attr_text[i].key, ca[i].domain, name, 0};
+            }
             if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);
             i++;
@@ -499,9 +530,18 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         json_object_foreach((json_t *)caps, k, cv) {
             size_t m2 = dra__dpush_mapkey(c, k);
             memset(&d->caps[i], 0, sizeof d->caps[i]);
-            dra__split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
-            d->caps[i].key = unqualified_key(c, k, cc[i].name);
-            d->caps[i].key_id = dra_dec_intern_cstr(c->d, d->caps[i].key);
+            key_memo *km = i < SHARE_MAX ? &vs->ckeys[i] : NULL;
+            if (km && km->k && !strcmp(km->k, k)) {
+                cc[i].domain = km->domain;
+                cc[i].name = km->name;
+                d->caps[i].key = km->text;
+                d->caps[i].key_id = km->key_id;
+            } else {
+                dra__split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
+                d->caps[i].key = unqualified_key(c, k, cc[i].name);
+                d->caps[i].key_id = dra_dec_intern_cstr(c->d, d->caps[i].key);
+                if (km) *km = (key_memo){k, d->caps[i].key, cc[i].domain, cc[i].name, d->caps[i].key_id};
+            }
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
             if (!on_stack) cc[i].value = shared_quantity(vs, &d->caps[i].value);
             dpop(c, m2);

@@ -878,9 +878,13 @@ static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t 
         free(key);
         return;
     }
-    err_clear(&p->e);
-    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, &p->e);
+    /* the error on the stack, copied out only when there is one: a batch's array of
+     * them is fresh memory, and clearing each one faulted its pages in (perf) */
+    err e;
+    err_clear(&e);
+    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, &e);
     p->failed = !p->en;
+    if (p->failed) p->e = e;
 }
 
 static void prepare_one(void *arg, size_t i) {

@@ -865,8 +865,7 @@ static void check_pool(vctx *v, const json_t *pool) {
                   (long long)json_integer_value(n));
 }
 
-static void check_device(vctx *v, const json_t *d) {
-    const char *name = str_at(d, "name");
+static void check_device(vctx *v, const json_t *d, const char *name) {
     size_t m = dra__dpush_key(v->c, "name");
     check_label(v, name);
     dpop(v->c, m);
@@ -937,7 +936,7 @@ static void check_slice(vctx *v, const json_t *obj) {
             const char *name = str_at(d, "name");
             if (!name || !*name) continue;   /* the decoder says "name: required value" */
             size_t m = dra__dpush_idx(v->c, i);
-            check_device(v, d);
+            check_device(v, d, name);
             dpop(v->c, m);
         }
         check_unique(v, devs, "name");

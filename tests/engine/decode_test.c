@@ -270,3 +270,113 @@ Test(decode, capacity_and_counter_members_in_any_order) {
     cr_assert_str_eq(e.path, "spec.devices[0].capacity[\"m\"].value");
     th_free(ws);
 }
+
+/* Devices of one slice mostly list the same attribute, capacity and counter keys in the
+ * same order, so the decoder takes a key equal to the previous device's at the same
+ * position from that device (decode_slice.c key_memo). Keys that move, change domain or
+ * appear only on some devices must still decode as themselves. */
+Test(decode, keys_that_move_between_devices_decode_as_themselves) {
+    th_store *ws = th_new(false);
+    err e;
+    err_clear(&e);
+    const char *dev[] = {
+        "{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1},\"ex.com/y\":{\"string\":\"s\"}},"
+        "\"capacity\":{\"mem\":{\"value\":\"1Gi\"}},"
+        "\"consumesCounters\":[{\"counterSet\":\"gpu\",\"counters\":{\"c1\":{\"value\":\"1\"},\"c2\":{\"value\":\"2\"}}}]}",
+        /* the same keys the other way round; a capacity in another domain */
+        "{\"name\":\"b\",\"attributes\":{\"ex.com/y\":{\"string\":\"t\"},\"x\":{\"int\":2}},"
+        "\"capacity\":{\"other.io/mem\":{\"value\":\"2Gi\"}},"
+        "\"consumesCounters\":[{\"counterSet\":\"gpu\",\"counters\":{\"c2\":{\"value\":\"3\"},\"c1\":{\"value\":\"4\"}}}]}",
+        /* a's order again, twice (the second one entirely as its predecessor); an int
+         * written as a whole real, a bool */
+        "{\"name\":\"c\",\"attributes\":{\"x\":{\"int\":3.0},\"ex.com/y\":{\"string\":\"u\"},\"z\":{\"bool\":true}},"
+        "\"capacity\":{\"mem\":{\"value\":\"3Gi\"}}}",
+        "{\"name\":\"d\",\"attributes\":{\"x\":{\"int\":4},\"ex.com/y\":{\"string\":\"v\"},\"z\":{\"bool\":false}},"
+        "\"capacity\":{\"mem\":{\"value\":\"4Gi\"}}}",
+    };
+    char doc[4096];
+    snprintf(doc, sizeof doc,
+             "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d.example.com\","
+             "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+             "\"devices\":[%s,%s,%s,%s]}}",
+             dev[0], dev[1], dev[2], dev[3]);
+    /* consumesCounters needs a slice of shared counters in the pool */
+    cr_assert(th_add_json(ws,
+                          "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":\"d.example.com\","
+                          "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":2},\"nodeName\":\"n\","
+                          "\"sharedCounters\":[{\"name\":\"gpu\",\"counters\":{\"c1\":{\"value\":\"8\"},"
+                          "\"c2\":{\"value\":\"8\"}}}]}}",
+                          &e),
+              "%s", e.msg);
+    char *fixed = strstr(doc, "\"resourceSliceCount\":1");
+    fixed[strlen("\"resourceSliceCount\":")] = '2';
+    cr_assert(th_add_json(ws, doc, &e), "%s", e.msg);
+    size_t n;
+    const dra_slice *const *sl = dra__world_all_slices(th_world(ws), &n);
+    const dra_slice *s = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (sl[i]->ndevices == 4) s = sl[i];
+    cr_assert_not_null(s);
+    const dra_device *a = &s->devices[0], *b = &s->devices[1], *c = &s->devices[2], *d = &s->devices[3];
+    /* a: x (the driver's domain), ex.com/y */
+    cr_assert_str_eq(a->attr_text[0].key, "x");
+    cr_assert_eq(a->cel.attrs[0].domain, s->driver_id);
+    cr_assert_eq(a->cel.attrs[0].u.i, 1);
+    cr_assert_str_eq(a->attr_text[1].key, "ex.com/y");
+    cr_assert_neq(a->cel.attrs[1].domain, s->driver_id);
+    uint32_t x_name = a->cel.attrs[0].name, y_name = a->cel.attrs[1].name, ex_domain = a->cel.attrs[1].domain;
+    cr_assert_neq(x_name, y_name);
+    /* b: the other way round, each key as itself */
+    cr_assert_str_eq(b->attr_text[0].key, "ex.com/y");
+    cr_assert_eq(b->cel.attrs[0].domain, ex_domain);
+    cr_assert_eq(b->cel.attrs[0].name, y_name);
+    cr_assert_str_eq(b->attr_text[1].key, "x");
+    cr_assert_eq(b->cel.attrs[1].domain, s->driver_id);
+    cr_assert_eq(b->cel.attrs[1].name, x_name);
+    cr_assert_eq(b->cel.attrs[1].u.i, 2);
+    /* capacities: mem in the driver's domain, then other.io/mem, then mem again */
+    cr_assert_str_eq(a->caps[0].key, "mem");
+    cr_assert_eq(a->cel.caps[0].domain, s->driver_id);
+    cr_assert_str_eq(b->caps[0].key, "other.io/mem");
+    cr_assert_neq(b->cel.caps[0].domain, s->driver_id);
+    cr_assert_eq(b->cel.caps[0].name, a->cel.caps[0].name, "the same name, another domain");
+    cr_assert_neq(b->caps[0].key_id, a->caps[0].key_id);
+    cr_assert_str_eq(c->caps[0].key, "mem");
+    cr_assert_eq(c->cel.caps[0].domain, s->driver_id);
+    cr_assert_eq(c->caps[0].key_id, a->caps[0].key_id);
+    /* counters by name, in each device's order */
+    cr_assert_str_eq(a->consumes[0].counters[0].name, "c1");
+    cr_assert_str_eq(a->consumes[0].counters[1].name, "c2");
+    cr_assert_str_eq(b->consumes[0].counters[0].name, "c2");
+    cr_assert_str_eq(b->consumes[0].counters[1].name, "c1");
+    cr_assert_eq(b->consumes[0].counters[1].name_id, a->consumes[0].counters[0].name_id);
+    /* c and d: a's order again; a third key only they have; an int given as 3.0 */
+    for (const dra_device *v = c; v <= d; v++) {
+        cr_assert_eq(v->cel.nattrs, 3);
+        cr_assert_str_eq(v->attr_text[0].key, "x");
+        cr_assert_eq(v->cel.attrs[0].name, x_name);
+        cr_assert_eq(v->cel.attrs[1].name, y_name);
+        cr_assert_eq(v->cel.attrs[1].domain, ex_domain);
+        cr_assert_str_eq(v->attr_text[2].key, "z");
+        cr_assert_eq(v->cel.attrs[2].kind, CEL_ATTR_BOOL);
+    }
+    cr_assert_eq(c->cel.attrs[0].u.i, 3);
+    cr_assert_eq(d->cel.attrs[0].u.i, 4);
+    cr_assert(c->cel.attrs[2].u.b);
+    cr_assert_not(d->cel.attrs[2].u.b);
+
+    /* a value of the wrong type is still refused where dra__dget_int refuses it */
+    err_clear(&e);
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"t\"},\"spec\":{\"driver\":\"d\","
+                                 "\"pool\":{\"name\":\"q\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                                 "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"int\":1.5}}}]}}",
+                              &e));
+    cr_assert_str_eq(e.path, "spec.devices[0].attributes[\"x\"].int");
+    err_clear(&e);
+    cr_assert_not(th_add_json(ws, "{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"u\"},\"spec\":{\"driver\":\"d\","
+                                 "\"pool\":{\"name\":\"r\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n\","
+                                 "\"devices\":[{\"name\":\"a\",\"attributes\":{\"x\":{\"bool\":\"yes\"}}}]}}",
+                              &e));
+    cr_assert_str_eq(e.path, "spec.devices[0].attributes[\"x\"].bool");
+    th_free(ws);
+}
