@@ -457,6 +457,19 @@ static const char *unqualified_key(dctx *c, const char *k, uint32_t id) {
     return strchr(k, '/') ? dra__dstrdup(c, k) : intern_str(c->d->cat->names, id);
 }
 
+/* Attribute or capacity key k as decoded — domain, name, kept text and, with with_id,
+ * the interned id of that text: km's when k is the key km holds (the previous device's
+ * at this position), else worked out and remembered in km (NULL: not remembered). */
+static key_memo device_key(dctx *c, key_memo *km, const char *k, uint32_t driver_id, bool with_id) {
+    if (km && km->k && !strcmp(km->k, k)) return *km;
+    key_memo r = {.k = k};
+    dra__split_qualified(c->d, k, driver_id, &r.domain, &r.name);
+    r.text = unqualified_key(c, k, r.name);
+    if (with_id) r.key_id = dra_dec_intern_cstr(c->d, r.text);
+    if (km) *km = r;
+    return r;
+}
+
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
@@ -487,21 +500,13 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         const char *conv = NULL;
         json_object_foreach((json_t *)attrs, k, av) {
             size_t m2 = dra__dpush_mapkey(c, k);
-            key_memo *km = i < SHARE_MAX ? &vs->akeys[i] : NULL;
-            if (km && km->k && !strcmp(km->k, k)) {
-                ca[i].domain = km->domain;
-                ca[i].name = km->name;
-                d->attr_text[i].key = km->text;
-            } else {
-                uint32_t name;
-                dra__split_qualified(c->d, k, s->driver_id, &ca[i].domain, &name);
-                if (name > CEL_ATTR_NAME_MAX)
-                    return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
-                                     CEL_ATTR_NAME_MAX + 1u);
-                ca[i].name = name;
-                d->attr_text[i].key = unqualified_key(c, k, ca[i].name);
-                if (km) *km = (key_memo){k, d->attr_text[i].key, ca[i].domain, name, 0};
-            }
+            key_memo key = device_key(c, i < SHARE_MAX ? &vs->akeys[i] : NULL, k, s->driver_id, false);
+            if (key.name > CEL_ATTR_NAME_MAX)
+                return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                                 CEL_ATTR_NAME_MAX + 1u);
+            ca[i].domain = key.domain;
+            ca[i].name = key.name;
+            d->attr_text[i].key = key.text;
             if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
             dpop(c, m2);
             i++;
@@ -530,18 +535,11 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         json_object_foreach((json_t *)caps, k, cv) {
             size_t m2 = dra__dpush_mapkey(c, k);
             memset(&d->caps[i], 0, sizeof d->caps[i]);
-            key_memo *km = i < SHARE_MAX ? &vs->ckeys[i] : NULL;
-            if (km && km->k && !strcmp(km->k, k)) {
-                cc[i].domain = km->domain;
-                cc[i].name = km->name;
-                d->caps[i].key = km->text;
-                d->caps[i].key_id = km->key_id;
-            } else {
-                dra__split_qualified(c->d, k, s->driver_id, &cc[i].domain, &cc[i].name);
-                d->caps[i].key = unqualified_key(c, k, cc[i].name);
-                d->caps[i].key_id = dra_dec_intern_cstr(c->d, d->caps[i].key);
-                if (km) *km = (key_memo){k, d->caps[i].key, cc[i].domain, cc[i].name, d->caps[i].key_id};
-            }
+            key_memo key = device_key(c, i < SHARE_MAX ? &vs->ckeys[i] : NULL, k, s->driver_id, true);
+            cc[i].domain = key.domain;
+            cc[i].name = key.name;
+            d->caps[i].key = key.text;
+            d->caps[i].key_id = key.key_id;
             if (!decode_capacity(c, cv, &d->caps[i])) return false;
             if (!on_stack) cc[i].value = shared_quantity(vs, &d->caps[i].value);
             dpop(c, m2);
