@@ -64,6 +64,7 @@ typedef struct bench_matrix_opts {
     bool as_json;                /* the JSON document on o->out instead of the table */
     bool memo;                   /* the planning overlay's fit memo */
     double scale;                /* nodes, pools, init claims, pods times this (0: 1) */
+    bool build_only;             /* the snapshot's build only, no scheduling cycle (--build-only) */
 } bench_matrix_opts;
 int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo);
 int bench_matrix_compare(const char *old_path, const char *new_path, FILE *out);

@@ -40,6 +40,12 @@ done
 grep -q '"firstAllocation": "req-0/sub-1:node-00000/instance-0"' "$out/new.json" || fail "firstAvailable did not fall back to sub-1"
 grep -q '"firstAllocation": "req-0:node-00000/gpu-0-mig-1g5gb-0"' "$out/mig.json" || { cat "$out/mig.json"; fail "MIG first allocation"; }
 grep -q '"placed": 10,' "$out/mig.json" || fail "mig_5000nodes at 0.2 % did not place its 10 pods"
+# --build-only: the same build, no pod decided
+"$d" bench mig_5000nodes --scale 0.002 --reps 1 --build-only -o json > "$out/migb.json" || { cat "$out/migb.json"; fail "--build-only"; }
+grep -q '"buildOnly": true' "$out/migb.json" || fail "--build-only not in -o json"
+grep -q '"placed": 0,' "$out/migb.json" || fail "--build-only placed pods"
+grep -Eq '"snapshotBuildMs": [1-9]|"snapshotBuildMs": 0\.[0-9]*[1-9]' "$out/migb.json" || { cat "$out/migb.json"; fail "--build-only without a build time"; }
+"$d" bench mig_5000nodes --scale 0.002 --reps 1 --build-only | grep -q "snapshot build only" || fail "--build-only table"
 "$d" bench compare "$out/new.json" "$out/new.json" > "$out/cmp2"
 for w in firstavailable_empty_500nodes partitionable_2000pods_100nodes consumable_empty_100nodes; do
   grep -q "$w.*pods/s.*1.000" "$out/cmp2" || { cat "$out/cmp2"; fail "compare $w"; }

@@ -32,7 +32,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: dralloc bench [<workload>] [--devices N] [--reps R] [--warmup W] [--json FILE] [--dump FILE]\n"
             "       dralloc bench --list\n"
-            "       dralloc bench MATRIX_WORKLOAD... [--threads N|A..B|1..max] [--reps R] [--scale F] [--no-memo] [-o json]\n"
+            "       dralloc bench MATRIX_WORKLOAD... [--threads N|A..B|1..max] [--reps R] [--scale F] [--no-memo] [--build-only] [-o json]\n"
             "       dralloc bench scaling MATRIX_WORKLOAD...   (pods/s from 1 thread to the CPUs online, speedup)\n"
             "       dralloc bench compare OLD.json NEW.json\n\n"
             "workloads (all of them when none is named):\n");
@@ -92,7 +92,7 @@ static bool parse_threads(const char *v, bench_matrix_opts *mo) {
 }
 
 /* The scheduler_perf matrix: `--list`, `compare OLD NEW`, `scaling WORKLOAD...`, or
- * matrix workload names (with --threads, --reps, --scale, --no-memo, -o json).
+ * matrix workload names (with --threads, --reps, --scale, --no-memo, --build-only, -o json).
  * Returns -1 when argv is not for it. */
 static int matrix_cli(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "compare")) {
@@ -106,7 +106,7 @@ static int matrix_cli(int argc, char **argv) {
         printf("micro workloads (dralloc bench NAME):\n");
         for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-31s %s\n", workloads[k].name, workloads[k].summary);
         printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N|A..B|1..max] [--reps R] [--scale F] "
-               "[--no-memo] [-o json];\n  dralloc bench scaling NAME... = --threads 1..max):\n");
+               "[--no-memo] [--build-only] [-o json];\n  dralloc bench scaling NAME... = --threads 1..max):\n");
         bench_matrix_list(stdout);
         return 0;
     }
@@ -127,6 +127,8 @@ static int matrix_cli(int argc, char **argv) {
             which[n++] = w;
         } else if (!strcmp(a, "--no-memo")) {
             mo.memo = false;
+        } else if (!strcmp(a, "--build-only")) {
+            mo.build_only = true;
         } else if (!strcmp(a, "--threads") && v) {
             if (!parse_threads(v, &mo)) {
                 fprintf(stderr, "dralloc bench: --threads needs N, A..B or A..max with 1 <= A <= B <= 64\n");
