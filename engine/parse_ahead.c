@@ -31,9 +31,7 @@ struct dra_parse_ahead {
 
 /* Item i: by the fast reader, else (what it does not take, errors too) by jansson. */
 static json_t *parse_item(const dra_parse_ahead *pa, size_t i, json_error_t *je) {
-    const char *at = pa->text + pa->it->v[i].off;
-    json_t *doc = dra__json_fast_load(at, pa->it->v[i].len);
-    return doc ? doc : json_loadb(at, pa->it->v[i].len, JSON_DECODE_ANY, je);
+    return dra__json_load_item(pa->text + pa->it->v[i].off, pa->it->v[i].len, je);
 }
 
 static void *parse_all(void *arg) {

@@ -110,6 +110,24 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
 /* Any JSON the HTTP API accepts: one object, an array of objects, a `kind: List`. */
 uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
 
+/* JSON texts from outside — the kube-apiserver's answers, request bodies — read as the
+ * store reads a file (json_parse.c): simdjson's speed, jansson's tree and error words.
+ * dra_json_parse: the tree json_loadb(text, len, flags, je) gives (flags: 0 or
+ * JSON_DECODE_ANY), or NULL with je (may be NULL) set as json_loadb sets it. */
+json_t *dra_json_parse(const char *text, size_t len, size_t flags, json_error_t *je);
+/* A List's items (a LIST page) parsed one at a time, so that a page's trees need not
+ * all be held at once (500 MIG-carved slices are ~30 MB of text, ~15 times that as
+ * trees). open: NULL when the text is not one to read so — not an object with an
+ * "items" array, or anything item-by-item reading might read otherwise than jansson
+ * reading it whole (then dra_json_parse it); *envelope: the document with its items
+ * array empty (the caller's; text must outlive the list). next: the next item's tree
+ * (the caller's) and the length of its text (text_len may be NULL); NULL past the
+ * last, or at one that does not parse (*failed; nothing is read after it). */
+typedef struct dra_json_list dra_json_list;
+dra_json_list *dra_json_list_open(const char *text, size_t len, json_t **envelope);
+json_t *dra_json_list_next(dra_json_list *l, size_t *text_len, bool *failed);
+void dra_json_list_close(dra_json_list *l);   /* NULL: nothing */
+
 /* A kind's whole state given over many reads — a paged list, a streaming list's
  * initial events — made the kind's objects at once: each object given is decoded as it
  * comes (its JSON may be freed right after), and commit publishes one snapshot in which

@@ -5,6 +5,7 @@
 #include "base/base.h"
 #include "base/strbuf.h"
 #include "engine/context.h"
+#include "engine/snapshot.h"
 
 #include <curl/curl.h>
 #include <libgen.h>
@@ -450,7 +451,7 @@ json_t *ext_kube_snapshot(ext_kube *k, err *e) {
                 free(r.body);
                 break;
             }
-            json_t *doc = r.status == 200 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+            json_t *doc = r.status == 200 ? dra_json_parse(r.body, r.len, 0, NULL) : NULL;
             free(r.body);
             if (!doc) {
                 err_set(e, "list %s: HTTP %ld", kinds[i].path, r.status);

@@ -2,9 +2,11 @@
  * exactly as kube-scheduler's Go code does (../shared/reference/extender.md §1): the
  * structs have no JSON tags, so keys are the Go field names, matched case-insensitively
  * on input and written Capitalised on output. Bodies are checked for UTF-8 and depth
- * before jansson parses them, so hostile input is refused with a message naming what
- * was wrong and never reaches a recursive parser unbounded. */
+ * before they are parsed (dra_json_parse), so hostile input is refused with a message
+ * naming what was wrong and never reaches a recursive parser unbounded. */
 #include "extender/wire.h"
+
+#include "engine/snapshot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +74,7 @@ json_t *ext_json_parse(const char *body, size_t len, unsigned max_depth, err *e)
     }
     if (!ext_json_check(body, len, max_depth, e)) return NULL;
     json_error_t je;
-    json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, &je);
+    json_t *doc = dra_json_parse(body, len, JSON_DECODE_ANY, &je);
     if (!doc) err_set(e, "invalid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
     return doc;
 }

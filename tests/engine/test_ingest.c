@@ -1,7 +1,8 @@
 /* test_ingest.c — reading cluster files a JSON item at a time (issue 21): the fast
  * reader gives jansson's tree or gives up, the item scan refuses what it cannot be
  * sure of, and a large file's errors are those of reading it whole (the order: syntax,
- * then a missing kind, then an object given twice, then one that does not decode). */
+ * then a missing kind, then an object given twice, then one that does not decode); and
+ * the kube-apiserver's answers read the same way (dra_json_parse, dra_json_list). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,11 @@
 #include "engine/engine.h"
 #include "engine/json_fast.h"
 #include "engine/json_items.h"
+#include "engine/snapshot.h"
+
+#include "base/strbuf.h"
+
+#include <stdint.h>
 
 static const char *const fast_cases[] = {
     "{\"a\":1,\"b\":\"x\\\"y\\\\z\\/\\b\\f\\n\\r\\t\",\"c\":[1,-2,0,-0,true,false,null,{},[]]}",
@@ -67,6 +73,113 @@ Test(ingest, item_scan_finds_items_and_refuses_what_it_cannot_be_sure_of) {
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         cr_assert_not(dra__json_items_scan(refused[i], strlen(refused[i]), &it), "%s", refused[i]);
+}
+
+/* dra_json_parse (the kube-apiserver's answers, request bodies): json_loadb's tree, or
+ * its refusal in its words, whichever way the text is read — whole by simdjson, a List
+ * item by item (from list_min bytes on), or by jansson. */
+static void parse_as_jansson(const char *t, size_t n, size_t flags, size_t list_min) {
+    json_error_t je1, je2;
+    json_t *want = json_loadb(t, n, flags, &je1);
+    json_t *got = dra__json_parse(t, n, flags, &je2, list_min);
+    cr_assert_eq(!got, !want, "flags %zu, list from %zu bytes: %.200s", flags, list_min, t);
+    if (want) {
+        char *a = json_dumps(want, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        char *b = json_dumps(got, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        cr_assert_str_eq(b, a, "%.200s", t);
+        free(a);
+        free(b);
+    } else {
+        cr_assert_str_eq(je2.text, je1.text, "%.200s", t);
+        cr_assert_eq(je2.position, je1.position, "%.200s", t);
+        cr_assert_eq(je2.line, je1.line, "%.200s", t);
+    }
+    json_decref(want);
+    json_decref(got);
+}
+
+/* A LIST page of n items past 64 KiB, item bad (-1: none) written as what. */
+static char *list_page(int n, int bad, const char *what) {
+    strbuf b;
+    sbuf_init(&b);
+    sbuf_adds(&b, "{\"kind\":\"ResourceSliceList\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":"
+                  "{\"resourceVersion\":\"42\",\"continue\":\"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ==\"},\"items\":[");
+    for (int i = 0; i < n; i++) {
+        if (i) sbuf_addc(&b, ',');
+        if (i == bad) sbuf_adds(&b, what);
+        else
+            sbuf_addf(&b, "{\"metadata\":{\"name\":\"s-%d\"},\"spec\":{\"devices\":[{\"name\":\"gpu-%d\",\"r\":%d.5,"
+                          "\"u\":\"\\u00e9\xe2\x82\xac\",\"l\":[true,null,-%d]}]}}", i, i, i, i);
+    }
+    sbuf_adds(&b, "]}");
+    return sbuf_take(&b);
+}
+
+Test(ingest, parse_gives_janssons_tree_or_its_error_whichever_way_it_reads) {
+    for (size_t i = 0; i < sizeof fast_cases / sizeof *fast_cases; i++)
+        for (size_t flags = 0; flags <= JSON_DECODE_ANY; flags += JSON_DECODE_ANY) {
+            parse_as_jansson(fast_cases[i], strlen(fast_cases[i]), flags, 0);
+            parse_as_jansson(fast_cases[i], strlen(fast_cases[i]), flags, SIZE_MAX);
+        }
+    /* pages past 64 KiB as dra_json_parse reads them: item by item; a bad item (jansson's
+     * error for the page), an integer past int64 (the scan declines: read whole), an
+     * item that is not an object */
+    const char *odd[] = {NULL, "{\"i\":}", "{\"i\":12345678901234567890}", "[1,\"x\"]", "{\"a\":1} {"};
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        char *page = list_page(2000, odd[i] ? 1000 : -1, odd[i]);
+        cr_assert_gt(strlen(page), 64 << 10);
+        for (size_t flags = 0; flags <= JSON_DECODE_ANY; flags += JSON_DECODE_ANY) {
+            json_error_t je1, je2;
+            json_t *want = json_loadb(page, strlen(page), flags, &je1);
+            json_t *got = dra_json_parse(page, strlen(page), flags, &je2);
+            cr_assert_eq(!got, !want, "%s", odd[i] ? odd[i] : "(none)");
+            cr_assert(want ? json_equal(got, want) : !strcmp(je1.text, je2.text) && je1.position == je2.position);
+            json_decref(want);
+            json_decref(got);
+        }
+        free(page);
+    }
+}
+
+Test(ingest, a_list_gives_a_pages_items_one_at_a_time_and_stops_at_a_bad_one) {
+    char *page = list_page(300, -1, NULL);
+    json_t *whole = json_loadb(page, strlen(page), 0, NULL), *env, *t;
+    dra_json_list *l = dra_json_list_open(page, strlen(page), &env);
+    cr_assert_not_null(l);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(env, "metadata"), "resourceVersion")), "42");
+    cr_assert_eq(json_array_size(json_object_get(env, "items")), 0);
+    bool failed = true;
+    size_t n = 0;
+    for (; (t = dra_json_list_next(l, NULL, &failed)); n++) {
+        cr_assert(json_equal(t, json_array_get(json_object_get(whole, "items"), n)), "item %zu", n);
+        json_decref(t);
+    }
+    cr_assert_eq(n, 300);
+    cr_assert_not(failed);
+    dra_json_list_close(l);
+    json_decref(env);
+    json_decref(whole);
+    free(page);
+
+    page = list_page(300, 120, "{\"i\":tru}");
+    l = dra_json_list_open(page, strlen(page), &env);
+    cr_assert_not_null(l);
+    for (n = 0; (t = dra_json_list_next(l, NULL, &failed)); n++) json_decref(t);
+    cr_assert_eq(n, 120);
+    cr_assert(failed);
+    cr_assert_null(dra_json_list_next(l, NULL, &failed), "nothing is read after a bad item");
+    dra_json_list_close(l);
+    json_decref(env);
+    free(page);
+
+    /* not a List: a watch event, an array, an object whose items are not an array */
+    const char *not_lists[] = {"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\"}}", "[{\"a\":1}]",
+                               "{\"kind\":\"List\",\"items\":{}}"};
+    for (size_t i = 0; i < sizeof not_lists / sizeof *not_lists; i++) {
+        env = json_true();
+        cr_assert_null(dra_json_list_open(not_lists[i], strlen(not_lists[i]), &env), "%s", not_lists[i]);
+        cr_assert_null(env);
+    }
 }
 
 /* A List of n slices (past the size read on a second thread), objects a and b replaced

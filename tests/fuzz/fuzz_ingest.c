@@ -4,9 +4,11 @@
  * where that declines, by json_loadb; the envelope parsed with its items left out).
  * Where the scan takes the text, the two must agree: the same items, the same envelope,
  * and a text that does not parse whole does not parse item by item either. Where
- * simdjson's tree is taken, it must be json_loadb's. */
+ * simdjson's tree is taken, it must be json_loadb's; and dra_json_parse's tree or
+ * error, json_loadb's. */
 #include "tests/fuzz/fuzz.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,33 @@ static json_t *item_tree(const char *t, size_t n) {
     return slow;
 }
 
+/* dra_json_parse (the kube-apiserver's answers, request bodies): json_loadb's tree, or
+ * its refusal in its words; with a List read item by item at any size. */
+static void parse_as_jansson(const char *text, size_t size, size_t flags, size_t list_min) {
+    json_error_t je1, je2;
+    json_t *want = json_loadb(text, size, flags, &je1);
+    json_t *got = dra__json_parse(text, size, flags, &je2, list_min);
+    if (!want != !got) fail(got ? "dra_json_parse took a text jansson refuses" : "dra_json_parse refused a text jansson takes");
+    if (got) {
+        char *a = json_dumps(want, JSON_COMPACT | JSON_ENCODE_ANY), *b = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+        bool same = a && b && !strcmp(a, b) && json_equal(want, got);
+        free(a);
+        free(b);
+        if (!same) fail("dra_json_parse's tree differs from jansson's");
+    } else if (strcmp(je1.text, je2.text) || je1.line != je2.line || je1.column != je2.column ||
+               je1.position != je2.position) {
+        fail("dra_json_parse's error differs from jansson's");
+    }
+    json_decref(want);
+    json_decref(got);
+}
+
 int fuzz_ingest_one(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
+    for (size_t flags = 0; flags <= JSON_DECODE_ANY; flags += JSON_DECODE_ANY) {
+        parse_as_jansson(text, size, flags, 0);
+        parse_as_jansson(text, size, flags, SIZE_MAX);
+    }
     json_decref(item_tree(text, size));   /* the whole text, as one item */
     dra_json_items it;
     if (!dra__json_items_scan(text, size, &it)) return 0;

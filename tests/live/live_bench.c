@@ -9,13 +9,16 @@
  *     event through the watch stream, the snapshot swap, the decision (p50, max
  *     over 20 changes each way).
  * Not run by CTest (it takes tens of seconds at 5,000 nodes):
- *   build-release/tests/live_bench [--gpus G] [--paged] [NODES ...]
+ *   build-release/tests/live_bench [--gpus G | --mig] [--paged] [NODES ...]
  * (default 8 GPUs a node, streaming lists, 500 and 5,000 nodes; --paged: lists of
- * 500-item pages, as against a server without WatchList) */
+ * 500-item pages, as against a server without WatchList; --mig: run_mig below, 1,000
+ * nodes by default) */
 #include "extender/kube.h"
 #include "extender/watch.h"
 #include "tests/live/fakeapi.h"
 #include "tests/live/objects.h"
+
+#include "bench/matrix_objects.h"
 
 #include "engine/engine.h"
 
@@ -24,6 +27,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* jemalloc's options as dralloc's (cmd/main.c); unused without jemalloc */
+extern const char *malloc_conf;
+const char *malloc_conf = "dirty_decay_ms:200,muzzy_decay_ms:0";
 
 static double now_ms(void) {
     struct timespec ts;
@@ -164,13 +171,64 @@ static void run(int nodes, int gpus, bool paged) {
     fake_stop(f);
 }
 
+/* --mig: the fake kube-apiserver holds NODES nodes of 8 MIG-carved A100s as `dralloc
+ * bench mig_5000nodes` builds them (4 slices a node: the counters, 3 of 57 devices, ~63 KB
+ * of JSON each); measured: ready (every slice listed and decoded), RSS once ready and
+ * at its peak while listing. */
+static void run_mig(int nodes, bool paged) {
+    fake_api *f = fake_start();
+    for (int n = 0; n < nodes; n++) {
+        char node[32];
+        snprintf(node, sizeof node, "node-%05d", n);
+        fake_put(f, "nodes", json_pack("{s:{s:s, s:{s:s}}}", "metadata", "name", node, "labels", "kubernetes.io/hostname", node));
+        json_t *sl = bench_mx_mig_node_slices(node, n, 8), *it;
+        size_t i;
+        json_array_foreach(sl, i, it) fake_put(f, "resourceslices", json_incref(it));
+        json_decref(sl);
+    }
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    err e;
+    err_clear(&e);
+    ext_kube_opts ko = {.server = url};
+    ext_kube *k = ext_kube_new(&ko, &e);
+    dra_features feat;
+    dra_features_default(&feat);
+    dra_store *st = dra_store_new(&feat);
+    long rss0 = rss_kib();
+    reset_peak_rss();
+    double t0 = now_ms();
+    ext_watch_opts wo = {.quiet = true, .no_watch_list = paged};
+    ext_watch *w = ext_watch_start(k, st, &wo);
+    while (!ext_watch_ready(w)) usleep(2000);
+    double ready = now_ms() - t0;
+    long rss1 = rss_kib(), peak = status_kib("VmHWM:");
+    dra_snapshot *s = dra_store_acquire(st);
+    size_t got = dra_snapshot_count(s, "ResourceSlice");
+    dra_snapshot_release(s);
+    printf("%5d nodes x 8 MIG-carved A100s (%zu slices), %s lists: ready in %.0f ms, RSS +%.0f MiB, peak +%.0f MiB%s\n",
+           nodes, got, paged ? "paged" : "streaming", ready, (double)(rss1 - rss0) / 1024,
+           (double)(peak - rss0) / 1024, got == (size_t)nodes * 4 ? "" : " (MISSING SLICES)");
+    fflush(stdout);
+    ext_watch_stop(w);
+    dra_store_free(st);
+    ext_kube_free(k);
+    fake_stop(f);
+}
+
 int main(int argc, char **argv) {
     int gpus = 8, first = 1;
-    bool paged = false;
+    bool paged = false, mig = false;
     for (;;) {
         if (argc > first + 1 && !strcmp(argv[first], "--gpus")) gpus = atoi(argv[first + 1]), first += 2;
         else if (argc > first && !strcmp(argv[first], "--paged")) paged = true, first++;
+        else if (argc > first && !strcmp(argv[first], "--mig")) mig = true, first++;
         else break;
+    }
+    if (mig) {
+        for (int i = first; i < argc; i++) run_mig(atoi(argv[i]), paged);
+        if (argc <= first) run_mig(1000, paged);
+        return 0;
     }
     if (gpus < 8 || gpus > 128) {
         fprintf(stderr, "live_bench: --gpus takes 8..128 (claims hold GPUs 0-7; a slice holds at most 128 devices)\n");
