@@ -42,6 +42,9 @@ int bench_alloc_main(const bench_opts *o);
 /* snapshot — store ingest, one-object snapshot updates and node-view warm-up at 500
  * and 5,000 nodes × 8 GPUs (snapshot_bench.c); --devices 500|5000 runs one size. */
 int bench_snapshot_main(const bench_opts *o);
+/* listpage — a kube-apiserver LIST page of 500 MIG-carved slices read by jansson, by
+ * dra_json_parse and item by item (listpage_bench.c); --devices N: N slices. */
+int bench_listpage_main(const bench_opts *o);
 /* soak — memory over 1,000,000 pod decisions and 20,000 through a formerly leaking
  * selector, with snapshots published meanwhile (soak_bench.c); --reps N: N × 100,000. */
 int bench_soak_main(const bench_opts *o);

@@ -30,6 +30,13 @@ uint64_t bench_proc_cpu_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void bench_reset_peak_rss(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return;
+    fputs("5", f);   /* "reset the peak resident set size" (proc(5)) */
+    fclose(f);
+}
+
 long bench_status_kib(const char *field) {
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return 0;

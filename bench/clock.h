@@ -14,6 +14,8 @@ uint64_t bench_cpu_ns(void);
 uint64_t bench_proc_cpu_ns(void);
 /* A /proc/self/status figure in KiB ("VmRSS:", "VmHWM:"), 0 when unreadable. */
 long bench_status_kib(const char *field);
+/* VmHWM back to the current RSS, so that the next peak read is of what follows. */
+void bench_reset_peak_rss(void);
 
 /* The calling thread's user-space cycles and instructions (perf_event_open): what a
  * loop costs on the core, whatever else the machine runs meanwhile (a descheduled

@@ -509,16 +509,9 @@ static bool first_allocation_ok(const mx_workload *w, const char *got) {
     return true;
 }
 
-static void reset_peak_rss(void) {
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (!f) return;
-    fputs("5", f);   /* "reset the peak resident set size" (proc(5)) */
-    fclose(f);
-}
-
 static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool build_only, mx_result *r) {
     memset(r, 0, sizeof *r);
-    reset_peak_rss();
+    bench_reset_peak_rss();
     dra_features f;
     dra_features_default(&f);
     dra_store *st = dra_store_new(&f);

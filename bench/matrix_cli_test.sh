@@ -59,4 +59,12 @@ grep -q '"podsPerSecond"' "$out/s.json" || fail "scaling json lacks podsPerSecon
 "$d" bench compare "$out/s.json" "$out/s.json" | grep -q "steady_empty_500nodes.*pods/s.*1.000" || fail "compare scaling json"
 "$d" bench scaling backtracking_1node --scale 0.05 --reps 1 -o json | grep -q '"scaling"' || fail "bench scaling"
 if "$d" bench steady_empty_500nodes --threads 0 2>/dev/null; then fail "--threads 0 must fail"; fi
+
+# listpage: the three readings of one LIST page, every item read each way
+"$d" bench listpage --devices 40 --reps 1 --json "$out/lp.json" > "$out/lp" || { cat "$out/lp"; fail "bench listpage"; }
+for way in json_loadb dra_json_parse dra_json_list; do
+  grep -q "^$way" "$out/lp" || { cat "$out/lp"; fail "listpage lacks $way"; }
+  grep -q "\"reading\": \"$way\"" "$out/lp.json" || { cat "$out/lp.json"; fail "listpage json lacks $way"; }
+done
+grep -q '"slices": 40,' "$out/lp.json" || { cat "$out/lp.json"; fail "listpage json: slices"; }
 echo "matrix_cli_test: ok"
