@@ -13,9 +13,10 @@
  * environment still overrides them). dralloc's memory is the long-lived store; what
  * it frees is the transient part — decoded JSON of a list or a watch burst, request
  * arenas — so freed pages are given back within 200 ms instead of jemalloc's 10 s
- * default. Measured on `dralloc bench mig_5000nodes` (760,000 devices ingested in
- * batches): 1,668 MiB RSS once built and 1,757 MiB at peak with the default, 1,264 and
- * 1,449 MiB with this, build time unchanged (5.3 / 5.0 s). Without jemalloc (the
+ * default. Measured on `dralloc bench mig_5000nodes --reps 1` (760,000 devices ingested
+ * in batches; 2026-12-06, two runs each, alternating): RSS once built 583–610 MiB and
+ * 810–817 MiB at peak with jemalloc's defaults, 560–561 and 734–736 MiB with this, the
+ * build's time within the runs' spread (2.4–2.7 s and 2.5–3.2 s). Without jemalloc (the
  * sanitizer builds) the symbol is unused. */
 extern const char *malloc_conf;
 const char *malloc_conf = "dirty_decay_ms:200,muzzy_decay_ms:0";
