@@ -70,6 +70,7 @@ typedef struct kind_state {
     json_t *initial;             /* streaming list, held: "ns/name" → object until the end bookmark */
     dra_relist *rl;              /* streaming list, not held: the objects decoded so far */
     VEC(json_t *) rl_objs;       /* initial objects not yet given to rl (a batch decodes on two threads) */
+    size_t rl_bytes;             /* the text of their events */
     VEC(json_t *) ups;
     VEC(dra_change) changes;
     VEC(change_src) srcs;        /* one per change */
@@ -357,9 +358,16 @@ static void replace_all(kind_state *ks, json_t *items) {
     if (w->o.pending) ext_pending_unlock(w->o.pending);
 }
 
-/* A streaming list's initial objects are decoded this many at a time: enough for the
- * engine's second thread to pay (work_ahead.h), few enough to hold. */
-enum { RELIST_BATCH = 256 };
+/* A list's objects (a LIST page's items, a streaming list's initial events) are given
+ * to the relist in batches: at most RELIST_BATCH, fewer once they are RELIST_BATCH_BYTES
+ * of text (a tree is ~15 times its text: 64 MIG-carved slices are 4 MiB), but not fewer
+ * than RELIST_BATCH_MIN while more come — a batch of 64 or more is decoded on two
+ * threads (engine/work_ahead.h). */
+enum { RELIST_BATCH = 256, RELIST_BATCH_MIN = 64, RELIST_BATCH_BYTES = 4 << 20 };
+
+static bool batch_full(size_t n, size_t bytes) {
+    return n >= RELIST_BATCH || (n >= RELIST_BATCH_MIN && bytes >= RELIST_BATCH_BYTES);
+}
 
 /* Whether this kind's relists are held whole (kind_def.written). */
 static bool held(const kind_state *ks) { return ks->w->o.pending && ks->def->written; }
@@ -376,11 +384,13 @@ static void relist_put_collected(kind_state *ks) {
     relist_put(ks, ks->rl, ks->rl_objs.v, ks->rl_objs.n);
     for (size_t i = 0; i < ks->rl_objs.n; i++) json_decref(ks->rl_objs.v[i]);
     ks->rl_objs.n = 0;
+    ks->rl_bytes = 0;
 }
 
 static void relist_abort(kind_state *ks) {
     for (size_t i = 0; i < ks->rl_objs.n; i++) json_decref(ks->rl_objs.v[i]);
     ks->rl_objs.n = 0;
+    ks->rl_bytes = 0;
     dra_relist_abort(ks->rl);
     ks->rl = NULL;
 }
@@ -408,12 +418,6 @@ static void listed(kind_state *ks) {
 
 typedef enum { L_OK, L_GONE, L_NOT_SERVED, L_FAIL } list_rc;
 
-/* Items decoded together, a page's share of the list: at most LIST_BATCH, fewer once
- * they are LIST_BATCH_BYTES of text (a tree is ~15 times its text: 64 MIG-carved slices
- * are 4 MiB), never fewer than LIST_BATCH_MIN — a batch of 64 or more is decoded on two
- * threads (engine/work_ahead.c). */
-enum { LIST_BATCH = 256, LIST_BATCH_MIN = 64, LIST_BATCH_BYTES = 4 << 20 };
-
 /* The objects of batch (freed) given to the relist, or kept in items (no relist). */
 static void list_items(kind_state *ks, dra_relist *rl, json_t *items, json_t **batch, size_t n) {
     size_t no = 0;
@@ -431,7 +435,7 @@ static void list_items(kind_state *ks, dra_relist *rl, json_t *items, json_t **b
  * batch at a time where the page allows it (dra_json_list_open): a page's trees are
  * ~15 times its text, and a page of 500 MIG-carved slices is ~30 MB of text. */
 static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const char *text, size_t len) {
-    json_t *batch[LIST_BATCH], *doc, *t;
+    json_t *batch[RELIST_BATCH], *doc, *t;
     size_t n = 0, bytes = 0, item_len;
     bool failed = false;
     dra_json_list *l = dra_json_list_open(text, len, &doc);
@@ -440,15 +444,14 @@ static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const ch
         json_t *page = json_object_get(doc, "items");
         for (size_t i = 0; i < json_array_size(page); i++) {
             batch[n++] = json_incref(json_array_get(page, i));
-            if (n == LIST_BATCH || i + 1 == json_array_size(page)) list_items(ks, rl, items, batch, n), n = 0;
+            if (n == RELIST_BATCH || i + 1 == json_array_size(page)) list_items(ks, rl, items, batch, n), n = 0;
         }
         return doc;
     }
     while ((t = dra_json_list_next(l, &item_len, &failed))) {
         batch[n++] = t;
         bytes += item_len;
-        if (n == LIST_BATCH || (n >= LIST_BATCH_MIN && bytes >= LIST_BATCH_BYTES))
-            list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
+        if (batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
     }
     dra_json_list_close(l);
     if (failed) {
@@ -605,7 +608,8 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
             dra_relist_drop(ks->rl, json_string_value(json_object_get(meta, "namespace")), name);
         } else {
             VEC_PUSH(ks->rl_objs, json_incref(obj));
-            if (ks->rl_objs.n >= RELIST_BATCH) relist_put_collected(ks);
+            ks->rl_bytes += n;
+            if (batch_full(ks->rl_objs.n, ks->rl_bytes)) relist_put_collected(ks);
         }
         atomic_fetch_add(&ks->events, 1);
     } else if (ks->initial && name) {
