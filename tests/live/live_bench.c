@@ -58,6 +58,48 @@ static void reset_peak_rss(void) {
     fclose(f);
 }
 
+/* The watch under test: a client of the fake kube-apiserver f, a store, the watch. */
+typedef struct lb_session {
+    fake_api *f;
+    ext_kube *k;
+    dra_store *st;
+    ext_watch *w;
+    long rss0;   /* KiB, before the watch started */
+    double t0;   /* ms, when it started */
+} lb_session;
+
+static lb_session lb_open(fake_api *f) {
+    lb_session r = {.f = f};
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    err e;
+    err_clear(&e);
+    ext_kube_opts ko = {.server = url};
+    r.k = ext_kube_new(&ko, &e);
+    dra_features feat;
+    dra_features_default(&feat);
+    r.st = dra_store_new(&feat);
+    return r;
+}
+
+/* Starts the watch (lists paged, or streaming); ms until it is ready. */
+static double lb_ready(lb_session *r, bool paged) {
+    r->rss0 = rss_kib();
+    reset_peak_rss();
+    r->t0 = now_ms();
+    ext_watch_opts wo = {.quiet = true, .no_watch_list = paged};
+    r->w = ext_watch_start(r->k, r->st, &wo);
+    while (!ext_watch_ready(r->w)) usleep(2000);
+    return now_ms() - r->t0;
+}
+
+static void lb_close(lb_session *r) {
+    ext_watch_stop(r->w);
+    dra_store_free(r->st);
+    ext_kube_free(r->k);
+    fake_stop(r->f);
+}
+
 static json_t *claim(int n, int first, int count, const char *name) {
     char pool[32];
     snprintf(pool, sizeof pool, "node-%05d", n);
@@ -104,28 +146,17 @@ static void run(int nodes, int gpus, bool paged) {
             fake_put(f, "resourceclaims", claim(n, g, 1, name));
         }
     }
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
+    lb_session r = lb_open(f);
+    dra_store *st = r.st;
     err e;
     err_clear(&e);
-    ext_kube_opts ko = {.server = url};
-    ext_kube *k = ext_kube_new(&ko, &e);
-    dra_features feat;
-    dra_features_default(&feat);
-    dra_store *st = dra_store_new(&feat);
     json_t *tmpl = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:[{s:s, s:{s:s, s:i}}]}}}}", "apiVersion",
                              "resource.k8s.io/v1", "kind", "ResourceClaimTemplate", "metadata", "name", "two", "namespace",
                              "bench", "spec", "spec", "devices", "requests", "name", "gpu", "exactly", "deviceClassName",
                              "gpu.example.com", "count", 2);
     dra_store_apply_json(st, tmpl, &e);
     json_decref(tmpl);
-    long rss0 = rss_kib();
-    reset_peak_rss();
-    double t0 = now_ms();
-    ext_watch_opts wo = {.quiet = true, .no_watch_list = paged};
-    ext_watch *w = ext_watch_start(k, st, &wo);
-    while (!ext_watch_ready(w)) usleep(2000);
-    double ready = now_ms() - t0;
+    double ready = lb_ready(&r, paged);
     /* the claims arrive with their kind; wait for the last one */
     for (;;) {
         dra_snapshot *s = dra_store_acquire(st);
@@ -134,7 +165,7 @@ static void run(int nodes, int gpus, bool paged) {
         if (c >= (size_t)nodes * 4) break;
         usleep(2000);
     }
-    double all = now_ms() - t0;
+    double all = now_ms() - r.t0;
     long rss1 = rss_kib(), peak = status_kib("VmHWM:");
     json_t *pod = json_pack("{s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "metadata", "name", "p", "namespace", "bench", "spec",
                             "resourceClaims", "name", "g", "resourceClaimTemplateName", "two");
@@ -159,16 +190,13 @@ static void run(int nodes, int gpus, bool paged) {
     qsort(del, CHANGES, sizeof *del, cmp_d);
     printf("%5d nodes x %d GPUs, %d claims, %s lists: ready in %.0f ms (every claim in %.0f ms), RSS +%.0f MiB, peak +%.0f MiB; "
            "a claim change reflected in a decision: created p50 %.1f ms max %.1f ms, deleted p50 %.1f ms max %.1f ms\n",
-           nodes, gpus, nodes * 4, paged ? "paged" : "streaming", ready, all, (double)(rss1 - rss0) / 1024, (double)(peak - rss0) / 1024,
+           nodes, gpus, nodes * 4, paged ? "paged" : "streaming", ready, all, (double)(rss1 - r.rss0) / 1024, (double)(peak - r.rss0) / 1024,
            add[CHANGES / 2], add[CHANGES - 1],
            del[CHANGES / 2], del[CHANGES - 1]);
     fflush(stdout);
     dra_alloc_ctx_free(x);
     json_decref(pod);
-    ext_watch_stop(w);
-    dra_store_free(st);
-    ext_kube_free(k);
-    fake_stop(f);
+    lb_close(&r);
 }
 
 /* --mig: the fake kube-apiserver holds NODES nodes of 8 MIG-carved A100s as `dralloc
@@ -186,34 +214,18 @@ static void run_mig(int nodes, bool paged) {
         json_array_foreach(sl, i, it) fake_put(f, "resourceslices", json_incref(it));
         json_decref(sl);
     }
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_port(f));
-    err e;
-    err_clear(&e);
-    ext_kube_opts ko = {.server = url};
-    ext_kube *k = ext_kube_new(&ko, &e);
-    dra_features feat;
-    dra_features_default(&feat);
-    dra_store *st = dra_store_new(&feat);
-    long rss0 = rss_kib();
-    reset_peak_rss();
-    double t0 = now_ms();
-    ext_watch_opts wo = {.quiet = true, .no_watch_list = paged};
-    ext_watch *w = ext_watch_start(k, st, &wo);
-    while (!ext_watch_ready(w)) usleep(2000);
-    double ready = now_ms() - t0;
+    lb_session r = lb_open(f);
+    dra_store *st = r.st;
+    double ready = lb_ready(&r, paged);
     long rss1 = rss_kib(), peak = status_kib("VmHWM:");
     dra_snapshot *s = dra_store_acquire(st);
     size_t got = dra_snapshot_count(s, "ResourceSlice");
     dra_snapshot_release(s);
     printf("%5d nodes x 8 MIG-carved A100s (%zu slices), %s lists: ready in %.0f ms, RSS +%.0f MiB, peak +%.0f MiB%s\n",
-           nodes, got, paged ? "paged" : "streaming", ready, (double)(rss1 - rss0) / 1024,
-           (double)(peak - rss0) / 1024, got == (size_t)nodes * 4 ? "" : " (MISSING SLICES)");
+           nodes, got, paged ? "paged" : "streaming", ready, (double)(rss1 - r.rss0) / 1024,
+           (double)(peak - r.rss0) / 1024, got == (size_t)nodes * 4 ? "" : " (MISSING SLICES)");
     fflush(stdout);
-    ext_watch_stop(w);
-    dra_store_free(st);
-    ext_kube_free(k);
-    fake_stop(f);
+    lb_close(&r);
 }
 
 int main(int argc, char **argv) {
