@@ -1,7 +1,7 @@
 /* listpage_bench.c — `dralloc bench listpage`: a kube-apiserver LIST page as dralloc
  * serve's watch reads it (extender/watch.c, a list without WatchList). The page: 500
  * MIG-carved A100 ResourceSlices (--devices N: N), the shape `bench mig_5000nodes`
- * builds (a counters slice and three of 57 devices a node, ~60 KB of JSON each),
+ * builds (a counters slice and three of 57 devices a node, ~30 KB of JSON each),
  * written once as the API server sends it (compact JSON). Read three ways, --reps
  * times each (default 5) after --warmup untimed:
  *   - json_loadb: jansson's own parser, the whole page (the watch before dra_json_parse);

@@ -116,7 +116,7 @@ uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
  * JSON_DECODE_ANY), or NULL with je (may be NULL) set as json_loadb sets it. */
 json_t *dra_json_parse(const char *text, size_t len, size_t flags, json_error_t *je);
 /* A List's items (a LIST page) parsed one at a time, so that a page's trees need not
- * all be held at once (500 MIG-carved slices are ~30 MB of text, ~15 times that as
+ * all be held at once (500 MIG-carved slices are ~11 MB of text, ~15 times that as
  * trees). open: NULL when the text is not one to read so — not an object with an
  * "items" array, or anything item-by-item reading might read otherwise than jansson
  * reading it whole (then dra_json_parse it); *envelope: the document with its items

@@ -433,7 +433,7 @@ static void list_items(kind_state *ks, dra_relist *rl, json_t *items, json_t **b
 /* One LIST page's items taken (list_items); the page without its items (its metadata:
  * continue, resourceVersion), or NULL when it is not JSON. The items are parsed a
  * batch at a time where the page allows it (dra_json_list_open): a page's trees are
- * ~15 times its text, and a page of 500 MIG-carved slices is ~30 MB of text. */
+ * ~15 times its text, and a page of 500 MIG-carved slices is ~11 MB of text. */
 static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const char *text, size_t len) {
     json_t *batch[RELIST_BATCH], *doc, *t;
     size_t n = 0, bytes = 0, item_len;

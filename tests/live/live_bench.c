@@ -200,7 +200,7 @@ static void run(int nodes, int gpus, bool paged) {
 }
 
 /* --mig: the fake kube-apiserver holds NODES nodes of 8 MIG-carved A100s as `dralloc
- * bench mig_5000nodes` builds them (4 slices a node: the counters, 3 of 57 devices, ~63 KB
+ * bench mig_5000nodes` builds them (4 slices a node: the counters, 3 of 57 devices, ~30 KB
  * of JSON each); measured: ready (every slice listed and decoded), RSS once ready and
  * at its peak while listing. */
 static void run_mig(int nodes, bool paged) {
