@@ -3,7 +3,8 @@
  * (snapshot.h: dra_json_parse, dra_json_list_*): simdjson for the parse (json_simd.cc),
  * a List's items one at a time (json_items.c), jansson for what simdjson would read
  * differently and for the words of an error. jansson reads a byte at a time through a
- * stream callback: about a third of simdjson's speed on the same text. */
+ * stream callback; `dralloc bench listpage` reads a 500-slice page 8.6 times as fast
+ * item by item, and 1.2 times whole (building the page's tree is most of that). */
 #include "engine/json_fast.h"
 #include "engine/json_items.h"
 #include "engine/snapshot.h"
