@@ -430,25 +430,28 @@ static void list_items(kind_state *ks, dra_relist *rl, json_t *items, json_t **b
     for (size_t i = 0; i < no; i++) json_decref(batch[i]);
 }
 
+/* The next item of a LIST page: from l (parsed now, *len its text's length), or, where
+ * the page could not be read item by item, from its whole tree (*len 0, *i the
+ * position). NULL past the last, or at one that does not parse (*failed). */
+static json_t *page_next(dra_json_list *l, const json_t *page, size_t *i, size_t *len, bool *failed) {
+    if (l) return dra_json_list_next(l, len, failed);
+    *len = 0;
+    *failed = false;
+    return *i < json_array_size(page) ? json_incref(json_array_get(page, (*i)++)) : NULL;
+}
+
 /* One LIST page's items taken (list_items); the page without its items (its metadata:
  * continue, resourceVersion), or NULL when it is not JSON. The items are parsed a
  * batch at a time where the page allows it (dra_json_list_open): a page's trees are
  * ~15 times its text, and a page of 500 MIG-carved slices is ~11 MB of text. */
 static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const char *text, size_t len) {
     json_t *batch[RELIST_BATCH], *doc, *t;
-    size_t n = 0, bytes = 0, item_len;
+    size_t n = 0, bytes = 0, item_len, at = 0;
     bool failed = false;
     dra_json_list *l = dra_json_list_open(text, len, &doc);
-    if (!l) {
-        doc = dra_json_parse(text, len, 0, NULL);
-        json_t *page = json_object_get(doc, "items");
-        for (size_t i = 0; i < json_array_size(page); i++) {
-            batch[n++] = json_incref(json_array_get(page, i));
-            if (n == RELIST_BATCH || i + 1 == json_array_size(page)) list_items(ks, rl, items, batch, n), n = 0;
-        }
-        return doc;
-    }
-    while ((t = dra_json_list_next(l, &item_len, &failed))) {
+    if (!l && !(doc = dra_json_parse(text, len, 0, NULL))) return NULL;
+    const json_t *page = json_object_get(doc, "items");   /* l: empty */
+    while ((t = page_next(l, page, &at, &item_len, &failed))) {
         batch[n++] = t;
         bytes += item_len;
         if (batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;

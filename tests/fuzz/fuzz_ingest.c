@@ -44,7 +44,8 @@ static void parse_as_jansson(const char *text, size_t size, size_t flags, size_t
     json_error_t je1, je2;
     json_t *want = json_loadb(text, size, flags, &je1);
     json_t *got = dra__json_parse(text, size, flags, &je2, list_min);
-    if (!want != !got) fail(got ? "dra_json_parse took a text jansson refuses" : "dra_json_parse refused a text jansson takes");
+    if (!want != !got)
+        fail(got ? "dra_json_parse took a text jansson refuses" : "dra_json_parse refused a text jansson takes");
     if (got) {
         char *a = json_dumps(want, JSON_COMPACT | JSON_ENCODE_ANY), *b = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
         bool same = a && b && !strcmp(a, b) && json_equal(want, got);
