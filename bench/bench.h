@@ -45,6 +45,9 @@ int bench_snapshot_main(const bench_opts *o);
 /* listpage — a kube-apiserver LIST page of 500 MIG-carved slices read by jansson, by
  * dra_json_parse and item by item (listpage_bench.c); --devices N: N slices. */
 int bench_listpage_main(const bench_opts *o);
+/* relist — a MIG-carved fleet's ResourceSlices (--devices N nodes, default 5,000) as
+ * LIST pages of text, read into a new store as the watch reads them (relist_bench.c). */
+int bench_relist_main(const bench_opts *o);
 /* soak — memory over 1,000,000 pod decisions and 20,000 through a formerly leaking
  * selector, with snapshots published meanwhile (soak_bench.c); --reps N: N × 100,000. */
 int bench_soak_main(const bench_opts *o);

@@ -24,6 +24,7 @@ static const workload workloads[] = {
     {"soak", bench_soak_main, "memory over 1,000,000 pod decisions and 20,000 through a map() selector (flat within 10 %)"},
     {"snapshot", bench_snapshot_main, "store ingest, one slice/claim update, node-view warm-up at 500 and 5,000 nodes x 8 GPUs"},
     {"listpage", bench_listpage_main, "a LIST page of 500 MIG-carved slices: jansson, dra_json_parse, item by item (ms, MB/s, peak RSS)"},
+    {"relist", bench_relist_main, "a MIG-carved fleet's slices (--devices N nodes, default 5,000) from LIST pages of text into a store, as the watch reads them"},
     {"plan", bench_plan_main, "planning loop: 5000pods_500nodes pods/s (full and fit cache), 36,000 pods on 5,000 nodes"},
     {"fleet", bench_fleet_main, "the planner's fleet (H100, MIG-carved A100, CPU nodes; --devices N nodes): ingest and capacity view, or --dump DIR"},
     {"serve", bench_serve_main, "dralloc serve /filter load at fixed rates (5000 nodes, 500 NodeNames): p50/p90/p99, highest rate sustained"},

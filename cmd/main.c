@@ -10,16 +10,19 @@
 #define DRALLOC_VERSION "0.1.0"
 
 /* jemalloc's compiled-in options (read by jemalloc at start-up; MALLOC_CONF in the
- * environment still overrides them). dralloc's memory is the long-lived store; what
- * it frees is the transient part — decoded JSON of a list or a watch burst, request
- * arenas — so freed pages are given back within 200 ms instead of jemalloc's 10 s
- * default. Measured on `dralloc bench mig_5000nodes --reps 1` (760,000 devices ingested
- * in batches; 2026-12-06, two runs each, alternating): RSS once built 583–610 MiB and
- * 810–817 MiB at peak with jemalloc's defaults, 560–561 and 734–736 MiB with this, the
- * build's time within the runs' spread (2.4–2.7 s and 2.5–3.2 s). Without jemalloc (the
- * sanitizer builds) the symbol is unused. */
+ * environment still overrides them): its own defaults, stated. What dralloc frees is
+ * mostly the transient part — the trees of a list's items, request arenas — and it is
+ * allocated again within moments, so jemalloc keeps freed pages for 10 s before giving
+ * them back. Giving them back within 200 ms instead (this setting until 2026-12-06)
+ * cut `bench mig_5000nodes`' peak by ~60 MiB but doubled the service's start-up read of
+ * a big cluster, each batch's trees faulted in again after the last one's were given
+ * back (a fresh page costs ~10 µs on this VM): `dralloc bench relist` (5,000 MIG-carved
+ * nodes from LIST pages) 15.4–19.2 s with 200 ms, 7.1–7.8 s with 10 s;
+ * `bench mig_5000nodes --build-only` 2.69–3.55 s and 560 MiB peak against 2.43–2.74 s
+ * and 610–618 MiB; a 10,000-node `plan -f` 5.0–5.2 s against 4.8–4.9 s, 519 MB both.
+ * Without jemalloc (the sanitizer builds) the symbol is unused. */
 extern const char *malloc_conf;
-const char *malloc_conf = "dirty_decay_ms:200,muzzy_decay_ms:0";
+const char *malloc_conf = "dirty_decay_ms:10000,muzzy_decay_ms:0";
 
 typedef struct command {
     const char *name;

@@ -1,5 +1,6 @@
 /* work_ahead.c — a batch's items prepared on a second thread (work_ahead.h). */
 #include "engine/work_ahead.h"
+#include "engine/snapshot.h"
 
 #include "base/base.h"
 
@@ -11,6 +12,15 @@
 /* A batch smaller than this is prepared by the caller alone: a thread's start costs
  * about what a few dozen small objects take to decode. */
 enum { WORK_AHEAD_MIN = 64 };
+
+/* snapshot.h's rule for a list's batches: the least the second thread takes, more
+ * while the trees held stay a few MiB of text. */
+enum { RELIST_BATCH = 256, RELIST_BATCH_BYTES = 4 << 20 };
+_Static_assert((int)RELIST_BATCH >= (int)WORK_AHEAD_MIN, "a full batch is decoded on two threads");
+
+bool dra_relist_batch_full(size_t n, size_t text_bytes) {
+    return n >= RELIST_BATCH || (n >= WORK_AHEAD_MIN && text_bytes >= RELIST_BATCH_BYTES);
+}
 
 enum { FREE, TAKEN, DONE };
 

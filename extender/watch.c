@@ -359,15 +359,9 @@ static void replace_all(kind_state *ks, json_t *items) {
 }
 
 /* A list's objects (a LIST page's items, a streaming list's initial events) are given
- * to the relist in batches: at most RELIST_BATCH, fewer once they are RELIST_BATCH_BYTES
- * of text (a tree is ~15 times its text: 64 MIG-carved slices are 4 MiB), but not fewer
- * than RELIST_BATCH_MIN while more come — a batch of 64 or more is decoded on two
- * threads (engine/work_ahead.h). */
-enum { RELIST_BATCH = 256, RELIST_BATCH_MIN = 64, RELIST_BATCH_BYTES = 4 << 20 };
-
-static bool batch_full(size_t n, size_t bytes) {
-    return n >= RELIST_BATCH || (n >= RELIST_BATCH_MIN && bytes >= RELIST_BATCH_BYTES);
-}
+ * to the relist in batches (dra_relist_batch_full: 64 to 256, by their text's size),
+ * so that a batch is decoded on two threads while the trees held stay a few MiB. */
+enum { RELIST_BATCH_MAX = 256 };   /* dra_relist_batch_full's most (the page's batch array) */
 
 /* Whether this kind's relists are held whole (kind_def.written). */
 static bool held(const kind_state *ks) { return ks->w->o.pending && ks->def->written; }
@@ -445,7 +439,7 @@ static json_t *page_next(dra_json_list *l, const json_t *page, size_t *i, size_t
  * batch at a time where the page allows it (dra_json_list_open): a page's trees are
  * ~15 times its text, and a page of 500 MIG-carved slices is ~11 MB of text. */
 static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const char *text, size_t len) {
-    json_t *batch[RELIST_BATCH], *doc, *t;
+    json_t *batch[RELIST_BATCH_MAX], *doc, *t;
     size_t n = 0, bytes = 0, item_len, at = 0;
     bool failed = false;
     dra_json_list *l = dra_json_list_open(text, len, &doc);
@@ -454,7 +448,7 @@ static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const ch
     while ((t = page_next(l, page, &at, &item_len, &failed))) {
         batch[n++] = t;
         bytes += item_len;
-        if (batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
+        if (n == RELIST_BATCH_MAX || dra_relist_batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
     }
     dra_json_list_close(l);
     if (failed) {
@@ -612,7 +606,7 @@ static void on_event(kind_state *ks, const char *line, size_t n) {
         } else {
             VEC_PUSH(ks->rl_objs, json_incref(obj));
             ks->rl_bytes += n;
-            if (batch_full(ks->rl_objs.n, ks->rl_bytes)) relist_put_collected(ks);
+            if (dra_relist_batch_full(ks->rl_objs.n, ks->rl_bytes)) relist_put_collected(ks);
         }
         atomic_fetch_add(&ks->events, 1);
     } else if (ks->initial && name) {

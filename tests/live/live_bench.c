@@ -30,7 +30,7 @@
 
 /* jemalloc's options as dralloc's (cmd/main.c); unused without jemalloc */
 extern const char *malloc_conf;
-const char *malloc_conf = "dirty_decay_ms:200,muzzy_decay_ms:0";
+const char *malloc_conf = "dirty_decay_ms:10000,muzzy_decay_ms:0";
 
 static double now_ms(void) {
     struct timespec ts;
