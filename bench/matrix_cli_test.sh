@@ -69,7 +69,7 @@ done
 grep -q '"slices": 40,' "$out/lp.json" || { cat "$out/lp.json"; fail "listpage json: slices"; }
 # relist: 130 nodes' slices (520: two pages) from text into a store, every slice in it
 "$d" bench relist --devices 130 --reps 1 --warmup 0 --json "$out/rl.json" > "$out/rl" || { cat "$out/rl"; fail "bench relist"; }
-grep -q "520 ResourceSlices as 2 LIST pages" "$out/rl" || { cat "$out/rl"; fail "relist: pages"; }
+grep -q "520 ResourceSlices of 130 MIG-carved nodes as 2 LIST pages" "$out/rl" || { cat "$out/rl"; fail "relist: pages"; }
 grep -q '"slices": 520,' "$out/rl.json" || { cat "$out/rl.json"; fail "relist json: slices"; }
 grep -q '"storeMs"' "$out/rl.json" || { cat "$out/rl.json"; fail "relist json: storeMs"; }
 echo "matrix_cli_test: ok"

@@ -157,9 +157,9 @@ int bench_relist_main(const bench_opts *o) {
         return 1;
     }
     fprintf(o->out,
-            "relist: %zu MIG-carved nodes' %zu ResourceSlices as %zu LIST pages, %.1f MB of JSON, into a new store as "
-            "the watch reads them; median of %zu after %zu warm-up\n",
-            nodes, p.slices, p.n, (double)p.bytes / 1e6, reps, o->warmup);
+            "relist: the %zu ResourceSlices of %zu MIG-carved node%s as %zu LIST page%s, %.1f MB of JSON, into a new "
+            "store as the watch reads them; median of %zu after %zu warm-up\n",
+            p.slices, nodes, nodes == 1 ? "" : "s", p.n, p.n == 1 ? "" : "s", (double)p.bytes / 1e6, reps, o->warmup);
     int rc = 0;
     pass *ps = xcalloc(reps, sizeof *ps), w;
     for (size_t i = 0; i < o->warmup + reps; i++) {
