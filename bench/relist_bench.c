@@ -96,8 +96,7 @@ static bool one_pass(const pages *p, pass *r) {
     bool ok = true;
     uint64_t t0 = bench_now_ns(), c0 = bench_proc_cpu_ns();
     dra_relist *rl = dra_store_relist_begin(st, "ResourceSlice");
-    enum { MOST = 256 };
-    json_t *batch[MOST];
+    json_t *batch[DRA_RELIST_BATCH_MAX];
     for (size_t pg = 0; ok && pg < p->n; pg++) {
         json_t *env = NULL, *t;
         dra_json_list *l = dra_json_list_open(p->text[pg], p->len[pg], &env);
@@ -111,7 +110,7 @@ static bool one_pass(const pages *p, pass *r) {
             if (!t) break;
             batch[n++] = t;
             bytes += len;
-            if (n == MOST || dra_relist_batch_full(n, bytes)) put(rl, batch, n, &refused, &r->store_ms), n = 0, bytes = 0;
+            if (dra_relist_batch_full(n, bytes)) put(rl, batch, n, &refused, &r->store_ms), n = 0, bytes = 0;
         }
         if (n) put(rl, batch, n, &refused, &r->store_ms);
         ok = ok && !failed;

@@ -17,7 +17,7 @@
  * cut `bench mig_5000nodes`' peak by ~60 MiB but doubled the service's start-up read of
  * a big cluster, each batch's trees faulted in again after the last one's were given
  * back (a fresh page costs ~10 µs on this VM): `dralloc bench relist` (5,000 MIG-carved
- * nodes from LIST pages) 15.4–19.2 s with 200 ms, 7.1–7.8 s with 10 s;
+ * nodes from LIST pages) 14.2–16.2 s with 200 ms, 7.3–10.7 s with 10 s (bench/README.md);
  * `bench mig_5000nodes --build-only` 2.69–3.55 s and 560 MiB peak against 2.43–2.74 s
  * and 610–618 MiB; a 10,000-node `plan -f` 5.0–5.2 s against 4.8–4.9 s, 519 MB both.
  * Without jemalloc (the sanitizer builds) the symbol is unused. */

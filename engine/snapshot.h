@@ -144,10 +144,12 @@ dra_relist *dra_store_relist_begin(dra_store *st, const char *kind);   /* NULL: 
  * keeps what it has. A key given again replaces what it was given before. */
 void dra_relist_put(dra_relist *r, const json_t *const *objs, size_t n, dra_skip_fn skipped, void *arg);
 /* Whether n objects collected from a list (text_bytes of their JSON) make a batch to
- * put: at most 256, fewer once they are 4 MiB of text (their trees are ~15 times that:
- * 64 MIG-carved slices are 4 MiB), but not fewer than 64 while more come — a batch of
- * 64 or more is decoded on two threads. The watch's LIST pages and streaming lists, and
+ * put: at most DRA_RELIST_BATCH_MAX (a caller's batch array holds that many), fewer
+ * once they are 4 MiB of text (their trees are ~15 times that: 64 MIG-carved slices
+ * are 4 MiB), but not fewer than 64 while more come — a batch of 64 or more is decoded
+ * on two threads. The watch's LIST pages and streaming lists, and
  * `dralloc bench relist`, batch by it. */
+enum { DRA_RELIST_BATCH_MAX = 256 };
 bool dra_relist_batch_full(size_t n, size_t text_bytes);
 /* A streaming list's DELETED event: as if the object had not been given. */
 void dra_relist_drop(dra_relist *r, const char *ns, const char *name);

@@ -15,11 +15,11 @@ enum { WORK_AHEAD_MIN = 64 };
 
 /* snapshot.h's rule for a list's batches: the least the second thread takes, more
  * while the trees held stay a few MiB of text. */
-enum { RELIST_BATCH = 256, RELIST_BATCH_BYTES = 4 << 20 };
-_Static_assert((int)RELIST_BATCH >= (int)WORK_AHEAD_MIN, "a full batch is decoded on two threads");
+enum { RELIST_BATCH_BYTES = 4 << 20 };
+_Static_assert((int)DRA_RELIST_BATCH_MAX >= (int)WORK_AHEAD_MIN, "a full batch is decoded on two threads");
 
 bool dra_relist_batch_full(size_t n, size_t text_bytes) {
-    return n >= RELIST_BATCH || (n >= WORK_AHEAD_MIN && text_bytes >= RELIST_BATCH_BYTES);
+    return n >= DRA_RELIST_BATCH_MAX || (n >= WORK_AHEAD_MIN && text_bytes >= RELIST_BATCH_BYTES);
 }
 
 enum { FREE, TAKEN, DONE };

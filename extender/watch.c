@@ -361,7 +361,6 @@ static void replace_all(kind_state *ks, json_t *items) {
 /* A list's objects (a LIST page's items, a streaming list's initial events) are given
  * to the relist in batches (dra_relist_batch_full: 64 to 256, by their text's size),
  * so that a batch is decoded on two threads while the trees held stay a few MiB. */
-enum { RELIST_BATCH_MAX = 256 };   /* dra_relist_batch_full's most (the page's batch array) */
 
 /* Whether this kind's relists are held whole (kind_def.written). */
 static bool held(const kind_state *ks) { return ks->w->o.pending && ks->def->written; }
@@ -439,7 +438,7 @@ static json_t *page_next(dra_json_list *l, const json_t *page, size_t *i, size_t
  * batch at a time where the page allows it (dra_json_list_open): a page's trees are
  * ~15 times its text, and a page of 500 MIG-carved slices is ~11 MB of text. */
 static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const char *text, size_t len) {
-    json_t *batch[RELIST_BATCH_MAX], *doc, *t;
+    json_t *batch[DRA_RELIST_BATCH_MAX], *doc, *t;
     size_t n = 0, bytes = 0, item_len, at = 0;
     bool failed = false;
     dra_json_list *l = dra_json_list_open(text, len, &doc);
@@ -448,7 +447,7 @@ static json_t *list_page(kind_state *ks, dra_relist *rl, json_t *items, const ch
     while ((t = page_next(l, page, &at, &item_len, &failed))) {
         batch[n++] = t;
         bytes += item_len;
-        if (n == RELIST_BATCH_MAX || dra_relist_batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
+        if (dra_relist_batch_full(n, bytes)) list_items(ks, rl, items, batch, n), n = 0, bytes = 0;
     }
     dra_json_list_close(l);
     if (failed) {
