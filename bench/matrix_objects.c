@@ -164,10 +164,18 @@ static json_t *mig_device(int node_index, int gpu, const struct mig_profile *p, 
                      "counterSet", cs, "counters", counters);
 }
 
-static json_t *mig_slice(const char *node, const char *name, int count, const char *what, json_t *v) {
+/* A node's slice i, as the API server serves it: with a uid and a resourceVersion of
+ * its own (what the store knows an unchanged object by, dra_change.served). */
+static json_t *mig_slice(const char *node, int node_index, int i, const char *name, int count, const char *what, json_t *v) {
+    json_t *m = meta(name, NULL);
+    char uid[48], rv[24];
+    snprintf(uid, sizeof uid, "6d1f0c2e-%04x-4a1b-9c3d-%012x", (unsigned)i, (unsigned)node_index);
+    snprintf(rv, sizeof rv, "%d", 1000 + node_index * 8 + i);
+    json_object_set_new(m, "uid", json_string(uid));
+    json_object_set_new(m, "resourceVersion", json_string(rv));
     return json_pack("{s:s, s:s, s:o, s:{s:s, s:s, s:{s:s, s:i, s:i}, s:o}}", "apiVersion", "resource.k8s.io/v1", "kind",
-                     "ResourceSlice", "metadata", meta(name, NULL), "spec", "driver", BENCH_MX_MIG_DRIVER, "nodeName",
-                     node, "pool", "name", node, "resourceSliceCount", count, "generation", 1, what, v);
+                     "ResourceSlice", "metadata", m, "spec", "driver", BENCH_MX_MIG_DRIVER, "nodeName", node, "pool",
+                     "name", node, "resourceSliceCount", count, "generation", 1, what, v);
 }
 
 json_t *bench_mx_mig_node_slices(const char *node, int node_index, int gpus) {
@@ -186,7 +194,7 @@ json_t *bench_mx_mig_node_slices(const char *node, int node_index, int gpus) {
     }
     char name[64];
     snprintf(name, sizeof name, "%s-counters", node);
-    json_array_append_new(out, mig_slice(node, name, nslices, "sharedCounters", sets));
+    json_array_append_new(out, mig_slice(node, node_index, 0, name, nslices, "sharedCounters", sets));
     for (int g0 = 0; g0 < gpus; g0 += MIG_GPUS_PER_SLICE) {
         json_t *devs = json_array();
         for (int g = g0; g < gpus && g < g0 + MIG_GPUS_PER_SLICE; g++)
@@ -194,7 +202,7 @@ json_t *bench_mx_mig_node_slices(const char *node, int node_index, int gpus) {
                 for (int s = 0; s < MIG[p].nstarts; s++)
                     json_array_append_new(devs, mig_device(node_index, g, &MIG[p], MIG[p].starts[s]));
         snprintf(name, sizeof name, "%s-gpus-%d", node, g0 / MIG_GPUS_PER_SLICE);
-        json_array_append_new(out, mig_slice(node, name, nslices, "devices", devs));
+        json_array_append_new(out, mig_slice(node, node_index, 1 + g0 / MIG_GPUS_PER_SLICE, name, nslices, "devices", devs));
     }
     return out;
 }

@@ -55,8 +55,8 @@ json_t *bench_mx_consumable_class(void);
 json_t *bench_mx_consumable_template(void);
 
 /* MIG: the devices per GPU, the node's slices (a JSON array) for `gpus` GPUs
- * (node_index makes the uuids unique), the class and a one-device template of
- * `profile` ("1g.5gb", ...). */
+ * (node_index makes the uuids, the slices' uids and resourceVersions unique), the
+ * class and a one-device template of `profile` ("1g.5gb", ...). */
 #define BENCH_MX_MIG_PER_GPU 19
 #define BENCH_MX_MIG_DRIVER "gpu.example.com"
 #define BENCH_MX_MIG_CLASS "mig.example.com"

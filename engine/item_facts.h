@@ -18,14 +18,14 @@
 #include "engine/validate.h"
 
 typedef struct dra_item_facts {
-    uint64_t hash;       /* dra__json_value_hash; 0: not computed (the store hashes) */
+    uint64_t hash;       /* dra__object_identity; 0: not computed (the store hashes) */
     bool fields_known;   /* dra__input_fields_known; false: not known (the decoder walks) */
 } dra_item_facts;
 
 /* fields: whether the decoder would walk for unknown fields (dra__input_heard) —
- * else the walk here is skipped too. */
-static inline dra_item_facts dra__item_facts(const json_t *v, bool fields) {
-    return (dra_item_facts){dra__json_value_hash(v), fields && dra__input_fields_known(v)};
+ * else the walk here is skipped too; served: dra_change.served. */
+static inline dra_item_facts dra__item_facts(const json_t *v, bool fields, bool served) {
+    return (dra_item_facts){dra__object_identity(v, served), fields && dra__input_fields_known(v)};
 }
 
 #endif

@@ -57,3 +57,12 @@ uint64_t dra__json_value_hash(const json_t *v) {
     }
     return h ? h : 1;
 }
+
+uint64_t dra__object_identity(const json_t *obj, bool served) {
+    const json_t *meta = served ? json_object_get(obj, "metadata") : NULL;
+    const json_t *rv = json_object_get(meta, "resourceVersion"), *uid = json_object_get(meta, "uid");
+    if (!json_is_string(rv) || !json_string_length(rv)) return dra__json_value_hash(obj);
+    uint64_t h = hash_u64(0x7276657273696f6eull ^ hash_bytes(json_string_value(rv), json_string_length(rv)));
+    if (json_is_string(uid)) h = hash_u64(h + hash_bytes(json_string_value(uid), json_string_length(uid)));
+    return h ? h : 1;
+}

@@ -44,7 +44,7 @@ static void *parse_all(void *arg) {
         if (stop) break;
         json_error_t je;
         json_t *doc = parse_item(pa, i, &je);
-        dra_item_facts f = doc ? dra__item_facts(doc, pa->fields) : (dra_item_facts){0};
+        dra_item_facts f = doc ? dra__item_facts(doc, pa->fields, false) : (dra_item_facts){0};
         /* the reader is behind: do its first step of this item here */
         void *prep = doc && behind && pa->work ? pa->work->prepare(pa->work->arg, doc, f) : NULL;
         pthread_mutex_lock(&pa->lock);

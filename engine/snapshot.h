@@ -88,6 +88,12 @@ typedef struct dra_change {
     const json_t *upsert;    /* one object; Lists and arrays are expanded by the caller */
     const char *kind, *ns, *name;   /* deletion, when upsert is NULL */
     const char *source;      /* where the object came from (a file), for error texts; may be NULL */
+    /* The object as the API server served it (a watch event, a LIST item): every
+     * write gives it a new metadata.resourceVersion, so one the store holds under the
+     * same resourceVersion (and uid) is the same object, known without walking its
+     * value (dra__object_identity). false: the value's hash tells — an object from a
+     * file or a request body may carry a resourceVersion its edits did not change. */
+    bool served;
 } dra_change;
 
 /* Applies the changes in order and publishes the next snapshot. All or nothing: an

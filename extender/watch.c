@@ -235,7 +235,7 @@ static void expired_view(void *arg, const char *ns, const char *name, bool has_v
          name, ext_pending_timeout(ks->w->o.pending),
          !has_view ? "the watch said nothing since, ours stays" : view ? "the watch's version wins" : "the watch says it is gone");
     if (!has_view) return;
-    dra_change c = {.upsert = view, .kind = ks->def->kind, .ns = *ns ? ns : NULL, .name = name};
+    dra_change c = {.upsert = view, .kind = ks->def->kind, .ns = *ns ? ns : NULL, .name = name, .served = true};
     err e;
     err_clear(&e);
     dra_store_apply(ks->w->st, &c, 1, &e);   /* a deletion of what is not there: nothing to do */
@@ -305,12 +305,13 @@ static void set_kind(const kind_state *ks, json_t *obj) {
     if (!json_object_get(obj, "apiVersion")) json_object_set_new(obj, "apiVersion", json_string(ks->def->api_version));
 }
 
-/* obj: the object to upsert. */
+/* obj: the object to upsert, as the API server served it (its resourceVersion tells
+ * the store whether it holds it already: dra_change.served). */
 static void add_upsert(kind_state *ks, json_t *obj, bool list) {
     set_kind(ks, obj);
     json_incref(obj);
     VEC_PUSH(ks->ups, obj);
-    VEC_PUSH(ks->changes, ((dra_change){.upsert = obj}));
+    VEC_PUSH(ks->changes, ((dra_change){.upsert = obj, .served = true}));
     VEC_PUSH(ks->srcs, ((change_src){.obj = obj, .list = list}));
 }
 

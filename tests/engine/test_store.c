@@ -1344,6 +1344,78 @@ Test(store, relist_keeps_unchanged_objects) {
     dra_store_free(st);
 }
 
+/* node-1's slice as the API server serves it: resourceVersion rv, gpus GPUs. */
+static json_t *served_slice(const char *rv, int gpus) {
+    json_t *c = parse(CLUSTER), *sl = json_incref(json_array_get(c, 4));
+    json_decref(c);
+    json_t *meta = json_object_get(sl, "metadata");
+    json_object_set_new(meta, "uid", json_string("0b6f3c1e-5d2a-4e8f-9a7b-1c2d3e4f5a6b"));
+    json_object_set_new(meta, "resourceVersion", json_string(rv));
+    json_t *devs = json_object_get(json_object_get(sl, "spec"), "devices");
+    while ((int)json_array_size(devs) > gpus) json_array_remove(devs, json_array_size(devs) - 1);
+    return sl;
+}
+
+static void apply_one_change(dra_store *st, json_t *obj, bool served) {
+    dra_change c = {.upsert = obj, .served = served};
+    err e;
+    err_clear(&e);
+    cr_assert_neq(dra_store_apply(st, &c, 1, &e), 0, "%s", e.msg);
+}
+
+static dra_fit_status fit_now(dra_store *st) {
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_fit f;
+    fit(s, POD, "node-1", &f);
+    dra_snapshot_release(s);
+    return f.status;
+}
+
+/* What the watch gives (dra_change.served, every relist) is known by its
+ * resourceVersion, as Kubernetes' controllers know an informer's objects
+ * (pkg/controller/daemon/daemon_controller.go updatePod: "Two different versions of the
+ * same pod will always have different RVs"): one under the resourceVersion the store
+ * holds is not decoded again — the API server never serves another value under it. An
+ * object from a file or a request body is known by its value: its resourceVersion may
+ * be a stale copy its edits left as it was. */
+Test(store, a_served_object_is_known_by_its_resource_version) {
+    dra_store *st = store_with_cluster();
+    json_t *four = served_slice("5", 4), *one = served_slice("5", 1), *one6 = served_slice("6", 1);
+    apply_one_change(st, four, true);   /* given by value before: decoded under its version */
+    cr_assert_eq(fit_now(st), DRA_FIT_OK);
+    /* the same resourceVersion: the store's entry stands (no API server serves this) */
+    apply_one_change(st, one, true);
+    cr_assert_eq(fit_now(st), DRA_FIT_OK);
+    /* in a relist too: nothing changed, nothing published */
+    dra_snapshot *s = dra_store_acquire(st);
+    uint64_t gen = dra_snapshot_generation(s);
+    dra_snapshot_release(s);
+    dra_relist *rl = dra_store_relist_begin(st, "ResourceSlice");
+    json_t *c = parse(CLUSTER);
+    const json_t *page[] = {one, json_array_get(c, 5)};
+    dra_relist_put(rl, page, 2, NULL, NULL);
+    err e;
+    err_clear(&e);
+    cr_assert(dra_relist_commit(rl, &e), "%s", e.msg);
+    s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_generation(s), gen, "the relist found the store's state");
+    dra_snapshot_release(s);
+    cr_assert_eq(fit_now(st), DRA_FIT_OK);
+    /* a new resourceVersion is a new object */
+    apply_one_change(st, one6, true);
+    cr_assert_eq(fit_now(st), DRA_FIT_UNRESOLVABLE);
+    /* given otherwise, the value tells: the 4-GPU value under "6" is a change */
+    json_t *four6 = served_slice("6", 4);
+    apply_one_change(st, four6, false);
+    cr_assert_eq(fit_now(st), DRA_FIT_OK);
+    json_decref(four6);
+    json_decref(c);
+    json_decref(four);
+    json_decref(one);
+    json_decref(one6);
+    dra_store_free(st);
+}
+
 /* A slice of node with n GPUs, as a list item comes (no kind, no apiVersion: the
  * watch sets them before giving it). */
 static json_t *slice_of(const char *name, const char *node, int n, const char *device_name) {
