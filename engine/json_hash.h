@@ -20,9 +20,9 @@ uint64_t dra__json_value_hash(const json_t *v);
  * daemon_controller.go updatePod: "Two different versions of the same pod will always
  * have different RVs"). That spares the walk over the value, a third of decoding a
  * MIG-carved slice (bench/README.md). Else, and for an object without a
- * resourceVersion, the value's hash. The two never meet by accident: the version's
- * hash is taken over a tag no value hash starts from, and an object compared under
- * the other rule is decoded again, which is only slower. */
+ * resourceVersion, the value's hash. An object held under one rule and given again
+ * under the other compares unequal (short of a 64-bit accident, as between any two
+ * values' hashes) and is decoded again, which is only slower. */
 uint64_t dra__object_identity(const json_t *obj, bool served);
 
 #endif

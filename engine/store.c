@@ -781,8 +781,8 @@ static const char *meta_str(const json_t *o, const char *key) {
     return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
-/* A new entry for an object under key (taken over; hash its hash_bytes) whose value
- * hashes to json_hash, decoded; placed in the arrival order when applied (entry_place).
+/* A new entry for an object under key (taken over; hash its hash_bytes) whose
+ * identity (dra__object_identity) is json_hash, decoded; placed in the arrival order when applied (entry_place).
  * NULL with e set when it is invalid. Touches nothing of st but its catalog (locked):
  * two threads decode a batch's entries. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
@@ -793,8 +793,8 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->key = key;
     en->hash = hash;
     /* the JSON itself is kept only where a world decodes it again (taint rules, pod
-     * groups); the rest is compared by a hash of its value — a full copy of every
-     * object would double the store's memory */
+     * groups); the rest is compared by its identity (dra__object_identity) — a full
+     * copy of every object would double the store's memory */
     en->json_hash = json_hash;
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
     en->source = source ? xstrdup(source) : NULL;
@@ -1344,7 +1344,8 @@ typedef struct load_txn {
 } load_txn;
 
 /* check_duplicates' rule, one object at a time: the same key as the object before it
- * under that key with another value (compared by json_value_hash, as apply_one does). */
+ * under that key with another value (compared by json_value_hash: a file's objects are
+ * not the API server's, dra_change.served). */
 static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
     uint64_t jh = c->upsert == t->doc && t->doc_facts.hash ? t->doc_facts.hash : dra__json_value_hash(c->upsert);
     if (t->twice) return jh;
