@@ -93,9 +93,11 @@ static uint32_t new_slot(intern_table *t) {
     return i + 1;
 }
 
-uint32_t intern_put(intern_table *t, const char *s, size_t n) {
+uint32_t intern_put(intern_table *t, const char *s, size_t n) { return intern_put_hashed(t, s, n, hash_bytes(s, n)); }
+
+uint32_t intern_put_hashed(intern_table *t, const char *s, size_t n, uint64_t h) {
+    assert(h == hash_bytes(s, n));
     if (n > UINT32_MAX) return 0;
-    uint64_t h = hash_bytes(s, n);
     /* A name already in the table (nearly every call while a fleet is read: each
      * object takes its own reference to names every other one has) is one more
      * reference under the read lock, so the two threads decoding a batch do not

@@ -28,6 +28,8 @@ void intern_free(intern_table *t);
 /* The id of s[0..n), inserting it when new, with one more reference; 0 only when the
  * table already holds 16M names (callers fail loudly: no workload gets there). */
 uint32_t intern_put(intern_table *t, const char *s, size_t n);
+/* intern_put for a caller that has s's hash_bytes already (h: hash_bytes(s, n)). */
+uint32_t intern_put_hashed(intern_table *t, const char *s, size_t n, uint64_t h);
 /* One more reference to a live id (returns it; 0 stays 0). */
 uint32_t intern_retain(intern_table *t, uint32_t id);
 /* Gives back one reference; the last one frees the name. 0 is ignored. */

@@ -78,7 +78,7 @@ uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n) 
         slot = seen_slot(h, c->names, hv, s, n);
         if (h->seen_id[slot]) return h->seen_id[slot];
     }
-    uint32_t id = intern_put(c->names, s, n);
+    uint32_t id = h ? intern_put_hashed(c->names, s, n, hv) : intern_put(c->names, s, n);
     if (id && h) {
         h->seen_hash[slot] = hv;
         h->seen_id[slot] = id;

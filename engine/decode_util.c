@@ -93,8 +93,11 @@ static bool wrong_type(dctx *c, const char *key, const char *want, const json_t 
 }
 
 bool dra__dget_str(dctx *c, const json_t *o, const char *key, const char **out) {
+    return dra__dval_str(c, key, json_object_get(o, key), out);
+}
+
+bool dra__dval_str(dctx *c, const char *key, const json_t *v, const char **out) {
     *out = NULL;
-    const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
     if (json_is_string(v)) {
         *out = arena_strndup(c->d->a, json_string_value(v), json_string_length(v));
@@ -151,8 +154,11 @@ const json_t *dra__dmember(const json_t *o, const char *key) {
 }
 
 bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
+    return dra__dval_obj(c, key, json_object_get(o, key), out);
+}
+
+bool dra__dval_obj(dctx *c, const char *key, const json_t *v, const json_t **out) {
     *out = NULL;
-    const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
     if (!json_is_object(v)) return wrong_type(c, key, "object", v);
     *out = v;
@@ -160,8 +166,11 @@ bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out
 }
 
 bool dra__dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out) {
+    return dra__dval_arr(c, key, json_object_get(o, key), out);
+}
+
+bool dra__dval_arr(dctx *c, const char *key, const json_t *v, const json_t **out) {
     *out = NULL;
-    const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return true;
     if (!json_is_array(v)) return wrong_type(c, key, "array", v);
     *out = v;
@@ -170,11 +179,16 @@ bool dra__dget_arr(dctx *c, const json_t *o, const char *key, const json_t **out
 
 bool dra__dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
                    void *ud) {
+    return dra__dval_objs(c, key, json_object_get(o, key), size, out, n, each, ud);
+}
+
+bool dra__dval_objs(dctx *c, const char *key, const json_t *v, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+                    void *ud) {
     const json_t *arr;
     char *elems = NULL;
     memcpy(out, &elems, sizeof elems);   /* out is a T **: memcpy sets it whatever T is */
     *n = 0;
-    if (!dra__dget_arr(c, o, key, &arr)) return false;
+    if (!dra__dval_arr(c, key, v, &arr)) return false;
     if (!arr) return true;
     size_t cnt = json_array_size(arr);
     elems = arena_zalloc(c->d->a, size * (cnt ? cnt : 1));

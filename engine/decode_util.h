@@ -55,6 +55,12 @@ const char *dra__dpath_str(dctx *c);
 
 const char *dra__dstrdup(dctx *c, const char *s);
 bool dra__dget_str(dctx *c, const json_t *o, const char *key, const char **out);
+/* dra__dval_*: the same readers on member key's value v as found already (NULL when
+ * absent) — an object whose members were gathered in one pass (decode_slice.c's
+ * devices) is not looked up again. */
+bool dra__dval_str(dctx *c, const char *key, const json_t *v, const char **out);
+bool dra__dval_obj(dctx *c, const char *key, const json_t *v, const json_t **out);
+bool dra__dval_arr(dctx *c, const char *key, const json_t *v, const json_t **out);
 bool dra__dget_bool(dctx *c, const json_t *o, const char *key, int8_t *out);
 bool dra__dget_int(dctx *c, const json_t *o, const char *key, int64_t *out, bool *has);
 bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out);
@@ -73,6 +79,10 @@ bool dra__dget_objs(dctx *c, const json_t *o, const char *key, size_t size, void
                    void *ud);
 #define DRA_DGET_OBJS(c, o, key, out, n, each, ud) \
     dra__dget_objs((c), (o), (key), sizeof(**(out)), (out), (n), (each), (ud))
+bool dra__dval_objs(dctx *c, const char *key, const json_t *v, size_t size, void *out, uint32_t *n, dra_ditem_fn each,
+                    void *ud);
+#define DRA_DVAL_OBJS(c, key, v, out, n, each, ud) \
+    dra__dval_objs((c), (key), (v), sizeof(**(out)), (out), (n), (each), (ud))
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
 bool dra__dqty(dctx *c, const json_t *v, quantity *out);
 /* Compact JSON text of a value; NULL when the decoder skips raw text (no_raw_text). */
