@@ -144,12 +144,22 @@ uint32_t intern_retain(intern_table *t, uint32_t id) {
     return id;
 }
 
-void intern_release(intern_table *t, uint32_t id) {
-    if (!id) return;
+uint32_t intern_retain_held(intern_table *t, uint32_t id, uint32_t n) {
+    assert(id && n);
+    uint64_t was = atomic_fetch_add_explicit(&entry_of(t, id)->refs, n, memory_order_relaxed);
+    assert(was > 0 && "intern_retain_held of an id nobody holds");
+    (void)was;
+    return id;
+}
+
+void intern_release(intern_table *t, uint32_t id) { intern_release_n(t, id, 1); }
+
+void intern_release_n(intern_table *t, uint32_t id, uint32_t n) {
+    if (!id || !n) return;
     pthread_rwlock_wrlock(&t->lock);
     entry *e = entry_of(t, id);
-    assert(e->s && atomic_load_explicit(&e->refs, memory_order_relaxed) > 0 && "intern_release of a free id");
-    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_relaxed) == 1) {
+    assert(e->s && atomic_load_explicit(&e->refs, memory_order_relaxed) >= n && "intern_release of a free id");
+    if (atomic_fetch_sub_explicit(&e->refs, n, memory_order_relaxed) == n) {
         /* unlink from its hash chain */
         uint64_t h = hash_bytes(e->s, e->len);
         uint64_t *head = hmap_upsert(&t->index, h, 0, &(bool){false});

@@ -32,8 +32,13 @@ uint32_t intern_put(intern_table *t, const char *s, size_t n);
 uint32_t intern_put_hashed(intern_table *t, const char *s, size_t n, uint64_t h);
 /* One more reference to a live id (returns it; 0 stays 0). */
 uint32_t intern_retain(intern_table *t, uint32_t id);
+/* n more references to id for a caller that holds one itself: without the lock, since
+ * the reference held keeps the name alive (no release can free it meanwhile). */
+uint32_t intern_retain_held(intern_table *t, uint32_t id, uint32_t n);
 /* Gives back one reference; the last one frees the name. 0 is ignored. */
 void intern_release(intern_table *t, uint32_t id);
+/* Gives back n references at once. */
+void intern_release_n(intern_table *t, uint32_t id, uint32_t n);
 static inline uint32_t intern_cstr(intern_table *t, const char *s);
 /* The id of s[0..n) or 0 when it was never interned. */
 uint32_t intern_get(const intern_table *t, const char *s, size_t n);

@@ -68,7 +68,42 @@ static void seen_grow(dra_holds *h, const intern_table *t) {
     free(oi);
 }
 
-uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n) {
+/* a node's device, counter and attribute names, and room; references taken for
+ * the objects NAME_MEMO_SPARE at a time */
+enum { NAME_MEMO_SLOTS = 1024, NAME_MEMO_SPARE = 64 };
+
+struct dra_name_memo {
+    uint64_t hash[NAME_MEMO_SLOTS];
+    uint32_t id[NAME_MEMO_SLOTS];      /* 0: empty; else held by the memo, once and spare[] times */
+    uint32_t spare[NAME_MEMO_SLOTS];   /* references taken ahead for the objects that meet it */
+};
+
+dra_name_memo *dra__name_memo_new(void) { return xcalloc(1, sizeof(dra_name_memo)); }
+
+void dra__name_memo_free(dra_name_memo *m, dra_catalog *c) {
+    if (!m) return;
+    for (uint32_t i = 0; i < NAME_MEMO_SLOTS; i++)
+        if (m->id[i]) intern_release_n(c->names, m->id[i], 1 + m->spare[i]);
+    free(m);
+}
+
+/* s's id, one more reference to it taken: one of the spare references of m's slot for
+ * hash hv when it holds s (NAME_MEMO_SPARE more taken at once when none is left: a
+ * reference each, even without the lock, was the line both threads wrote for every
+ * device's name), else from the table, then kept in that slot when it is empty. */
+static uint32_t memo_intern(dra_catalog *c, dra_name_memo *m, uint64_t hv, const char *s, size_t n) {
+    uint32_t i = (uint32_t)hv & (NAME_MEMO_SLOTS - 1), id = m->id[i];
+    if (id && m->hash[i] == hv && intern_len(c->names, id) == n && !memcmp(intern_str(c->names, id), s, n)) {
+        if (!m->spare[i]) m->spare[i] = NAME_MEMO_SPARE, intern_retain_held(c->names, id, NAME_MEMO_SPARE);
+        m->spare[i]--;
+        return id;
+    }
+    id = intern_put_hashed(c->names, s, n, hv);
+    if (id && !m->id[i]) m->hash[i] = hv, m->id[i] = intern_retain_held(c->names, id, 1), m->spare[i] = 0;
+    return id;
+}
+
+uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, dra_name_memo *m, const char *s, size_t n) {
     uint64_t hv = 0;
     uint32_t slot = 0;
     if (h) {
@@ -78,7 +113,9 @@ uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n) 
         slot = seen_slot(h, c->names, hv, s, n);
         if (h->seen_id[slot]) return h->seen_id[slot];
     }
-    uint32_t id = h ? intern_put_hashed(c->names, s, n, hv) : intern_put(c->names, s, n);
+    uint32_t id = !h ? intern_put(c->names, s, n)
+                  : m ? memo_intern(c, m, hv, s, n)
+                      : intern_put_hashed(c->names, s, n, hv);
     if (id && h) {
         h->seen_hash[slot] = hv;
         h->seen_id[slot] = id;

@@ -59,9 +59,21 @@ typedef struct dra_holds {
     uint32_t capseen;
 } dra_holds;
 
-/* The id of s[0..n), held by h (NULL: kept until the catalog goes). 0 only when the
- * table is full. */
-uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, const char *s, size_t n);
+/* Names one thread interned lately, for the objects it decodes next (a fleet's
+ * slices name the same devices node after node): a name met again is one more
+ * reference taken without the table's lock, which the memo's own reference to it
+ * makes safe. Taking the read lock for each of them — a line both decoding threads
+ * write — was a tenth of building `dralloc bench mig_5000nodes`. A slot keeps the
+ * first name hashed to it. One thread's at a time; a batch's threads have one each
+ * (store.c), freed when the batch ends, so the memo holds nothing past it. */
+typedef struct dra_name_memo dra_name_memo;
+dra_name_memo *dra__name_memo_new(void);
+/* Gives back the memo's references and frees it (NULL: nothing). */
+void dra__name_memo_free(dra_name_memo *m, dra_catalog *c);
+
+/* The id of s[0..n), held by h (NULL: kept until the catalog goes), found through m
+ * when it is there (m NULL: none). 0 only when the table is full. */
+uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, dra_name_memo *m, const char *s, size_t n);
 /* The program of an expression (selectors: any = false), held by h; NULL with e set
  * when it does not compile. */
 const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e);

@@ -24,6 +24,8 @@ typedef struct dra_decoder {
     /* what the decoded object holds in cat, given back when it goes (catalog.h);
      * NULL: kept until cat goes (a snapshot's taint rules and pod groups, rules.c) */
     dra_holds *holds;
+    /* names this thread met lately (catalog.h), with holds only; NULL: none */
+    dra_name_memo *memo;
     /* Apply the API server's defaults (allocationMode ExactCount, count 1) to
      * objects that were written by hand; conformance cases are passed as is. */
     bool apply_defaults;

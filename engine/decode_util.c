@@ -330,7 +330,7 @@ uint64_t dra__dspec_hash(const json_t *spec) {
     return h;
 }
 
-uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, s, n); }
+uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, d->memo, s, n); }
 
 uint64_t dra__result_key_intern(const dra_decoder *d, const dra_device_result *r) {
     char stack[512];

@@ -786,7 +786,7 @@ static const char *meta_str(const json_t *o, const char *key) {
  * NULL with e set when it is invalid. Touches nothing of st but its catalog (locked):
  * two threads decode a batch's entries. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
-                        uint64_t json_hash, bool fields_known, err *e) {
+                        uint64_t json_hash, bool fields_known, dra_name_memo *memo, err *e) {
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
@@ -804,6 +804,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     dra_decoder d = {.a = &en->mem,
                      .cat = st->cat,
                      .holds = &en->holds,
+                     .memo = memo,
                      .apply_defaults = !st->opts.as_given,
                      .no_raw_text = !st->opts.keep_text,
                      .fields_known = fields_known,
@@ -859,12 +860,21 @@ typedef struct prep_batch {
     const dra_snapshot *base;   /* the snapshot the batch forks, only read */
     const dra_change *changes;
     prepared *p;
+    dra_name_memo *memo[DRA_LANES];   /* each lane's, made when it first decodes */
 } prep_batch;
+
+/* Gives back what the batch's lanes hold (their threads done). */
+static void prep_batch_end(prep_batch *b) {
+    for (unsigned l = 0; l < DRA_LANES; l++) dra__name_memo_free(b->memo[l], b->st->cat);
+    free(b->p);
+}
 
 /* p (its facts set) prepared for obj: decoded into an entry against base, the snapshot
  * it will be applied over — unless apply_one would refuse it first, decode it per
- * world, or find it unchanged. Any thread. */
-static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p) {
+ * world, or find it unchanged. Any thread; memo: the thread's lane's (NULL: none),
+ * made here when the lane first decodes. */
+static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p,
+                          dra_name_memo **memo) {
     /* a store that warns (the CLI's) decodes on the applying thread: its warnings come
      * in input order */
     if (st->input.warn) return;
@@ -882,18 +892,19 @@ static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t 
      * them is fresh memory, and clearing each one faulted its pages in (perf) */
     err e;
     err_clear(&e);
-    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, &e);
+    if (memo && !*memo) *memo = dra__name_memo_new();
+    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, memo ? *memo : NULL, &e);
     p->failed = !p->en;
     if (p->failed) p->e = e;
 }
 
-static void prepare_one(void *arg, size_t i) {
+static void prepare_one(void *arg, size_t i, unsigned lane) {
     prep_batch *b = arg;
     const dra_change *c = &b->changes[i];
     prepared *p = &b->p[i];
     if (!c->upsert) return;
     p->f = dra__item_facts(c->upsert, dra__input_heard(&b->st->input), c->served);
-    prepare_entry(b->st, b->base, c->upsert, c->source, p);
+    prepare_entry(b->st, b->base, c->upsert, c->source, p, &b->memo[lane]);
 }
 
 /* The entry for obj under key (taken over): the one p prepared ahead (taken; p may be
@@ -907,7 +918,7 @@ static entry *entry_for(dra_store *st, const json_t *obj, dra_kind k, const char
         if (!en) *e = p->e;
         return en;
     }
-    return entry_new(st, obj, k, source, key, h, jh, p && p->f.fields_known, e);
+    return entry_new(st, obj, k, source, key, h, jh, p && p->f.fields_known, NULL, e);
 }
 
 /* Applies one change to s (unpublished) and records it for the build; p: what was
@@ -1037,7 +1048,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     /* a large batch is decoded on two threads, applied here in order; the second one
      * starts while this one checks the batch for an object given twice (a twentieth
      * of building `dralloc bench mig_5000nodes`, the other core idle) */
-    prep_batch pb = {st, old, changes, xcalloc(n ? n : 1, sizeof(prepared))};
+    prep_batch pb = {st, old, changes, xcalloc(n ? n : 1, sizeof(prepared)), {NULL}};
     dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
     bool ok = skipped || st->opts.as_given || check_duplicates(changes, n, e);
     dra_snapshot *s = ok ? snapshot_fork(st, old) : NULL;
@@ -1055,7 +1066,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
     }
     dra__work_ahead_free(wa);
     for (size_t i = 0; i < n; i++) entry_release(pb.p[i].en);   /* prepared past the first error */
-    free(pb.p);
+    prep_batch_end(&pb);
     if (!s) {   /* given twice: nothing applied */
         dra_snapshot_release(old);
         goto out;
@@ -1168,17 +1179,17 @@ void dra_relist_put(dra_relist *r, const json_t *const *objs, size_t n, dra_skip
     dra_change *changes = xcalloc(n ? n : 1, sizeof *changes);
     for (size_t i = 0; i < n; i++) changes[i] = (dra_change){.upsert = objs[i], .served = true};
     /* a large page is decoded on two threads, staged here in order */
-    prep_batch pb = {st, base, changes, xcalloc(n ? n : 1, sizeof(prepared))};
+    prep_batch pb = {st, base, changes, xcalloc(n ? n : 1, sizeof(prepared)), {NULL}};
     dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
     for (size_t i = 0; i < n; i++) {
         if (wa) dra__work_ahead_need(wa, i);
-        else prepare_one(&pb, i);
+        else prepare_one(&pb, i, DRA_LANE_CALLER);
         err e;
         err_clear(&e);
         if (!relist_take(r, base, objs[i], &pb.p[i], &e) && skipped) skipped(arg, &changes[i], &e);
     }
     dra__work_ahead_free(wa);
-    free(pb.p);
+    prep_batch_end(&pb);
     free(changes);
     dra_snapshot_release(base);
 }
@@ -1376,7 +1387,7 @@ static void *load_prepare(void *arg, const char *file, const json_t *doc, dra_it
     load_txn *t = arg;
     prepared *p = xcalloc(1, sizeof *p);
     p->f = facts;
-    prepare_entry(t->st, t->base, doc, file, p);
+    prepare_entry(t->st, t->base, doc, file, p, NULL);
     if (p->en || p->failed) return p;
     free(p);
     return NULL;

@@ -46,7 +46,7 @@ static void *run(void *arg) {
     dra_work_ahead *wa = arg;
     for (size_t i = 0; i < wa->n && !atomic_load_explicit(&wa->stop, memory_order_relaxed); i++) {
         if (!take(wa, i)) continue;   /* the caller got there first */
-        wa->fn(wa->arg, i);
+        wa->fn(wa->arg, i, DRA_LANE_AHEAD);
         pthread_mutex_lock(&wa->lock);
         atomic_store_explicit(&wa->state[i], DONE, memory_order_release);
         pthread_cond_broadcast(&wa->done);
@@ -77,7 +77,7 @@ dra_work_ahead *dra__work_ahead_start(size_t n, dra_prepare_fn fn, void *arg) {
 }
 
 static void prepare_here(dra_work_ahead *wa, size_t i) {
-    wa->fn(wa->arg, i);
+    wa->fn(wa->arg, i, DRA_LANE_CALLER);
     atomic_store_explicit(&wa->state[i], DONE, memory_order_release);
 }
 

@@ -13,8 +13,10 @@
 typedef struct dra_work_ahead dra_work_ahead;
 
 /* Prepares item i (into the caller's slot for it); called once per item, on either
- * thread, items in any order. */
-typedef void (*dra_prepare_fn)(void *arg, size_t i);
+ * thread, items in any order. lane says which thread: DRA_LANE_CALLER or
+ * DRA_LANE_AHEAD (state kept per lane is only ever touched by one thread at a time). */
+enum { DRA_LANE_CALLER, DRA_LANE_AHEAD, DRA_LANES };
+typedef void (*dra_prepare_fn)(void *arg, size_t i, unsigned lane);
 
 /* Starts on items [0, n); NULL when the batch is too small for a thread to pay, or
  * none can be started (the caller prepares each item itself). */

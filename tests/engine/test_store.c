@@ -373,6 +373,44 @@ Test(store, a_large_batch_decoded_on_two_threads_applies_in_order) {
     dra_store_free(st);
 }
 
+/* The names met on each thread of a two-thread batch are remembered for the objects
+ * decoded next (catalog.h, dra_name_memo), each held by the memo while the batch
+ * lasts: when the batch ends the memo gives them back, so deleting its objects gives
+ * the catalog back its size before them. */
+Test(store, a_batch_decoded_on_two_threads_holds_no_name_past_it) {
+    enum { N = 300 };
+    dra_store *st = store_with_cluster();
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_catalog_sizes before, full, after;
+    dra_snapshot_catalog_sizes(s, &before);
+    dra_snapshot_release(s);
+    json_t *objs[N];
+    dra_change batch[N], drop[N];
+    char names[N][16];
+    for (int i = 0; i < N; i++) {
+        objs[i] = numbered_slice(i, false);
+        batch[i] = (dra_change){.upsert = objs[i], .served = i % 2 == 0};
+        snprintf(names[i], sizeof names[i], "s-%03d", i);
+        drop[i] = (dra_change){.kind = "ResourceSlice", .name = names[i]};
+    }
+    err e;
+    err_clear(&e);
+    cr_assert_neq(dra_store_apply(st, batch, N, &e), 0, "%s", e.msg);
+    s = dra_store_acquire(st);
+    dra_snapshot_catalog_sizes(s, &full);
+    dra_snapshot_release(s);
+    cr_assert_geq(full.names, before.names + N, "each slice's pool name interned (%zu, before %zu)", full.names,
+                  before.names);
+    cr_assert_neq(dra_store_apply(st, drop, N, &e), 0, "%s", e.msg);
+    s = dra_store_acquire(st);
+    cr_assert_eq(dra_snapshot_count(s, "ResourceSlice"), 2, "the cluster's own slices stay");
+    dra_snapshot_catalog_sizes(s, &after);
+    dra_snapshot_release(s);
+    cr_expect_eq(after.names, before.names, "names: %zu left, %zu before the batch", after.names, before.names);
+    for (int i = 0; i < N; i++) json_decref(objs[i]);
+    dra_store_free(st);
+}
+
 /* A service's store keeps no object's text, but an opaque config's parameters are part
  * of what /bind writes: kube-scheduler's allocator copies the class's and the claim's
  * config, parameters included, into status.allocation.config
