@@ -47,6 +47,7 @@
 #include "engine/snapshot.h"
 
 #include "engine/extres.h"
+#include "engine/json_warm.h"
 #include "engine/work_ahead.h"
 #include "engine/json_hash.h"
 #include "engine/taintrule.h"
@@ -871,8 +872,8 @@ static void prep_batch_end(prep_batch *b) {
 
 /* p (its facts set) prepared for obj: decoded into an entry against base, the snapshot
  * it will be applied over — unless apply_one would refuse it first, decode it per
- * world, or find it unchanged. Any thread; memo: the thread's lane's (NULL: none),
- * made here when the lane first decodes. */
+ * world, or find it unchanged. Any thread; memo: the batch lane's (NULL: not a batch's
+ * item, a file's document just read), made here when the lane first decodes. */
 static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p,
                           dra_name_memo **memo) {
     /* a store that warns (the CLI's) decodes on the applying thread: its warnings come
@@ -892,7 +893,13 @@ static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t 
      * them is fresh memory, and clearing each one faulted its pages in (perf) */
     err e;
     err_clear(&e);
-    if (memo && !*memo) *memo = dra__name_memo_new();
+    if (memo) {
+        if (!*memo) *memo = dra__name_memo_new();
+        /* a batch's trees were built before it (a LIST's page, the watch's events) and
+         * have left the cache: fetched side by side first, the reads of validation and
+         * decoding that waited for each line in turn find it there (json_warm.h) */
+        dra__json_warm(obj);
+    }
     p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, memo ? *memo : NULL, &e);
     p->failed = !p->en;
     if (p->failed) p->e = e;
