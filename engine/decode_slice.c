@@ -265,30 +265,17 @@ static const quantity *shared_quantity(view_shared *vs, const quantity *q) {
 static const char *const ATTR_MEMBERS[] = {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"};
 enum { ATTR_INT, ATTR_BOOL, ATTR_STRING, ATTR_VERSION, ATTR_LISTS, ATTR_MEMBERS_N = 8 };
 
-/* m[i]: v's member ATTR_MEMBERS[i], or NULL — found in one pass over v's members
- * (one, where v is valid): looking each of the eight up was a tenth of decoding a
- * device (perf, `dralloc bench mig_5000nodes`). */
-static void attr_members(const json_t *v, const json_t *m[ATTR_MEMBERS_N]) {
-    const char *k;
-    const json_t *x;
-    json_object_foreach((json_t *)v, k, x) {
-        for (int i = 0; i < ATTR_MEMBERS_N; i++)
-            if (k[0] == ATTR_MEMBERS[i][0] && !strcmp(k, ATTR_MEMBERS[i])) {
-                m[i] = x;
-                break;
-            }
-    }
-}
-
 static bool decode_attr(dctx *c, view_shared *vs, const json_t *v, const char *key, cel_attr *a, dra_attr_text *t,
                         const char **conv_error) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
-    const json_t *x, *m[ATTR_MEMBERS_N] = {0};
-    attr_members(v, m);
+    /* one member where v is valid: looking each of the eight up was a tenth of decoding
+     * a device (perf) */
+    const json_t *x, *m[ATTR_MEMBERS_N];
+    dra__dmembers(v, ATTR_MEMBERS, ATTR_MEMBERS_N, m);
     int kinds = 0;
     a->kind = CEL_ATTR_NONE;
-    /* the member attr_members found is read as is when of its type; anything else as
+    /* the member found is read as is when of its type; anything else as
      * the dra__dget_ reader reads it (YAML's 1e3), or its error — not looked up again */
     if ((x = m[ATTR_INT]) && !json_is_null(x)) {
         int64_t iv;
@@ -471,35 +458,17 @@ static key_memo device_key(dctx *c, key_memo *km, const char *k, uint32_t driver
     return r;
 }
 
-/* The members every device of a MIG-carved GPU has, and how many others it has: found
- * in one pass over the device. Looking each up hashed its key and read the object's
- * bucket array, a line of the tree read for nothing else (perf, `dralloc bench
- * mig_5000nodes`). */
-typedef struct device_members {
-    const json_t *name, *attrs, *caps, *consumes;
-    size_t others;
-} device_members;
-
-static device_members device_members_of(const json_t *v) {
-    device_members m = {0};
-    const char *k;
-    const json_t *x;
-    json_object_foreach((json_t *)v, k, x) {
-        if (!strcmp(k, "name")) m.name = x;
-        else if (!strcmp(k, "attributes")) m.attrs = x;
-        else if (!strcmp(k, "capacity")) m.caps = x;
-        else if (!strcmp(k, "consumesCounters")) m.consumes = x;
-        else m.others++;
-    }
-    return m;
-}
+/* The members every device of a MIG-carved GPU has (dra__dmembers). */
+static const char *const DEVICE_MEMBERS[] = {"name", "attributes", "capacity", "consumesCounters"};
+enum { DEV_NAME, DEV_ATTRS, DEV_CAPS, DEV_CONSUMES, DEVICE_MEMBERS_N };
 
 static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
-    device_members mem = device_members_of(v);
+    const json_t *mem[DEVICE_MEMBERS_N];
+    size_t others = dra__dmembers(v, DEVICE_MEMBERS, DEVICE_MEMBERS_N, mem);
     /* the name is interned (the entry holds it): its text is the catalog's, no copy */
-    const json_t *nv = mem.name;
+    const json_t *nv = mem[DEV_NAME];
     if (json_is_string(nv)) d->name = json_string_value(nv);
     else if (!dra__dval_str(c, "name", nv, &d->name)) return false;
     if (!d->name || !*d->name) {
@@ -512,7 +481,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     d->cel.driver_id = s->driver_id;
 
     const json_t *attrs;
-    if (!dra__dval_obj(c, "attributes", mem.attrs, &attrs)) return false;
+    if (!dra__dval_obj(c, "attributes", mem[DEV_ATTRS], &attrs)) return false;
     if (attrs) {
         size_t n = json_object_size(attrs);
         cel_attr *ca = ARENA_NEWN(ar, cel_attr, n ? n : 1);
@@ -543,7 +512,7 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         dpop(c, m);
     }
     const json_t *caps;
-    if (!dra__dval_obj(c, "capacity", mem.caps, &caps)) return false;
+    if (!dra__dval_obj(c, "capacity", mem[DEV_CAPS], &caps)) return false;
     if (caps) {
         size_t n = json_object_size(caps);
         /* decoded on the stack when short, then an equal pair of arrays shared, else
@@ -593,11 +562,11 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
         d->cel.ncaps = (uint32_t)n;
         dpop(c, m);
     }
-    if (!decode_counter_sets(c, vs, mem.consumes, "consumesCounters", "counterSet", &d->consumes, &d->nconsumes))
+    if (!decode_counter_sets(c, vs, mem[DEV_CONSUMES], "consumesCounters", "counterSet", &d->consumes, &d->nconsumes))
         return false;
     /* no other member (a GPU's device is name, attributes, capacity and counters):
      * absent leaves d's zeroes (eight lookups a device spared) */
-    if (!mem.others) return true;
+    if (!others) return true;
     int8_t b;
     if (!dra__dget_str(c, v, "nodeName", &d->node_name)) return false;
     if (!dra__dget_bool(c, v, "allNodes", &b)) return false;

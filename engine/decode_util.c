@@ -153,6 +153,20 @@ const json_t *dra__dmember(const json_t *o, const char *key) {
     return NULL;
 }
 
+size_t dra__dmembers(const json_t *o, const char *const *keys, size_t n, const json_t **out) {
+    for (size_t i = 0; i < n; i++) out[i] = NULL;
+    size_t others = 0;
+    const char *k;
+    const json_t *x;
+    json_object_foreach((json_t *)o, k, x) {
+        size_t i = 0;
+        while (i < n && (k[0] != keys[i][0] || strcmp(k, keys[i]))) i++;
+        if (i < n) out[i] = x;
+        else others++;
+    }
+    return others;
+}
+
 bool dra__dget_obj(dctx *c, const json_t *o, const char *key, const json_t **out) {
     return dra__dval_obj(c, key, json_object_get(o, key), out);
 }

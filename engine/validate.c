@@ -942,23 +942,18 @@ static void check_slice(vctx *v, const json_t *obj) {
     /* the smaller maximum holds whatever the devices are: only a longer list is looked
      * through for what makes it the smaller one's */
     size_t ndevs = json_array_size(devs);
-    if (check_max(v, "devices", devs, ndevs <= MAX_DEVICES_ADVANCED || !slice_advanced(devs) ? MAX_DEVICES : MAX_DEVICES_ADVANCED)) {
+    size_t max = ndevs <= MAX_DEVICES_ADVANCED || !slice_advanced(devs) ? MAX_DEVICES : MAX_DEVICES_ADVANCED;
+    if (check_max(v, "devices", devs, max)) {
         size_t mk = dra__dpush_key(v->c, "devices");
         const char *stack[128], **names = ndevs <= 128 ? stack : xmalloc(ndevs * sizeof *names);
         for (size_t i = 0; i < ndevs; i++) {
-            /* name and taints in one pass over the device: looking each up hashed its
-             * key and read the device's bucket array for nothing else (perf, `dralloc
-             * bench mig_5000nodes`) */
-            const json_t *d = json_array_get(devs, i), *nv = NULL, *taints = NULL, *x;
-            const char *k;
-            json_object_foreach((json_t *)d, k, x) {
-                if (!strcmp(k, "name")) nv = x;
-                else if (!strcmp(k, "taints")) taints = x;
-            }
-            const char *name = names[i] = json_is_string(nv) ? json_string_value(nv) : NULL;
+            static const char *const keys[] = {"name", "taints"};
+            const json_t *mem[2];   /* in one pass over the device (dra__dmembers) */
+            dra__dmembers(json_array_get(devs, i), keys, 2, mem);
+            const char *name = names[i] = json_is_string(mem[0]) ? json_string_value(mem[0]) : NULL;
             if (!name || !*name) continue;   /* the decoder says "name: required value" */
             size_t m = dra__dpush_idx(v->c, i);
-            check_device(v, name, taints);
+            check_device(v, name, mem[1]);
             dpop(v->c, m);
         }
         check_unique_names(v, names, ndevs);
