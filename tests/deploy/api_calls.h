@@ -43,6 +43,10 @@ static const api_call API_CALLS[] = {
     {"resource.k8s.io", "resourceclaims", "update", true},
     {"resource.k8s.io", "resourceclaims", "delete", true},
     {"resource.k8s.io", "resourceclaims/status", "update", true},
+    /* no request of its own: the API server (1.36+, DRAResourceClaimGranularStatusAuthorization)
+     * authorizes the status PUT above a second time against this synthetic subresource when it
+     * changes status.allocation or status.reservedFor, with the same verb */
+    {"resource.k8s.io", "resourceclaims/binding", "update", true},
     {"scheduling.k8s.io", "podgroups", "get", true},
 };
 

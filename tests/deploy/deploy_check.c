@@ -254,6 +254,14 @@ static void check_rbac(const json_t *docs, const char *sa, const char *ns, const
     }
     CHECK(lease_ok, "no Role in %s grants the service account get, create and update on leases (kube-scheduler's "
                     "leaderElection.resourceNamespace)", lease_ns);
+    /* a 1.36+ API server authorizes each claim status write that changes allocation or
+     * reservedFor again as resourceclaims/binding with the same verb: the table must say
+     * so, or the roles built from it fail every /bind with 403 */
+    for (size_t k = 0; k < sizeof API_CALLS / sizeof API_CALLS[0]; k++)
+        if (!strcmp(API_CALLS[k].group, "resource.k8s.io") && !strcmp(API_CALLS[k].resource, "resourceclaims/status"))
+            CHECK(api_call_find("resource.k8s.io", "resourceclaims/binding", API_CALLS[k].verb),
+                  "api_calls.h: resourceclaims/status %s without resourceclaims/binding %s "
+                  "(DRAResourceClaimGranularStatusAuthorization)", API_CALLS[k].verb, API_CALLS[k].verb);
     /* exactly the calls of the mode: each granted, nothing more */
     size_t want = 0;
     for (size_t k = 0; k < sizeof API_CALLS / sizeof API_CALLS[0]; k++) {
