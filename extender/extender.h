@@ -89,6 +89,9 @@ typedef struct ext_server_opts {
     struct ext_tls *tls;         /* HTTPS with these credentials (tls.h, borrowed); NULL: HTTP */
     struct ext_budget *budget;   /* request bytes held across connections (budget.h,
                                   * borrowed): past it 503 + Retry-After; NULL: none */
+    unsigned per_ip_limit;       /* connections from one IP address at once, past it new ones
+                                  * from that address are closed at accept (0: no limit):
+                                  * one peer cannot take every slot of conn_limit */
     const char *const *routes;   /* NULL-terminated paths served; others 404 (NULL: all) */
     size_t max_body;             /* 0: the service's max_body */
     const char *name;            /* in log lines and errors: "--listen" (default), "--health-listen" */
@@ -109,7 +112,8 @@ void ext_server_stop(ext_server *srv, unsigned grace_ms);
 /* The health listener (--health-listen, health.c): /healthz, /readyz and /metrics of
  * svc on their own address, thread and connections, plain HTTP for the kubelet's
  * probes, so that whatever the main listener carries (a flood, slow clients, its
- * connection limit reached) cannot delay a probe. */
+ * connection limit reached) cannot delay a probe; a few connections per peer address,
+ * so that neither can another pod that opens many. */
 ext_server *ext_health_start(ext_service *svc, const char *listen, char *bound, size_t nbound, err *e);
 
 #endif

@@ -28,6 +28,8 @@
  *     the keep-alive wait before it (at most conn_timeout_s). Over TLS the 408 cannot
  *     be written past MHD (it would be plaintext in a TLS stream): a late body is
  *     closed like late headers.
+ *   - per_ip_limit connections from one address (MHD's per-IP limit, checked before
+ *     the accept policy): one peer flooding the port leaves the others their slots.
  * TLS (tls.h): each connection's session gets the current credentials before its
  * handshake (so certificate files that rotate take effect), and with a client CA the
  * handshake itself refuses a client without a certificate that CA signed.
@@ -560,6 +562,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
                               MHD_OPTION_ARRAY, pool_opts,
                               MHD_OPTION_CONNECTION_TIMEOUT, o->conn_timeout_s,
                               MHD_OPTION_CONNECTION_LIMIT, want + margin,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit,
                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
                               MHD_OPTION_END);

@@ -18,6 +18,8 @@
  *   - RBAC: the service account's roles are the upstream system:kube-scheduler and
  *     system:volume-scheduler, the leader-election Role, and dralloc's own, whose
  *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode;
+ *   - NetworkPolicy: the pod's declared ports (health, kube-scheduler's) open to named
+ *     peers only, dralloc's --listen port to none (issue #39);
  *   - deploy/plan: an Indexed Job whose shard count is written once, reading the
  *     cluster itself with a read-only role of its own, fsGroup, a TTL, the merge. 
  * Usage: deploy_check DRALLOC SOURCE_DIR. Needs kubectl (its built-in kustomize). */
@@ -288,6 +290,70 @@ static void check_rbac(const json_t *docs, const char *sa, const char *ns, const
     json_decref(granted);
 }
 
+/* ---- NetworkPolicy --------------------------------------------------------------------- */
+
+/* The policies that select the pod (labels) in ns: Ingress isolated, and the ports they
+ * open, together, are exactly the pod's declared containerPorts (the health listener and
+ * kube-scheduler's secure port), each to named peers only (a namespace or pod selector,
+ * never "from anywhere" or an ipBlock); dralloc's --listen port stays on loopback. */
+static void check_netpol(const json_t *docs, const char *ns, const json_t *labels, const json_t *pod, int listen_port) {
+    json_t *open = json_object();   /* port -> policy name */
+    size_t i, n = 0;
+    json_t *d;
+    json_array_foreach(docs, i, d) {
+        if (strcmp(str(d, "kind") ?: "", "NetworkPolicy") ||
+            strcmp(str(json_object_get(d, "metadata"), "namespace") ?: "", ns))
+            continue;
+        const char *name = str(json_object_get(d, "metadata"), "name") ?: "";
+        const char *k;
+        json_t *v;
+        bool selects = true;
+        json_object_foreach((json_t *)path(d, "spec.podSelector.matchLabels"), k, v) selects &=
+            json_equal(v, json_object_get(labels, k));
+        if (!selects) continue;
+        n++;
+        bool ingress = false;
+        size_t j, m;
+        json_t *t, *pt;
+        json_array_foreach(path(d, "spec.policyTypes"), j, t) ingress |= !strcmp(json_string_value(t) ?: "", "Ingress");
+        CHECK(ingress, "NetworkPolicy %s: policyTypes without Ingress", name);
+        json_array_foreach(path(d, "spec.ingress"), j, t) {
+            const json_t *from = json_object_get(t, "from");
+            CHECK(json_array_size(from) > 0, "NetworkPolicy %s: ingress rule %zu allows every peer", name, j);
+            json_array_foreach(from, m, pt) CHECK(!json_object_get(pt, "ipBlock") &&
+                                                      (json_object_get(pt, "namespaceSelector") || json_object_get(pt, "podSelector")),
+                                                  "NetworkPolicy %s: ingress rule %zu: a peer that is no namespace or pod selector",
+                                                  name, j);
+            const json_t *ports = json_object_get(t, "ports");
+            CHECK(json_array_size(ports) > 0, "NetworkPolicy %s: ingress rule %zu opens every port", name, j);
+            json_array_foreach(ports, m, pt) {
+                char key[16];
+                snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(pt, "port")));
+                json_object_set_new(open, key, json_string(name));
+            }
+        }
+    }
+    CHECK(n > 0, "no NetworkPolicy selects the scheduler's pods: any pod may reach the health listener");
+    json_t *declared = json_object(), *c, *cp;
+    size_t ci, pi;
+    json_array_foreach(json_object_get(pod, "containers"), ci, c) json_array_foreach(json_object_get(c, "ports"), pi, cp) {
+        char key[16];
+        snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(cp, "containerPort")));
+        json_object_set_new(declared, key, json_true());
+        CHECK(json_object_get(open, key), "NetworkPolicy: containerPort %s is not opened to anyone (its scraper)", key);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(open, k, v) CHECK(json_object_get(declared, k), "NetworkPolicy %s opens port %s, which no "
+                                                                         "container declares", json_string_value(v), k);
+    char lp[16];
+    snprintf(lp, sizeof lp, "%d", listen_port);
+    CHECK(!json_object_get(open, lp), "NetworkPolicy %s opens dralloc's --listen port %s (loopback: kube-scheduler only)",
+          json_string_value(json_object_get(open, lp)), lp);
+    json_decref(declared);
+    json_decref(open);
+}
+
 /* ---- one overlay ------------------------------------------------------------------- */
 
 static void check_overlay(const char *src, const char *help, bool bind) {
@@ -374,6 +440,8 @@ static void check_overlay(const char *src, const char *help, bool bind) {
     CHECK(ready && !strcmp(str(json_object_get(ready, "httpGet"), "path") ?: "", "/readyz") &&
               probe_port(dr, ready) == port_of(health),
           "dralloc's readinessProbe is not GET /readyz on --health-listen %s", health ? health : "");
+
+    check_netpol(docs, ns, labels, pod, port_of(listen));
 
     /* kube-scheduler's --config: a file of the overlay's ConfigMap */
     const char *cfgpath = NULL;
