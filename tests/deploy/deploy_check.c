@@ -20,6 +20,8 @@
  *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode;
  *   - NetworkPolicy: the pod's declared ports (health, kube-scheduler's) open to named
  *     peers only, dralloc's --listen port to none (issue #39);
+ *   - memory requests and limits as deploy/README.md "Sizing" gives them, a ResourceQuota
+ *     for the critical PriorityClass outside kube-system;
  *   - deploy/plan: an Indexed Job whose shard count is written once, reading the
  *     cluster itself with a read-only role of its own, fsGroup, a TTL, the merge. 
  * Usage: deploy_check DRALLOC SOURCE_DIR. Needs kubectl (its built-in kustomize). */
@@ -354,6 +356,55 @@ static void check_netpol(const json_t *docs, const char *ns, const json_t *label
     json_decref(open);
 }
 
+/* ---- sizing, priority ------------------------------------------------------------------ */
+
+/* A memory quantity in MiB ("1536Mi", "2Gi", "1G"), -1 when absent or unknown. */
+static double mib(const char *q) {
+    if (!q) return -1;
+    char *end;
+    double v = strtod(q, &end);
+    if (!strcmp(end, "Mi")) return v;
+    if (!strcmp(end, "Gi")) return v * 1024;
+    if (!strcmp(end, "Ki")) return v / 1024;
+    if (!strcmp(end, "M")) return v * 1e6 / 1048576;
+    if (!strcmp(end, "G")) return v * 1e9 / 1048576;
+    if (!*end) return v / 1048576;
+    return -1;
+}
+
+/* The memory figures deploy/README.md "Sizing" gives: dralloc's limit above the 1,104 MiB
+ * measured at 10,000 MIG nodes (bench/README.md) with a third to spare, its request at
+ * least the ~250 MiB of 2,000 nodes; kube-scheduler's above what a whole-cluster cache
+ * needs at 2,000 nodes (~470 MiB, assumed). */
+static void check_sizing(const json_t *ks, const json_t *dr) {
+    double dl = mib(str(path(dr, "resources.limits"), "memory")), dq = mib(str(path(dr, "resources.requests"), "memory"));
+    double kl = mib(str(path(ks, "resources.limits"), "memory")), kq = mib(str(path(ks, "resources.requests"), "memory"));
+    CHECK(dl >= 1.33 * 1104, "dralloc's memory limit %.0f MiB: the peak measured at 10,000 MIG nodes is 1,104 MiB", dl);
+    CHECK(dq >= 300 && dq <= dl, "dralloc's memory request %.0f MiB: want ~2,000 nodes' worth (>= 300 MiB), <= its limit", dq);
+    CHECK(kq >= 470 && kl >= 2 * kq, "kube-scheduler's memory request %.0f / limit %.0f MiB: its caches hold the whole "
+                                     "cluster (~470 MiB at 2,000 nodes)", kq, kl);
+}
+
+/* A critical PriorityClass outside kube-system is admitted where the platform limits it
+ * only with a ResourceQuota in the namespace whose scopeSelector names it. */
+static void check_priority_quota(const json_t *docs, const char *ns, const json_t *pod) {
+    const char *pc = str(pod, "priorityClassName");
+    if (!pc || strncmp(pc, "system-", 7) || !strcmp(ns, "kube-system")) return;
+    bool ok = false;
+    size_t i, j, k;
+    json_t *d, *e, *v;
+    json_array_foreach(docs, i, d) {
+        if (strcmp(str(d, "kind") ?: "", "ResourceQuota") || strcmp(str(json_object_get(d, "metadata"), "namespace") ?: "", ns))
+            continue;
+        json_array_foreach(path(d, "spec.scopeSelector.matchExpressions"), j, e) {
+            if (strcmp(str(e, "scopeName") ?: "", "PriorityClass") || strcmp(str(e, "operator") ?: "", "In")) continue;
+            json_array_foreach(json_object_get(e, "values"), k, v) ok |= !strcmp(json_string_value(v) ?: "", pc);
+        }
+    }
+    CHECK(ok, "priorityClassName %s in %s without a ResourceQuota scoped to it: refused where the platform limits "
+              "the class to kube-system", pc, ns);
+}
+
 /* ---- one overlay ------------------------------------------------------------------- */
 
 static void check_overlay(const char *src, const char *help, bool bind) {
@@ -442,6 +493,8 @@ static void check_overlay(const char *src, const char *help, bool bind) {
           "dralloc's readinessProbe is not GET /readyz on --health-listen %s", health ? health : "");
 
     check_netpol(docs, ns, labels, pod, port_of(listen));
+    check_sizing(ks, dr);
+    check_priority_quota(docs, ns, pod);
 
     /* kube-scheduler's --config: a file of the overlay's ConfigMap */
     const char *cfgpath = NULL;
