@@ -79,3 +79,17 @@ bench: release
 
 clean:
 	rm -rf build build-release build-tsan build-fuzz
+
+# End-to-end tests on a real control plane (tests/e2e/README.md). e2e-build: the
+# upstream Kubernetes v1.37.2 commands (kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubectl), etcd v3.7.0 and the fake kubelet, built from the Go module
+# tests/e2e into build-upstream/bin/. e2e: a cluster per run (tests/e2e/cluster.sh) with
+# dralloc deployed as deploy/ says, the scenarios of tests/e2e/run.sh.
+.PHONY: e2e-build e2e
+e2e-build:
+	@mkdir -p build-upstream/bin
+	@cd tests/e2e && GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath -ldflags="-s -w" \
+		-o $(CURDIR)/build-upstream/bin/ ./cmd/...
+
+e2e: e2e-build release
+	@./tests/e2e/run.sh

@@ -1,0 +1,388 @@
+#!/usr/bin/env bash
+# A real Kubernetes v1.37.2 control plane on loopback, with dralloc deployed as
+# deploy/<mode> describes, for end-to-end tests (tests/e2e/README.md).
+#
+#   tests/e2e/cluster.sh up DIR [--mode advisor|bind] [--nodes N]
+#   tests/e2e/cluster.sh down DIR
+#
+# up starts, each from build-upstream/bin (make e2e-build) unless said otherwise:
+#   etcd                     plain HTTP on 127.0.0.1, data in DIR/etcd
+#   kube-apiserver           HTTPS on 127.0.0.1 (certificates made here with openssl),
+#                            --authorization-mode=Node,RBAC, default admission plugins,
+#                            default feature gates; no unauthenticated port, anonymous off
+#   kube-controller-manager  --controllers=* (the resourceclaim controller included),
+#                            --use-service-account-credentials, its own client cert
+#   fake-kubelet             keeps the N Nodes (node-0..node-N-1, created here) Ready
+#   dralloc serve            live mode, the rendered Deployment's flags, as the
+#                            dralloc-system/dralloc-scheduler ServiceAccount (a real token)
+#   kube-scheduler           the rendered KubeSchedulerConfiguration of deploy/<mode>
+#                            (profile, extender and leader election as shipped; only the
+#                            extender's address and the kubeconfig changed), as the same
+#                            ServiceAccount: the pod of deploy/ runs both containers as it
+# and writes DIR/kubeconfig (admin), DIR/env (ports, mode: `source` it), DIR/*.log,
+# DIR/*.pid. down stops what up started (by pid file, TERM then KILL) and waits.
+#
+# Node lifecycle: the nodelifecycle controller stays ON; fake-kubelet (cmd/fake-kubelet)
+# renews each Node's Lease in kube-node-lease and its Ready condition every 10s, marks
+# pods bound to a node Running/Ready and finishes deletions (grace 0). So nodes are
+# never tainted not-ready/unreachable and pod deletion behaves as with kubelets.
+#
+# Environment: E2E_BIN (build-upstream/bin), DRALLOC (build-release/dralloc, else
+# build/dralloc), E2E_SCHEDULER_IDENTITY=sa|cert (sa: the ServiceAccount as deployed;
+# cert: CN=system:kube-scheduler), E2E_DRALLOC_ARGS (extra flags for dralloc serve),
+# E2E_TIMEOUT (seconds per wait, default 90).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BIN=${E2E_BIN:-$ROOT/build-upstream/bin}
+TIMEOUT=${E2E_TIMEOUT:-90}
+# start order; down stops them in reverse
+COMPONENTS=(etcd kube-apiserver kube-controller-manager fake-kubelet dralloc kube-scheduler)
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+log() { echo "cluster.sh: $*" >&2; }
+
+usage() {
+    echo "usage: $0 up DIR [--mode advisor|bind] [--nodes N] | $0 down DIR" >&2
+    exit 2
+}
+
+# wait_for WHAT CMD...: retry CMD until it succeeds, at most $TIMEOUT seconds
+wait_for() {
+    local what=$1; shift
+    local deadline=$((SECONDS + TIMEOUT))
+    until "$@" >/dev/null 2>&1; do
+        if ((SECONDS >= deadline)); then
+            log "timed out after ${TIMEOUT}s waiting for $what"
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+
+# start NAME CMD...: run CMD in the background, log to DIR/NAME.log, pid in DIR/NAME.pid
+start() {
+    local name=$1; shift
+    "$@" </dev/null >"$DIR/$name.log" 2>&1 &
+    echo $! >"$DIR/$name.pid"
+}
+
+# alive NAME: the process of DIR/NAME.pid still runs (and is still ours)
+alive() {
+    local pid
+    pid=$(cat "$DIR/$1.pid" 2>/dev/null) || return 1
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
+    # a zombie or a recycled pid is not ours
+    [[ $(cat "/proc/$pid/stat" 2>/dev/null | awk '{print $3}') != Z ]] || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$1" || return 1
+}
+
+check_alive() {
+    alive "$1" || { tail -n 30 "$DIR/$1.log" >&2; die "$1 exited (log: $DIR/$1.log)"; }
+}
+
+free_ports() { # N: print N free loopback ports
+    python3 - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+
+# ---- certificates ------------------------------------------------------------------
+make_certs() {
+    local pki=$DIR/pki
+    mkdir -p "$pki"
+    (
+        cd "$pki"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout ca.key -out ca.crt -days 7 -subj "/CN=dralloc-e2e-ca" \
+            -addext "basicConstraints=critical,CA:TRUE" \
+            -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" 2>/dev/null
+        # name subject extendedKeyUsage [subjectAltName]
+        leaf() {
+            local ext="basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=$3"
+            [[ -n ${4:-} ]] && ext+="
+subjectAltName=$4"
+            openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -keyout "$1.key" -out "$1.csr" -subj "$2" 2>/dev/null
+            openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial \
+                -days 7 -out "$1.crt" -extfile <(echo "$ext") 2>/dev/null
+            rm -f "$1.csr"
+        }
+        leaf apiserver "/CN=kube-apiserver" serverAuth \
+            "IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+        leaf kube-controller-manager-serving "/CN=kube-controller-manager" serverAuth "IP:127.0.0.1,DNS:localhost"
+        leaf kube-scheduler-serving "/CN=kube-scheduler" serverAuth "IP:127.0.0.1,DNS:localhost"
+        leaf admin "/O=system:masters/CN=e2e-admin" clientAuth
+        leaf kube-controller-manager "/CN=system:kube-controller-manager" clientAuth
+        leaf kube-scheduler "/CN=system:kube-scheduler" clientAuth
+        leaf apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
+        # the service-account token signing key pair
+        openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
+        openssl pkey -in sa.key -pubout -out sa.pub 2>/dev/null
+    )
+}
+
+# kubeconfig FILE USER (cert CRT KEY | token TOKEN)
+kubeconfig() {
+    local file=$1 user=$2 kind=$3
+    {
+        cat <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority: $DIR/pki/ca.crt
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: $user}
+current-context: e2e
+users:
+- name: $user
+  user:
+EOF
+        if [[ $kind == cert ]]; then
+            echo "    client-certificate: $4"
+            echo "    client-key: $5"
+        else
+            echo "    token: $4"
+        fi
+    } >"$file"
+}
+
+kc() { kubectl --kubeconfig "$DIR/kubeconfig" "$@"; }
+
+# ---- up ----------------------------------------------------------------------------
+up() {
+    local mode=advisor nodes=2
+    while (($#)); do
+        case $1 in
+            --mode) mode=${2:?}; shift 2 ;;
+            --mode=*) mode=${1#--mode=}; shift ;;
+            --nodes) nodes=${2:?}; shift 2 ;;
+            --nodes=*) nodes=${1#--nodes=}; shift ;;
+            *) usage ;;
+        esac
+    done
+    [[ $mode == advisor || $mode == bind ]] || die "--mode: advisor or bind, not $mode"
+    [[ $nodes =~ ^[0-9]+$ ]] || die "--nodes: a number, not $nodes"
+    local b
+    for b in etcd kube-apiserver kube-controller-manager kube-scheduler fake-kubelet; do
+        [[ -x $BIN/$b ]] || die "$BIN/$b missing: run make e2e-build"
+    done
+    local dralloc=${DRALLOC:-}
+    if [[ -z $dralloc ]]; then
+        if [[ -x $ROOT/build-release/dralloc ]]; then dralloc=$ROOT/build-release/dralloc
+        elif [[ -x $ROOT/build/dralloc ]]; then dralloc=$ROOT/build/dralloc
+        else die "no dralloc binary: run make release"; fi
+    fi
+    command -v kubectl >/dev/null || die "kubectl not found"
+    for c in "${COMPONENTS[@]}"; do
+        alive "$c" && die "$DIR already has a running $c: cluster.sh down $DIR first"
+    done
+    local t0=$SECONDS
+    mkdir -p "$DIR"
+    rm -rf "$DIR/etcd"
+
+    local ports
+    read -r ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT DRALLOC_PORT DRALLOC_HEALTH_PORT \
+        <<<"$(free_ports 7)"
+    cat >"$DIR/env" <<EOF
+MODE=$mode
+NODES=$nodes
+ETCD_PORT=$ETCD_PORT
+APISERVER_PORT=$APISERVER_PORT
+KCM_PORT=$KCM_PORT
+SCHEDULER_PORT=$SCHEDULER_PORT
+DRALLOC_PORT=$DRALLOC_PORT
+DRALLOC_HEALTH_PORT=$DRALLOC_HEALTH_PORT
+DRALLOC=$dralloc
+KUBECONFIG=$DIR/kubeconfig
+SCHEDULER_NAME=dralloc-scheduler
+EOF
+
+    make_certs
+    local pki=$DIR/pki
+    kubeconfig "$DIR/kubeconfig" e2e-admin cert "$pki/admin.crt" "$pki/admin.key"
+    kubeconfig "$DIR/kube-controller-manager.kubeconfig" system:kube-controller-manager cert \
+        "$pki/kube-controller-manager.crt" "$pki/kube-controller-manager.key"
+    kubeconfig "$DIR/kube-scheduler-cert.kubeconfig" system:kube-scheduler cert \
+        "$pki/kube-scheduler.crt" "$pki/kube-scheduler.key"
+
+    # deploy/<mode> rendered: the scheduler configuration, dralloc's flags, the RBAC
+    kubectl kustomize "$ROOT/deploy/$mode" >"$DIR/deploy.yaml" || die "kubectl kustomize deploy/$mode failed"
+
+    log "etcd on 127.0.0.1:$ETCD_PORT"
+    start etcd "$BIN/etcd" --name e2e --data-dir "$DIR/etcd" \
+        --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+        --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+        --initial-cluster "e2e=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "" \
+        --unsafe-no-fsync --log-level warn
+    wait_for "etcd /health" curl -sf "http://127.0.0.1:$ETCD_PORT/health" || { check_alive etcd; die "etcd not healthy"; }
+
+    log "kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
+    start kube-apiserver "$BIN/kube-apiserver" \
+        --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+        --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+        --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+        --client-ca-file "$pki/ca.crt" --anonymous-auth=false \
+        --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" \
+        --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
+        --service-account-issuer https://kubernetes.default.svc.cluster.local \
+        --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+        --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
+        --authorization-mode Node,RBAC --allow-privileged=true --profiling=false
+    # /readyz needs credentials (anonymous is off): the admin's
+    local acurl=(curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key")
+    wait_for "kube-apiserver /readyz" "${acurl[@]}" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
+        { check_alive kube-apiserver; die "kube-apiserver not ready (log: $DIR/kube-apiserver.log)"; }
+
+    log "kube-controller-manager on https://127.0.0.1:$KCM_PORT"
+    start kube-controller-manager "$BIN/kube-controller-manager" \
+        --kubeconfig "$DIR/kube-controller-manager.kubeconfig" \
+        --authentication-kubeconfig "$DIR/kube-controller-manager.kubeconfig" \
+        --authorization-kubeconfig "$DIR/kube-controller-manager.kubeconfig" \
+        --bind-address 127.0.0.1 --secure-port "$KCM_PORT" \
+        --tls-cert-file "$pki/kube-controller-manager-serving.crt" \
+        --tls-private-key-file "$pki/kube-controller-manager-serving.key" \
+        --controllers '*' --use-service-account-credentials --leader-elect=false \
+        --root-ca-file "$pki/ca.crt" --service-account-private-key-file "$pki/sa.key" \
+        --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
+        --profiling=false
+
+    # deploy/<mode>'s namespace, service account and RBAC (and the ConfigMap, harmless),
+    # as rendered; not the Deployment and its PodDisruptionBudget: the processes run here
+    yq -y 'select(.kind == "Namespace" or .kind == "ServiceAccount" or .kind == "ClusterRole" or
+               .kind == "ClusterRoleBinding" or .kind == "Role" or .kind == "RoleBinding" or
+               .kind == "ConfigMap")' "$DIR/deploy.yaml" >"$DIR/deploy-rbac.yaml"
+    kc apply -f "$DIR/deploy-rbac.yaml" >"$DIR/deploy-apply.log" 2>&1 ||
+        { cat "$DIR/deploy-apply.log" >&2; die "applying deploy/$mode's RBAC failed"; }
+    local token
+    token=$(kc create token dralloc-scheduler -n dralloc-system --duration 48h) ||
+        die "kubectl create token dralloc-system/dralloc-scheduler failed"
+    kubeconfig "$DIR/dralloc.kubeconfig" system:serviceaccount:dralloc-system:dralloc-scheduler token "$token"
+    if [[ ${E2E_SCHEDULER_IDENTITY:-sa} == cert ]]; then
+        cp "$DIR/kube-scheduler-cert.kubeconfig" "$DIR/kube-scheduler.kubeconfig"
+    else
+        cp "$DIR/dralloc.kubeconfig" "$DIR/kube-scheduler.kubeconfig"
+    fi
+
+    # the Nodes, Ready; fake-kubelet keeps them so
+    local i nodes_yaml=
+    for ((i = 0; i < nodes; i++)); do
+        nodes_yaml+="---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-$i
+  labels: {kubernetes.io/hostname: node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+status:
+  capacity: {cpu: \"32\", memory: 128Gi, pods: \"110\"}
+  allocatable: {cpu: \"32\", memory: 128Gi, pods: \"110\"}
+  conditions:
+  - {type: Ready, status: \"True\", reason: KubeletReady, message: fake-kubelet}
+"
+    done
+    if ((nodes > 0)); then
+        echo "$nodes_yaml" | kc create -f - >/dev/null || die "creating the Nodes failed"
+    fi
+    log "fake-kubelet for $nodes nodes"
+    start fake-kubelet "$BIN/fake-kubelet" --kubeconfig "$DIR/kubeconfig"
+
+    # dralloc serve with the Deployment's flags: the addresses moved to free loopback ports
+    local -a dargs=()
+    local a
+    while IFS= read -r a; do
+        case $a in
+            --listen=*) dargs+=("--listen=127.0.0.1:$DRALLOC_PORT") ;;
+            --health-listen=*) dargs+=("--health-listen=127.0.0.1:$DRALLOC_HEALTH_PORT") ;;
+            *) dargs+=("$a") ;;
+        esac
+    done < <(yq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[] |
+                   select(.name == "dralloc") | .args[]' "$DIR/deploy.yaml")
+    [[ ${dargs[0]:-} == serve ]] || die "deploy/$mode: the dralloc container's args do not start with serve"
+    # shellcheck disable=SC2206
+    local extra=(${E2E_DRALLOC_ARGS:-})
+    log "dralloc ${dargs[*]} on 127.0.0.1:$DRALLOC_PORT (health $DRALLOC_HEALTH_PORT)"
+    start dralloc "$dralloc" "${dargs[@]}" --kubeconfig "$DIR/dralloc.kubeconfig" "${extra[@]}"
+
+    # kube-scheduler with the rendered KubeSchedulerConfiguration; only where it reaches
+    # dralloc and the API server change
+    yq -r 'select(.kind == "ConfigMap" and .data["config.yaml"] != null) | .data["config.yaml"]' \
+        "$DIR/deploy.yaml" >"$DIR/kube-scheduler-config.shipped.yaml"
+    [[ -s $DIR/kube-scheduler-config.shipped.yaml ]] || die "deploy/$mode: no ConfigMap with config.yaml"
+    yq -y --arg url "http://127.0.0.1:$DRALLOC_PORT" --arg kc "$DIR/kube-scheduler.kubeconfig" \
+        '.clientConnection.kubeconfig = $kc | .extenders |= map(.urlPrefix = $url)' \
+        "$DIR/kube-scheduler-config.shipped.yaml" >"$DIR/kube-scheduler-config.yaml"
+    log "kube-scheduler on https://127.0.0.1:$SCHEDULER_PORT"
+    start kube-scheduler "$BIN/kube-scheduler" --config "$DIR/kube-scheduler-config.yaml" \
+        --authentication-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
+        --authorization-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
+        --bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT" \
+        --tls-cert-file "$pki/kube-scheduler-serving.crt" --tls-private-key-file "$pki/kube-scheduler-serving.key"
+
+    local c
+    wait_for "kube-controller-manager /healthz" curl -sfk "https://127.0.0.1:$KCM_PORT/healthz" ||
+        { check_alive kube-controller-manager; die "kube-controller-manager not healthy"; }
+    wait_for "the default ServiceAccount (kube-controller-manager's serviceaccount controller)" \
+        kc get serviceaccount default -n default || die "no default ServiceAccount"
+    wait_for "kube-scheduler /healthz" curl -sfk "https://127.0.0.1:$SCHEDULER_PORT/healthz" ||
+        { check_alive kube-scheduler; die "kube-scheduler not healthy"; }
+    wait_for "the scheduler's Lease dralloc-system/dralloc-scheduler" \
+        bash -c "kubectl --kubeconfig '$DIR/kubeconfig' get lease -n dralloc-system dralloc-scheduler -o jsonpath='{.spec.holderIdentity}' | grep -q ." ||
+        { check_alive kube-scheduler; die "kube-scheduler never took its Lease"; }
+    wait_for "dralloc /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/readyz" ||
+        { check_alive dralloc; die "dralloc not ready (log: $DIR/dralloc.log)"; }
+    if ((nodes > 0)); then
+        wait_for "node leases" bash -c "[ \$(kubectl --kubeconfig '$DIR/kubeconfig' get lease -n kube-node-lease -o name | wc -l) -ge $nodes ]" ||
+            { check_alive fake-kubelet; die "fake-kubelet wrote no node leases"; }
+    fi
+    for c in "${COMPONENTS[@]}"; do check_alive "$c"; done
+    log "up in $((SECONDS - t0))s: mode $mode, $nodes nodes; KUBECONFIG=$DIR/kubeconfig"
+}
+
+# ---- down --------------------------------------------------------------------------
+down() {
+    local i c pid pids=() names=()
+    for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+        c=${COMPONENTS[i]}
+        if alive "$c"; then
+            pid=$(cat "$DIR/$c.pid")
+            kill -TERM "$pid" 2>/dev/null || true
+            pids+=("$pid"); names+=("$c")
+        fi
+        rm -f "$DIR/$c.pid"
+    done
+    local deadline=$((SECONDS + 20))
+    for i in "${!pids[@]}"; do
+        while kill -0 "${pids[i]}" 2>/dev/null &&
+            [[ $(awk '{print $3}' "/proc/${pids[i]}/stat" 2>/dev/null) != Z ]]; do
+            if ((SECONDS >= deadline)); then
+                log "${names[i]} (pid ${pids[i]}) ignored TERM: KILL"
+                kill -KILL "${pids[i]}" 2>/dev/null || true
+                break
+            fi
+            sleep 0.2
+        done
+    done
+    ((${#names[@]})) && log "stopped ${names[*]}" || log "nothing running in $DIR"
+}
+
+(($# >= 2)) || usage
+cmd=$1 DIR=$2
+shift 2
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+case $cmd in
+    up) up "$@" ;;
+    down) (($# == 0)) || usage; down ;;
+    *) usage ;;
+esac

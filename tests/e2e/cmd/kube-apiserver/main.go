@@ -1,0 +1,18 @@
+// kube-apiserver as released in Kubernetes v1.37.2: calls the upstream command
+// (k8s.io/kubernetes/cmd/kube-apiserver/app) exactly as cmd/kube-apiserver does; no code copied.
+package main
+
+import (
+	"os"
+	_ "time/tzdata"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewAPIServerCommand()))
+}
