@@ -204,6 +204,14 @@ void cel_cache_stats(cel_cache *c, size_t *programs, size_t *bytes);
 
 cel_eval_ctx *cel_eval_ctx_new(void);
 void cel_eval_ctx_free(cel_eval_ctx *x);
+/* The runtime cost the last evaluation on x charged (`dralloc cel eval -o json`'s
+ * "cost"). Calls and operators are charged cel-go's figures; identifiers and field
+ * selections are not charged where cel-go charges them but statically per
+ * comprehension iteration (eval.c), so this figure is not cel-go's ActualCost for the
+ * same expression: tests/upstream compares the verdict against the limit, and lists
+ * the difference (tests/cel-divergences.md). Past the limit it is only known to
+ * exceed CEL_MAX_COST. */
+uint64_t cel_eval_ctx_cost(const cel_eval_ctx *x);
 
 typedef enum cel_result {
     CEL_ERROR = -1,

@@ -1104,6 +1104,8 @@ void cel_eval_ctx_free(cel_eval_ctx *x) {
 
 arena *cel__eval_ctx_arena(cel_eval_ctx *x) { return &x->a; }
 
+uint64_t cel_eval_ctx_cost(const cel_eval_ctx *x) { return x->cost; }
+
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
     x->cost = p->folded_cost;
@@ -1126,6 +1128,43 @@ cel_value cel__eval_value(const cel_program *p, const cel_device *d, const cel_v
     return v;
 }
 
+/* Why cel-go's ConvertToNative(bool) refuses a value: the text upstream's
+ * DeviceMatches puts after "CEL result of type T could not be converted to bool: ",
+ * each type's own wording in cel-go (common/types) and the apiserver's library
+ * types (Quantity, Semver, IP, CIDR, URL: "type conversion error from 'Name' to
+ * 'bool'"). An optional converts its value (none: "optional.none() dereference").
+ * Found by tests/upstream's CEL differential test. */
+static const char *not_bool_why(const cel_value *v) {
+    switch ((cel_kind)v->kind) {
+    case CV_INT: return "unsupported type conversion from 'int' to bool";
+    case CV_UINT: return "unsupported type conversion from 'uint' to bool";
+    case CV_STRING: return "unsupported native conversion from string to 'bool'";
+    case CV_DOUBLE: return "type conversion error from Double to 'bool'";
+    case CV_BYTES: return "type conversion error from Bytes to 'bool'";
+    case CV_NULL: return "type conversion error from 'null_type' to 'bool'";
+    case CV_LIST: return "type conversion error from list to 'bool'";
+    case CV_MAP: case CV_DEVMAP: case CV_DEVDOMAIN: case CV_DEVICE: return "type conversion error from map to 'bool'";
+    case CV_TYPE: return "type conversion not supported for 'type'";
+    case CV_DURATION: return "type conversion error from 'Duration' to 'bool'";
+    case CV_TIMESTAMP: return "type conversion error from 'Timestamp' to 'bool'";
+    case CV_QUANTITY: return "type conversion error from 'Quantity' to 'bool'";
+    case CV_SEMVER: return "type conversion error from 'Semver' to 'bool'";
+    case CV_OPTIONAL:
+        if (!v->u.opt) return "optional.none() dereference";
+        return not_bool_why(v->u.opt);
+    case CV_OPAQUE: {
+        const char *n = v->u.o->type->name;
+        if (!strcmp(n, "net.IP")) return "type conversion error from 'IP' to 'bool'";
+        if (!strcmp(n, "net.CIDR")) return "type conversion error from 'CIDR' to 'bool'";
+        if (!strcmp(n, "kubernetes.URL")) return "type conversion error from 'URL' to 'bool'";
+        if (!strcmp(n, "kubernetes.NamedFormat")) return "type conversion error from 'Format' to 'bool'";
+        return "type conversion error";
+    }
+    case CV_ERROR: case CV_BOOL: case CV_KIND_COUNT: break;
+    }
+    return "type conversion error";
+}
+
 /* The ordinary path of cel_eval_bool: out of line, so that the predicate path's
  * caller does not pay for its registers and stack frame. */
 __attribute__((noinline)) static cel_result eval_bool_full(const cel_program *p, const cel_device *d, cel_eval_ctx *x,
@@ -1137,13 +1176,18 @@ __attribute__((noinline)) static cel_result eval_bool_full(const cel_program *p,
     }
     const cel_inst *r = p->root;
     cel_value v = r->op == OP_ANDN ? logic_n(r, x, true) : eval_leaf(r, x);
+    /* cel-go's Optional.ConvertToNative converts the value it holds: a selector of
+     * dyn type yielding optional.of(true) matches */
+    if (UNLIKELY(v.kind == CV_OPTIONAL && v.u.opt && v.u.opt->kind == CV_BOOL)) v = *v.u.opt;
     if (LIKELY(v.kind == CV_BOOL && !over_budget(x))) return v.u.b ? CEL_TRUE : CEL_FALSE;
     if (over_budget(x)) {
         err_set(e, "%s", CEL_COST_EXCEEDED_MSG);
         return CEL_ERROR;
     }
     if (v.kind == CV_ERROR) err_set(e, "%s", v.u.s);
-    else err_set(e, "CEL result of type %s could not be converted to bool", cel__kind_type_name(&v));
+    /* upstream's device variable is a Go map at run time, whatever its declared type */
+    else err_set(e, "CEL result of type %s could not be converted to bool: %s",
+                 v.kind == CV_DEVICE ? "map" : cel__kind_type_name(&v), not_bool_why(&v));
     return CEL_ERROR;
 }
 

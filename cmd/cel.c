@@ -12,6 +12,9 @@
  *    "allowMultipleAllocations": false}
  * Unqualified attribute and capacity names belong to the driver's domain, as in
  * Kubernetes. --slice decodes ResourceSlices with the engine and picks the device by name.
+ * -o json prints the answer as an object (eval_json below: value or error, runtime and
+ * estimated cost, the limit's verdict), the keys tests/upstream's dra-oracle prints;
+ * --stdin answers JSON Lines of expression and device, one object a line.
  * Exit codes: 0 result printed, 1 compile or runtime error, 2 usage or input error. */
 #include "cmd/commands.h"
 
@@ -28,8 +31,9 @@
 
 static int usage(void) {
     fprintf(stderr,
-            "usage: dralloc cel eval EXPR --device-json FILE\n"
+            "usage: dralloc cel eval EXPR --device-json FILE [-o json]\n"
             "       dralloc cel eval EXPR --slice FILE --device NAME\n"
+            "       dralloc cel eval --stdin   (JSON Lines {\"expr\": ..., \"device\": {...}} in, -o json lines out)\n"
             "       (after `--` the next argument is EXPR even if it starts with '-':\n"
             "        dralloc cel eval -- '-1 + 2' --device-json FILE)\n");
     return 2;
@@ -47,7 +51,8 @@ static void qualified(intern_table *t, const char *name, const char *driver, uin
     }
 }
 
-static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char **conv_error) {
+static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char **conv_error, char *msg,
+                      size_t nmsg) {
     const char *kind = NULL;
     json_t *val = NULL;
     if (json_object_size(v) == 1) {
@@ -118,29 +123,19 @@ static bool read_attr(arena *a, const char *name, json_t *v, cel_attr *at, char 
         list->vers = xs;
         at->u.list = list;
     } else {
-        fprintf(stderr, "dralloc cel: attribute %s: unsupported value kind '%s'\n", name, kind);
+        snprintf(msg, nmsg, "attribute %s: unsupported value kind '%s'", name, kind);
         return false;
     }
     return true;
 }
 
-static bool load_device(const char *path, arena *a, intern_table *t, cel_device *d) {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) {
-        fprintf(stderr, "dralloc cel: %s:%d: %s\n", path, je.line, je.text);
-        return false;
-    }
-    bool ok = false;
-    if (!json_is_object(root)) {
-        fprintf(stderr, "dralloc cel: %s: expected a JSON object (a Device)\n", path);
-        goto out;
-    }
+/* The --device-json shape (this file's opening) into d; `where` names the input in
+ * messages, which go to msg. */
+static bool device_from_json(json_t *root, const char *where, arena *a, intern_table *t, cel_device *d, char *msg,
+                             size_t nmsg) {
+    if (!json_is_object(root)) return snprintf(msg, nmsg, "%s: expected a JSON object (a Device)", where), false;
     const char *driver = json_string_value(json_object_get(root, "driver"));
-    if (!driver) {
-        fprintf(stderr, "dralloc cel: %s: driver: required string\n", path);
-        goto out;
-    }
+    if (!driver) return snprintf(msg, nmsg, "%s: driver: required string", where), false;
     memset(d, 0, sizeof *d);
     d->driver.s = arena_strdup(a, driver);
     d->driver.len = (uint32_t)strlen(driver);
@@ -157,12 +152,10 @@ static bool load_device(const char *path, arena *a, intern_table *t, cel_device 
         cel_attr *at = &av[d->nattrs];
         uint32_t name;
         qualified(t, k, driver, &at->domain, &name);
-        if (name > CEL_ATTR_NAME_MAX) {   /* a fresh table: cannot happen, but never truncate */
-            fprintf(stderr, "dralloc cel: %s: attribute %s: too many distinct names\n", path, k);
-            goto out;
-        }
+        if (name > CEL_ATTR_NAME_MAX)   /* a fresh table: cannot happen, but never truncate */
+            return snprintf(msg, nmsg, "%s: attribute %s: too many distinct names", where, k), false;
         at->name = name;
-        if (!read_attr(a, k, v, at, &conv_error)) goto out;
+        if (!read_attr(a, k, v, at, &conv_error, msg, nmsg)) return false;
         d->nattrs++;
     }
     json_object_foreach(caps, k, v) {
@@ -173,17 +166,26 @@ static bool load_device(const char *path, arena *a, intern_table *t, cel_device 
         err_clear(&e);
         quantity *qv = ARENA_NEW(a, quantity);
         c->value = qv;
-        if (!q || !quantity_parse(q, strlen(q), qv, &e)) {
-            fprintf(stderr, "dralloc cel: %s: capacity[\"%s\"].value: %s\n", path, k, q ? e.msg : "required string");
-            goto out;
-        }
+        if (!q || !quantity_parse(q, strlen(q), qv, &e))
+            return snprintf(msg, nmsg, "%s: capacity[\"%s\"].value: %s", where, k, q ? e.msg : "required string"), false;
         d->ncaps++;
     }
     d->attrs = av;
     d->caps = cv;
     d->conv_error = conv_error;
-    ok = true;
-out:
+    return true;
+}
+
+static bool load_device(const char *path, arena *a, intern_table *t, cel_device *d) {
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        fprintf(stderr, "dralloc cel: %s:%d: %s\n", path, je.line, je.text);
+        return false;
+    }
+    char msg[1024];
+    bool ok = device_from_json(root, path, a, t, d, msg, sizeof msg);
+    if (!ok) fprintf(stderr, "dralloc cel: %s\n", msg);
     json_decref(root);
     return ok;
 }
@@ -219,6 +221,116 @@ static int compile_and_print(const cel_env *env, const char *expr, const cel_dev
     cel_program_free(p);
     cel_eval_ctx_free(x);
     return rc;
+}
+
+/* -o json: the answer as an object with tests/upstream's dra-oracle keys — "value"
+ * (CEL literal text) or "error" with "errorKind" ("compile", "runtime"); "cost" (the
+ * runtime cost charged), "estimatedCost" (the compile-time worst case), "costLimit"
+ * and "tooComplex" (estimatedCost over the limit: the API server's "Forbidden: too
+ * complex, exceeds cost limit"). An expression that compiles as a selector (bool, or
+ * the attributes' dyn type) is evaluated as the allocator evaluates one
+ * (cel_eval_bool), its runtime error worded as the allocator's (cel_enhance_runtime_error,
+ * as upstream's EnhanceRuntimeError); any other is evaluated for its value, as a derived
+ * attribute is. */
+static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d, cel_eval_ctx *x) {
+    json_t *o = json_object();
+    err e;
+    err_clear(&e);
+    /* a selector if it compiles as one (bool or the attribute's dyn type), else a value */
+    cel_env *sel = cel_env_new_dra(t), *any = NULL;
+    cel_program *p = cel_compile(sel, expr, strlen(expr), &e);
+    bool selector = p != NULL;
+    if (!p && strstr(e.msg, "must evaluate to bool")) {
+        any = cel_env_new_dra_any(t);
+        err_clear(&e);
+        p = cel_compile(any, expr, strlen(expr), &e);
+    }
+    if (!p) {
+        cel_env_free(sel);
+        cel_env_free(any);
+        json_object_set_new(o, "error", json_string(e.msg));
+        json_object_set_new(o, "errorKind", json_string("compile"));
+        json_object_set_new(o, "costLimit", json_integer(CEL_MAX_COST));
+        json_object_set_new(o, "tooComplex", json_false());
+        return o;
+    }
+    uint64_t est = cel_program_estimated_cost(p);
+    char *text = NULL;
+    bool ok;
+    if (selector) {
+        cel_result r = cel_eval_bool(p, d, x, &e);
+        ok = r != CEL_ERROR;
+        if (ok) text = strdup(r == CEL_TRUE ? "true" : "false");
+    } else {
+        text = cel_eval_format_alloc(p, d, x, &e);
+        ok = text != NULL;
+    }
+    if (ok) {
+        json_object_set_new(o, "value", json_string(text));
+    } else {
+        cel_enhance_runtime_error(&e);
+        json_object_set_new(o, "error", json_string(e.msg));
+        json_object_set_new(o, "errorKind", json_string("runtime"));
+    }
+    free(text);
+    json_object_set_new(o, "cost", json_integer((json_int_t)cel_eval_ctx_cost(x)));
+    json_object_set_new(o, "estimatedCost", json_integer((json_int_t)(est > INT64_MAX ? INT64_MAX : est)));
+    json_object_set_new(o, "costLimit", json_integer(CEL_MAX_COST));
+    json_object_set_new(o, "tooComplex", json_boolean(est > CEL_MAX_COST));
+    cel_program_free(p);
+    cel_env_free(sel);
+    cel_env_free(any);
+    return o;
+}
+
+static void print_json(json_t *o) {
+    char *s = json_dumps(o, JSON_COMPACT);
+    puts(s);
+    free(s);
+}
+
+/* --stdin: JSON Lines of {"expr": EXPR, "device": DEVICE}, one answer line each (the
+ * -o json object, or {"inputError": "..."} for a line that is not such an object), so
+ * that a differential test asks a million questions of one process. */
+static int cel_eval_stream(void) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    unsigned long lineno = 0;
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        lineno++;
+        if (n == 1 && line[0] == '\n') continue;
+        char where[48];
+        snprintf(where, sizeof where, "<stdin>:%lu", lineno);
+        json_error_t je;
+        json_t *in = json_loadb(line, (size_t)n, 0, &je), *out = NULL;
+        const char *expr = json_string_value(json_object_get(in, "expr"));
+        char msg[1024];
+        if (!in) {
+            snprintf(msg, sizeof msg, "%s: %s", where, je.text);
+        } else if (!expr) {
+            snprintf(msg, sizeof msg, "%s: expr: required string", where);
+        } else {
+            intern_table *t = intern_new();
+            arena a;
+            arena_init(&a, 0);
+            cel_device d;
+            if (device_from_json(json_object_get(in, "device"), where, &a, t, &d, msg, sizeof msg)) {
+                cel_eval_ctx *x = cel_eval_ctx_new();
+                out = eval_json(t, expr, &d, x);
+                cel_eval_ctx_free(x);
+            }
+            arena_free(&a);
+            intern_free(t);
+        }
+        if (!out) out = json_pack("{s:s}", "inputError", msg);
+        print_json(out);
+        fflush(stdout);
+        json_decref(out);
+        json_decref(in);
+    }
+    free(line);
+    return 0;
 }
 
 /* --slice FILE --device NAME: the device as the allocator sees it, decoded by the
@@ -261,6 +373,7 @@ out:
 
 static int cel_eval_cmd(int argc, char **argv) {
     const char *expr = NULL, *devjson = NULL, *slice = NULL, *devname = NULL;
+    bool as_json = false, from_stdin = false;
     for (int i = 1; i < argc; i++) {
         /* `--` makes the next argument the expression even when it starts with '-'
          * (`-1 + 2`); options may still follow it */
@@ -269,8 +382,11 @@ static int cel_eval_cmd(int argc, char **argv) {
         else if (!strcmp(argv[i], "--device-json") && i + 1 < argc) devjson = argv[++i];
         else if (!strcmp(argv[i], "--slice") && i + 1 < argc) slice = argv[++i];
         else if (!strcmp(argv[i], "--device") && i + 1 < argc) devname = argv[++i];
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc && !strcmp(argv[i + 1], "json")) as_json = true, i++;
+        else if (!strcmp(argv[i], "--stdin")) from_stdin = true;
         else return usage();
     }
+    if (from_stdin) return expr || devjson || slice ? usage() : cel_eval_stream();
     if (!expr || (!devjson && !slice)) return usage();
     if (slice) return cel_eval_slice(expr, slice, devname);
     intern_table *t = intern_new();
@@ -280,8 +396,17 @@ static int cel_eval_cmd(int argc, char **argv) {
     int rc = 2;
     cel_env *env = NULL;
     if (!load_device(devjson, &a, t, &d)) goto out;
-    env = cel_env_new_dra_any(t);
-    rc = compile_and_print(env, expr, &d, NULL);
+    if (as_json) {
+        cel_eval_ctx *x = cel_eval_ctx_new();
+        json_t *o = eval_json(t, expr, &d, x);
+        rc = json_object_get(o, "error") ? 1 : 0;
+        print_json(o);
+        json_decref(o);
+        cel_eval_ctx_free(x);
+    } else {
+        env = cel_env_new_dra_any(t);
+        rc = compile_and_print(env, expr, &d, NULL);
+    }
 out:
     cel_env_free(env);
     arena_free(&a);
