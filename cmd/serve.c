@@ -67,6 +67,10 @@ static int usage(FILE *f) {
             "  --tls-private-key-file FILE  its PEM key; both are loaded again when they change\n"
             "  --client-ca-file FILE  require client certificates signed by this PEM CA (handshake refused\n"
             "                         otherwise): kube-scheduler's extender tlsConfig certFile/keyFile\n"
+            "  --client-allowed-names NAME,...  with --client-ca-file: the client certificate's CN or one of\n"
+            "                         its DNS names must be one of these (as kube-apiserver's\n"
+            "                         --requestheader-allowed-names); handshake refused otherwise\n"
+            "  --tls-min-version V    VersionTLS12 (default) or VersionTLS13: the lowest TLS version offered\n"
             "  --allow-unauthenticated  let /bind, POST /objects and DELETE /objects answer on a --listen\n"
             "                         beyond loopback without --client-ca-file (else 403)\n\n"
             "Live mode (instead of --snapshot): list+watch a kube-apiserver\n"
@@ -218,7 +222,8 @@ int cmd_serve(int argc, char **argv) {
                    !strcmp(a, "--token-file") || !strcmp(a, "--ca-file") || !strcmp(a, "--lease-namespace") ||
                    !strcmp(a, "--lease-name") || !strcmp(a, "--tls-cert-file") ||
                    !strcmp(a, "--tls-private-key-file") || !strcmp(a, "--client-ca-file") ||
-                   !strcmp(a, "--health-listen")) {
+                   !strcmp(a, "--health-listen") || !strcmp(a, "--tls-min-version") ||
+                   !strcmp(a, "--client-allowed-names")) {
             if (!val || !*val) {
                 fprintf(stderr, "dralloc serve: %s needs a value\n", a);
                 goto out;
@@ -233,6 +238,8 @@ int cmd_serve(int argc, char **argv) {
             else if (!strcmp(a, "--tls-private-key-file")) to.key_file = val;
             else if (!strcmp(a, "--client-ca-file")) to.client_ca_file = val;
             else if (!strcmp(a, "--health-listen")) health_listen = val;
+            else if (!strcmp(a, "--tls-min-version")) to.min_version = val;
+            else if (!strcmp(a, "--client-allowed-names")) to.allowed_names = val;
             else lease_name = val;
             i++;
         } else if (!strcmp(a, "--insecure-skip-tls-verify")) {
@@ -291,9 +298,14 @@ int cmd_serve(int argc, char **argv) {
             goto out;
         }
     }
-    if ((to.cert_file || to.key_file || to.client_ca_file) && !(to.cert_file && to.key_file)) {
+    if ((to.cert_file || to.key_file || to.client_ca_file || to.min_version || to.allowed_names) &&
+        !(to.cert_file && to.key_file)) {
         fprintf(stderr, "dralloc serve: %s needs --tls-cert-file and --tls-private-key-file\n",
-                to.client_ca_file ? "--client-ca-file" : to.cert_file ? "--tls-cert-file" : "--tls-private-key-file");
+                to.client_ca_file  ? "--client-ca-file"
+                : to.min_version   ? "--tls-min-version"
+                : to.allowed_names ? "--client-allowed-names"
+                : to.cert_file     ? "--tls-cert-file"
+                                   : "--tls-private-key-file");
         goto out;
     }
     if (so.request_timeout_ms && so.conn_timeout_s && so.request_timeout_ms <= so.conn_timeout_s * 1000u) {

@@ -32,7 +32,9 @@
  *     the accept policy): one peer flooding the port leaves the others their slots.
  * TLS (tls.h): each connection's session gets the current credentials before its
  * handshake (so certificate files that rotate take effect), and with a client CA the
- * handshake itself refuses a client without a certificate that CA signed.
+ * handshake itself refuses a client without a certificate that CA signed (or whose
+ * name is not allowed); the versions offered are --tls-min-version and up, and a
+ * refused handshake is logged with its cause and the peer's address.
  * A server may serve only some routes (the health listener): others are 404 at once.
  * A graceful stop lets the requests in flight finish before the daemon goes away. */
 #include "extender/extender.h"
@@ -40,6 +42,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -137,6 +140,8 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
     const char *who = cls;   /* "http", "health" */
+    /* a failed TLS handshake: tls.c logs it with its cause and peer, this says neither */
+    if (strstr(fmt, "handshake message out of context")) return;
     /* a flood of clients that hang up mid-request would otherwise be a flood of lines:
      * 20 per 10 s, then a count of the ones left out */
     static uint64_t window;
@@ -158,6 +163,14 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
 
 /* ---- the connection list and the watchdog --------------------------------------------- */
 
+/* "ADDR:PORT" ([V6]:PORT) of a peer, for the TLS log. */
+static void peer_name(const struct sockaddr *a, char *buf, size_t n) {
+    char host[64] = "?", port[8] = "?";
+    socklen_t len = a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    getnameinfo(a, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+    snprintf(buf, n, a->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe) {
     ext_server *srv = cls;
@@ -169,7 +182,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             const union MHD_ConnectionInfo *ti = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
             cn->tls_session = ti ? ti->tls_session : NULL;
             /* before the handshake: this connection's credentials and client check */
-            if (cn->tls_session) cn->tls_ref = ext_tls_session_begin(srv->tls, cn->tls_session);
+            if (cn->tls_session) {
+                char peer[80] = "?";
+                const union MHD_ConnectionInfo *ai = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+                if (ai && ai->client_addr) peer_name(ai->client_addr, peer, sizeof peer);
+                cn->tls_ref = ext_tls_session_begin(srv->tls, cn->tls_session, peer);
+            }
         }
         atomic_init(&cn->phase, PH_HEADERS);
         atomic_init(&cn->since, now_ns());
@@ -388,7 +406,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->cn->path = xstrdup(url);
         }
         if (!phase_move(rq->cn, PH_HEADERS, PH_BODY)) return MHD_NO;   /* cut meanwhile */
-        if (srv->tls && !ext_tls_session_verified(srv->tls, rq->cn ? rq->cn->tls_session : NULL)) {
+        if (srv->tls && !ext_tls_session_verified(srv->tls, rq->cn ? rq->cn->tls_ref : NULL)) {
             /* the handshake already refuses these: a second lock on the same door */
             ext_reply r;
             ext_service_refuse(srv->svc, url, 403, "forbidden: no verified client certificate (--client-ca-file)", &r);
@@ -550,6 +568,8 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     struct MHD_OptionItem tls_opts[] = {
         {o->tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, o->tls ? (void *)ext_tls_key_pem(o->tls) : NULL},
         {MHD_OPTION_HTTPS_MEM_CERT, 0, o->tls ? (void *)ext_tls_cert_pem(o->tls) : NULL},
+        /* the versions offered: --tls-min-version and up (tls.h) */
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, o->tls ? (void *)ext_tls_priorities(o->tls) : NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     /* the logger first: MHD logs through the default one until it sees this option;

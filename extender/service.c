@@ -483,6 +483,18 @@ static void metrics(ext_service *s, ext_reply *r) {
                   "# TYPE dralloc_tls_reloads_total counter\ndralloc_tls_reloads_total{outcome=\"loaded\"} %llu\n"
                   "dralloc_tls_reloads_total{outcome=\"failed\"} %llu\n",
                   (unsigned long long)ext_tls_reloads(c->tls), (unsigned long long)ext_tls_reload_errors(c->tls));
+    if (c->tls) {
+        sbuf_addf(&b,
+                  "# HELP dralloc_tls_certificate_expiry_seconds seconds until the serving certificate's notAfter "
+                  "(negative: expired)\n"
+                  "# TYPE dralloc_tls_certificate_expiry_seconds gauge\ndralloc_tls_certificate_expiry_seconds %lld\n"
+                  "# HELP dralloc_tls_handshakes_refused_total TLS handshakes refused, by cause\n"
+                  "# TYPE dralloc_tls_handshakes_refused_total counter\n",
+                  (long long)ext_tls_expiry_seconds(c->tls));
+        for (int k = 0; k < EXT_TLS_NCAUSES; k++)
+            sbuf_addf(&b, "dralloc_tls_handshakes_refused_total{cause=\"%s\"} %llu\n", ext_tls_cause_label(k),
+                      (unsigned long long)ext_tls_refused(c->tls, k));
+    }
     reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", sbuf_take(&b));
 }
 

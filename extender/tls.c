@@ -6,7 +6,8 @@
  * handshake), which is what lets a rotation take effect without a restart. A session
  * uses its credentials until it closes, so each credentials object counts the
  * connections using it; one that is neither current nor used is freed at the next
- * reload or at the end. */
+ * reload or at the end. The versions offered are libmicrohttpd's priority string
+ * (ext_tls_priorities); what each handshake does is watched in tls_peer.c. */
 #include "extender/tls.h"
 
 #include <gnutls/gnutls.h>
@@ -23,45 +24,17 @@
 
 #include "base/base.h"
 #include "base/strbuf.h"
+#include "extender/tls_internal.h"
 
 #define CHECK_EVERY_NS 1000000000ull
+#define EXPIRY_WARN_S (30 * 86400)   /* a month's notice before the serving certificate expires */
 
-typedef struct cred {
-    gnutls_certificate_credentials_t c;
-    unsigned refs;               /* connections using it (under ext_tls.mu) */
-    struct cred *next;           /* retired list */
-} cred;
-
-/* What a file looked like when it was loaded: a rotation changes one of these. */
-typedef struct stamp {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
-} stamp;
-
-enum { F_CERT, F_KEY, F_CA, NFILES };
+typedef ext__tls_cred cred;
+typedef ext__tls_stamp stamp;
+enum { F_CERT = EXT__TLS_CERT, F_KEY = EXT__TLS_KEY, F_CA = EXT__TLS_CA, NFILES = EXT__TLS_NFILES };
 static const char *const FLAG[NFILES] = {"--tls-cert-file", "--tls-private-key-file", "--client-ca-file"};
 
-struct ext_tls {
-    char *file[NFILES];          /* F_CA NULL without client certificates */
-    char *cert_pem, *key_pem;    /* as loaded at start */
-    bool quiet;
-    pthread_mutex_t mu;          /* cur, retired, refs, seen, checked_ns */
-    cred *cur, *retired;
-    stamp seen[NFILES];          /* of the files cur was loaded from */
-    stamp failed[NFILES];        /* of the last files that did not load (logged once) */
-    uint64_t checked_ns;
-    _Atomic uint64_t reloads, reload_errors;
-};
-
-/* Client certificates must be usable for client authentication (when they say what
- * they are for at all). */
-static const gnutls_typed_vdata_st CLIENT_PURPOSE[] = {
-    {.type = GNUTLS_DT_KEY_PURPOSE_OID, .data = (void *)GNUTLS_KP_TLS_WWW_CLIENT},
-};
-
-static uint64_t mono_ns(void) {
+uint64_t ext__tls_mono_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
@@ -107,6 +80,15 @@ static cred *load(const ext_tls *t, err *e) {
         err_set(e, "%s %s, %s %s: %s", FLAG[F_CERT], t->file[F_CERT], FLAG[F_KEY], t->file[F_KEY], gnutls_strerror(rc));
         goto fail;
     }
+    /* the serving certificate's notAfter (the first of the chain), for the warning and
+     * the metric */
+    gnutls_datum_t der;
+    gnutls_x509_crt_t crt;
+    if (gnutls_certificate_get_crt_raw(c->c, 0, 0, &der) >= 0 && gnutls_x509_crt_init(&crt) >= 0) {
+        if (gnutls_x509_crt_import(crt, &der, GNUTLS_X509_FMT_DER) >= 0)
+            c->not_after = (int64_t)gnutls_x509_crt_get_expiration_time(crt);
+        gnutls_x509_crt_deinit(crt);
+    }
     if (t->file[F_CA]) {
         rc = gnutls_certificate_set_x509_trust_file(c->c, t->file[F_CA], GNUTLS_X509_FMT_PEM);
         if (rc <= 0) {
@@ -121,8 +103,7 @@ fail:
     return NULL;
 }
 
-static void tlog(const ext_tls *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tlog(const ext_tls *t, const char *fmt, ...) {
+void ext__tls_log(const ext_tls *t, const char *fmt, ...) {
     if (t->quiet) return;
     va_list ap;
     va_start(ap, fmt);
@@ -130,6 +111,61 @@ static void tlog(const ext_tls *t, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+/* Under t->mu or before any connection: c is now the current credentials. Within a
+ * month of its notAfter, or past it, a WARNING (at start and at every reload: a renewal
+ * that did not happen is seen again with each rotation of the other files). */
+static void took_effect(ext_tls *t, const cred *c) {
+    atomic_store(&t->not_after, c->not_after);
+    if (!c->not_after) return;
+    int64_t left = c->not_after - (int64_t)time(NULL);
+    if (left >= EXPIRY_WARN_S) return;
+    time_t na = (time_t)c->not_after;
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&na, &tm));
+    if (t->quiet) return;
+    if (left < 0)
+        fprintf(stderr, "dralloc serve: WARNING: tls: the serving certificate %s expired %.1f days ago (notAfter %s): "
+                        "clients refuse it; renew it (it is loaded again when the file changes)\n",
+                t->file[F_CERT], (double)-left / 86400, when);
+    else
+        fprintf(stderr, "dralloc serve: WARNING: tls: the serving certificate %s expires in %.1f days (notAfter %s): "
+                        "renew it (it is loaded again when the file changes)\n",
+                t->file[F_CERT], (double)left / 86400, when);
+}
+
+/* "VersionTLS12" / "VersionTLS13" as kube-apiserver's --tls-min-version spells them. */
+static bool parse_min_version(ext_tls *t, const char *v, err *e) {
+    if (!v || !strcmp(v, "VersionTLS12")) {
+        t->min_version = 0x0303, t->min_flag = "VersionTLS12";
+        snprintf(t->priorities, sizeof t->priorities, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2");
+        return true;
+    }
+    if (!strcmp(v, "VersionTLS13")) {
+        t->min_version = 0x0304, t->min_flag = "VersionTLS13";
+        snprintf(t->priorities, sizeof t->priorities, "NORMAL:-VERS-ALL:+VERS-TLS1.3");
+        return true;
+    }
+    return err_set(e, "--tls-min-version %s: want VersionTLS12 or VersionTLS13 (TLS 1.0 and 1.1 are not offered)", v);
+}
+
+/* "a,b,,c" into t->allowed (empty names skipped). */
+static bool parse_allowed(ext_tls *t, const char *list, err *e) {
+    if (!list || !*list) return true;
+    if (!t->file[F_CA]) return err_set(e, "--client-allowed-names needs --client-ca-file (the names are those of "
+                                          "verified client certificates)");
+    size_t n = 1;
+    for (const char *p = list; *p; p++) n += *p == ',';
+    t->allowed = xcalloc(n, sizeof *t->allowed);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len) t->allowed[t->nallowed++] = xstrndup(p, len);
+        p += len + (p[len] == ',');
+    }
+    if (!t->nallowed) return err_set(e, "--client-allowed-names %s: no name in it", list);
+    return true;
 }
 
 ext_tls *ext_tls_new(const ext_tls_opts *o, err *e) {
@@ -143,6 +179,8 @@ ext_tls *ext_tls_new(const ext_tls_opts *o, err *e) {
     t->file[F_CA] = o->client_ca_file ? xstrdup(o->client_ca_file) : NULL;
     t->quiet = o->quiet;
     pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->log_mu, NULL);
+    if (!parse_min_version(t, o->min_version, e) || !parse_allowed(t, o->allowed_names, e)) goto fail;
     for (int i = 0; i < NFILES; i++)
         if (!stamp_of(t->file[i], &t->seen[i])) {
             err_set(e, "%s %s: cannot read it", FLAG[i], t->file[i]);
@@ -156,7 +194,8 @@ ext_tls *ext_tls_new(const ext_tls_opts *o, err *e) {
     }
     t->cur = load(t, e);
     if (!t->cur) goto fail;
-    t->checked_ns = mono_ns();
+    took_effect(t, t->cur);
+    t->checked_ns = ext__tls_mono_ns();
     return t;
 fail:
     ext_tls_free(t);
@@ -178,6 +217,7 @@ static void free_unused_retired(ext_tls *t) {
 
 void ext_tls_free(ext_tls *t) {
     if (!t) return;
+    ext__tls_flush_log(t);
     free_unused_retired(t);
     assert(!t->retired && (!t->cur || !t->cur->refs));   /* the servers stopped first */
     if (t->cur) {
@@ -185,6 +225,9 @@ void ext_tls_free(ext_tls *t) {
         free(t->cur);
     }
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->log_mu);
+    for (size_t i = 0; i < t->nallowed; i++) free(t->allowed[i]);
+    free(t->allowed);
     for (int i = 0; i < NFILES; i++) free(t->file[i]);
     free(t->cert_pem);
     free(t->key_pem);
@@ -196,13 +239,15 @@ const char *ext_tls_cert_pem(const ext_tls *t) { return t->cert_pem; }
 const char *ext_tls_key_pem(const ext_tls *t) { return t->key_pem; }
 uint64_t ext_tls_reloads(const ext_tls *t) { return atomic_load(&t->reloads); }
 uint64_t ext_tls_reload_errors(const ext_tls *t) { return atomic_load(&t->reload_errors); }
+const char *ext_tls_priorities(const ext_tls *t) { return t->priorities; }
+int64_t ext_tls_expiry_seconds(const ext_tls *t) { return atomic_load(&t->not_after) - (int64_t)time(NULL); }
 
 /* Under t->mu: when a second has passed since the last look and a file changed, new
  * credentials become current. A rotation writes the certificate and the key one
  * after the other: a pair that does not load yet is tried again at the next look
  * (the stamps are kept only once it loads), logged once per change seen. */
 static void maybe_reload(ext_tls *t) {
-    uint64_t now = mono_ns();
+    uint64_t now = ext__tls_mono_ns();
     if (now - t->checked_ns < CHECK_EVERY_NS) return;
     t->checked_ns = now;
     stamp now_st[NFILES];
@@ -221,7 +266,7 @@ static void maybe_reload(ext_tls *t) {
         for (int i = 0; i < NFILES; i++) again &= stamp_eq(&t->failed[i], &now_st[i]);
         if (!again) {
             atomic_fetch_add(&t->reload_errors, 1);
-            tlog(t, "the files changed but do not load (%s); still serving the previous certificate", e.msg);
+            ext__tls_log(t, "the files changed but do not load (%s); still serving the previous certificate", e.msg);
             memcpy(t->failed, now_st, sizeof t->failed);
         }
         return;
@@ -231,38 +276,41 @@ static void maybe_reload(ext_tls *t) {
     t->retired = t->cur;
     t->cur = c;
     free_unused_retired(t);
+    took_effect(t, c);
     atomic_fetch_add(&t->reloads, 1);
-    tlog(t, "loaded the changed %s / %s%s%s", t->file[F_CERT], t->file[F_KEY], t->file[F_CA] ? " / " : "",
+    ext__tls_log(t, "loaded the changed %s / %s%s%s", t->file[F_CERT], t->file[F_KEY], t->file[F_CA] ? " / " : "",
          t->file[F_CA] ? t->file[F_CA] : "");
 }
 
-void *ext_tls_session_begin(ext_tls *t, void *session) {
-    gnutls_session_t s = session;
+void *ext_tls_session_begin(ext_tls *t, void *session, const char *peer) {
+    ext__tls_conn *tc = xcalloc(1, sizeof *tc);
+    tc->s = session;
+    tc->cause = -1;
+    snprintf(tc->peer, sizeof tc->peer, "%s", peer ? peer : "?");
+    tc->t = t;
     pthread_mutex_lock(&t->mu);
     maybe_reload(t);
-    cred *c = t->cur;
-    c->refs++;
+    tc->cred = t->cur;
+    tc->cred->refs++;
     pthread_mutex_unlock(&t->mu);
-    gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, c->c);
-    if (t->file[F_CA]) {
-        /* no certificate: the handshake fails; one that does not verify against the
-         * CA list of c (or is not for client authentication): it fails too */
-        gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
-        gnutls_session_set_verify_cert2(s, (gnutls_typed_vdata_st *)CLIENT_PURPOSE, ARRAY_SIZE(CLIENT_PURPOSE), 0);
-    }
-    return c;
+    gnutls_credentials_set(tc->s, GNUTLS_CRD_CERTIFICATE, tc->cred->c);
+    ext__tls_watch(t, tc);
+    return tc;
 }
 
 void ext_tls_session_end(ext_tls *t, void *ref) {
-    cred *c = ref;
-    if (!c) return;
+    ext__tls_conn *tc = ref;
+    if (!tc) return;
+    ext__tls_closed(t, tc);   /* a refused handshake is logged (the session is still there) */
     pthread_mutex_lock(&t->mu);
-    assert(c->refs > 0);
-    c->refs--;
+    assert(tc->cred->refs > 0);
+    tc->cred->refs--;
     pthread_mutex_unlock(&t->mu);
+    free(tc);
 }
 
-bool ext_tls_session_verified(const ext_tls *t, void *session) {
+bool ext_tls_session_verified(const ext_tls *t, void *ref) {
     if (!t->file[F_CA]) return true;
-    return session && gnutls_session_get_verify_cert_status((gnutls_session_t)session) == 0;
+    const ext__tls_conn *tc = ref;
+    return tc && tc->verified;
 }
