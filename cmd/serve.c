@@ -24,6 +24,7 @@
 #include "extender/bind.h"
 #include "extender/budget.h"
 #include "extender/extender.h"
+#include "extender/gates.h"
 #include "extender/kube.h"
 #include "extender/lease.h"
 #include "extender/listen.h"
@@ -47,7 +48,8 @@ static int usage(FILE *f) {
             "                         DynamicResources plugin) or best-fit (of the allocations that fit, the\n"
             "                         one leaving the node least fragmented): what /bind writes in bind\n"
             "                         mode; /filter and /prioritize answer as with first-fit\n"
-            "  --feature-gates SPEC   DRAPrioritizedList=true,... (Kubernetes 1.37 defaults)\n"
+            "  --feature-gates SPEC   DRAPrioritizedList=true,... (Kubernetes 1.37 defaults; in live mode the\n"
+            "                         defaults of the kube-apiserver's release, from its /version, these on top)\n"
             "  --max-body SIZE        largest request body, bytes or with Ki/Mi suffix (default 16Mi; 413 beyond)\n"
             "  --max-depth N          JSON nesting limit (default %d; 400 beyond)\n"
             "  --max-nodes N          nodes per request (default %d; 400 beyond)\n"
@@ -93,6 +95,51 @@ static int usage(FILE *f) {
             "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
             EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
     return f == stdout ? 0 : 2;
+}
+
+/* Live mode: the feature-gate defaults of the release the kube-apiserver runs
+ * (extender/gates.h), --feature-gates (spec, already checked) on top; one log line says
+ * which. Its own client with a short timeout: an API server that does not answer
+ * delays the start by 5 s, not 30, and leaves the 1.37 defaults. */
+static void gates_from_server(const ext_kube_opts *ko, const char *spec, dra_features *feat) {
+    ext_kube_opts vo = *ko;
+    vo.timeout_s = 5;
+    err e;
+    err_clear(&e);
+    ext_kube *k = ext_kube_new(&vo, &e);
+    ext_kube_resp r = {0};
+    unsigned minor = 0;
+    char git[64] = "", why[sizeof e.msg + 16] = "";
+    bool ok = k && ext_kube_request(k, "GET", "/version", NULL, NULL, &r, &e);
+    if (ok && r.status != 200) snprintf(why, sizeof why, "HTTP %ld", r.status), ok = false;
+    else if (ok) ok = ext_gates_server_minor(r.body, &minor, git, sizeof git, &e);
+    if (!ok && !why[0]) snprintf(why, sizeof why, "%s", e.msg);
+    free(r.body);
+    ext_kube_free(k);
+    if (!ok) {
+        fprintf(stderr, "dralloc serve: feature gates: the kube-apiserver's /version did not say its release (%s): "
+                        "Kubernetes 1.%d defaults%s%s\n", why, EXT_GATES_NEWEST_MINOR, spec ? ", --feature-gates " : "",
+                spec ? spec : "");
+        return;
+    }
+    dra_features f;
+    char changed[1024];
+    ext_gates_for_release(&f, minor, changed, sizeof changed);
+    if (spec) {
+        err_clear(&e);
+        bool parsed = dra_features_parse(&f, spec, &e);   /* checked at the flag */
+        (void)parsed;
+    }
+    *feat = f;
+    if (minor > EXT_GATES_NEWEST_MINOR)
+        fprintf(stderr, "dralloc serve: feature gates: kube-apiserver %s is newer than the Kubernetes 1.%d gates dralloc "
+                        "knows: 1.%d defaults%s%s\n", git, EXT_GATES_NEWEST_MINOR, EXT_GATES_NEWEST_MINOR,
+                spec ? ", --feature-gates " : "", spec ? spec : "");
+    else
+        fprintf(stderr, "dralloc serve: feature gates: kube-apiserver %s: Kubernetes 1.%u defaults (%s%s)%s%s%s\n", git,
+                minor, changed[0] ? "differing from 1.37's: " : "the same as 1.37's", changed,
+                spec ? ", --feature-gates " : "", spec ? spec : "",
+                minor < 34 ? "; dralloc reads resource.k8s.io/v1, served from Kubernetes 1.34 on" : "");
 }
 
 static bool parse_uint(const char *opt, const char *s, unsigned long long min, unsigned long long max,
@@ -141,6 +188,8 @@ int cmd_serve(int argc, char **argv) {
     ext_lease_opts lo = {0};
     ext_tls_opts to = {0};
     bool allow_unauth = false;
+    char gates_buf[1024] = "";       /* every --feature-gates, for live mode's release defaults */
+    const char *gates_spec = NULL;
     size_t max_inflight = EXT_DEFAULT_MAX_INFLIGHT_BYTES;
     int rc = 2;
     for (int i = 1; i < argc; i++) {
@@ -215,6 +264,9 @@ int cmd_serve(int argc, char **argv) {
                 fprintf(stderr, "dralloc serve: --feature-gates: %s\n", val ? err_format(&e, buf, sizeof buf) : "needs A=true,B=false");
                 goto out;
             }
+            size_t used = strlen(gates_buf);
+            snprintf(gates_buf + used, sizeof gates_buf - used, "%s%s", used ? "," : "", val);
+            gates_spec = gates_buf;
             i++;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             cfg.verbose = true;
@@ -360,6 +412,7 @@ int cmd_serve(int argc, char **argv) {
     cfg.write_guard = guard;
     cfg.budget = budget;
     cfg.tls = tls;
+    cfg.features = &feat;   /* live mode: gates_from_server sets it below, before the service starts */
     so.tls = tls;
     so.budget = budget;
     ext_kube *kube = NULL;
@@ -372,6 +425,7 @@ int cmd_serve(int argc, char **argv) {
             goto out_serving;
         }
     }
+    if (live) gates_from_server(&ko, gates_spec, &feat);
     dra_store *st = dra_store_new(&feat);
     ext_watch *watch = NULL;
     ext_lease *lease = NULL;

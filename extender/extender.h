@@ -34,6 +34,7 @@ typedef struct ext_config {
     const char *write_guard;     /* why /bind and /objects are refused (auth.h): 403 with it; NULL: open */
     struct ext_budget *budget;   /* buffered request bytes (budget.h), for the metrics */
     struct ext_tls *tls;         /* the server's TLS (tls.h), for the metrics */
+    const dra_features *features;   /* the gates in effect (borrowed), for the metrics; may be NULL */
 } ext_config;
 
 #define EXT_DEFAULT_MAX_BODY (16u << 20)

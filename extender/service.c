@@ -7,6 +7,7 @@
 #include "extender/bind.h"
 #include "extender/budget.h"
 #include "extender/lease.h"
+#include "extender/gates.h"
 #include "extender/tls.h"
 #include "extender/watch.h"
 #include "engine/causes.h"
@@ -483,6 +484,16 @@ static void metrics(ext_service *s, ext_reply *r) {
                   "# TYPE dralloc_tls_reloads_total counter\ndralloc_tls_reloads_total{outcome=\"loaded\"} %llu\n"
                   "dralloc_tls_reloads_total{outcome=\"failed\"} %llu\n",
                   (unsigned long long)ext_tls_reloads(c->tls), (unsigned long long)ext_tls_reload_errors(c->tls));
+    if (c->features) {
+        /* as kube components export their gates (component-base's metric) */
+        sbuf_addf(&b, "# HELP kubernetes_feature_enabled whether a feature gate is on in this dralloc (1) or off (0)\n"
+                      "# TYPE kubernetes_feature_enabled gauge\n");
+        const char *name;
+        bool on;
+        for (size_t k = 0; (name = ext_gates_name(k)); k++)
+            if (dra_features_get(c->features, name, &on))
+                sbuf_addf(&b, "kubernetes_feature_enabled{name=\"%s\"} %d\n", name, on ? 1 : 0);
+    }
     if (c->tls) {
         sbuf_addf(&b,
                   "# HELP dralloc_tls_certificate_expiry_seconds seconds until the serving certificate's notAfter "

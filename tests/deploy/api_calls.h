@@ -17,48 +17,59 @@
 
 typedef struct api_call {
     const char *group, *resource, *verb;
-    bool bind;   /* bind mode only */
+    bool bind;          /* bind mode only */
+    bool public_info;   /* a non-resource URL every user may GET (the API server's own
+                         * system:public-info-viewer ClusterRole): no role of deploy/ grants it */
 } api_call;
 
 static const api_call API_CALLS[] = {
     /* watch.c: the cache */
-    {"resource.k8s.io", "deviceclasses", "list", false},
-    {"resource.k8s.io", "deviceclasses", "watch", false},
-    {"resource.k8s.io", "resourceslices", "list", false},
-    {"resource.k8s.io", "resourceslices", "watch", false},
-    {"resource.k8s.io", "resourceclaims", "list", false},
-    {"resource.k8s.io", "resourceclaims", "watch", false},
-    {"resource.k8s.io", "devicetaintrules", "list", false},
-    {"resource.k8s.io", "devicetaintrules", "watch", false},
-    {"", "nodes", "list", false},
-    {"", "nodes", "watch", false},
-    {"scheduling.k8s.io", "podgroups", "list", false},
-    {"scheduling.k8s.io", "podgroups", "watch", false},
+    {"resource.k8s.io", "deviceclasses", "list", false, false},
+    {"resource.k8s.io", "deviceclasses", "watch", false, false},
+    {"resource.k8s.io", "resourceslices", "list", false, false},
+    {"resource.k8s.io", "resourceslices", "watch", false, false},
+    {"resource.k8s.io", "resourceclaims", "list", false, false},
+    {"resource.k8s.io", "resourceclaims", "watch", false, false},
+    {"resource.k8s.io", "devicetaintrules", "list", false, false},
+    {"resource.k8s.io", "devicetaintrules", "watch", false, false},
+    {"", "nodes", "list", false, false},
+    {"", "nodes", "watch", false, false},
+    {"scheduling.k8s.io", "podgroups", "list", false, false},
+    {"scheduling.k8s.io", "podgroups", "watch", false, false},
     /* bind.c */
-    {"", "pods", "get", true},
-    {"", "pods/binding", "create", true},
-    {"", "pods/status", "patch", true},
-    {"resource.k8s.io", "resourceclaims", "get", true},
-    {"resource.k8s.io", "resourceclaims", "create", true},
-    {"resource.k8s.io", "resourceclaims", "update", true},
-    {"resource.k8s.io", "resourceclaims", "delete", true},
-    {"resource.k8s.io", "resourceclaims/status", "update", true},
+    {"", "pods", "get", true, false},
+    {"", "pods/binding", "create", true, false},
+    {"", "pods/status", "patch", true, false},
+    {"resource.k8s.io", "resourceclaims", "get", true, false},
+    {"resource.k8s.io", "resourceclaims", "create", true, false},
+    {"resource.k8s.io", "resourceclaims", "update", true, false},
+    {"resource.k8s.io", "resourceclaims", "delete", true, false},
+    {"resource.k8s.io", "resourceclaims/status", "update", true, false},
     /* no request of its own: the API server (1.36+, DRAResourceClaimGranularStatusAuthorization)
      * authorizes the status PUT above a second time against this synthetic subresource when it
      * changes status.allocation or status.reservedFor, with the same verb */
-    {"resource.k8s.io", "resourceclaims/binding", "update", true},
-    {"scheduling.k8s.io", "podgroups", "get", true},
+    {"resource.k8s.io", "resourceclaims/binding", "update", true, false},
+    {"scheduling.k8s.io", "podgroups", "get", true, false},
+    /* cmd/serve.c: the release, for the feature gates' defaults (extender/gates.h) */
+    {"", "/version", "get", false, true},
 };
 
 /* An HTTP request ("GET /apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/c",
- * "?watch" appended for a watch) as RBAC names it; false for a path that is no
- * resource (e.g. /version). */
+ * "?watch" appended for a watch) as RBAC names it; /version as a non-resource URL
+ * (group "", resource "/version", verb get); false for any other path that is no
+ * resource. */
 static inline bool api_call_of(const char *req, char *group, size_t ng, char *resource, size_t nr, const char **verb) {
     char method[16], path[1024];
     if (sscanf(req, "%15s %1023s", method, path) != 2) return false;
     bool watch = strstr(path, "?watch") != NULL;
     char *q = strchr(path, '?');
     if (q) *q = '\0';
+    if (!strcmp(path, "/version") && !strcmp(method, "GET")) {
+        snprintf(group, ng, "%s", "");
+        snprintf(resource, nr, "%s", "/version");
+        *verb = "get";
+        return true;
+    }
     const char *seg[16];
     int n = 0;
     for (char *t = strtok(path, "/"); t && n < 16; t = strtok(NULL, "/")) seg[n++] = t;
