@@ -22,6 +22,8 @@
  *     peers only, dralloc's --listen port to none (issue #39);
  *   - memory requests and limits as deploy/README.md "Sizing" gives them, a ResourceQuota
  *     for the critical PriorityClass outside kube-system;
+ *   - deploy/kubeadm: kube-scheduler's --config with clientConnection.kubeconfig (it
+ *     ignores --kubeconfig then), dralloc reading a kubeconfig its uid can read;
  *   - deploy/plan: an Indexed Job whose shard count is written once, reading the
  *     cluster itself with a read-only role of its own, fsGroup, a TTL, the merge. 
  * Usage: deploy_check DRALLOC SOURCE_DIR. Needs kubectl (its built-in kustomize). */
@@ -654,6 +656,129 @@ static void check_plan(const char *src, const char *dralloc) {
     json_decref(docs);
 }
 
+/* ---- deploy/kubeadm: the sidecar in kubeadm's kube-scheduler static pod ------------------ */
+
+static json_t *read_yaml(const char *file) {
+    FILE *fp = fopen(file, "rb");
+    CHECK(fp, "cannot read %s", file);
+    if (!fp) return NULL;
+    strbuf b;
+    sbuf_init(&b);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) sbuf_add(&b, buf, n);
+    fclose(fp);
+    sbuf_addc(&b, '\0');
+    err e;
+    err_clear(&e);
+    json_t *docs = dra_yaml_parse(b.buf, strlen(b.buf), file, &e);
+    CHECK(docs, "%s does not parse: %s", file, e.msg);
+    sbuf_free(&b);
+    return docs;
+}
+
+static const json_t *named(const json_t *list, const char *key, const char *name) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) if (!strcmp(str(x, key) ?: "", name)) return x;
+    return NULL;
+}
+
+/* kubeadm's scheduler.conf: root's, 0600, mounted by kubeadm's manifest at this path. */
+#define KUBEADM_SCHEDULER_CONF "/etc/kubernetes/scheduler.conf"
+#define DRALLOC_IMAGE_UID 65532   /* the Dockerfile's USER */
+
+/* The patch and the config as deploy/README.md's recipe installs them: kube-scheduler
+ * with --config whose clientConnection.kubeconfig is kubeadm's (it ignores --kubeconfig
+ * then), the config's directory mounted; dralloc on loopback, reading a copy of the
+ * kubeconfig it can read as its uid, which a root init container makes. */
+static void check_kubeadm(const char *src, const char *help) {
+    mode = "kubeadm";
+    char file[1024];
+    snprintf(file, sizeof file, "%s/deploy/kubeadm/kube-scheduler+strategic.yaml", src);
+    json_t *pdocs = read_yaml(file);
+    snprintf(file, sizeof file, "%s/deploy/kubeadm/kube-scheduler-config.yaml", src);
+    json_t *cdocs = read_yaml(file);
+    const json_t *pod = path(json_array_get(pdocs, 0), "spec"), *cfg = json_array_get(cdocs, 0);
+    if (!pod || !cfg) goto done;
+    check_keys(cfg, &KubeSchedulerConfiguration, "");
+    const json_t *ks = named(json_object_get(pod, "containers"), "name", "kube-scheduler");
+    const json_t *dr = named(json_object_get(pod, "containers"), "name", "dralloc");
+    CHECK(ks && dr, "the patch lacks the kube-scheduler or the dralloc container");
+    if (!ks || !dr) goto done;
+    const json_t *cmd = json_object_get(ks, "command");
+    const char *config = flag(cmd, "--config");
+    CHECK(config, "kube-scheduler has no --config");
+    CHECK(!flag(cmd, "--kubeconfig") && !flag(cmd, "--leader-elect"),
+          "kube-scheduler keeps --kubeconfig or --leader-elect, which --config makes it ignore");
+    CHECK(!strcmp(str(path(cfg, "clientConnection"), "kubeconfig") ?: "", KUBEADM_SCHEDULER_CONF),
+          "the config's clientConnection.kubeconfig is not %s: kube-scheduler would have no credentials",
+          KUBEADM_SCHEDULER_CONF);
+    /* the config file is under a mount of the patch, from the host path the README copies it to */
+    bool mounted = false;
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(ks, "volumeMounts"), i, m) {
+        const char *mp = str(m, "mountPath") ?: "-";
+        if (!config || strncmp(config, mp, strlen(mp)) || config[strlen(mp)] != '/') continue;
+        const json_t *v = named(json_object_get(pod, "volumes"), "name", str(m, "name") ?: "");
+        mounted = v && !strcmp(str(json_object_get(v, "hostPath"), "path") ?: "", "/etc/kubernetes/dralloc");
+    }
+    CHECK(mounted, "--config=%s is not under a hostPath mount of /etc/kubernetes/dralloc", config ? config : "");
+    /* the extender: dralloc on loopback, ignorable, no bind */
+    const json_t *args = json_object_get(dr, "args"), *x = json_array_get(json_object_get(cfg, "extenders"), 0);
+    const char *listen = flag(args, "--listen"), *health = flag(args, "--health-listen");
+    CHECK(listen && !strncmp(listen, "127.0.0.1:", 10) && health && !strncmp(health, "127.0.0.1:", 10),
+          "dralloc's --listen/--health-listen not on loopback (the pod is on the host network)");
+    char want_url[64];
+    snprintf(want_url, sizeof want_url, "http://127.0.0.1:%d", port_of(listen));
+    CHECK(x && !strcmp(str(x, "urlPrefix") ?: "", want_url), "extender urlPrefix: want %s", want_url);
+    CHECK(x && json_is_true(json_object_get(x, "ignorable")) && !json_object_get(x, "bindVerb"),
+          "the default profile's extender must be ignorable and not bind");
+    for (i = 1; i < json_array_size(args); i++) {
+        const char *a = json_string_value(json_array_get(args, i));
+        char name[80], want[90];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(a ?: "", "="), a ?: "");
+        snprintf(want, sizeof want, "  %s ", name);
+        CHECK(strstr(help, want), "dralloc arg %s: `dralloc serve --help` lists no %s", a, name);
+    }
+    /* credentials: dralloc runs as the image's uid and reads a copy it owns */
+    CHECK(json_integer_value(path(dr, "securityContext.runAsUser")) == DRALLOC_IMAGE_UID,
+          "dralloc does not run as %d, the image's user", DRALLOC_IMAGE_UID);
+    const char *kc = flag(args, "--kubeconfig");
+    CHECK(kc && strcmp(kc, KUBEADM_SCHEDULER_CONF), "dralloc reads %s, root's with mode 0600: uid %d cannot",
+          kc ? kc : "(no --kubeconfig)", DRALLOC_IMAGE_UID);
+    if (!kc) goto done;
+    const char *slash = strrchr(kc, '/');
+    char dir[256];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - kc) : 0, kc);
+    const json_t *dm = named(json_object_get(dr, "volumeMounts"), "mountPath", dir);
+    const json_t *vol = dm ? named(json_object_get(pod, "volumes"), "name", str(dm, "name") ?: "") : NULL;
+    CHECK(vol && json_object_get(vol, "emptyDir"), "dralloc's --kubeconfig %s is not in an emptyDir of the pod", kc);
+    bool copied = false;
+    json_t *ic;
+    json_array_foreach(json_object_get(pod, "initContainers"), i, ic) {
+        const json_t *into = dm ? named(json_object_get(ic, "volumeMounts"), "name", str(dm, "name") ?: "") : NULL;
+        const json_t *from = named(json_object_get(ic, "volumeMounts"), "mountPath", KUBEADM_SCHEDULER_CONF);
+        char script[1024] = "";
+        size_t j;
+        json_t *w;
+        json_array_foreach(json_object_get(ic, "command"), j, w) {
+            size_t u = strlen(script);
+            snprintf(script + u, sizeof script - u, "%s ", json_string_value(w) ?: "");
+        }
+        char owner[32], dest[300];
+        snprintf(owner, sizeof owner, "-o %d", DRALLOC_IMAGE_UID);
+        snprintf(dest, sizeof dest, "%s/%s", into ? str(into, "mountPath") : "-", slash + 1);
+        copied |= into && from && json_integer_value(path(ic, "securityContext.runAsUser")) == 0 && strstr(script, owner) &&
+                  strstr(script, KUBEADM_SCHEDULER_CONF) && strstr(script, dest);
+    }
+    CHECK(copied, "no init container (as root) copies %s to %s owned by %d", KUBEADM_SCHEDULER_CONF, kc, DRALLOC_IMAGE_UID);
+done:
+    json_decref(pdocs);
+    json_decref(cdocs);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: deploy_check DRALLOC SOURCE_DIR\n");
@@ -672,6 +797,7 @@ int main(int argc, char **argv) {
         check_overlay(argv[2], help, false);
         check_overlay(argv[2], help, true);
         check_plan(argv[2], argv[1]);
+        check_kubeadm(argv[2], help);
     }
     free(help);
     printf("deploy_check: %d checks, %d failed\n%d passed, %d failed\n", checks, failures, checks - failures, failures);
