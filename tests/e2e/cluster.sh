@@ -27,7 +27,7 @@
 # pods bound to a node Running/Ready and finishes deletions (grace 0). So nodes are
 # never tainted not-ready/unreachable and pod deletion behaves as with kubelets.
 #
-# Environment: E2E_BIN (build-upstream/bin), DRALLOC (build-release/dralloc, else
+# Environment: E2E_BIN (build-upstream/bin), KUBECTL (E2E_BIN/kubectl, else PATH's), DRALLOC (build-release/dralloc, else
 # build/dralloc), E2E_SCHEDULER_IDENTITY=sa|cert (sa: the ServiceAccount as deployed;
 # cert: CN=system:kube-scheduler), E2E_DRALLOC_ARGS (extra flags for dralloc serve),
 # E2E_TIMEOUT (seconds per wait, default 90).
@@ -37,6 +37,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BIN=${E2E_BIN:-$ROOT/build-upstream/bin}
 TIMEOUT=${E2E_TIMEOUT:-90}
+# kubectl v1.37.2 built by e2e-build (its kustomize renders deploy/), else the PATH's
+if [[ -z ${KUBECTL:-} ]]; then
+    if [[ -x $BIN/kubectl ]]; then KUBECTL=$BIN/kubectl; else KUBECTL=kubectl; fi
+fi
 # start order; down stops them in reverse
 COMPONENTS=(etcd kube-apiserver kube-controller-manager fake-kubelet dralloc kube-scheduler)
 
@@ -48,11 +52,16 @@ usage() {
     exit 2
 }
 
-# wait_for WHAT CMD...: retry CMD until it succeeds, at most $TIMEOUT seconds
+# wait_for COMPONENT WHAT CMD...: retry CMD until it succeeds, at most $TIMEOUT
+# seconds; fails at once when COMPONENT's process exits
 wait_for() {
-    local what=$1; shift
+    local comp=$1 what=$2; shift 2
     local deadline=$((SECONDS + TIMEOUT))
     until "$@" >/dev/null 2>&1; do
+        if ! alive "$comp"; then
+            log "$comp exited while waiting for $what"
+            return 1
+        fi
         if ((SECONDS >= deadline)); then
             log "timed out after ${TIMEOUT}s waiting for $what"
             return 1
@@ -158,7 +167,7 @@ EOF
     } >"$file"
 }
 
-kc() { kubectl --kubeconfig "$DIR/kubeconfig" "$@"; }
+kc() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 
 # ---- up ----------------------------------------------------------------------------
 up() {
@@ -184,7 +193,7 @@ up() {
         elif [[ -x $ROOT/build/dralloc ]]; then dralloc=$ROOT/build/dralloc
         else die "no dralloc binary: run make release"; fi
     fi
-    command -v kubectl >/dev/null || die "kubectl not found"
+    command -v "$KUBECTL" >/dev/null || die "kubectl not found"
     for c in "${COMPONENTS[@]}"; do
         alive "$c" && die "$DIR already has a running $c: cluster.sh down $DIR first"
     done
@@ -205,6 +214,7 @@ SCHEDULER_PORT=$SCHEDULER_PORT
 DRALLOC_PORT=$DRALLOC_PORT
 DRALLOC_HEALTH_PORT=$DRALLOC_HEALTH_PORT
 DRALLOC=$dralloc
+KUBECTL=$KUBECTL
 KUBECONFIG=$DIR/kubeconfig
 SCHEDULER_NAME=dralloc-scheduler
 EOF
@@ -218,7 +228,7 @@ EOF
         "$pki/kube-scheduler.crt" "$pki/kube-scheduler.key"
 
     # deploy/<mode> rendered: the scheduler configuration, dralloc's flags, the RBAC
-    kubectl kustomize "$ROOT/deploy/$mode" >"$DIR/deploy.yaml" || die "kubectl kustomize deploy/$mode failed"
+    "$KUBECTL" kustomize "$ROOT/deploy/$mode" >"$DIR/deploy.yaml" || die "kubectl kustomize deploy/$mode failed"
 
     log "etcd on 127.0.0.1:$ETCD_PORT"
     start etcd "$BIN/etcd" --name e2e --data-dir "$DIR/etcd" \
@@ -226,7 +236,7 @@ EOF
         --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
         --initial-cluster "e2e=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "" \
         --unsafe-no-fsync --log-level warn
-    wait_for "etcd /health" curl -sf "http://127.0.0.1:$ETCD_PORT/health" || { check_alive etcd; die "etcd not healthy"; }
+    wait_for etcd "etcd /health" curl -sf "http://127.0.0.1:$ETCD_PORT/health" || { check_alive etcd; die "etcd not healthy"; }
 
     log "kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
     start kube-apiserver "$BIN/kube-apiserver" \
@@ -242,7 +252,7 @@ EOF
         --authorization-mode Node,RBAC --allow-privileged=true --profiling=false
     # /readyz needs credentials (anonymous is off): the admin's
     local acurl=(curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key")
-    wait_for "kube-apiserver /readyz" "${acurl[@]}" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
+    wait_for kube-apiserver "kube-apiserver /readyz" "${acurl[@]}" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
         { check_alive kube-apiserver; die "kube-apiserver not ready (log: $DIR/kube-apiserver.log)"; }
 
     log "kube-controller-manager on https://127.0.0.1:$KCM_PORT"
@@ -309,6 +319,17 @@ status:
     done < <(yq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[] |
                    select(.name == "dralloc") | .args[]' "$DIR/deploy.yaml")
     [[ ${dargs[0]:-} == serve ]] || die "deploy/$mode: the dralloc container's args do not start with serve"
+    # Workaround: deploy/base/deployment.yaml writes --name=value, and a `dralloc serve`
+    # that takes only `--name value` exits with "unexpected argument". If this binary
+    # rejects the = form (probed with --listen=...:0 --help), split the values off.
+    if ! "$dralloc" serve --listen=127.0.0.1:0 --help >/dev/null 2>&1; then
+        log "WORKAROUND: $dralloc serve rejects --name=value (deploy/ uses it): passing --name value"
+        local -a split=()
+        for a in "${dargs[@]}"; do
+            if [[ $a == --*=* && $a != --watch-list=* ]]; then split+=("${a%%=*}" "${a#*=}"); else split+=("$a"); fi
+        done
+        dargs=("${split[@]}")
+    fi
     # shellcheck disable=SC2206
     local extra=(${E2E_DRALLOC_ARGS:-})
     log "dralloc ${dargs[*]} on 127.0.0.1:$DRALLOC_PORT (health $DRALLOC_HEALTH_PORT)"
@@ -330,19 +351,19 @@ status:
         --tls-cert-file "$pki/kube-scheduler-serving.crt" --tls-private-key-file "$pki/kube-scheduler-serving.key"
 
     local c
-    wait_for "kube-controller-manager /healthz" curl -sfk "https://127.0.0.1:$KCM_PORT/healthz" ||
+    wait_for kube-controller-manager "kube-controller-manager /healthz" curl -sfk "https://127.0.0.1:$KCM_PORT/healthz" ||
         { check_alive kube-controller-manager; die "kube-controller-manager not healthy"; }
-    wait_for "the default ServiceAccount (kube-controller-manager's serviceaccount controller)" \
+    wait_for kube-controller-manager "the default ServiceAccount (kube-controller-manager's serviceaccount controller)" \
         kc get serviceaccount default -n default || die "no default ServiceAccount"
-    wait_for "kube-scheduler /healthz" curl -sfk "https://127.0.0.1:$SCHEDULER_PORT/healthz" ||
+    wait_for kube-scheduler "kube-scheduler /healthz" curl -sfk "https://127.0.0.1:$SCHEDULER_PORT/healthz" ||
         { check_alive kube-scheduler; die "kube-scheduler not healthy"; }
-    wait_for "the scheduler's Lease dralloc-system/dralloc-scheduler" \
-        bash -c "kubectl --kubeconfig '$DIR/kubeconfig' get lease -n dralloc-system dralloc-scheduler -o jsonpath='{.spec.holderIdentity}' | grep -q ." ||
+    wait_for kube-scheduler "the scheduler's Lease dralloc-system/dralloc-scheduler" \
+        bash -c "'$KUBECTL' --kubeconfig '$DIR/kubeconfig' get lease -n dralloc-system dralloc-scheduler -o jsonpath='{.spec.holderIdentity}' | grep -q ." ||
         { check_alive kube-scheduler; die "kube-scheduler never took its Lease"; }
-    wait_for "dralloc /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/readyz" ||
+    wait_for dralloc "dralloc /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/readyz" ||
         { check_alive dralloc; die "dralloc not ready (log: $DIR/dralloc.log)"; }
     if ((nodes > 0)); then
-        wait_for "node leases" bash -c "[ \$(kubectl --kubeconfig '$DIR/kubeconfig' get lease -n kube-node-lease -o name | wc -l) -ge $nodes ]" ||
+        wait_for fake-kubelet "node leases" bash -c "[ \$('$KUBECTL' --kubeconfig '$DIR/kubeconfig' get lease -n kube-node-lease -o name | wc -l) -ge $nodes ]" ||
             { check_alive fake-kubelet; die "fake-kubelet wrote no node leases"; }
     fi
     for c in "${COMPONENTS[@]}"; do check_alive "$c"; done

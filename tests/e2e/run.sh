@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# End-to-end scenarios on a real Kubernetes v1.37.2 control plane with dralloc deployed
+# as deploy/ says (tests/e2e/README.md). `make e2e` runs it after `make e2e-build
+# release`. Each cluster is started in a temporary directory by cluster.sh and stopped
+# at the end; its logs stay there when a scenario failed (the path is printed).
+#
+#   tests/e2e/run.sh [SCENARIO...]      default: every scenario
+#   E2E_CLUSTER=DIR tests/e2e/run.sh smoke   on a cluster already up (cluster.sh up DIR),
+#                                       only the scenarios of its mode; left running
+#   E2E_KEEP=1                          keep the cluster's directory (logs) after a pass
+#
+# The last line is always `N passed, M failed`; the exit status is 0 when M is 0.
+#
+# Adding a scenario: write a function scenario_NAME that returns non-zero (or calls
+# fail) on failure, and list NAME in ADVISOR_SCENARIOS or BIND_SCENARIOS below. It
+# runs in a subshell with KUBECONFIG, the ports of $CLUSTER/env and a fresh namespace
+# $NS; every wait is bounded (E2E_WAIT, default 60s).
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CLUSTER_SH=$HERE/cluster.sh
+WAIT=${E2E_WAIT:-60}s
+
+ADVISOR_SCENARIOS=(smoke)
+BIND_SCENARIOS=()
+
+PASSED=0 FAILED=0 FAILED_NAMES=()
+CLUSTER=
+
+k() { "$KUBECTL" "$@"; }
+fail() { echo "    FAIL: $*" >&2; return 1; }
+
+# ---- scenarios -----------------------------------------------------------------------
+
+# A pod with a claim from a ResourceClaimTemplate, scheduled by the dralloc-scheduler
+# profile: only node-0 has devices, so the pod must land there with one of its two
+# devices allocated, and dralloc's extender must have been asked.
+scenario_smoke() {
+    local filters_before
+    filters_before=$(extender_requests filter)
+    k apply -f - >/dev/null <<EOF || return 1
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: e2e-smoke-gpu
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.e2e.dralloc.dev"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-0-gpu.e2e.dralloc.dev
+spec:
+  driver: gpu.e2e.dralloc.dev
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+      model: {string: e2e}
+  - name: gpu-1
+    attributes:
+      model: {string: e2e}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+  namespace: $NS
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: e2e-smoke-gpu
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smoke
+  namespace: $NS
+spec:
+  schedulerName: $SCHEDULER_NAME
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: c
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpu
+EOF
+    k wait -n "$NS" pod/smoke --for=jsonpath='{.spec.nodeName}'=node-0 --timeout="$WAIT" >/dev/null ||
+        { k get pod -n "$NS" smoke -o yaml >&2; fail "pod not scheduled on node-0"; return 1; }
+    local claim
+    claim=$(k get pod -n "$NS" smoke -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+    [[ -n $claim ]] || { fail "the resourceclaim controller made no claim for the pod"; return 1; }
+    k wait -n "$NS" "resourceclaim/$claim" --for=jsonpath='{.status.allocation.devices.results[0].pool}'=node-0 \
+        --timeout="$WAIT" >/dev/null || { k get resourceclaim -n "$NS" "$claim" -o yaml >&2; fail "claim $claim not allocated"; return 1; }
+    local dev reserved
+    dev=$(k get resourceclaim -n "$NS" "$claim" -o jsonpath='{.status.allocation.devices.results[0].device}')
+    [[ $dev == gpu-0 || $dev == gpu-1 ]] || { fail "claim $claim allocated device '$dev'"; return 1; }
+    reserved=$(k get resourceclaim -n "$NS" "$claim" -o jsonpath='{.status.reservedFor[0].name}')
+    [[ $reserved == smoke ]] || { fail "claim $claim reserved for '$reserved', not the pod"; return 1; }
+    k wait -n "$NS" pod/smoke --for=jsonpath='{.status.phase}'=Running --timeout="$WAIT" >/dev/null ||
+        { fail "fake-kubelet did not report the pod Running"; return 1; }
+    local filters_after
+    filters_after=$(extender_requests filter)
+    ((filters_after > filters_before)) ||
+        { fail "dralloc's /filter was not called ($filters_before -> $filters_after requests)"; return 1; }
+    echo "    pod on node-0, claim $claim: $dev; dralloc /filter requests $filters_before -> $filters_after"
+    # deletion through the fake kubelet (grace period honoured, then removed)
+    k delete -n "$NS" pod/smoke --wait=true --timeout="$WAIT" >/dev/null ||
+        { fail "pod deletion did not finish"; return 1; }
+    k delete deviceclass e2e-smoke-gpu >/dev/null
+    k delete resourceslice node-0-gpu.e2e.dralloc.dev >/dev/null
+}
+
+# dralloc's count of extender requests of one verb, from its /metrics (0 if none)
+extender_requests() {
+    curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/metrics" |
+        awk -v verb="$1" '$1 ~ /^dralloc_.*requests_total/ && $0 ~ "\"/?" verb "\"" { n += $NF } END { printf "%d\n", n }'
+}
+
+# ---- runner ------------------------------------------------------------------------
+
+cluster_up() { # MODE NODES
+    if [[ -n ${E2E_CLUSTER:-} ]]; then
+        # a cluster already up (cluster.sh up DIR): used as it is, left running
+        grep -qx "MODE=$1" "$E2E_CLUSTER/env" || return 2
+        CLUSTER=$E2E_CLUSTER
+        return 0
+    fi
+    CLUSTER=$(mktemp -d "${TMPDIR:-/tmp}/dralloc-e2e.XXXXXX")
+    local t0=$SECONDS
+    if ! "$CLUSTER_SH" up "$CLUSTER" --mode "$1" --nodes "$2"; then
+        echo "cluster ($1, $2 nodes) did not come up: logs in $CLUSTER" >&2
+        "$CLUSTER_SH" down "$CLUSTER" || true
+        CLUSTER=
+        return 1
+    fi
+    echo "cluster: $1 mode, $2 nodes, up in $((SECONDS - t0))s ($CLUSTER)"
+}
+
+cluster_down() {
+    [[ -n $CLUSTER ]] || return 0
+    [[ $CLUSTER == "${E2E_CLUSTER:-}" ]] && { CLUSTER=; return 0; }
+    "$CLUSTER_SH" down "$CLUSTER" || true
+    if ((FAILED == 0)) && [[ -z ${E2E_KEEP:-} ]]; then rm -rf "$CLUSTER"; else echo "logs kept in $CLUSTER"; fi
+    CLUSTER=
+}
+trap 'cluster_down' EXIT
+trap 'exit 130' INT TERM
+
+run_scenarios() { # MODE NODES NAME...
+    local mode=$1 nodes=$2 name
+    shift 2
+    (($#)) || return 0
+    cluster_up "$mode" "$nodes"
+    case $? in
+        0) ;;
+        2) echo "skipped (E2E_CLUSTER is not in $mode mode): $*"; return ;;
+        *)
+        for name; do echo "FAIL $name (no cluster)"; FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name"); done
+        return ;;
+    esac
+    for name; do
+        local t0=$SECONDS ns="e2e-$name-$RANDOM"
+        (
+            set -a; source "$CLUSTER/env"; set +a
+            export NS=$ns
+            k create namespace "$NS" >/dev/null || exit 1
+            "scenario_$name"
+        )
+        if (($? == 0)); then
+            echo "PASS $name ($((SECONDS - t0))s)"; PASSED=$((PASSED + 1))
+        else
+            echo "FAIL $name ($((SECONDS - t0))s)"; FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name")
+        fi
+    done
+    cluster_down
+}
+
+wanted() { # NAME: on the command line, or no names given
+    local n
+    ((${#ARGS[@]} == 0)) && return 0
+    for n in "${ARGS[@]}"; do [[ $n == "$1" ]] && return 0; done
+    return 1
+}
+
+ARGS=("$@")
+for n in "${ARGS[@]}"; do
+    declare -F "scenario_$n" >/dev/null || { echo "run.sh: no scenario $n" >&2; echo "0 passed, 1 failed"; exit 2; }
+done
+sel_advisor=() sel_bind=()
+for n in "${ADVISOR_SCENARIOS[@]}"; do wanted "$n" && sel_advisor+=("$n"); done
+for n in "${BIND_SCENARIOS[@]}"; do wanted "$n" && sel_bind+=("$n"); done
+run_scenarios advisor 2 "${sel_advisor[@]}"
+run_scenarios bind 2 "${sel_bind[@]}"
+((FAILED)) && echo "failed: ${FAILED_NAMES[*]}"
+echo "$PASSED passed, $FAILED failed"
+((FAILED == 0))
