@@ -85,11 +85,15 @@ clean:
 # kube-scheduler, kubectl), etcd v3.7.0 and the fake kubelet, built from the Go module
 # tests/e2e into build-upstream/bin/. e2e: a cluster per run (tests/e2e/cluster.sh) with
 # dralloc deployed as deploy/ says, the scenarios of tests/e2e/run.sh.
+# The version stamped as Kubernetes' own build does (hack/lib/version.sh): /version and
+# `kubectl version` say v1.37.2, not v0.0.0-master.
+E2E_K8S_VERSION_X := $(foreach p,k8s.io/client-go/pkg/version k8s.io/component-base/version,\
+	-X $(p).gitVersion=v1.37.2 -X $(p).gitMajor=1 -X $(p).gitMinor=37 -X $(p).gitTreeState=clean)
 .PHONY: e2e-build e2e
 e2e-build:
 	@mkdir -p build-upstream/bin
-	@cd tests/e2e && GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath -ldflags="-s -w" \
-		-o $(CURDIR)/build-upstream/bin/ ./cmd/...
+	@cd tests/e2e && GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath \
+		-ldflags="-s -w $(E2E_K8S_VERSION_X)" -o $(CURDIR)/build-upstream/bin/ ./cmd/...
 
 e2e: e2e-build release
 	@./tests/e2e/run.sh

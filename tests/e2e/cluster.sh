@@ -297,6 +297,7 @@ metadata:
 status:
   capacity: {cpu: \"32\", memory: 128Gi, pods: \"110\"}
   allocatable: {cpu: \"32\", memory: 128Gi, pods: \"110\"}
+  nodeInfo: {kubeletVersion: v1.37.2, operatingSystem: linux, architecture: amd64}
   conditions:
   - {type: Ready, status: \"True\", reason: KubeletReady, message: fake-kubelet}
 "
