@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 
 /* The newest release whose defaults are known (dra_features_default's). */
 #define EXT_GATES_NEWEST_MINOR 37
