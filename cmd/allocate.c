@@ -53,7 +53,7 @@
 
 static int usage(FILE *f) {
     fprintf(f,
-            "usage: dralloc allocate --fixture CASE.json\n"
+            "usage: dralloc allocate --fixture CASE.json   (-: JSON Lines of cases on stdin, an answer line each)\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates DRAPrioritizedList=true,...] [--timeout 2s] [--strict]\n"
             "                        [--seed N]   (shareIDs, generated names and UIDs from N instead of\n"
@@ -115,7 +115,42 @@ static bool parse_go_duration(const char *s, int64_t *ns, char *msg, size_t n) {
     return true;
 }
 
+/* --fixture -: JSON Lines of cases on stdin, one answer line each (a line that is not a
+ * case gets {"caseError": "..."}), so that a differential test (tests/upstream) asks
+ * a million questions of one process. */
+static int run_fixture_stream(dra_device_choice choice) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    unsigned long lineno = 0;
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        lineno++;
+        if (n == 1 && line[0] == '\n') continue;
+        json_error_t je;
+        json_t *c = json_loadb(line, (size_t)n, 0, &je), *out = NULL;
+        char buf[2048];
+        if (!c) {
+            snprintf(buf, sizeof buf, "<stdin>:%lu: %s", lineno, je.text);
+        } else {
+            err e;
+            err_clear(&e);
+            out = dra_fixture_run_choice(c, choice, &e);
+            if (!out) snprintf(buf, sizeof buf, "<stdin>:%lu: %s", lineno, err_format(&e, (char[2048]){0}, 2048));
+        }
+        if (!out) out = json_pack("{s:s}", "caseError", buf);
+        char *s = json_dumps(out, JSON_COMPACT);
+        printf("%s\n", s);
+        fflush(stdout);
+        free(s);
+        json_decref(out);
+        json_decref(c);
+    }
+    free(line);
+    return 0;
+}
+
 static int run_fixture(const char *path, dra_device_choice choice) {
+    if (!strcmp(path, "-")) return run_fixture_stream(choice);
     json_error_t je;
     json_t *c = json_load_file(path, 0, &je);
     if (!c) {

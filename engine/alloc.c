@@ -138,8 +138,11 @@ static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
         const cel_program *p = sels[i].prog;
         if (!p) {
             const char *ce = sels[i].compile_error ? sels[i].compile_error : "";
-            if (cls) *errmsg = arena_printf(&x->a, "class %s: selector #%u: CEL compile error: %s", cls->name, i, ce);
-            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s", dra_claim_obj(x, cs), i, ce);
+            /* upstream's CompilationResult.Error: "compilation failed: " before cel-go's
+             * issues ("ERROR: <input>:..."), nothing before its own type checks */
+            const char *pre = strncmp(ce, "ERROR:", 6) ? "" : "compilation failed: ";
+            if (cls) *errmsg = arena_printf(&x->a, "class %s: selector #%u: CEL compile error: %s%s", cls->name, i, pre, ce);
+            else *errmsg = arena_printf(&x->a, "claim %s: selector #%u: CEL compile error: %s%s", dra_claim_obj(x, cs), i, pre, ce);
             return -1;
         }
         cel_result r = cel_eval_bool(p, &d->cel, x->cel, &e);
@@ -327,17 +330,25 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             }
             cs->nvar[ri] = subs ? r->nsubs : 1;
             cs->reqs[ri] = ARENA_NEWN(&x->a, dra_req_data, cs->nvar[ri]);
+            int64_t mn = INT64_MAX;
             if (subs) {
-                int64_t mn = INT64_MAX;
                 for (uint32_t s = 0; s < r->nsubs; s++) {
                     if (!validate(x, cs, &r->subs[s], r, &cs->reqs[ri][s])) return false;
                     if (cs->reqs[ri][s].num_devices < mn) mn = cs->reqs[ri][s].num_devices;
                 }
-                min_claim += mn;
             } else {
                 if (!validate(x, cs, &r->exactly, NULL, &cs->reqs[ri][0])) return false;
-                min_claim += cs->reqs[ri][0].num_devices;
+                mn = cs->reqs[ri][0].num_devices;
             }
+            /* per request, before the next one is validated, against what is left
+             * (allocator_incubating.go: no overflow, and the first request past the
+             * limit is the one named) */
+            if (mn > DRA_RESULTS_MAX - min_claim)
+                return dra__alloc_fail(x,
+                            "claim %s, request %s: adding %lld devices exceeds the claim limit of %d, with %lld already "
+                            "accounted for",
+                            dra_claim_obj(x, cs), r->name, (long long)mn, DRA_RESULTS_MAX, (long long)min_claim);
+            min_claim += mn;
         }
         /* The claim-entry bound before any backtracking: worth its cost (a pass over
          * the candidates of every request) from three devices or with alternatives;
@@ -353,9 +364,6 @@ static bool prepare(dra_alloc_ctx *x, const dra_claim *const *claims, size_t n) 
             subs_any |= cl->reqs[ri].nsubs > 0;
         }
         cs->eager_bound = subs_any || max_claim >= 3;
-        if (min_claim > DRA_RESULTS_MAX)
-            return dra__alloc_fail(x, "claim %s: number of requested devices %lld exceeds the claim limit of %d", dra_claim_obj(x, cs),
-                        (long long)min_claim, DRA_RESULTS_MAX);
         cs->ncons = cl->nconstraints;
         cs->cons = cs->ncons ? ARENA_NEWN(&x->a, dra_cstate, cs->ncons) : NULL;
         for (uint32_t k = 0; k < cl->nconstraints; k++) {
@@ -1575,9 +1583,10 @@ static bool build_node_selector(dra_alloc_ctx *x, dra_claim_state *cs, dra_alloc
         if (!s || s->nterms == 0) continue;
         if (s->nterms > 1)
             /* Go prints claim.Name here, the only claim reference without its namespace
-             * (issue #21): this one carries it too, as klog.KObj prints every other */
+             * (allocator_incubating.go: "create NodeSelector for claim %s", claim.Name).
+             * Issue #21 added the namespace; the oracle (tests/upstream) is the judge. */
             return dra__alloc_fail(x, "create NodeSelector for claim %s: unsupported ResourceSlice.NodeSelector with %u terms",
-                        dra_claim_obj(x, cs), s->nterms);
+                        cs->claim->name, s->nterms);
         merge_reqs(s->terms[0].fields, s->terms[0].nfields, t->fields, &t->nfields);
         merge_reqs(s->terms[0].exprs, s->terms[0].nexprs, t->exprs, &t->nexprs);
     }

@@ -55,6 +55,9 @@ json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e
         .derived_attributes = feature(fs, "derivedAttributes"),
         .extended_resource = !json_is_false(json_object_get(fs, "extendedResource")),
         .workload_claims = feature(fs, "workloadResourceClaims"),
+        .device_compatibility_groups = feature(fs, "compatibilityGroups"),
+        .fractional_capacity_range = feature(fs, "fractionalCapacityRange"),
+        .optional_node_operations = feature(fs, "optionalNodeOperations"),
     };
     /* a pod to schedule (extended resources, PodGroup claims): engine/extres_case.c */
     if (json_object_get(c, "pod")) return dra__podcase_run(c, &f, choice, e);

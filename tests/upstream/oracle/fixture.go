@@ -104,11 +104,14 @@ type Outcome struct {
 	Allocations   []resourceapi.AllocationResult `json:"allocations"`
 	Unsatisfiable bool                           `json:"unsatisfiable,omitempty"`
 	Error         string                         `json:"error,omitempty"`
+	Panic         string                         `json:"-"`
 }
 
 // MarshalJSON prints only the member that applies, as dralloc does.
 func (o Outcome) MarshalJSON() ([]byte, error) {
 	switch {
+	case o.Panic != "":
+		return json.Marshal(map[string]string{"upstreamPanic": o.Panic})
 	case o.Error != "":
 		return json.Marshal(map[string]string{"error": o.Error})
 	case o.Unsatisfiable:
@@ -136,6 +139,20 @@ type Inputs struct {
 func Decode(c *Case) (*Inputs, error) {
 	if len(c.Pod) > 0 && !bytes.Equal(c.Pod, []byte("null")) {
 		return nil, fmt.Errorf("case with a pod: %w", ErrUnsupported)
+	}
+	// dralloc converts v1beta1/v1beta2 objects as the API server does; that
+	// conversion lives in k8s.io/kubernetes/pkg/apis/resource, not in a module the
+	// oracle imports, so such cases are not for the oracle.
+	for _, group := range [][]json.RawMessage{c.Classes, c.Slices, c.Claims, c.DeviceTaintRules} {
+		for _, raw := range group {
+			var tm struct {
+				APIVersion string `json:"apiVersion"`
+			}
+			_ = json.Unmarshal(raw, &tm)
+			if tm.APIVersion != "" && tm.APIVersion != "resource.k8s.io/v1" {
+				return nil, fmt.Errorf("object of %s: %w", tm.APIVersion, ErrUnsupported)
+			}
+		}
 	}
 	in := &Inputs{Features: Features(c.Features)}
 	if len(c.Node) == 0 || bytes.Equal(c.Node, []byte("null")) {
@@ -248,8 +265,15 @@ func splitID(s string, withShare bool) (driver, pool, device, share string, err 
 	return
 }
 
+// Panic is set in an Outcome when upstream panicked (an input the API server would
+// have rejected, or an upstream bug): the text of the panic.
 // Allocate runs upstream's allocator on the inputs. A zero timeout means none.
-func Allocate(ctx context.Context, in *Inputs, timeout time.Duration) Outcome {
+func Allocate(ctx context.Context, in *Inputs, timeout time.Duration) (out Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = Outcome{Panic: fmt.Sprint(r)}
+		}
+	}()
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)

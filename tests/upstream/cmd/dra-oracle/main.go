@@ -2,9 +2,13 @@
 // (k8s.io/dynamic-resource-allocation v0.37.2) on the inputs dralloc takes, and prints
 // what the matching dralloc command prints:
 //
-//	dra-oracle allocate --fixture CASE.json [--timeout 10s]
+//	dra-oracle allocate --fixture CASE.json [--timeout 10s] [--variants auto|LIST]
 //	    {"allocations": [...]}, {"unsatisfiable": true} or {"error": "..."}, as
-//	    `dralloc allocate --fixture` (exit 0; a malformed case: stderr, exit 2)
+//	    `dralloc allocate --fixture` (exit 0; a malformed case: stderr, exit 2; a
+//	    case with a whole pod, which is the scheduler plugin's and not the
+//	    allocator's: exit 3). --variants: auto (default) lets NewAllocator pick
+//	    among stable, incubating and experimental as kube-scheduler does; a list
+//	    ("incubating,experimental") restricts the pick (structured.EnableAllocators)
 //	dra-oracle cel eval EXPR --device-json FILE
 //	    the keys of `dralloc cel eval -o json` (exit 0 value, 1 error, 2 usage)
 //
@@ -17,7 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
+
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"dralloc.dev/upstream/oracle"
 )
@@ -53,6 +60,11 @@ func allocate(args []string) {
 		case args[i] == "--fixture" && i+1 < len(args):
 			i++
 			fixture = args[i]
+		case args[i] == "--variants" && i+1 < len(args):
+			i++
+			if args[i] != "auto" {
+				structured.EnableAllocators(strings.Split(args[i], ",")...)
+			}
 		case args[i] == "--timeout" && i+1 < len(args):
 			i++
 			d, err := time.ParseDuration(args[i])
