@@ -91,6 +91,7 @@ static int usage(FILE *f) {
             "                         --leader-elect-lease-duration DUR (15s), --leader-elect-renew-deadline DUR\n"
             "                         (10s), --leader-elect-retry-period DUR (2s); a standby is ready, and its /bind\n"
             "                         answers an Error naming the leader\n\n"
+            "Options take their value as --name value or --name=value (as kube components do).\n"
             "Routes: POST /filter /prioritize /bind (kube-scheduler extender verbs; any URL prefix),\n"
             "GET /healthz /readyz /metrics /debug/cache, POST /objects, DELETE /objects/KIND/NAMESPACE/NAME.\n",
             EXT_DEFAULT_MAX_DEPTH, EXT_DEFAULT_MAX_NODES);
@@ -168,7 +169,7 @@ bad:
     return false;
 }
 
-int cmd_serve(int argc, char **argv) {
+static int serve_main(int argc, char **argv) {
     ext_config cfg;
     ext_config_default(&cfg);
     ext_server_opts so = {.listen = "127.0.0.1:8888", .conn_timeout_s = EXT_DEFAULT_CONN_TIMEOUT_S,
@@ -516,5 +517,36 @@ out_serving:
     free(guard);
 out:
     free(paths);
+    return rc;
+}
+
+/* kube components take --name=value as well as --name value (pflag), and deploy/ writes
+ * the first: each "--name=value" becomes "--name" "value" before the options are read.
+ * --watch-list=false stays whole (a boolean, read as written). */
+int cmd_serve(int argc, char **argv) {
+    char **args = calloc(2 * (size_t)argc + 1, sizeof *args), **copies = calloc((size_t)argc + 1, sizeof *copies);
+    if (!args || !copies) {
+        free(args);
+        free(copies);
+        fprintf(stderr, "dralloc serve: out of memory\n");
+        return 1;
+    }
+    int n = 0, nc = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *eq = i > 0 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        if (!eq || !strncmp(argv[i], "--watch-list=", 13)) {
+            args[n++] = argv[i];
+            continue;
+        }
+        char *c = copies[nc++] = strdup(argv[i]);
+        if (!c) break;
+        c[eq - argv[i]] = '\0';
+        args[n++] = c;
+        args[n++] = c + (eq - argv[i]) + 1;
+    }
+    int rc = serve_main(n, args);
+    for (int i = 0; i < nc; i++) free(copies[i]);
+    free(copies);
+    free(args);
     return rc;
 }

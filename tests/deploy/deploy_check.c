@@ -38,6 +38,7 @@
 #include "tests/deploy/api_calls.h"
 
 static int failures, checks;
+static const char *dralloc_bin;   /* argv[1] */
 static const char *mode;   /* the overlay being checked */
 
 #define CHECK(cond, ...)                                          \
@@ -186,6 +187,33 @@ static int probe_port(const json_t *ctr, const json_t *probe) {
     json_array_foreach(json_object_get(ctr, "ports"), i, cp) if (!strcmp(str(cp, "name") ?: "", json_string_value(p) ?: "-"))
         return (int)json_integer_value(json_object_get(cp, "containerPort"));
     return -1;
+}
+
+/* `dralloc serve ARGS --help` exits 0 only when every argument before --help parses as
+ * serve takes it (--help answers when it is reached): the container's arguments exactly
+ * as written (--name=value or --name value), not only their names. */
+static void check_args_accepted(const json_t *args) {
+    strbuf cmd;
+    sbuf_init(&cmd);
+    sbuf_addf(&cmd, "%s", dralloc_bin);
+    for (size_t i = 0; i < json_array_size(args); i++) {
+        const char *a = json_string_value(json_array_get(args, i)) ?: "";
+        sbuf_addc(&cmd, ' ');
+        sbuf_addc(&cmd, '\'');
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'') sbuf_addf(&cmd, "'\\''");
+            else sbuf_addc(&cmd, *p);
+        }
+        sbuf_addc(&cmd, '\'');
+    }
+    sbuf_addf(&cmd, " --help 2>&1");
+    int rc;
+    char *out = run(cmd.buf, &rc);
+    char first[300];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(out, "\n"), out);
+    CHECK(rc == 0, "dralloc's args as written are refused by `dralloc serve` (exit %d): %s", rc, first);
+    free(out);
+    sbuf_free(&cmd);
 }
 
 /* ---- RBAC -------------------------------------------------------------------------- */
@@ -483,6 +511,7 @@ static void check_overlay(const char *src, const char *help, bool bind) {
         CHECK(at && (after == ' ' || after == '\n' || after == '[' || after == '='),
               "dralloc arg %s: `dralloc serve --help` lists no %s", a, name);
     }
+    check_args_accepted(args);
     const char *listen = flag(args, "--listen"), *health = flag(args, "--health-listen");
     CHECK(listen && (!strncmp(listen, "127.0.0.1:", 10) || !strncmp(listen, "[::1]:", 6) || flag(args, "--client-ca-file")),
           "dralloc --listen %s: beyond loopback without --client-ca-file", listen ? listen : "(default)");
@@ -727,6 +756,7 @@ static void check_kubeadm(const char *src, const char *help) {
     CHECK(mounted, "--config=%s is not under a hostPath mount of /etc/kubernetes/dralloc", config ? config : "");
     /* the extender: dralloc on loopback, ignorable, no bind */
     const json_t *args = json_object_get(dr, "args"), *x = json_array_get(json_object_get(cfg, "extenders"), 0);
+    check_args_accepted(args);
     const char *listen = flag(args, "--listen"), *health = flag(args, "--health-listen");
     CHECK(listen && !strncmp(listen, "127.0.0.1:", 10) && health && !strncmp(health, "127.0.0.1:", 10),
           "dralloc's --listen/--health-listen not on loopback (the pod is on the host network)");
@@ -785,6 +815,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     mode = "setup";
+    dralloc_bin = argv[1];
     int rc;
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s serve --help", argv[1]);
