@@ -1,11 +1,13 @@
 /* taintrule.c — DeviceTaintRule decoding and merging (see taintrule.h).
  *
  * Matching follows kube-scheduler's slice tracker (k8s.io/dynamic-resource-allocation
- * resourceslice/tracker/tracker.go, applyPatches), not the API documentation: the
- * tracker filters by driver, pool and device only `if deviceSelector != nil`, so a
- * rule without spec.deviceSelector (absent or null) taints every device, exactly like
- * the empty selector. Within a selector every set field must match — driver
- * (slice.spec.driver), pool (slice.spec.pool.name), device (device name).
+ * v0.37.2 resourceslice/tracker/tracker.go, applyPatches): a rule without
+ * spec.deviceSelector (absent or null) taints no device ("No selector matches no
+ * devices"), while the empty selector {} taints every device. Within a selector every
+ * set field must match — driver (slice.spec.driver), pool (slice.spec.pool.name),
+ * device (device name). An earlier tracker filtered only `if deviceSelector != nil`,
+ * so that a missing selector tainted everything; the oracle (tests/upstream) showed
+ * the change.
  *
  * deviceClassName and selectors (CEL), fields of v1alpha3 in Kubernetes 1.33/1.34,
  * were removed from DeviceTaintSelector in 1.35 (v1alpha3 and v1beta2 alike): the API
@@ -23,6 +25,7 @@
 typedef struct dra_taint_rule {
     const char *name;
     const char *driver, *pool, *device;   /* NULL: not set */
+    bool has_selector;                    /* spec.deviceSelector present and not null */
     dra_taint taint;
 } dra_taint_rule;
 
@@ -37,6 +40,7 @@ static bool add_v1(dra_rules *w, const json_t *obj, err *e) {
     if (!spec) return dra__dfail(&c, "spec: Required value");
     dra__dpush_key(&c, "spec");
     if (!dra__dget_obj(&c, spec, "deviceSelector", &sel) || !dra__dget_obj(&c, spec, "taint", &taint)) return false;
+    r->has_selector = sel != NULL;
     if (sel) {
         size_t m = dra__dpush_key(&c, "deviceSelector");
         if (!dra__dget_str(&c, sel, "driver", &r->driver) || !dra__dget_str(&c, sel, "pool", &r->pool) ||
@@ -66,9 +70,10 @@ bool dra__taintrule_add(dra_rules *w, const json_t *obj, err *e) {
     return ok;
 }
 
-/* tracker.go applyPatches: a nil selector filters nothing; a set field that differs
+/* tracker.go applyPatches: a nil selector matches no device; a set field that differs
  * rules the device out. */
 static bool matches(const dra_taint_rule *r, const dra_slice *s, const dra_device *d) {
+    if (!r->has_selector) return false;
     if (r->driver && strcmp(r->driver, s->driver)) return false;
     if (r->pool && strcmp(r->pool, s->pool)) return false;
     if (r->device && strcmp(r->device, d->name)) return false;

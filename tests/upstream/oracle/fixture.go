@@ -143,7 +143,7 @@ func Decode(c *Case) (*Inputs, error) {
 	// dralloc converts v1beta1/v1beta2 objects as the API server does; that
 	// conversion lives in k8s.io/kubernetes/pkg/apis/resource, not in a module the
 	// oracle imports, so such cases are not for the oracle.
-	for _, group := range [][]json.RawMessage{c.Classes, c.Slices, c.Claims, c.DeviceTaintRules} {
+	for _, group := range [][]json.RawMessage{c.Classes, c.Slices, c.Claims} {
 		for _, raw := range group {
 			var tm struct {
 				APIVersion string `json:"apiVersion"`
@@ -186,10 +186,18 @@ func Decode(c *Case) (*Inputs, error) {
 	if len(c.DeviceTaintRules) > 0 {
 		var rules []*resourceapi.DeviceTaintRule
 		for i, raw := range c.DeviceTaintRules {
+			// A DeviceTaintRule of v1alpha3 or v1beta2 has v1's fields unless it uses
+			// the v1alpha3-only ones (deviceClassName, CEL selectors): decoded strictly
+			// into v1, any field v1 lacks makes the case one the oracle cannot run.
 			o := &resourceapi.DeviceTaintRule{}
-			if err := decode(raw, o); err != nil {
+			strictErrs, err := kjson.UnmarshalStrict(raw, o)
+			if err != nil {
 				return nil, fmt.Errorf("case deviceTaintRules[%d]: %w", i, err)
 			}
+			if len(strictErrs) > 0 {
+				return nil, fmt.Errorf("case deviceTaintRules[%d]: %v: %w", i, strictErrs, ErrUnsupported)
+			}
+			o.APIVersion = "resource.k8s.io/v1"
 			rules = append(rules, o)
 		}
 		patched, err := ApplyTaintRules(in.Slices, rules, in.Features.ConsumableCapacity)
