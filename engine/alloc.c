@@ -185,16 +185,19 @@ static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd
                 r = 0;
             }
         }
-        if (r == 1 && rd->derived) r = dra__derived_eval(x, cs, rd, cand, &msg);
+        if (r == 1 && rd->derived) r = dra__derived_eval(x, cs, rd, cand, &msg);   /* 2: an error pending */
         if (r < 0) {
             if (!rd->sel_err) rd->sel_err = ARENA_NEWN(&x->a, const char *, x->v->ncands);
             rd->sel_err[cand] = msg;
             s = 3;
         } else {
-            s = r ? 2 : 1;
+            s = r == 2 ? 4 : r ? 2 : 1;
         }
         rd->sel[cand] = s;
     }
+    /* selected, but a derived attribute failed to evaluate: reported by allocate_device
+     * at the constraint that looks it up; the pruning passes see "may raise an error" */
+    if (s == 4) return quiet ? -1 : 1;
     if (s == 3) {
         if (!quiet) dra__alloc_fail(x, "%s", rd->sel_err[cand]);
         return -1;
@@ -230,6 +233,7 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->name = parent ? arena_printf(&x->a, "%s/%s", parent->name, spec->name) : spec->name;
     rd->sel = ARENA_NEWN(&x->a, uint8_t, x->v->ncands ? x->v->ncands : 1);
     rd->applies = ARENA_NEWN(&x->a, bool, cs->claim->nconstraints ? cs->claim->nconstraints : 1);
+    if (!dra__derived_prepare(x, cs, rd)) return false;   /* first, as validateDeviceRequest */
     for (uint32_t i = 0; i < spec->nselectors; i++)
         if (!spec->selectors[i].cel)
             return dra__alloc_fail(x, "claim %s, request %s, selector #%u: CEL expression empty (unsupported selector type?)", dra_claim_obj(x, cs),
@@ -243,7 +247,6 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     if (!rd->cls)
         return dra__alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
-    if (!dra__derived_prepare(x, cs, rd)) return false;
     if (!strcmp(spec->mode, "ExactCount")) {
         rd->num_devices = spec->count;
     } else if (!strcmp(spec->mode, "All")) {
@@ -443,7 +446,11 @@ static int allocate_device(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *
     }
     for (uint32_t k = 0; k < cs->ncons; k++) {
         if (!rd->applies[k]) continue;
-        if (x->f->derived_attributes) dra__derived_bind(x, rd, k, cand, &cs->cons[k]);
+        if (x->f->derived_attributes && !dra__derived_bind(x, rd, k, cand, &cs->cons[k])) {
+            undo_constraints(cs, rd, k);
+            if (counters) dra__rs_counters_give(x, cand);
+            return -1;
+        }
         if (!dra__cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) {
             undo_constraints(cs, rd, k);
             if (counters) dra__rs_counters_give(x, cand);
@@ -630,7 +637,8 @@ static uint32_t dev_of(struct dra_bound *b, uint32_t cand) {
 static bool constraints_accept(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t cand) {
     for (uint32_t k = 0; k < cs->ncons; k++) {
         if (!rd->applies[k]) continue;
-        if (x->f->derived_attributes) dra__derived_bind(x, rd, k, cand, &cs->cons[k]);
+        /* no pending derived error here: bound_usable asked selectable first */
+        if (x->f->derived_attributes && !dra__derived_bind(x, rd, k, cand, &cs->cons[k])) return false;
         if (!dra__cons_add(&cs->cons[k], &x->a, &x->v->cands[cand])) return false;
         dra__cons_remove(&cs->cons[k]);
     }

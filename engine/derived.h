@@ -3,33 +3,32 @@
  *
  * A request (`exactly` or a `firstAvailable` subrequest) may list up to 32
  * `derivedAttributes` {name, expression}. The expression is CEL over the same
- * `device` variable as selectors, but may yield any scalar (int, bool, string,
- * semver) or, with list-type attributes, a list of one of those. It is evaluated
- * once per candidate device of that request, right after the request's class and
- * request selectors accepted the device (so it shares the selector result cache and
- * its errors abort allocation exactly like selector errors). The value is a virtual
- * attribute seen only by the claim's matchAttribute / distinctAttribute constraints,
- * where it shadows a driver attribute of the same name; CEL never sees it.
+ * `device` variable as selectors and yields a scalar (int, bool, string, semver) or a
+ * list of one of those. The value is a virtual attribute seen only by the claim's
+ * matchAttribute / distinctAttribute constraints whose attribute name equals the
+ * derived attribute's name, for devices of requests the constraint applies to; there
+ * it shadows a driver attribute of that name. CEL never sees it.
  *
- * Validation (claim invalid → allocation error naming claim and field): the name is
- * "<DNS subdomain>/<C identifier>"; names are unique within a request; the expression
- * is non-empty, at most 10Ki long and compiles; its estimated cost is at most
- * DRA_DERIVED_MAX_COST and that of all expressions of the claim together at most
- * DRA_DERIVED_CLAIM_MAX_COST ("Forbidden: too complex, ..."); every derived attribute
- * is used by at least one constraint that applies to its request. With the gate off derived
- * attributes are ignored (as the scheduler does after a downgrade). */
+ * As Kubernetes' allocator (dynamic-resource-allocation v0.37.2, structured/internal/
+ * experimental): with the gate off a request with derived attributes is an error
+ * ("cannot handle request with derived attributes, the feature is disabled"); with it
+ * on, an expression is evaluated only when such a constraint adds a device, and its
+ * error ("evaluate derived attribute NAME on device D/P/N failed: ...") aborts the
+ * allocation there. Claims the API server rejects (name format, duplicates, more than
+ * 32, not referenced by a constraint targeting the request, empty, too long, not
+ * compiling, estimated cost over a limit) get the API server's field error instead
+ * (derived.c api_valid; the allocator never sees them). */
 #ifndef DRA_ENGINE_DERIVED_H
 #define DRA_ENGINE_DERIVED_H
 
 #include "engine/decode_util.h"
 
 #define DRA_DERIVED_MAX 32   /* derivedAttributes per request */
-/* Estimated-cost limits (cel_program_estimated_cost, Kubernetes' worst-case CEL
- * estimate): one expression, and all derived attribute expressions of a claim
- * together. KEP-6080 / kubernetes#140029 limit derived attribute expressions by
- * estimated cost, but the values and names of those constants could not be found in
- * the reference material; both are set to the selector limit CEL_MAX_COST
- * (CELSelectorExpressionMaxCost, 1,000,000) until they can be checked. */
+/* Estimated-cost limits of API validation (cel_program_estimated_cost, Kubernetes'
+ * worst-case CEL estimate): one expression, min(CELSelectorExpressionMaxCost,
+ * DeviceClaimDerivedAttributeCELMaxCost), and all derived attribute expressions of a
+ * claim together, DeviceClaimDerivedAttributeCELMaxCost (k8s.io/kubernetes v1.37.2
+ * pkg/apis/resource/types.go: 1,000,000 both). */
 #define DRA_DERIVED_MAX_COST CEL_MAX_COST
 #define DRA_DERIVED_CLAIM_MAX_COST CEL_MAX_COST
 
@@ -38,17 +37,19 @@ struct dra_claim_state;
 struct dra_req_data;
 struct dra_cstate;
 
-/* alloc.c validate(), once rd->spec/parent/name are set and before any selector runs:
- * validates the request's derived attributes against the claim's constraints and
- * maps constraints to them. False with the allocation error set. */
+/* alloc.c validate(), first, once rd->spec/parent/name are set: the gate, the API
+ * validation checks, and the constraint → derived attribute map. False with the
+ * allocation error set. */
 bool dra__derived_prepare(struct dra_alloc_ctx *x, struct dra_claim_state *cs, struct dra_req_data *rd);
-/* alloc.c selectable(): evaluates the request's derived attributes on a candidate
- * that passed the selectors. 1 ok, -1 runtime error with *errmsg (arena text). */
+/* alloc.c matches(): evaluates the request's derived attributes that constraints look
+ * up, on a candidate that passed the selectors. 1 ok, 2 some evaluation failed (the
+ * error is kept for dra__derived_bind; errmsg is unused). */
 int dra__derived_eval(struct dra_alloc_ctx *x, const struct dra_claim_state *cs, struct dra_req_data *rd,
                      uint32_t cand, const char **errmsg);
 /* alloc.c allocate_device(): before constraint k sees the candidate, points it at the
- * derived value that shadows the attribute (or clears it). */
-void dra__derived_bind(const struct dra_alloc_ctx *x, const struct dra_req_data *rd, uint32_t k, uint32_t cand,
+ * derived value that shadows the attribute (or clears it). False with the allocation
+ * error set when that value failed to evaluate (Kubernetes' lookupAttribute error). */
+bool dra__derived_bind(struct dra_alloc_ctx *x, const struct dra_req_data *rd, uint32_t k, uint32_t cand,
                       struct dra_cstate *s);
 
 #endif
