@@ -1,11 +1,12 @@
 /* test_derived.c — derived attributes (engine/derived.c) and DeviceTaintRules
  * (engine/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
  * checks of the rules those cases rely on (evaluation only after the selectors,
- * backtracking through derived values, the feature gate). */
+ * errors where the constraint looks the value up, backtracking through derived
+ * values, the feature gate, the API server's name checks). */
 #include "tests/engine/case_check.h"
 
 Test(derived, testdata_cases) {
-    cc_check_dir("derived", 24);
+    cc_check_dir("derived", 32);
 }
 
 Test(taintrules, testdata_cases) {
@@ -56,7 +57,8 @@ Test(derived, evaluated_only_after_the_selectors_accept_the_device) {
 
 Test(derived, runtime_error_on_any_candidate_aborts) {
     /* without the selector "plain" is a candidate: the missing attribute aborts the
-     * allocation although "numa" would have worked */
+     * allocation although "numa" would have worked, in Kubernetes' words
+     * (lookupAttribute: no claim prefix, no optional-chaining hint) */
     json_t *out = run_inline("{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
                              "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
                              "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
@@ -66,9 +68,39 @@ Test(derived, runtime_error_on_any_candidate_aborts) {
                              "  \"constraints\": [{\"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
     const char *msg = json_string_value(json_object_get(out, "error"));
     cr_assert_not_null(msg);
-    cr_expect(strstr(msg, "claim c, request r: derived attribute x.example.com/numa on device gpu.example.com/p/plain") != NULL,
+    cr_expect_str_eq(msg, "evaluate derived attribute x.example.com/numa on device gpu.example.com/p/plain failed: no such key: numa");
+    json_decref(out);
+}
+
+Test(derived, no_error_where_no_constraint_looks_it_up) {
+    /* the constraint applies to another request: r's derived attribute is never looked
+     * up (and the claim is API-invalid: reported as the API server words it) */
+    json_t *out = run_inline("{\"features\": {\"derivedAttributes\": true}," SLICE_NO_NUMA_FIRST
+                             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+                             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+                             "    \"allocationMode\": \"ExactCount\", \"count\": 1,"
+                             "    \"derivedAttributes\": [{\"name\": \"x.example.com/numa\", "
+                             "       \"expression\": \"device.attributes['gpu.example.com'].numa\"}]}},"
+                             "   {\"name\": \"q\", \"exactly\": {\"deviceClassName\": \"gpu\", \"allocationMode\": \"ExactCount\", \"count\": 1}}],"
+                             "  \"constraints\": [{\"requests\": [\"q\"], \"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
+    const char *msg = json_string_value(json_object_get(out, "error"));
+    cr_assert_not_null(msg);
+    cr_expect(strstr(msg, "derivedAttributes[0].name: Invalid value: \"x.example.com/numa\": must be referenced by at least one "
+                          "matchAttribute or distinctAttribute constraint targeting this request") != NULL,
               "%s", msg);
-    cr_expect(strstr(msg, "consider using CEL optional chaining") != NULL, "%s", msg);
+    json_decref(out);
+}
+
+Test(derived, gate_off_is_an_error) {
+    json_t *out = run_inline("{\"features\": {\"derivedAttributes\": false}," SLICE_NO_NUMA_FIRST
+                             "\"claims\": [{\"metadata\": {\"name\": \"c\"}, \"spec\": {\"devices\": {"
+                             "  \"requests\": [{\"name\": \"r\", \"exactly\": {\"deviceClassName\": \"gpu\", "
+                             "    \"allocationMode\": \"ExactCount\", \"count\": 1,"
+                             "    \"derivedAttributes\": [{\"name\": \"x.example.com/numa\", \"expression\": \"1\"}]}}],"
+                             "  \"constraints\": [{\"matchAttribute\": \"x.example.com/numa\"}]}}}]}");
+    const char *msg = json_string_value(json_object_get(out, "error"));
+    cr_assert_not_null(msg);
+    cr_expect_str_eq(msg, "claim c, request r: cannot handle request with derived attributes, the feature is disabled");
     json_decref(out);
 }
 
@@ -169,10 +201,11 @@ Test(derived, name_format) {
     static const char *const ok[] = {
         "derived/numa", "a.b-c.example.com/_x9", "d/N", "x/abcdefghijklmnopqrstuvwxyz012345",
         "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyza/id",   /* 63-character domain */
+        "derived/a/b",   /* more than one '/': ResourceFullyQualifiedName looks no further */
     };
     static const char *const bad[] = {
         "numa", "/numa", "derived/", "Derived/numa", "-d/numa", "d-/numa", "d..e/numa", "derived/9numa",
-        "derived/numa-node", "derived/a/b", "x/abcdefghijklmnopqrstuvwxyz0123456",   /* 33-character id */
+        "derived/numa-node", "x/abcdefghijklmnopqrstuvwxyz0123456",   /* 33-character id */
         "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyzab/id",         /* 64-character domain */
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
@@ -183,7 +216,9 @@ Test(derived, name_format) {
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         json_t *out = run_named(bad[i]);
         const char *msg = json_string_value(json_object_get(out, "error"));
-        cr_expect(msg && strstr(msg, "derivedAttributes[0].name: Invalid value"), "%s: %s", bad[i], msg ? msg : "accepted");
+        cr_expect(msg && (strstr(msg, "derivedAttributes[0].name: Invalid value") ||
+                          strstr(msg, "derivedAttributes[0].name: Too long: may not be more than")),
+                  "%s: %s", bad[i], msg ? msg : "accepted");
         json_decref(out);
     }
 }
