@@ -274,6 +274,19 @@ static bool eval_one(dra_alloc_ctx *x, const cel_program *p, const dra_cand *c, 
             return true;
         }
     }
+    /* valToDeviceAttribute's words for a scalar of another type: Go's %T of the value */
+    static const char *const go_type[][2] = {
+        {"double", "float64"}, {"uint", "uint64"}, {"bytes", "[]uint8"},
+        {"google.protobuf.Duration", "time.Duration"}, {"google.protobuf.Timestamp", "time.Time"},
+    };
+    for (size_t i = 0; i < sizeof go_type / sizeof *go_type; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "CEL result of type %s cannot be used as an attribute value", go_type[i][0]);
+        if (!strcmp(e->msg, want)) {
+            err_set(e, "unsupported CEL return type: %s", go_type[i][1]);
+            break;
+        }
+    }
     return false;
 }
 

@@ -6,7 +6,7 @@
 #include "tests/engine/case_check.h"
 
 Test(derived, testdata_cases) {
-    cc_check_dir("derived", 32);
+    cc_check_dir("derived", 33);
 }
 
 Test(taintrules, testdata_cases) {
