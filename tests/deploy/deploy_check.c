@@ -16,7 +16,8 @@
  *   - advisor: DynamicResources on, ignorable, no bindVerb; bind: DynamicResources
  *     disabled, bindVerb bind, dralloc run with --bind;
  *   - RBAC: the service account's roles are the upstream system:kube-scheduler and
- *     system:volume-scheduler, the leader-election Role, and dralloc's own, whose
+ *     system:volume-scheduler, extension-apiserver-authentication-reader in kube-system,
+ *     the leader-election Role, and dralloc's own, whose
  *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode;
  *   - NetworkPolicy: the pod's declared ports (health, kube-scheduler's) open to named
  *     peers only, dralloc's --listen port to none (issue #39);
@@ -239,7 +240,7 @@ static bool rule_grants(const json_t *rule, const char *group, const char *resou
 
 static void check_rbac(const json_t *docs, const char *sa, const char *ns, const char *lease_ns, bool bind) {
     json_t *granted = json_object();   /* "group|resource|verb" of dralloc's own roles */
-    bool lease_ok = false;
+    bool lease_ok = false, auth_reader = false;
     size_t i;
     json_t *d;
     json_array_foreach(docs, i, d) {
@@ -250,6 +251,14 @@ static void check_rbac(const json_t *docs, const char *sa, const char *ns, const
         const char *rkind = str(json_object_get(d, "roleRef"), "kind") ?: "";
         const json_t *r = find(docs, rkind, role);
         if (!r) {
+            /* kube-scheduler's delegated authentication reads the client CA from
+             * kube-system/extension-apiserver-authentication, which this Role allows */
+            if (!strcmp(kind, "RoleBinding") && !strcmp(rkind, "Role") &&
+                !strcmp(role, "extension-apiserver-authentication-reader") &&
+                !strcmp(str(json_object_get(d, "metadata"), "namespace") ?: "", "kube-system")) {
+                auth_reader = true;
+                continue;
+            }
             CHECK(!strcmp(role, "system:kube-scheduler") || !strcmp(role, "system:volume-scheduler"),
                   "%s %s binds %s, which deploy/ does not define and is no upstream kube-scheduler role", kind,
                   str(json_object_get(d, "metadata"), "name"), role);
@@ -286,6 +295,8 @@ static void check_rbac(const json_t *docs, const char *sa, const char *ns, const
             }
         }
     }
+    CHECK(auth_reader, "no RoleBinding in kube-system binds the Role extension-apiserver-authentication-reader: "
+                       "kube-scheduler cannot read its client CA (Unable to get configmap/extension-apiserver-authentication)");
     CHECK(lease_ok, "no Role in %s grants the service account get, create and update on leases (kube-scheduler's "
                     "leaderElection.resourceNamespace)", lease_ns);
     /* a 1.36+ API server authorizes each claim status write that changes allocation or
