@@ -281,6 +281,9 @@ EOF
     kubeconfig "$DIR/dralloc.kubeconfig" system:serviceaccount:dralloc-system:dralloc-scheduler token "$token"
     if [[ ${E2E_SCHEDULER_IDENTITY:-sa} == cert ]]; then
         cp "$DIR/kube-scheduler-cert.kubeconfig" "$DIR/kube-scheduler.kubeconfig"
+        # deploy/ grants the scheduler's Lease to the ServiceAccount only
+        kc create rolebinding e2e-kube-scheduler-leader-election -n dralloc-system \
+            --role dralloc-scheduler-leader-election --user system:kube-scheduler >/dev/null
     else
         cp "$DIR/dralloc.kubeconfig" "$DIR/kube-scheduler.kubeconfig"
     fi
