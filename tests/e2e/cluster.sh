@@ -131,6 +131,7 @@ subjectAltName=$4"
         leaf admin "/O=system:masters/CN=e2e-admin" clientAuth
         leaf kube-controller-manager "/CN=system:kube-controller-manager" clientAuth
         leaf kube-scheduler "/CN=system:kube-scheduler" clientAuth
+        leaf front-proxy-client "/CN=front-proxy-client" clientAuth
         leaf apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
         # the service-account token signing key pair
         openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
@@ -249,7 +250,11 @@ EOF
         --service-account-issuer https://kubernetes.default.svc.cluster.local \
         --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
         --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
-        --authorization-mode Node,RBAC --allow-privileged=true --profiling=false
+        --authorization-mode Node,RBAC --allow-privileged=true --profiling=false \
+        --requestheader-client-ca-file "$pki/ca.crt" --requestheader-allowed-names front-proxy-client \
+        --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+        --requestheader-extra-headers-prefix X-Remote-Extra- \
+        --proxy-client-cert-file "$pki/front-proxy-client.crt" --proxy-client-key-file "$pki/front-proxy-client.key"
     # /readyz needs credentials (anonymous is off): the admin's
     local acurl=(curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key")
     wait_for kube-apiserver "kube-apiserver /readyz" "${acurl[@]}" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
@@ -323,17 +328,6 @@ status:
     done < <(yq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[] |
                    select(.name == "dralloc") | .args[]' "$DIR/deploy.yaml")
     [[ ${dargs[0]:-} == serve ]] || die "deploy/$mode: the dralloc container's args do not start with serve"
-    # Workaround: deploy/base/deployment.yaml writes --name=value, and a `dralloc serve`
-    # that takes only `--name value` exits with "unexpected argument". If this binary
-    # rejects the = form (probed with --listen=...:0 --help), split the values off.
-    if ! "$dralloc" serve --listen=127.0.0.1:0 --help >/dev/null 2>&1; then
-        log "WORKAROUND: $dralloc serve rejects --name=value (deploy/ uses it): passing --name value"
-        local -a split=()
-        for a in "${dargs[@]}"; do
-            if [[ $a == --*=* && $a != --watch-list=* ]]; then split+=("${a%%=*}" "${a#*=}"); else split+=("$a"); fi
-        done
-        dargs=("${split[@]}")
-    fi
     # shellcheck disable=SC2206
     local extra=(${E2E_DRALLOC_ARGS:-})
     log "dralloc ${dargs[*]} on 127.0.0.1:$DRALLOC_PORT (health $DRALLOC_HEALTH_PORT)"

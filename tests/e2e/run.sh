@@ -22,7 +22,7 @@ CLUSTER_SH=$HERE/cluster.sh
 WAIT=${E2E_WAIT:-60}s
 
 ADVISOR_SCENARIOS=(smoke)
-BIND_SCENARIOS=()
+BIND_SCENARIOS=(smoke_bind)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 CLUSTER=
@@ -34,10 +34,21 @@ fail() { echo "    FAIL: $*" >&2; return 1; }
 
 # A pod with a claim from a ResourceClaimTemplate, scheduled by the dralloc-scheduler
 # profile: only node-0 has devices, so the pod must land there with one of its two
-# devices allocated, and dralloc's extender must have been asked.
-scenario_smoke() {
-    local filters_before
+# devices allocated and reserved for it, dralloc's extender must have been asked, and
+# the pod's deletion must complete (fake-kubelet).
+scenario_smoke() { smoke template; }
+
+# Bind mode: the profile has no DynamicResources plugin, so dralloc's /bind allocates
+# the claim, writes its status and binds the pod. The claim is made before the pod
+# (resourceClaimName): the plugin's PreEnqueue gate, which holds a pod until the claim
+# of its template exists, is off in this profile (README: a pod tried before the
+# resourceclaim controller made its claim can be parked for minutes).
+scenario_smoke_bind() { smoke claim; }
+
+smoke() { # template|claim
+    local filters_before binds_before claim_src
     filters_before=$(extender_requests filter)
+    binds_before=$(extender_requests bind)
     k apply -f - >/dev/null <<EOF || return 1
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -63,7 +74,9 @@ spec:
   - name: gpu-1
     attributes:
       model: {string: e2e}
----
+EOF
+    if [[ $1 == template ]]; then
+        k apply -f - >/dev/null <<EOF || return 1
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -76,7 +89,29 @@ spec:
       - name: gpu
         exactly:
           deviceClassName: e2e-smoke-gpu
----
+EOF
+        claim_src="resourceClaimTemplateName: one-gpu"
+    else
+        k apply -f - >/dev/null <<EOF || return 1
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: one-gpu
+  namespace: $NS
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: e2e-smoke-gpu
+EOF
+        claim_src="resourceClaimName: one-gpu"
+        dralloc_has ResourceClaim 1 || return 1
+    fi
+    # the pod only once dralloc's cache holds the devices (its watch is not the
+    # scheduler's: a filter answered before it saw the slice would reject node-0)
+    dralloc_has DeviceClass 1 && dralloc_has ResourceSlice 1 || return 1
+    k apply -f - >/dev/null <<EOF || return 1
 apiVersion: v1
 kind: Pod
 metadata:
@@ -86,7 +121,7 @@ spec:
   schedulerName: $SCHEDULER_NAME
   resourceClaims:
   - name: gpu
-    resourceClaimTemplateName: one-gpu
+    $claim_src
   containers:
   - name: c
     image: registry.k8s.io/pause:3.10
@@ -95,12 +130,15 @@ spec:
       - name: gpu
 EOF
     k wait -n "$NS" pod/smoke --for=jsonpath='{.spec.nodeName}'=node-0 --timeout="$WAIT" >/dev/null ||
-        { k get pod -n "$NS" smoke -o yaml >&2; fail "pod not scheduled on node-0"; return 1; }
-    local claim
-    claim=$(k get pod -n "$NS" smoke -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
-    [[ -n $claim ]] || { fail "the resourceclaim controller made no claim for the pod"; return 1; }
+        { k get pod -n "$NS" smoke -o yaml >&2; k get events -n "$NS" >&2; fail "pod not scheduled on node-0"; return 1; }
+    local claim=one-gpu
+    if [[ $1 == template ]]; then
+        claim=$(k get pod -n "$NS" smoke -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+        [[ -n $claim ]] || { fail "the resourceclaim controller made no claim for the pod"; return 1; }
+    fi
     k wait -n "$NS" "resourceclaim/$claim" --for=jsonpath='{.status.allocation.devices.results[0].pool}'=node-0 \
-        --timeout="$WAIT" >/dev/null || { k get resourceclaim -n "$NS" "$claim" -o yaml >&2; fail "claim $claim not allocated"; return 1; }
+        --timeout="$WAIT" >/dev/null ||
+        { k get resourceclaim -n "$NS" "$claim" -o yaml >&2; fail "claim $claim not allocated"; return 1; }
     local dev reserved
     dev=$(k get resourceclaim -n "$NS" "$claim" -o jsonpath='{.status.allocation.devices.results[0].device}')
     [[ $dev == gpu-0 || $dev == gpu-1 ]] || { fail "claim $claim allocated device '$dev'"; return 1; }
@@ -108,16 +146,32 @@ EOF
     [[ $reserved == smoke ]] || { fail "claim $claim reserved for '$reserved', not the pod"; return 1; }
     k wait -n "$NS" pod/smoke --for=jsonpath='{.status.phase}'=Running --timeout="$WAIT" >/dev/null ||
         { fail "fake-kubelet did not report the pod Running"; return 1; }
-    local filters_after
+    local filters_after binds_after
     filters_after=$(extender_requests filter)
+    binds_after=$(extender_requests bind)
     ((filters_after > filters_before)) ||
         { fail "dralloc's /filter was not called ($filters_before -> $filters_after requests)"; return 1; }
-    echo "    pod on node-0, claim $claim: $dev; dralloc /filter requests $filters_before -> $filters_after"
+    if [[ $MODE == bind ]]; then
+        ((binds_after > binds_before)) ||
+            { fail "bind mode: dralloc's /bind was not called ($binds_before -> $binds_after requests)"; return 1; }
+    fi
+    echo "    pod on node-0, claim $claim: $dev; dralloc /filter $filters_before -> $filters_after, /bind $binds_before -> $binds_after"
     # deletion through the fake kubelet (grace period honoured, then removed)
     k delete -n "$NS" pod/smoke --wait=true --timeout="$WAIT" >/dev/null ||
         { fail "pod deletion did not finish"; return 1; }
     k delete deviceclass e2e-smoke-gpu >/dev/null
     k delete resourceslice node-0-gpu.e2e.dralloc.dev >/dev/null
+}
+
+# dralloc_has KIND N: wait until dralloc's cache holds at least N objects of KIND
+dralloc_has() {
+    local deadline=$((SECONDS + ${WAIT%s})) n
+    while :; do
+        n=$(curl -sf "http://127.0.0.1:$DRALLOC_PORT/debug/cache" | jq -r --arg k "$1" '.objects[$k] // 0')
+        [[ $n =~ ^[0-9]+$ ]] && ((n >= $2)) && return 0
+        ((SECONDS >= deadline)) && { fail "dralloc's cache has ${n:-?} $1 objects, want >= $2"; return 1; }
+        sleep 0.2
+    done
 }
 
 # dralloc's count of extender requests of one verb, from its /metrics (0 if none)
@@ -169,7 +223,7 @@ run_scenarios() { # MODE NODES NAME...
         return ;;
     esac
     for name; do
-        local t0=$SECONDS ns="e2e-$name-$RANDOM"
+        local t0=$SECONDS ns="e2e-${name//_/-}-$RANDOM"
         (
             set -a; source "$CLUSTER/env"; set +a
             export NS=$ns
