@@ -248,7 +248,11 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
     if (!p) {
         cel_env_free(sel);
         cel_env_free(any);
-        json_object_set_new(o, "error", json_string(e.msg));
+        /* upstream's CompilationResult.Error.Detail: "compilation failed: " before
+         * cel-go's issues, nothing before its own output type check */
+        char msg[sizeof e.msg + 32];
+        snprintf(msg, sizeof msg, "%s%s", strncmp(e.msg, "ERROR:", 6) ? "" : "compilation failed: ", e.msg);
+        json_object_set_new(o, "error", json_string(msg));
         json_object_set_new(o, "errorKind", json_string("compile"));
         json_object_set_new(o, "costLimit", json_integer(CEL_MAX_COST));
         json_object_set_new(o, "tooComplex", json_false());

@@ -256,7 +256,15 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
                 continue;
             }
             build_pool(v, p, g->rel.v, g->rel.n, all.v, all.n);
-            if ((int64_t)all.n != want) p->incomplete = true;
+            if ((int64_t)all.n != want) {
+                /* pools_incubating.go GatherPools: an incomplete pool is neither
+                 * validated nor looked at for binding conditions (it sorts among the
+                 * ordinary pools); its slices stay for the explanations only */
+                p->incomplete = true;
+                p->invalid = false;
+                p->invalid_reason = NULL;
+                p->has_binding = false;
+            }
             v->npools++;
         }
         free(g->rel.v);

@@ -114,7 +114,10 @@ json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
         if (d->nconsumed) json_object_set_new(x, "consumedCapacity", consumed_json(d->consumed, d->nconsumed));
         json_array_append_new(res, x);
     }
-    json_object_set_new(devs, "results", res);
+    /* Go's `json:"results,omitempty"`: a claim without requests is allocated as
+     * devices: {} (found by tests/upstream's differential test) */
+    if (r->nresults) json_object_set_new(devs, "results", res);
+    else json_decref(res);
     if (r->nconfigs) {
         json_t *cfg = json_array();
         for (uint32_t i = 0; i < r->nconfigs; i++) {

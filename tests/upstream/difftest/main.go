@@ -50,6 +50,8 @@ func main() {
 		rc = runCases(*bin, fs.Args())
 	case "run":
 		rc = runCampaign(*bin, *seed, *cases, *celCases, *out, *stats, *workers)
+	case "dump":
+		rc = runDump(*seed, *cases, *out)
 	case "speed":
 		rc = runSpeed(*bin, *seed, *cases, *celCases)
 	default:

@@ -52,9 +52,15 @@ func ApplyTaintRules(slices []*resourceapi.ResourceSlice, rules []*resourceapi.D
 	if err != nil {
 		return nil, fmt.Errorf("resource slice tracker: %w", err)
 	}
-	defer t.Stop()
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// The informers stop when stop closes; Shutdown waits for them, so it must come
+	// after close (a deferred Shutdown alone waits for the 30 s context).
+	stop := make(chan struct{})
+	factory.Start(stop)
+	defer func() {
+		close(stop)
+		factory.Shutdown()
+		t.Stop()
+	}()
 	for !t.HasSynced() {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("resource slice tracker: not synced: %w", ctx.Err())
