@@ -39,7 +39,9 @@ Test(checker, selector_result_must_be_bool) {
     cr_expect_str_eq(e.msg, "must evaluate to bool or the unknown type, not int");
     cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].mig", &e), CEL_FALSE);
     cr_expect_eq(fx_sel(&f, "device.attributes['gpu.example.com'].models", &e), CEL_ERROR);
-    cr_expect_str_eq(e.msg, "CEL result of type list could not be converted to bool");
+    /* cel-go's error from ConvertToNative(bool) is kept as the suffix (apiserver
+     * pkg/cel/library compile: "CEL result of type %s could not be converted to bool: %v"). */
+    cr_expect_str_eq(e.msg, "CEL result of type list could not be converted to bool: type conversion error from list to 'bool'");
     fx_fini(&f);
 }
 
