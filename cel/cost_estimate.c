@@ -21,12 +21,16 @@
  *    size, startsWith/endsWith 0.1 × argument size, contains 0.1×0.1 × both sizes,
  *    matches ceil(0.1 × (size+1)) × ceil(0.25 × pattern size), `in` on lists the list
  *    size; `&&`/`||` only their operands, `?:` condition + the dearer branch.
- *    Kubernetes' estimates by function name: lowerAscii/upperAscii/substring/trim
- *    0.1 × size, split/replace 0.2 × size, find/findAll like matches, join,
- *    isSorted/sum/min/max/indexOf/lastIndexOf over the list size, quantity and
- *    semver methods 1, `==` on quantities/semvers/IPs/CIDRs 1, on named formats
- *    ceil(0.1 × 64), format validate() 32 × ceil(0.1 × size); DRA's includes 48;
- *    sets.contains/intersects size × size (equivalent 2×).
+ *    Kubernetes' estimates by function name (apiserver v0.37.2): lowerAscii/
+ *    upperAscii/substring/trim 0.1 × size, split/replace 0.2 × size, find/findAll
+ *    like matches, join, isSorted/sum/min/max/indexOf/lastIndexOf/includes over
+ *    the list size, the parses quantity/isQuantity/semver/isSemver/cidr/isIP/
+ *    isCIDR/ip 0.1 × the argument's size (global functions: no receiver needed),
+ *    quantity and semver methods 1, `==` on quantities/semvers/IPs/CIDRs 1, on
+ *    named formats ceil(0.1 × 64), format validate() 32 × ceil(0.1 × size).
+ *    Before those, cel-go's per-overload estimators: sets.contains/intersects
+ *    size × size (equivalent 2×) + 1, and ext.Lists v3's lists.range, slice,
+ *    flatten, reverse, distinct, sort, sortBy: 1 + 10 + factor × result size.
  *  - a comprehension: range + init + result + (range size) × (condition + step);
  *    cel.bind (and optMap/optFlatMap, which cel-go expands to a bind): 10 for its
  *    empty range list + init + result.
@@ -71,7 +75,6 @@ static rng fixed(uint64_t v) { return (rng){v, v}; }
 #define LIST_CREATE 10         /* common.ListCreateBaseCost */
 #define MAP_CREATE 30          /* common.MapCreateBaseCost */
 #define STRUCT_CREATE 40       /* common.StructCreateBaseCost */
-#define DRA_MAX_LIST_VALUES 48 /* ResourceSliceMaxAttributeValuesPerDevice (includes) */
 #define MAX_FORMAT_SIZE 64     /* apiserver cel.MaxFormatSize */
 #define MAX_NAME_FORMAT_REGEX 128 /* apiserver cel.MaxNameFormatRegexSize */
 
@@ -371,25 +374,49 @@ static bool literal_int(const cel_node *n, int64_t *v) {
     return true;
 }
 
-/* kubernetes apiserver pkg/cel/library CostEstimator.EstimateCallCost (plus DRA's
- * includes); false when it has no estimate. The result excludes argument costs. */
+/* Go's uint64(f) on amd64 for f ≥ 0: exact below 2^64, 2^63 from there on (the
+ * conversion subtracts 2^63, truncates and sets the top bit; a too-large truncation
+ * is already 1<<63). C leaves the out-of-range case undefined. */
+static uint64_t go_f2u(double f) {
+    if (f < 9223372036854775808.0) return (uint64_t)(int64_t)f;
+    if (f < 18446744073709551616.0) return (uint64_t)f;
+    return UINT64_C(1) << 63;
+}
+
+static bool fn_is(const char *f, const char *const *names) {
+    for (; *names; names++)
+        if (!strcmp(f, *names)) return true;
+    return false;
+}
+
+/* kubernetes apiserver pkg/cel/library CostEstimator.EstimateCallCost (v0.37.2),
+ * keyed on the function name as upstream is; false when it has no estimate. The
+ * result excludes argument costs. `args` are the arguments without the receiver,
+ * so a global function's guard is on them alone (quantity("1") is estimated as
+ * 0.1 × the string's size, not the default 1). */
 static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out) {
+    static const char *const list_fns[] = {"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes", NULL};
+    static const char *const nominal[] = {"masked", "prefixLength", "family", "isUnspecified", "isLoopback",
+                                          "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+                                          "format.named", "sign", "asInteger", "isInteger", "asApproximateFloat",
+                                          "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor",
+                                          "patch", "getScheme", "getHostname", "getHost", "getPort",
+                                          "getEscapedPath", "getQuery", NULL};
+    static const char *const parse_fns[] = {"cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver",
+                                            NULL};
     const char *f = k->fn;
     const cel_node *t = k->target;
-    if (!strcmp(f, "includes") && !strcmp(ovid, "dra_includes_dyn_dyn") && t) {
-        *out = ce((rng){0, DRA_MAX_LIST_VALUES});
-        return true;
-    }
-    if (!strcmp(f, "isSorted") || !strcmp(f, "sum") || !strcmp(f, "max") || !strcmp(f, "min") ||
-        !strcmp(f, "indexOf") || !strcmp(f, "lastIndexOf")) {
+    if (fn_is(f, list_fns)) {
         if (!t) return false;
-        const cel_type *el = first_param(type_of(t));
+        const cel_type *el = first_param(type_of(t));   /* listElementNode: the type's first parameter */
         if (el) {
             rng elcost = fixed(1);
             if (el->kind == TY_STRING || el->kind == TY_BYTES)
                 elcost = radd(elcost, rfactor(list_elem_size(c, t), STRING_TRAVERSAL));
             *out = ce(rmul(size_or_unknown(c, t), elcost));
-        } else {
+        } else if (!strcmp(f, "includes")) {   /* a dyn receiver: n comparisons of cost 1 */
+            *out = ce(size_or_unknown(c, t));
+        } else {   /* a string receiver (indexOf/lastIndexOf) */
             *out = ce(rfactor(size_or_unknown(c, t), STRING_TRAVERSAL));
         }
         return true;
@@ -417,7 +444,7 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
             count.hi = 0;
             kept.hi = sz.hi;
         } else {
-            count.hi = (uint64_t)ceil((double)sz.hi / (double)from.lo);
+            count.hi = go_f2u(ceil((double)sz.hi / (double)from.lo));
         }
         if (from.hi == 0) {
             count.lo = sz.lo < UINT64_MAX ? sz.lo + 1 : sz.lo;
@@ -426,7 +453,7 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
             count.lo = 0;
             kept.lo = sz.lo;
         } else {
-            count.lo = (uint64_t)ceil((double)sz.lo / (double)from.hi);
+            count.lo = go_f2u(ceil((double)sz.lo / (double)from.hi));
         }
         *out = ce_sized(rfactor(sz, 2 * STRING_TRAVERSAL), radd(rmul(count, to), kept));
         return true;
@@ -461,38 +488,31 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
         *out = ce_sized(rmul(str, re), (rng){0, sz.hi});
         return true;
     }
-    if (!strcmp(f, "cidr") || !strcmp(f, "isIP") || !strcmp(f, "isCIDR")) {
-        if (!t || k->nargs < 1) return false;   /* global functions: never (as upstream) */
+    if (fn_is(f, parse_fns)) {   /* a parse: one traversal of the string */
+        if (k->nargs < 1) return false;
         *out = ce(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL));
         return true;
     }
     if (!strcmp(f, "ip")) {
-        if (!t) return false;
-        if (k->nargs >= 1 && strcmp(ovid, "cidr_ip")) {
-            *out = ce(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL));
+        if (!strcmp(ovid, "cidr_ip")) {   /* the IP member of a CIDR */
+            *out = ce(fixed(1));
             return true;
         }
-        *out = ce(fixed(1));
+        if (k->nargs < 1) return false;
+        *out = ce(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL));
         return true;
     }
     if (!strcmp(f, "ip.isCanonical")) {
-        if (!t || k->nargs < 1) return false;
+        if (k->nargs < 1) return false;
         *out = ce(rfactor(size_or_unknown(c, k->args[0]), 2 * STRING_TRAVERSAL));
         return true;
     }
-    if (!strcmp(f, "major") || !strcmp(f, "minor") || !strcmp(f, "patch") || !strcmp(f, "masked") ||
-        !strcmp(f, "prefixLength") || !strcmp(f, "family") || !strcmp(f, "isUnspecified") ||
-        !strcmp(f, "isLoopback") || !strcmp(f, "isLinkLocalMulticast") || !strcmp(f, "isLinkLocalUnicast") ||
-        !strcmp(f, "isGlobalUnicast") || !strcmp(f, "format.named") || !strcmp(f, "sign") ||
-        !strcmp(f, "asInteger") || !strcmp(f, "isInteger") || !strcmp(f, "asApproximateFloat") ||
-        !strcmp(f, "isGreaterThan") || !strcmp(f, "isLessThan") || !strcmp(f, "compareTo") || !strcmp(f, "add") ||
-        !strcmp(f, "sub") || !strcmp(f, "getScheme") || !strcmp(f, "getHostname") || !strcmp(f, "getHost") ||
-        !strcmp(f, "getPort") || !strcmp(f, "getEscapedPath") || !strcmp(f, "getQuery")) {
+    if (fn_is(f, nominal)) {
         *out = ce(fixed(1));
         return true;
     }
     if (!strcmp(f, "containsIP") || !strcmp(f, "containsCIDR")) {
-        if (!t || k->nargs < 1) return false;
+        if (k->nargs < 1) return false;
         rng ip = {4, 16};
         rng r = rfactor(radd(ip, ip), STRING_TRAVERSAL);
         bool cidr = f[8] == 'C';
@@ -502,13 +522,8 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
         *out = ce(r);
         return true;
     }
-    if (!strcmp(f, "quantity") || !strcmp(f, "isQuantity") || !strcmp(f, "semver") || !strcmp(f, "isSemver")) {
-        if (!t || k->nargs < 1) return false;   /* global: upstream's `target != nil` never holds */
-        *out = ce(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL));
-        return true;
-    }
     if (!strcmp(f, "validate")) {   /* named format: MaxNameFormatRegexSize 128 × 0.25 per 0.1 × size */
-        if (!t || k->nargs < 1) return false;
+        if (k->nargs < 1) return false;
         *out = ce(rfactor(rfactor(size_or_unknown(c, k->args[0]), STRING_TRAVERSAL), MAX_NAME_FORMAT_REGEX * REGEX_LENGTH));
         return true;
     }
@@ -537,6 +552,63 @@ static bool k8s_estimate(est *c, const call *k, const char *ovid, call_est *out)
 
 static bool is_id(const char *ovid, const char *a) { return !strcmp(ovid, a); }
 
+/* cel-go ext/costs.go nodeAsUintValue: an int literal's value (negative ones 0), else
+ * the default. */
+static uint64_t literal_uint(const cel_node *n, uint64_t dflt) {
+    int64_t v;
+    if (!literal_int(n, &v)) return dflt;
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static bool has_suffix(const char *s, const char *suf) {
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* The per-overload estimators cel-go's ext.Lists (version 3) registers
+ * (ext/lists.go estimateAllocatingListCall): 1 for the call + 10 for the new list +
+ * costFactor × the result's size, which is also the result size. Like every
+ * OverloadCostEstimate they come before the Kubernetes estimator. */
+static bool lists_estimate(est *c, const call *k, const char *ovid, call_est *out) {
+    const cel_node *t = k->target;
+    double factor = 1;
+    rng size;
+    if (is_id(ovid, "lists_range")) {
+        if (t || k->nargs != 1) return false;
+        size = fixed(literal_uint(k->args[0], UINT64_MAX));
+    } else if (is_id(ovid, "list_slice")) {
+        if (!t || k->nargs != 2) return false;
+        rng sz = size_or_unknown(c, t);
+        /* unsigned: an end before the start wraps, as upstream's end-start does */
+        size = fixed(literal_uint(k->args[1], sz.hi) - literal_uint(k->args[0], 0));
+    } else if (is_id(ovid, "list_reverse")) {
+        if (!t || k->nargs != 0) return false;
+        size = size_or_unknown(c, t);
+    } else if (is_id(ovid, "list_flatten") || is_id(ovid, "list_flatten_int")) {
+        if (!t || k->nargs > 1) return false;
+        factor = (double)(k->nargs == 1 ? literal_uint(k->args[0], UINT64_MAX) : 1);
+        size = size_or_unknown(c, t);
+    } else if (is_id(ovid, "list_distinct")) {
+        if (!t || k->nargs != 0) return false;
+        rng sz = size_or_unknown(c, t);
+        factor = 2;
+        size = rmul(sz, sz);
+    } else if (!strncmp(ovid, "list_", 5) && (has_suffix(ovid, "_sort") || has_suffix(ovid, "_sortByAssociatedKeys"))) {
+        /* list_<T>_sort over the receiver, list_<T>_sortByAssociatedKeys over the keys:
+         * n² comparisons of cost 2, 2.1 for strings and bytes */
+        bool by = has_suffix(ovid, "_sortByAssociatedKeys");
+        if (!t || k->nargs != (by ? 1u : 0u)) return false;
+        rng sz = size_or_unknown(c, by ? k->args[0] : t);
+        factor = 2;
+        if (!strncmp(ovid, "list_string_", 12) || !strncmp(ovid, "list_bytes_", 11)) factor += STRING_TRAVERSAL;
+        size = rmul(sz, sz);
+    } else {
+        return false;
+    }
+    *out = ce_sized(radd(radd(rfactor(size, factor), fixed(1)), fixed(LIST_CREATE)), size);
+    return true;
+}
+
 /* cel-go coster.functionCost for one overload. */
 static call_est function_cost(est *c, const call *k, const char *ovid) {
     /* ext.Sets registers per-overload estimators (checked before the estimator) */
@@ -547,7 +619,7 @@ static call_est function_cost(est *c, const call *k, const char *ovid) {
         return ce(radd(r, k->argsum));
     }
     call_est ke;
-    if (k8s_estimate(c, k, ovid, &ke)) {
+    if (lists_estimate(c, k, ovid, &ke) || k8s_estimate(c, k, ovid, &ke)) {
         ke.cost = radd(ke.cost, k->argsum);
         return ke;
     }
