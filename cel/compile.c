@@ -316,6 +316,62 @@ static cel_op binop(const char *name) {
     return OP_CONST;
 }
 
+/* cel-go's type conversion functions (common/overloads IsTypeConversionFunction):
+ * with OptOptimize its planner evaluates a call of one with a constant argument
+ * when the program is built (interpreter/decorators.go maybeOptimizeConstUnary),
+ * and an error there fails program construction. */
+static bool is_conversion(const char *name) {
+    static const char *const conv[] = {"bool", "bytes", "double", "duration", "dyn",
+                                       "int", "string", "timestamp", "type", "uint"};
+    for (size_t i = 0; i < ARRAY_SIZE(conv); i++)
+        if (!strcmp(conv[i], name)) return true;
+    return false;
+}
+
+/* What cel-go's planner holds as a constant (InterpretableConst): literals, list
+ * and map literals of constants (maybeBuildListLiteral/maybeBuildMapLiteral) and
+ * conversions of constants. dralloc folds more (any foldable call); cel-go's
+ * plan-time checks (conversions, constant regex patterns) see only these. */
+static bool plan_const(const cel_node *n) {
+    switch ((cel_node_kind)n->kind) {
+    case N_CONST: return true;
+    case N_LIST:
+    case N_MAP:
+        for (uint32_t i = 0; i < n->nargs; i++)
+            if (!plan_const(n->args[i])) return false;
+        return true;
+    case N_CALL: return !n->target && n->nargs == 1 && is_conversion(n->name) && plan_const(n->args[0]);
+    default: return false;
+    }
+}
+
+#define PLAN_FAILED "program instantiation failed: "
+
+static void plan_fail(comp *c, const char *msg) {
+    if (c->failed) return;
+    c->failed = true;
+    if (c->e) {
+        snprintf(c->e->msg, sizeof c->e->msg, "%s", msg);
+        c->e->set = true;
+    }
+}
+
+/* The conversion `i` of a planner constant, evaluated now: an error fails the build. */
+static void plan_conversion(comp *c, cel_inst *i) {
+    cel_eval_ctx x;
+    memset(&x, 0, sizeof x);
+    arena_init(&x.a, 1024);
+    x.base = arena_save(&x.a);
+    x.prog = c->p;
+    cel_value v = cel__eval_inst(i, &x);
+    if (v.kind == CV_ERROR) {
+        char msg[sizeof c->e->msg];
+        snprintf(msg, sizeof msg, PLAN_FAILED "%s", v.u.s ? v.u.s : "");
+        plan_fail(c, msg);
+    }
+    arena_free(&x.a);
+}
+
 static const cel_inst *build_call(comp *c, cel_node *n) {
     const char *name = n->name;
     if (!n->target) {
@@ -447,18 +503,25 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
     for (uint32_t j = first; j < total; j++) rest_const &= args[j]->op == OP_CONST;
     if (rest_const) i->flags |= CALL_ARGS_CONST;
     i->cost = cost;
+    if (!n->target && n->nargs == 1 && is_conversion(name) && plan_const(n->args[0]) && args[0]->op == OP_CONST)
+        plan_conversion(c, i);
     if (n->novs == 1 && ovs[0]->ov->prepare) {
         cel_value cv[CEL_MAX_ARGS];
         bool isc[CEL_MAX_ARGS];
         for (uint32_t j = 0; j < total; j++) {
-            isc[j] = args[j]->op == OP_CONST;
+            /* constant as cel-go's planner sees it (a regex pattern "(" + "" is not) */
+            cel_node *an = n->target ? (j == 0 ? n->target : n->args[j - 1]) : n->args[j];
+            isc[j] = args[j]->op == OP_CONST && plan_const(an);
             cv[j] = isc[j] ? args[j]->k : cel_error_static("not constant");
         }
         void *prep = NULL;
         err pe;
         err_clear(&pe);
         if (!ovs[0]->ov->prepare(cv, isc, total, &prep, &pe)) {
-            cel__error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
+            /* a failure of program construction is worded as such; others are the
+             * validators' positioned errors */
+            if (!strncmp(pe.msg, PLAN_FAILED, strlen(PLAN_FAILED))) plan_fail(c, pe.msg);
+            else if (!c->failed) cel__error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
             c->failed = true;
             return i;
         }

@@ -107,7 +107,7 @@ static cel_value opt_index_stub(cel_call *c, const cel_value *a, uint32_t n) {
 static const cel_overload optional_overloads[] = {
     {"optional.of", "optional_of", G, 1, F, {"A"}, "optional(A)", opt_of, 1, NULL, NULL},
     {"optional.ofNonZeroValue", "optional_ofNonZeroValue", G, 1, F, {"A"}, "optional(A)", opt_of_nonzero, 1, NULL, NULL},
-    {"optional.none", "optional_none", G, 0, F, {NULL}, "optional(dyn)", opt_none, 1, NULL, NULL},
+    {"optional.none", "optional_none", G, 0, F, {NULL}, "optional(A)", opt_none, 1, NULL, NULL},
     {"hasValue", "optional_hasValue", R, 1, F, {"optional(A)"}, "bool", opt_has, 1, NULL, NULL},
     {"value", "optional_value", R, 1, F, {"optional(A)"}, "A", opt_value, 1, NULL, NULL},
     {"or", "optional_or_optional", R, 2, NS, {"optional(A)", "optional(A)"}, "optional(A)", opt_or, 1, NULL, NULL},

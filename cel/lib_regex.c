@@ -7,9 +7,10 @@
  *
  * Patterns are RE2 (cel/regex.h). A constant pattern is compiled once, when the
  * expression is compiled (the overload's prepare hook), and a bad constant pattern
- * is a compile error, as Kubernetes' regex literal validation makes it for
- * `matches` ("invalid matches argument") and its program construction for
- * find/findAll (Go's regexp error). A pattern computed at run time is compiled for
+ * is a program construction error (cel-go's regex optimizations compile it then:
+ * "program instantiation failed: error parsing regexp: ..."); a literal pattern of
+ * `s.matches(re)` is caught before that by the regex literal validator (checker.c,
+ * "invalid matches argument" at the literal). A pattern computed at run time is compiled for
  * the call and freed after it; its error is a runtime error with cel-go's text.
  *
  * Cost: cel-go's tracker for matches, ceil((1 + len(s)) × 0.1) × ceil(len(re) × 0.25)
@@ -36,8 +37,10 @@ static bool rx_prepare(rx_kind k, const cel_value *args, const bool *is_const, u
     char msg[512];
     cel_regex *re = cel__regex_compile(args[1].u.s, args[1].len, msg, sizeof msg);
     if (!re) {
-        if (k == RX_MATCHES) err_set(e, "invalid matches argument");
-        else err_set(e, "%s", msg);
+        /* cel-go's regex optimizations (interpreter.MatchesRegexOptimization,
+         * Kubernetes' find/findAll) compile the pattern when the program is built */
+        (void)k;
+        err_set(e, "program instantiation failed: %s", msg);
         return false;
     }
     *out = re;

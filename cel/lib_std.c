@@ -15,6 +15,8 @@
 #include <string.h>
 
 static cel_value overflow(void) { return cel_error_static("integer overflow"); }
+/* cel-go's errUintOverflow (common/types/err.go): uint arithmetic and conversions to uint */
+static cel_value uoverflow(void) { return cel_error_static("unsigned integer overflow"); }
 
 /* ---- arithmetic ----------------------------------------------------------------- */
 
@@ -54,7 +56,7 @@ static cel_value concat(cel_call *c, const cel_value *a, const cel_value *b) {
     }                                                            \
     case CV_UINT: {                                              \
         uint64_t r;                                              \
-        if (builtin(a[0].u.u, a[1].u.u, &r)) return overflow();  \
+        if (builtin(a[0].u.u, a[1].u.u, &r)) return uoverflow(); \
         return cel_uint(r);                                      \
     }
 
@@ -256,6 +258,14 @@ static bool parse_i64(const char *s, size_t n, int64_t *out) {
     return true;
 }
 
+/* String.ConvertToType's failure (cel-go common/types/string.go): the text is not quoted */
+static cel_value string_conv_error(const char *to) {
+    if (!strcmp(to, "int")) return cel_error_static("type conversion error from 'string' to 'int'");
+    if (!strcmp(to, "uint")) return cel_error_static("type conversion error from 'string' to 'uint'");
+    if (!strcmp(to, "double")) return cel_error_static("type conversion error from 'string' to 'double'");
+    return cel_error_static("type conversion error from 'string' to 'bool'");
+}
+
 static bool parse_u64(const char *s, size_t n, uint64_t *out) {
     size_t i = 0;
     if (i < n && s[i] == '+') i++;
@@ -263,7 +273,7 @@ static bool parse_u64(const char *s, size_t n, uint64_t *out) {
 }
 
 static cel_value conv_int(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)n;
+    (void)c, (void)n;
     switch (a[0].kind) {
     case CV_INT: return a[0];
     case CV_UINT:
@@ -277,7 +287,7 @@ static cel_value conv_int(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_STRING: {
         int64_t v;
         if (!parse_i64(a[0].u.s, a[0].len, &v))
-            return cel__call_error(c, "cannot convert string '%.*s' to int", (int)a[0].len, a[0].u.s);
+            return string_conv_error("int");
         return cel_int(v);
     }
     default: return cel_error_static("no such overload");
@@ -285,21 +295,21 @@ static cel_value conv_int(cel_call *c, const cel_value *a, uint32_t n) {
 }
 
 static cel_value conv_uint(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)n;
+    (void)c, (void)n;
     switch (a[0].kind) {
     case CV_UINT: return a[0];
     case CV_INT:
-        if (a[0].u.i < 0) return overflow();
+        if (a[0].u.i < 0) return uoverflow();
         return cel_uint((uint64_t)a[0].u.i);
     case CV_DOUBLE: {
         double d = a[0].u.d;
-        if (isnan(d) || isinf(d) || d < 0 || d >= 18446744073709551616.0) return overflow();
+        if (isnan(d) || isinf(d) || d < 0 || d >= 18446744073709551616.0) return uoverflow();
         return cel_uint((uint64_t)d);
     }
     case CV_STRING: {
         uint64_t v;
         if (!parse_u64(a[0].u.s, a[0].len, &v))
-            return cel__call_error(c, "cannot convert string '%.*s' to uint", (int)a[0].len, a[0].u.s);
+            return string_conv_error("uint");
         return cel_uint(v);
     }
     default: return cel_error_static("no such overload");
@@ -324,7 +334,7 @@ static bool parse_double(const char *s, size_t n, double *out) {
 }
 
 static cel_value conv_double(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)n;
+    (void)c, (void)n;
     switch (a[0].kind) {
     case CV_DOUBLE: return a[0];
     case CV_INT: return cel_double((double)a[0].u.i);
@@ -332,7 +342,7 @@ static cel_value conv_double(cel_call *c, const cel_value *a, uint32_t n) {
     case CV_STRING: {
         double d;
         if (!parse_double(a[0].u.s, a[0].len, &d))
-            return cel__call_error(c, "cannot convert string '%.*s' to double", (int)a[0].len, a[0].u.s);
+            return string_conv_error("double");
         return cel_double(d);
     }
     default: return cel_error_static("no such overload");
@@ -392,7 +402,7 @@ static cel_value conv_bytes(cel_call *c, const cel_value *a, uint32_t n) {
 }
 
 static cel_value conv_bool(cel_call *c, const cel_value *a, uint32_t n) {
-    (void)n;
+    (void)c, (void)n;
     if (a[0].kind == CV_BOOL) return a[0];
     static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
     static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
@@ -400,7 +410,7 @@ static cel_value conv_bool(cel_call *c, const cel_value *a, uint32_t n) {
         if (a[0].len == strlen(t[i]) && !memcmp(a[0].u.s, t[i], a[0].len)) return cel_bool(true);
         if (a[0].len == strlen(f[i]) && !memcmp(a[0].u.s, f[i], a[0].len)) return cel_bool(false);
     }
-    return cel__call_error(c, "cannot convert string '%.*s' to bool", (int)a[0].len, a[0].u.s);
+    return string_conv_error("bool");
 }
 
 static cel_value conv_dyn(cel_call *c, const cel_value *a, uint32_t n) {

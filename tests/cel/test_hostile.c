@@ -65,9 +65,10 @@ Test(hostile, deep_nesting_hits_the_recursion_limit) {
 Test(hostile, duration_digits_overflow) {
     fixture f;
     fx_init(&f);
-    cr_assert_str_eq(fx_eval(&f, "duration('-300055555555555555555550000000s')"),
+    /* not literals: a literal argument is rejected by the duration literal validator */
+    cr_assert_str_eq(fx_eval(&f, "duration('-300055555555555555555550000000' + 's')"),
                      "error: duration(\"-300055555555555555555550000000s\"): invalid or out of range");
-    cr_assert_str_eq(fx_eval(&f, "duration('99999999999999999999999999999h')"),
+    cr_assert_str_eq(fx_eval(&f, "duration('99999999999999999999999999999' + 'h')"),
                      "error: duration(\"99999999999999999999999999999h\"): invalid or out of range");
     fx_fini(&f);
 }
