@@ -246,3 +246,13 @@ Test(cost_estimate, ext_lists_estimators) {
     /* flatten of [[1], [2]]: 10 + 10 + 10 + (2 + 11) */
     cr_assert_eq(estimate(any, "[[1], [2]].flatten()"), 43);
 }
+
+/* Class 4 — replace on a string of unknown size: the replacement count is
+ * uint64(math.Ceil(float64(sz.Max) / float64(toReplaceSz.Min))) (pkg/cel/library/
+ * cost.go), which for 2^64 is Go's amd64 conversion of an out-of-range float, 2^63
+ * (C leaves it undefined). The result size saturates; the figure is upstream's:
+ * attribute 4, split 13, join and replace 0.1 and 0.2 × (2^64-1), size 1, `>` 1. */
+Test(cost_estimate, replace_count_of_an_unknown_size) {
+    cr_assert_eq(estimate(env, "device.attributes[\"d\"].model.split(\",\").join(\",\").replace(\"a\", \"ab\").size() > 0"),
+                 UINT64_C(5534023222112865811));
+}
