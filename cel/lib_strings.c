@@ -61,12 +61,18 @@ typedef struct runes_pair {
 static bool index_prepare(cel_call *c, const cel_value *s, const cel_value *sub, int64_t off, runes_pair *p,
                           cel_value *out) {
     if (!cel_call_cost(c, cel__lib_traversal_cost(s))) return *out = cel__cost_exceeded(), false;
-    if (sub->len == 0) return *out = cel_int(off), false;
+    /* cel-go v0.29 ext/strings.go indexOfOffset/lastIndexOfOffset: a negative offset
+     * is an error; the empty substring matches at the offset clamped to the end; an
+     * offset at or past the end finds nothing (-1), it is not an error */
+    if (off < 0) return *out = cel__call_error(c, "index out of range: %" PRId64, off), false;
+    if (sub->len == 0) {
+        uint64_t k = cel__utf8_len(s->u.s, s->len);
+        return *out = cel_int((uint64_t)off > k ? (int64_t)k : off), false;
+    }
     if (!cel_call_work(c, (uint64_t)s->len * (sub->len < 64 ? sub->len : 64))) return *out = cel__cost_exceeded(), false;
     p->r = lib_runes(c->arena, s->u.s, s->len, &p->k);
     p->q = lib_runes(c->arena, sub->u.s, sub->len, &p->m);
-    if (off < 0 || (uint64_t)off >= p->k)
-        return *out = cel__call_error(c, "index out of range: %" PRId64, off), false;
+    if ((uint64_t)off >= p->k) return *out = cel_int(-1), false;
     return true;
 }
 
@@ -104,6 +110,7 @@ static cel_value str_last_index_of(cel_call *c, const cel_value *a, uint32_t n) 
     if (!cel_call_cost(c, cel__lib_traversal_cost(&a[0]))) return cel__cost_exceeded();
     int64_t k = (int64_t)cel__utf8_len(a[0].u.s, a[0].len);
     if (a[1].len == 0) return cel_int(k);
+    if (a[0].len < a[1].len) return cel_int(-1);   /* cel-go compares byte lengths here */
     return last_index_of(c, &a[0], &a[1], k - 1);
 }
 

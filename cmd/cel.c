@@ -278,7 +278,15 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
     }
     free(text);
     json_object_set_new(o, "cost", json_integer((json_int_t)cel_eval_ctx_cost(x)));
-    json_object_set_new(o, "estimatedCost", json_integer((json_int_t)(est > INT64_MAX ? INT64_MAX : est)));
+    /* past int64 (jansson's integer) the exact figure goes in as text, written out as
+     * a JSON number by print_json: cel-go saturates at 2^64-1, and says so */
+    if (est > INT64_MAX) {
+        char big[24];
+        snprintf(big, sizeof big, "%llu", (unsigned long long)est);
+        json_object_set_new(o, "estimatedCost", json_string(big));
+    } else {
+        json_object_set_new(o, "estimatedCost", json_integer((json_int_t)est));
+    }
     json_object_set_new(o, "costLimit", json_integer(CEL_MAX_COST));
     json_object_set_new(o, "tooComplex", json_boolean(est > CEL_MAX_COST));
     cel_program_free(p);
@@ -287,9 +295,23 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
     return o;
 }
 
+/* Prints o on one line; an "estimatedCost" held as text (above int64) is printed as
+ * the unsigned JSON number it is. */
 static void print_json(json_t *o) {
+    const char *big = json_string_value(json_object_get(o, "estimatedCost"));
+    char num[24] = "";
+    if (big) {
+        snprintf(num, sizeof num, "%s", big);
+        json_object_set_new(o, "estimatedCost", json_integer(0));
+    }
     char *s = json_dumps(o, JSON_COMPACT);
-    puts(s);
+    const char *at = big ? strstr(s, "\"estimatedCost\":0") : NULL;
+    if (at) {
+        size_t pre = (size_t)(at - s) + strlen("\"estimatedCost\":");
+        printf("%.*s%s%s\n", (int)pre, s, num, at + strlen("\"estimatedCost\":0"));
+    } else {
+        puts(s);
+    }
     free(s);
 }
 

@@ -177,7 +177,9 @@ static void build_pool(dra_nodeview *v, dra_pool *p, const dra_slice **rel, size
             }
         }
     }
-    for (uint32_t i = 0; i < nds; i++)
+    /* an invalid pool carries no devices upstream (pools_incubating.go buildPool), so
+     * poolHasBindingConditions never moves it last */
+    for (uint32_t i = 0; i < nds && !p->invalid; i++)
         for (uint32_t j = 0; j < ds[i]->ndevices; j++)
             if (ds[i]->devices[j].binding_conditions.n) p->has_binding = true;
 }

@@ -46,6 +46,7 @@ type allocVerdict struct {
 	satisfied bool
 	outcome   string
 	errClass  string
+	slow      string
 }
 
 // errClass is an error's text without names and numbers: what kind of error it was.
@@ -62,18 +63,33 @@ func errClass(s string) string {
 
 var digits = regexp.MustCompile(`[0-9]+`)
 
+// slowCase is how long one side may take before the case is reported as slow.
+const slowCase = 2 * time.Second
+
 func judgeAlloc(dr *lineProc, raw []byte) allocVerdict {
+	t0 := time.Now()
 	out, err := oracle.RunCase(context.Background(), raw, 10*time.Second)
+	tGo := time.Since(t0)
 	if err != nil {
 		return allocVerdict{skip: "oracle could not decode: " + err.Error()}
 	}
 	if out.Panic != "" {
 		return allocVerdict{skip: "upstream panicked"}
 	}
+	if out.Error != "" && strings.Contains(out.Error, "context deadline exceeded") {
+		// kube-scheduler gives up on the node after filterTimeout (10 s); what dralloc
+		// answers then is an answer upstream has not got: not comparable
+		return allocVerdict{skip: "upstream exceeded the 10 s filter timeout"}
+	}
 	ob, _ := json.Marshal(out)
 	on, _ := oracle.Normalize(ob)
+	t1 := time.Now()
 	db, err := dr.ask(raw)
+	tC := time.Since(t1)
 	v := allocVerdict{oracle: on, satisfied: out.Error == "" && !out.Unsatisfiable}
+	if tGo > slowCase || tC > slowCase {
+		v.slow = fmt.Sprintf("upstream %v, dralloc %v", tGo.Round(time.Millisecond), tC.Round(time.Millisecond))
+	}
 	switch {
 	case out.Error != "":
 		v.outcome = "error"
@@ -192,7 +208,13 @@ func newTally() *tally {
 
 const maxWritten = 50 // shrunk cases written per kind and campaign
 
-func runCampaign(bin string, seed int64, nAlloc, nCEL int, outDir, statsFile string, workers int) int {
+func runCampaign(bin string, seed int64, nAlloc, nCEL int, outDir, statsFile string, workers int, tolerate string) int {
+	tolerated := map[string]bool{}
+	for _, f := range strings.Split(tolerate, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			tolerated[f] = true
+		}
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "difftest:", err)
 		return 2
@@ -229,6 +251,9 @@ func runCampaign(bin string, seed int64, nAlloc, nCEL int, outDir, statsFile str
 					w := g.world()
 					raw, _ := json.Marshal(w)
 					v := judgeAlloc(da, raw)
+					if v.slow != "" {
+						fmt.Printf("slow: seed %d case %d: %s\n", seed, job[1], v.slow)
+					}
 					at.mu.Lock()
 					at.n++
 					if v.skip != "" {
@@ -321,8 +346,19 @@ func runCampaign(bin string, seed int64, nAlloc, nCEL int, outDir, statsFile str
 	if at.mism+ct.mism > 0 {
 		fmt.Printf("shrunk mismatches: %s\n", outDir)
 	}
+	celFailing, celTolerated := 0, 0
+	for why, n := range ct.whys {
+		if tolerated[why] {
+			celTolerated += n
+		} else {
+			celFailing += n
+		}
+	}
+	if celTolerated > 0 {
+		fmt.Printf("tolerated (open divergences, tests/cel-divergences.md): %d CEL mismatches in %s\n", celTolerated, tolerate)
+	}
 	fmt.Printf("oracle: %d allocator cases, %d mismatches; %d CEL cases, %d mismatches (seed %d)\n", at.n, at.mism, ct.n, ct.mism, seed)
-	if at.mism+ct.mism > 0 {
+	if at.mism+celFailing > 0 {
 		return 1
 	}
 	return 0

@@ -7,7 +7,9 @@
 //	difftest run [--dralloc BIN] [--seed N] [--cases K] [--cel-cases K] [--out DIR]
 //	    a random campaign: K allocator worlds and K CEL questions, each mismatch
 //	    shrunk and written to DIR; last line
-//	    "oracle: K allocator cases, M mismatches; K CEL cases, M mismatches (seed N)"
+//	    "oracle: K allocator cases, M mismatches; K CEL cases, M mismatches (seed N)";
+//	    --tolerate FIELDS: CEL mismatches in those fields (open, documented
+//	    divergences) are reported on a line of their own and do not fail the run
 //	difftest speed [--dralloc BIN] [--seed N] [--cases K]
 //	    the same generated inputs through both, timed: decisions and evaluations a second
 //
@@ -36,6 +38,7 @@ func main() {
 	out := fs.String("out", "build-upstream/mismatches", "where shrunk mismatches are written")
 	stats := fs.String("stats", "", "write the generator's coverage counts (JSON) here")
 	workers := fs.Int("workers", 2, "parallel dralloc processes")
+	tolerate := fs.String("tolerate", "", "CEL mismatch fields counted but not failing the run (comma-separated: \"error text,estimated cost\"); each is listed in tests/cel-divergences.md")
 	variants := fs.String("variants", "incubating,experimental", "allocator variants NewAllocator may pick (auto: all; see ../README.md)")
 	_ = fs.Parse(os.Args[2:])
 	if *variants != "auto" {
@@ -49,7 +52,7 @@ func main() {
 	case "cases":
 		rc = runCases(*bin, fs.Args())
 	case "run":
-		rc = runCampaign(*bin, *seed, *cases, *celCases, *out, *stats, *workers)
+		rc = runCampaign(*bin, *seed, *cases, *celCases, *out, *stats, *workers, *tolerate)
 	case "dump":
 		rc = runDump(*seed, *cases, *out)
 	case "speed":
