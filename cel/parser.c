@@ -694,8 +694,11 @@ static cel_node *parse_unary(parser *p) {
         cel_tok k = t.kind;
         /* '-' directly before a number is a negative literal */
         if (k == T_MINUS && (p->nx.kind == T_INT || p->nx.kind == T_DOUBLE)) return parse_member(p);
+        /* every '-' of a run of two or more is an operator, the number after them
+         * unsigned: cel-go's grammar takes (ops+='-')+ greedily and VisitNegate drops
+         * an even count, so `--2` is the literal 2 and `---2` is -_(2) (found by
+         * tests/upstream: the estimated costs differed) */
         while (p->t.kind == k) {
-            if (k == T_MINUS && count > 0 && (p->nx.kind == T_INT || p->nx.kind == T_DOUBLE)) break;
             advance(p);
             count++;
         }

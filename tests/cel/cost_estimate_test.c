@@ -256,3 +256,14 @@ Test(cost_estimate, replace_count_of_an_unknown_size) {
     cr_assert_eq(estimate(env, "device.attributes[\"d\"].model.split(\",\").join(\",\").replace(\"a\", \"ab\").size() > 0"),
                  UINT64_C(5534023222112865811));
 }
+
+/* A run of '-' before a number: cel-go's grammar takes every '-' of a run of two or
+ * more as an operator and VisitNegate (parser/parser.go) drops an even count, so `--2`
+ * is the literal 2 (nothing to pay) and `---2` is -_(2) (one call); a single '-' is
+ * part of the literal. dra-oracle: 0, 1 and 0. */
+Test(cost_estimate, negation_runs_as_cel_go_parses_them) {
+    cr_assert_eq(estimate(any, "--2"), 0);
+    cr_assert_eq(estimate(any, "---2"), 1);
+    cr_assert_eq(estimate(any, "-2"), 0);
+    cr_assert_eq(estimate(env, "--2 == 2"), 1);
+}

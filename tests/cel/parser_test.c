@@ -41,6 +41,9 @@ Test(parser, precedence_and_unary) {
     cr_expect_str_eq(fx_eval(&f, "true || false && false"), "true");
     cr_expect_str_eq(fx_eval(&f, "!!true"), "true");
     cr_expect_str_eq(fx_eval(&f, "--5"), "5");
+    cr_expect_str_eq(fx_eval(&f, "---5"), "-5");
+    /* cel-go: both '-' are operators, so the literal is unsigned and too big */
+    cr_expect(strstr(fx_eval(&f, "--9223372036854775808"), "1:3: invalid int literal") != NULL, "%s", f.out);
     cr_expect_str_eq(fx_eval(&f, "1 < 2 == true"), "true");
     cr_expect_str_eq(fx_eval(&f, "true ? 1 : false ? 2 : 3"), "1");
     cr_expect_str_eq(fx_eval(&f, "2 in [1, 2]"), "true");
