@@ -134,3 +134,9 @@ e2e-build:
 
 e2e: e2e-build release
 	@./tests/e2e/run.sh
+
+# bench/e2e/run.sh: the same DRA workload through kube-scheduler's in-tree plugin and
+# through dralloc in bind mode on the e2e control plane (bench/README.md, issue #39)
+.PHONY: bench-e2e
+bench-e2e: e2e-build release
+	@./bench/e2e/run.sh $(BENCH_E2E_ARGS)
