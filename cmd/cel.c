@@ -167,7 +167,7 @@ static bool device_from_json(json_t *root, const char *where, arena *a, intern_t
         quantity *qv = ARENA_NEW(a, quantity);
         c->value = qv;
         if (!q || !quantity_parse(q, strlen(q), qv, &e))
-            return snprintf(msg, nmsg, "%s: capacity[\"%s\"].value: %s", where, k, q ? e.msg : "required string"), false;
+            return snprintf(msg, nmsg, "%s: capacity[\"%s\"].value: %.300s", where, k, q ? e.msg : "required string"), false;
         d->ncaps++;
     }
     d->attrs = av;

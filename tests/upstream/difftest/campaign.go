@@ -19,6 +19,7 @@ package main
 // let through) is counted and skipped, not compared.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -397,32 +398,86 @@ func saveCEL(dir string, seed int64, i int, e string, d obj, v celVerdict) {
 	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("cel-seed%d-%d.json", seed, i)), b, 0o644)
 }
 
-// runSpeed: the same generated inputs through both, one thread each, side by side.
+// runSpeed: the same generated inputs through both, one thread each, side by side in
+// one run. Both are timed end to end per question, from the case's JSON text to the
+// answer: upstream decodes the objects, builds the allocator (NewAllocator) and
+// allocates, or compiles and evaluates the expression; dralloc reads the same JSON
+// Lines on its stdin (`allocate --fixture -`, `cel eval --stdin`) and answers, fed by
+// a writer goroutine so that pipe round trips do not count. Worlds upstream spends
+// more than 2 s on (its search, not the input) are left out of both columns.
 func runSpeed(bin string, seed int64, nAlloc, nCEL int) int {
 	st := stats{}
-	var worlds [][]byte
-	var ins []*oracle.Inputs
+	var lines [][]byte
+	var goAlloc time.Duration
 	for i := 0; i < nAlloc; i++ {
-		w := caseGen(seed, i, st).world()
-		raw, _ := json.Marshal(w)
-		var c oracle.Case
-		_ = json.Unmarshal(raw, &c)
-		in, err := oracle.Decode(&c)
-		if err != nil {
-			continue
-		}
-		worlds = append(worlds, raw)
-		ins = append(ins, in)
-	}
-	t0 := time.Now()
-	for _, in := range ins {
+		raw, _ := json.Marshal(caseGen(seed, i, st).world())
+		t0 := time.Now()
 		func() {
 			defer func() { _ = recover() }()
-			oracle.Allocate(context.Background(), in, 10*time.Second)
+			_, _ = oracle.RunCase(context.Background(), raw, 10*time.Second)
 		}()
+		if d := time.Since(t0); d < 2*time.Second {
+			goAlloc += d
+			lines = append(lines, raw)
+		}
 	}
-	goAlloc := time.Since(t0)
-	fmt.Printf("speed: %d allocator cases: upstream %.0f decisions/s (decode excluded)\n", len(ins), float64(len(ins))/goAlloc.Seconds())
-	_ = worlds
+	cAlloc, err := streamTime(bin, []string{"allocate", "--fixture", "-"}, lines)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "difftest:", err)
+		return 1
+	}
+	n := float64(len(lines))
+	fmt.Printf("allocator decisions/s (%d random worlds, one thread each): upstream %.0f, dralloc %.0f (dralloc/upstream = %.1f)\n",
+		len(lines), n/goAlloc.Seconds(), n/cAlloc.Seconds(), goAlloc.Seconds()/cAlloc.Seconds())
+	var celLines [][]byte
+	var goCEL time.Duration
+	for i := 0; i < nCEL; i++ {
+		e, d := caseGen(seed, i, st).celCase()
+		devRaw, _ := json.Marshal(d)
+		line, _ := json.Marshal(obj{"expr": e, "device": d})
+		celLines = append(celLines, line)
+		t0 := time.Now()
+		func() {
+			defer func() { _ = recover() }()
+			dev, err := oracle.DecodeDevice(devRaw)
+			if err == nil {
+				oracle.EvalCEL(context.Background(), e, dev)
+			}
+		}()
+		goCEL += time.Since(t0)
+	}
+	cCEL, err := streamTime(bin, []string{"cel", "eval", "--stdin"}, celLines)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "difftest:", err)
+		return 1
+	}
+	n = float64(len(celLines))
+	fmt.Printf("CEL compile+evaluate/s (%d random expressions and devices, one thread each): upstream %.0f, dralloc %.0f (dralloc/upstream = %.1f)\n",
+		len(celLines), n/goCEL.Seconds(), n/cCEL.Seconds(), goCEL.Seconds()/cCEL.Seconds())
 	return 0
+}
+
+// streamTime feeds lines to one dralloc process and times from the first write to the
+// last answer.
+func streamTime(bin string, args []string, lines [][]byte) (time.Duration, error) {
+	p := newLineProc(bin, args...)
+	if err := p.start(); err != nil {
+		return 0, err
+	}
+	defer p.close()
+	t0 := time.Now()
+	go func() {
+		w := bufio.NewWriterSize(p.in, 1<<20)
+		for _, l := range lines {
+			_, _ = w.Write(l)
+			_ = w.WriteByte('\n')
+		}
+		_ = w.Flush()
+	}()
+	for range lines {
+		if _, err := p.out.ReadBytes('\n'); err != nil {
+			return 0, fmt.Errorf("dralloc %v: %v: %s", args, err, p.errb.String())
+		}
+	}
+	return time.Since(t0), nil
 }
