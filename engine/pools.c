@@ -240,7 +240,13 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         gpool *g = &gp.v[i];
         dra_pool *p = &v->pools[v->npools];
         memset(p, 0, sizeof *p);
+        /* upstream takes slicesForPool[0]'s resourceSliceCount, the first in the
+         * informer's (map) order; when the slices of one generation disagree on it,
+         * the one first by name decides here, so that a view does not depend on the
+         * order the slices arrived in */
         int64_t want = g->rel.v[0]->slice_count;
+        for (size_t k = 1, first = 0; k < g->rel.n; k++)
+            if (strcmp(g->rel.v[k]->name, g->rel.v[first]->name) < 0) first = k, want = g->rel.v[k]->slice_count;
         if ((int64_t)g->rel.n == want) {
             build_pool(v, p, g->rel.v, g->rel.n, g->rel.v, g->rel.n);
             v->npools++;

@@ -126,9 +126,17 @@ Test(explain, invalid_pool_named_in_the_node_reason) {
     dra_features_default(&f);
     dra_store *st = dra_store_new(&f);
     json_t *c = parse(HELD_CLUSTER);
+    /* the pool complete at two slices (an incomplete pool is not validated:
+     * pools_incubating.go GatherPools), the second repeating a device name */
+    size_t i;
+    json_t *o;
+    json_array_foreach(c, i, o) {
+        json_t *pool = json_object_get(json_object_get(o, "spec"), "pool");
+        if (pool) json_object_set_new(pool, "resourceSliceCount", json_integer(2));
+    }
     json_array_append_new(c, parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":"
                                    "{\"name\":\"node-1-more\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"node-1\","
-                                   "\"pool\":{\"name\":\"node-1\",\"generation\":1,\"resourceSliceCount\":1},"
+                                   "\"pool\":{\"name\":\"node-1\",\"generation\":1,\"resourceSliceCount\":2},"
                                    "\"devices\":[{\"name\":\"gpu-3\"}]}}"));
     err e;
     err_clear(&e);
