@@ -276,6 +276,15 @@ static const cel_inst *fuse_compare(comp *c, cel_inst *g) {
 /* `g` is an `in` that was not folded. */
 static const cel_inst *fuse_in(comp *c, cel_inst *g) {
     const cel_inst *l = g->x, *r = g->y;
+    /* Kubernetes plans with cel.OptOptimize: `x in <constant empty list>` becomes the
+     * constant false and x is never evaluated (cel-go interpreter/decorators.go
+     * maybeOptimizeSetMembership), so an error in x does not surface — semantics, not
+     * a shortcut: kept with no_fuse too (found by tests/upstream) */
+    if ((r->op == OP_CONST && r->k.kind == CV_LIST && r->k.u.list->n == 0) || (r->op == OP_LIST && r->nargs == 0)) {
+        cel_inst *k = inst(c, OP_CONST, g->pos);
+        k->k = cel_bool(false);
+        return k;
+    }
     if (c->p->env->opts.no_fuse || l->op != OP_DEVATTR || r->op != OP_CONST || r->k.kind != CV_LIST) return g;
     const cel_list *list = r->k.u.list;
     for (uint32_t i = 0; i < list->n; i++)

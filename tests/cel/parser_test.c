@@ -47,6 +47,9 @@ Test(parser, precedence_and_unary) {
     cr_expect_str_eq(fx_eval(&f, "1 < 2 == true"), "true");
     cr_expect_str_eq(fx_eval(&f, "true ? 1 : false ? 2 : 3"), "1");
     cr_expect_str_eq(fx_eval(&f, "2 in [1, 2]"), "true");
+    /* cel-go's OptOptimize (Kubernetes plans with it): `x in []` is the constant false,
+     * x never evaluated (interpreter/decorators.go maybeOptimizeSetMembership) */
+    cr_expect_str_eq(fx_eval(&f, "1/0 in []"), "false");
     cr_expect_str_eq(fx_eval(&f, "7 % 4 - 1"), "2");
     fx_fini(&f);
 }
