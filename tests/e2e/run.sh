@@ -22,7 +22,7 @@ CLUSTER_SH=$HERE/cluster.sh
 WAIT=${E2E_WAIT:-60}s
 
 ADVISOR_SCENARIOS=(smoke)
-BIND_SCENARIOS=(smoke_bind)
+BIND_SCENARIOS=(smoke_bind bind_scarcity)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 CLUSTER=
@@ -180,6 +180,12 @@ extender_requests() {
         awk -v verb="$1" '$1 ~ /^dralloc_.*requests_total/ && $0 ~ "\"/?" verb "\"" { n += $NF } END { printf "%d\n", n }'
 }
 
+# the scenarios of tests/e2e/scenarios/ (each file defines scenario_NAME functions)
+for f in "$HERE"/scenarios/*.sh; do
+    # shellcheck source=/dev/null
+    source "$f"
+done
+
 # ---- runner ------------------------------------------------------------------------
 
 cluster_up() { # MODE NODES
@@ -254,7 +260,7 @@ sel_advisor=() sel_bind=()
 for n in "${ADVISOR_SCENARIOS[@]}"; do wanted "$n" && sel_advisor+=("$n"); done
 for n in "${BIND_SCENARIOS[@]}"; do wanted "$n" && sel_bind+=("$n"); done
 run_scenarios advisor 2 "${sel_advisor[@]}"
-run_scenarios bind 2 "${sel_bind[@]}"
+run_scenarios bind 4 "${sel_bind[@]}"   # bind_scarcity: 4 nodes
 ((FAILED)) && echo "failed: ${FAILED_NAMES[*]}"
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))
