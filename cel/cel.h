@@ -177,6 +177,12 @@ void cel_program_free(cel_program *p);
 /* True when the program's static result type is bool (a selector); derived attribute
  * expressions may also have other types. */
 bool cel__program_returns_bool(const cel_program *p);
+/* Kubernetes' rule for an expression evaluated for its value (a derived attribute:
+ * dynamic-resource-allocation cel/compile.go validateOutputType): its static type is a
+ * primitive scalar (bool, int, string, semver, dyn) or a list of one. False with msg
+ * set to upstream's words ("must evaluate to a primitive scalar ..., not map(string,
+ * dyn)") otherwise. */
+bool cel_program_value_type_ok(const cel_program *p, char *msg, size_t n);
 /* The estimated worst-case cost Kubernetes computes at compile time (cel-go's
  * EstimateCost with the apiserver's function estimates and the DRA size estimator:
  * the max of the {min, max} estimate; cel/cost_estimate.c). */

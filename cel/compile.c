@@ -280,7 +280,7 @@ static const cel_inst *fuse_in(comp *c, cel_inst *g) {
      * constant false and x is never evaluated (cel-go interpreter/decorators.go
      * maybeOptimizeSetMembership), so an error in x does not surface — semantics, not
      * a shortcut: kept with no_fuse too (found by tests/upstream) */
-    if ((r->op == OP_CONST && r->k.kind == CV_LIST && r->k.u.list->n == 0) || (r->op == OP_LIST && r->nargs == 0)) {
+    if (r->op == OP_LIST && r->nargs == 0) {   /* the literal only: lists.range(0) is a call */
         cel_inst *k = inst(c, OP_CONST, g->pos);
         k->k = cel_bool(false);
         return k;

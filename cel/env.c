@@ -147,6 +147,22 @@ void cel_program_free(cel_program *p) {
 bool cel__program_returns_bool(const cel_program *p) { return p->type && p->type->kind == TY_BOOL; }
 const cel_type *cel__program_type(const cel_program *p) { return p->type; }
 
+/* dynamic-resource-allocation cel/compile.go isAllowedDerivedAttributeElementType */
+static bool derived_scalar(const cel_type *t) {
+    return t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_STRING || cel__type_is_dyn(t) ||
+           (t->kind == TY_OPAQUE && t->name && !strcmp(t->name, "kubernetes.Semver"));
+}
+
+bool cel_program_value_type_ok(const cel_program *p, char *msg, size_t n) {
+    const cel_type *t = p->type;
+    if (!t || derived_scalar(t) || (t->kind == TY_LIST && t->p0 && derived_scalar(t->p0))) return true;
+    char b[256];
+    cel__type_str(t, b, sizeof b);
+    snprintf(msg, n, "must evaluate to a primitive scalar (string, integer, boolean, semver) or a list of these scalars, not %s",
+             b);
+    return false;
+}
+
 /* ---- cache ------------------------------------------------------------------------ */
 
 /* Each entry counts its holders: a program lives while something that compiled it

@@ -244,6 +244,10 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
         any = cel_env_new_dra_any(t);
         err_clear(&e);
         p = cel_compile(any, expr, strlen(expr), &e);
+        if (p && !cel_program_value_type_ok(p, e.msg, sizeof e.msg)) {
+            cel_program_free(p);
+            p = NULL;
+        }
     }
     if (!p) {
         cel_env_free(sel);

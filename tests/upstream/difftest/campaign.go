@@ -293,7 +293,8 @@ func runCampaign(bin string, seed int64, nAlloc, nCEL int, outDir, statsFile str
 							ct.costCLower++
 						}
 					}
-					write := v.mismatch && ct.written < maxWritten
+					// every failing mismatch is written; tolerated ones up to the cap
+					write := v.mismatch && (ct.written < maxWritten || !tolerated[v.why])
 					if v.mismatch {
 						ct.mism++
 						ct.whys[v.why]++
