@@ -316,7 +316,7 @@ func histograms(d sample, fam, group string, sel func(key string) bool) map[stri
 				c := a.le[le]
 				if c >= rank {
 					if math.IsInf(le, 1) {
-						return prevLe
+						return -prevLe // past the last bucket: printed as >prevLe
 					}
 					if c == prevC {
 						return le
@@ -427,30 +427,70 @@ func run(args []string) {
 	bound := map[string]time.Duration{}
 	var mu sync.Mutex
 	allBound := make(chan struct{})
-	w, err := cs.CoreV1().Pods(*ns).Watch(ctx, metav1.ListOptions{})
-	if err != nil {
-		die("watch: %v", err)
+	record := func(p *corev1.Pod) {
+		if p.Spec.NodeName == "" {
+			return
+		}
+		t := time.Since(base)
+		mu.Lock()
+		if _, seen := bound[p.Name]; !seen {
+			bound[p.Name] = t
+			if len(bound) == *pods {
+				close(allBound)
+			}
+		}
+		mu.Unlock()
 	}
+	// a watch that survives being closed: resumed from the last resourceVersion, or
+	// after a relist (whose bound pods are recorded at the time of the list)
+	wctx, stopWatch := context.WithCancel(ctx)
+	var rewatches atomic.Int64
+	listed := make(chan struct{})
 	go func() {
-		for ev := range w.ResultChan() {
-			if ev.Type != watch.Added && ev.Type != watch.Modified {
-				continue
-			}
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || p.Spec.NodeName == "" {
-				continue
-			}
-			t := time.Since(base)
-			mu.Lock()
-			if _, seen := bound[p.Name]; !seen {
-				bound[p.Name] = t
-				if len(bound) == *pods {
-					close(allBound)
+		rv := ""
+		for wctx.Err() == nil {
+			if rv == "" {
+				l, err := cs.CoreV1().Pods(*ns).List(wctx, metav1.ListOptions{})
+				if err != nil {
+					time.Sleep(200 * time.Millisecond)
+					continue
+				}
+				for i := range l.Items {
+					record(&l.Items[i])
+				}
+				rv = l.ResourceVersion
+				select {
+				case <-listed:
+				default:
+					close(listed)
 				}
 			}
-			mu.Unlock()
+			w, err := cs.CoreV1().Pods(*ns).Watch(wctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+			if err != nil {
+				rv = ""
+				continue
+			}
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Error {
+					rv = ""
+					break
+				}
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					continue
+				}
+				rv = p.ResourceVersion
+				if ev.Type == watch.Added || ev.Type == watch.Modified {
+					record(p)
+				}
+			}
+			w.Stop()
+			if wctx.Err() == nil {
+				rewatches.Add(1)
+			}
 		}
 	}()
+	<-listed
 
 	pod := func(i int) *corev1.Pod {
 		return &corev1.Pod{
@@ -465,7 +505,16 @@ func run(args []string) {
 			},
 		}
 	}
-	err = parallel(*pods, *workers, func(i int) error {
+	go func() { // progress, to stderr
+		for wctx.Err() == nil {
+			time.Sleep(10 * time.Second)
+			mu.Lock()
+			n := len(bound)
+			mu.Unlock()
+			fmt.Fprintf(os.Stderr, "benche2e: %s: %d/%d bound after %.0fs\n", *sched, n, *pods, time.Since(base).Seconds())
+		}
+	}()
+	err := parallel(*pods, *workers, func(i int) error {
 		_, err := cs.CoreV1().Pods(*ns).Create(ctx, pod(i), metav1.CreateOptions{})
 		created[i] = time.Since(base)
 		return err
@@ -480,7 +529,10 @@ func run(args []string) {
 	case <-time.After(*timeout - createdAll):
 		errs = append(errs, fmt.Sprintf("timed out after %s", *timeout))
 	}
-	w.Stop()
+	stopWatch()
+	if n := rewatches.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "benche2e: the pod watch was closed and resumed %d times\n", n)
+	}
 	s1, d1, a1 := scrape(*schedURL, tlsCfg, keepSched), scrape(*drallocURL, nil, keepDralloc), apiScrape()
 
 	mu.Lock()
@@ -544,6 +596,12 @@ func run(args []string) {
 		*sched, nb, *pods, r.Seconds, r.CreateSeconds, r.PodsPerSecond)
 	fmt.Printf("%s: latency created→bound p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms\n",
 		*sched, r.LatencyP50Ms, r.LatencyP90Ms, r.LatencyP99Ms, r.LatencyMaxMs)
+	ms := func(v float64) string {
+		if v < 0 {
+			return fmt.Sprintf(">%.1f ms", -1e3*v)
+		}
+		return fmt.Sprintf("%.3f ms", 1e3*v)
+	}
 	keys := func(m map[string]hist) []string {
 		var ks []string
 		for k := range m {
@@ -560,21 +618,21 @@ func run(args []string) {
 	fmt.Printf("%s: scheduling attempts: %s\n", *sched, strings.Join(at, ", "))
 	for _, k := range keys(r.Attempts) {
 		h := r.Attempts[k]
-		fmt.Printf("%s:   attempt duration (%s): n=%.0f mean %.2f ms, p50 %.2f ms, p99 %.2f ms, total %.2fs\n",
-			*sched, k, h.Count, 1e3*h.Sum/h.Count, 1e3*h.P50, 1e3*h.P99, h.Sum)
+		fmt.Printf("%s:   attempt duration (%s): n=%.0f mean %.2f ms, p50 %s, p99 %s, total %.2fs\n",
+			*sched, k, h.Count, 1e3*h.Sum/h.Count, ms(h.P50), ms(h.P99), h.Sum)
 	}
 	for _, k := range keys(r.Scheduler_) {
 		h := r.Scheduler_[k]
-		fmt.Printf("%s:   extension point %-14s n=%.0f mean %.3f ms, p50 %.3f ms, p99 %.3f ms, total %.2fs\n",
-			*sched, k, h.Count, 1e3*h.Sum/h.Count, 1e3*h.P50, 1e3*h.P99, h.Sum)
+		fmt.Printf("%s:   extension point %-14s n=%.0f mean %.3f ms, p50 %s, p99 %s, total %.2fs\n",
+			*sched, k, h.Count, 1e3*h.Sum/h.Count, ms(h.P50), ms(h.P99), h.Sum)
 	}
 	for _, k := range keys(r.Dralloc) {
 		if k != "filter" && k != "prioritize" && k != "bind" {
 			continue
 		}
 		h := r.Dralloc[k]
-		fmt.Printf("%s:   dralloc /%-10s n=%.0f mean %.3f ms, p50 %.3f ms, p99 %.3f ms, total %.2fs\n",
-			*sched, k, h.Count, 1e3*h.Sum/h.Count, 1e3*h.P50, 1e3*h.P99, h.Sum)
+		fmt.Printf("%s:   dralloc /%-10s n=%.0f mean %.3f ms, p50 %s, p99 %s, total %.2fs\n",
+			*sched, k, h.Count, 1e3*h.Sum/h.Count, ms(h.P50), ms(h.P99), h.Sum)
 	}
 	var wk []string
 	total := 0.0

@@ -150,7 +150,12 @@ EOF
 }
 
 log "$(date -u '+%F %T UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "e2e scale: $NODES nodes x $DEVICES devices (ResourceSlices), $PODS pods each with a claim from a ResourceClaimTemplate ($SHAPE: $([[ $SHAPE == basic ]] && echo '1 request' || echo '5 requests, matchAttribute pciRoot')), client QPS $QPS; upstream $NAME: 500 nodes x 10 devices, 2500 init claims + 2500 measured pods"
+if [[ $SHAPE == basic ]]; then
+    UP='500 nodes x 10 devices, 2500 init claims + 2500 measured pods'; REQ='1 request'
+else
+    UP='500 nodes x 10 devices, no init claims, steady state of 10 pods'; REQ='5 requests, matchAttribute pciRoot'
+fi
+echo "e2e scale: $NODES nodes x $DEVICES devices (ResourceSlices), no init claims, $PODS pods each with a claim from a ResourceClaimTemplate ($SHAPE: $REQ), client QPS $QPS; upstream $NAME: $UP"
 rc=0
 [[ $ONLY == dralloc ]] || column intree || rc=$?
 [[ $ONLY == intree ]] || column dralloc || rc=$?
