@@ -22,7 +22,7 @@ CLUSTER_SH=$HERE/cluster.sh
 WAIT=${E2E_WAIT:-60}s
 
 ADVISOR_SCENARIOS=(smoke)
-BIND_SCENARIOS=(smoke_bind bind_scarcity)
+BIND_SCENARIOS=(smoke_bind bind_scarcity two_schedulers)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 CLUSTER=

@@ -12,15 +12,14 @@
 # status.allocation removed) and the pending pods of the other half take the freed
 # devices, with the same checks.
 scenario_bind_scarcity() {
-    local n=${E2E_SCARCITY_PODS:-100} nodes claims0 slices0 t0 t1
+    local n=${E2E_SCARCITY_PODS:-100} nodes t0 t1
     nodes=$(k get nodes -o name | wc -l)
     ((nodes >= 4)) || { fail "needs 4 nodes, the cluster has $nodes"; return 1; }
     nodes=4
-    claims0=$(dralloc_count ResourceClaim) slices0=$(dralloc_count ResourceSlice)
+    trap scarce_cleanup EXIT
     scarce_world "$nodes" || { fail "creating the devices failed"; return 1; }
     scarce_claims "$n" || { fail "creating $n claims failed"; return 1; }
-    dralloc_has DeviceClass 1 && dralloc_has ResourceSlice $((slices0 + 2 * nodes)) &&
-        dralloc_has ResourceClaim $((claims0 + n)) || return 1
+    dralloc_synced || return 1
     t0=$SECONDS
     scarce_pods "$n" "$SCHEDULER_NAME" || { fail "creating $n pods failed"; return 1; }
     scarce_settle "after creating $n pods" 120 || { scarcity_debug; return 1; }
@@ -63,14 +62,6 @@ scenario_bind_scarcity() {
         ((bound2 > bound_b_before)) ||
             { fail "no pending pod was scheduled after the deletion ($bound_b_before -> $bound2 bound)"; scarcity_debug; return 1; }
     fi
-    k delete pods -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null || { fail "deleting the pods failed"; return 1; }
-    k delete resourceclaims -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null
-    scarce_world_delete
-}
-
-# dralloc_count KIND: the number of objects of KIND in dralloc's cache now
-dralloc_count() {
-    curl -sf "http://127.0.0.1:$DRALLOC_PORT/debug/cache" | jq -r --arg k "$1" '.objects[$k] // 0'
 }
 
 scarcity_debug() {

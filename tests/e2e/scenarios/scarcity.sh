@@ -69,10 +69,34 @@ spec:
     k apply -f - >/dev/null <<<"$y"
 }
 
+# dralloc_synced: wait until dralloc's cache holds as many DeviceClasses, ResourceSlices
+# and ResourceClaims as the API server (pods are created only then: dralloc's watch is
+# not the scheduler's, a filter answered before it saw the devices would reject nodes)
+dralloc_synced() {
+    local deadline=$((SECONDS + ${WAIT%s})) kind want have
+    for kind in DeviceClass:deviceclasses ResourceSlice:resourceslices ResourceClaim:resourceclaims; do
+        while :; do
+            want=$(k get "${kind#*:}" -A --no-headers 2>/dev/null | wc -l)
+            have=$(curl -sf "http://127.0.0.1:$DRALLOC_PORT/debug/cache" | jq -r --arg k "${kind%%:*}" '.objects[$k] // 0')
+            [[ $have == "$want" ]] && break
+            ((SECONDS >= deadline)) && { fail "dralloc's cache has ${have:-?} ${kind%%:*} objects, the API server $want"; return 1; }
+            sleep 0.2
+        done
+    done
+}
+
 scarce_world_delete() {
     k delete resourceslice -l e2e-world=scarce --wait=false >/dev/null 2>&1
     k delete deviceclass "$SCARCE_CLASS" --wait=false >/dev/null 2>&1
     return 0
+}
+
+# scarce_cleanup: $NS's pods and claims and the world, whether the scenario passed or
+# not (the next scenario on this cluster must find the devices free); bounded
+scarce_cleanup() {
+    k delete pods -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null 2>&1
+    k delete resourceclaims -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null 2>&1
+    scarce_world_delete
 }
 
 # scarce_kind I: every 4th claim a pair, the others single
