@@ -36,6 +36,7 @@
  * among the allocations that fit, the least fragmenting one (engine.h). Exit codes:
  * 0 allocated, 1 not satisfiable (or timed out), 2 usage or input error. */
 #include "cmd/commands.h"
+#include "cmd/jsonl.h"
 #include "cmd/yaml_style.h"
 
 #include <jansson.h>
@@ -116,41 +117,18 @@ static bool parse_go_duration(const char *s, int64_t *ns, char *msg, size_t n) {
 }
 
 /* --fixture -: JSON Lines of cases on stdin, one answer line each (a line that is not a
- * case gets {"caseError": "..."}), so that a differential test (tests/upstream) asks
- * a million questions of one process. */
-static int run_fixture_stream(dra_device_choice choice) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    unsigned long lineno = 0;
-    while ((n = getline(&line, &cap, stdin)) > 0) {
-        lineno++;
-        if (n == 1 && line[0] == '\n') continue;
-        json_error_t je;
-        json_t *c = json_loadb(line, (size_t)n, 0, &je), *out = NULL;
-        char buf[2048];
-        if (!c) {
-            snprintf(buf, sizeof buf, "<stdin>:%lu: %s", lineno, je.text);
-        } else {
-            err e;
-            err_clear(&e);
-            out = dra_fixture_run_choice(c, choice, &e);
-            if (!out) snprintf(buf, sizeof buf, "<stdin>:%lu: %s", lineno, err_format(&e, (char[2048]){0}, 2048));
-        }
-        if (!out) out = json_pack("{s:s}", "caseError", buf);
-        char *s = json_dumps(out, JSON_COMPACT);
-        printf("%s\n", s);
-        fflush(stdout);
-        free(s);
-        json_decref(out);
-        json_decref(c);
-    }
-    free(line);
-    return 0;
+ * case gets {"caseError": "..."}; cmd/jsonl.h). */
+static json_t *fixture_line(json_t *c, const char *where, char *msg, size_t nmsg, void *ud) {
+    err e;
+    err_clear(&e);
+    json_t *out = dra_fixture_run_choice(c, *(const dra_device_choice *)ud, &e);
+    char buf[1024];
+    if (!out) snprintf(msg, nmsg, "%s: %s", where, err_format(&e, buf, sizeof buf));
+    return out;
 }
 
 static int run_fixture(const char *path, dra_device_choice choice) {
-    if (!strcmp(path, "-")) return run_fixture_stream(choice);
+    if (!strcmp(path, "-")) return cmd_jsonl_answer(fixture_line, &choice, "caseError", NULL);
     json_error_t je;
     json_t *c = json_load_file(path, 0, &je);
     if (!c) {

@@ -17,6 +17,7 @@
  * --stdin answers JSON Lines of expression and device, one object a line.
  * Exit codes: 0 result printed, 1 compile or runtime error, 2 usage or input error. */
 #include "cmd/commands.h"
+#include "cmd/jsonl.h"
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -320,47 +321,25 @@ static void print_json(json_t *o) {
 }
 
 /* --stdin: JSON Lines of {"expr": EXPR, "device": DEVICE}, one answer line each (the
- * -o json object, or {"inputError": "..."} for a line that is not such an object), so
- * that a differential test asks a million questions of one process. */
-static int cel_eval_stream(void) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    unsigned long lineno = 0;
-    while ((n = getline(&line, &cap, stdin)) > 0) {
-        lineno++;
-        if (n == 1 && line[0] == '\n') continue;
-        char where[48];
-        snprintf(where, sizeof where, "<stdin>:%lu", lineno);
-        json_error_t je;
-        json_t *in = json_loadb(line, (size_t)n, 0, &je), *out = NULL;
-        const char *expr = json_string_value(json_object_get(in, "expr"));
-        char msg[1024];
-        if (!in) {
-            snprintf(msg, sizeof msg, "%s: %s", where, je.text);
-        } else if (!expr) {
-            snprintf(msg, sizeof msg, "%s: expr: required string", where);
-        } else {
-            intern_table *t = intern_new();
-            arena a;
-            arena_init(&a, 0);
-            cel_device d;
-            if (device_from_json(json_object_get(in, "device"), where, &a, t, &d, msg, sizeof msg)) {
-                cel_eval_ctx *x = cel_eval_ctx_new();
-                out = eval_json(t, expr, &d, x);
-                cel_eval_ctx_free(x);
-            }
-            arena_free(&a);
-            intern_free(t);
-        }
-        if (!out) out = json_pack("{s:s}", "inputError", msg);
-        print_json(out);
-        fflush(stdout);
-        json_decref(out);
-        json_decref(in);
+ * -o json object, or {"inputError": "..."} for a line that is not such an object;
+ * cmd/jsonl.h). */
+static json_t *cel_line(json_t *in, const char *where, char *msg, size_t nmsg, void *ud) {
+    (void)ud;
+    const char *expr = json_string_value(json_object_get(in, "expr"));
+    if (!expr) return snprintf(msg, nmsg, "%s: expr: required string", where), NULL;
+    intern_table *t = intern_new();
+    arena a;
+    arena_init(&a, 0);
+    cel_device d;
+    json_t *out = NULL;
+    if (device_from_json(json_object_get(in, "device"), where, &a, t, &d, msg, nmsg)) {
+        cel_eval_ctx *x = cel_eval_ctx_new();
+        out = eval_json(t, expr, &d, x);
+        cel_eval_ctx_free(x);
     }
-    free(line);
-    return 0;
+    arena_free(&a);
+    intern_free(t);
+    return out;
 }
 
 /* --slice FILE --device NAME: the device as the allocator sees it, decoded by the
@@ -416,7 +395,7 @@ static int cel_eval_cmd(int argc, char **argv) {
         else if (!strcmp(argv[i], "--stdin")) from_stdin = true;
         else return usage();
     }
-    if (from_stdin) return expr || devjson || slice ? usage() : cel_eval_stream();
+    if (from_stdin) return expr || devjson || slice ? usage() : cmd_jsonl_answer(cel_line, NULL, "inputError", print_json);
     if (!expr || (!devjson && !slice)) return usage();
     if (slice) return cel_eval_slice(expr, slice, devname);
     intern_table *t = intern_new();

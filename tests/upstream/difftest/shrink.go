@@ -47,8 +47,8 @@ func removable(v any, at path, out *[]path) {
 	}
 }
 
-func removeAt(root any, p path) any {
-	root = deepCopy(root)
+// parentOf walks p but its last step.
+func parentOf(root any, p path) any {
 	parent := root
 	for _, k := range p[:len(p)-1] {
 		switch x := parent.(type) {
@@ -58,8 +58,13 @@ func removeAt(root any, p path) any {
 			parent = x[k.(int)]
 		}
 	}
+	return parent
+}
+
+func removeAt(root any, p path) any {
+	root = deepCopy(root)
 	last := p[len(p)-1]
-	switch x := parent.(type) {
+	switch x := parentOf(root, p).(type) {
 	case map[string]any:
 		delete(x, last.(string))
 	case []any:
@@ -75,16 +80,7 @@ func removeAt(root any, p path) any {
 }
 
 func setAt(root any, p path, v any) {
-	parent := root
-	for _, k := range p[:len(p)-1] {
-		switch x := parent.(type) {
-		case map[string]any:
-			parent = x[k.(string)]
-		case []any:
-			parent = x[k.(int)]
-		}
-	}
-	switch x := parent.(type) {
+	switch x := parentOf(root, p).(type) {
 	case map[string]any:
 		x[p[len(p)-1].(string)] = v
 	case []any:
