@@ -21,6 +21,9 @@
  *     rules grant exactly the requests of tests/deploy/api_calls.h for the mode;
  *   - NetworkPolicy: the pod's declared ports (health, kube-scheduler's) open to named
  *     peers only, dralloc's --listen port to none (issue #39);
+ *   - a MutatingAdmissionPolicy (admissionregistration.k8s.io/v1) matching pod creation,
+ *     bound in every namespace, that sets the profile's schedulerName (every DRA pod to
+ *     this scheduler: kubernetes#128980);
  *   - memory requests and limits as deploy/README.md "Sizing" gives them, a ResourceQuota
  *     for the critical PriorityClass outside kube-system;
  *   - deploy/kubeadm: kube-scheduler's --config with clientConnection.kubeconfig (it
@@ -446,6 +449,38 @@ static void check_priority_quota(const json_t *docs, const char *ns, const json_
               "the class to kube-system", pc, ns);
 }
 
+/* base/scheduler-name-policy.yaml: a MutatingAdmissionPolicy, bound in every namespace,
+ * that sets this overlay's profile as the schedulerName of the pods using DRA
+ * (deploy/README.md, "One scheduler for every DRA pod"; tests/e2e two_schedulers) */
+static void check_sched_policy(const json_t *docs, const char *prof) {
+    json_t *pol = find(docs, "MutatingAdmissionPolicy", NULL);
+    CHECK(pol && !strcmp(str(pol, "apiVersion") ?: "", "admissionregistration.k8s.io/v1"),
+          "no admissionregistration.k8s.io/v1 MutatingAdmissionPolicy sending DRA pods to %s", prof);
+    if (!pol) return;
+    const char *pname = str(json_object_get(pol, "metadata"), "name") ?: "";
+    size_t i;
+    json_t *d;
+    bool bound = false, sets = false, pods = false;
+    json_array_foreach(docs, i, d) bound |= !strcmp(str(d, "kind") ?: "", "MutatingAdmissionPolicyBinding") &&
+                                            !strcmp(str(json_object_get(d, "spec"), "policyName") ?: "", pname) &&
+                                            !path(d, "spec.matchResources");
+    CHECK(bound, "no MutatingAdmissionPolicyBinding of %s for every namespace", pname);
+    char want[256];
+    snprintf(want, sizeof want, "schedulerName: \"%s\"", prof);
+    json_array_foreach(path(pol, "spec.mutations"), i, d) sets |=
+        strstr(str(json_object_get(d, "applyConfiguration"), "expression") ?: "", want) != NULL;
+    CHECK(sets, "the policy %s does not set schedulerName to the profile's %s", pname, prof);
+    json_array_foreach(path(pol, "spec.matchConstraints.resourceRules"), i, d) {
+        size_t j;
+        json_t *r, *o;
+        bool res = false, create = false;
+        json_array_foreach(json_object_get(d, "resources"), j, r) res |= !strcmp(json_string_value(r) ?: "", "pods");
+        json_array_foreach(json_object_get(d, "operations"), j, o) create |= !strcmp(json_string_value(o) ?: "", "CREATE");
+        pods |= res && create;
+    }
+    CHECK(pods, "the policy %s does not match the creation of pods", pname);
+}
+
 /* ---- one overlay ------------------------------------------------------------------- */
 
 static void check_overlay(const char *src, const char *help, bool bind) {
@@ -575,8 +610,10 @@ static void check_overlay(const char *src, const char *help, bool bind) {
     CHECK(json_array_size(profiles) >= 1, "no profile");
     json_t *p;
     bool dra_disabled = false;
+    const char *prof = NULL;
     json_array_foreach(profiles, i, p) {
         const char *name = str(p, "schedulerName") ?: "default-scheduler";
+        if (!prof) prof = name;
         CHECK(strcmp(name, "default-scheduler"), "profile %zu is default-scheduler: every pod would go through it", i);
         CHECK(strcmp(name, pod_sched), "dralloc's own pods are scheduled by %s, a profile of theirs", name);
         size_t j;
@@ -589,6 +626,7 @@ static void check_overlay(const char *src, const char *help, bool bind) {
             check_keys(json_object_get(x, "args"), &DynamicResourcesArgs, "pluginConfig.DynamicResources.args");
     }
     CHECK(bind == dra_disabled, "DynamicResources is %s in the %s overlay", dra_disabled ? "disabled" : "on", mode);
+    if (prof) check_sched_policy(docs, prof);
     /* its own Lease */
     const json_t *le = json_object_get(cfg, "leaderElection");
     const char *lease = str(le, "resourceName") ?: "kube-scheduler", *lease_ns = str(le, "resourceNamespace") ?: "kube-system";
