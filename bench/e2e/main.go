@@ -134,12 +134,96 @@ func slice(node string, index, numDevices, numPCIRoots int) *resourcev1.Resource
 	return s
 }
 
+// the MIG shape (bench/README.md's mig_5000nodes, dralloc's own scale point): per node
+// one counter-set slice (a set gpu-K per GPU: memory 40Gi, multiprocessors 98,
+// memory-slice-0..7 = 1) and device slices of at most 64 devices: per GPU the whole GPU
+// and the MIG placements 1g.5gb x7, 1g.10gb x4, 2g.10gb x3, 3g.20gb x2, 4g.20gb, 7g.40gb
+// (19), each consuming its memory slices
+type migProfile struct {
+	name        string
+	starts      []int
+	slices, sms int
+	memGi       int64
+}
+
+var migProfiles = []migProfile{
+	{"whole", []int{0}, 8, 98, 40},
+	{"1g.5gb", []int{0, 1, 2, 3, 4, 5, 6}, 1, 14, 5},
+	{"1g.10gb", []int{0, 2, 4, 6}, 2, 14, 10},
+	{"2g.10gb", []int{0, 2, 4}, 2, 28, 10},
+	{"3g.20gb", []int{0, 4}, 4, 42, 20},
+	{"4g.20gb", []int{0}, 4, 56, 20},
+	{"7g.40gb", []int{0}, 8, 98, 40},
+}
+
+func migSlices(node string, index, gpus int) []*resourcev1.ResourceSlice {
+	pool := fmt.Sprintf("resourceslice-%d", index)
+	var devs []resourcev1.Device
+	cs := &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: pool + "-counters"},
+		Spec:       resourcev1.ResourceSliceSpec{Driver: driver, NodeName: ptr.To(node)},
+	}
+	for g := 0; g < gpus; g++ {
+		set := fmt.Sprintf("gpu-%d", g)
+		counters := map[string]resourcev1.Counter{
+			"memory":          {Value: resource.MustParse("40Gi")},
+			"multiprocessors": {Value: *resource.NewQuantity(98, resource.DecimalSI)},
+		}
+		for m := 0; m < 8; m++ {
+			counters[fmt.Sprintf("memory-slice-%d", m)] = resourcev1.Counter{Value: resource.MustParse("1")}
+		}
+		cs.Spec.SharedCounters = append(cs.Spec.SharedCounters, resourcev1.CounterSet{Name: set, Counters: counters})
+		for _, p := range migProfiles {
+			for _, st := range p.starts {
+				typ, name := "mig", fmt.Sprintf("gpu-%d-mig-%s-%d", g, strings.ReplaceAll(p.name, ".", "-"), st)
+				if p.name == "whole" {
+					typ, name = "gpu", fmt.Sprintf("gpu-%d", g)
+				}
+				use := map[string]resourcev1.Counter{
+					"memory":          {Value: *resource.NewQuantity(p.memGi<<30, resource.BinarySI)},
+					"multiprocessors": {Value: *resource.NewQuantity(int64(p.sms), resource.DecimalSI)},
+				}
+				for m := st; m < st+p.slices; m++ {
+					use[fmt.Sprintf("memory-slice-%d", m)] = resourcev1.Counter{Value: resource.MustParse("1")}
+				}
+				devs = append(devs, resourcev1.Device{
+					Name: name,
+					Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+						"type":           str(typ),
+						"profile":        str(p.name),
+						"index":          {IntValue: ptr.To(int64(g))},
+						"placementStart": {IntValue: ptr.To(int64(st))},
+						"uuid":           str(fmt.Sprintf("GPU-%s-%d-%s-%d", node, g, p.name, st)),
+						"productName":    str("NVIDIA A100-SXM4-40GB"),
+						"architecture":   str("Ampere"),
+						"driverVersion":  {VersionValue: ptr.To("550.54.15")},
+					},
+					ConsumesCounters: []resourcev1.DeviceCounterConsumption{{CounterSet: set, Counters: use}},
+				})
+			}
+		}
+	}
+	out := []*resourcev1.ResourceSlice{cs}
+	for i := 0; i*64 < len(devs); i++ {
+		end := min(len(devs), (i+1)*64)
+		out = append(out, &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-devices-%d", pool, i)},
+			Spec:       resourcev1.ResourceSliceSpec{Driver: driver, NodeName: ptr.To(node), Devices: devs[i*64 : end]},
+		})
+	}
+	n := int64(len(out))
+	for _, sl := range out {
+		sl.Spec.Pool = resourcev1.ResourcePool{Name: pool, Generation: 1, ResourceSliceCount: n}
+	}
+	return out
+}
+
 func setup(args []string) {
 	fs := flag.NewFlagSet("setup", flag.ExitOnError)
 	kc := fs.String("kubeconfig", "", "admin kubeconfig")
 	nodes := fs.Int("nodes", 500, "nodes node-0..N-1 (made by cluster.sh)")
 	devices := fs.Int("devices", 10, "devices per node")
-	shape := fs.String("shape", "basic", "basic (1 request) | match (5 requests, matchAttribute pciRoot)")
+	shape := fs.String("shape", "basic", "basic (1 request) | match (5 requests, matchAttribute pciRoot) | mig (--devices GPUs of 19 partitions, 1 request for a 1g.5gb)")
 	ns := fs.String("ns", "test", "namespace of the template and pods")
 	fs.Parse(args)
 	cs := client(*kc, 1000, 2000)
@@ -174,14 +258,18 @@ func setup(args []string) {
 	if *shape == "match" {
 		nreq = 5
 		constraints = []resourcev1.DeviceConstraint{{MatchAttribute: ptr.To(resourcev1.FullyQualifiedName("resource.kubernetes.io/pciRoot"))}}
-	} else if *shape != "basic" {
-		die("--shape: basic or match, not %s", *shape)
+	} else if *shape != "basic" && *shape != "mig" {
+		die("--shape: basic, match or mig, not %s", *shape)
 	}
 	rct := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "test-claim-template"}}
 	rct.Spec.Spec.Devices.Constraints = constraints
 	for r := 0; r < nreq; r++ {
 		rct.Spec.Spec.Devices.Requests = append(rct.Spec.Spec.Devices.Requests, resourcev1.DeviceRequest{
 			Name: fmt.Sprintf("req-%d", r), Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "test-class"}})
+	}
+	if *shape == "mig" {
+		rct.Spec.Spec.Devices.Requests[0].Exactly.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: `device.attributes["` + driver + `"].type == "mig" && device.attributes["` + driver + `"].profile == "1g.5gb"`}}}
 	}
 	if err := create(func() error {
 		_, err := cs.ResourceV1().ResourceClaimTemplates(*ns).Create(ctx, rct, metav1.CreateOptions{})
@@ -190,12 +278,23 @@ func setup(args []string) {
 		die("resourceclaimtemplate: %v", err)
 	}
 	if err := parallel(*nodes, 16, func(i int) error {
-		_, err := cs.ResourceV1().ResourceSlices().Create(ctx, slice(fmt.Sprintf("node-%d", i), i, *devices, 2), metav1.CreateOptions{})
-		return create(err)
+		node := fmt.Sprintf("node-%d", i)
+		slices := []*resourcev1.ResourceSlice{}
+		if *shape == "mig" {
+			slices = migSlices(node, i, *devices)
+		} else {
+			slices = append(slices, slice(node, i, *devices, 2))
+		}
+		for _, sl := range slices {
+			if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, sl, metav1.CreateOptions{}); create(err) != nil {
+				return err
+			}
+		}
+		return nil
 	}); err != nil {
 		die("resourceslices: %v", err)
 	}
-	fmt.Printf("setup: %d ResourceSlices × %d devices, DeviceClass test-class, ResourceClaimTemplate %s/test-claim-template (%s: %d request(s)) in %.1fs\n",
+	fmt.Printf("setup: %d nodes' ResourceSlices × %d devices (mig: GPUs), DeviceClass test-class, ResourceClaimTemplate %s/test-claim-template (%s: %d request(s)) in %.1fs\n",
 		*nodes, *devices, *ns, *shape, nreq, time.Since(t0).Seconds())
 }
 
@@ -347,23 +446,23 @@ func cpuSeconds(pid string) float64 {
 // ---- run ----------------------------------------------------------------------------
 
 type result struct {
-	Scheduler      string             `json:"scheduler"`
-	Pods           int                `json:"pods"`
-	Bound          int                `json:"bound"`
-	CreateSeconds  float64            `json:"createSeconds"`
-	Seconds        float64            `json:"seconds"`
-	PodsPerSecond  float64            `json:"podsPerSecond"`
-	LatencyP50Ms   float64            `json:"latencyP50Ms"`
-	LatencyP90Ms   float64            `json:"latencyP90Ms"`
-	LatencyP99Ms   float64            `json:"latencyP99Ms"`
-	LatencyMaxMs   float64            `json:"latencyMaxMs"`
-	CPUSeconds     map[string]float64 `json:"cpuSeconds"`
-	Writes         map[string]float64 `json:"apiserverWrites"`
-	Scheduler_     map[string]hist    `json:"schedulerExtensionPoints"`
-	Attempts       map[string]hist    `json:"schedulingAttempts"`
-	AttemptsTotal  map[string]float64 `json:"scheduleAttemptsTotal"`
-	Dralloc        map[string]hist    `json:"drallocRequests"`
-	Errors         []string           `json:"errors,omitempty"`
+	Scheduler     string             `json:"scheduler"`
+	Pods          int                `json:"pods"`
+	Bound         int                `json:"bound"`
+	CreateSeconds float64            `json:"createSeconds"`
+	Seconds       float64            `json:"seconds"`
+	PodsPerSecond float64            `json:"podsPerSecond"`
+	LatencyP50Ms  float64            `json:"latencyP50Ms"`
+	LatencyP90Ms  float64            `json:"latencyP90Ms"`
+	LatencyP99Ms  float64            `json:"latencyP99Ms"`
+	LatencyMaxMs  float64            `json:"latencyMaxMs"`
+	CPUSeconds    map[string]float64 `json:"cpuSeconds"`
+	Writes        map[string]float64 `json:"apiserverWrites"`
+	Scheduler_    map[string]hist    `json:"schedulerExtensionPoints"`
+	Attempts      map[string]hist    `json:"schedulingAttempts"`
+	AttemptsTotal map[string]float64 `json:"scheduleAttemptsTotal"`
+	Dralloc       map[string]hist    `json:"drallocRequests"`
+	Errors        []string           `json:"errors,omitempty"`
 }
 
 func run(args []string) {

@@ -10,7 +10,7 @@
 # (dra/templates), scaled (see --nodes/--pods). Last line:
 #   e2e 5000pods_500nodes: in-tree X pods/s, dralloc Y pods/s (Y/X = R)
 #
-#   bench/e2e/run.sh [--nodes N] [--devices D] [--pods P] [--shape basic|match] [--qps Q]
+#   bench/e2e/run.sh [--nodes N] [--devices D] [--pods P] [--shape basic|match|mig] [--qps Q]
 #                    [--only intree|dralloc] [--keep]
 #
 # Both sides get the same client rate limits, as scheduler_perf gives its components
@@ -43,10 +43,15 @@ while (($#)); do
         --only) ONLY=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
         --timeout) TIMEOUT=$2; shift 2 ;;
-        *) echo "usage: $0 [--nodes N] [--devices D] [--pods P] [--shape basic|match] [--qps Q] [--only intree|dralloc] [--keep] [--timeout 600s]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--nodes N] [--devices D] [--pods P] [--shape basic|match|mig] [--qps Q] [--only intree|dralloc] [--keep] [--timeout 600s]" >&2; exit 2 ;;
     esac
 done
-case $SHAPE in basic) NAME=5000pods_500nodes ;; match) NAME=match_empty_500nodes ;; *) echo "--shape: basic or match" >&2; exit 2 ;; esac
+case $SHAPE in
+    basic) NAME=5000pods_500nodes; SLICES=$NODES ;;
+    match) NAME=match_empty_500nodes; SLICES=$NODES ;;
+    mig) NAME=mig_5000nodes; SLICES=$((NODES * (1 + (19 * DEVICES + 63) / 64))) ;; # --devices = GPUs a node
+    *) echo "--shape: basic, match or mig" >&2; exit 2 ;;
+esac
 
 log() { echo "bench-e2e: $*" >&2; }
 WORK=$(mktemp -d /tmp/bench-e2e.XXXXXX)
@@ -125,7 +130,9 @@ EOF
         start_scheduler "$dir" "$dir/kube-scheduler-config.bench.yaml" "$dir/kube-scheduler.kubeconfig" "$SCHEDULER_PORT" ||
             { log "kube-scheduler (bind) did not start"; return 1; }
     fi
-    "$LOAD" setup --kubeconfig "$dir/kubeconfig" --nodes "$NODES" --devices "$DEVICES" --shape "$SHAPE" --ns test >&2
+    # (set -e does not apply here: column runs on the left of ||)
+    "$LOAD" setup --kubeconfig "$dir/kubeconfig" --nodes "$NODES" --devices "$DEVICES" --shape "$SHAPE" --ns test >&2 ||
+        { log "($side) setup failed"; "$CLUSTER" down "$dir" 2>/dev/null; return 1; }
     local pids="apiserver=$(cat "$dir/kube-apiserver.pid"),etcd=$(cat "$dir/etcd.pid"),kcm=$(cat "$dir/kube-controller-manager.pid"),scheduler=$(cat "$dir/kube-scheduler.pid"),fake-kubelet=$(cat "$dir/fake-kubelet.pid")"
     local dm=
     if [[ $side == dralloc ]]; then
@@ -134,7 +141,7 @@ EOF
         # dralloc has seen every slice before the first pod
         for _ in $(seq 120); do
             n=$(curl -s "$dm" | grep '^dralloc_snapshot_objects{kind="ResourceSlice"}' | awk '{print $2}')
-            [[ ${n:-0} -ge $NODES ]] && break
+            [[ ${n:-0} -ge $SLICES ]] && break
             sleep 0.5
         done
     fi
@@ -150,12 +157,12 @@ EOF
 }
 
 log "$(date -u '+%F %T UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-if [[ $SHAPE == basic ]]; then
-    UP='500 nodes x 10 devices, 2500 init claims + 2500 measured pods'; REQ='1 request'
-else
-    UP='500 nodes x 10 devices, no init claims, steady state of 10 pods'; REQ='5 requests, matchAttribute pciRoot'
-fi
-echo "e2e scale: $NODES nodes x $DEVICES devices (ResourceSlices), no init claims, $PODS pods each with a claim from a ResourceClaimTemplate ($SHAPE: $REQ), client QPS $QPS; upstream $NAME: $UP"
+case $SHAPE in
+    basic) UP='500 nodes x 10 devices, 2500 init claims + 2500 measured pods'; REQ='1 request' ;;
+    match) UP='500 nodes x 10 devices, no init claims, steady state of 10 pods'; REQ='5 requests, matchAttribute pciRoot' ;;
+    mig) UP="dralloc's own shape (bench/README.md), 5000 nodes x 8 GPUs x 19 partitions, 5000 pods"; REQ='1 request for a 1g.5gb MIG partition, counters' ;;
+esac
+echo "e2e scale: $NODES nodes x $DEVICES $([[ $SHAPE == mig ]] && echo 'GPUs (19 partitionable devices each)' || echo devices) (ResourceSlices), no init claims, $PODS pods each with a claim from a ResourceClaimTemplate ($SHAPE: $REQ), client QPS $QPS; upstream $NAME: $UP"
 rc=0
 [[ $ONLY == dralloc ]] || column intree || rc=$?
 [[ $ONLY == intree ]] || column dralloc || rc=$?
