@@ -177,12 +177,18 @@ static bool all_const(const cel_inst **args, uint32_t n) {
  * as in Kubernetes). */
 static uint64_t folded_cost(comp *c, const cel_inst *i);
 
+/* A throw-away evaluation context for evaluating an instruction at compile time (the
+ * caller frees x->a). */
+static void scratch_ctx(comp *c, cel_eval_ctx *x, size_t block) {
+    memset(x, 0, sizeof *x);
+    arena_init(&x->a, block);
+    x->base = arena_save(&x->a);
+    x->prog = c->p;
+}
+
 static const cel_inst *fold(comp *c, cel_inst *i) {
     cel_eval_ctx x;
-    memset(&x, 0, sizeof x);
-    arena_init(&x.a, 4096);
-    x.base = arena_save(&x.a);
-    x.prog = c->p;
+    scratch_ctx(c, &x, 4096);
     cel_value v = cel__eval_inst(i, &x);
     const cel_inst *r = i;
     if (v.kind != CV_ERROR && x.cost <= CEL_MAX_COST) {
@@ -368,10 +374,7 @@ static void plan_fail(comp *c, const char *msg) {
 /* The conversion `i` of a planner constant, evaluated now: an error fails the build. */
 static void plan_conversion(comp *c, cel_inst *i) {
     cel_eval_ctx x;
-    memset(&x, 0, sizeof x);
-    arena_init(&x.a, 1024);
-    x.base = arena_save(&x.a);
-    x.prog = c->p;
+    scratch_ctx(c, &x, 1024);
     cel_value v = cel__eval_inst(i, &x);
     if (v.kind == CV_ERROR) {
         char msg[sizeof c->e->msg];
