@@ -72,4 +72,12 @@ grep -q '"slices": 40,' "$out/lp.json" || { cat "$out/lp.json"; fail "listpage j
 grep -q "520 ResourceSlices of 130 MIG-carved nodes as 2 LIST pages" "$out/rl" || { cat "$out/rl"; fail "relist: pages"; }
 grep -q '"slices": 520,' "$out/rl.json" || { cat "$out/rl.json"; fail "relist json: slices"; }
 grep -q '"storeMs"' "$out/rl.json" || { cat "$out/rl.json"; fail "relist json: storeMs"; }
+
+# bench e2e: runs the source tree's bench/e2e/run.sh (its usage on a bad option, exit 2);
+# without a source tree it says where it looked
+e2e_err=$("$d" bench e2e --no-such-option 2>&1) && fail "bench e2e --no-such-option must fail"
+grep -q "bench/e2e/run.sh \[--nodes N\]" <<<"$e2e_err" || { echo "$e2e_err"; fail "bench e2e: not the script's usage"; }
+e2e_rc=0; e2e_err=$(DRALLOC_SOURCE_DIR=/nonexistent "$d" bench e2e 2>&1) || e2e_rc=$?
+[[ $e2e_rc -eq 2 ]] || fail "bench e2e without a source tree: exit $e2e_rc, want 2"
+grep -q "DRALLOC_SOURCE_DIR=/nonexistent" <<<"$e2e_err" || { echo "$e2e_err"; fail "bench e2e: no word of where it looked"; }
 echo "matrix_cli_test: ok"

@@ -36,7 +36,9 @@ static void usage(FILE *f) {
             "       dralloc bench --list\n"
             "       dralloc bench MATRIX_WORKLOAD... [--threads N|A..B|1..max] [--reps R] [--scale F] [--no-memo] [--build-only] [-o json]\n"
             "       dralloc bench scaling MATRIX_WORKLOAD...   (pods/s from 1 thread to the CPUs online, speedup)\n"
-            "       dralloc bench compare OLD.json NEW.json\n\n"
+            "       dralloc bench compare OLD.json NEW.json\n"
+            "       dralloc bench e2e [--nodes N] [--pods P] [--shape basic|match|mig] ...   (bench/e2e/run.sh: in-tree\n"
+            "                     DynamicResources vs dralloc on a real v1.37.2 control plane; a source checkout)\n\n"
             "workloads (all of them when none is named):\n");
     for (size_t i = 0; i < ARRAY_SIZE(workloads); i++) fprintf(f, "  %-8s %s\n", workloads[i].name, workloads[i].summary);
     fprintf(f,
@@ -179,6 +181,7 @@ out:
 }
 
 int cmd_bench(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "e2e")) return cmd_bench_e2e(argc - 1, argv + 1);
     int mrc = matrix_cli(argc, argv);
     if (mrc >= 0) return mrc;
     bench_opts o = {.warmup = 1, .out = stdout};

@@ -7,6 +7,8 @@
 int cmd_version(int argc, char **argv);
 int cmd_allocate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* `dralloc bench e2e`: runs bench/e2e/run.sh of the source tree (cmd/bench_e2e.c). */
+int cmd_bench_e2e(int argc, char **argv);
 int cmd_cel(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_capacity(int argc, char **argv);
