@@ -1,9 +1,11 @@
 # Sourced by tests/e2e/run.sh. Bind mode under scarcity (issue #39, item 3).
 #
-# 4 nodes of scarcity.sh's world (16 devices, at most 12 allocatable at once: the
-# partitions share a counter), E2E_SCARCITY_PODS pods (100) with claims made beforehand
-# (resourceClaimName): every 4th a pair with a matchAttribute constraint, the others a
-# firstAvailable request (full, else half). Everything is asserted on what the API
+# 4 nodes of scarcity.sh's world (16 GPU devices, at most 12 allocatable at once: the
+# partitions share a counter; 36 MIG partitions, whose memory and slice counters allow
+# 2-7 a node), E2E_SCARCITY_PODS pods (300) in turn: a pair with a matchAttribute
+# constraint, a firstAvailable request (full, else half), a MIG firstAvailable (3g, else
+# 1g) — each with its claim made beforehand (resourceClaimName) — and a pod asking for a
+# MIG 1g partition as a DRA extended resource (no claim: dralloc's /bind creates it). Everything is asserted on what the API
 # server holds: every bound pod's claim allocated on its node and reserved for it, no
 # allocation without a bound pod, no device allocated twice among all claims, no
 # counter exceeded, the constraints kept, and no pending pod that would still fit
@@ -12,7 +14,7 @@
 # status.allocation removed) and the pending pods of the other half take the freed
 # devices, with the same checks.
 scenario_bind_scarcity() {
-    local n=${E2E_SCARCITY_PODS:-100} nodes t0 t1
+    local n=${E2E_SCARCITY_PODS:-300} nodes t0 t1
     nodes=$(k get nodes -o name | wc -l)
     ((nodes >= 4)) || { fail "needs 4 nodes, the cluster has $nodes"; return 1; }
     nodes=4
@@ -29,10 +31,17 @@ scenario_bind_scarcity() {
     ((bound1 >= 8)) || { fail "only $bound1 pods bound (the devices allow at least 8)"; scarcity_debug; return 1; }
     binds1=$(extender_requests bind)
 
-    # half a goes: their claims must be deallocated, the pending pods of half b
+    # every kind got devices, the extended-resource pods through claims dralloc created
+    jq -e '.bound > 0 and .extendedClaims > 0 and ([.perNode[] | select(.migMemUsed > 0)] | length) > 0' <<<"$SCARCE_STATE" >/dev/null ||
+        { fail "no MIG partition or no extended-resource claim allocated: $(scarce_summary)"; scarcity_debug; return 1; }
+
+    # half a goes: their claims must be deallocated (the extended-resource claims deleted
+    # with their pods by the garbage collector), the pending pods of half b
     # must take what was freed
     local freed pending_b
-    freed=$(k get pods -n "$NS" -l e2e-half=a -o json | jq -r '[.items[] | select(.spec.nodeName != null) | .spec.resourceClaims[0].resourceClaimName] | join(" ")')
+    freed=$(k get pods -n "$NS" -l e2e-half=a -o json | jq -r '[.items[] | select(.spec.nodeName != null)
+        | .spec.resourceClaims[0].resourceClaimName // .status.extendedResourceClaimStatus.resourceClaimName
+        | select(. != null)] | join(" ")')
     pending_b=$(k get pods -n "$NS" -l e2e-half=b -o json | jq '[.items[] | select(.spec.nodeName == null)] | length')
     t1=$SECONDS
     k delete pods -n "$NS" -l e2e-half=a --wait=false >/dev/null || { fail "deleting half the pods failed"; return 1; }
