@@ -21,7 +21,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CLUSTER_SH=$HERE/cluster.sh
 WAIT=${E2E_WAIT:-60}s
 
-ADVISOR_SCENARIOS=(smoke)
+ADVISOR_SCENARIOS=(smoke kubeadm_recipe)
 BIND_SCENARIOS=(smoke_bind bind_scarcity two_schedulers)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
