@@ -12,6 +12,8 @@
 //	    divergences) are reported on a line of their own and do not fail the run
 //	difftest speed [--dralloc BIN] [--seed N] [--cases K]
 //	    the same generated inputs through both, timed: decisions and evaluations a second
+//	difftest summary STATS.json...
+//	    several campaigns' --stats files added up (summary.go)
 //
 // See ../README.md for what the generator covers.
 package main
@@ -27,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: difftest cases|run|speed [flags]")
+		fmt.Fprintln(os.Stderr, "usage: difftest cases|run|dump|speed|summary [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -57,8 +59,10 @@ func main() {
 		rc = runDump(*seed, *cases, *out)
 	case "speed":
 		rc = runSpeed(*bin, *seed, *cases, *celCases)
+	case "summary":
+		rc = runSummary(fs.Args())
 	default:
-		fmt.Fprintln(os.Stderr, "usage: difftest cases|run|speed [flags]")
+		fmt.Fprintln(os.Stderr, "usage: difftest cases|run|dump|speed|summary [flags]")
 		rc = 2
 	}
 	os.Exit(rc)
