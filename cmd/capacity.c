@@ -5,7 +5,9 @@
  *                    [--feature-gates A=true,...]
  *
  * Allocated means held by a claim with status.allocation in the input; free means
- * allocatable now (engine/allocatable.h). Without -f or a cluster flag, the cluster
+ * allocatable now (engine/allocatable.h) on a node that takes pods now: devices of a
+ * cordoned, NotReady or NoSchedule/NoExecute-tainted node are blocked "nodes" unless
+ * --count-unavailable-nodes. Without -f or a cluster flag, the cluster
  * kubectl would use (kubectl dra capacity). JSON prints the whole view whatever --by
  * says. */
 #include "cmd/commands.h"
@@ -20,12 +22,14 @@
 
 static int usage(FILE *f) {
     fprintf(f, "usage: dralloc capacity [-f SNAPSHOT...] [-o table|json|csv] [--by node|pool|class|counter|shape]\n"
-               "                        [--feature-gates A=true,...]\n"
+               "                        [--feature-gates A=true,...] [--count-unavailable-nodes]\n"
                "       dralloc capacity --kubeconfig FILE [--context NAME] ...   (a cluster, read once;\n"
                "                        or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]);\n"
                "       without either, the cluster kubectl would use: KUBECONFIG, ~/.kube/config, in-cluster\n"
                "free = allocatable now by a request without tolerations; blocked = not allocated, not allocatable\n"
-               "(shared counters used up, an untolerated taint of the device or a DeviceTaintRule)\n");
+               "(shared counters used up, an untolerated taint of the device or a DeviceTaintRule, or the node\n"
+               "unavailable: cordoned, NotReady or a NoSchedule/NoExecute node taint; --count-unavailable-nodes\n"
+               "counts those devices free)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -35,6 +39,7 @@ int cmd_capacity(int argc, char **argv) {
     const char *gates = NULL;
     report_format fmt = REPORT_TABLE;
     report_by by = REPORT_BY_NODE;
+    bool count_unavailable = false;
     cmd_kube_flags kube = {0};
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -56,6 +61,8 @@ int cmd_capacity(int argc, char **argv) {
                 fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class, counter or shape\n", argv[i]);
                 rc = 2;
             }
+        } else if (!strcmp(o, "--count-unavailable-nodes")) {
+            count_unavailable = true;
         } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
         } else if (!strcmp(o, "--feature-gates") && takes) {
             gates = argv[++i];
@@ -93,7 +100,8 @@ int cmd_capacity(int argc, char **argv) {
             dra_snapshot *s = dra_store_acquire(st);
             /* per-counter rows only where they are printed: JSON and --by counter */
             bool counters = fmt == REPORT_JSON || by == REPORT_BY_COUNTER;
-            json_t *cap = dra_capacity_json_parts(s, NULL, counters ? DRA_CAPACITY_ALL : 0);
+            json_t *cap = dra_capacity_json_parts(
+                s, NULL, (counters ? DRA_CAPACITY_ALL : 0) | (count_unavailable ? DRA_CAPACITY_COUNT_UNAVAILABLE_NODES : 0));
             report_capacity(stdout, cap, by, fmt);
             json_decref(cap);
             dra_snapshot_release(s);

@@ -24,14 +24,16 @@ const dra_allocated *dra__overlay_allocated(const dra_overlay *ov);
 
 /* Devices by state, the same fields on every row. */
 typedef struct tally {
-    int64_t devices, allocated, free, counters, taints, unusable, shared;
+    int64_t devices, allocated, free, counters, taints, nodes, unusable, shared;
 } tally;
 
-static void tally_add(tally *t, const dra_av_device *d) {
+/* node_down: the device's node takes no pods now (node_unavailable): a free device
+ * there is blocked "nodes", not free. */
+static void tally_add(tally *t, const dra_av_device *d, bool node_down) {
     t->devices++;
     switch (d->state) {
     case DRA_AV_ALLOCATED: t->allocated++, t->shared += d->shared_left; break;
-    case DRA_AV_FREE: t->free++; break;
+    case DRA_AV_FREE: node_down ? t->nodes++ : t->free++; break;
     case DRA_AV_COUNTERS: t->counters++; break;
     case DRA_AV_TAINTS: t->taints++; break;
     default: t->unusable++;
@@ -40,11 +42,11 @@ static void tally_add(tally *t, const dra_av_device *d) {
 
 static void tally_sum(tally *t, const tally *u) {
     t->devices += u->devices, t->allocated += u->allocated, t->free += u->free, t->counters += u->counters;
-    t->taints += u->taints, t->unusable += u->unusable, t->shared += u->shared;
+    t->taints += u->taints, t->nodes += u->nodes, t->unusable += u->unusable, t->shared += u->shared;
 }
 
-/* "devices", "allocated", "free", "blocked": {"counters", "taints"}, then "unusable"
- * and "shared" when there are any. */
+/* "devices", "allocated", "free", "blocked": {"counters", "taints", "nodes"}, then
+ * "unusable" and "shared" when there are any. */
 static void tally_json(json_t *o, const tally *t) {
     json_object_set_new(o, "devices", json_integer(t->devices));
     json_object_set_new(o, "allocated", json_integer(t->allocated));
@@ -52,6 +54,7 @@ static void tally_json(json_t *o, const tally *t) {
     json_t *b = json_object();
     json_object_set_new(b, "counters", json_integer(t->counters));
     json_object_set_new(b, "taints", json_integer(t->taints));
+    json_object_set_new(b, "nodes", json_integer(t->nodes));
     json_object_set_new(o, "blocked", b);
     if (t->unusable) json_object_set_new(o, "unusable", json_integer(t->unusable));
     if (t->shared) json_object_set_new(o, "shared", json_integer(t->shared));
@@ -101,6 +104,7 @@ static void carve_free(carve_vec *v) {
 
 typedef struct node_row {
     const char *name;
+    char *unavailable;       /* why no pod can be scheduled to the node now (node_unavailable); NULL: it can */
     tally t;
     tally *cls;              /* per DeviceClass */
     json_t *pools;           /* "driver/pool" names */
@@ -118,7 +122,28 @@ typedef struct view {
     hmap node_at;            /* hash of the name → index + 1 (probe chain on collisions) */
     json_t *jpools, *jcounters;
     bool counters;           /* DRA_CAPACITY_COUNTERS */
+    bool count_unavailable;  /* DRA_CAPACITY_COUNT_UNAVAILABLE_NODES */
 } view;
+
+/* Why kube-scheduler would place no pod on n now, or NULL: cordoned (the
+ * NodeUnschedulable filter), NotReady (its Ready condition; the node lifecycle
+ * controller also taints it not-ready), or the first NoSchedule/NoExecute taint (the
+ * TaintToleration filter; "allocatable now" is for a pod without tolerations, as for
+ * device taints). Malloc'd. */
+static char *node_unavailable(const dra_node *n) {
+    if (!n) return NULL;
+    if (n->unschedulable) return xstrdup("cordoned");
+    if (n->not_ready) return xstrdup("NotReady");
+    for (uint32_t i = 0; i < n->ntaints; i++) {
+        const dra_taint *t = &n->taints[i];
+        if (!t->effect || (strcmp(t->effect, "NoSchedule") && strcmp(t->effect, "NoExecute"))) continue;
+        size_t len = strlen(t->key) + (t->value ? strlen(t->value) : 0) + strlen(t->effect) + 16;
+        char *why = xmalloc(len);
+        snprintf(why, len, "taint %s%s%s:%s", t->key, t->value ? "=" : "", t->value ? t->value : "", t->effect);
+        return why;
+    }
+    return NULL;
+}
 
 static node_row *node_of(view *v, const char *name, bool create) {
     uint64_t probe = hash_bytes(name, strlen(name)), i;
@@ -126,6 +151,7 @@ static node_row *node_of(view *v, const char *name, bool create) {
         if (!strcmp(v->nodes.v[i - 1].name, name)) return &v->nodes.v[i - 1];
     if (!create) return NULL;
     node_row r = {.name = name, .cls = xcalloc(v->ncls ? v->ncls : 1, sizeof(tally)), .pools = json_array()};
+    if (!v->count_unavailable) r.unavailable = node_unavailable(dra_world_find_node(v->w, name));
     DRA_VEC_PUSH(v->nodes, r);
     hmap_put(&v->node_at, probe, v->nodes.n);
     return &v->nodes.v[v->nodes.n - 1];
@@ -145,13 +171,14 @@ static void on_pool(void *arg, const dra_av_pool *p) {
     view *v = arg;
     tally pt = {0};
     node_row *nr = p->node ? node_of(v, p->node, true) : NULL;
+    bool down = nr && nr->unavailable;
     for (uint32_t i = 0; i < p->ndevs; i++) {
         const dra_av_device *d = &p->devs[i];
-        tally_add(&pt, d);
+        tally_add(&pt, d, down);
         for (size_t c = 0; c < v->ncls; c++)
             if (class_matches(v, c, d->dev)) {
-                tally_add(&v->cls[c], d);
-                if (nr) tally_add(&nr->cls[c], d);
+                tally_add(&v->cls[c], d, down);
+                if (nr) tally_add(&nr->cls[c], d, down);
             }
     }
     const char *driver = p->first->driver, *pool = p->first->pool;
@@ -273,7 +300,9 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov) {
 }
 
 json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts) {
-    view v = {.w = dra__snapshot_world(s), .counters = parts & DRA_CAPACITY_COUNTERS};
+    view v = {.w = dra__snapshot_world(s),
+              .counters = parts & DRA_CAPACITY_COUNTERS,
+              .count_unavailable = parts & DRA_CAPACITY_COUNT_UNAVAILABLE_NODES};
     const dra_allocated *st = ov ? dra__overlay_allocated(ov) : dra__snapshot_allocated(s);
     v.cx = cel_eval_ctx_new();
     v.ncls = v.w->classes.n;
@@ -328,12 +357,14 @@ json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned
         json_t *jn = json_object();
         json_object_set_new(jn, "name", json_string(r->name));
         json_object_set_new(jn, "shape", json_string(sh->name));
+        if (r->unavailable) json_object_set_new(jn, "unavailable", json_string(r->unavailable));
         tally_json(jn, &r->t);
         json_object_set_new(jn, "pools", r->pools);
         json_object_set_new(jn, "classes", class_rows(&v, r->cls, true));
         if (r->carve.n) json_object_set_new(jn, "carve", carve_json(&r->carve));
         json_array_append_new(jnodes, jn);
         free(r->cls);
+        free(r->unavailable);
         carve_free(&r->carve);
     }
     json_t *jshapes = json_array();

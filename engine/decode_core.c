@@ -89,6 +89,21 @@ static void decode_taints(dctx *c, const json_t *spec, dra_node *n) {
     }
 }
 
+/* status.conditions: the Ready condition present with a status other than "True" —
+ * what `kubectl get nodes` prints as NotReady (False: the kubelet says so; Unknown: the
+ * node lifecycle controller lost it). */
+static bool node_not_ready(const json_t *obj) {
+    const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(conds, i, cd) {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        const char *st = json_string_value(json_object_get(cd, "status"));
+        if (t && !strcmp(t, "Ready")) return !st || strcmp(st, "True");
+    }
+    return false;
+}
+
 /* status.allocatable, or status.capacity when allocatable is absent
  * (SetDefaults_NodeStatus, pkg/apis/core/v1/defaults.go: the API server copies it
  * before the Node is stored). */
@@ -128,6 +143,7 @@ static bool decode_node_v1(const dra_decoder *d, const json_t *obj, void *out, e
     n->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
     decode_taints(&c, spec, n);
     decode_allocatable(&c, obj, n);
+    n->not_ready = node_not_ready(obj);
     n->raw_json = dra__djson_text(&c, obj);
     return true;
 }

@@ -315,6 +315,8 @@ typedef struct dra_node {
     dra_taint *taints;       /* spec.taints */
     uint32_t ntaints;
     bool unschedulable;      /* spec.unschedulable */
+    bool not_ready;          /* a Ready condition whose status is not "True" (False, Unknown);
+                              * a Node without one (a hand-written fixture) is not NotReady */
     bool has_allocatable;    /* status.allocatable present (or defaulted) */
     int64_t alloc_cpu_milli, alloc_memory, alloc_pods;   /* -1: not listed */
 } dra_node;

@@ -317,8 +317,8 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
 
 /* What is allocated and what is allocatable now (ov: the overlay's view; NULL: the
  * snapshot's), as JSON (engine/allocatable.h says how each device is decided):
- *   {"nodes": [{"name", "shape", TALLY, "pools": ["driver/pool"], "classes": [{"name", TALLY}],
- *               "carve"?: [CARVE]}],
+ *   {"nodes": [{"name", "shape", "unavailable"?, TALLY, "pools": ["driver/pool"],
+ *               "classes": [{"name", TALLY}], "carve"?: [CARVE]}],
  *    "pools": [{"driver", "pool", TALLY, "node"?, "incomplete"?,
  *               "counterSets": [{"name", "counters": {"<name>": {"capacity", "allocated", "free"}},
  *                                "carve"?: [{"profile", "devices", "allocated", "fit", "fitEmpty"}]}]}],
@@ -326,9 +326,12 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
  *    "shapes": [{"name", "instanceType"?, "nodes", TALLY, "classes", "carve"?}],
  *    "counters": [{"driver", "pool", "counterSet", "counter", "capacity", "allocated", "free"}]}
  * TALLY is "devices", "allocated" (held by a claim, exclusively or with a share), "free"
- * (allocatable now by a request without tolerations), "blocked": {"counters", "taints"}
+ * (allocatable now by a request without tolerations), "blocked": {"counters", "taints", "nodes"}
  * (not allocated, not allocatable now: a shared counter used up, an untolerated
- * NoSchedule/NoExecute taint of the device or a DeviceTaintRule), then "unusable" (an
+ * NoSchedule/NoExecute taint of the device or a DeviceTaintRule), "nodes": free devices
+ * on a node no pod can be scheduled to now — cordoned (spec.unschedulable), NotReady,
+ * or a NoSchedule/NoExecute node taint, each node row saying which in "unavailable"
+ * (DRA_CAPACITY_COUNT_UNAVAILABLE_NODES counts them free instead), then "unusable" (an
  * incomplete pool, a feature gate off) and "shared" (allocated multi-allocatable devices
  * with room for another share) when not zero. CARVE sums a profile over counter sets:
  * {"profile", "counterSets", "devices", "allocated", "fit", "fitEmpty"} — how many of its
@@ -340,6 +343,10 @@ json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
  * stays) — a 10,000-node fleet has hundreds of thousands of counters that a table or a
  * report never shows. dra_capacity_json is DRA_CAPACITY_ALL. */
 enum { DRA_CAPACITY_COUNTERS = 1, DRA_CAPACITY_ALL = 1 };
+/* Not a part: count the devices of unavailable nodes (cordoned, NotReady, or with a
+ * NoSchedule/NoExecute taint) as allocatable now, as `capacity
+ * --count-unavailable-nodes` asks; without it they are blocked "nodes". */
+enum { DRA_CAPACITY_COUNT_UNAVAILABLE_NODES = 2 };
 json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned parts);
 
 /* As dra_pod_fit, and on a fit the allocation itself, for bind mode: a JSON array

@@ -56,8 +56,8 @@ static json_int_t blocked(const json_t *r, const char *k) { return jint(json_obj
 static void stack_bar(FILE *f, const json_t *r) {
     json_int_t d = jint(r, "devices");
     if (d <= 0) return;
-    int a = (int)(200 * jint(r, "allocated") / d), b = (int)(200 * (blocked(r, "counters") + blocked(r, "taints") +
-                                                                    jint(r, "unusable")) / d);
+    int a = (int)(200 * jint(r, "allocated") / d),
+        b = (int)(200 * (blocked(r, "counters") + blocked(r, "taints") + blocked(r, "nodes") + jint(r, "unusable")) / d);
     fprintf(f, "<svg width=\"202\" height=\"12\" role=\"img\"><rect x=\"1\" y=\"1\" width=\"200\" height=\"10\" fill=\"%s\"/>"
                "<rect x=\"1\" y=\"1\" width=\"%d\" height=\"10\" fill=\"%s\"/><rect x=\"%d\" y=\"1\" width=\"%d\" height=\"10\" "
                "fill=\"%s\"/></svg>",
@@ -66,15 +66,15 @@ static void stack_bar(FILE *f, const json_t *r) {
 
 static void counts_cells(FILE *f, const json_t *r) {
     fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td><td class=\"n\"><b>%lld</b></td><td class=\"n\">%lld</td>"
-               "<td class=\"n\">%lld</td><td>",
+               "<td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>",
             (long long)jint(r, "devices"), (long long)jint(r, "allocated"), (long long)jint(r, "free"),
-            (long long)blocked(r, "counters"), (long long)blocked(r, "taints"));
+            (long long)blocked(r, "counters"), (long long)blocked(r, "taints"), (long long)blocked(r, "nodes"));
     stack_bar(f, r);
     fputs("</td>", f);
 }
 
 static const char *COUNT_HEAD = "<th>devices</th><th>allocated</th><th>allocatable now</th><th>blocked: counters</th>"
-                                "<th>blocked: taints</th><th>allocated <span style=\"color:#9e2a1c\">&#9632;</span> "
+                                "<th>blocked: taints</th><th>blocked: node unavailable</th><th>allocated <span style=\"color:#9e2a1c\">&#9632;</span> "
                                 "blocked <span style=\"color:#f0a650\">&#9632;</span> free <span style=\"color:#b4dbb9\">"
                                 "&#9632;</span></th>";
 
@@ -137,7 +137,7 @@ static void strip(FILE *f, const json_t *nodes, const size_t *idx, size_t n, con
         const json_t *nd = json_array_get(nodes, idx[i]);
         const json_t *r = cls ? class_of(nd, cls) : nd;
         dev += jint(r, "devices"), alloc += jint(r, "allocated"), fr += jint(r, "free");
-        bl += blocked(r, "counters") + blocked(r, "taints") + jint(r, "unusable");
+        bl += blocked(r, "counters") + blocked(r, "taints") + blocked(r, "nodes") + jint(r, "unusable");
     }
     fputs("<div class=\"dim\" style=\"font-size:12px\">", f);
     report_esc(f, cls ? cls : "devices");
@@ -156,8 +156,14 @@ static void strip(FILE *f, const json_t *nodes, const size_t *idx, size_t n, con
                 (i / PER_ROW) * (CELL + GAP), CELL, CELL, cl);
         report_esc(f, json_string_value(json_object_get(nd, "name")));
         fprintf(f, ": %lld/%lld allocated, %lld free", (long long)jint(r, "allocated"), (long long)d, (long long)jint(r, "free"));
-        json_int_t b = blocked(r, "counters") + blocked(r, "taints");
+        json_int_t b = blocked(r, "counters") + blocked(r, "taints") + blocked(r, "nodes");
         if (b) fprintf(f, ", %lld blocked", (long long)b);
+        const char *why = json_string_value(json_object_get(nd, "unavailable"));
+        if (why) {
+            fputs(" (", f);
+            report_esc(f, why);
+            fputc(')', f);
+        }
         if (json_object_get(nd, "stranded") && jint(nd, "stranded")) fprintf(f, ", %lld stranded", (long long)jint(nd, "stranded"));
         fputs("</title></rect>", f);
     }

@@ -24,7 +24,7 @@ static const char *jstr(const json_t *o, const char *k) { return json_string_val
 
 static json_int_t blocked_sum(const json_t *r) {
     const json_t *b = json_object_get(r, "blocked");
-    return jint(b, "counters") + jint(b, "taints") + jint(r, "unusable");
+    return jint(b, "counters") + jint(b, "taints") + jint(b, "nodes") + jint(r, "unusable");
 }
 
 static void min_nodes(FILE *f, const json_t *mn) {

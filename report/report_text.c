@@ -26,10 +26,10 @@ bool report_by_parse(const char *s, report_by *out) {
 static json_int_t jint(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 
 /* Devices that are neither allocated nor allocatable now: counters used up, an
- * untolerated taint, an incomplete pool or a feature gate off. */
+ * untolerated taint, their node unavailable, an incomplete pool or a feature gate off. */
 static json_int_t blocked_of(const json_t *row) {
     const json_t *b = json_object_get(row, "blocked");
-    return jint(b, "counters") + jint(b, "taints") + jint(row, "unusable");
+    return jint(b, "counters") + jint(b, "taints") + jint(b, "nodes") + jint(row, "unusable");
 }
 
 static void util_cell(report_table *t, const json_t *row) {
@@ -96,7 +96,9 @@ static report_table *nodes_table(const json_t *nodes, bool stranded) {
     size_t i;
     json_t *n;
     json_array_foreach(nodes, i, n) {
-        report_table_cellj(t, json_object_get(n, "name"));
+        const char *why = json_string_value(json_object_get(n, "unavailable"));
+        if (why) report_table_cellf(t, "%s (%s)", json_string_value(json_object_get(n, "name")), why);
+        else report_table_cellj(t, json_object_get(n, "name"));
         counts_cells(t, n);
         if (stranded) report_table_cellj(t, json_object_get(n, "stranded"));
     }

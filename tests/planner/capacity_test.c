@@ -22,7 +22,10 @@ static const json_t *row(const json_t *cap, const char *part, const char *key, c
     return NULL;
 }
 
-static json_t *capacity_of(const char *path) {
+static json_t *capacity_parts(const char *path, unsigned parts);
+static json_t *capacity_of(const char *path) { return capacity_parts(path, DRA_CAPACITY_ALL); }
+
+static json_t *capacity_parts(const char *path, unsigned parts) {
     dra_features f;
     dra_features_default(&f);
     dra_store *st = dra_store_new(&f);
@@ -31,7 +34,7 @@ static json_t *capacity_of(const char *path) {
     const char *paths[] = {path};
     cr_assert(dra_store_load_paths(st, paths, 1, &e), "%s", e.msg);
     dra_snapshot *s = dra_store_acquire(st);
-    json_t *cap = dra_capacity_json(s, NULL);
+    json_t *cap = dra_capacity_json_parts(s, NULL, parts);
     dra_snapshot_release(s);
     dra_store_free(st);
     return cap;
@@ -81,5 +84,33 @@ Test(capacity, counter_sets_read_as_carving) {
     const json_t *sh = row(cap, "shapes", "instanceType", "p4d.24xlarge");
     cr_assert_str_eq(json_string_value(json_object_get(sh, "name")), "p4d.24xlarge: 1 gpu.example.com, 4 mig.example.com");
     cr_assert_eq(ji(sh, "nodes"), 1);
+    json_decref(cap);
+}
+
+/* testdata/capacity/nodes.yaml (worked there): devices of a cordoned, a NotReady and a
+ * NoSchedule-tainted node are not allocatable now; a PreferNoSchedule taint and a Node
+ * without conditions leave them free; --count-unavailable-nodes counts them all. */
+static void want_nodes(const json_t *r, json_int_t f, json_int_t bn, const char *why) {
+    const json_t *b = json_object_get(r, "blocked");
+    const char *got = json_string_value(json_object_get(r, "unavailable"));
+    cr_assert(ji(r, "free") == f && ji(b, "nodes") == bn, "%s: free %lld, blocked nodes %lld; want %lld, %lld",
+              json_dumps(r, JSON_COMPACT), (long long)ji(r, "free"), (long long)ji(b, "nodes"), (long long)f,
+              (long long)bn);
+    if (why) cr_assert(got && !strcmp(got, why), "unavailable '%s', want '%s'", got ? got : "(none)", why);
+    else cr_assert(!got, "unavailable '%s', want none", got);
+}
+
+Test(capacity, unavailable_nodes_are_not_free) {
+    json_t *cap = capacity_of(TD "capacity/nodes.yaml");
+    want_nodes(row(cap, "nodes", "name", "gpu-ready"), 2, 0, NULL);
+    want_nodes(row(cap, "nodes", "name", "gpu-cordoned"), 0, 2, "cordoned");
+    want_nodes(row(cap, "nodes", "name", "gpu-notready"), 0, 2, "NotReady");
+    want_nodes(row(cap, "nodes", "name", "gpu-tainted"), 0, 2, "taint example.com/drain=yes:NoSchedule");
+    want_nodes(row(cap, "nodes", "name", "gpu-prefer"), 2, 0, NULL);
+    want_nodes(row(cap, "classes", "name", "gpu.example.com"), 4, 6, NULL);
+    json_decref(cap);
+    cap = capacity_parts(TD "capacity/nodes.yaml", DRA_CAPACITY_ALL | DRA_CAPACITY_COUNT_UNAVAILABLE_NODES);
+    want_nodes(row(cap, "nodes", "name", "gpu-cordoned"), 2, 0, NULL);
+    want_nodes(row(cap, "classes", "name", "gpu.example.com"), 10, 0, NULL);
     json_decref(cap);
 }

@@ -52,6 +52,13 @@ grep -q '^train,false,14,14,0,' "$T/w.csv" && grep -q '^train,gpu-node-whatif-1,
   && ! grep -q 'node-c' "$T/w.csv" || fail "add/remove nodes: $(cat "$T/w.csv")"
 
 # capacity
+# unavailable nodes (testdata/capacity/nodes.yaml): named in the node table, not free;
+# --count-unavailable-nodes counts them
+out=$("$B" capacity -f "$TD/../capacity/nodes.yaml")
+grep -Eq '^gpu-cordoned \(cordoned\) +2 +0 +0 +2 ' <<<"$out" || fail "capacity: cordoned node: $out"
+grep -Eq '^gpu-notready \(NotReady\) +2 +0 +0 +2 ' <<<"$out" || fail "capacity: NotReady node: $out"
+out=$("$B" capacity -f "$TD/../capacity/nodes.yaml" --by class --count-unavailable-nodes)
+grep -Eq '^gpu.example.com +10 +0 +10 +0 ' <<<"$out" || fail "capacity --count-unavailable-nodes: $out"
 "$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv | grep -q '^gpu.nvidia.com,node-a100,gpu-0-counter-set,memory,40Gi,0,40Gi$' \
   || fail "capacity --by counter: $("$B" capacity -f "$TD/mig/cluster.yaml" --by counter -o csv)"
 "$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0  *0%$' || fail "capacity table"
