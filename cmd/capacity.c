@@ -73,8 +73,8 @@ int cmd_capacity(int argc, char **argv) {
             rc = usage(stderr);
         }
     }
-    /* nothing named: the cluster kubectl would use (kubectl dra capacity) */
-    if (!rc && !nfiles && !kube.used) cmd_kube_default(&kube);
+    /* no file: the cluster kubectl would use (kubectl dra capacity), --context alone included */
+    if (!rc && !nfiles) cmd_kube_default(&kube);
     dra_features f;
     dra_features_default(&f);
     err e;

@@ -48,6 +48,20 @@ void cmd_kube_default(cmd_kube_flags *k) {
     }
 }
 
+void cmd_kube_namespace(const cmd_kube_flags *k, char *out, size_t n) {
+    err e;
+    err_clear(&e);
+    ext_kube *kube = ext_kube_new(&k->o, &e);
+    if (kube && ext_kube_namespace(kube)) snprintf(out, n, "%s", ext_kube_namespace(kube));
+    ext_kube_free(kube);   /* an unusable configuration: the fetch says why */
+}
+
+void cmd_kube_print_notes(const char *prog, const json_t *notes) {
+    size_t i;
+    const json_t *n;
+    json_array_foreach(notes, i, n) fprintf(stderr, "%s: note: %s\n", prog, json_string_value(n));
+}
+
 json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog) {
     err e;
     err_clear(&e);
@@ -56,8 +70,11 @@ json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);
         return NULL;
     }
-    json_t *objs = ext_kube_snapshot(kube, &e);
+    json_t *notes = json_array();
+    json_t *objs = ext_kube_snapshot(kube, notes, &e);
     if (!objs) fprintf(stderr, "%s: %s: %s\n", prog, ext_kube_server(kube), e.msg);
+    cmd_kube_print_notes(prog, notes);
+    json_decref(notes);
     ext_kube_free(kube);
     return objs;
 }

@@ -24,7 +24,13 @@ bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k);
  * (in-cluster; extender/kube.c says when none is there). Sets k->used. */
 void cmd_kube_default(cmd_kube_flags *k);
 /* The cluster's objects as a JSON array, or NULL after printing why (prog: the
- * command's name for the message). */
+ * command's name for the message); the snapshot's notes (a kind read at an older
+ * version or not served) printed on stderr as "PROG: note: ...". */
 json_t *cmd_kube_fetch(const cmd_kube_flags *k, const char *prog);
+/* kubectl's namespace for -n left out: the kubeconfig context's, or in a pod its
+ * own (extender/kube.h ext_kube_namespace); out is left as it is when none is named. */
+void cmd_kube_namespace(const cmd_kube_flags *k, char *out, size_t n);
+/* ext_kube_snapshot's notes on stderr, one "PROG: note: ..." line each. */
+void cmd_kube_print_notes(const char *prog, const json_t *notes);
 
 #endif

@@ -517,6 +517,8 @@ int cmd_plan(int argc, char **argv) {
         }
     }
     if (!rc && ((!a.nfiles && !a.kube.used) || !!a.workload == !!a.scenarios)) rc = usage(stderr);
+    /* --context alone (kubectl's habit): the kubeconfig kubectl would read */
+    if (!rc && a.kube.used) cmd_kube_default(&a.kube);
     if (!rc && a.shard && !a.scenarios) {
         fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
         rc = 2;

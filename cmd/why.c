@@ -63,7 +63,10 @@ static json_t *fetch_live(const cmd_kube_flags *k, const char *ns, const char *n
         fprintf(stderr, "dralloc why: %s\n", e.msg);
         return NULL;
     }
-    json_t *objs = ext_kube_snapshot(kube, &e);
+    json_t *notes = json_array();
+    json_t *objs = ext_kube_snapshot(kube, notes, &e);
+    cmd_kube_print_notes("dralloc why", notes);
+    json_decref(notes);
     if (!objs) {
         fprintf(stderr, "dralloc why: %s: %s\n", ext_kube_server(kube), e.msg);
         ext_kube_free(kube);
@@ -248,6 +251,8 @@ int cmd_why(int argc, char **argv) {
         fprintf(stderr, "dralloc why: which pod? give NAMESPACE/POD (or POD with -n NAMESPACE)\n");
         rc = usage(stderr);
     }
+    /* without -f: the cluster, found as kubectl finds it */
+    if (!rc && !nfiles) cmd_kube_default(&kube);
     char ns[256] = "default", name[512] = "";
     if (!rc) {
         const char *slash = strchr(target, '/');
@@ -258,7 +263,9 @@ int cmd_why(int argc, char **argv) {
             snprintf(ns, sizeof ns, "%.*s", (int)(slash - target), target);
             snprintf(name, sizeof name, "%s", slash + 1);
         } else {
+            /* as kubectl: -n, else the kubeconfig context's namespace, else default */
             if (ns_flag) snprintf(ns, sizeof ns, "%s", ns_flag);
+            else if (kube.used) cmd_kube_namespace(&kube, ns, sizeof ns);
             snprintf(name, sizeof name, "%s", target);
         }
         if (!rc && (!*ns || !*name || strchr(name, '/'))) {
@@ -274,8 +281,6 @@ int cmd_why(int argc, char **argv) {
         fprintf(stderr, "dralloc why: --feature-gates: %s\n", e.msg);
         rc = 2;
     }
-    /* without -f: the cluster, found as kubectl finds it */
-    if (!rc && !nfiles) cmd_kube_default(&kube);
     plan_objects objs;
     plan_objects_init(&objs);
     json_t *pod = NULL;

@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ struct ext_kube {
     char *cert_file, *key_file;
     bool insecure;
     long timeout_s;
+    char *ns;                    /* the context's namespace (kubectl's default -n); NULL: none */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -130,6 +132,7 @@ static bool load_kubeconfig(ext_kube *k, const char *path, const char *context, 
         goto done;
     }
     const char *cl_name = jstr(ctx, "cluster"), *user_name = jstr(ctx, "user");
+    if (jstr(ctx, "namespace") && *jstr(ctx, "namespace")) k->ns = xstrdup(jstr(ctx, "namespace"));
     const json_t *cl = cl_name ? named(json_object_get(cfg, "clusters"), cl_name, "cluster") : NULL;
     if (!cl) {
         err_set(e, "kubeconfig %s: cluster \"%s\" of context \"%s\" not found", path, cl_name ? cl_name : "",
@@ -186,6 +189,13 @@ ext_kube *ext_kube_new(const ext_kube_opts *o, err *e) {
         k->server = xstrdup(url);
         if (!k->token_file) k->token_file = xstrdup(SA_DIR "/token");
         if (!k->ca_file) k->ca_file = xstrdup(SA_DIR "/ca.crt");
+        /* kubectl in a pod defaults to the pod's own namespace */
+        char *pod_ns = read_file(SA_DIR "/namespace", NULL);
+        if (pod_ns) {
+            pod_ns[strcspn(pod_ns, "\r\n")] = '\0';
+            if (*pod_ns) k->ns = pod_ns;
+            else free(pod_ns);
+        }
     }
     if (!k->server || !*k->server) {
         err_set(e, "no kube-apiserver: give --kubeconfig, --server, or run in a cluster (KUBERNETES_SERVICE_HOST)");
@@ -222,10 +232,12 @@ void ext_kube_free(ext_kube *k) {
     free(k->ca_blob.data);
     free(k->cert_blob.data);
     free(k->key_blob.data);
+    free(k->ns);
     free(k);
 }
 
 const char *ext_kube_server(const ext_kube *k) { return k->server; }
+const char *ext_kube_namespace(const ext_kube *k) { return k->ns; }
 
 /* ---- requests --------------------------------------------------------------------------------- */
 
@@ -419,24 +431,119 @@ bool ext_kube_stream(ext_kube *k, const char *path, bool (*fn)(void *arg, const 
 
 /* ---- one-shot snapshot ------------------------------------------------------------------ */
 
-json_t *ext_kube_snapshot(ext_kube *k, err *e) {
-    static const struct {
-        const char *kind, *api_version, *path;
-    } kinds[] = {
-        {"DeviceClass", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses"},
-        {"ResourceSlice", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceslices"},
-        {"ResourceClaim", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaims"},
-        {"ResourceClaimTemplate", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/resourceclaimtemplates"},
-        {"DeviceTaintRule", "resource.k8s.io/v1", "/apis/resource.k8s.io/v1/devicetaintrules"},
-        {"Node", "v1", "/api/v1/nodes"},
-        {"Pod", "v1", "/api/v1/pods"},
-    };
+/* resource.k8s.io's versions, newest first: the order a kind is looked for in. */
+static const char *const kube__dra_versions[] = {"v1", "v1beta2", "v1beta1", "v1alpha3"};
+enum { KUBE__NVERSIONS = sizeof kube__dra_versions / sizeof kube__dra_versions[0] };
+
+/* What the snapshot reads: group "" is the core API (always v1). */
+typedef struct kube__kind {
+    const char *kind, *group, *resource, *missing;   /* missing: what a kind not served means */
+} kube__kind;
+
+static const kube__kind kube__kinds[] = {
+    {"DeviceClass", "resource.k8s.io", "deviceclasses", "no device can be allocated"},
+    {"ResourceSlice", "resource.k8s.io", "resourceslices", "no devices are known"},
+    {"ResourceClaim", "resource.k8s.io", "resourceclaims", "no device counts as allocated"},
+    {"ResourceClaimTemplate", "resource.k8s.io", "resourceclaimtemplates", "pods' claim templates are unknown"},
+    {"DeviceTaintRule", "resource.k8s.io", "devicetaintrules",
+     "devices are read without the taints such rules would put on them"},
+    {"Node", "", "nodes", NULL},
+    {"Pod", "", "pods", NULL},
+};
+enum { KUBE__NKINDS = sizeof kube__kinds / sizeof kube__kinds[0] };
+
+static void kube__note(json_t *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void kube__note(json_t *notes, const char *fmt, ...) {
+    if (!notes) return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    json_array_append_new(notes, json_string(buf));
+}
+
+/* GET path as JSON: the document on 200, NULL otherwise (*status says which). */
+static json_t *kube__get_json(ext_kube *k, const char *path, long *status, err *e) {
+    ext_kube_resp r;
+    *status = 0;
+    if (!ext_kube_request(k, "GET", path, NULL, NULL, &r, e)) return NULL;
+    *status = r.status;
+    json_t *doc = r.status == 200 ? dra_json_parse(r.body, r.len, 0, NULL) : NULL;
+    free(r.body);
+    return doc;
+}
+
+/* Discovery: for each resource.k8s.io kind, the newest version serving it (into
+ * version[], NULL: none). False when discovery itself could not be read: the caller
+ * then reads v1, as before discovery. */
+static bool kube__discover(ext_kube *k, const char *version[KUBE__NKINDS], char *why, size_t whylen) {
+    err e;
+    err_clear(&e);
+    long status;
+    json_t *group = kube__get_json(k, "/apis/resource.k8s.io", &status, &e);
+    if (!group) {
+        if (status == 404) return true;   /* the group is not served at all: every version[] NULL */
+        if (status) snprintf(why, whylen, "HTTP %ld", status);
+        else snprintf(why, whylen, "%.200s", e.msg);
+        return false;
+    }
+    bool served[KUBE__NVERSIONS] = {false};
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(group, "versions"), i, v) {
+        const char *name = json_string_value(json_object_get(v, "version"));
+        for (size_t n = 0; name && n < KUBE__NVERSIONS; n++)
+            if (!strcmp(name, kube__dra_versions[n])) served[n] = true;
+    }
+    json_decref(group);
+    for (size_t n = 0; n < KUBE__NVERSIONS; n++) {
+        if (!served[n]) continue;
+        char path[128];
+        snprintf(path, sizeof path, "/apis/resource.k8s.io/%s", kube__dra_versions[n]);
+        json_t *list = kube__get_json(k, path, &status, &e);
+        json_t *r;
+        json_array_foreach(json_object_get(list, "resources"), i, r) {
+            const char *name = json_string_value(json_object_get(r, "name"));
+            for (size_t x = 0; name && x < KUBE__NKINDS; x++)
+                if (!version[x] && !strcmp(kube__kinds[x].resource, name) && *kube__kinds[x].group)
+                    version[x] = kube__dra_versions[n];
+        }
+        json_decref(list);
+    }
+    return true;
+}
+
+json_t *ext_kube_snapshot(ext_kube *k, json_t *notes, err *e) {
+    const char *version[KUBE__NKINDS] = {NULL};
+    char why[256] = "";
+    bool discovered = kube__discover(k, version, why, sizeof why);
+    if (!discovered) {
+        kube__note(notes, "could not read the API server's discovery of resource.k8s.io (%s): reading resource.k8s.io/v1", why);
+        for (size_t x = 0; x < KUBE__NKINDS; x++)
+            if (*kube__kinds[x].group) version[x] = "v1";
+    }
     json_t *all = json_array();
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    for (size_t i = 0; i < KUBE__NKINDS; i++) {
+        const kube__kind *kd = &kube__kinds[i];
+        char base[160], api_version[64];
+        if (!*kd->group) {
+            snprintf(base, sizeof base, "/api/v1/%s", kd->resource);
+            snprintf(api_version, sizeof api_version, "v1");
+        } else if (!version[i]) {
+            kube__note(notes, "%s: not served by this API server at any resource.k8s.io version (%s); %s", kd->kind,
+                       "v1, v1beta2, v1beta1, v1alpha3", kd->missing);
+            continue;
+        } else {
+            snprintf(base, sizeof base, "/apis/%s/%s/%s", kd->group, version[i], kd->resource);
+            snprintf(api_version, sizeof api_version, "%s/%s", kd->group, version[i]);
+            if (strcmp(version[i], "v1"))
+                kube__note(notes, "%s: read at %s, the newest version this API server serves it at", kd->kind, api_version);
+        }
         char *cont = NULL;
         for (;;) {
             char path[4096];
-            int n = snprintf(path, sizeof path, "%s?limit=500", kinds[i].path);
+            int n = snprintf(path, sizeof path, "%s?limit=500", base);
             if (cont) {
                 /* continue tokens are base64: escape what a query cannot hold */
                 CURL *c = curl_easy_init();
@@ -449,19 +556,23 @@ json_t *ext_kube_snapshot(ext_kube *k, err *e) {
             if (!ext_kube_request(k, "GET", path, NULL, NULL, &r, e)) goto fail;
             if (r.status == 404) {
                 free(r.body);
+                if (*kd->group && discovered)
+                    kube__note(notes, "%s: listed by discovery at %s but the list answered 404; %s", kd->kind, api_version,
+                               kd->missing);
                 break;
             }
             json_t *doc = r.status == 200 ? dra_json_parse(r.body, r.len, 0, NULL) : NULL;
             free(r.body);
             if (!doc) {
-                err_set(e, "list %s: HTTP %ld", kinds[i].path, r.status);
+                err_set(e, "list %s: HTTP %ld", base, r.status);
                 goto fail;
             }
             size_t j;
             json_t *it;
             json_array_foreach(json_object_get(doc, "items"), j, it) {
-                if (!json_object_get(it, "kind")) json_object_set_new(it, "kind", json_string(kinds[i].kind));
-                if (!json_object_get(it, "apiVersion")) json_object_set_new(it, "apiVersion", json_string(kinds[i].api_version));
+                /* a list's items carry neither (the List has them): each item as its own object */
+                if (!json_object_get(it, "kind")) json_object_set_new(it, "kind", json_string(kd->kind));
+                if (!json_object_get(it, "apiVersion")) json_object_set_new(it, "apiVersion", json_string(api_version));
                 json_array_append(all, it);
             }
             const char *next = json_string_value(json_object_get(json_object_get(doc, "metadata"), "continue"));

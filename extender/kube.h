@@ -36,6 +36,9 @@ typedef struct ext_kube_opts {
 ext_kube *ext_kube_new(const ext_kube_opts *o, err *e);
 void ext_kube_free(ext_kube *k);
 const char *ext_kube_server(const ext_kube *k);
+/* The namespace kubectl would default -n to: the kubeconfig context's `namespace`, or
+ * in a pod its service account's namespace; NULL when neither names one ("default"). */
+const char *ext_kube_namespace(const ext_kube *k);
 
 typedef struct ext_kube_resp {
     long status;                 /* HTTP status; 0 when the request did not complete */
@@ -57,9 +60,13 @@ bool ext_kube_stream(ext_kube *k, const char *path, bool (*fn)(void *arg, const 
 
 /* The cluster once, for offline tools (`plan`, `capacity --kubeconfig`): every
  * DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, Node, Pod and
- * DeviceTaintRule, listed in pages, as one JSON array of objects with their kind
- * set. A kind the server does not serve (404) is left out. NULL with e set when a
- * list fails. */
-json_t *ext_kube_snapshot(ext_kube *k, err *e);
+ * DeviceTaintRule, listed in pages, as one JSON array of objects with their kind and
+ * apiVersion set. Each resource.k8s.io kind is read at the newest version the server
+ * serves it at (discovery: v1, else v1beta2, v1beta1, v1alpha3 — a 1.34 cluster
+ * serves DeviceTaintRules at v1alpha3 only, a 1.35 one at v1beta2); the engine
+ * converts older versions to v1. A kind served at no version is left out, and notes
+ * (NULL: not wanted) gets a sentence saying so and what it means, as does a failed
+ * discovery (then v1 is read). NULL with e set when a list fails. */
+json_t *ext_kube_snapshot(ext_kube *k, json_t *notes, err *e);
 
 #endif

@@ -44,6 +44,7 @@ struct fake_api {
     int fail_n, fail_status, fail_retry;
     int expire_n;
     bool unserved[NRES];
+    char dtr_version[16];        /* where devicetaintrules are served ("v1" by default) */
     long cut_gen, stall_gen;     /* streams opened before a bump are cut / stalled */
     bool stopping;
     long requests;
@@ -184,6 +185,42 @@ void fake_stall_watches(fake_api *f) { LOCKED(f->stall_gen++); }
 void fake_fail_next(fake_api *f, int n, int status, int ra) { LOCKED(f->fail_n = n; f->fail_status = status; f->fail_retry = ra); }
 void fake_expire_next_continue(fake_api *f, int n) { LOCKED(f->expire_n = n); }
 void fake_unserve(fake_api *f, const char *resource) { LOCKED(f->unserved[res_index(resource)] = true); }
+void fake_serve_taint_rules_at(fake_api *f, const char *version) {
+    LOCKED(snprintf(f->dtr_version, sizeof f->dtr_version, "%s", version));
+}
+
+/* Discovery as kube-apiserver serves it for resource.k8s.io: the APIGroup with every
+ * version something is served at, and each version's APIResourceList. Caller holds mu. */
+static json_t *discovery(fake_api *f, const char *url) {
+    const char *dtr = f->dtr_version[0] ? f->dtr_version : "v1";
+    int dtr_res = res_index("devicetaintrules");
+    if (!strcmp(url, "/apis/resource.k8s.io")) {
+        json_t *versions = json_array();
+        json_array_append_new(versions, json_pack("{s:s, s:s}", "groupVersion", "resource.k8s.io/v1", "version", "v1"));
+        if (strcmp(dtr, "v1") && !f->unserved[dtr_res])
+            json_array_append_new(versions, json_pack("{s:s+, s:s}", "groupVersion", "resource.k8s.io/", dtr, "version", dtr));
+        return json_pack("{s:s, s:s, s:s, s:o, s:{s:s, s:s}}", "kind", "APIGroup", "apiVersion", "v1", "name",
+                         "resource.k8s.io", "versions", versions, "preferredVersion", "groupVersion", "resource.k8s.io/v1",
+                         "version", "v1");
+    }
+    const char *prefix = "/apis/resource.k8s.io/";
+    if (strncmp(url, prefix, strlen(prefix)) || strchr(url + strlen(prefix), '/')) return NULL;
+    const char *version = url + strlen(prefix);
+    json_t *res = json_array();
+    for (int i = 0; i < NRES; i++) {
+        if (strncmp(API[i], "resource.k8s.io/", 16) || f->unserved[i]) continue;
+        const char *at = i == dtr_res ? dtr : "v1";
+        if (strcmp(at, version)) continue;
+        json_array_append_new(res, json_pack("{s:s, s:s, s:b}", "name", RES[i], "kind", KIND[i], "namespaced",
+                                             !strcmp(RES[i], "resourceclaims")));
+    }
+    if (!json_array_size(res) && strcmp(version, "v1")) {
+        json_decref(res);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:s+, s:o}", "kind", "APIResourceList", "apiVersion", "v1", "groupVersion",
+                     "resource.k8s.io/", version, "resources", res);
+}
 json_t *fake_request_log(fake_api *f, bool clear) {
     pthread_mutex_lock(&f->mu);
     json_t *copy = json_copy(f->log);
@@ -459,9 +496,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strncmp(url, "/apis/resource.k8s.io/v1/namespaces/", 36)) return handle_claim(f, c, url, method, cn);
     if (!strncmp(url, "/apis/scheduling.k8s.io/v1alpha2/namespaces/", 44)) return handle_podgroup(f, c, url, method);
     if (strcmp(method, "GET")) return reply(c, 405, status_obj(405, "MethodNotAllowed", method), -1);
+    pthread_mutex_lock(&f->mu);
+    json_t *disc = discovery(f, url);
+    char dtr_path[96];
+    snprintf(dtr_path, sizeof dtr_path, "/apis/resource.k8s.io/%s/devicetaintrules", f->dtr_version[0] ? f->dtr_version : "v1");
+    pthread_mutex_unlock(&f->mu);
+    if (disc) return reply(c, 200, disc, -1);
     int r = -1;
     for (int i = 0; i < NRES && r < 0; i++)
-        if (!strcmp(url, COLLECTION[i])) r = i;
+        if (!strcmp(url, i == res_index("devicetaintrules") ? dtr_path : COLLECTION[i])) r = i;
     if (r < 0 || f->unserved[r]) return reply(c, 404, status_obj(404, "NotFound", "the server could not find the requested resource"), -1);
     const char *watch = arg(c, "watch");
     if (watch && (!strcmp(watch, "1") || !strcmp(watch, "true"))) {

@@ -46,7 +46,11 @@ void fake_cut_watches(fake_api *f);                         /* open streams end 
 void fake_stall_watches(fake_api *f);                       /* open streams go silent */
 void fake_fail_next(fake_api *f, int n, int status, int retry_after_s);
 void fake_expire_next_continue(fake_api *f, int n);         /* list pages with continue → 410 */
-void fake_unserve(fake_api *f, const char *resource);       /* 404 for it */
+void fake_unserve(fake_api *f, const char *resource);       /* 404 for it, and left out of discovery */
+/* DeviceTaintRules served at resource.k8s.io/VERSION (v1beta2, v1alpha3: an older
+ * cluster's) instead of v1: listed there and in that version's discovery. Discovery
+ * (GET /apis/resource.k8s.io and /apis/resource.k8s.io/VERSION) lists what is served. */
+void fake_serve_taint_rules_at(fake_api *f, const char *version);
 long fake_requests(fake_api *f);
 /* Every request served so far as "METHOD /path" ("?watch" appended for a watch), in
  * order (a new reference); clear: start the log anew. */

@@ -38,6 +38,10 @@ bool live_wait(double s, bool (*pred)(void *), void *arg);
 bool live_wait_relist(ext_watch *w, uint64_t before, double s);
 bool live_quiet(void);   /* no log lines unless LIVE_DEBUG is set */
 
+/* live_discovery.c: `dralloc capacity --server` on a fake serving DeviceTaintRules at
+ * v1beta2, then not at all (a fake of its own). */
+void live_discovery(const char *dralloc);
+
 /* live_test.c: ResourceClaimTemplates "one" and "two" (1 and 2 GPUs, namespace ml)
  * for the static part of a store; whether the store comes to answer as a fresh store
  * of the server's objects does (object counts, and per node whether a 1-GPU and a

@@ -8,8 +8,8 @@
  *     nodes (8 free: 1 missing); the count by cause: NODES/2 "too few free devices",
  *     NODES/2 "held by claims".
  * As kubectl runs a plugin: the binary linked as kubectl-dra, the kubeconfig from
- * KUBECONFIG, the namespace from -n; `kubectl dra capacity` with no flag reads that
- * cluster. */
+ * KUBECONFIG, the namespace from -n or else the context's; `--context` alone picks a
+ * context of that kubeconfig; `kubectl dra capacity` with no flag reads that cluster. */
 #include "live.h"
 
 #include <limits.h>
@@ -91,7 +91,8 @@ void live_why(fake_api *f, const char *dralloc, const char *tokfile, int nodes) 
         fprintf(c,
                 "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n    server: "
                 "http://127.0.0.1:%d\nusers:\n- name: u\n  user:\n    tokenFile: %s\ncontexts:\n- name: fake\n  context:\n"
-                "    cluster: fake\n    user: u\n",
+                "    cluster: fake\n    user: u\n- name: team-ml\n  context:\n    cluster: fake\n    user: u\n"
+                "    namespace: ml\n",
                 fake_port(f), tokfile);
         fclose(c);
     }
@@ -115,6 +116,18 @@ void live_why(fake_api *f, const char *dralloc, const char *tokfile, int nodes) 
         pclose(p);
     }
     CHECK(atoi(line) == 1, "kubectl dra why (text): no count by cause");
+    /* kubectl's habits: --context alone (the kubeconfig still from KUBECONFIG), and no
+     * -n: the context's namespace (team-ml: ml), not "default" */
+    snprintf(cmd, sizeof cmd, "KUBECONFIG=%s %s why why-nine --context team-ml -o json", cfg, link);
+    out = run_json(cmd, &rc);
+    CHECK(rc == 1 && out && json_is_true(json_object_get(out, "unfittable")),
+          "kubectl dra why why-nine --context team-ml (namespace ml from the context): exit %d", rc);
+    json_decref(out);
+    snprintf(cmd, sizeof cmd, "KUBECONFIG=%s %s capacity --context team-ml -o json", cfg, link);
+    out = run_json(cmd, &rc);
+    CHECK(rc == 0 && json_array_size(json_object_get(out, "nodes")) == (size_t)nodes,
+          "kubectl dra capacity --context team-ml: exit %d (the kubeconfig of KUBECONFIG)", rc);
+    json_decref(out);
     /* kubectl dra capacity: no flag, the cluster of KUBECONFIG */
     snprintf(cmd, sizeof cmd, "KUBECONFIG=%s %s capacity -o json", cfg, link);
     out = run_json(cmd, &rc);
