@@ -77,12 +77,35 @@ const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "quarantine_size_mb=16"; }
 #endif
 
+/* `kubectl dra`, `kubectl dra --help`: the plugin's help in kubectl's own layout
+ * (cobra's: a sentence, Usage, Available Commands, Flags, the closing hint), with the
+ * flags kubectl users pass to every command. */
+static void plugin_usage(FILE *f) {
+    fprintf(f, "Why DRA pods are pending and which devices are allocatable now, from dralloc (the cluster of your\n"
+               "kubeconfig, read once).\n\n"
+               "Usage:\n  kubectl dra [command]\n\n"
+               "Examples:\n"
+               "  # why a pending pod does not fit: the count by cause, the closest nodes explained\n"
+               "  kubectl dra why my-pod -n ml\n\n"
+               "  # allocated, allocatable now and blocked devices per DeviceClass\n"
+               "  kubectl dra capacity --by class\n\n"
+               "Available Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, "serve") && strcmp(commands[i].name, "bench"))
+            fprintf(f, "  %-11s %c%s\n", commands[i].name, commands[i].summary[0] & ~0x20, commands[i].summary + 1);
+    fprintf(f, "\nFlags:\n"
+               "      --context string      The name of the kubeconfig context to use\n"
+               "  -h, --help                help for dra\n"
+               "      --kubeconfig string   Path to the kubeconfig file to use for CLI requests.\n"
+               "  -n, --namespace string    If present, the namespace scope for this CLI request (why)\n"
+               "  -o, --output string       Output format: text|json (why), table|json|csv (capacity)\n\n"
+               "Use \"kubectl dra [command] --help\" for more information about a command.\n");
+}
+
 int main(int argc, char **argv) {
-    if (argc >= 1 && is_kubectl_plugin(argv[0]) && argc < 2) {
-        fprintf(stdout, "kubectl dra — dralloc as a kubectl plugin\n\n"
-                        "usage: kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
-                        "       kubectl dra capacity [--by node|pool|class|counter|shape] [-o table|json|csv]\n"
-                        "       kubectl dra <any dralloc command> ...\n");
+    if (argc >= 1 && is_kubectl_plugin(argv[0]) &&
+        (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+        plugin_usage(stdout);
         return 0;
     }
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

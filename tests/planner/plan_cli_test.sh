@@ -102,6 +102,12 @@ set +e
 "$T/kubectl-dra" why trainer -n ml -f "$ROOT/testdata/why/cluster.yaml" -o json >"$T/why.json"; rc=$?
 set -e
 [ $rc = 1 ] && grep -q '"closest"' "$T/why.json" || fail "kubectl-dra why: exit $rc"
+# kubectl dra --help as kubectl prints a plugin's help (cobra's layout)
+"$T/kubectl-dra" --help >"$T/help.txt"
+grep -qx 'Usage:' "$T/help.txt" && grep -qx '  kubectl dra \[command\]' "$T/help.txt" && grep -qx 'Available Commands:' "$T/help.txt" \
+  && grep -q '^  why  ' "$T/help.txt" && grep -q '^      --context string' "$T/help.txt" \
+  && grep -qx 'Use "kubectl dra \[command\] --help" for more information about a command.' "$T/help.txt" \
+  && ! grep -q '^  serve' "$T/help.txt" || fail "kubectl dra --help: $(cat "$T/help.txt")"
 
 # usage errors exit 2
 set +e
