@@ -4,7 +4,7 @@
 #
 #   tests/e2e/cluster.sh up DIR [--mode advisor|bind] [--nodes N] [--replicas 1|2] [--tls]
 #   tests/e2e/cluster.sh down DIR
-#   tests/e2e/cluster.sh stop DIR COMPONENT      (TERM, KILL after 30 s)
+#   tests/e2e/cluster.sh stop DIR COMPONENT      (TERM, KILL after E2E_STOP_GRACE s, 30)
 #   tests/e2e/cluster.sh restart DIR COMPONENT   (stop if running, then its command again)
 #
 # up starts, each from build-upstream/bin (make e2e-build) unless said otherwise:
@@ -460,16 +460,17 @@ wait_pair() {
 }
 
 # ---- stop, restart -----------------------------------------------------------------
-# stop COMPONENT: TERM, KILL after 30 s; waits until it is gone
+# stop COMPONENT: TERM, KILL after E2E_STOP_GRACE seconds (30); waits until it is gone.
+# (kube-apiserver stops listening at once on TERM but its process may linger until then.)
 stop_one() {
     local name=$1 pid deadline
     if alive "$name"; then
         pid=$(cat "$DIR/$name.pid")
         kill -TERM "$pid" 2>/dev/null || true
-        deadline=$((SECONDS + 30))
+        deadline=$((SECONDS + ${E2E_STOP_GRACE:-30}))
         while kill -0 "$pid" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]]; do
             if ((SECONDS >= deadline)); then
-                log "$name (pid $pid) ignored TERM: KILL"
+                log "$name (pid $pid) still there ${E2E_STOP_GRACE:-30} s after TERM: KILL"
                 kill -KILL "$pid" 2>/dev/null || true
                 break
             fi
