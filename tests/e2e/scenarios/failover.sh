@@ -16,7 +16,9 @@
 # bound pod's claim allocated on its node and reserved for it; no claim allocated without
 # a bound pod reserving it (a /bind cut between the claim's write and the binding must be
 # finished by the new leader, or undone); no device in two claims' allocations; no
-# counter exceeded; the constraints kept.
+# counter exceeded; the constraints kept. The old leader may have filled every device
+# before it died, so then the pods of one half (e2e-half=a) are deleted: the new leader
+# must bind pending pods to the freed devices (its dralloc's /bind called), same checks.
 scenario_failover() {
     local n=${E2E_FAILOVER_PODS:-40} lead standby lport lhport sport shport holder0 holder
     [[ ${REPLICAS:-1} == 2 ]] || { fail "needs a cluster with two replicas (cluster.sh up --replicas 2)"; return 1; }
@@ -85,15 +87,26 @@ scenario_failover() {
     wait "$streamer" || { fail "creating the pods failed"; return 1; }
 
     scarce_settle "after the failover" 150 || { scarcity_debug; return 1; }
-    local sbinds1 pods
+    local sbinds1 sbinds2 pods bound
     sbinds1=$(extender_requests bind "$shport")
     pods=$(jq .pods <<<"$SCARCE_STATE")
+    bound=$(jq .bound <<<"$SCARCE_STATE")
     echo "    settled $((SECONDS - tkill)) s after the kill: $(scarce_summary); the new leader's dralloc /bind $sbinds0 -> $sbinds1"
     ((pods == n)) || { fail "$pods pods left of $n"; return 1; }
-    ((sbinds1 > sbinds0)) || { fail "the new leader's dralloc was never asked to bind"; scarcity_debug; return 1; }
-    local bound
-    bound=$(jq .bound <<<"$SCARCE_STATE")
     ((bound >= 8)) || { fail "only $bound pods bound (the devices allow at least 8)"; scarcity_debug; return 1; }
+
+    # the old leader may have filled every device before it died: free some, the new
+    # leader must bind pending pods to them (through its own dralloc)
+    local t1=$SECONDS
+    k delete pods -n "$NS" -l e2e-half=a --wait=false >/dev/null || { fail "deleting half the pods failed"; return 1; }
+    k wait pods -n "$NS" -l e2e-half=a --for=delete --timeout="$WAIT" >/dev/null ||
+        { fail "the deleted pods are still there after $WAIT"; return 1; }
+    scarce_settle "after freeing devices" 120 || { scarcity_debug; return 1; }
+    sbinds2=$(extender_requests bind "$shport")
+    echo "    half the pods deleted; settled $((SECONDS - t1)) s after: $(scarce_summary); the new leader's dralloc /bind $sbinds1 -> $sbinds2"
+    ((sbinds2 > sbinds0)) || { fail "the new leader's dralloc was never asked to bind"; scarcity_debug; return 1; }
+    [[ $(jq .pending <<<"$SCARCE_STATE") == 0 ]] || (($(jq .bound <<<"$SCARCE_STATE") >= 8)) ||
+        { fail "the new leader bound too few pods"; scarcity_debug; return 1; }
 }
 
 replica() { if [[ -z $1 ]]; then echo 0; else echo "${1#-}"; fi; }
