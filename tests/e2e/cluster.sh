@@ -2,8 +2,10 @@
 # A real Kubernetes v1.37.2 control plane on loopback, with dralloc deployed as
 # deploy/<mode> describes, for end-to-end tests (tests/e2e/README.md).
 #
-#   tests/e2e/cluster.sh up DIR [--mode advisor|bind] [--nodes N]
+#   tests/e2e/cluster.sh up DIR [--mode advisor|bind] [--nodes N] [--replicas 1|2] [--tls]
 #   tests/e2e/cluster.sh down DIR
+#   tests/e2e/cluster.sh stop DIR COMPONENT      (TERM, KILL after E2E_STOP_GRACE s, 30)
+#   tests/e2e/cluster.sh restart DIR COMPONENT   (stop if running, then its command again)
 #
 # up starts, each from build-upstream/bin (make e2e-build) unless said otherwise:
 #   etcd                     plain HTTP on 127.0.0.1, data in DIR/etcd
@@ -20,7 +22,19 @@
 #                            extender's address and the kubeconfig changed), as the same
 #                            ServiceAccount: the pod of deploy/ runs both containers as it
 # and writes DIR/kubeconfig (admin), DIR/env (ports, mode: `source` it), DIR/*.log,
-# DIR/*.pid. down stops what up started (by pid file, TERM then KILL) and waits.
+# DIR/*.pid, DIR/*.cmd (the command line, for restart). down stops what up started (by
+# pid file, TERM then KILL) and waits.
+#
+# --replicas 2: the Deployment's two replicas of the pair (deploy/base/deployment.yaml
+# has replicas: 2): a second kube-scheduler (kube-scheduler-1, same configuration and
+# Lease) with its own dralloc sidecar (dralloc-1), each scheduler calling only its own
+# dralloc on loopback, as in the pod. The second pair starts once the first one's
+# kube-scheduler holds the Lease, so replica 0 leads at first.
+# --tls: dralloc serves HTTPS with client certificates, as deploy/README.md "Serving
+# beyond loopback" says (--tls-cert-file, --tls-private-key-file, --client-ca-file,
+# --client-allowed-names=kube-scheduler; the extender enableHTTPS with tlsConfig). Its
+# files are laid out as a mounted Secret: DIR/dralloc-tls/{tls.crt,tls.key,ca.crt} ->
+# ..data/ -> a timestamped directory, so a rotation swaps the ..data symlink.
 #
 # Node lifecycle: the nodelifecycle controller stays ON; fake-kubelet (cmd/fake-kubelet)
 # renews each Node's Lease in kube-node-lease and its Ready condition every 10s, marks
@@ -41,14 +55,14 @@ TIMEOUT=${E2E_TIMEOUT:-90}
 if [[ -z ${KUBECTL:-} ]]; then
     if [[ -x $BIN/kubectl ]]; then KUBECTL=$BIN/kubectl; else KUBECTL=kubectl; fi
 fi
-# start order; down stops them in reverse
-COMPONENTS=(etcd kube-apiserver kube-controller-manager fake-kubelet dralloc kube-scheduler)
+# start order; down stops them in reverse (dralloc-1, kube-scheduler-1: --replicas 2)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager fake-kubelet dralloc kube-scheduler dralloc-1 kube-scheduler-1)
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 log() { echo "cluster.sh: $*" >&2; }
 
 usage() {
-    echo "usage: $0 up DIR [--mode advisor|bind] [--nodes N] | $0 down DIR" >&2
+    echo "usage: $0 up DIR [--mode advisor|bind] [--nodes N] [--replicas 1|2] [--tls] | $0 down DIR | $0 stop|restart DIR COMPONENT" >&2
     exit 2
 }
 
@@ -70,10 +84,12 @@ wait_for() {
     done
 }
 
-# start NAME CMD...: run CMD in the background, log to DIR/NAME.log, pid in DIR/NAME.pid
+# start NAME CMD...: run CMD in the background, log to DIR/NAME.log (appended: a
+# restart keeps the earlier log), pid in DIR/NAME.pid, the command in DIR/NAME.cmd
 start() {
     local name=$1; shift
-    "$@" </dev/null >"$DIR/$name.log" 2>&1 &
+    printf '%q ' "$@" >"$DIR/$name.cmd"
+    "$@" </dev/null >>"$DIR/$name.log" 2>&1 &
     echo $! >"$DIR/$name.pid"
 }
 
@@ -84,7 +100,8 @@ alive() {
     [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
     # a zombie or a recycled pid is not ours
     [[ $(cat "/proc/$pid/stat" 2>/dev/null | awk '{print $3}') != Z ]] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$1" || return 1
+    # the program's name (dralloc-1: dralloc) in its command line
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "${1%-[0-9]}" || return 1
 }
 
 check_alive() {
@@ -132,6 +149,10 @@ subjectAltName=$4"
         leaf kube-controller-manager "/CN=system:kube-controller-manager" clientAuth
         leaf kube-scheduler "/CN=system:kube-scheduler" clientAuth
         leaf front-proxy-client "/CN=front-proxy-client" clientAuth
+        # --tls: dralloc's serving certificate and kube-scheduler's client certificate
+        # for the extender (CN kube-scheduler: --client-allowed-names=kube-scheduler)
+        leaf dralloc-serving "/CN=dralloc" serverAuth "IP:127.0.0.1,DNS:localhost"
+        leaf dralloc-client "/CN=kube-scheduler" clientAuth
         leaf apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
         # the service-account token signing key pair
         openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
@@ -172,18 +193,22 @@ kc() { "$KUBECTL" --kubeconfig "$DIR/kubeconfig" "$@"; }
 
 # ---- up ----------------------------------------------------------------------------
 up() {
-    local mode=advisor nodes=2
+    local mode=advisor nodes=2 replicas=1 tls=0
     while (($#)); do
         case $1 in
             --mode) mode=${2:?}; shift 2 ;;
             --mode=*) mode=${1#--mode=}; shift ;;
             --nodes) nodes=${2:?}; shift 2 ;;
             --nodes=*) nodes=${1#--nodes=}; shift ;;
+            --replicas) replicas=${2:?}; shift 2 ;;
+            --replicas=*) replicas=${1#--replicas=}; shift ;;
+            --tls) tls=1; shift ;;
             *) usage ;;
         esac
     done
     [[ $mode == advisor || $mode == bind ]] || die "--mode: advisor or bind, not $mode"
     [[ $nodes =~ ^[0-9]+$ ]] || die "--nodes: a number, not $nodes"
+    [[ $replicas == 1 || $replicas == 2 ]] || die "--replicas: 1 or 2, not $replicas"
     local b
     for b in etcd kube-apiserver kube-controller-manager kube-scheduler fake-kubelet; do
         [[ -x $BIN/$b ]] || die "$BIN/$b missing: run make e2e-build"
@@ -201,19 +226,38 @@ up() {
     local t0=$SECONDS
     mkdir -p "$DIR"
     rm -rf "$DIR/etcd"
+    for c in "${COMPONENTS[@]}"; do rm -f "$DIR/$c.log" "$DIR/$c.cmd"; done
 
     local ports
     read -r ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT DRALLOC_PORT DRALLOC_HEALTH_PORT \
-        <<<"$(free_ports 7)"
+        SCHEDULER_PORT_1 DRALLOC_PORT_1 DRALLOC_HEALTH_PORT_1 <<<"$(free_ports 10)"
+    local scheme=http
+    ((tls)) && scheme=https
     cat >"$DIR/env" <<EOF
 MODE=$mode
 NODES=$nodes
+REPLICAS=$replicas
+TLS=$tls
+DRALLOC_SCHEME=$scheme
 ETCD_PORT=$ETCD_PORT
 APISERVER_PORT=$APISERVER_PORT
 KCM_PORT=$KCM_PORT
 SCHEDULER_PORT=$SCHEDULER_PORT
 DRALLOC_PORT=$DRALLOC_PORT
 DRALLOC_HEALTH_PORT=$DRALLOC_HEALTH_PORT
+EOF
+    ((replicas == 2)) && cat >>"$DIR/env" <<EOF
+SCHEDULER_PORT_1=$SCHEDULER_PORT_1
+DRALLOC_PORT_1=$DRALLOC_PORT_1
+DRALLOC_HEALTH_PORT_1=$DRALLOC_HEALTH_PORT_1
+EOF
+    ((tls)) && cat >>"$DIR/env" <<EOF
+DRALLOC_TLS_DIR=$DIR/dralloc-tls
+DRALLOC_CACERT=$DIR/pki/ca.crt
+DRALLOC_CLIENT_CERT=$DIR/pki/dralloc-client.crt
+DRALLOC_CLIENT_KEY=$DIR/pki/dralloc-client.key
+EOF
+    cat >>"$DIR/env" <<EOF
 DRALLOC=$dralloc
 KUBECTL=$KUBECTL
 KUBECONFIG=$DIR/kubeconfig
@@ -316,56 +360,146 @@ status:
     log "fake-kubelet for $nodes nodes"
     start fake-kubelet "$BIN/fake-kubelet" --kubeconfig "$DIR/kubeconfig"
 
-    # dralloc serve with the Deployment's flags: the addresses moved to free loopback ports
-    local -a dargs=()
+    # the Deployment's dralloc args and the shipped KubeSchedulerConfiguration
+    DARGS=()
     local a
-    while IFS= read -r a; do
-        case $a in
-            --listen=*) dargs+=("--listen=127.0.0.1:$DRALLOC_PORT") ;;
-            --health-listen=*) dargs+=("--health-listen=127.0.0.1:$DRALLOC_HEALTH_PORT") ;;
-            *) dargs+=("$a") ;;
-        esac
-    done < <(yq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[] |
+    while IFS= read -r a; do DARGS+=("$a"); done < <(yq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[] |
                    select(.name == "dralloc") | .args[]' "$DIR/deploy.yaml")
-    [[ ${dargs[0]:-} == serve ]] || die "deploy/$mode: the dralloc container's args do not start with serve"
-    # shellcheck disable=SC2206
-    local extra=(${E2E_DRALLOC_ARGS:-})
-    log "dralloc ${dargs[*]} on 127.0.0.1:$DRALLOC_PORT (health $DRALLOC_HEALTH_PORT)"
-    start dralloc "$dralloc" "${dargs[@]}" --kubeconfig "$DIR/dralloc.kubeconfig" "${extra[@]}"
-
-    # kube-scheduler with the rendered KubeSchedulerConfiguration; only where it reaches
-    # dralloc and the API server change
+    [[ ${DARGS[0]:-} == serve ]] || die "deploy/$mode: the dralloc container's args do not start with serve"
     yq -r 'select(.kind == "ConfigMap" and .data["config.yaml"] != null) | .data["config.yaml"]' \
         "$DIR/deploy.yaml" >"$DIR/kube-scheduler-config.shipped.yaml"
     [[ -s $DIR/kube-scheduler-config.shipped.yaml ]] || die "deploy/$mode: no ConfigMap with config.yaml"
-    yq -y --arg url "http://127.0.0.1:$DRALLOC_PORT" --arg kc "$DIR/kube-scheduler.kubeconfig" \
-        '.clientConnection.kubeconfig = $kc | .extenders |= map(.urlPrefix = $url)' \
-        "$DIR/kube-scheduler-config.shipped.yaml" >"$DIR/kube-scheduler-config.yaml"
-    log "kube-scheduler on https://127.0.0.1:$SCHEDULER_PORT"
-    start kube-scheduler "$BIN/kube-scheduler" --config "$DIR/kube-scheduler-config.yaml" \
-        --authentication-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
-        --authorization-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
-        --bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT" \
-        --tls-cert-file "$pki/kube-scheduler-serving.crt" --tls-private-key-file "$pki/kube-scheduler-serving.key"
+    if ((tls)); then
+        # a mounted Secret's layout: the names link through ..data to a timestamped
+        # directory, which a rotation replaces by swapping ..data
+        local v="..$(date +%Y_%m_%d_%H_%M_%S.%N)"
+        mkdir -p "$DIR/dralloc-tls/$v"
+        cp "$pki/dralloc-serving.crt" "$DIR/dralloc-tls/$v/tls.crt"
+        cp "$pki/dralloc-serving.key" "$DIR/dralloc-tls/$v/tls.key"
+        cp "$pki/ca.crt" "$DIR/dralloc-tls/$v/ca.crt"
+        ln -sfn "$v" "$DIR/dralloc-tls/..data"
+        for a in tls.crt tls.key ca.crt; do ln -sfn "..data/$a" "$DIR/dralloc-tls/$a"; done
+    fi
+    start_pair "" "$DRALLOC_PORT" "$DRALLOC_HEALTH_PORT" "$SCHEDULER_PORT" "$dralloc" "$tls"
 
     local c
     wait_for kube-controller-manager "kube-controller-manager /healthz" curl -sfk "https://127.0.0.1:$KCM_PORT/healthz" ||
         { check_alive kube-controller-manager; die "kube-controller-manager not healthy"; }
     wait_for kube-controller-manager "the default ServiceAccount (kube-controller-manager's serviceaccount controller)" \
         kc get serviceaccount default -n default || die "no default ServiceAccount"
-    wait_for kube-scheduler "kube-scheduler /healthz" curl -sfk "https://127.0.0.1:$SCHEDULER_PORT/healthz" ||
-        { check_alive kube-scheduler; die "kube-scheduler not healthy"; }
-    wait_for kube-scheduler "the scheduler's Lease dralloc-system/dralloc-scheduler" \
-        bash -c "'$KUBECTL' --kubeconfig '$DIR/kubeconfig' get lease -n dralloc-system dralloc-scheduler -o jsonpath='{.spec.holderIdentity}' | grep -q ." ||
-        { check_alive kube-scheduler; die "kube-scheduler never took its Lease"; }
-    wait_for dralloc "dralloc /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/readyz" ||
-        { check_alive dralloc; die "dralloc not ready (log: $DIR/dralloc.log)"; }
+    wait_pair "" "$DRALLOC_HEALTH_PORT" "$SCHEDULER_PORT"
+    if ((replicas == 2)); then
+        # the second replica once the first leads: replica 0 is the leader at first
+        start_pair -1 "$DRALLOC_PORT_1" "$DRALLOC_HEALTH_PORT_1" "$SCHEDULER_PORT_1" "$dralloc" "$tls"
+        wait_pair -1 "$DRALLOC_HEALTH_PORT_1" "$SCHEDULER_PORT_1"
+    fi
+    local c
+    wait_for kube-controller-manager "kube-controller-manager /healthz" curl -sfk "https://127.0.0.1:$KCM_PORT/healthz" ||
+        { check_alive kube-controller-manager; die "kube-controller-manager not healthy"; }
     if ((nodes > 0)); then
         wait_for fake-kubelet "node leases" bash -c "[ \$('$KUBECTL' --kubeconfig '$DIR/kubeconfig' get lease -n kube-node-lease -o name | wc -l) -ge $nodes ]" ||
             { check_alive fake-kubelet; die "fake-kubelet wrote no node leases"; }
     fi
-    for c in "${COMPONENTS[@]}"; do check_alive "$c"; done
-    log "up in $((SECONDS - t0))s: mode $mode, $nodes nodes; KUBECONFIG=$DIR/kubeconfig"
+    for c in "${COMPONENTS[@]}"; do
+        [[ $c == *-1 ]] && ((replicas < 2)) && continue
+        check_alive "$c"
+    done
+    log "up in $((SECONDS - t0))s: mode $mode, $nodes nodes, $replicas replica(s)$( ((tls)) && echo ", dralloc over mTLS"); KUBECONFIG=$DIR/kubeconfig"
+}
+
+# start_pair SUFFIX DRALLOC_PORT HEALTH_PORT SCHEDULER_PORT DRALLOC_BINARY TLS: one replica
+# of the Deployment's pod: dralloc serve with the Deployment's flags (the addresses moved
+# to free loopback ports), kube-scheduler with the rendered KubeSchedulerConfiguration,
+# only where it reaches dralloc and the API server changed
+start_pair() {
+    local sfx=$1 port=$2 hport=$3 sport=$4 dralloc=$5 tls=$6 a pki=$DIR/pki
+    local -a dargs=()
+    for a in "${DARGS[@]}"; do
+        case $a in
+            --listen=*) dargs+=("--listen=127.0.0.1:$port") ;;
+            --health-listen=*) dargs+=("--health-listen=127.0.0.1:$hport") ;;
+            *) dargs+=("$a") ;;
+        esac
+    done
+    if ((tls)); then
+        # deploy/README.md "Serving beyond loopback"
+        dargs+=("--tls-cert-file=$DIR/dralloc-tls/tls.crt" "--tls-private-key-file=$DIR/dralloc-tls/tls.key"
+            "--client-ca-file=$DIR/dralloc-tls/ca.crt" "--client-allowed-names=kube-scheduler")
+    fi
+    # shellcheck disable=SC2206
+    local extra=(${E2E_DRALLOC_ARGS:-})
+    log "dralloc$sfx ${dargs[*]} on 127.0.0.1:$port (health $hport)"
+    start "dralloc$sfx" "$dralloc" "${dargs[@]}" --kubeconfig "$DIR/dralloc.kubeconfig" "${extra[@]}"
+
+    local scheme=http
+    ((tls)) && scheme=https
+    yq -y --arg url "$scheme://127.0.0.1:$port" --arg kc "$DIR/kube-scheduler.kubeconfig" --argjson tls "$tls" \
+        --arg ca "$pki/ca.crt" --arg cert "$pki/dralloc-client.crt" --arg key "$pki/dralloc-client.key" \
+        '.clientConnection.kubeconfig = $kc | .extenders |= map(.urlPrefix = $url
+           | if $tls == 1 then .enableHTTPS = true | .tlsConfig = {caFile: $ca, certFile: $cert, keyFile: $key} else . end)' \
+        "$DIR/kube-scheduler-config.shipped.yaml" >"$DIR/kube-scheduler$sfx-config.yaml"
+    log "kube-scheduler$sfx on https://127.0.0.1:$sport"
+    start "kube-scheduler$sfx" "$BIN/kube-scheduler" --config "$DIR/kube-scheduler$sfx-config.yaml" \
+        --authentication-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
+        --authorization-kubeconfig "$DIR/kube-scheduler.kubeconfig" \
+        --bind-address 127.0.0.1 --secure-port "$sport" \
+        --tls-cert-file "$pki/kube-scheduler-serving.crt" --tls-private-key-file "$pki/kube-scheduler-serving.key"
+}
+
+# wait_pair SUFFIX HEALTH_PORT SCHEDULER_PORT: the replica's kube-scheduler healthy, the
+# Lease held (by it or the other replica), its dralloc ready
+wait_pair() {
+    local sfx=$1 hport=$2 sport=$3
+    wait_for "kube-scheduler$sfx" "kube-scheduler$sfx /healthz" curl -sfk "https://127.0.0.1:$sport/healthz" ||
+        { check_alive "kube-scheduler$sfx"; die "kube-scheduler$sfx not healthy"; }
+    wait_for "kube-scheduler$sfx" "the scheduler's Lease dralloc-system/dralloc-scheduler" \
+        bash -c "'$KUBECTL' --kubeconfig '$DIR/kubeconfig' get lease -n dralloc-system dralloc-scheduler -o jsonpath='{.spec.holderIdentity}' | grep -q ." ||
+        { check_alive "kube-scheduler$sfx"; die "kube-scheduler$sfx: nobody took the Lease"; }
+    wait_for "dralloc$sfx" "dralloc$sfx /readyz" curl -sf "http://127.0.0.1:$hport/readyz" ||
+        { check_alive "dralloc$sfx"; die "dralloc$sfx not ready (log: $DIR/dralloc$sfx.log)"; }
+}
+
+# ---- stop, restart -----------------------------------------------------------------
+# stop COMPONENT: TERM, KILL after E2E_STOP_GRACE seconds (30); waits until it is gone.
+# (kube-apiserver stops listening at once on TERM but its process may linger until then.)
+stop_one() {
+    local name=$1 pid deadline
+    if alive "$name"; then
+        pid=$(cat "$DIR/$name.pid")
+        kill -TERM "$pid" 2>/dev/null || true
+        deadline=$((SECONDS + ${E2E_STOP_GRACE:-30}))
+        while kill -0 "$pid" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]]; do
+            if ((SECONDS >= deadline)); then
+                log "$name (pid $pid) still there ${E2E_STOP_GRACE:-30} s after TERM: KILL"
+                kill -KILL "$pid" 2>/dev/null || true
+                break
+            fi
+            sleep 0.2
+        done
+    fi
+}
+
+# restart COMPONENT: stop it (if it runs), then its command of DIR/COMPONENT.cmd again,
+# its log appended; waits for kube-apiserver's /readyz or dralloc's /readyz
+restart() {
+    local name=$1
+    [[ -f $DIR/$name.cmd ]] || die "no $DIR/$name.cmd: was $name started by cluster.sh up?"
+    # shellcheck source=/dev/null
+    source "$DIR/env"
+    stop_one "$name"
+    echo "---- cluster.sh restart $(date -u +%FT%TZ) ----" >>"$DIR/$name.log"
+    eval "start $name $(cat "$DIR/$name.cmd")"
+    local pki=$DIR/pki
+    case $name in
+        kube-apiserver)
+            wait_for kube-apiserver "kube-apiserver /readyz" curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" \
+                --key "$pki/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
+                { check_alive kube-apiserver; die "kube-apiserver not ready after its restart"; } ;;
+        dralloc) wait_for dralloc "dralloc /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/readyz" || die "dralloc not ready" ;;
+        dralloc-1) wait_for dralloc-1 "dralloc-1 /readyz" curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT_1/readyz" || die "dralloc-1 not ready" ;;
+        *) sleep 1; check_alive "$name" ;;
+    esac
+    log "restarted $name"
 }
 
 # ---- down --------------------------------------------------------------------------
@@ -403,5 +537,7 @@ DIR=$(cd "$DIR" && pwd)
 case $cmd in
     up) up "$@" ;;
     down) (($# == 0)) || usage; down ;;
+    restart) (($# == 1)) || usage; restart "$1" ;;
+    stop) (($# == 1)) || usage; stop_one "$1"; log "stopped $1" ;;
     *) usage ;;
 esac

@@ -12,7 +12,7 @@
 # The last line is always `N passed, M failed`; the exit status is 0 when M is 0.
 #
 # Adding a scenario: write a function scenario_NAME that returns non-zero (or calls
-# fail) on failure, and list NAME in ADVISOR_SCENARIOS or BIND_SCENARIOS below. It
+# fail) on failure, and list NAME in ADVISOR_SCENARIOS, TLS_SCENARIOS or BIND_SCENARIOS below. It
 # runs in a subshell with KUBECONFIG, the ports of $CLUSTER/env and a fresh namespace
 # $NS; every wait is bounded (E2E_WAIT, default 60s).
 set -uo pipefail
@@ -21,8 +21,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CLUSTER_SH=$HERE/cluster.sh
 WAIT=${E2E_WAIT:-60}s
 
-ADVISOR_SCENARIOS=(smoke kubeadm_recipe)
-BIND_SCENARIOS=(smoke_bind bind_scarcity two_schedulers)
+# advisor: 2 nodes, as deploy/advisor ships (watch_cut last: it restarts kube-apiserver)
+ADVISOR_SCENARIOS=(smoke shared_claim kubeadm_recipe watch_cut)
+# tls: advisor, 2 nodes, dralloc over mTLS (cluster.sh --tls)
+TLS_SCENARIOS=(cert_rotation)
+# bind: 4 nodes, the Deployment's two replicas (cluster.sh --replicas 2; failover last:
+# it kills the leading replica)
+BIND_SCENARIOS=(smoke_bind unschedulable_event bind_scarcity two_schedulers failover)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 CLUSTER=
@@ -163,20 +168,32 @@ EOF
     k delete resourceslice node-0-gpu.e2e.dralloc.dev >/dev/null
 }
 
+# dralloc_get PATH [PORT]: GET on dralloc's main listener (PORT: DRALLOC_PORT), over
+# HTTPS with kube-scheduler's client certificate when the cluster's dralloc serves TLS
+dralloc_get() {
+    local port=${2:-$DRALLOC_PORT}
+    if [[ ${TLS:-0} == 1 ]]; then
+        curl -sf --cacert "$DRALLOC_CACERT" --cert "$DRALLOC_CLIENT_CERT" --key "$DRALLOC_CLIENT_KEY" "https://127.0.0.1:$port$1"
+    else
+        curl -sf "http://127.0.0.1:$port$1"
+    fi
+}
+
 # dralloc_has KIND N: wait until dralloc's cache holds at least N objects of KIND
 dralloc_has() {
     local deadline=$((SECONDS + ${WAIT%s})) n
     while :; do
-        n=$(curl -sf "http://127.0.0.1:$DRALLOC_PORT/debug/cache" | jq -r --arg k "$1" '.objects[$k] // 0')
+        n=$(dralloc_get /debug/cache | jq -r --arg k "$1" '.objects[$k] // 0')
         [[ $n =~ ^[0-9]+$ ]] && ((n >= $2)) && return 0
         ((SECONDS >= deadline)) && { fail "dralloc's cache has ${n:-?} $1 objects, want >= $2"; return 1; }
         sleep 0.2
     done
 }
 
-# dralloc's count of extender requests of one verb, from its /metrics (0 if none)
+# dralloc's count of extender requests of one verb, from its /metrics (0 if none);
+# HEALTH_PORT: DRALLOC_HEALTH_PORT
 extender_requests() {
-    curl -sf "http://127.0.0.1:$DRALLOC_HEALTH_PORT/metrics" |
+    curl -sf "http://127.0.0.1:${2:-$DRALLOC_HEALTH_PORT}/metrics" |
         awk -v verb="$1" '$1 ~ /^dralloc_.*requests_total/ && $0 ~ "\"/?" verb "\"" { n += $NF } END { printf "%d\n", n }'
 }
 
@@ -188,22 +205,26 @@ done
 
 # ---- runner ------------------------------------------------------------------------
 
-cluster_up() { # MODE NODES
+cluster_up() { # MODE NODES FLAGS
+    local tls=0
+    [[ " $3 " == *" --tls "* ]] && tls=1
     if [[ -n ${E2E_CLUSTER:-} ]]; then
         # a cluster already up (cluster.sh up DIR): used as it is, left running
         grep -qx "MODE=$1" "$E2E_CLUSTER/env" || return 2
+        [[ $(sed -n 's/^TLS=//p' "$E2E_CLUSTER/env") == "$tls" ]] || return 2
         CLUSTER=$E2E_CLUSTER
         return 0
     fi
     CLUSTER=$(mktemp -d "${TMPDIR:-/tmp}/dralloc-e2e.XXXXXX")
     local t0=$SECONDS
-    if ! "$CLUSTER_SH" up "$CLUSTER" --mode "$1" --nodes "$2"; then
-        echo "cluster ($1, $2 nodes) did not come up: logs in $CLUSTER" >&2
+    # shellcheck disable=SC2086
+    if ! "$CLUSTER_SH" up "$CLUSTER" --mode "$1" --nodes "$2" $3; then
+        echo "cluster ($1, $2 nodes $3) did not come up: logs in $CLUSTER" >&2
         "$CLUSTER_SH" down "$CLUSTER" || true
         CLUSTER=
         return 1
     fi
-    echo "cluster: $1 mode, $2 nodes, up in $((SECONDS - t0))s ($CLUSTER)"
+    echo "cluster: $1 mode, $2 nodes${3:+ ($3)}, up in $((SECONDS - t0))s ($CLUSTER)"
 }
 
 cluster_down() {
@@ -216,14 +237,14 @@ cluster_down() {
 trap 'cluster_down' EXIT
 trap 'exit 130' INT TERM
 
-run_scenarios() { # MODE NODES NAME...
-    local mode=$1 nodes=$2 name
-    shift 2
+run_scenarios() { # MODE NODES FLAGS NAME...
+    local mode=$1 nodes=$2 flags=$3 name
+    shift 3
     (($#)) || return 0
-    cluster_up "$mode" "$nodes"
+    cluster_up "$mode" "$nodes" "$flags"
     case $? in
         0) ;;
-        2) echo "skipped (E2E_CLUSTER is not in $mode mode): $*"; return ;;
+        2) echo "skipped (E2E_CLUSTER is not in $mode mode${flags:+ with $flags}): $*"; return ;;
         *)
         for name; do echo "FAIL $name (no cluster)"; FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name"); done
         return ;;
@@ -256,11 +277,13 @@ ARGS=("$@")
 for n in "${ARGS[@]}"; do
     declare -F "scenario_$n" >/dev/null || { echo "run.sh: no scenario $n" >&2; echo "0 passed, 1 failed"; exit 2; }
 done
-sel_advisor=() sel_bind=()
+sel_advisor=() sel_tls=() sel_bind=()
 for n in "${ADVISOR_SCENARIOS[@]}"; do wanted "$n" && sel_advisor+=("$n"); done
+for n in "${TLS_SCENARIOS[@]}"; do wanted "$n" && sel_tls+=("$n"); done
 for n in "${BIND_SCENARIOS[@]}"; do wanted "$n" && sel_bind+=("$n"); done
-run_scenarios advisor 2 "${sel_advisor[@]}"
-run_scenarios bind 4 "${sel_bind[@]}"   # bind_scarcity: 4 nodes
+run_scenarios advisor 2 "" "${sel_advisor[@]}"
+run_scenarios advisor 2 "--tls" "${sel_tls[@]}"
+run_scenarios bind 4 "--replicas 2" "${sel_bind[@]}"   # bind_scarcity: 4 nodes
 ((FAILED)) && echo "failed: ${FAILED_NAMES[*]}"
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))

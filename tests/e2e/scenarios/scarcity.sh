@@ -135,7 +135,7 @@ spec:
     k apply -f - >/dev/null <<<"$y"
 }
 
-# dralloc_synced: wait until dralloc's cache holds as many DeviceClasses, ResourceSlices
+# dralloc_synced [PORT]: wait until dralloc's cache (PORT: the main listener of the replica) holds as many DeviceClasses, ResourceSlices
 # and ResourceClaims as the API server (pods are created only then: dralloc's watch is
 # not the scheduler's, a filter answered before it saw the devices would reject nodes)
 dralloc_synced() {
@@ -143,7 +143,7 @@ dralloc_synced() {
     for kind in DeviceClass:deviceclasses ResourceSlice:resourceslices ResourceClaim:resourceclaims; do
         while :; do
             want=$(k get "${kind#*:}" -A --no-headers 2>/dev/null | wc -l)
-            have=$(curl -sf "http://127.0.0.1:$DRALLOC_PORT/debug/cache" | jq -r --arg k "${kind%%:*}" '.objects[$k] // 0')
+            have=$(dralloc_get /debug/cache "${1:-}" | jq -r --arg k "${kind%%:*}" '.objects[$k] // 0')
             [[ $have == "$want" ]] && break
             ((SECONDS >= deadline)) && { fail "dralloc's cache has ${have:-?} ${kind%%:*} objects, the API server $want"; return 1; }
             sleep 0.2
@@ -234,14 +234,15 @@ $(scarce_claim_spec "$kind")
     k apply -f - >/dev/null <<<"$y"
 }
 
-# scarce_pods N SCHEDULER: pods p-000.. in $NS, each using claim c-III (resourceClaimName)
-# or, extres, asking for one e2e-scarce-mig1g device as an extended resource;
+# scarce_pods N SCHEDULER [FROM]: pods p-FROM..p-(N-1) (FROM: 0) in $NS, each using claim
+# c-III (resourceClaimName) or, extres, asking for one e2e-scarce-mig1g device as an
+# extended resource;
 # SCHEDULER empty: no schedulerName (the API server defaults it, admission may change it).
-# Labels: e2e-kind, e2e-half=a (I/4 even) | b (I/4 odd): pairs and singles in each half.
+# Labels: e2e-kind, e2e-half=a (I/4 even) | b (I/4 odd): every kind in each half.
 scarce_pods() {
     local i kind y= sched= use
     [[ -n $2 ]] && sched="schedulerName: $2"
-    for ((i = 0; i < $1; i++)); do
+    for ((i = ${3:-0}; i < $1; i++)); do
         kind=$(scarce_kind "$i")
         use="  resourceClaims:
   - name: gpu
