@@ -193,7 +193,7 @@ static json_t *decide(dra_store *st, const json_t *pod, const char *id, int *rc)
         dra_alloc_ctx_free(x);
     }
     char sum[4096];
-    dra_causes_summary(causes, nn, sum, sizeof sum);
+    dra_causes_summary_others(causes, json_array_size(fits), nn, sum, sizeof sum);
     json_object_set_new(out, "fit", json_integer((json_int_t)json_array_size(fits)));
     json_object_set_new(out, "fitNodes", fits);
     json_object_set_new(out, "summary", json_string(sum));

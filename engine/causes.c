@@ -245,15 +245,25 @@ static void free_lines(line *l, size_t n) {
     free(l);
 }
 
-size_t dra_causes_summary(const dra_causes *c, size_t nnodes, char *buf, size_t n) {
-    if (!n) return 0;
-    size_t len = (size_t)snprintf(buf, n, "0/%zu nodes are available", nnodes);
+/* The counts by cause after a head the caller wrote (len characters of buf). */
+static size_t causes_after(const dra_causes *c, char *buf, size_t n, size_t len) {
     line *l = sorted_lines(c);
     for (size_t i = 0; i < c->v.n && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : ": ", l[i].text);
     if (len < n) len += (size_t)snprintf(buf + len, n - len, ".");
     free_lines(l, c->v.n);
     return len < n ? len : n - 1;
+}
+
+size_t dra_causes_summary(const dra_causes *c, size_t nnodes, char *buf, size_t n) {
+    if (!n) return 0;
+    return causes_after(c, buf, n, (size_t)snprintf(buf, n, "0/%zu nodes are available", nnodes));
+}
+
+size_t dra_causes_summary_others(const dra_causes *c, size_t nfit, size_t nnodes, char *buf, size_t n) {
+    if (!n) return 0;
+    if (!nfit) return dra_causes_summary(c, nnodes, buf, n);
+    return causes_after(c, buf, n, (size_t)snprintf(buf, n, "%zu/%zu nodes do not fit it", nnodes - nfit, nnodes));
 }
 
 json_t *dra_causes_json(const dra_causes *c) {

@@ -46,6 +46,10 @@ size_t dra_causes_nodes(const dra_causes *c);
 /* "0/N nodes are available: <count> <cause>, ...." over N nodes (nodes that fit count
  * in N, not in the causes, as in kube-scheduler). Returns the length (cut at n - 1). */
 size_t dra_causes_summary(const dra_causes *c, size_t nnodes, char *buf, size_t n);
+/* The same where nfit of the nnodes fit the pod: "K/N nodes do not fit it: <count>
+ * <cause>, ...." — kube-scheduler's "0/N nodes are available" would say none does
+ * (nfit 0: exactly dra_causes_summary). */
+size_t dra_causes_summary_others(const dra_causes *c, size_t nfit, size_t nnodes, char *buf, size_t n);
 /* The closest nodes, at most max, one per cause, closest first: {"node", "cause",
  * "missing"?, "matching"?, "reason"}. */
 json_t *dra_causes_closest(const dra_causes *c, size_t max);

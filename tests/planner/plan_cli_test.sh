@@ -102,6 +102,11 @@ set +e
 "$T/kubectl-dra" why trainer -n ml -f "$ROOT/testdata/why/cluster.yaml" -o json >"$T/why.json"; rc=$?
 set -e
 [ $rc = 1 ] && grep -q '"closest"' "$T/why.json" || fail "kubectl-dra why: exit $rc"
+# a pod that fits some nodes: the others counted as such, not "0/N nodes are available"
+"$B" why ml/small -f "$ROOT/testdata/why/cluster.yaml" -f "$ROOT/testdata/why/one-gpu-pod.yaml" >"$T/why-some.txt" \
+  && grep -qx 'pod ml/small fits 1 of 4 nodes: gpu-c' "$T/why-some.txt" \
+  && grep -q '^3/4 nodes do not fit it: 1 devices of class gpu.example.com held by claims, ' "$T/why-some.txt" \
+  && ! grep -q 'nodes are available' "$T/why-some.txt" || fail "why, fits some: $(cat "$T/why-some.txt")"
 # kubectl dra --help as kubectl prints a plugin's help (cobra's layout)
 "$T/kubectl-dra" --help >"$T/help.txt"
 grep -qx 'Usage:' "$T/help.txt" && grep -qx '  kubectl dra \[command\]' "$T/help.txt" && grep -qx 'Available Commands:' "$T/help.txt" \
