@@ -465,6 +465,21 @@ static void metrics(ext_service *s, ext_reply *r) {
                   c->binder ? (unsigned long long)ext_binder_failures(c->binder) : 0ull,
                   c->binder ? (unsigned long long)ext_binder_conflicts(c->binder) : 0ull);
     }
+    if (c->binder) {
+        /* where bind mode's time goes (bind.h), to tell the API server's share from ours */
+        sbuf_addf(&b,
+                  "# HELP dralloc_binds_inflight /bind requests in progress\n"
+                  "# TYPE dralloc_binds_inflight gauge\ndralloc_binds_inflight %d\n"
+                  "# HELP dralloc_bind_claim_gets_total ResourceClaims read before a write (not in the watch's "
+                  "JSON, or after a 409)\n"
+                  "# TYPE dralloc_bind_claim_gets_total counter\ndralloc_bind_claim_gets_total %llu\n"
+                  "# HELP dralloc_bind_phase_seconds_total time spent by /bind, by phase, summed over binds\n"
+                  "# TYPE dralloc_bind_phase_seconds_total counter\n",
+                  ext_binder_inflight(c->binder), (unsigned long long)ext_binder_claim_gets(c->binder));
+        for (int p = 0; p < EXT_BIND_NPHASES; p++)
+            sbuf_addf(&b, "dralloc_bind_phase_seconds_total{phase=\"%s\"} %.6f\n", ext_bind_phase_name(p),
+                      ext_binder_phase_seconds(c->binder, p));
+    }
     if (c->budget)
         sbuf_addf(&b,
                   "# HELP dralloc_inflight_request_bytes request bytes held now, across connections\n"
