@@ -607,6 +607,10 @@ void ext_service_handle(ext_service *s, const char *method, const char *path, co
     ext_metrics_request(s->metrics, v, out->status, dra_monotonic_ns() - t0);
 }
 
+bool ext_service_waits(const ext_service *s, const char *path) {
+    return s->cfg.binder && path && is_verb(path, "bind");
+}
+
 /* The metrics verb of a path, for requests refused before routing. */
 static ext_verb verb_of(const char *path) {
     static const struct {
