@@ -8,11 +8,14 @@
  *     success, and the server's claims hold the device once.
  *   - a failed write: while the bind's writes are in flight the device is held (a
  *     /filter sees it in use); when the status write fails the hold is released and
- *     the device is allocatable again (the next bind gets it). */
+ *     the device is allocatable again (the next bind gets it).
+ *   - no starving: over HTTP, with one HTTP thread, a /bind waiting on the API server
+ *     (its binding held) leaves /filter answered at once (offload.h). */
 #include "tests/live/live.h"
 
 #include "extender/objcache.h"
 
+#include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +213,8 @@ static void last_device(fake_api *f, ext_kube *k) {
     cenv_stop(&c);
 }
 
+static bool one_held(void *arg) { return fake_held_bindings(arg) == 1; }
+
 typedef struct held_arg {
     cenv *c;
     const char *name;
@@ -280,7 +285,87 @@ static void rollback(fake_api *f, ext_kube *k) {
     cenv_stop(&c);
 }
 
+typedef struct post {
+    char url[160];
+    const char *body;
+    long status;
+    char answer[512];
+    size_t n;
+} post;
+
+static size_t on_answer(char *p, size_t sz, size_t nm, void *arg) {
+    post *r = arg;
+    size_t n = sz * nm, room = sizeof r->answer - 1 - r->n;
+    memcpy(r->answer + r->n, p, n < room ? n : room);
+    r->n += n < room ? n : room;
+    r->answer[r->n] = '\0';
+    return n;
+}
+
+static void *post_main(void *arg) {
+    post *r = arg;
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, r->url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, r->body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    if (curl_easy_perform(c) == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return NULL;
+}
+
+static void no_starving(fake_api *f, ext_kube *k) {
+    add_node(f, "st-node", 2);
+    fake_put(f, "resourceclaims", claim_obj("st-claim", 1));
+    fake_put_pod(f, pod_obj("st-pod", "st-claim"));
+    cenv c;
+    cenv_start(&c, k);
+    settle(&c, f);
+    char bound[128];
+    err e;
+    err_clear(&e);
+    ext_server_opts so = {.listen = "127.0.0.1:0", .threads = 1, .conn_timeout_s = 10};
+    ext_server *srv = ext_server_start(c.e.svc, &so, bound, sizeof bound, &e);
+    CHECK(srv, "no starving: the server does not start: %s", e.msg);
+    if (!srv) {
+        cenv_stop(&c);
+        return;
+    }
+    fake_hold_bindings(f, true);
+    post bind = {.body = "{\"PodName\":\"st-pod\",\"PodNamespace\":\"ml\",\"PodUID\":\"st-pod\",\"Node\":\"st-node\"}"};
+    snprintf(bind.url, sizeof bind.url, "http://%s/bind", bound);
+    pthread_t th;
+    pthread_create(&th, NULL, post_main, &bind);
+    CHECK(live_wait(10, one_held, f), "no starving: the bind never reached the binding");
+    json_t *pod = fake_pod(f, "ml", "st-pod");
+    json_t *args = json_pack("{s:o, s:n, s:[s]}", "Pod", pod, "Nodes", "NodeNames", "st-node");
+    char *body = json_dumps(args, JSON_COMPACT);
+    json_decref(args);
+    post filt = {.body = body};
+    snprintf(filt.url, sizeof filt.url, "http://%s/filter", bound);
+    double t0 = now_s();
+    post_main(&filt);
+    double took = now_s() - t0;
+    free(body);
+    CHECK(filt.status == 200 && took < 1.0, "no starving: /filter with a /bind waiting: HTTP %ld after %.2f s", filt.status,
+          took);
+    /* the held bind's device counts already: the second GPU is still free */
+    CHECK(strstr(filt.answer, "\"NodeNames\":[\"st-node\"]") != NULL, "no starving: /filter: %s", filt.answer);
+    fake_hold_bindings(f, false);
+    pthread_join(th, NULL);
+    CHECK(bind.status == 200 && strstr(bind.answer, "\"Error\":\"\""), "no starving: /bind: HTTP %ld %s", bind.status,
+          bind.answer);
+    ext_server_stop(srv, 2000);
+    cenv_stop(&c);
+}
+
 void live_concurrent(fake_api *f, ext_kube *k) {
+    no_starving(f, k);
     parallel(f, k);
     last_device(f, k);
     rollback(f, k);
