@@ -47,6 +47,7 @@ struct ext_binder {
     _Atomic uint64_t binds, failures, conflicts, claim_gets;
     _Atomic uint64_t phase_ns[EXT_BIND_NPHASES];
     _Atomic int inflight;
+    ext_objcache *pods;          /* pods /filter saw (ext_binder_saw_pod) */
 };
 
 static const char *const phase_names[EXT_BIND_NPHASES] = {"pod_get", "lock_wait", "decide", "claim_writes",
@@ -67,6 +68,19 @@ int ext_binder_inflight(const ext_binder *b) { return atomic_load(&b->inflight);
 
 void ext_binder_set_claims(ext_binder *b, ext_objcache *claims) { b->claims = claims; }
 
+void ext_binder_saw_pod(ext_binder *b, const json_t *pod) {
+    const json_t *m = json_object_get(pod, "metadata");
+    if (!json_string_value(json_object_get(m, "uid")) || !json_string_value(json_object_get(m, "name"))) return;
+    /* pods filtered and never bound (deleted, unschedulable) would pile up: past the
+     * bound, start afresh — a bind whose pod is gone reads it as before */
+    if (ext_objcache_size(b->pods) >= EXT_BIND_PODS_MAX) ext_objcache_clear(b->pods);
+    json_t *copy = json_deep_copy(pod);
+    if (!json_string_value(json_object_get(json_object_get(copy, "metadata"), "namespace")))
+        json_object_set_new(json_object_get(copy, "metadata"), "namespace", json_string("default"));
+    ext_objcache_put(b->pods, copy);
+    json_decref(copy);
+}
+
 /* Time since *t0 into the phase's total; *t0 moves to now. */
 static void took(ext_binder *b, ext_bind_phase p, uint64_t *t0) {
     uint64_t now = dra_monotonic_ns();
@@ -81,6 +95,7 @@ ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     b->pending = pending;
     pthread_mutex_init(&b->mu, NULL);
     b->x = dra_alloc_ctx_new();
+    b->pods = ext_objcache_new();
     return b;
 }
 
@@ -93,6 +108,7 @@ void ext_binder_set_device_choice(ext_binder *b, dra_device_choice c) {
 void ext_binder_free(ext_binder *b) {
     if (!b) return;
     dra_alloc_ctx_free(b->x);
+    ext_objcache_free(b->pods);
     pthread_mutex_destroy(&b->mu);
     free(b);
 }
@@ -700,7 +716,13 @@ char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const ch
     char *path = fmt("/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
     long st;
     char *errmsg = NULL;
-    json_t *pod = get_json(b, path, &st, &errmsg);
+    json_t *pod = ext_objcache_copy(b->pods, pod_ns, pod_name);
+    const char *seen_uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
+    if (pod && (!pod_uid || !*pod_uid || strcmp(seen_uid, pod_uid))) {
+        json_decref(pod);   /* not known to be the pod kube-scheduler means: read it */
+        pod = NULL;
+    }
+    if (!pod) pod = get_json(b, path, &st, &errmsg);
     took(b, EXT_BIND_POD_GET, &t0);
     if (!pod) {
         free(path);
@@ -761,6 +783,7 @@ char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const ch
     errmsg = write_all(b, &bs, pod_ns, pod_name, uid, path, node, &t0);
     if (errmsg) goto fail;
     atomic_fetch_add(&b->binds, 1);
+    ext_objcache_del(b->pods, pod_ns, pod_name);
     goto out;
 fail:
     took(b, EXT_BIND_CLAIM_WRITES, &t0);

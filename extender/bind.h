@@ -54,6 +54,13 @@ void ext_binder_set_device_choice(ext_binder *b, dra_device_choice c);
  * read from the API server before it is written). */
 void ext_binder_set_claims(ext_binder *b, struct ext_objcache *claims);
 void ext_binder_free(ext_binder *b);
+/* A pod /filter was asked about: kept (a copy, by namespace/name, at most
+ * EXT_BIND_PODS_MAX of them) so that its /bind decides on it instead of reading it
+ * from the API server — under load that GET was the largest part of a bind (a quorum
+ * read, queued by API priority and fairness). Used only when its UID is the one
+ * /bind names; dropped when the bind succeeds. */
+#define EXT_BIND_PODS_MAX 20000
+void ext_binder_saw_pod(ext_binder *b, const json_t *pod);
 /* NULL on success, else the error for ExtenderBindingResult.Error (caller frees). */
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node);
 /* Counters for metrics. */

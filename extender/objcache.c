@@ -68,3 +68,9 @@ size_t ext_objcache_size(ext_objcache *c) {
     pthread_mutex_unlock(&c->mu);
     return n;
 }
+
+void ext_objcache_clear(ext_objcache *c) {
+    pthread_mutex_lock(&c->mu);
+    json_object_clear(c->objs);
+    pthread_mutex_unlock(&c->mu);
+}

@@ -24,5 +24,6 @@ void ext_objcache_del(ext_objcache *c, const char *ns, const char *name);
 /* A deep copy of ns/name (the caller's), or NULL when not cached. */
 json_t *ext_objcache_copy(ext_objcache *c, const char *ns, const char *name);
 size_t ext_objcache_size(ext_objcache *c);
+void ext_objcache_clear(ext_objcache *c);
 
 #endif

@@ -200,6 +200,8 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
         ext_reply_error(r, 503, "no snapshot loaded yet");
         return;
     }
+    /* bind mode: the pod as kube-scheduler sent it, so that its /bind need not read it */
+    if (!prioritize && s->cfg.binder) ext_binder_saw_pod(s->cfg.binder, a.pod);
     dra_pod_request *pr = dra_pod_request_new(snap, a.pod, &e);
     if (!pr) {
         dra_snapshot_release(snap);
