@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define SLOW_MS 150
+/* the parallel part's: long against a bind's own cost even under ThreadSanitizer */
+#define PAR_SLOW_MS 300
 
 typedef struct cenv {
     live_env e;
@@ -149,7 +151,7 @@ static void parallel(fake_api *f, ext_kube *k) {
     cenv c;
     cenv_start(&c, k);
     settle(&c, f);
-    fake_slow_claim_answers(f, SLOW_MS);
+    fake_slow_claim_answers(f, PAR_SLOW_MS);
     job jobs[N];
     pthread_t th[N];
     double t0 = now_s();
@@ -166,12 +168,12 @@ static void parallel(fake_api *f, ext_kube *k) {
     }
     double took = now_s() - t0;
     fake_slow_claim_answers(f, 0);
-    /* serialized: N × (finalizer + status) = N·2·D = 2.4 s; side by side: ~2·D = 0.3 s */
-    double serial = N * 2 * SLOW_MS / 1000.0;
+    /* serialized: N × (finalizer + status) = N·2·D = 4.8 s; side by side: ~2·D = 0.6 s */
+    double serial = N * 2 * PAR_SLOW_MS / 1000.0;
     fprintf(stderr, "live_test: concurrent: %d binds with claim writes answered after %d ms: %.2f s (serialized: %.2f s)\n",
-            N, SLOW_MS, took, serial);
+            N, PAR_SLOW_MS, took, serial);
     CHECK(ok == N, "parallel: %d of %d bound", ok, N);
-    CHECK(took < serial / 3, "parallel: %d binds took %.2f s, serialized they take %.2f s", N, took, serial);
+    CHECK(took < serial / 2, "parallel: %d binds took %.2f s, serialized they take %.2f s", N, took, serial);
     CHECK(allocated_once(f, "par-claim-") == N, "parallel: want %d claims allocated", N);
     CHECK(ext_binder_claim_gets(c.e.b) == 0, "parallel: %llu claims read before their write, want 0 (the watch's JSON)",
           (unsigned long long)ext_binder_claim_gets(c.e.b));
