@@ -28,6 +28,7 @@
 #include "extender/kube.h"
 #include "extender/lease.h"
 #include "extender/listen.h"
+#include "extender/objcache.h"
 #include "extender/pending.h"
 #include "extender/tls.h"
 #include "extender/watch.h"
@@ -432,10 +433,12 @@ static int serve_main(int argc, char **argv) {
     ext_lease *lease = NULL;
     ext_binder *binder = NULL;
     ext_pending *pending = NULL;   /* bind mode: claims written vs older versions the watch brings */
+    ext_objcache *claims = NULL;   /* bind mode: the claims' JSON, so that a write needs no GET first */
     if (live) {
-        if (bind_mode) pending = ext_pending_new(2 * max_staleness_s);
+        if (bind_mode) pending = ext_pending_new(2 * max_staleness_s), claims = ext_objcache_new();
         ext_watch_opts wo = {.max_staleness_s = max_staleness_s, .no_watch_list = !watch_list,
-                             .podgroups = feat.workload_claims, .verbose = cfg.verbose, .pending = pending};
+                             .podgroups = feat.workload_claims, .verbose = cfg.verbose, .pending = pending,
+                             .claims = claims};
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
@@ -446,6 +449,7 @@ static int serve_main(int argc, char **argv) {
         if (bind_mode) {
             cfg.binder = binder = ext_binder_new(kube, st, pending);
             ext_binder_set_device_choice(binder, choice);
+            ext_binder_set_claims(binder, claims);
         }
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");
@@ -487,6 +491,7 @@ static int serve_main(int argc, char **argv) {
         ext_watch_stop(watch);
         ext_binder_free(binder);
         ext_pending_free(pending);
+        ext_objcache_free(claims);
         ext_kube_free(kube);
         dra_store_free(st);
         rc = 1;
@@ -507,6 +512,7 @@ static int serve_main(int argc, char **argv) {
     ext_watch_stop(watch);
     ext_binder_free(binder);
     ext_pending_free(pending);
+    ext_objcache_free(claims);
     ext_kube_free(kube);
     dra_store_free(st);
     fprintf(stderr, "dralloc serve: stopped\n");

@@ -4,9 +4,22 @@
  * claim written goes into the store at once: the allocation is real from then on.
  * Every write is announced to the pending-writes table before it is sent and handed
  * to it with the server's answer (pending.h), so that the watch cannot put an older
- * version of the claim back afterwards. */
+ * version of the claim back afterwards.
+ *
+ * Concurrency. Only the decision is serialized: under b->mu a bind takes the current
+ * snapshot, decides the allocation and holds each claim it allocates in the pending
+ * table (ext_pending_hold: the claim as it is about to be written goes into the store
+ * at once), then lets go. The next bind's snapshot shows those devices in use, so two
+ * binds never pick the same device; the API requests — a few round trips of ~25 ms
+ * each — run outside the lock, side by side. A write that fails releases its holds
+ * (the store gets the server's version back: the devices are allocatable again). The
+ * claim to write comes from the watch's JSON (objcache.h) when it has it, so the
+ * first write needs no GET; its resourceVersion guards it (409: read once, retry).
+ * Without a pending table (tests) there is nothing to hold with, and a bind keeps the
+ * lock across its requests as it always did. */
 #include "extender/bind.h"
 
+#include "extender/objcache.h"
 #include "extender/pending.h"
 
 #include "base/base.h"
@@ -28,10 +41,52 @@ struct ext_binder {
     ext_kube *k;
     dra_store *st;
     ext_pending *pending;        /* borrowed; NULL: writes go straight into the store */
-    pthread_mutex_t mu;          /* one bind at a time */
-    dra_alloc_ctx *x;
-    _Atomic uint64_t binds, failures, conflicts;
+    ext_objcache *claims;        /* borrowed; NULL: every claim is read before its write */
+    pthread_mutex_t mu;          /* one decision at a time (with pending: never across a request) */
+    dra_alloc_ctx *x;            /* used under mu only */
+    _Atomic uint64_t binds, failures, conflicts, claim_gets;
+    _Atomic uint64_t phase_ns[EXT_BIND_NPHASES];
+    _Atomic int inflight;
+    ext_objcache *pods;          /* pods /filter saw (ext_binder_saw_pod) */
 };
+
+static const char *const phase_names[EXT_BIND_NPHASES] = {"pod_get", "lock_wait", "decide", "claim_writes",
+                                                           "binding", "rollback"};
+
+const char *ext_bind_phase_name(ext_bind_phase p) {
+    assert(p < EXT_BIND_NPHASES);
+    return phase_names[p];
+}
+
+double ext_binder_phase_seconds(const ext_binder *b, ext_bind_phase p) {
+    assert(p < EXT_BIND_NPHASES);
+    return (double)atomic_load(&b->phase_ns[p]) / 1e9;
+}
+
+uint64_t ext_binder_claim_gets(const ext_binder *b) { return atomic_load(&b->claim_gets); }
+int ext_binder_inflight(const ext_binder *b) { return atomic_load(&b->inflight); }
+
+void ext_binder_set_claims(ext_binder *b, ext_objcache *claims) { b->claims = claims; }
+
+void ext_binder_saw_pod(ext_binder *b, const json_t *pod) {
+    const json_t *m = json_object_get(pod, "metadata");
+    if (!json_string_value(json_object_get(m, "uid")) || !json_string_value(json_object_get(m, "name"))) return;
+    /* pods filtered and never bound (deleted, unschedulable) would pile up: past the
+     * bound, start afresh — a bind whose pod is gone reads it as before */
+    if (ext_objcache_size(b->pods) >= EXT_BIND_PODS_MAX) ext_objcache_clear(b->pods);
+    json_t *copy = json_deep_copy(pod);
+    if (!json_string_value(json_object_get(json_object_get(copy, "metadata"), "namespace")))
+        json_object_set_new(json_object_get(copy, "metadata"), "namespace", json_string("default"));
+    ext_objcache_put(b->pods, copy);
+    json_decref(copy);
+}
+
+/* Time since *t0 into the phase's total; *t0 moves to now. */
+static void took(ext_binder *b, ext_bind_phase p, uint64_t *t0) {
+    uint64_t now = dra_monotonic_ns();
+    atomic_fetch_add(&b->phase_ns[p], now - *t0);
+    *t0 = now;
+}
 
 ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     ext_binder *b = xcalloc(1, sizeof *b);
@@ -40,6 +95,7 @@ ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     b->pending = pending;
     pthread_mutex_init(&b->mu, NULL);
     b->x = dra_alloc_ctx_new();
+    b->pods = ext_objcache_new();
     return b;
 }
 
@@ -52,6 +108,7 @@ void ext_binder_set_device_choice(ext_binder *b, dra_device_choice c) {
 void ext_binder_free(ext_binder *b) {
     if (!b) return;
     dra_alloc_ctx_free(b->x);
+    ext_objcache_free(b->pods);
     pthread_mutex_destroy(&b->mu);
     free(b);
 }
@@ -207,21 +264,45 @@ static void gone_from_store(ext_binder *b, const char *ns, const char *name) {
 }
 
 typedef struct written {
-    char *ns, *name;
+    char *ns, *name;             /* name NULL: the extended-resource claim, not created yet */
     bool created;                /* we created the claim (the extended-resource claim): roll back = delete */
     bool allocated;              /* we set status.allocation */
     json_t *ref;                 /* the reservedFor entry we added, NULL when it was there */
+    bool held;                   /* held in the pending table (pending.h): released when the bind fails */
 } written;
 
+/* kind and apiVersion, which answers and list items may lack and the store needs. */
+static void typed(json_t *claim) {
+    if (!json_object_get(claim, "kind")) json_object_set_new(claim, "kind", json_string("ResourceClaim"));
+    if (!json_object_get(claim, "apiVersion")) json_object_set_new(claim, "apiVersion", json_string("resource.k8s.io/v1"));
+}
+
+/* The answer to a write of a held claim that is not yet the allocation's (the
+ * finalizer, the create): the hold goes on over it. */
+static void to_hold(ext_binder *b, json_t *claim) {
+    typed(claim);
+    ext_pending_wrote_held(b->pending, claim);
+}
+
+static json_t *get_claim(ext_binder *b, const char *path, char **errmsg) {
+    long st;
+    atomic_fetch_add(&b->claim_gets, 1);
+    return get_json(b, path, &st, errmsg);
+}
+
 /* One claim: finalizer, then status (allocation unless reused, the consumer `ref` in
- * reservedFor), with resourceVersion preconditions; on 409 re-read and retry. What
- * the server stored goes into the store. w->ns and w->name are set by the caller. */
-static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, written *w, char **errmsg) {
+ * reservedFor), with resourceVersion preconditions; on 409 re-read and retry. `base`
+ * (consumed; NULL: read it first) is the claim to start from — the watch's version,
+ * whose resourceVersion makes a stale one a 409. What the server stored goes into the
+ * store (a held claim's finalizer write: into its hold). w->ns and w->name are set by
+ * the caller. */
+static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, json_t *base, written *w,
+                        char **errmsg) {
     char *path = claim_path(w->ns, w->name), *spath = fmt("%s/status", path);
     bool ok = false;
     for (int t = 0; t < MAX_TRIES; t++) {
-        long st;
-        json_t *c = get_json(b, path, &st, errmsg);
+        json_t *c = base ? base : get_claim(b, path, errmsg);
+        base = NULL;
         if (!c) goto out;
         json_t *status = json_object_get(c, "status");
         json_t *cur_alloc = json_object_get(status, "allocation");
@@ -259,7 +340,8 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, w
                 }
                 goto out;
             }
-            to_store(b, upd);
+            if (w->held) to_hold(b, upd);
+            else to_store(b, upd);
             c = upd;
             status = json_object_get(c, "status");
         }
@@ -294,7 +376,8 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, w
         }
         w->allocated = set_alloc;
         w->ref = add_ref ? json_incref((json_t *)ref) : NULL;
-        to_store(b, done);
+        to_store(b, done);   /* ends the hold: the allocation is the server's now */
+        w->held = false;
         json_decref(done);
         ok = true;
         goto out;
@@ -366,13 +449,39 @@ static void roll_back(ext_binder *b, const written *w) {
     free(spath);
 }
 
+/* The claim as this bind is about to write it, for its hold: base with the finalizer,
+ * the allocation (unless it has one) and the consumer in reservedFor. */
+static json_t *tentative(const json_t *base, const json_t *alloc, const json_t *ref) {
+    json_t *t = json_deep_copy(base);
+    typed(t);
+    json_t *meta = json_object_get(t, "metadata");
+    if (!has_finalizer(t)) {
+        json_t *fin = json_object_get(meta, "finalizers");
+        if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
+        json_array_append_new(fin, json_string(FINALIZER));
+    }
+    json_t *status = json_object_get(t, "status");
+    if (!json_is_object(status)) json_object_set_new(t, "status", status = json_object());
+    if (alloc && !json_object_get(status, "allocation")) json_object_set(status, "allocation", (json_t *)alloc);
+    if (!reserved_for(t, ref)) {
+        json_t *rf = json_object_get(status, "reservedFor");
+        if (!json_is_array(rf)) json_object_set_new(status, "reservedFor", rf = json_array());
+        json_array_append(rf, (json_t *)ref);
+    }
+    return t;
+}
+
 /* The extended-resource claim, created as the scheduler's DynamicResources plugin
  * creates it in PreBind (extendeddynamicresources.go): generateName
  * "<pod>-extended-resources-", the pod as controlling owner, the
  * resource.kubernetes.io/extended-resource-claim annotation, the requests of the
- * plan; no status (set next, by write_claim). */
+ * plan; no status (set next, by write_claim). With a pending table the new claim is
+ * held at once with its allocation (its devices were held under a placeholder until
+ * now); *made gets the claim as created, to write from. */
 static bool create_extended_claim(ext_binder *b, const char *ns, const char *pod, const char *uid, const json_t *spec,
-                                  written *w, char **errmsg) {
+                                  const json_t *alloc, const json_t *ref, written *w, json_t **made_out,
+                                  char **errmsg) {
+    *made_out = NULL;
     json_t *claim = json_pack("{s:s, s:s, s:{s:s+, s:s, s:[{s:s, s:s, s:s, s:s?, s:b}], s:{s:s}}, s:O}", "apiVersion",
                               "resource.k8s.io/v1", "kind", "ResourceClaim", "metadata", "generateName", pod,
                               "-extended-resources-", "namespace", ns, "ownerReferences", "apiVersion", "v1", "kind",
@@ -391,11 +500,26 @@ static bool create_extended_claim(ext_binder *b, const char *ns, const char *pod
         json_decref(made);
         return false;
     }
-    w->ns = xstrdup(ns);
+    free(w->name);
     w->name = xstrdup(name);
     w->created = true;
-    to_store(b, made);
-    json_decref(made);
+    typed(made);
+    if (b->pending) {
+        json_t *t = tentative(made, alloc, ref);
+        bool held = ext_pending_hold(b->pending, b->st, made, t);
+        json_decref(t);
+        if (!held) {
+            not_written(b);
+            *errmsg = fmt("ResourceClaim %s/%s: cannot hold its devices in the store", ns, name);
+            json_decref(made);
+            return false;
+        }
+        w->held = true;
+        to_hold(b, made);
+    } else {
+        to_store(b, made);
+    }
+    *made_out = made;
     return true;
 }
 
@@ -412,122 +536,284 @@ static bool patch_pod_status(ext_binder *b, const char *pod_path, const json_t *
     return code / 100 == 2;
 }
 
+/* What one bind decides and holds: the plan, per entry the claim written (its
+ * base, from the watch or read here), and the PodGroup reference. */
+typedef struct bind_state {
+    json_t *plan;
+    json_t *bases;               /* "ns/name" → the claim as the API server served it */
+    json_t *pod_ref, *group_ref;
+    char *group;                 /* "ns/name" of the group group_ref names */
+    written *ws;                 /* one per plan entry */
+    size_t nw;
+    written placeholder;         /* the implicit claim's devices until it exists (held when .held) */
+} bind_state;
+
+static const char *key_of(const char *ns, const char *name, char *buf, size_t n) {
+    snprintf(buf, n, "%s/%s", ns, name);
+    return buf;
+}
+
+/* The claim a plan entry writes, as we know it (a copy; NULL: not known here). */
+static json_t *base_of(ext_binder *b, const bind_state *bs, const char *ns, const char *name) {
+    char key[600];
+    json_t *c = json_object_get(bs->bases, key_of(ns, name, key, sizeof key));
+    if (c) return json_deep_copy(c);
+    return b->claims ? ext_objcache_copy(b->claims, ns, name) : NULL;
+}
+
+/* Decides the pod on node against the current snapshot (under b->mu): the plan in
+ * bs->plan, NULL on success, else the error. */
+static char *decide(ext_binder *b, const json_t *pod, const char *pod_ns, const char *pod_name, const char *node,
+                    bind_state *bs) {
+    json_decref(bs->plan);
+    bs->plan = NULL;
+    dra_snapshot *s = dra_store_acquire(b->st);
+    if (!s) return xstrdup("bind: no snapshot yet");
+    char *errmsg = NULL;
+    err e;
+    err_clear(&e);
+    dra_pod_request *pr = dra_pod_request_new(s, pod, &e);
+    if (!pr) {
+        char buf[1400];
+        errmsg = fmt("%s", err_format(&e, buf, sizeof buf));
+    } else if (dra_pod_request_uncreated_claim(pr)) {
+        errmsg = xstrdup(dra_pod_request_uncreated_claim(pr));
+    } else if (dra_pod_request_needs_dra(pr)) {
+        dra_fit f;
+        bs->plan = dra_pod_fit_allocation(pr, b->x, node, dra_monotonic_ns() + 2000000000ull, &f);
+        if (!bs->plan) errmsg = fmt("Pod %s/%s does not fit node %s any more: %s", pod_ns, pod_name, node, f.reason);
+    }
+    dra_pod_request_free(pr);
+    dra_snapshot_release(s);
+    return errmsg;
+}
+
+/* Whether something the holds need is not at hand — a PodGroup's uid, a claim the
+ * watch's JSON lacks (holding) — and unless dry, reads it (outside the lock; the pod is
+ * then decided again). *errmsg when a read failed. */
+static bool fetch_missing(ext_binder *b, bind_state *bs, bool holding, bool dry, char **errmsg) {
+    bool missing = false;
+    for (size_t i = 0; i < json_array_size(bs->plan); i++) {
+        const json_t *c = json_array_get(bs->plan, i);
+        const char *ns = jstr(c, "namespace"), *group = jstr(c, "podGroup"), *name = jstr(c, "name");
+        char key[600];
+        if (group && (!bs->group || strcmp(bs->group, key_of(ns, group, key, sizeof key)))) {
+            missing = true;
+            if (dry) return true;
+            char *gpath = fmt("/apis/scheduling.k8s.io/v1alpha2/namespaces/%s/podgroups/%s", ns, group);
+            long st;
+            json_t *g = get_json(b, gpath, &st, errmsg);
+            free(gpath);
+            if (!g) return true;
+            json_decref(bs->group_ref);
+            bs->group_ref = json_pack("{s:s, s:s, s:s, s:s?}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups",
+                                      "name", group, "uid", jstr(json_object_get(g, "metadata"), "uid"));
+            json_decref(g);
+            free(bs->group);
+            bs->group = xstrdup(key);
+        }
+        if (!holding || json_is_true(json_object_get(c, "implicit")) || !json_object_get(c, "allocation")) continue;
+        json_t *have = base_of(b, bs, ns, name);
+        if (have) {
+            json_decref(have);
+            continue;
+        }
+        missing = true;
+        if (dry) return true;
+        char *path = claim_path(ns, name);
+        json_t *got = get_claim(b, path, errmsg);
+        free(path);
+        if (!got) return true;
+        json_object_set_new(bs->bases, key_of(ns, name, key, sizeof key), got);
+    }
+    return missing;
+}
+
+/* Under b->mu, the plan decided and everything at hand: each claim the plan allocates
+ * is held (the store shows it allocated from now), and the implicit claim's devices
+ * under a placeholder. NULL on success, else the error (the holds taken so far are
+ * released by the caller's failure path). */
+static char *hold_all(ext_binder *b, bind_state *bs, const char *pod_name) {
+    for (size_t i = 0; i < bs->nw; i++) {
+        const json_t *c = json_array_get(bs->plan, i);
+        const json_t *alloc = json_object_get(c, "allocation");
+        const json_t *ref = jstr(c, "podGroup") ? bs->group_ref : bs->pod_ref;
+        written *w = &bs->ws[i];
+        if (!alloc) continue;   /* reused: allocated already, nothing to hold */
+        if (json_is_true(json_object_get(c, "implicit"))) {
+            /* no object yet (its name comes from the create): the devices are held under a
+             * name of our own until it exists */
+            written *ph = &bs->placeholder;
+            ph->ns = xstrdup(w->ns);
+            ph->name = fmt("%s-extended-resources-dralloc-pending", pod_name);
+            json_t *t = json_pack("{s:s, s:s, s:{s:s, s:s}, s:O, s:{s:O, s:[O]}}", "apiVersion", "resource.k8s.io/v1",
+                                  "kind", "ResourceClaim", "metadata", "name", ph->name, "namespace", ph->ns, "spec",
+                                  json_object_get(c, "spec"), "status", "allocation", alloc, "reservedFor", ref);
+            ph->held = ext_pending_hold(b->pending, b->st, NULL, t);
+            json_decref(t);
+            if (!ph->held) return fmt("Pod %s/%s: its extended-resource devices are being bound already", w->ns, pod_name);
+            continue;
+        }
+        json_t *base = base_of(b, bs, w->ns, w->name);
+        assert(base);   /* fetch_missing made sure */
+        json_t *t = tentative(base, alloc, ref);
+        w->held = ext_pending_hold(b->pending, b->st, base, t);
+        json_decref(t);
+        json_decref(base);
+        if (!w->held) return fmt("ResourceClaim %s/%s is being bound by another /bind at the moment", w->ns, w->name);
+    }
+    return NULL;
+}
+
+static void release(ext_binder *b, written *w) {
+    if (!w->held) return;
+    ext_pending_release(b->pending, b->st, "ResourceClaim", w->ns, w->name);
+    w->held = false;
+}
+
+/* The claims' writes and the binding, outside the lock (inside it without a pending
+ * table). NULL on success, else the error. */
+static char *write_all(ext_binder *b, bind_state *bs, const char *pod_ns, const char *pod_name, const char *uid,
+                       const char *pod_path, const char *node, uint64_t *t0) {
+    char *errmsg = NULL;
+    for (size_t i = 0; i < bs->nw; i++) {
+        const json_t *c = json_array_get(bs->plan, i);
+        const json_t *alloc = json_object_get(c, "allocation");
+        const json_t *ref = jstr(c, "podGroup") ? bs->group_ref : bs->pod_ref;
+        written *w = &bs->ws[i];
+        if (json_is_true(json_object_get(c, "implicit"))) {
+            if (!uid || !*uid)
+                return fmt("Pod %s/%s has no uid: its extended-resource claim needs one for its owner", pod_ns, pod_name);
+            json_t *made = NULL;
+            if (!create_extended_claim(b, w->ns, pod_name, uid, json_object_get(c, "spec"), alloc, ref, w, &made,
+                                       &errmsg))
+                return errmsg;
+            release(b, &bs->placeholder);   /* the claim holds the devices now */
+            if (!write_claim(b, alloc, ref, made, w, &errmsg)) return errmsg;
+            if (!patch_pod_status(b, pod_path, json_object_get(c, "requestMappings"), w->name, &errmsg)) return errmsg;
+            continue;
+        }
+        if (!write_claim(b, alloc, ref, base_of(b, bs, w->ns, w->name), w, &errmsg)) return errmsg;
+    }
+    took(b, EXT_BIND_CLAIM_WRITES, t0);
+    json_t *binding = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Binding",
+                                "metadata", "name", pod_name, "namespace", pod_ns, "target", "apiVersion", "v1", "kind",
+                                "Node", "name", node);
+    if (uid) json_object_set_new(json_object_get(binding, "metadata"), "uid", json_string(uid));
+    char *bpath = fmt("%s/binding", pod_path);
+    long code = send_json(b, "POST", bpath, binding, NULL, NULL, &errmsg);
+    json_decref(binding);
+    if (code / 100 != 2 && !errmsg) errmsg = fmt("POST %s: HTTP %ld", bpath, code);
+    free(bpath);
+    took(b, EXT_BIND_BINDING, t0);
+    return code / 100 == 2 ? NULL : errmsg;
+}
+
 char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node) {
     if (!pod_name || !*pod_name || !node || !*node) return xstrdup("bind: PodName and Node are required");
     pod_ns = dra_ns(pod_ns);
-    char path[600];
-    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
+    uint64_t t0 = dra_monotonic_ns();
+    char *path = fmt("/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
     long st;
     char *errmsg = NULL;
-    json_t *pod = get_json(b, path, &st, &errmsg);
+    json_t *pod = ext_objcache_copy(b->pods, pod_ns, pod_name);
+    const char *seen_uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
+    if (pod && (!pod_uid || !*pod_uid || strcmp(seen_uid, pod_uid))) {
+        json_decref(pod);   /* not known to be the pod kube-scheduler means: read it */
+        pod = NULL;
+    }
+    if (!pod) pod = get_json(b, path, &st, &errmsg);
+    took(b, EXT_BIND_POD_GET, &t0);
     if (!pod) {
+        free(path);
         atomic_fetch_add(&b->failures, 1);
         return errmsg;
     }
     const char *uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
     if (pod_uid && *pod_uid && uid && strcmp(uid, pod_uid)) {
+        errmsg = fmt("Pod %s/%s: UID %s, kube-scheduler asked for %s (recreated?)", pod_ns, pod_name, uid, pod_uid);
         json_decref(pod);
+        free(path);
         atomic_fetch_add(&b->failures, 1);
-        return fmt("Pod %s/%s: UID %s, kube-scheduler asked for %s (recreated?)", pod_ns, pod_name, uid, pod_uid);
+        return errmsg;
     }
+    atomic_fetch_add(&b->inflight, 1);
+    bool holding = b->pending != NULL;
+    bind_state bs = {.bases = json_object()};
+    bs.pod_ref = json_pack("{s:s, s:s}", "resource", "pods", "name", pod_name);
+    if (uid && *uid) json_object_set_new(bs.pod_ref, "uid", json_string(uid));
+    /* decide; when something the holds need is not at hand, let go of the lock, read it
+     * and decide again (twice at most: the second read is of what a newer snapshot
+     * added) */
     pthread_mutex_lock(&b->mu);
-    written *ws = NULL;
-    size_t nw = 0;
-    json_t *plan = NULL, *pod_ref = NULL, *group_ref = NULL;
-    dra_pod_request *pr = NULL;
-    dra_snapshot *s = dra_store_acquire(b->st);
-    err e;
-    err_clear(&e);
-    if (!s) {
-        errmsg = xstrdup("bind: no snapshot yet");
-        goto fail;
-    }
-    pr = dra_pod_request_new(s, pod, &e);
-    if (!pr) {
-        char buf[1400];
-        errmsg = fmt("%s", err_format(&e, buf, sizeof buf));
-        goto fail;
-    }
-    const char *missing = dra_pod_request_uncreated_claim(pr);
-    if (missing) {
-        errmsg = xstrdup(missing);
-        goto fail;
-    }
-    if (dra_pod_request_needs_dra(pr)) {
-        dra_fit f;
-        plan = dra_pod_fit_allocation(pr, b->x, node, dra_monotonic_ns() + 2000000000ull, &f);
-        if (!plan) {
-            errmsg = fmt("Pod %s/%s does not fit node %s any more: %s", pod_ns, pod_name, node, f.reason);
+    bool locked = true;
+    took(b, EXT_BIND_LOCK_WAIT, &t0);
+    for (int round = 0;; round++) {
+        errmsg = decide(b, pod, pod_ns, pod_name, node, &bs);
+        if (errmsg) goto fail;
+        if (!fetch_missing(b, &bs, holding, true, &errmsg)) break;
+        if (round == 2) {
+            errmsg = fmt("Pod %s/%s: its claims keep changing while it is bound; retry", pod_ns, pod_name);
             goto fail;
         }
+        pthread_mutex_unlock(&b->mu);
+        locked = false;
+        took(b, EXT_BIND_DECIDE, &t0);
+        fetch_missing(b, &bs, holding, false, &errmsg);
+        took(b, EXT_BIND_CLAIM_WRITES, &t0);
+        if (errmsg) goto fail;
+        pthread_mutex_lock(&b->mu);
+        locked = true;
+        took(b, EXT_BIND_LOCK_WAIT, &t0);
     }
-    pod_ref = json_pack("{s:s, s:s}", "resource", "pods", "name", pod_name);
-    if (uid && *uid) json_object_set_new(pod_ref, "uid", json_string(uid));
-    ws = xcalloc(json_array_size(plan) + 1, sizeof *ws);
-    for (size_t i = 0; i < json_array_size(plan); i++) {
-        const json_t *c = json_array_get(plan, i);
-        const char *ns = jstr(c, "namespace"), *group = jstr(c, "podGroup");
-        const json_t *ref = pod_ref;
-        if (group) {
-            /* KEP-5729: a PodGroup's claim is reserved for the group as a whole */
-            if (!group_ref) {
-                char *gpath = fmt("/apis/scheduling.k8s.io/v1alpha2/namespaces/%s/podgroups/%s", ns, group);
-                json_t *g = get_json(b, gpath, &st, &errmsg);
-                free(gpath);
-                const char *guid = jstr(json_object_get(g, "metadata"), "uid");
-                if (g) group_ref = json_pack("{s:s, s:s, s:s, s:s?}", "apiGroup", "scheduling.k8s.io", "resource", "podgroups",
-                                             "name", group, "uid", guid);
-                json_decref(g);
-                if (!group_ref) goto fail;
-            }
-            ref = group_ref;
-        }
-        if (json_is_true(json_object_get(c, "implicit"))) {
-            if (!uid || !*uid) {
-                errmsg = fmt("Pod %s/%s has no uid: its extended-resource claim needs one for its owner", pod_ns, pod_name);
-                goto fail;
-            }
-            if (!create_extended_claim(b, ns, pod_name, uid, json_object_get(c, "spec"), &ws[nw], &errmsg)) goto fail;
-            nw++;
-            if (!write_claim(b, json_object_get(c, "allocation"), ref, &ws[nw - 1], &errmsg)) goto fail;
-            if (!patch_pod_status(b, path, json_object_get(c, "requestMappings"), ws[nw - 1].name, &errmsg)) goto fail;
-            continue;
-        }
-        ws[nw].ns = xstrdup(ns);
-        ws[nw].name = xstrdup(jstr(c, "name"));
-        nw++;
-        if (!write_claim(b, json_object_get(c, "allocation"), ref, &ws[nw - 1], &errmsg)) goto fail;
+    bs.nw = json_array_size(bs.plan);
+    bs.ws = xcalloc(bs.nw + 1, sizeof *bs.ws);
+    for (size_t i = 0; i < bs.nw; i++) {
+        const json_t *c = json_array_get(bs.plan, i);
+        bs.ws[i].ns = xstrdup(jstr(c, "namespace"));
+        if (!json_is_true(json_object_get(c, "implicit"))) bs.ws[i].name = xstrdup(jstr(c, "name"));
     }
-    json_t *binding = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Binding",
-                                "metadata", "name", pod_name, "namespace", pod_ns, "target", "apiVersion", "v1", "kind",
-                                "Node", "name", node);
-    if (uid) json_object_set_new(json_object_get(binding, "metadata"), "uid", json_string(uid));
-    char bpath[640];
-    snprintf(bpath, sizeof bpath, "%s/binding", path);
-    long code = send_json(b, "POST", bpath, binding, NULL, NULL, &errmsg);
-    json_decref(binding);
-    if (code / 100 != 2) {
-        if (!errmsg) errmsg = fmt("POST %s: HTTP %ld", bpath, code);
-        goto fail;
+    if (holding) {
+        errmsg = hold_all(b, &bs, pod_name);
+        if (errmsg) goto fail;
+        pthread_mutex_unlock(&b->mu);   /* the store shows our devices in use: the next bind may decide */
+        locked = false;
     }
+    took(b, EXT_BIND_DECIDE, &t0);
+    errmsg = write_all(b, &bs, pod_ns, pod_name, uid, path, node, &t0);
+    if (errmsg) goto fail;
     atomic_fetch_add(&b->binds, 1);
+    ext_objcache_del(b->pods, pod_ns, pod_name);
     goto out;
 fail:
-    for (size_t i = nw; i-- > 0;) roll_back(b, &ws[i]);
+    took(b, EXT_BIND_CLAIM_WRITES, &t0);
+    /* first what the server never got (the store goes back to the server's version), then
+     * what it did get, newest first */
+    release(b, &bs.placeholder);
+    for (size_t i = 0; i < bs.nw; i++) release(b, &bs.ws[i]);
+    for (size_t i = bs.nw; i-- > 0;)
+        if (bs.ws[i].name) roll_back(b, &bs.ws[i]);
     atomic_fetch_add(&b->failures, 1);
+    took(b, EXT_BIND_ROLLBACK, &t0);
 out:
-    for (size_t i = 0; i < nw; i++) {
-        free(ws[i].ns);
-        free(ws[i].name);
-        json_decref(ws[i].ref);
+    if (locked) pthread_mutex_unlock(&b->mu);
+    for (size_t i = 0; i < bs.nw; i++) {
+        assert(!bs.ws[i].held);
+        free(bs.ws[i].ns);
+        free(bs.ws[i].name);
+        json_decref(bs.ws[i].ref);
     }
-    free(ws);
-    json_decref(plan);
-    json_decref(pod_ref);
-    json_decref(group_ref);
-    dra_pod_request_free(pr);
-    dra_snapshot_release(s);
-    pthread_mutex_unlock(&b->mu);
+    assert(!bs.placeholder.held);
+    free(bs.placeholder.ns);
+    free(bs.placeholder.name);
+    free(bs.ws);
+    json_decref(bs.plan);
+    json_decref(bs.bases);
+    json_decref(bs.pod_ref);
+    json_decref(bs.group_ref);
+    free(bs.group);
     json_decref(pod);
+    free(path);
+    atomic_fetch_sub(&b->inflight, 1);
     return errmsg;
 }

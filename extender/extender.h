@@ -64,6 +64,9 @@ typedef struct ext_reply {
  * body is {"error": "..."}. `path` is the URL path without the query. */
 void ext_service_handle(ext_service *s, const char *method, const char *path, const char *body, size_t len,
                         ext_reply *out);
+/* Whether a request to path waits on another server (bind mode's /bind: kube-apiserver
+ * round trips) and should run off the HTTP threads (offload.h). */
+bool ext_service_waits(const ext_service *s, const char *path);
 /* A request refused before it reached a route (the server's 413): an error reply,
  * counted in the metrics under the path's verb. */
 void ext_service_refuse(ext_service *s, const char *path, int status, const char *msg, ext_reply *out);

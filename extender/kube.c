@@ -1,5 +1,10 @@
 /* kube.c — the kube-apiserver client of kube.h: configuration (kubeconfig contexts,
- * in-cluster, flags), authentication, and requests over libcurl. */
+ * in-cluster, flags), authentication, and requests over libcurl. Each request has its
+ * own easy handle, but the handles share one connection cache (and TLS sessions, DNS)
+ * through a curl share: a request reuses an idle keep-alive connection to the server
+ * instead of a new TCP connection and TLS handshake each time — bind mode makes ~4
+ * requests a pod, and on a busy control plane the handshakes were a good part of
+ * them. */
 #include "extender/kube.h"
 
 #include "base/base.h"
@@ -29,7 +34,19 @@ struct ext_kube {
     bool insecure;
     long timeout_s;
     char *ns;                    /* the context's namespace (kubectl's default -n); NULL: none */
+    CURLSH *share;               /* connections, TLS sessions, DNS: shared by every request */
+    pthread_mutex_t share_mu[CURL_LOCK_DATA_LAST];
 };
+
+static void share_lock(CURL *c, curl_lock_data d, curl_lock_access a, void *arg) {
+    (void)c, (void)a;
+    pthread_mutex_lock(&((ext_kube *)arg)->share_mu[d]);
+}
+
+static void share_unlock(CURL *c, curl_lock_data d, void *arg) {
+    (void)c;
+    pthread_mutex_unlock(&((ext_kube *)arg)->share_mu[d]);
+}
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -174,6 +191,16 @@ done:
 ext_kube *ext_kube_new(const ext_kube_opts *o, err *e) {
     pthread_once(&curl_once, curl_init);
     ext_kube *k = xcalloc(1, sizeof *k);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&k->share_mu[i], NULL);
+    k->share = curl_share_init();
+    if (k->share) {
+        curl_share_setopt(k->share, CURLSHOPT_LOCKFUNC, share_lock);
+        curl_share_setopt(k->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+        curl_share_setopt(k->share, CURLSHOPT_USERDATA, k);
+        curl_share_setopt(k->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+        curl_share_setopt(k->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+        curl_share_setopt(k->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    }
     k->timeout_s = o->timeout_s > 0 ? o->timeout_s : 30;
     k->insecure = o->insecure;
     if (o->server) k->server = xstrdup(o->server);
@@ -223,6 +250,8 @@ fail:
 
 void ext_kube_free(ext_kube *k) {
     if (!k) return;
+    if (k->share) curl_share_cleanup(k->share);   /* every request is over: it closes the idle connections */
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&k->share_mu[i]);
     free(k->server);
     free(k->token);
     free(k->token_file);
@@ -318,6 +347,7 @@ static const char *tls_hint(const ext_kube *k, CURLcode rc) {
 
 static CURL *easy(const ext_kube *k, const char *method, const char *path, struct curl_slist **hdrs, const char *token) {
     CURL *c = curl_easy_init();
+    if (k->share) curl_easy_setopt(c, CURLOPT_SHARE, k->share);
     size_t n = strlen(k->server) + strlen(path) + 1;
     char *url = xmalloc(n);
     snprintf(url, n, "%s%s", k->server, path);

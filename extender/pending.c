@@ -3,7 +3,7 @@
  * are compared by the strings). An entry lives while it carries a mark or a journal;
  * the journaled entries are also listed in `journaled`, so the end of the last write
  * in flight clears them without walking the whole map. Per kind: the writes in
- * flight and the counters. */
+ * flight and the counters. A held entry (a reservation in flight) stays while held. */
 #include "extender/pending.h"
 
 #include "base/base.h"
@@ -11,6 +11,7 @@
 #include "base/hmap.h"
 #include "base/vec.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,9 @@ typedef struct entry {
     bool seen_deleted;           /* a DELETED event came */
     bool has_last;               /* the latest delivered: the object (NULL with has_last: gone) */
     json_t *last;
+    /* the hold (pending.h, Holds): the store has our tentative version until it ends */
+    bool held;
+    json_t *base;                /* the server's version under the hold (our copy); NULL: not created yet */
 } entry;
 
 typedef struct kind_rec {
@@ -39,6 +43,8 @@ typedef struct kind_rec {
     int inflight;                /* writes begun and not answered */
     size_t marks;
     uint64_t skipped, expired, seen_first;
+    size_t holds;
+    uint64_t released;
 } kind_rec;
 
 struct ext_pending {
@@ -78,6 +84,7 @@ static void free_entry(entry *e) {
     clear_journal(e);
     free(e->seen.v);
     json_decref(e->view);
+    json_decref(e->base);
     free(e->rv);
     free(e->kind);
     free(e->ns);
@@ -148,7 +155,7 @@ static bool marked(const entry *e) { return e->rv || e->gone; }
 
 /* An entry with neither a mark nor a journal goes. */
 static void gc(ext_pending *p, entry *e) {
-    if (marked(e) || e->journaled) return;
+    if (marked(e) || e->journaled || e->held) return;
     uint64_t head = 0;
     hmap_get(&p->map, e->h, &head);
     entry *first = (entry *)(uintptr_t)head;
@@ -251,6 +258,100 @@ static const char *meta_str(const json_t *obj, const char *k) {
 
 /* ---- the writer ---------------------------------------------------------------------------------- */
 
+static void end_hold(kind_rec *kr, entry *e) {
+    assert(e->held && kr->holds > 0);
+    e->held = false;
+    kr->holds--;
+    json_decref(e->base);
+    e->base = NULL;
+}
+
+/* The store's update must take: a reservation the store does not show would let the
+ * devices be given away again. */
+static bool store_upsert_ok(dra_store *st, const json_t *obj) {
+    dra_change c = {.upsert = obj};
+    err e;
+    err_clear(&e);
+    return dra_store_apply(st, &c, 1, &e) != 0;
+}
+
+bool ext_pending_hold(ext_pending *p, dra_store *st, const json_t *base, const json_t *tentative) {
+    const char *kind = json_string_value(json_object_get(tentative, "kind"));
+    const char *ns = meta_str(tentative, "namespace"), *name = meta_str(tentative, "name");
+    assert(kind && name);
+    pthread_mutex_lock(&p->mu);
+    kind_rec *kr = kind_of(p, kind, true);
+    entry *e = find(p, kind, ns, name, true);
+    bool ok = !e->held && store_upsert_ok(st, tentative);
+    if (ok) {
+        e->held = true;
+        e->base = base ? json_deep_copy(base) : NULL;
+        kr->holds++;
+    }
+    gc(p, e);
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+void ext_pending_wrote_held(ext_pending *p, const json_t *obj) {
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    const char *ns = meta_str(obj, "namespace"), *name = meta_str(obj, "name"), *rv = meta_str(obj, "resourceVersion");
+    assert(kind && name);
+    pthread_mutex_lock(&p->mu);
+    kind_rec *kr = kind_of(p, kind, true);
+    entry *e = find(p, kind, ns, name, true);
+    assert(e->held);
+    json_decref(e->base);
+    e->base = json_deep_copy(obj);
+    if (rv && *rv && journal_has(e, rv)) {
+        /* already delivered (and skipped for the hold: it is in the view, or older than it) */
+        kr->seen_first++;
+        if (marked(e) && kr->marks) kr->marks--;
+        free(e->rv);
+        e->rv = NULL;
+        e->gone = false;
+    } else if (rv && *rv) {
+        set_mark(kr, e, rv);   /* what the watch delivers before it is older than the base */
+    }
+    gc(p, e);
+    end_write(p, kr);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void ext_pending_release(ext_pending *p, dra_store *st, const char *kind, const char *ns, const char *name) {
+    pthread_mutex_lock(&p->mu);
+    kind_rec *kr = kind_of(p, kind, true);
+    entry *e = find(p, kind, ns, name, false);
+    if (!e || !e->held) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    kr->released++;
+    if (!marked(e) && e->has_view) {
+        /* the watch said something after our own writes: the newest word there is */
+        if (e->view) store_upsert(st, e->view);
+        else store_delete(st, kind, ns, name);
+        json_decref(e->view);
+        e->view = NULL;
+        e->has_view = false;
+    } else if (e->base) {
+        store_upsert(st, e->base);   /* a mark of ours stays: older versions are still kept out */
+    } else {
+        store_delete(st, kind, ns, name);
+    }
+    end_hold(kr, e);
+    gc(p, e);
+    pthread_mutex_unlock(&p->mu);
+}
+
+bool ext_pending_held(ext_pending *p, const char *kind, const char *ns, const char *name) {
+    pthread_mutex_lock(&p->mu);
+    entry *e = find(p, kind, ns, name, false);
+    bool h = e && e->held;
+    pthread_mutex_unlock(&p->mu);
+    return h;
+}
+
 void ext_pending_begin(ext_pending *p, const char *kind) {
     pthread_mutex_lock(&p->mu);
     kind_of(p, kind, true)->inflight++;
@@ -270,17 +371,27 @@ void ext_pending_wrote(ext_pending *p, dra_store *st, const json_t *obj) {
     kind_rec *kr = kind_of(p, kind ? kind : "", true);
     if (!kind || !name || !rv || !*rv) {
         /* nothing to recognise its event by: into the store as it is */
+        entry *h = kind && name ? find(p, kind, ns, name, false) : NULL;
+        if (h && h->held) {
+            end_hold(kr, h);
+            gc(p, h);
+        }
         store_upsert(st, obj);
         end_write(p, kr);
         pthread_mutex_unlock(&p->mu);
         return;
     }
     entry *e = find(p, kind, ns, name, true);
+    bool was_held = e->held;
+    if (was_held) end_hold(kr, e);
     if (journal_has(e, rv)) {
         /* the watch delivered our version before the answer came: the store has it or a
-         * newer one — unless the watch was skipping, then its view (ours or newer) */
+         * newer one — unless the watch was skipping (a mark, a hold), then its view
+         * (ours or newer) */
         kr->seen_first++;
-        if (marked(e) && e->has_view) {
+        if (was_held && !e->has_view) {
+            store_upsert(st, obj);   /* not skipped for the hold: a journal from before it */
+        } else if ((marked(e) || was_held) && e->has_view) {
             if (e->view) store_upsert(st, e->view);
             else store_delete(st, kind, ns, name);
         }
@@ -320,6 +431,16 @@ static ext_pending_verdict decide(ext_pending *p, const char *kind, const json_t
     if (!name) return EXT_PENDING_APPLY;
     if (kr->inflight) journal(p, kind, ns, name, rv, obj, deleted, deleted);
     entry *e = find(p, kind, ns, name, false);
+    if (e && e->held) {
+        /* the store has our tentative: nothing the watch says replaces it before the
+         * hold ends; the echo of our own earlier write (or a deletion) ends its mark,
+         * and whatever came is the watch's latest word */
+        if (deleted || (e->rv && rv && !strcmp(e->rv, rv))) clear_mark(kr, e);
+        if (ours && ours_n) snprintf(ours, ours_n, "a reservation in flight");
+        set_view(e, deleted ? NULL : obj);
+        kr->skipped++;
+        return EXT_PENDING_SKIP;
+    }
     if (!e || !marked(e)) return EXT_PENDING_APPLY;
     ext_pending_verdict v = EXT_PENDING_APPLY;
     if (expired(p, e, now_ns())) {
@@ -353,6 +474,7 @@ ext_pending_verdict ext_pending_unlisted_locked(ext_pending *p, const char *kind
     if (!kr) return EXT_PENDING_APPLY;
     if (kr->inflight) journal(p, kind, ns, name, NULL, NULL, true, false);
     entry *e = find(p, kind, ns, name, false);
+    if (e && e->held) return EXT_PENDING_SKIP;   /* the list may predate it: the hold stays as it is */
     if (!e || !marked(e)) return EXT_PENDING_APPLY;
     if (expired(p, e, now_ns())) {
         kr->expired++;
@@ -375,7 +497,7 @@ size_t ext_pending_expire_locked(ext_pending *p, const char *kind,
     uint64_t k, v;
     for (size_t i = 0; hmap_next(&p->map, &i, &k, &v);)
         for (entry *e = (entry *)(uintptr_t)v; e; e = e->next)
-            if (marked(e) && !strcmp(e->kind, kind) && expired(p, e, now)) VEC_PUSH(due, e);
+            if (marked(e) && !e->held && !strcmp(e->kind, kind) && expired(p, e, now)) VEC_PUSH(due, e);
     for (size_t i = 0; i < due.n; i++) {
         entry *e = due.v[i];
         if (fn) fn(arg, e->ns, e->name, e->has_view, e->view);
@@ -397,6 +519,8 @@ void ext_pending_stats_of(ext_pending *p, const char *kind, ext_pending_stats *o
         out->skipped += kr->skipped;
         out->expired += kr->expired;
         out->seen_first += kr->seen_first;
+        out->holds += kr->holds;
+        out->released += kr->released;
     }
     pthread_mutex_unlock(&p->mu);
 }

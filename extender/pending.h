@@ -40,6 +40,23 @@
  * in the journal, no mark is made: the store already has that version, or a newer one
  * (if the watch had been skipping, its view — which is R or newer — is applied).
  *
+ * Holds: a reservation in flight. Bind mode decides an allocation under its lock and
+ * writes it after letting go of the lock, so that binds run side by side; meanwhile the
+ * devices must count as in use for every other /bind and /filter. ext_pending_hold puts
+ * the claim as it is about to be written (the "tentative": allocation and reservedFor
+ * set) into the store at once and holds its key: every version the watch delivers of
+ * it is skipped (kept as the view) while the hold lasts, whatever its resourceVersion.
+ * The hold keeps the version it was taken over (the "base") and, as the writes go
+ * through (ext_pending_wrote_held: a finalizer added), the server's latest answer.
+ * It ends one of two ways:
+ *   - the write of the allocation came back (ext_pending_wrote): that answer goes into
+ *     the store and is marked as any write is (above);
+ *   - it failed (ext_pending_release): the store goes back to what the server holds —
+ *     the watch's view when it delivered something newer than our own writes, else
+ *     the base — so the devices are allocatable again.
+ * A hold has no timeout: it lives as long as one bind's requests, and each of those
+ * has one. A key is held by one bind at a time.
+ *
  * Atomicity. The writer's store update plus mark (ext_pending_wrote/deleted) and the
  * watch's decision plus store update (ext_pending_lock … the *_locked calls …
  * dra_store_apply … ext_pending_unlock) run under one mutex, so a version decided
@@ -70,8 +87,23 @@ void ext_pending_begin(ext_pending *p, const char *kind);
 void ext_pending_abandon(ext_pending *p, const char *kind);
 /* It came back: obj is the object as the server stored it (kind, metadata.namespace,
  * name and resourceVersion set). Goes into st and is marked, unless the watch already
- * delivered it (then st keeps what the watch gave it). Ends the write. */
+ * delivered it (then st keeps what the watch gave it). Ends the write, and the hold
+ * of the key if there is one. */
 void ext_pending_wrote(ext_pending *p, dra_store *st, const json_t *obj);
+/* A reservation (see Holds above): tentative goes into st and its key is held; base is
+ * the version it was decided over (NULL: the object does not exist yet — a release
+ * then removes it from st). No write begins here. False, nothing changed, when the
+ * key is held already (another bind is writing it). */
+bool ext_pending_hold(ext_pending *p, dra_store *st, const json_t *base, const json_t *tentative);
+/* A write of a held object came back (obj: the answer, e.g. the finalizer added) and
+ * the hold goes on: obj is its base from now, the store keeps the tentative. Ends the
+ * write. */
+void ext_pending_wrote_held(ext_pending *p, const json_t *obj);
+/* The hold of kind/ns/name ends without its write: st gets the server's version back
+ * (the watch's view, else the base). Nothing when the key is not held. */
+void ext_pending_release(ext_pending *p, dra_store *st, const char *kind, const char *ns, const char *name);
+/* Whether kind/ns/name is held (tests). */
+bool ext_pending_held(ext_pending *p, const char *kind, const char *ns, const char *name);
 /* A DELETE of kind/ns/name succeeded and the object is gone: removed from st (when it
  * is there) and marked gone, unless the watch delivered the deletion. Ends the write. */
 void ext_pending_deleted(ext_pending *p, dra_store *st, const char *kind, const char *ns, const char *name);
@@ -111,6 +143,8 @@ typedef struct ext_pending_stats {
     uint64_t skipped;            /* stale versions not applied (events and list items) */
     uint64_t expired;            /* marks dropped by the timeout */
     uint64_t seen_first;         /* writes whose version the watch delivered before the answer came */
+    size_t holds;                /* reservations in flight now */
+    uint64_t released;           /* holds ended by a failed write */
 } ext_pending_stats;
 
 /* Of one kind (NULL: all). */

@@ -4,7 +4,11 @@
  * share of the connections. Sockets are non-blocking, so a slow or idle client costs a
  * connection slot and its 32 KiB buffer, never a thread: a request reaches the service
  * (and its worker pool) only once its whole body is in, and the thread that hands it
- * over waits for the answer (--filter-budget bounds that wait).
+ * over waits for the answer (--filter-budget bounds that wait) — except a request that
+ * waits on another server (bind mode's /bind, ext_service_waits): its connection is
+ * suspended and the request runs on the offload pool (offload.h), which resumes the
+ * connection with the answer, so that the thread goes on serving /filter and
+ * /prioritize meanwhile.
  *
  * Bodies are buffered per request up to the service's max_body (larger ones answered
  * 413 without reading them when a Content-Length announces them), and across requests
@@ -56,6 +60,7 @@
 #include "base/strbuf.h"
 #include "extender/budget.h"
 #include "extender/listen.h"
+#include "extender/offload.h"
 #include "extender/tls.h"
 
 /* A connection's phase, for the request deadline. The MHD thread moves it along
@@ -88,6 +93,7 @@ struct ext_server {
     size_t max_body;
     ext_tls *tls;                  /* borrowed; NULL: plain HTTP */
     ext_budget *budget;            /* borrowed; NULL: no budget */
+    ext_offload *offload;          /* requests that wait on another server; NULL: none (no bind mode) */
     const char *const *routes;     /* NULL: every route */
     const char *name;              /* "--listen", "--health-listen" */
     unsigned conn_limit;
@@ -112,6 +118,13 @@ typedef struct request {
     bool too_large;
     bool over_budget;   /* the budget had no room: body dropped, 503 at the end */
     bool answered;   /* a reply was queued before the body was read */
+    /* offloaded (offload.h): the connection is suspended while a pool thread answers */
+    bool offloaded;
+    _Atomic bool done;              /* the pool thread's answer is in `reply` */
+    ext_server *srv;
+    struct MHD_Connection *c;
+    char *method, *url;
+    ext_reply reply;
 } request;
 
 static uint64_t now_ns(void) {
@@ -388,6 +401,15 @@ static void drop_body(ext_server *srv, request *rq) {
     sbuf_init(&rq->body);
 }
 
+/* A pool thread: the request answered, then its connection resumed (MHD calls
+ * on_request again, which sends the answer). */
+static void offloaded(void *arg) {
+    request *rq = arg;
+    ext_service_handle(rq->srv->svc, rq->method, rq->url, rq->body.buf, rq->body.len, &rq->reply);
+    atomic_store(&rq->done, true);
+    MHD_resume_connection(rq->c);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls) {
     (void)version;
@@ -462,6 +484,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
+    if (rq->offloaded) {
+        /* resumed: the pool thread has answered (MHD calls again only after the resume) */
+        if (!atomic_load(&rq->done)) return MHD_YES;
+        rq->offloaded = false;
+        enum MHD_Result ok = send_reply(c, &rq->reply);
+        phase_restart(rq->cn, PH_SENDING);
+        return ok;
+    }
     if (rq->answered) return MHD_YES;
     /* the whole body is in: no deadline while it is decided */
     if (!phase_move(rq->cn, PH_BODY, PH_HANDLING)) return MHD_NO;   /* too late: 408 already sent */
@@ -471,6 +501,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         else over_budget(srv, c, url);
         phase_restart(rq->cn, PH_SENDING);
         return MHD_YES;
+    }
+    if (srv->offload && ext_service_waits(srv->svc, url)) {
+        rq->srv = srv;
+        rq->c = c;
+        rq->method = xstrdup(method);
+        rq->url = xstrdup(url);
+        rq->offloaded = true;
+        /* suspended before it is handed over: the pool thread may resume it at once */
+        MHD_suspend_connection(c);
+        if (ext_offload_run(srv->offload, offloaded, rq)) return MHD_YES;
+        /* closing down: answered here */
+        MHD_resume_connection(c);
+        rq->offloaded = false;
     }
     ext_reply r;
     ext_service_handle(srv->svc, method, url, rq->body.buf, rq->body.len, &r);
@@ -487,10 +530,20 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (!rq) return;
     phase_restart(rq->cn, PH_HEADERS);   /* the next request's clock starts now */
     drop_body(srv, rq);
+    if (atomic_load(&rq->done) && rq->offloaded) ext_reply_free(&rq->reply);   /* answered, never sent */
+    free(rq->method);
+    free(rq->url);
     free(rq);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->inflight, 1);
 }
+
+/* Threads for requests that wait on another server (offload.h). kube-scheduler runs
+ * each pod's binding cycle on a goroutine of its own, so binds come concurrently, about
+ * the bind rate times a bind's latency at once (100 pods/s × ~50 ms ≈ 5); 16 leaves
+ * room for slow API servers and bursts, and past it binds queue without holding an
+ * HTTP thread. */
+#define OFFLOAD_THREADS 16u
 
 /* Descriptors needed besides the connections: the listening socket, each MHD thread's
  * epoll and wake-up fds, the kube-apiserver clients, files, the log. */
@@ -545,6 +598,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     srv->name = flag;
     srv->conn_limit = want;
     srv->request_timeout_ns = (uint64_t)o->request_timeout_ms * 1000000ull;
+    if (ext_service_config(svc)->binder && !o->routes) srv->offload = ext_offload_new(OFFLOAD_THREADS);
     pthread_mutex_init(&srv->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -552,6 +606,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     pthread_cond_init(&srv->wake, &ca);
     pthread_condattr_destroy(&ca);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    if (srv->offload) flags |= MHD_ALLOW_SUSPEND_RESUME;
     if (sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     if (o->tls) {
         if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
@@ -589,6 +644,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     if (!srv->d) {
         err_set(e, "%s %s: cannot start the HTTP server (address in use?)", flag, o->listen);
     fail:
+        ext_offload_free(srv->offload);
         pthread_cond_destroy(&srv->wake);
         pthread_mutex_destroy(&srv->lock);
         free(srv);
@@ -615,7 +671,11 @@ void ext_server_stop(ext_server *srv, unsigned grace_ms) {
     struct timespec tick = {0, 5 * 1000 * 1000};
     for (unsigned waited = 0; atomic_load(&srv->inflight) > 0 && waited < grace_ms; waited += 5)
         nanosleep(&tick, NULL);
+    /* every offloaded request ends (and resumes its connection) before the daemon goes:
+     * MHD must not stop with connections suspended */
+    if (srv->offload) ext_offload_close(srv->offload);
     MHD_stop_daemon(srv->d);
+    ext_offload_free(srv->offload);
     if (ls != MHD_INVALID_SOCKET) close(ls);
     if (srv->watchdog_started) {
         pthread_mutex_lock(&srv->lock);

@@ -200,6 +200,8 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
         ext_reply_error(r, 503, "no snapshot loaded yet");
         return;
     }
+    /* bind mode: the pod as kube-scheduler sent it, so that its /bind need not read it */
+    if (!prioritize && s->cfg.binder) ext_binder_saw_pod(s->cfg.binder, a.pod);
     dra_pod_request *pr = dra_pod_request_new(snap, a.pod, &e);
     if (!pr) {
         dra_snapshot_release(snap);
@@ -465,6 +467,21 @@ static void metrics(ext_service *s, ext_reply *r) {
                   c->binder ? (unsigned long long)ext_binder_failures(c->binder) : 0ull,
                   c->binder ? (unsigned long long)ext_binder_conflicts(c->binder) : 0ull);
     }
+    if (c->binder) {
+        /* where bind mode's time goes (bind.h), to tell the API server's share from ours */
+        sbuf_addf(&b,
+                  "# HELP dralloc_binds_inflight /bind requests in progress\n"
+                  "# TYPE dralloc_binds_inflight gauge\ndralloc_binds_inflight %d\n"
+                  "# HELP dralloc_bind_claim_gets_total ResourceClaims read before a write (not in the watch's "
+                  "JSON, or after a 409)\n"
+                  "# TYPE dralloc_bind_claim_gets_total counter\ndralloc_bind_claim_gets_total %llu\n"
+                  "# HELP dralloc_bind_phase_seconds_total time spent by /bind, by phase, summed over binds\n"
+                  "# TYPE dralloc_bind_phase_seconds_total counter\n",
+                  ext_binder_inflight(c->binder), (unsigned long long)ext_binder_claim_gets(c->binder));
+        for (int p = 0; p < EXT_BIND_NPHASES; p++)
+            sbuf_addf(&b, "dralloc_bind_phase_seconds_total{phase=\"%s\"} %.6f\n", ext_bind_phase_name(p),
+                      ext_binder_phase_seconds(c->binder, p));
+    }
     if (c->budget)
         sbuf_addf(&b,
                   "# HELP dralloc_inflight_request_bytes request bytes held now, across connections\n"
@@ -590,6 +607,10 @@ void ext_service_handle(ext_service *s, const char *method, const char *path, co
     memset(out, 0, sizeof *out);
     ext_verb v = route(s, method, path ? path : "/", body ? body : "", body ? len : 0, out);
     ext_metrics_request(s->metrics, v, out->status, dra_monotonic_ns() - t0);
+}
+
+bool ext_service_waits(const ext_service *s, const char *path) {
+    return s->cfg.binder && path && is_verb(path, "bind");
 }
 
 /* The metrics verb of a path, for requests refused before routing. */

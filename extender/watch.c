@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "extender/metrics.h"
+#include "extender/objcache.h"
 #include "extender/pending.h"
 
 #include <pthread.h>
@@ -227,6 +228,18 @@ static const char *meta_of(const json_t *obj, const char *k) {
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), k));
 }
 
+/* Bind mode: what went into the store of the ResourceClaims, as JSON too, so that the
+ * binder writes a claim without reading it first (objcache.h). An object the engine
+ * refused is mirrored all the same: the write's precondition tells. */
+static void mirror(kind_state *ks, const dra_change *changes, size_t n) {
+    ext_objcache *oc = ks->w->o.claims;
+    if (!oc || !ks->def->written) return;
+    for (size_t i = 0; i < n; i++) {
+        if (changes[i].upsert) ext_objcache_put(oc, (json_t *)changes[i].upsert);
+        else ext_objcache_del(oc, changes[i].ns, changes[i].name);
+    }
+}
+
 /* A pending write whose event never came: the watch's latest version wins (none:
  * the store keeps ours, which nothing the watch said contradicts). */
 static void expired_view(void *arg, const char *ns, const char *name, bool has_view, const json_t *view) {
@@ -239,6 +252,7 @@ static void expired_view(void *arg, const char *ns, const char *name, bool has_v
     err e;
     err_clear(&e);
     dra_store_apply(ks->w->st, &c, 1, &e);   /* a deletion of what is not there: nothing to do */
+    mirror(ks, &c, 1);
 }
 
 /* The collected changes into the store, the caller holding the pending table's lock
@@ -249,6 +263,7 @@ static void flush_locked(kind_state *ks) {
     ext_pending *p = w->o.pending;
     if (!p) {
         apply(ks, ks->changes.v, ks->changes.n);
+        mirror(ks, ks->changes.v, ks->changes.n);
         clear_changes(ks);
         return;
     }
@@ -288,6 +303,7 @@ static void flush_locked(kind_state *ks) {
         atomic_fetch_add(&ks->skipped, skipped);
     }
     apply(ks, kept, nk);
+    mirror(ks, kept, nk);
     free(kept);
     clear_changes(ks);
 }

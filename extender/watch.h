@@ -46,6 +46,7 @@ typedef struct ext_watch_opts {
     bool podgroups;              /* watch scheduling.k8s.io/v1alpha2 PodGroups (gate DRAWorkloadResourceClaims) */
     bool verbose;                /* a log line per stale version skipped */
     struct ext_pending *pending; /* bind mode's pending writes (borrowed; NULL: every version applies) */
+    struct ext_objcache *claims; /* bind mode: the JSON of every ResourceClaim version applied (borrowed; NULL: none) */
 } ext_watch_opts;
 
 /* Starts the threads; they run until ext_watch_stop. */
