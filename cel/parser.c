@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ACCU "__result__"
@@ -23,7 +24,7 @@ typedef struct parser {
     cel_lexer lx;
     cel_token t, nx;      /* current and next token */
     arena *a;
-    err *e;
+    strbuf *d;            /* the error text (cel-go's Errors.ToDisplayString) */
     bool failed;
     int depth, max_depth;
     bool no_macros;
@@ -33,17 +34,28 @@ typedef struct parser {
 
 /* ---- error text ------------------------------------------------------------- */
 
-void cel__error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
+/* Bytes of the UTF-8 sequence at s (1 for an invalid one, as Go's utf8.DecodeRune). */
+static size_t utf8_width(const char *s, size_t n) {
+    unsigned char c = (unsigned char)s[0];
+    size_t w = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    if (w > n) return 1;
+    for (size_t i = 1; i < w; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) return 1;
+    return w;
+}
+
+void cel__error_at(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    cel__error_atv(e, src, n, pos, fmt, ap);
+    cel__error_atv(d, src, n, pos, fmt, ap);
     va_end(ap);
 }
 
-void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
-    if (!e) return;
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+/* cel-go's Error.ToDisplayString: the caret line has one dot per code point before the
+ * column, a full-width dot (U+FF0E) for a multi-byte one so the caret stays under its
+ * character in a terminal, and a full-width caret under a multi-byte character. */
+void cel__error_atv(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
+    if (!d) return;
     if (pos > n) pos = (uint32_t)n;
     int line = 1;
     size_t ls = 0;
@@ -52,23 +64,33 @@ void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char 
     size_t col = cel__utf8_len(src + ls, pos - ls);
     size_t le = ls;
     while (le < n && src[le] != '\n') le++;
-    char buf[ERR_MSG_MAX];
-    size_t o = 0;
-    o += (size_t)snprintf(buf + o, sizeof buf - o, "ERROR: <input>:%d:%zu: %s\n | %.*s\n | ", line, col + 1, msg,
-                          (int)(le - ls), src + ls);
-    for (size_t i = 0; i < col && o + 2 < sizeof buf; i++) buf[o++] = '.';
-    if (o + 2 < sizeof buf) buf[o++] = '^';
-    buf[o < sizeof buf ? o : sizeof buf - 1] = '\0';
-    size_t cur = e->set ? strlen(e->msg) : 0;
-    if (cur && cur + 1 < sizeof e->msg) {
-        e->msg[cur++] = '\n';
-        size_t room = sizeof e->msg - cur - 1, bl = strlen(buf);
-        memcpy(e->msg + cur, buf, bl < room ? bl : room);
-        e->msg[cur + (bl < room ? bl : room)] = '\0';
-    } else if (!cur) {
-        memcpy(e->msg, buf, sizeof buf);
+    if (d->len) sbuf_addc(d, '\n');
+    sbuf_addf(d, "ERROR: <input>:%d:%zu: ", line, col + 1);
+    va_list aq;
+    va_copy(aq, ap);
+    char small[256];
+    int ml = vsnprintf(small, sizeof small, fmt, aq);
+    va_end(aq);
+    if (ml >= (int)sizeof small) {
+        char *big = xmalloc((size_t)ml + 1);
+        vsnprintf(big, (size_t)ml + 1, fmt, ap);
+        sbuf_add(d, big, (size_t)ml);
+        free(big);
+    } else if (ml > 0) {
+        sbuf_add(d, small, (size_t)ml);
     }
-    e->set = true;
+    /* cel-go leaves the snippet out of a line longer than 16384 bytes */
+    if (le - ls > 16384) return;
+    sbuf_adds(d, "\n | ");
+    for (size_t i = ls; i < le; i++) sbuf_addc(d, src[i] == '\t' ? ' ' : src[i]);
+    sbuf_adds(d, "\n | ");
+    size_t i = ls;
+    for (size_t k = 0; k < col && i < le; k++) {
+        size_t w = utf8_width(src + i, le - i);
+        sbuf_adds(d, w > 1 ? "\xef\xbc\x8e" : ".");
+        i += w;
+    }
+    sbuf_adds(d, i < le && utf8_width(src + i, le - i) > 1 ? "\xef\xbc\xbe" : "^");
 }
 
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -80,7 +102,7 @@ static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cel__error_at(p->e, p->src, p->n, pos, "%s", msg);
+    cel__error_at(p->d, p->src, p->n, pos, "%s", msg);
 }
 
 static void tok_desc(parser *p, const cel_token *t, char *buf, size_t n) {
@@ -389,10 +411,9 @@ static bool depth_enter(parser *p) {
     if (++p->depth > p->max_depth) {
         if (!p->failed) {
             p->failed = true;
-            if (p->e) {
-                snprintf(p->e->msg, sizeof p->e->msg, "ERROR: <input>:-1:0: expression recursion limit exceeded: %d",
-                         p->max_depth);
-                p->e->set = true;
+            if (p->d) {
+                if (p->d->len) sbuf_addc(p->d, '\n');
+                sbuf_addf(p->d, "ERROR: <input>:-1:0: expression recursion limit exceeded: %d", p->max_depth);
             }
         }
         return false;
@@ -829,10 +850,10 @@ static cel_node *parse_expr(parser *p) {
     return c;
 }
 
-bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e) {
+bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, strbuf *d) {
     parser p = {0};
     p.a = a;
-    p.e = e;
+    p.d = d;
     p.src = src;
     p.n = n;
     p.max_depth = opts && opts->max_depth ? opts->max_depth : 250;
