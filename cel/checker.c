@@ -469,6 +469,15 @@ static const cel_type *check_ident(checker *c, cel_node *n) {
     return &cel_t_dyn;
 }
 
+/* The opaque types Kubernetes' CEL libraries declare with cel.ObjectType. */
+static bool is_k8s_object(const cel_type *t) {
+    static const char *const names[] = {"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL",
+                                        "kubernetes.NamedFormat"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (t->name && !strcmp(t->name, names[i])) return true;
+    return false;
+}
+
 /* checkSelectField: the type of `operand.field` (operand already checked). */
 static const cel_type *select_field(checker *c, cel_node *n, const cel_type *operand, bool optional) {
     const cel_type *t = substitute(c, operand, false);
@@ -487,11 +496,21 @@ static const cel_type *select_field(checker *c, cel_node *n, const cel_type *ope
         else if (c->check) report(c, n->pos, "undefined field '%s'", n->name);
         else r = &cel_t_dyn;
         break;
+    case TY_OPAQUE:
+        /* Kubernetes declares these as object types (cel.ObjectType), which no type
+         * provider resolves: cel-go's lookupFieldType reports the failed resolution
+         * (net.IP and net.CIDR are opaque types: the default's error) */
+        if (c->check && is_k8s_object(t)) {
+            report(c, n->pos, "unexpected failed resolution of '%s'", t->name);
+            break;
+        }
+        goto unsupported;
     case TY_PARAM:
         assignable(c, &cel_t_dyn, t);
         r = &cel_t_dyn;
         break;
     default:
+    unsupported:
         if (!is_dyn_or_error(t) && c->check) {
             char b[128];
             type_text(t, b, sizeof b);
