@@ -20,11 +20,30 @@
 
 #define ACCU "__result__"
 
+/* ANTLR's expected-token sets (in token-type order) where an expression may start:
+ * alone, and where an optional element before it widens the set — a call's argument
+ * list (or ')'), an index's '?', a list's or map's elements (or '?', ',' and the
+ * closing token). */
+#define FIRST_TAIL "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+#define FIRST_EXPR "{'[', '{', '(', '.', '-', '!', " FIRST_TAIL
+#define FIRST_ARGS "{'[', '{', '(', ')', '.', '-', '!', " FIRST_TAIL
+#define FIRST_INDEX "{'[', '{', '(', '.', '-', '!', '?', " FIRST_TAIL
+#define FIRST_LIST "{'[', ']', '{', '(', '.', ',', '-', '!', '?', " FIRST_TAIL
+#define FIRST_MAP "{'[', '{', '}', '(', '.', ',', '-', '!', '?', " FIRST_TAIL
+
+typedef struct perror_rec {
+    uint32_t pos;
+    const char *msg;
+} perror_rec;
+
 typedef struct parser {
     cel_lexer lx;
     cel_token t, nx;      /* current and next token */
     arena *a;
     strbuf *d;            /* the error text (cel-go's Errors.ToDisplayString) */
+    perror_rec *errs;     /* errors found, printed sorted at the end */
+    uint32_t nerrs, caperrs;
+    uint32_t open;        /* constructs open that need a closing token (or a ternary's ':') */
     bool failed;
     int depth, max_depth;
     bool no_macros;
@@ -93,43 +112,110 @@ void cel__error_atv(strbuf *d, const char *src, size_t n, uint32_t pos, const ch
     sbuf_adds(d, i < le && utf8_width(src + i, le - i) > 1 ? "\xef\xbc\xbe" : "^");
 }
 
+/* Records an error (kept in the order found; cel__parse prints them sorted by position,
+ * as cel-go's Errors.ToDisplayString does). */
+static void record(parser *p, uint32_t pos, const char *fmt, va_list ap) {
+    va_list aq;
+    va_copy(aq, ap);
+    int len = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (len < 0) len = 0;
+    char *msg = arena_alloc(p->a, (size_t)len + 1);
+    vsnprintf(msg, (size_t)len + 1, fmt, ap);
+    if (p->nerrs == p->caperrs) {
+        uint32_t ncap = p->caperrs ? p->caperrs * 2 : 4;
+        perror_rec *ne = ARENA_NEWN(p->a, perror_rec, ncap);
+        if (p->nerrs) memcpy(ne, p->errs, sizeof *ne * p->nerrs);
+        p->errs = ne;
+        p->caperrs = ncap;
+    }
+    p->errs[p->nerrs++] = (perror_rec){pos, msg};
+}
+
+/* A syntax error: the parser stops at it (ANTLR's recovery after it is emulated only
+ * where the input ends: see expect_close). */
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     if (p->failed) return;
     p->failed = true;
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(p, pos, fmt, ap);
     va_end(ap);
-    cel__error_at(p->d, p->src, p->n, pos, "%s", msg);
 }
 
-static void tok_desc(parser *p, const cel_token *t, char *buf, size_t n) {
-    if (t->kind == T_EOF) snprintf(buf, n, "<EOF>");
-    else snprintf(buf, n, "%.*s", (int)(t->end - t->pos > 60 ? 60 : t->end - t->pos), p->src + t->pos);
+/* A lexer error: ANTLR's lexer reports it, drops the text and goes on, so the parser
+ * never sees it and parsing continues. */
+static void lex_error(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lex_error(parser *p, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    record(p, p->nx.pos, fmt, ap);
+    va_end(ap);
+}
+
+/* A token's text as ANTLR's getErrorDisplay shows it: whole, with \n \r \t escaped. */
+static const char *tok_desc(parser *p, const cel_token *t) {
+    if (t->kind == T_EOF) return "<EOF>";
+    strbuf b;
+    sbuf_init(&b);
+    for (uint32_t i = t->pos; i < t->end; i++) {
+        char c = p->src[i];
+        if (c == '\n') sbuf_adds(&b, "\\n");
+        else if (c == '\r') sbuf_adds(&b, "\\r");
+        else if (c == '\t') sbuf_adds(&b, "\\t");
+        else sbuf_addc(&b, c);
+    }
+    const char *r = arena_strndup(p->a, b.buf ? b.buf : "", b.len);
+    sbuf_free(&b);
+    return r;
 }
 
 static void syntax_error(parser *p, const char *expecting) {
-    char d[80];
+    const char *d = tok_desc(p, &p->t);
     if (p->t.kind == T_ERROR) {
-        tok_desc(p, &p->t, d, sizeof d);
         if (!strcmp(p->t.msg, "token recognition error"))
             fail(p, p->t.pos, "Syntax error: token recognition error at: '%s'", d);
         else
             fail(p, p->t.pos, "%s", p->t.msg);
         return;
     }
-    tok_desc(p, &p->t, d, sizeof d);
     if (expecting) fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting %s", d, expecting);
     else fail(p, p->t.pos, "Syntax error: extraneous input '%s'", d);
 }
 
 /* ---- tokens ------------------------------------------------------------------- */
 
+static void next_token(parser *p) {
+    for (;;) {
+        p->nx = cel__lex_next(&p->lx);
+        if (p->nx.kind != T_ERROR || strcmp(p->nx.msg, "token recognition error")) break;
+        lex_error(p, "Syntax error: token recognition error at: '%s'", tok_desc(p, &p->nx));
+    }
+}
+
 static void advance(parser *p) {
     p->t = p->nx;
-    p->nx = cel__lex_next(&p->lx);
+    next_token(p);
+}
+
+/* The closing token k of a construct (a call's ')', a nested expression's ')', an
+ * index's or list's ']', a map's '}'). Where the input ends instead, ANTLR's inline
+ * recovery inserts the token when what follows it — the end — is valid there, that
+ * is when no enclosing construct is still open ("missing ')' at '<EOF>'"), and
+ * reports the mismatch otherwise ("mismatched input '<EOF>' expecting ')'"). */
+static bool expect_close(parser *p, cel_tok k, const char *tok, const char *what) {
+    if (p->t.kind == k) {
+        advance(p);
+        return true;
+    }
+    if (p->t.kind == T_EOF) {
+        if (p->open == 1) fail(p, p->t.pos, "Syntax error: missing %s at '<EOF>'", tok);
+        else fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting %s", tok);
+        return false;
+    }
+    syntax_error(p, what);
+    return false;
 }
 
 static bool accept(parser *p, cel_tok k) {
@@ -234,12 +320,19 @@ static bool is_reserved(const char *s) {
 static bool parse_args(parser *p, nvec *out) {
     if (!expect(p, T_LPAREN, "'('")) return false;
     if (accept(p, T_RPAREN)) return true;
+    if (p->t.kind == T_EOF) {
+        syntax_error(p, FIRST_ARGS);
+        return false;
+    }
+    p->open++;
     for (;;) {
         cel_node *a = parse_expr(p);
         if (!a) return false;
         nvec_push(p, out, a, false);
         if (accept(p, T_COMMA)) continue;
-        return expect(p, T_RPAREN, "{')', ','}");
+        bool ok = expect_close(p, T_RPAREN, "')'", "{')', ','}");
+        p->open--;
+        return ok;
     }
 }
 
@@ -478,21 +571,32 @@ static cel_node *parse_primary(parser *p) {
         return NULL;
     case T_LPAREN: {
         advance(p);
+        p->open++;
         cel_node *e = parse_expr(p);
-        if (!e || !expect(p, T_RPAREN, "')'")) return NULL;
+        if (!e || !expect_close(p, T_RPAREN, "')'", "')'")) return NULL;
+        p->open--;
         return e;
     }
     case T_LBRACKET: {
         advance(p);
+        if (p->t.kind == T_EOF) {
+            syntax_error(p, FIRST_LIST);
+            return NULL;
+        }
+        p->open++;
         nvec v = {0};
+        bool comma = false;
         while (p->t.kind != T_RBRACKET) {
             bool opt = accept(p, T_QUESTION);
             cel_node *e = parse_expr(p);
             if (!e) return NULL;
             nvec_push(p, &v, e, opt);
-            if (!accept(p, T_COMMA)) break;
+            if (!(comma = accept(p, T_COMMA))) break;
+            /* `[a,` at the end: ANTLR takes the comma as the optional trailing one */
+            if (p->t.kind == T_EOF) break;
         }
-        if (!expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        if (comma ? !expect_close(p, T_RBRACKET, "']'", "']'") : !expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        p->open--;
         cel_node *l = node(p, N_LIST, t.pos);
         l->args = v.v;
         l->nargs = v.n;
@@ -501,8 +605,14 @@ static cel_node *parse_primary(parser *p) {
     }
     case T_LBRACE: {
         advance(p);
+        if (p->t.kind == T_EOF) {
+            syntax_error(p, FIRST_MAP);
+            return NULL;
+        }
+        p->open++;
         nvec v = {0};
         nvec opts = {0};
+        bool comma = false;
         while (p->t.kind != T_RBRACE) {
             bool opt = accept(p, T_QUESTION);
             if (p->t.kind == T_COLON) {
@@ -516,9 +626,11 @@ static cel_node *parse_primary(parser *p) {
             nvec_push(p, &v, k, opt);
             nvec_push(p, &v, val, opt);
             nvec_push(p, &opts, k, opt);
-            if (!accept(p, T_COMMA)) break;
+            if (!(comma = accept(p, T_COMMA))) break;
+            if (p->t.kind == T_EOF) break;
         }
-        if (!expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        if (comma ? !expect_close(p, T_RBRACE, "'}'", "'}'") : !expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        p->open--;
         cel_node *m = node(p, N_MAP, t.pos);
         m->args = v.v;
         m->nargs = v.n;
@@ -567,8 +679,7 @@ static cel_node *parse_primary(parser *p) {
         return id;
     }
     default:
-        syntax_error(p, "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
-                        "STRING, BYTES, IDENTIFIER}");
+        syntax_error(p, FIRST_EXPR);
         return NULL;
     }
 }
@@ -643,9 +754,13 @@ static cel_node *parse_member(parser *p) {
             }
             if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
                 if (p->t.kind == T_ERROR) syntax_error(p, NULL);
-                else {
-                    char d[80];
-                    tok_desc(p, &p->t, d, sizeof d);
+                else if (p->t.kind == T_EOF && !opt) {
+                    /* `.` at the end: ANTLR cannot tell a selection from a member call */
+                    fail(p, p->t.pos, "Syntax error: no viable alternative at input '.'");
+                } else if (p->t.kind == T_EOF) {
+                    fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}");
+                } else {
+                    const char *d = tok_desc(p, &p->t);
                     if (p->t.kind == T_EOF || p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL ||
                         p->t.kind == T_IN)
                         fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting IDENTIFIER", d);
@@ -686,11 +801,17 @@ static cel_node *parse_member(parser *p) {
         } else if (p->t.kind == T_LBRACKET) {
             uint32_t bpos = p->t.pos;
             advance(p);
+            if (p->t.kind == T_EOF) {
+                syntax_error(p, FIRST_INDEX);
+                return NULL;
+            }
             bool opt = accept(p, T_QUESTION);
             if (!depth_enter(p)) return NULL;
             entered++;
+            p->open++;
             cel_node *idx = parse_expr(p);
-            if (!idx || !expect(p, T_RBRACKET, "']'")) return NULL;
+            if (!idx || !expect_close(p, T_RBRACKET, "']'", "']'")) return NULL;
+            p->open--;
             cel_node *x = node(p, N_INDEX, bpos);
             x->target = e;
             x->nargs = 1;
@@ -840,8 +961,10 @@ static cel_node *parse_expr(parser *p) {
     if (c && p->t.kind == T_QUESTION) {
         uint32_t qpos = p->t.pos;
         advance(p);
+        p->open++;   /* the ':' is still to come */
         cel_node *a = parse_logic(p, true);
         if (!a || !expect(p, T_COLON, "':'")) return NULL;
+        p->open--;
         cel_node *b = parse_expr(p);
         if (!b) return NULL;
         c = mk_call(p, qpos, "_?_:_", NULL, 3, c, a, b);
@@ -859,19 +982,31 @@ bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a,
     p.max_depth = opts && opts->max_depth ? opts->max_depth : 250;
     p.no_macros = opts && opts->no_macros;
     cel__lex_init(&p.lx, src, n, a);
-    p.nx = cel__lex_next(&p.lx);
+    next_token(&p);
     advance(&p);
     cel_node *r = parse_expr(&p);
     if (r && !p.failed && p.t.kind != T_EOF) {
-        char d[80];
-        tok_desc(&p, &p.t, d, sizeof d);
         if (p.t.kind == T_ERROR) syntax_error(&p, NULL);
-        else fail(&p, p.t.pos, "Syntax error: mismatched input '%s' expecting <EOF>", d);
+        else fail(&p, p.t.pos, "Syntax error: mismatched input '%s' expecting <EOF>", tok_desc(&p, &p.t));
     }
-    if (p.failed || !r) {
-        if (!p.failed) fail(&p, p.t.pos, "Syntax error");
-        return false;
+    if (!p.failed && !r) fail(&p, p.t.pos, "Syntax error");
+    /* ANTLR's lexer reaches the end whatever the parser found: its errors in the rest
+     * of the input are reported too */
+    while (p.failed && p.t.kind != T_EOF) advance(&p);
+    if (p.nerrs) {
+        /* stably sorted by position, as cel-go prints them */
+        for (uint32_t i = 1; i < p.nerrs; i++) {
+            perror_rec x = p.errs[i];
+            uint32_t j = i;
+            while (j > 0 && p.errs[j - 1].pos > x.pos) {
+                p.errs[j] = p.errs[j - 1];
+                j--;
+            }
+            p.errs[j] = x;
+        }
+        for (uint32_t i = 0; i < p.nerrs; i++) cel__error_at(p.d, p.src, p.n, p.errs[i].pos, "%s", p.errs[i].msg);
     }
+    if (p.failed || p.nerrs || !r) return false;
     *root = r;
     return true;
 }
