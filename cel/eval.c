@@ -721,8 +721,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
             if (!t.u.opt) return cel_bool(false);
             t = *t.u.opt;
         }
-        if (t.kind != CV_MAP && t.kind != CV_DEVMAP && t.kind != CV_DEVDOMAIN && t.kind != CV_DEVICE)
-            return no_overload(x, "has");
+        if (t.kind == CV_OPTIONAL) return no_overload(x, "has");
         return select_field(x, t, &n->k, true);
     }
     case OP_OPT_SELECT: return optional_access(n, x, eval(n->x, x), &n->k);

@@ -987,7 +987,9 @@ bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a,
     cel_node *r = parse_expr(&p);
     if (r && !p.failed && p.t.kind != T_EOF) {
         if (p.t.kind == T_ERROR) syntax_error(&p, NULL);
-        else fail(&p, p.t.pos, "Syntax error: mismatched input '%s' expecting <EOF>", tok_desc(&p, &p.t));
+        /* ANTLR's single-token deletion: one stray token before the end is extraneous */
+        else fail(&p, p.t.pos, "Syntax error: %s input '%s' expecting <EOF>",
+                  p.nx.kind == T_EOF ? "extraneous" : "mismatched", tok_desc(&p, &p.t));
     }
     if (!p.failed && !r) fail(&p, p.t.pos, "Syntax error");
     /* ANTLR's lexer reaches the end whatever the parser found: its errors in the rest
