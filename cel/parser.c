@@ -567,7 +567,14 @@ static cel_node *parse_primary(parser *p) {
             }
             return mk_const(p, t.pos, cel_double(-v.val.u.d));
         }
-        syntax_error(p, "{NUM_FLOAT, NUM_INT}");
+        {
+            /* `!-x`: after '!' only a member may follow, and no primary starts with '-'
+             * but a negative literal: ANTLR's prediction fails over '-' and the token
+             * after it (their text as the source has it) */
+            uint32_t end = p->t.kind == T_EOF ? (uint32_t)p->n : p->t.end;
+            cel_token span = {.kind = T_IDENT, .pos = t.pos, .end = end};
+            fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
+        }
         return NULL;
     case T_LPAREN: {
         advance(p);

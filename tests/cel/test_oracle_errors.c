@@ -120,6 +120,11 @@ Test(oracle_errors, fixtures) {
            "compile: ERROR: <input>:1:7: Syntax error: mismatched input '<EOF>' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}\n"
            " | x.y.z{\n"
            " | ......^");
+    /* after '!' a member must follow: '-' starts none but a negative literal */
+    EXPECT("!- [1]",
+           "compile: ERROR: <input>:1:4: Syntax error: no viable alternative at input '- ['\n"
+           " | !- [1]\n"
+           " | ...^");
     /* negate_double is cel-go's first overload of -_: it binds the element type */
     EXPECT("-[][0] == 1",
            "compile: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(double, int)'\n"
