@@ -15,6 +15,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "cel/value.h"
 
 typedef enum cel_node_kind {
@@ -74,16 +75,19 @@ typedef struct cel_parse_opts {
     bool no_macros;
 } cel_parse_opts;
 
-/* Parses src[0..n) into *root (nodes in `a`). On failure returns false with e->msg
- * in cel-go's format ("ERROR: <input>:1:5: Syntax error: ...\n | src\n | ....^"). */
-bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e);
+/* Parses src[0..n) into *root (nodes in `a`). On failure returns false with the
+ * error text appended to d (may be NULL) in cel-go's format
+ * ("ERROR: <input>:1:5: Syntax error: ...\n | src\n | ....^"). Compile errors are
+ * written to a growable buffer, not an err: cel-go lists every issue (up to 100, each
+ * with its source line), which for a 10 KiB expression runs to megabytes. */
+bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, strbuf *d);
 
 /* Appends one formatted error ("ERROR: <input>:L:C: msg" plus the snippet lines) to
- * e->msg (joined with '\n' after a previous one). */
-void cel__error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...)
+ * d (joined with '\n' after a previous one); d NULL: nothing. */
+void cel__error_at(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The same with a va_list, for a variadic reporter of its own (the checker's cfail). */
-void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap)
+void cel__error_atv(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
 #endif

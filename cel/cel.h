@@ -171,8 +171,15 @@ void cel_env_free(cel_env *env);
 
 /* Compiles an expression (parse, check, compile). On failure returns NULL and fills
  * e->msg with the CEL error text as Kubernetes reports it, e.g.
- *   "ERROR: <input>:1:8: undeclared reference to 'x' (in container '')" */
+ *   "ERROR: <input>:1:8: undeclared reference to 'x' (in container '')"
+ * The text can be far longer than e->msg holds (ERR_MSG_MAX): cel-go lists every issue,
+ * up to 100 and a count of the rest, each with its source line and a caret line — up
+ * to about 4 MiB for a 10 KiB expression. e->msg gets its first ERR_MSG_MAX-1 bytes,
+ * enough for a verdict or the first issue; a caller that shows the error uses
+ * cel_compile_text, whose *text (when text is non-NULL) receives the whole of it
+ * (malloc'd, the caller frees; NULL on success). */
 cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e);
+cel_program *cel_compile_text(const cel_env *env, const char *expr, size_t len, err *e, char **text);
 void cel_program_free(cel_program *p);
 /* True when the program's static result type is bool (a selector); derived attribute
  * expressions may also have other types. */
@@ -202,6 +209,8 @@ bool cel__validate_selector(const cel_env *env, const char *expr, size_t len, er
 cel_cache *cel_cache_new(const cel_env *env);
 void cel_cache_free(cel_cache *c);
 const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e);
+/* The same with a failure's whole text in *text, as cel_compile_text. */
+const cel_program *cel_cache_get_text(cel_cache *c, const char *expr, size_t len, err *e, char **text);
 void cel_cache_release(cel_cache *c, const cel_program *p);
 /* Programs held, and the bytes they take (text, compiled form). */
 void cel_cache_stats(cel_cache *c, size_t *programs, size_t *bytes);

@@ -55,7 +55,7 @@ typedef struct undo_rec {
 typedef struct checker {
     const cel_env *env;
     arena *a;
-    err *e;
+    strbuf *d;               /* the error text */
     const char *src;
     size_t n;
     bool check;
@@ -103,14 +103,17 @@ static bool seen_before(checker *c, const cel_node *n) {
 
 static void report(checker *c, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void report(checker *c, uint32_t pos, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
+    va_list ap, aq;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_copy(aq, ap);
+    int len = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *msg = arena_alloc(c->a, (size_t)(len < 0 ? 0 : len) + 1);
+    vsnprintf(msg, (size_t)(len < 0 ? 0 : len) + 1, fmt, ap);
     va_end(ap);
     GROW(c, errs, nerrs, caperrs);
     c->errs[c->nerrs].pos = pos;
-    c->errs[c->nerrs].msg = arena_strdup(c->a, msg);
+    c->errs[c->nerrs].msg = msg;
     c->nerrs++;
 }
 
@@ -466,6 +469,15 @@ static const cel_type *check_ident(checker *c, cel_node *n) {
     return &cel_t_dyn;
 }
 
+/* The opaque types Kubernetes' CEL libraries declare with cel.ObjectType. */
+static bool is_k8s_object(const cel_type *t) {
+    static const char *const names[] = {"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL",
+                                        "kubernetes.NamedFormat"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (t->name && !strcmp(t->name, names[i])) return true;
+    return false;
+}
+
 /* checkSelectField: the type of `operand.field` (operand already checked). */
 static const cel_type *select_field(checker *c, cel_node *n, const cel_type *operand, bool optional) {
     const cel_type *t = substitute(c, operand, false);
@@ -484,11 +496,21 @@ static const cel_type *select_field(checker *c, cel_node *n, const cel_type *ope
         else if (c->check) report(c, n->pos, "undefined field '%s'", n->name);
         else r = &cel_t_dyn;
         break;
+    case TY_OPAQUE:
+        /* Kubernetes declares these as object types (cel.ObjectType), which no type
+         * provider resolves: cel-go's lookupFieldType reports the failed resolution
+         * (net.IP and net.CIDR are opaque types: the default's error) */
+        if (c->check && is_k8s_object(t)) {
+            report(c, n->pos, "unexpected failed resolution of '%s'", t->name);
+            break;
+        }
+        goto unsupported;
     case TY_PARAM:
         assignable(c, &cel_t_dyn, t);
         r = &cel_t_dyn;
         break;
     default:
+    unsupported:
         if (!is_dyn_or_error(t) && c->check) {
             char b[128];
             type_text(t, b, sizeof b);
@@ -952,7 +974,7 @@ static void validate_literal_args(checker *c, cel_node *n, const char *fname) {
 /* Prints the errors as cel-go's Errors.ToDisplayString: stably sorted by position,
  * one "ERROR: ..." block each, at most 100 and a count of the rest. */
 static void flush_errors(checker *c) {
-    if (!c->e) return;
+    if (!c->d) return;
     /* insertion sort: stable, and error lists are short */
     for (uint32_t i = 1; i < c->nerrs; i++) {
         cerror x = c->errs[i];
@@ -963,21 +985,17 @@ static void flush_errors(checker *c) {
         }
         c->errs[j] = x;
     }
-    err_clear(c->e);
+    sbuf_reset(c->d);
     for (uint32_t i = 0; i < c->nerrs && i < MAX_REPORTED_ERRORS; i++)
-        cel__error_at(c->e, c->src, c->n, c->errs[i].pos, "%s", c->errs[i].msg);
-    if (c->nerrs > MAX_REPORTED_ERRORS) {
-        size_t cur = strlen(c->e->msg);
-        snprintf(c->e->msg + cur, sizeof c->e->msg - cur, "\n%u more errors were truncated",
-                 c->nerrs - MAX_REPORTED_ERRORS);
-    }
+        cel__error_at(c->d, c->src, c->n, c->errs[i].pos, "%s", c->errs[i].msg);
+    if (c->nerrs > MAX_REPORTED_ERRORS) sbuf_addf(c->d, "\n%u more errors were truncated", c->nerrs - MAX_REPORTED_ERRORS);
 }
 
-bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e) {
+bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, strbuf *d) {
     checker c = {0};
     c.env = env;
     c.a = a;
-    c.e = e;
+    c.d = d;
     c.src = src;
     c.n = n;
     c.check = !env->opts.no_check;
@@ -1006,10 +1024,7 @@ bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, a
     if (env->opts.dra && !env->opts.any_result && c.check && t->kind != TY_BOOL && !is_dyn_or_error(t)) {
         char b[128];
         cel__type_str(t, b, sizeof b);
-        if (e) {
-            snprintf(e->msg, sizeof e->msg, "must evaluate to bool or the unknown type, not %s", b);
-            e->set = true;
-        }
+        if (d) sbuf_addf(d, "must evaluate to bool or the unknown type, not %s", b);
         return false;
     }
     out->type = t;

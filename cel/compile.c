@@ -22,7 +22,7 @@ typedef struct comp {
     cel_program *p;
     const char *src;
     size_t n;
-    err *e;
+    strbuf *d;           /* the error text */
     bool failed;
     /* the walks' answers for shared instructions (key: the instruction's address),
      * so a chain of optMaps is walked in linear time while each use still counts */
@@ -365,9 +365,9 @@ static bool plan_const(const cel_node *n) {
 static void plan_fail(comp *c, const char *msg) {
     if (c->failed) return;
     c->failed = true;
-    if (c->e) {
-        snprintf(c->e->msg, sizeof c->e->msg, "%s", msg);
-        c->e->set = true;
+    if (c->d) {
+        sbuf_reset(c->d);
+        sbuf_adds(c->d, msg);
     }
 }
 
@@ -377,9 +377,11 @@ static void plan_conversion(comp *c, cel_inst *i) {
     scratch_ctx(c, &x, 1024);
     cel_value v = cel__eval_inst(i, &x);
     if (v.kind == CV_ERROR) {
-        char msg[sizeof c->e->msg];
-        snprintf(msg, sizeof msg, PLAN_FAILED "%s", v.u.s ? v.u.s : "");
-        plan_fail(c, msg);
+        strbuf m;
+        sbuf_init(&m);
+        sbuf_addf(&m, PLAN_FAILED "%s", v.u.s ? v.u.s : "");
+        plan_fail(c, m.buf);
+        sbuf_free(&m);
     }
     arena_free(&x.a);
 }
@@ -533,7 +535,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             /* a failure of program construction is worded as such; others are the
              * validators' positioned errors */
             if (!strncmp(pe.msg, PLAN_FAILED, strlen(PLAN_FAILED))) plan_fail(c, pe.msg);
-            else if (!c->failed) cel__error_at(c->e, c->src, c->n, n->pos, "%s", pe.msg);
+            else if (!c->failed) cel__error_at(c->d, c->src, c->n, n->pos, "%s", pe.msg);
             c->failed = true;
             return i;
         }
@@ -691,8 +693,8 @@ static uint64_t folded_cost(comp *c, const cel_inst *i) {
     return n;
 }
 
-bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
-    comp c = {.p = p, .src = src, .n = n, .e = e};
+bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, strbuf *d) {
+    comp c = {.p = p, .src = src, .n = n, .d = d};
     hmap_init(&c.memo_count);
     hmap_init(&c.memo_touch);
     hmap_init(&c.memo_fcost);

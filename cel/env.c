@@ -113,9 +113,26 @@ size_t cel__env_find_fns(const cel_env *env, const char *name, const cel_fn_decl
 
 /* ---- compilation ---------------------------------------------------------------- */
 
-cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e) {
+/* e->msg gets the text up to its size; *text (when asked for) the whole of it. */
+static void compile_failed(strbuf *d, err *e, char **text) {
+    if (e) {
+        size_t k = d->len < sizeof e->msg - 1 ? d->len : sizeof e->msg - 1;
+        memcpy(e->msg, d->buf ? d->buf : "", k);
+        e->msg[k] = '\0';
+        e->set = true;
+    }
+    if (text) *text = sbuf_take(d);
+    else sbuf_free(d);
+}
+
+cel_program *cel_compile_text(const cel_env *env, const char *expr, size_t len, err *e, char **text) {
+    if (text) *text = NULL;
+    if (e) err_clear(e);
+    strbuf d;
+    sbuf_init(&d);
     if (len > CEL_MAX_EXPRESSION_LEN) {
-        err_set(e, "Too long: may not be more than %d bytes", CEL_MAX_EXPRESSION_LEN);
+        sbuf_addf(&d, "Too long: may not be more than %d bytes", CEL_MAX_EXPRESSION_LEN);
+        compile_failed(&d, e, text);
         return NULL;
     }
     cel_program *p = xcalloc(1, sizeof *p);
@@ -124,14 +141,19 @@ cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *
     char *src = arena_strndup(&p->a, expr, len);
     cel_node *root;
     cel_check_result cr;
-    if (e) err_clear(e);
-    if (!cel__parse(src, len, NULL, &p->a, &root, e) || !cel__check(env, root, src, len, &p->a, &cr, e) ||
-        !cel__program_build(p, root, cr.nslots, src, len, e)) {
+    if (!cel__parse(src, len, NULL, &p->a, &root, &d) || !cel__check(env, root, src, len, &p->a, &cr, &d) ||
+        !cel__program_build(p, root, cr.nslots, src, len, &d)) {
         cel_program_free(p);
+        compile_failed(&d, e, text);
         return NULL;
     }
+    sbuf_free(&d);
     p->type = cr.type;
     return p;
+}
+
+cel_program *cel_compile(const cel_env *env, const char *expr, size_t len, err *e) {
+    return cel_compile_text(env, expr, len, e, NULL);
 }
 
 void cel_program_free(cel_program *p) {
@@ -222,6 +244,11 @@ static cache_entry *lookup(cel_cache *c, uint64_t h, const char *expr, size_t le
 }
 
 const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err *e) {
+    return cel_cache_get_text(c, expr, len, e, NULL);
+}
+
+const cel_program *cel_cache_get_text(cel_cache *c, const char *expr, size_t len, err *e, char **text) {
+    if (text) *text = NULL;
     uint64_t h = hash_bytes(expr, len);
     pthread_mutex_lock(&c->lock);
     cache_entry *ce = lookup(c, h, expr, len);
@@ -229,7 +256,7 @@ const cel_program *cel_cache_get(cel_cache *c, const char *expr, size_t len, err
     pthread_mutex_unlock(&c->lock);
     if (ce) return ce->prog;
     /* compiled outside the lock: another thread may compile the same text meanwhile */
-    cel_program *np = cel_compile(c->env, expr, len, e);
+    cel_program *np = cel_compile_text(c->env, expr, len, e, text);
     if (!np) return NULL;
     pthread_mutex_lock(&c->lock);
     ce = lookup(c, h, expr, len);

@@ -61,7 +61,7 @@ typedef struct cel_check_result {
     const cel_type *type;
     int nslots;
 } cel_check_result;
-bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, err *e);
+bool cel__check(const cel_env *env, cel_node *root, const char *src, size_t n, arena *a, cel_check_result *out, strbuf *d);
 
 /* Evaluates with an activation (vars[i] for the i-th declared variable) and returns
  * the raw value (errors as CV_ERROR); the value lives in the context's arena until

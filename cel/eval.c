@@ -234,6 +234,11 @@ __attribute__((noinline)) static cel_value select_field(cel_eval_ctx *x, cel_val
         return no_such_key(x, key);
     }
     if (t.kind == CV_ERROR) return t;
+    /* cel-go's refQualify: a list takes the field name as an index (and rejects it,
+     * even in has()); a value with no fields at all (scalars, quantities, semvers, ...)
+     * has no such key, and has() of one is false */
+    if (t.kind == CV_LIST) return cel_error_static("unsupported index type 'string' in list");
+    if (t.kind != CV_OPTIONAL) return test_only ? cel_bool(false) : no_such_key(x, key);
     return no_overload(x, "_._");
 }
 
@@ -716,8 +721,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
             if (!t.u.opt) return cel_bool(false);
             t = *t.u.opt;
         }
-        if (t.kind != CV_MAP && t.kind != CV_DEVMAP && t.kind != CV_DEVDOMAIN && t.kind != CV_DEVICE)
-            return no_overload(x, "has");
+        if (t.kind == CV_OPTIONAL) return no_overload(x, "has");
         return select_field(x, t, &n->k, true);
     }
     case OP_OPT_SELECT: return optional_access(n, x, eval(n->x, x), &n->k);

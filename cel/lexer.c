@@ -316,5 +316,14 @@ cel_token cel__lex_next(cel_lexer *lx) {
         break;
     default: break;
     }
-    return tok_err(st, st + 1, "token recognition error");
+    /* ANTLR's lexer reads code points: an unexpected character is skipped whole */
+    unsigned char uc = (unsigned char)c;
+    size_t w = 1;
+    if ((uc & 0xE0) == 0xC0) w = 2;
+    else if ((uc & 0xF0) == 0xE0) w = 3;
+    else if ((uc & 0xF8) == 0xF0) w = 4;
+    for (size_t k = 1; k < w; k++)
+        if (st + k >= n || ((unsigned char)s[st + k] & 0xC0) != 0x80) w = 1;
+    lx->i = st + w;
+    return tok_err(st, st + w, "token recognition error");
 }

@@ -453,8 +453,10 @@ static const cel_overload std_overloads[] = {
     {"_/_", "divide_double", G, 2, F, {"double", "double"}, "double", std_div, 1, NULL, NULL},
     {"_%_", "modulo_int64", G, 2, F, {"int", "int"}, "int", std_mod, 1, NULL, NULL},
     {"_%_", "modulo_uint64", G, 2, F, {"uint", "uint"}, "uint", std_mod, 1, NULL, NULL},
-    {"-_", "negate_int64", G, 1, F, {"int"}, "int", std_neg, 1, NULL, NULL},
+    /* cel-go declares negate_double first: the first overload to match binds a free type
+     * variable (`-[][0]` is a double) */
     {"-_", "negate_double", G, 1, F, {"double"}, "double", std_neg, 1, NULL, NULL},
+    {"-_", "negate_int64", G, 1, F, {"int"}, "int", std_neg, 1, NULL, NULL},
     {"!_", "logical_not", G, 1, F, {"bool"}, "bool", std_not, 1, NULL, NULL},
     {"_&&_", "logical_and", G, 2, 0, {"bool", "bool"}, "bool", std_and, 0, NULL, NULL},
     {"_||_", "logical_or", G, 2, 0, {"bool", "bool"}, "bool", std_or, 0, NULL, NULL},

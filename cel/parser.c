@@ -15,15 +15,35 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ACCU "__result__"
+
+/* ANTLR's expected-token sets (in token-type order) where an expression may start:
+ * alone, and where an optional element before it widens the set — a call's argument
+ * list (or ')'), an index's '?', a list's or map's elements (or '?', ',' and the
+ * closing token). */
+#define FIRST_TAIL "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+#define FIRST_EXPR "{'[', '{', '(', '.', '-', '!', " FIRST_TAIL
+#define FIRST_ARGS "{'[', '{', '(', ')', '.', '-', '!', " FIRST_TAIL
+#define FIRST_INDEX "{'[', '{', '(', '.', '-', '!', '?', " FIRST_TAIL
+#define FIRST_LIST "{'[', ']', '{', '(', '.', ',', '-', '!', '?', " FIRST_TAIL
+#define FIRST_MAP "{'[', '{', '}', '(', '.', ',', '-', '!', '?', " FIRST_TAIL
+
+typedef struct perror_rec {
+    uint32_t pos;
+    const char *msg;
+} perror_rec;
 
 typedef struct parser {
     cel_lexer lx;
     cel_token t, nx;      /* current and next token */
     arena *a;
-    err *e;
+    strbuf *d;            /* the error text (cel-go's Errors.ToDisplayString) */
+    perror_rec *errs;     /* errors found, printed sorted at the end */
+    uint32_t nerrs, caperrs;
+    uint32_t open;        /* constructs open that need a closing token (or a ternary's ':') */
     bool failed;
     int depth, max_depth;
     bool no_macros;
@@ -33,17 +53,28 @@ typedef struct parser {
 
 /* ---- error text ------------------------------------------------------------- */
 
-void cel__error_at(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
+/* Bytes of the UTF-8 sequence at s (1 for an invalid one, as Go's utf8.DecodeRune). */
+static size_t utf8_width(const char *s, size_t n) {
+    unsigned char c = (unsigned char)s[0];
+    size_t w = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    if (w > n) return 1;
+    for (size_t i = 1; i < w; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) return 1;
+    return w;
+}
+
+void cel__error_at(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    cel__error_atv(e, src, n, pos, fmt, ap);
+    cel__error_atv(d, src, n, pos, fmt, ap);
     va_end(ap);
 }
 
-void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
-    if (!e) return;
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+/* cel-go's Error.ToDisplayString: the caret line has one dot per code point before the
+ * column, a full-width dot (U+FF0E) for a multi-byte one so the caret stays under its
+ * character in a terminal, and a full-width caret under a multi-byte character. */
+void cel__error_atv(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
+    if (!d) return;
     if (pos > n) pos = (uint32_t)n;
     int line = 1;
     size_t ls = 0;
@@ -52,62 +83,139 @@ void cel__error_atv(err *e, const char *src, size_t n, uint32_t pos, const char 
     size_t col = cel__utf8_len(src + ls, pos - ls);
     size_t le = ls;
     while (le < n && src[le] != '\n') le++;
-    char buf[ERR_MSG_MAX];
-    size_t o = 0;
-    o += (size_t)snprintf(buf + o, sizeof buf - o, "ERROR: <input>:%d:%zu: %s\n | %.*s\n | ", line, col + 1, msg,
-                          (int)(le - ls), src + ls);
-    for (size_t i = 0; i < col && o + 2 < sizeof buf; i++) buf[o++] = '.';
-    if (o + 2 < sizeof buf) buf[o++] = '^';
-    buf[o < sizeof buf ? o : sizeof buf - 1] = '\0';
-    size_t cur = e->set ? strlen(e->msg) : 0;
-    if (cur && cur + 1 < sizeof e->msg) {
-        e->msg[cur++] = '\n';
-        size_t room = sizeof e->msg - cur - 1, bl = strlen(buf);
-        memcpy(e->msg + cur, buf, bl < room ? bl : room);
-        e->msg[cur + (bl < room ? bl : room)] = '\0';
-    } else if (!cur) {
-        memcpy(e->msg, buf, sizeof buf);
+    if (d->len) sbuf_addc(d, '\n');
+    sbuf_addf(d, "ERROR: <input>:%d:%zu: ", line, col + 1);
+    va_list aq;
+    va_copy(aq, ap);
+    char small[256];
+    int ml = vsnprintf(small, sizeof small, fmt, aq);
+    va_end(aq);
+    if (ml >= (int)sizeof small) {
+        char *big = xmalloc((size_t)ml + 1);
+        vsnprintf(big, (size_t)ml + 1, fmt, ap);
+        sbuf_add(d, big, (size_t)ml);
+        free(big);
+    } else if (ml > 0) {
+        sbuf_add(d, small, (size_t)ml);
     }
-    e->set = true;
+    /* cel-go leaves the snippet out of a line longer than 16384 bytes */
+    if (le - ls > 16384) return;
+    sbuf_adds(d, "\n | ");
+    for (size_t i = ls; i < le; i++) sbuf_addc(d, src[i] == '\t' ? ' ' : src[i]);
+    sbuf_adds(d, "\n | ");
+    size_t i = ls;
+    for (size_t k = 0; k < col && i < le; k++) {
+        size_t w = utf8_width(src + i, le - i);
+        sbuf_adds(d, w > 1 ? "\xef\xbc\x8e" : ".");
+        i += w;
+    }
+    sbuf_adds(d, i < le && utf8_width(src + i, le - i) > 1 ? "\xef\xbc\xbe" : "^");
 }
 
+/* Records an error (kept in the order found; cel__parse prints them sorted by position,
+ * as cel-go's Errors.ToDisplayString does). */
+static void record(parser *p, uint32_t pos, const char *fmt, va_list ap) {
+    va_list aq;
+    va_copy(aq, ap);
+    int len = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (len < 0) len = 0;
+    char *msg = arena_alloc(p->a, (size_t)len + 1);
+    vsnprintf(msg, (size_t)len + 1, fmt, ap);
+    if (p->nerrs == p->caperrs) {
+        uint32_t ncap = p->caperrs ? p->caperrs * 2 : 4;
+        perror_rec *ne = ARENA_NEWN(p->a, perror_rec, ncap);
+        if (p->nerrs) memcpy(ne, p->errs, sizeof *ne * p->nerrs);
+        p->errs = ne;
+        p->caperrs = ncap;
+    }
+    p->errs[p->nerrs++] = (perror_rec){pos, msg};
+}
+
+/* A syntax error: the parser stops at it (ANTLR's recovery after it is emulated only
+ * where the input ends: see expect_close). */
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     if (p->failed) return;
     p->failed = true;
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(p, pos, fmt, ap);
     va_end(ap);
-    cel__error_at(p->e, p->src, p->n, pos, "%s", msg);
 }
 
-static void tok_desc(parser *p, const cel_token *t, char *buf, size_t n) {
-    if (t->kind == T_EOF) snprintf(buf, n, "<EOF>");
-    else snprintf(buf, n, "%.*s", (int)(t->end - t->pos > 60 ? 60 : t->end - t->pos), p->src + t->pos);
+/* A lexer error: ANTLR's lexer reports it, drops the text and goes on, so the parser
+ * never sees it and parsing continues. */
+static void lex_error(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lex_error(parser *p, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    record(p, p->nx.pos, fmt, ap);
+    va_end(ap);
+}
+
+/* A token's text as ANTLR's getErrorDisplay shows it: whole, with \n \r \t escaped. */
+static const char *tok_desc(parser *p, const cel_token *t) {
+    if (t->kind == T_EOF) return "<EOF>";
+    strbuf b;
+    sbuf_init(&b);
+    for (uint32_t i = t->pos; i < t->end; i++) {
+        char c = p->src[i];
+        if (c == '\n') sbuf_adds(&b, "\\n");
+        else if (c == '\r') sbuf_adds(&b, "\\r");
+        else if (c == '\t') sbuf_adds(&b, "\\t");
+        else sbuf_addc(&b, c);
+    }
+    const char *r = arena_strndup(p->a, b.buf ? b.buf : "", b.len);
+    sbuf_free(&b);
+    return r;
 }
 
 static void syntax_error(parser *p, const char *expecting) {
-    char d[80];
+    const char *d = tok_desc(p, &p->t);
     if (p->t.kind == T_ERROR) {
-        tok_desc(p, &p->t, d, sizeof d);
         if (!strcmp(p->t.msg, "token recognition error"))
             fail(p, p->t.pos, "Syntax error: token recognition error at: '%s'", d);
         else
             fail(p, p->t.pos, "%s", p->t.msg);
         return;
     }
-    tok_desc(p, &p->t, d, sizeof d);
     if (expecting) fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting %s", d, expecting);
     else fail(p, p->t.pos, "Syntax error: extraneous input '%s'", d);
 }
 
 /* ---- tokens ------------------------------------------------------------------- */
 
+static void next_token(parser *p) {
+    for (;;) {
+        p->nx = cel__lex_next(&p->lx);
+        if (p->nx.kind != T_ERROR || strcmp(p->nx.msg, "token recognition error")) break;
+        lex_error(p, "Syntax error: token recognition error at: '%s'", tok_desc(p, &p->nx));
+    }
+}
+
 static void advance(parser *p) {
     p->t = p->nx;
-    p->nx = cel__lex_next(&p->lx);
+    next_token(p);
+}
+
+/* The closing token k of a construct (a call's ')', a nested expression's ')', an
+ * index's or list's ']', a map's '}'). Where the input ends instead, ANTLR's inline
+ * recovery inserts the token when what follows it — the end — is valid there, that
+ * is when no enclosing construct is still open ("missing ')' at '<EOF>'"), and
+ * reports the mismatch otherwise ("mismatched input '<EOF>' expecting ')'"). */
+static bool expect_close(parser *p, cel_tok k, const char *tok, const char *what) {
+    if (p->t.kind == k) {
+        advance(p);
+        return true;
+    }
+    if (p->t.kind == T_EOF) {
+        if (p->open == 1) fail(p, p->t.pos, "Syntax error: missing %s at '<EOF>'", tok);
+        else fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting %s", tok);
+        return false;
+    }
+    syntax_error(p, what);
+    return false;
 }
 
 static bool accept(parser *p, cel_tok k) {
@@ -212,12 +320,19 @@ static bool is_reserved(const char *s) {
 static bool parse_args(parser *p, nvec *out) {
     if (!expect(p, T_LPAREN, "'('")) return false;
     if (accept(p, T_RPAREN)) return true;
+    if (p->t.kind == T_EOF) {
+        syntax_error(p, FIRST_ARGS);
+        return false;
+    }
+    p->open++;
     for (;;) {
         cel_node *a = parse_expr(p);
         if (!a) return false;
         nvec_push(p, out, a, false);
         if (accept(p, T_COMMA)) continue;
-        return expect(p, T_RPAREN, "{')', ','}");
+        bool ok = expect_close(p, T_RPAREN, "')'", "{')', ','}");
+        p->open--;
+        return ok;
     }
 }
 
@@ -389,10 +504,9 @@ static bool depth_enter(parser *p) {
     if (++p->depth > p->max_depth) {
         if (!p->failed) {
             p->failed = true;
-            if (p->e) {
-                snprintf(p->e->msg, sizeof p->e->msg, "ERROR: <input>:-1:0: expression recursion limit exceeded: %d",
-                         p->max_depth);
-                p->e->set = true;
+            if (p->d) {
+                if (p->d->len) sbuf_addc(p->d, '\n');
+                sbuf_addf(p->d, "ERROR: <input>:-1:0: expression recursion limit exceeded: %d", p->max_depth);
             }
         }
         return false;
@@ -453,25 +567,43 @@ static cel_node *parse_primary(parser *p) {
             }
             return mk_const(p, t.pos, cel_double(-v.val.u.d));
         }
-        syntax_error(p, "{NUM_FLOAT, NUM_INT}");
+        {
+            /* `!-x`: after '!' only a member may follow, and no primary starts with '-'
+             * but a negative literal: ANTLR's prediction fails over '-' and the token
+             * after it (their text as the source has it) */
+            uint32_t end = p->t.kind == T_EOF ? (uint32_t)p->n : p->t.end;
+            cel_token span = {.kind = T_IDENT, .pos = t.pos, .end = end};
+            fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
+        }
         return NULL;
     case T_LPAREN: {
         advance(p);
+        p->open++;
         cel_node *e = parse_expr(p);
-        if (!e || !expect(p, T_RPAREN, "')'")) return NULL;
+        if (!e || !expect_close(p, T_RPAREN, "')'", "')'")) return NULL;
+        p->open--;
         return e;
     }
     case T_LBRACKET: {
         advance(p);
+        if (p->t.kind == T_EOF) {
+            syntax_error(p, FIRST_LIST);
+            return NULL;
+        }
+        p->open++;
         nvec v = {0};
+        bool comma = false;
         while (p->t.kind != T_RBRACKET) {
             bool opt = accept(p, T_QUESTION);
             cel_node *e = parse_expr(p);
             if (!e) return NULL;
             nvec_push(p, &v, e, opt);
-            if (!accept(p, T_COMMA)) break;
+            if (!(comma = accept(p, T_COMMA))) break;
+            /* `[a,` at the end: ANTLR takes the comma as the optional trailing one */
+            if (p->t.kind == T_EOF) break;
         }
-        if (!expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        if (comma ? !expect_close(p, T_RBRACKET, "']'", "']'") : !expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        p->open--;
         cel_node *l = node(p, N_LIST, t.pos);
         l->args = v.v;
         l->nargs = v.n;
@@ -480,8 +612,14 @@ static cel_node *parse_primary(parser *p) {
     }
     case T_LBRACE: {
         advance(p);
+        if (p->t.kind == T_EOF) {
+            syntax_error(p, FIRST_MAP);
+            return NULL;
+        }
+        p->open++;
         nvec v = {0};
         nvec opts = {0};
+        bool comma = false;
         while (p->t.kind != T_RBRACE) {
             bool opt = accept(p, T_QUESTION);
             if (p->t.kind == T_COLON) {
@@ -495,9 +633,11 @@ static cel_node *parse_primary(parser *p) {
             nvec_push(p, &v, k, opt);
             nvec_push(p, &v, val, opt);
             nvec_push(p, &opts, k, opt);
-            if (!accept(p, T_COMMA)) break;
+            if (!(comma = accept(p, T_COMMA))) break;
+            if (p->t.kind == T_EOF) break;
         }
-        if (!expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        if (comma ? !expect_close(p, T_RBRACE, "'}'", "'}'") : !expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        p->open--;
         cel_node *m = node(p, N_MAP, t.pos);
         m->args = v.v;
         m->nargs = v.n;
@@ -546,8 +686,7 @@ static cel_node *parse_primary(parser *p) {
         return id;
     }
     default:
-        syntax_error(p, "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
-                        "STRING, BYTES, IDENTIFIER}");
+        syntax_error(p, FIRST_EXPR);
         return NULL;
     }
 }
@@ -622,9 +761,13 @@ static cel_node *parse_member(parser *p) {
             }
             if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
                 if (p->t.kind == T_ERROR) syntax_error(p, NULL);
-                else {
-                    char d[80];
-                    tok_desc(p, &p->t, d, sizeof d);
+                else if (p->t.kind == T_EOF && !opt) {
+                    /* `.` at the end: ANTLR cannot tell a selection from a member call */
+                    fail(p, p->t.pos, "Syntax error: no viable alternative at input '.'");
+                } else if (p->t.kind == T_EOF) {
+                    fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}");
+                } else {
+                    const char *d = tok_desc(p, &p->t);
                     if (p->t.kind == T_EOF || p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL ||
                         p->t.kind == T_IN)
                         fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting IDENTIFIER", d);
@@ -665,11 +808,17 @@ static cel_node *parse_member(parser *p) {
         } else if (p->t.kind == T_LBRACKET) {
             uint32_t bpos = p->t.pos;
             advance(p);
+            if (p->t.kind == T_EOF) {
+                syntax_error(p, FIRST_INDEX);
+                return NULL;
+            }
             bool opt = accept(p, T_QUESTION);
             if (!depth_enter(p)) return NULL;
             entered++;
+            p->open++;
             cel_node *idx = parse_expr(p);
-            if (!idx || !expect(p, T_RBRACKET, "']'")) return NULL;
+            if (!idx || !expect_close(p, T_RBRACKET, "']'", "']'")) return NULL;
+            p->open--;
             cel_node *x = node(p, N_INDEX, bpos);
             x->target = e;
             x->nargs = 1;
@@ -819,8 +968,10 @@ static cel_node *parse_expr(parser *p) {
     if (c && p->t.kind == T_QUESTION) {
         uint32_t qpos = p->t.pos;
         advance(p);
+        p->open++;   /* the ':' is still to come */
         cel_node *a = parse_logic(p, true);
         if (!a || !expect(p, T_COLON, "':'")) return NULL;
+        p->open--;
         cel_node *b = parse_expr(p);
         if (!b) return NULL;
         c = mk_call(p, qpos, "_?_:_", NULL, 3, c, a, b);
@@ -829,28 +980,42 @@ static cel_node *parse_expr(parser *p) {
     return c;
 }
 
-bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, err *e) {
+bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a, cel_node **root, strbuf *d) {
     parser p = {0};
     p.a = a;
-    p.e = e;
+    p.d = d;
     p.src = src;
     p.n = n;
     p.max_depth = opts && opts->max_depth ? opts->max_depth : 250;
     p.no_macros = opts && opts->no_macros;
     cel__lex_init(&p.lx, src, n, a);
-    p.nx = cel__lex_next(&p.lx);
+    next_token(&p);
     advance(&p);
     cel_node *r = parse_expr(&p);
     if (r && !p.failed && p.t.kind != T_EOF) {
-        char d[80];
-        tok_desc(&p, &p.t, d, sizeof d);
         if (p.t.kind == T_ERROR) syntax_error(&p, NULL);
-        else fail(&p, p.t.pos, "Syntax error: mismatched input '%s' expecting <EOF>", d);
+        /* ANTLR's single-token deletion: one stray token before the end is extraneous */
+        else fail(&p, p.t.pos, "Syntax error: %s input '%s' expecting <EOF>",
+                  p.nx.kind == T_EOF ? "extraneous" : "mismatched", tok_desc(&p, &p.t));
     }
-    if (p.failed || !r) {
-        if (!p.failed) fail(&p, p.t.pos, "Syntax error");
-        return false;
+    if (!p.failed && !r) fail(&p, p.t.pos, "Syntax error");
+    /* ANTLR's lexer reaches the end whatever the parser found: its errors in the rest
+     * of the input are reported too */
+    while (p.failed && p.t.kind != T_EOF) advance(&p);
+    if (p.nerrs) {
+        /* stably sorted by position, as cel-go prints them */
+        for (uint32_t i = 1; i < p.nerrs; i++) {
+            perror_rec x = p.errs[i];
+            uint32_t j = i;
+            while (j > 0 && p.errs[j - 1].pos > x.pos) {
+                p.errs[j] = p.errs[j - 1];
+                j--;
+            }
+            p.errs[j] = x;
+        }
+        for (uint32_t i = 0; i < p.nerrs; i++) cel__error_at(p.d, p.src, p.n, p.errs[i].pos, "%s", p.errs[i].msg);
     }
+    if (p.failed || p.nerrs || !r) return false;
     *root = r;
     return true;
 }

@@ -147,7 +147,7 @@ struct cel_program {
 uint64_t cel__estimate_cost(const cel_node *root);
 
 /* Builds the program from a checked tree (compile.c). */
-bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e);
+bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, strbuf *d);
 
 struct cel_eval_ctx {
     arena a;

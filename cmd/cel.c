@@ -198,9 +198,11 @@ static bool load_device(const char *path, arena *a, intern_table *t, cel_device 
 static int compile_and_print(const cel_env *env, const char *expr, const cel_device *d, const char *on_device) {
     err e;
     err_clear(&e);
-    cel_program *p = cel_compile(env, expr, strlen(expr), &e);
+    char *etext;
+    cel_program *p = cel_compile_text(env, expr, strlen(expr), &e, &etext);
     if (!p) {
-        fprintf(stderr, "CEL compile error: %s\n", e.msg);
+        fprintf(stderr, "CEL compile error: %s\n", etext);
+        free(etext);
         return 1;
     }
     cel_eval_ctx *x = cel_eval_ctx_new();
@@ -239,15 +241,17 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
     err_clear(&e);
     /* a selector if it compiles as one (bool or the attribute's dyn type), else a value */
     cel_env *sel = cel_env_new_dra(t), *any = NULL;
-    cel_program *p = cel_compile(sel, expr, strlen(expr), &e);
+    char *etext;   /* a compile error's whole text (cel_compile_text) */
+    cel_program *p = cel_compile_text(sel, expr, strlen(expr), &e, &etext);
     bool selector = p != NULL;
-    if (!p && strstr(e.msg, "must evaluate to bool")) {
+    if (!p && !strncmp(etext, "must evaluate to bool", 21)) {
         any = cel_env_new_dra_any(t);
-        err_clear(&e);
-        p = cel_compile(any, expr, strlen(expr), &e);
+        free(etext);
+        p = cel_compile_text(any, expr, strlen(expr), &e, &etext);
         if (p && !cel_program_value_type_ok(p, e.msg, sizeof e.msg)) {
             cel_program_free(p);
             p = NULL;
+            etext = strdup(e.msg);
         }
     }
     if (!p) {
@@ -255,9 +259,11 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
         cel_env_free(any);
         /* upstream's CompilationResult.Error.Detail: "compilation failed: " before
          * cel-go's issues, nothing before its own output type check */
-        char msg[sizeof e.msg + 32];
-        snprintf(msg, sizeof msg, "%s%s", strncmp(e.msg, "ERROR:", 6) ? "" : "compilation failed: ", e.msg);
+        char *msg = xmalloc(strlen(etext) + 32);
+        sprintf(msg, "%s%s", strncmp(etext, "ERROR:", 6) ? "" : "compilation failed: ", etext);
+        free(etext);
         json_object_set_new(o, "error", json_string(msg));
+        free(msg);
         json_object_set_new(o, "errorKind", json_string("compile"));
         json_object_set_new(o, "costLimit", json_integer(CEL_MAX_COST));
         json_object_set_new(o, "tooComplex", json_false());

@@ -128,8 +128,9 @@ uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, dra_name_memo *m, const c
     return id;
 }
 
-const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e) {
-    const cel_program *p = cel_cache_get(any ? c->cel_any : c->cel, expr, n, e);
+const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e,
+                                    char **text) {
+    const cel_program *p = cel_cache_get_text(any ? c->cel_any : c->cel, expr, n, e, text);
     if (p && h) {
         if (h->nprogs == h->capprogs) {
             h->capprogs = h->capprogs ? h->capprogs * 2 : 4;

@@ -76,7 +76,8 @@ void dra__name_memo_free(dra_name_memo *m, dra_catalog *c);
 uint32_t dra__cat_intern(dra_catalog *c, dra_holds *h, dra_name_memo *m, const char *s, size_t n);
 /* The program of an expression (selectors: any = false), held by h; NULL with e set
  * when it does not compile. */
-const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e);
+const cel_program *dra__cat_compile(dra_catalog *c, dra_holds *h, bool any, const char *expr, size_t n, err *e,
+                                    char **text);
 /* One reference per distinct name and program (an object names "model" on every
  * device): the extra ones are given back. Called once an object is decoded. */
 void dra__holds_compact(dra_holds *h, dra_catalog *c);

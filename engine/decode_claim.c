@@ -8,6 +8,7 @@
 #include "engine/decode_util.h"
 #include "engine/validate.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool decode_selector(dctx *c, const json_t *s, void *elem, void *ud) {
@@ -24,8 +25,10 @@ static bool decode_selector(dctx *c, const json_t *s, void *elem, void *ud) {
      * where Kubernetes does: when a device reaches the selector */
     err ce;
     err_clear(&ce);
-    sel->prog = dra__cat_compile(c->d->cat, c->d->holds, false, sel->cel, strlen(sel->cel), &ce);
-    if (!sel->prog) sel->compile_error = dra__dstrdup(c, ce.msg);
+    char *text;
+    sel->prog = dra__cat_compile(c->d->cat, c->d->holds, false, sel->cel, strlen(sel->cel), &ce, &text);
+    if (!sel->prog) sel->compile_error = dra__dstrdup(c, text ? text : ce.msg);
+    free(text);
     return true;
 }
 
@@ -69,8 +72,10 @@ static bool decode_derived(dctx *c, const json_t *da, void *elem, void *ud) {
     if (len && len <= CEL_MAX_EXPRESSION_LEN) {
         err ce;
         err_clear(&ce);
-        x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce);
-        if (!x->prog) x->compile_error = dra__dstrdup(c, ce.msg);
+        char *text;
+        x->prog = dra__cat_compile(c->d->cat, c->d->holds, true, x->expression, len, &ce, &text);
+        if (!x->prog) x->compile_error = dra__dstrdup(c, text ? text : ce.msg);
+        free(text);
     }
     dra__split_qualified(c->d, x->name, 0, &x->domain, &x->id);   /* domain 0: unqualified */
     if (x->id > CEL_ATTR_NAME_MAX) {

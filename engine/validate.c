@@ -723,7 +723,7 @@ static void check_selectors(vctx *v, const json_t *sels) {
             if (!expr || !len) vfail_key(v, "expression", "Required value");
             else if (len > CEL_MAX_EXPRESSION_LEN)
                 vfail_key(v, "expression", "Too long: may not be more than %d bytes", CEL_MAX_EXPRESSION_LEN);
-            else if (!(p = dra__cat_compile(v->c->d->cat, v->c->d->holds, false, expr, len, &ce)))
+            else if (!(p = dra__cat_compile(v->c->d->cat, v->c->d->holds, false, expr, len, &ce, NULL)))
                 vfail_key(v, "expression", "Invalid value: \"%s\": %s%s", expr, strncmp(ce.msg, "ERROR:", 6) ? "" : "compilation failed: ",
                           ce.msg);
             else if (cel_program_estimated_cost(p) > CEL_MAX_COST)

@@ -11,7 +11,11 @@ static bool parses(const char *src, err *e) {
     arena_init(&a, 0);
     cel_node *root;
     err_clear(e);
-    bool ok = cel__parse(src, strlen(src), NULL, &a, &root, e);
+    strbuf d;
+    sbuf_init(&d);
+    bool ok = cel__parse(src, strlen(src), NULL, &a, &root, &d);
+    if (!ok) err_set(e, "%s", d.buf ? d.buf : "");
+    sbuf_free(&d);
     arena_free(&a);
     return ok;
 }

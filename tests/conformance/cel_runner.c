@@ -262,14 +262,15 @@ static void run_parse_test(run *r, json_t *t) {
     const char *want = json_string_value(json_object_get(json_object_get(t, "expect"), "parse"));
     arena a;
     arena_init(&a, 0);
-    err e;
-    err_clear(&e);
+    strbuf e;
+    sbuf_init(&e);
     cel_node *root;
     bool ok = cel__parse(expr, json_string_length(json_object_get(t, "expr")), NULL, &a, &root, &e);
     bool want_ok = want && !strcmp(want, "ok");
     if (ok == want_ok) r->passed++;
     else if (ok) fail_test(r, t, "parsed, expected a parse error");
-    else fail_test(r, t, "parse error, expected success: %s", e.msg);
+    else fail_test(r, t, "parse error, expected success: %s", e.buf);
+    sbuf_free(&e);
     arena_free(&a);
 }
 
