@@ -317,11 +317,12 @@ EOF
         --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
         --profiling=false
 
-    # deploy/<mode>'s namespace, service account and RBAC (and the ConfigMap, harmless),
-    # as rendered; not the Deployment and its PodDisruptionBudget: the processes run here
+    # deploy/<mode>'s namespace, service account, RBAC and FlowSchema (and the ConfigMap,
+    # harmless), as rendered; not the Deployment and its PodDisruptionBudget: the
+    # processes run here
     yq -y 'select(.kind == "Namespace" or .kind == "ServiceAccount" or .kind == "ClusterRole" or
                .kind == "ClusterRoleBinding" or .kind == "Role" or .kind == "RoleBinding" or
-               .kind == "ConfigMap")' "$DIR/deploy.yaml" >"$DIR/deploy-rbac.yaml"
+               .kind == "ConfigMap" or .kind == "FlowSchema")' "$DIR/deploy.yaml" >"$DIR/deploy-rbac.yaml"
     kc apply -f "$DIR/deploy-rbac.yaml" >"$DIR/deploy-apply.log" 2>&1 ||
         { cat "$DIR/deploy-apply.log" >&2; die "applying deploy/$mode's RBAC failed"; }
     local token
