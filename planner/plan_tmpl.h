@@ -42,7 +42,7 @@ typedef struct plan_tmpl_type {
 typedef struct plan_tmpl_field {
     const char *name;   /* the JSON key */
     uint16_t type;
-    const char *owner;  /* the Go struct declaring it ("Go struct field OWNER.path") */
+    const char *owner;  /* the Go struct it is decoded into, embedded ones flattened ("Go struct field OWNER.path") */
     const char *via;    /* embedded structs Go writes into that path: "ProbeHandler." */
 } plan_tmpl_field;
 

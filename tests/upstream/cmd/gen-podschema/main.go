@@ -50,7 +50,7 @@ const (
 type field struct {
 	name  string // the JSON key
 	typ   int
-	owner string // the Go struct declaring it (the API server's "Go struct field OWNER.path")
+	owner string // the Go struct it is decoded into, embedding flattened (the API server's "Go struct field OWNER.path")
 	via   string // embedded structs Go adds to that path ("ProbeHandler.")
 	depth int    // embedding depth: the shallowest of two equal names wins, as in encoding/json
 }
@@ -105,7 +105,7 @@ func (g *gen) add(t reflect.Type) int {
 	switch t.Kind() {
 	case reflect.Struct:
 		ty.kind = kObject
-		g.fields(t, ty, "", 0)
+		g.fields(t, t.Name(), ty, "", 0)
 		sort.Slice(ty.fields, func(a, b int) bool { return ty.fields[a].name < ty.fields[b].name })
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
@@ -137,7 +137,8 @@ func (g *gen) add(t reflect.Type) int {
 }
 
 // fields adds t's JSON fields to ty, flattening embedded structs as encoding/json does.
-func (g *gen) fields(t reflect.Type, ty *typ, via string, depth int) {
+// owner: the outermost struct, which Go's decode errors name even for an embedded field.
+func (g *gen) fields(t reflect.Type, owner string, ty *typ, via string, depth int) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -151,7 +152,7 @@ func (g *gen) fields(t reflect.Type, ty *typ, via string, depth int) {
 		}
 		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
 			if _, sp := special[ft]; !sp {
-				g.fields(ft, ty, via+f.Name+".", depth+1)
+				g.fields(ft, owner, ty, via+f.Name+".", depth+1)
 				continue
 			}
 		}
@@ -161,7 +162,7 @@ func (g *gen) fields(t reflect.Type, ty *typ, via string, depth int) {
 		if name == "" {
 			name = f.Name
 		}
-		nf := field{name: name, typ: -1, owner: t.Name(), via: via, depth: depth}
+		nf := field{name: name, typ: -1, owner: owner, via: via, depth: depth}
 		dup := -1
 		for k := range ty.fields {
 			if ty.fields[k].name == name {
@@ -221,12 +222,17 @@ const plan_tmpl_field plan_tmpl_fields[] = {
 	return b.Bytes()
 }
 
+// generate: the C file for PodTemplateSpec.
+func generate() []byte {
+	g := &gen{index: map[reflect.Type]int{}}
+	g.add(reflect.TypeOf(v1.PodTemplateSpec{}))
+	return render(g)
+}
+
 func main() {
 	check := flag.String("check", "", "compare with this file instead of printing (exit 1 when it differs)")
 	flag.Parse()
-	g := &gen{index: map[reflect.Type]int{}}
-	g.add(reflect.TypeOf(v1.PodTemplateSpec{}))
-	out := render(g)
+	out := generate()
 	if *check == "" {
 		os.Stdout.Write(out)
 		return
