@@ -3,6 +3,8 @@
  * workload files, and the store built from the objects. YAML goes through
  * plan_yaml.c (the engine's reader is private to engine/). */
 #include "planner/planner.h"
+#include "planner/plan_suggest.h"
+#include "planner/plan_tmpl.h"
 #include "planner/plan_yaml.h"
 
 #include <dirent.h>
@@ -158,23 +160,6 @@ dra_store *plan_store_new(const plan_objects *o, const dra_features *f, err *e) 
 
 /* ---- workloads ------------------------------------------------------------------------- */
 
-/* Levenshtein distance, for "did you mean": short keys only. */
-static size_t distance(const char *a, const char *b) {
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 30 || m > 30) return 99;
-    size_t d[32][32];
-    for (size_t i = 0; i <= n; i++) d[i][0] = i;
-    for (size_t j = 0; j <= m; j++) d[0][j] = j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
-            d[i][j] = c;
-        }
-    return d[n][m];
-}
-
 /* Fields of obj outside known[]: warned (with the nearest known one), an error when strict. */
 static bool check_fields(const plan_workloads *w, const json_t *obj, const char *const *known, size_t nknown,
                          const char *source, const char *path, err *e) {
@@ -184,11 +169,11 @@ static bool check_fields(const plan_workloads *w, const json_t *obj, const char 
         size_t best = 99, bi = 0;
         for (size_t i = 0; i < nknown; i++) {
             if (!strcmp(k, known[i])) goto next;
-            size_t d = distance(k, known[i]);
+            size_t d = plan_suggest_distance(k, known[i]);
             if (d < best) best = d, bi = i;
         }
         char msg[512];
-        if (best <= 2) snprintf(msg, sizeof msg, "%s: %s: unknown field \"%s\" (did you mean \"%s\"?)", source, path, k, known[bi]);
+        if (best <= PLAN_SUGGEST_MAX) snprintf(msg, sizeof msg, "%s: %s: unknown field \"%s\" (did you mean \"%s\"?)", source, path, k, known[bi]);
         else snprintf(msg, sizeof msg, "%s: %s: unknown field \"%s\"", source, path, k);
         if (w->strict) return err_set(e, "%s (--strict)", msg), false;
         if (w->warn) w->warn(w->warn_arg, msg);
@@ -197,17 +182,55 @@ static bool check_fields(const plan_workloads *w, const json_t *obj, const char 
     return true;
 }
 
+/* Unknown fields of a template, gathered for one warning each or, strict, one error
+ * naming them all (as the API server's "strict decoding error" does). */
+typedef struct tmpl_unknowns {
+    const plan_workloads *w;
+    const char *source, *path;
+    char msg[ERR_MSG_MAX];
+    size_t len, n;
+} tmpl_unknowns;
+
+static void tmpl_unknown(void *arg, const char *field, const char *nearest) {
+    tmpl_unknowns *u = arg;
+    char one[600];
+    if (nearest) snprintf(one, sizeof one, "unknown field \"%s\" (did you mean \"%s\"?)", field, nearest);
+    else snprintf(one, sizeof one, "unknown field \"%s\"", field);
+    if (!u->w->strict) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: %s: %s", u->source, u->path, one);
+        if (u->w->warn) u->w->warn(u->w->warn_arg, msg);
+        return;
+    }
+    if (u->len < sizeof u->msg - 1) {
+        int k = snprintf(u->msg + u->len, sizeof u->msg - u->len, "%s%s", u->n ? ", " : "", one);
+        if (k > 0) u->len += (size_t)k;
+        if (u->len > sizeof u->msg - 1) u->len = sizeof u->msg - 1;
+    }
+    u->n++;
+}
+
+/* The template as the API server decodes a PodTemplateSpec (plan_tmpl.h): a wrong type
+ * is an error always, unknown fields warnings or, strict, an error. */
+static bool check_template(const plan_workloads *w, const json_t *t, const char *source, const char *path, err *e) {
+    tmpl_unknowns u = {.w = w, .source = source, .path = path};
+    err te;
+    err_clear(&te);
+    if (!plan_tmpl_check(t, tmpl_unknown, &u, &te)) return err_at(e, source, path, "%s", te.msg);
+    if (u.n) return err_at(e, source, path, "%s (--strict)", u.msg);
+    return true;
+}
+
 static bool parse_workload(const plan_workloads *ws, const json_t *j, size_t i, const char *source, plan_workload *w,
                            err *e) {
     char path[64];
     snprintf(path, sizeof path, "workloads[%zu]", i);
     static const char *const wk[] = {"name", "replicas", "template", "gang"};
-    static const char *const tk[] = {"metadata", "spec"};
     if (json_is_object(j) && !check_fields(ws, j, wk, ARRAY_SIZE(wk), source, path, e)) return false;
     char tpath[80];
     snprintf(tpath, sizeof tpath, "%s.template", path);
     if (json_is_object(json_object_get(j, "template")) &&
-        !check_fields(ws, json_object_get(j, "template"), tk, ARRAY_SIZE(tk), source, tpath, e))
+        !check_template(ws, json_object_get(j, "template"), source, tpath, e))
         return false;
     const char *name = json_string_value(json_object_get(j, "name"));
     if (!json_is_object(j) || !name || !*name) return err_at(e, source, path, "a workload needs a name");

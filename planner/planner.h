@@ -62,7 +62,9 @@ typedef struct plan_workloads {
     size_t n;
     /* Set before loading: a field the file format does not know (a typo such as
      * `replica: 3` would silently plan 1) is passed to warn (may be NULL) with what the
-     * field may have meant, or with strict is an error. */
+     * field may have meant, or with strict is an error. Templates are checked as the
+     * API server decodes a PodTemplateSpec (plan_tmpl.h): unknown fields the same way,
+     * a wrong JSON type an error either way. */
     bool strict;
     void (*warn)(void *arg, const char *msg);
     void *warn_arg;

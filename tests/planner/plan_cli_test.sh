@@ -123,6 +123,47 @@ printf 'workloads:\n- name: w\n  replica: 3\n  template: {spec: {containers: [{n
 [ $? = 0 ] && grep -q 'unknown field "replica" (did you mean "replicas"?)' "$T/err" || fail "typo warning: $(cat "$T/err")"
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/typo.yaml" --strict 2>"$T/err" >/dev/null
 [ $? = 2 ] && grep -q "strict" "$T/err" || fail "--strict: $(cat "$T/err")"
+# strict pod templates (testdata/plan/templates): the template decoded as the API server
+# decodes a PodTemplateSpec — unknown fields warned with kubectl's path, errors under
+# --strict; a wrong type is an error always, in the decoder's words
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/templates/typos.yaml" 2>"$T/err" >/dev/null
+[ $? = 0 ] || fail "template typos: exit $?, want 0 (warnings)"
+cat >"$T/want" <<'ERR'
+dralloc plan: warning: TD/templates/typos.yaml: workloads[0].template: unknown field "spec.nodeSelecter" (did you mean "nodeSelector"?)
+dralloc plan: warning: TD/templates/typos.yaml: workloads[0].template: unknown field "spec.containers[0].resources.requets" (did you mean "requests"?)
+ERR
+sed "s|$TD|TD|" "$T/err" | cmp -s - "$T/want" || { sed "s|$TD|TD|" "$T/err" | diff "$T/want" -; fail "template typos: warnings"; }
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/templates/typos.yaml" --strict 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -qF 'workloads[0].template: unknown field "spec.nodeSelecter" (did you mean "nodeSelector"?), unknown field "spec.containers[0].resources.requets" (did you mean "requests"?) (--strict)' "$T/err" \
+  || fail "template typos --strict: $(cat "$T/err")"
+printf 'workloads:\n- name: w\n  template: {spec: {containers: [{name: c, resources: {requests: "60"}}]}}\n' >"$T/wrongtype.yaml"
+for strict in "" --strict; do
+  "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/wrongtype.yaml" $strict 2>"$T/err" >/dev/null
+  [ $? = 2 ] && grep -qF 'workloads[0].template: spec.containers[0].resources.requests: expected map, got string (json: cannot unmarshal string into Go struct field ResourceRequirements.spec.containers.resources.requests of type v1.ResourceList)' "$T/err" \
+    || fail "template wrong type $strict: $(cat "$T/err")"
+done
+printf 'workloads:\n- name: w\n  template: {spec: {nodeSelector: [zone=a], containers: [{name: c}]}}\n' >"$T/wrongtype.yaml"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/wrongtype.yaml" 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -qF 'workloads[0].template: spec.nodeSelector: expected map, got list (json: cannot unmarshal array into Go struct field PodSpec.spec.nodeSelector of type map[string]string)' "$T/err" \
+  || fail "template list for a map: $(cat "$T/err")"
+printf 'workloads:\n- name: w\n  template: {spec: {containers: [{name: c, ports: [{containerPort: "80"}], livenessProbe: {httpGet: {port: true}}}]}}\n' >"$T/wrongtype.yaml"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/wrongtype.yaml" 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -qF 'spec.containers[0].ports[0].containerPort: expected integer, got string (json: cannot unmarshal string into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32)' "$T/err" \
+  || fail "template string for an int32 (the first wrong type is the one reported): $(cat "$T/err")"
+printf 'workloads:\n- name: w\n  template: {spec: {containers: [{name: c, resources: {limits: {cpu: 8 cores}}}]}}\n' >"$T/wrongtype.yaml"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$T/wrongtype.yaml" 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -qF "spec.containers[0].resources.limits[cpu]: quantities must match the regular expression" "$T/err" \
+  || fail "template bad quantity: $(cat "$T/err")"
+# a realistic template (resources, probes, nodeSelector, tolerations, affinity, volumes, ...):
+# no warning under --strict; zone a only, 2 nodes x 8 GPUs for 10 replicas of 2: 8 placed
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/templates/realistic.yaml" --strict -o csv 2>"$T/err" >"$T/p.csv"
+[ $? = 0 ] && [ ! -s "$T/err" ] && grep -q '^trainer,false,10,8,2,0,' "$T/p.csv" || fail "realistic template: $(cat "$T/err" "$T/p.csv")"
+# every workload file under testdata/ reads with no warning under --strict
+for f in "$TD"/*/workloads.yaml "$TD"/scenarios/* "$TD"/gpus/{two-gpu,gang,shared-claim,sixteen,small-then-whole}.yaml \
+         "$TD"/gpus/{many,extres}.json "$ROOT"/testdata/why/workloads.yaml "$ROOT"/testdata/bestfit/workloads.yaml; do
+  "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$f" --strict 2>"$T/err" >/dev/null
+  ! grep -q "unknown field\|expected\|strict" "$T/err" || fail "$f under --strict: $(cat "$T/err")"
+done
 "$B" why -f "$ROOT/testdata/why/cluster.yaml" ml/nosuch 2>"$T/err"; [ $? = 2 ] && grep -q "pod ml/nosuch not found" "$T/err" || fail "why: no such pod"
 "$B" plan -f "$TD/gpus/cluster.yaml" 2>/dev/null; [ $? = 2 ] || fail "plan without --workload must exit 2"
 "$B" plan -f "$TD/gpus/cluster.yaml" --scenarios "$TD/scenarios" --shard 3/3 2>/dev/null; [ $? = 2 ] || fail "bad shard must exit 2"
