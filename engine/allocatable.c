@@ -85,6 +85,22 @@ static bool has_cap(const dra_device *d, const cel_capacity *c) {
     return false;
 }
 
+/* Equal capacity on every key of keys (indexes into d0's capacities, which every
+ * device of the set has). */
+static bool same_caps(const dra_device *d0, const uint32_t *keys, uint32_t nkeys, const dra_device *r,
+                      const dra_device *d) {
+    for (uint32_t k = 0; k < nkeys; k++) {
+        const cel_capacity *kc = &d0->cel.caps[keys[k]];
+        const quantity *qa = NULL, *qb = NULL;
+        for (uint32_t j = 0; j < r->cel.ncaps; j++)
+            if (r->cel.caps[j].domain == kc->domain && r->cel.caps[j].name == kc->name) qa = &r->caps[j].value;
+        for (uint32_t j = 0; j < d->cel.ncaps; j++)
+            if (d->cel.caps[j].domain == kc->domain && d->cel.caps[j].name == kc->name) qb = &d->caps[j].value;
+        if (!qa || !qb || quantity_cmp(qa, qb)) return false;
+    }
+    return true;
+}
+
 static int cmp_profile(const void *x, const void *y) {
     const dra_av_profile *a = x, *b = y;
     if (a->fit_empty != b->fit_empty) return a->fit_empty < b->fit_empty ? -1 : 1;
@@ -118,27 +134,45 @@ static void carve_set(arena *a, dra_av_pool *p, uint32_t set_id, dra_av_set *out
         size_t l = lcp(d0->name, p->devs[idx[i]].dev->name);
         if (l < set_lcp) set_lcp = l;
     }
+    /* capacity groups: devices with the same capacity on every common key */
+    uint32_t *cg = ARENA_NEWN(a, uint32_t, n), *cgrep = ARENA_NEWN(a, uint32_t, n), ncg = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = 0;
+        while (g < ncg && !same_caps(d0, keys, nkeys, p->devs[idx[cgrep[g]]].dev, p->devs[idx[i]].dev)) g++;
+        if (g == ncg) cgrep[ncg++] = i;
+        cg[i] = g;
+    }
+    /* Devices of equal capacity named apart are apart: a profile's placements differ in
+     * a trailing number only (gpu-0-mig-1g.10gb-3), while gpu-0 and gpu-0-mig-7g.80gb-0
+     * consume the same but are a whole GPU and a partition. A capacity group splits by
+     * name stem (the name without trailing digits) when its stems are two, or repeat;
+     * stems all distinct (devices named by UUID) keep it one profile. */
+    const char **stem = ARENA_NEWN(a, const char *, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = p->devs[idx[i]].dev->name;
+        stem[i] = trimmed(a, nm, strlen(nm));
+        if (!stem[i]) stem[i] = "";
+    }
+    bool *split = ARENA_NEWN(a, bool, ncg ? ncg : 1);
+    for (uint32_t g = 0; g < ncg; g++) {
+        uint32_t size = 0, distinct = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (cg[i] != g) continue;
+            size++;
+            bool seen = false;
+            for (uint32_t j = 0; j < i && !seen; j++) seen = cg[j] == g && !strcmp(stem[j], stem[i]);
+            distinct += !seen;
+        }
+        split[g] = distinct >= 2 && (distinct == 2 || distinct < size);
+    }
     /* profiles: a representative device each; per device its profile */
     uint32_t *rep = ARENA_NEWN(a, uint32_t, n), *prof = ARENA_NEWN(a, uint32_t, n), np = 0;
     size_t *plcp = ARENA_NEWN(a, size_t, n);
     for (uint32_t i = 0; i < n; i++) {
         const dra_device *d = p->devs[idx[i]].dev;
-        /* the first profile whose representative has the same capacity on every common key */
+        /* the first profile of the device's capacity group (and stem, where it splits) */
         uint32_t g = 0;
-        for (; g < np; g++) {
-            const dra_device *r = p->devs[idx[rep[g]]].dev;
-            bool eq = true;
-            for (uint32_t k = 0; k < nkeys && eq; k++) {
-                const cel_capacity *kc = &d0->cel.caps[keys[k]];
-                const quantity *qa = NULL, *qb = NULL;
-                for (uint32_t j = 0; j < r->cel.ncaps; j++)
-                    if (r->cel.caps[j].domain == kc->domain && r->cel.caps[j].name == kc->name) qa = &r->caps[j].value;
-                for (uint32_t j = 0; j < d->cel.ncaps; j++)
-                    if (d->cel.caps[j].domain == kc->domain && d->cel.caps[j].name == kc->name) qb = &d->caps[j].value;
-                eq = qa && qb && !quantity_cmp(qa, qb);
-            }
-            if (eq) break;
-        }
+        while (g < np && (cg[rep[g]] != cg[i] || (split[cg[i]] && strcmp(stem[rep[g]], stem[i])))) g++;
         if (g == np) {
             rep[np] = i;
             plcp[np] = strlen(d->name);
@@ -151,6 +185,7 @@ static void carve_set(arena *a, dra_av_pool *p, uint32_t set_id, dra_av_set *out
         prof[i] = g;
         out->profiles[g].devices++;
         out->profiles[g].allocated += p->devs[idx[i]].state == DRA_AV_ALLOCATED;
+        out->profiles[g].free += p->devs[idx[i]].state == DRA_AV_FREE;
     }
     /* how many of each profile fit, one after another, now and with nothing allocated */
     quantity *now = ARENA_NEWN(a, quantity, p->ncounters ? p->ncounters : 1);

@@ -22,10 +22,13 @@
  * Counter sets are also read as what each can still carve: the devices consuming from
  * a set are grouped into profiles (equal capacity on the capacity names every device of
  * the set has — a MIG profile's placements differ only in which memory slices they
- * use), and for each profile the number of its devices that could be allocated one
- * after another now (`fit`) and with nothing allocated (`fit_empty`), taking them in
- * the driver's order: exact when a profile's devices draw disjoint counters (MIG
- * placements do), a lower bound otherwise. */
+ * use — and, where devices of equal capacity are named apart, by name: a whole GPU and
+ * its 7g.80gb partition consume alike but are two profiles), and for each profile the
+ * number of its devices that could be allocated one after another now (`fit`: carved
+ * together) and with nothing allocated (`fit_empty`), taking them in the driver's
+ * order: exact when a profile's devices draw disjoint counters (MIG placements do), a
+ * lower bound otherwise; `free` counts those allocatable now each on its own, which
+ * need not coexist. */
 #ifndef DRA_ENGINE_ALLOCATABLE_H
 #define DRA_ENGINE_ALLOCATABLE_H
 
@@ -53,6 +56,7 @@ typedef struct dra_av_device {
 typedef struct dra_av_profile {
     const char *label;           /* from the devices' names, without the set's own part */
     uint32_t devices, allocated, fit, fit_empty;
+    uint32_t free;               /* allocatable now one at a time (each alone); fit: together */
 } dra_av_profile;
 
 typedef struct dra_av_set {

@@ -16,6 +16,7 @@
 
 #include "base/hash.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,13 @@ static json_t *qty_json(const quantity *q) {
 /* A carve profile summed over counter sets (of a node or a shape). */
 typedef struct carve_sum {
     char *label;
-    int64_t sets, devices, allocated, fit, fit_empty;
+    int64_t sets, devices, allocated, fit, fit_empty, free;
 } carve_sum;
 
 typedef DRA_VEC(carve_sum) carve_vec;
 
 static void carve_add(carve_vec *v, const char *label, int64_t sets, int64_t devices, int64_t allocated, int64_t fit,
-                      int64_t fit_empty) {
+                      int64_t fit_empty, int64_t free_) {
     carve_sum *c = NULL;
     for (size_t i = 0; i < v->n && !c; i++)
         if (!strcmp(v->v[i].label, label)) c = &v->v[i];
@@ -85,21 +86,83 @@ static void carve_add(carve_vec *v, const char *label, int64_t sets, int64_t dev
         c = &v->v[v->n - 1];
     }
     c->sets += sets, c->devices += devices, c->allocated += allocated, c->fit += fit, c->fit_empty += fit_empty;
+    c->free += free_;
 }
 
 static json_t *carve_json(const carve_vec *v) {
     json_t *a = json_array();
     for (size_t i = 0; i < v->n; i++)
-        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "profile", v->v[i].label, "counterSets",
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "profile", v->v[i].label, "counterSets",
                                            (json_int_t)v->v[i].sets, "devices", (json_int_t)v->v[i].devices,
                                            "allocated", (json_int_t)v->v[i].allocated, "fit", (json_int_t)v->v[i].fit,
-                                           "fitEmpty", (json_int_t)v->v[i].fit_empty));
+                                           "fitEmpty", (json_int_t)v->v[i].fit_empty, "free", (json_int_t)v->v[i].free));
     return a;
 }
 
 static void carve_free(carve_vec *v) {
     for (size_t i = 0; i < v->n; i++) free(v->v[i].label);
     free(v->v);
+}
+
+/* ---- utilisation by capacity ------------------------------------------------------------- */
+
+/* A counter family: counters of one name but for a trailing number (memorySlice0..7 are
+ * "memorySlice"), summed over the counter sets of a row. A MIG-carved GPU is used by
+ * its counters — memory, memory slices, multiprocessors — not by how many of its
+ * overlapping partition devices are allocated (one 7g partition of fifteen devices
+ * uses all of it). */
+typedef struct fam {
+    char *name;
+    double used, cap;
+} fam;
+typedef DRA_VEC(fam) fam_vec;
+
+static void fam_add(fam_vec *v, const char *counter, double used, double cap) {
+    size_t n = strlen(counter);
+    while (n > 1 && counter[n - 1] >= '0' && counter[n - 1] <= '9') n--;
+    fam *f = NULL;
+    for (size_t i = 0; i < v->n && !f; i++)
+        if (strlen(v->v[i].name) == n && !strncmp(v->v[i].name, counter, n)) f = &v->v[i];
+    if (!f) {
+        fam z = {.name = xmalloc(n + 1)};
+        memcpy(z.name, counter, n);
+        z.name[n] = '\0';
+        DRA_VEC_PUSH(*v, z);
+        f = &v->v[v->n - 1];
+    }
+    f->used += used, f->cap += cap;
+}
+
+static void fam_sum(fam_vec *v, const fam_vec *u) {
+    for (size_t i = 0; i < u->n; i++) fam_add(v, u->v[i].name, u->v[i].used, u->v[i].cap);
+}
+
+static double pct(double used, double cap) { return cap > 0 ? (double)llround(1000.0 * used / cap) / 10.0 : 0.0; }
+
+/* "capacityUtil": {"<family>": percent} when the row has counters, and "util": the
+ * highest of them (the counter that runs out first), else allocated / devices. */
+static void util_json(json_t *o, const fam_vec *v, int64_t devices, int64_t allocated) {
+    double hi = -1;
+    json_t *cu = json_object();
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->v[i].cap <= 0) continue;
+        double p = pct(v->v[i].used, v->v[i].cap);
+        json_object_set_new(cu, v->v[i].name, json_real(p));
+        if (p > hi) hi = p;
+    }
+    if (hi >= 0) {
+        json_object_set_new(o, "capacityUtil", cu);
+        json_object_set_new(o, "util", json_real(hi));
+    } else {
+        json_decref(cu);
+        json_object_set_new(o, "util", json_real(pct((double)allocated, (double)devices)));
+    }
+}
+
+static void fam_free(fam_vec *v) {
+    for (size_t i = 0; i < v->n; i++) free(v->v[i].name);
+    free(v->v);
+    *v = (fam_vec){0};
 }
 
 typedef struct node_row {
@@ -109,6 +172,7 @@ typedef struct node_row {
     tally *cls;              /* per DeviceClass */
     json_t *pools;           /* "driver/pool" names */
     carve_vec carve;
+    fam_vec fams;
 } node_row;
 
 typedef struct view {
@@ -118,6 +182,7 @@ typedef struct view {
     const cel_program ***progs;   /* per class: its selectors' programs (NULL: does not compile) */
     uint32_t *nprogs;
     tally *cls;
+    fam_vec *cls_fams;       /* per DeviceClass: the counter sets its devices draw on */
     DRA_VEC(node_row) nodes;
     hmap node_at;            /* hash of the name → index + 1 (probe chain on collisions) */
     json_t *jpools, *jcounters;
@@ -172,6 +237,8 @@ static void on_pool(void *arg, const dra_av_pool *p) {
     tally pt = {0};
     node_row *nr = p->node ? node_of(v, p->node, true) : NULL;
     bool down = nr && nr->unavailable;
+    /* per class, the pool's counters its matching devices draw on (each counted once) */
+    bool *drawn = xcalloc((v->ncls ? v->ncls : 1) * (p->ncounters ? p->ncounters : 1), sizeof *drawn);
     for (uint32_t i = 0; i < p->ndevs; i++) {
         const dra_av_device *d = &p->devs[i];
         tally_add(&pt, d, down);
@@ -179,13 +246,30 @@ static void on_pool(void *arg, const dra_av_pool *p) {
             if (class_matches(v, c, d->dev)) {
                 tally_add(&v->cls[c], d, down);
                 if (nr) tally_add(&nr->cls[c], d, down);
+                for (uint32_t j = 0; j < d->ncons; j++) {
+                    /* every counter of the sets it draws on */
+                    const char *set = p->counters[d->cons_idx[j]].set;
+                    for (uint32_t k = 0; k < p->ncounters; k++)
+                        if (!strcmp(p->counters[k].set, set)) drawn[c * p->ncounters + k] = true;
+                }
             }
     }
+    fam_vec pf = {0};
+    for (uint32_t k = 0; k < p->ncounters; k++) {
+        double used = quantity_to_double(&p->counters[k].used), cap = quantity_to_double(&p->counters[k].cap);
+        fam_add(&pf, p->counters[k].name, used, cap);
+        for (size_t c = 0; c < v->ncls; c++)
+            if (drawn[c * p->ncounters + k]) fam_add(&v->cls_fams[c], p->counters[k].name, used, cap);
+    }
+    free(drawn);
     const char *driver = p->first->driver, *pool = p->first->pool;
     json_t *jp = json_object();
     json_object_set_new(jp, "driver", json_string(driver));
     json_object_set_new(jp, "pool", json_string(pool));
     tally_json(jp, &pt);
+    util_json(jp, &pf, pt.devices, pt.allocated);
+    if (nr) fam_sum(&nr->fams, &pf);
+    fam_free(&pf);
     if (p->node) json_object_set_new(jp, "node", json_string(p->node));
     if (p->incomplete) json_object_set_new(jp, "incomplete", json_true());
     json_t *jsets = json_array();
@@ -218,10 +302,10 @@ static void on_pool(void *arg, const dra_av_pool *p) {
         }
         for (uint32_t g = 0; g < set->nprofiles; g++) {
             const dra_av_profile *pr = &set->profiles[g];
-            json_array_append_new(carve, json_pack("{s:s, s:i, s:i, s:i, s:i}", "profile", pr->label, "devices",
+            json_array_append_new(carve, json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "profile", pr->label, "devices",
                                                    (int)pr->devices, "allocated", (int)pr->allocated, "fit",
-                                                   (int)pr->fit, "fitEmpty", (int)pr->fit_empty));
-            if (nr) carve_add(&nr->carve, pr->label, 1, pr->devices, pr->allocated, pr->fit, pr->fit_empty);
+                                                   (int)pr->fit, "fitEmpty", (int)pr->fit_empty, "free", (int)pr->free));
+            if (nr) carve_add(&nr->carve, pr->label, 1, pr->devices, pr->allocated, pr->fit, pr->fit_empty, pr->free);
         }
         json_t *js = json_object();
         json_object_set_new(js, "name", jset);
@@ -258,6 +342,7 @@ typedef struct shape_row {
     tally t;
     tally *cls;
     carve_vec carve;
+    fam_vec fams;
 } shape_row;
 
 /* "p5.48xlarge: 8 gpu.nvidia.com, 4 rdma.dra.net" (devices per class on the node). */
@@ -283,13 +368,17 @@ static char *shape_name(const view *v, const node_row *r, const char *itype) {
     return b;
 }
 
-static json_t *class_rows(const view *v, const tally *t, bool skip_empty) {
+/* fams: per class, its counter families (NULL: by devices only, as within a node or
+ * shape, where a class's share of a counter set is not told apart). */
+static json_t *class_rows(const view *v, const tally *t, const fam_vec *fams, bool skip_empty) {
     json_t *a = json_array();
+    static const fam_vec none = {0};
     for (size_t c = 0; c < v->ncls; c++) {
         if (skip_empty && !t[c].devices) continue;
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(v->w->classes.v[c]->name));
         tally_json(o, &t[c]);
+        util_json(o, fams ? &fams[c] : &none, t[c].devices, t[c].allocated);
         json_array_append_new(a, o);
     }
     return a;
@@ -309,6 +398,7 @@ json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned
     v.progs = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.progs);
     v.nprogs = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.nprogs);
     v.cls = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.cls);
+    v.cls_fams = xcalloc(v.ncls ? v.ncls : 1, sizeof *v.cls_fams);
     for (size_t c = 0; c < v.ncls; c++) {
         const dra_class *cl = v.w->classes.v[c];
         v.progs[c] = xcalloc(cl->nselectors ? cl->nselectors : 1, sizeof **v.progs);
@@ -353,14 +443,17 @@ json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned
         for (size_t c = 0; c < v.ncls; c++) tally_sum(&sh->cls[c], &r->cls[c]);
         for (size_t c = 0; c < r->carve.n; c++)
             carve_add(&sh->carve, r->carve.v[c].label, r->carve.v[c].sets, r->carve.v[c].devices, r->carve.v[c].allocated,
-                      r->carve.v[c].fit, r->carve.v[c].fit_empty);
+                      r->carve.v[c].fit, r->carve.v[c].fit_empty, r->carve.v[c].free);
         json_t *jn = json_object();
         json_object_set_new(jn, "name", json_string(r->name));
         json_object_set_new(jn, "shape", json_string(sh->name));
         if (r->unavailable) json_object_set_new(jn, "unavailable", json_string(r->unavailable));
         tally_json(jn, &r->t);
         json_object_set_new(jn, "pools", r->pools);
-        json_object_set_new(jn, "classes", class_rows(&v, r->cls, true));
+        util_json(jn, &r->fams, r->t.devices, r->t.allocated);
+        fam_sum(&sh->fams, &r->fams);
+        fam_free(&r->fams);
+        json_object_set_new(jn, "classes", class_rows(&v, r->cls, NULL, true));
         if (r->carve.n) json_object_set_new(jn, "carve", carve_json(&r->carve));
         json_array_append_new(jnodes, jn);
         free(r->cls);
@@ -375,7 +468,9 @@ json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned
         if (sh->instance_type) json_object_set_new(o, "instanceType", json_string(sh->instance_type));
         json_object_set_new(o, "nodes", json_integer(sh->nodes));
         tally_json(o, &sh->t);
-        json_object_set_new(o, "classes", class_rows(&v, sh->cls, true));
+        util_json(o, &sh->fams, sh->t.devices, sh->t.allocated);
+        fam_free(&sh->fams);
+        json_object_set_new(o, "classes", class_rows(&v, sh->cls, NULL, true));
         if (sh->carve.n) json_object_set_new(o, "carve", carve_json(&sh->carve));
         json_array_append_new(jshapes, o);
         free(sh->name);
@@ -384,7 +479,9 @@ json_t *dra_capacity_json_parts(dra_snapshot *s, const dra_overlay *ov, unsigned
     }
     free(shapes.v);
     hmap_free(&shape_at);
-    json_t *jclasses = class_rows(&v, v.cls, false);
+    json_t *jclasses = class_rows(&v, v.cls, v.cls_fams, false);
+    for (size_t c = 0; c < v.ncls; c++) fam_free(&v.cls_fams[c]);
+    free(v.cls_fams);
     for (size_t c = 0; c < v.ncls; c++) free(v.progs[c]);
     free(v.progs);
     free(v.nprogs);

@@ -70,6 +70,10 @@ typedef struct cause {
     const char *key;
     uint32_t idx;
     quantity want, left;
+    /* K_COUNTERS: the claims holding devices that draw on the counter (most first; at
+     * most 2 named, nby counts them all) — what a user frees to make room */
+    const dra_claim *by[2];
+    uint32_t nby;
 } cause;
 
 typedef struct holder {
@@ -199,6 +203,29 @@ static const dra_claim *holder_of(const dra_alloc_ctx *x, uint32_t cand) {
     return (const dra_claim *)(uintptr_t)h;
 }
 
+/* The claims holding the pool's allocated devices that draw on counter ci, into k->by
+ * (each claim once; devices allocated in this decision, with no claim yet, are not
+ * named). */
+static void counter_holders(dra_alloc_ctx *x, uint32_t pool, uint32_t ci, cause *k) {
+    const dra_nodeview *v = x->v;
+    const dra_claim *seen[64];
+    uint32_t nseen = 0;
+    for (uint32_t c = 0; c < v->ncands; c++) {
+        const dra_cand *cd = &v->cands[c];
+        if (cd->pool != pool || !dra__rs_device_in_use(x, c)) continue;
+        bool draws = false;
+        for (uint32_t j = 0; j < cd->ncons && !draws; j++) draws = cd->cons[j].counter == ci;
+        const dra_claim *h = draws ? holder_of(x, c) : NULL;
+        if (!h) continue;
+        bool dup = false;
+        for (uint32_t s = 0; s < nseen && !dup; s++) dup = seen[s] == h;
+        if (dup) continue;
+        if (nseen < sizeof seen / sizeof seen[0]) seen[nseen++] = h;
+        if (k->nby < 2) k->by[k->nby] = h;
+        k->nby++;
+    }
+}
+
 /* Shared counters: the first counter of the pool this device would overdraw (as
  * dra__rs_counters_take checks them: every counter of the pool must stay covered). */
 static void counters_cause(dra_alloc_ctx *x, uint32_t cand, cause *k) {
@@ -213,6 +240,7 @@ static void counters_cause(dra_alloc_ctx *x, uint32_t cand, cause *k) {
             if (c->cons[j].counter == i) quantity_add(&need, &c->cons[j].value, &need);
         if (quantity_cmp(&left[i], &need) < 0) {
             k->idx = i, k->want = need, k->left = left[i];
+            counter_holders(x, c->pool, i, k);
             return;
         }
     }
@@ -687,6 +715,12 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
         const dra_pool_counter *pc = &p->counters[c->idx];
         put(o, "need %s of counter %s: counter set %s in pool %s has %s left", qty_text_as(x, &c->want, &c->left),
             intern_str(x->w->names, pc->name_id), intern_str(x->w->names, pc->set_id), p->id_text, qty_text(x, &c->left));
+        if (c->nby) {
+            put(o, " (used by claim%s %s", c->nby > 1 ? "s" : "", claim_name(x, c->by[0]));
+            if (c->nby == 2) put(o, " and %s", claim_name(x, c->by[1]));
+            else if (c->nby > 2) put(o, ", %s and %u more", claim_name(x, c->by[1]), c->nby - 2);
+            put(o, ")");
+        }
         break;
     }
     case K_LOST: {

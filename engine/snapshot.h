@@ -333,10 +333,15 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
  * or a NoSchedule/NoExecute node taint, each node row saying which in "unavailable"
  * (DRA_CAPACITY_COUNT_UNAVAILABLE_NODES counts them free instead), then "unusable" (an
  * incomplete pool, a feature gate off) and "shared" (allocated multi-allocatable devices
- * with room for another share) when not zero. CARVE sums a profile over counter sets:
- * {"profile", "counterSets", "devices", "allocated", "fit", "fitEmpty"} — how many of its
- * devices could be allocated now, and with nothing allocated. Quantities print in
- * Kubernetes' canonical form. */
+ * with room for another share) when not zero. Every row with TALLY (but a counter row)
+ * also has "util": by capacity where its devices draw on shared counters — the highest
+ * of "capacityUtil": {"<counter family>": percent}, counters summed by name without a
+ * trailing number (memorySlice0..7 → "memorySlice") over the row's counter sets (a
+ * class: the sets its devices draw on) — else allocated / devices, in percent to 0.1.
+ * CARVE sums a profile over counter sets: {"profile", "counterSets", "devices",
+ * "allocated", "fit", "fitEmpty", "free"} — how many of its devices could be allocated
+ * now together, and with nothing allocated; free: allocatable now each on its own.
+ * Quantities print in Kubernetes' canonical form. */
 json_t *dra_capacity_json(dra_snapshot *s, const dra_overlay *ov);
 /* The same with parts left out (DRA_CAPACITY_*): without DRA_CAPACITY_COUNTERS, no
  * "counters" list and no per-counter values in the pools' counterSets (their "carve"

@@ -32,9 +32,15 @@ static json_int_t blocked_of(const json_t *row) {
     return jint(b, "counters") + jint(b, "taints") + jint(b, "nodes") + jint(row, "unusable");
 }
 
+/* The row's "util": by capacity where it has shared counters (the counter family
+ * that runs out first: a carved A100 is as used as its memory slices, not as its
+ * allocated partition devices), else allocated / devices. */
 static void util_cell(report_table *t, const json_t *row) {
     json_int_t d = jint(row, "devices"), a = jint(row, "allocated");
-    if (d > 0) report_table_cellf(t, "%.0f%%", 100.0 * (double)a / (double)d);
+    const json_t *u = json_object_get(row, "util");
+    if (json_is_number(u) && json_object_get(row, "capacityUtil"))
+        report_table_cellf(t, "%.1f%%", json_number_value(u));
+    else if (d > 0) report_table_cellf(t, "%.0f%%", 100.0 * (double)a / (double)d);
     else report_table_cell(t, "-");
 }
 
@@ -117,17 +123,18 @@ static report_table *classes_table(const json_t *classes) {
     return t;
 }
 
-/* "1g-5gb 116/1680, 2g-10gb 44/720": per profile, how many fit now of how many the
- * counter sets carve when empty. */
+/* "1g-5gb 116/130/1680, 2g-10gb 44/50/720": per profile, how many can be carved now
+ * together, how many are free one at a time (they need not coexist), and how many
+ * the counter sets carve when empty. */
 static void carve_cell(report_table *t, const json_t *carve) {
     char buf[1024];
     size_t len = 0, i;
     json_t *c;
     buf[0] = '\0';
     json_array_foreach(carve, i, c) {
-        int w = snprintf(buf + len, sizeof buf - len, "%s%s %lld/%lld", i ? ", " : "",
+        int w = snprintf(buf + len, sizeof buf - len, "%s%s %lld/%lld/%lld", i ? ", " : "",
                          json_string_value(json_object_get(c, "profile")), (long long)jint(c, "fit"),
-                         (long long)jint(c, "fitEmpty"));
+                         (long long)jint(c, "free"), (long long)jint(c, "fitEmpty"));
         if (w < 0 || (size_t)w >= sizeof buf - len) break;
         len += (size_t)w;
     }
@@ -135,7 +142,7 @@ static void carve_cell(report_table *t, const json_t *carve) {
 }
 
 static report_table *shapes_table(const json_t *shapes) {
-    static const char *const h[] = {"SHAPE", "NODES", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL", "CARVE (FIT NOW/EMPTY)"};
+    static const char *const h[] = {"SHAPE", "NODES", "DEVICES", "ALLOCATED", "FREE", "BLOCKED", "UTIL", "CARVE (TOGETHER/ALONE/EMPTY)"};
     report_table *t = report_table_new(ARRAY_SIZE(h), h);
     size_t i;
     json_t *s;

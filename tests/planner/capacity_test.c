@@ -114,3 +114,39 @@ Test(capacity, unavailable_nodes_are_not_free) {
     want_nodes(row(cap, "classes", "name", "gpu.example.com"), 10, 0, NULL);
     json_decref(cap);
 }
+
+/* testdata/capacity/a100-carved.yaml (worked there): a node whose A100s are carved
+ * to 31 of 32 memory slices reads 96.9 % by capacity though 10 of its 44 partition
+ * devices are allocated; the whole GPU and its 7g.40gb partition (equal capacity) are
+ * two profiles; per profile, carved together / free alone / when empty. */
+static const char *carve_text(const json_t *row, char *got, size_t n) {
+    size_t i, len = 0;
+    json_t *c;
+    got[0] = '\0';
+    json_array_foreach(json_object_get(row, "carve"), i, c)
+        len += (size_t)snprintf(got + len, n - len, "%s%s %lld/%lld/%lld", i ? ", " : "",
+                                json_string_value(json_object_get(c, "profile")), (long long)ji(c, "fit"),
+                                (long long)ji(c, "free"), (long long)ji(c, "fitEmpty"));
+    return got;
+}
+
+Test(capacity, utilisation_by_counters_and_every_profile_named) {
+    json_t *cap = capacity_of(TD "capacity/a100-carved.yaml");
+    const json_t *n = row(cap, "nodes", "name", "node-a100-carved");
+    want(n, 44, 10, 0, 34, 0);
+    const json_t *cu = json_object_get(n, "capacityUtil");
+    cr_assert(json_real_value(json_object_get(n, "util")) == 96.9 &&
+                  json_real_value(json_object_get(cu, "memorySlice")) == 96.9 &&
+                  json_real_value(json_object_get(cu, "memory")) == 96.9,
+              "carved A100s: %s", json_dumps(n, JSON_COMPACT));
+    char got[512];
+    cr_assert_str_eq(carve_text(n, got, sizeof got), "gpu 0/0/4, mig-7g-40gb 0/0/4, mig-3g-20gb 0/0/8, mig-1g-5gb 0/0/28");
+    n = row(cap, "nodes", "name", "node-a100-half");
+    want(n, 11, 1, 4, 6, 0);
+    cr_assert(json_real_value(json_object_get(n, "util")) == 50.0, "half A100: %s", json_dumps(n, JSON_COMPACT));
+    cr_assert_str_eq(carve_text(n, got, sizeof got), "gpu 0/0/1, mig-7g-40gb 0/0/1, mig-3g-20gb 1/1/2, mig-1g-5gb 3/3/7");
+    /* a class over both nodes: its counter sets, 31 + 4 of 40 memory slices */
+    const json_t *cl = row(cap, "classes", "name", "mig.nvidia.com");
+    cr_assert(json_real_value(json_object_get(cl, "util")) == 87.5, "class: %s", json_dumps(cl, JSON_COMPACT));
+    json_decref(cap);
+}
