@@ -17,6 +17,7 @@
 #include "planner/plan_minnodes.h"
 
 #include "engine/causes.h"
+#include "planner/plan_fitmemo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ static plan_opts probe_opts(const mn_search *m, dra_score_mode score) {
     po.stranded = false;
     po.progress = NULL;
     po.no_counters = true;
+    po.memo = m->memo;
     return po;
 }
 
@@ -393,6 +395,7 @@ json_t *plan_min_nodes(dra_store *st, const plan_objects *shapes, size_t nshapes
     bool *buy_inc = xcalloc(nw1, sizeof *buy_inc);
     json_t *out = NULL, *mn = json_object(), *buy = NULL;
 
+    m.memo = plan_fitmemo_new();
     m.node_local = plan_copies_node_local(m.pc);
     measure_base(&m);
     if (!m.failed) measure_copies(&m);
@@ -433,7 +436,9 @@ json_t *plan_min_nodes(dra_store *st, const plan_objects *shapes, size_t nshapes
     /* the plan printed: the cluster with the answer's copies */
     if (!plan_copies_set(m.pc, final, e)) goto done;
     m.node_local = plan_copies_node_local(m.pc);
-    out = plan_run_store(st, w, o, m.node_local, e);
+    plan_opts fo = *o;
+    fo.memo = m.memo;
+    out = plan_run_store(st, w, &fo, m.node_local, e);
     if (!out) goto done;
     if (buy && bought) {
         json_t *per;
@@ -476,5 +481,6 @@ done:
     free(final);
     free(buy_inc);
     plan_copies_free(m.pc);
+    plan_fitmemo_free(m.memo);
     return out;
 }

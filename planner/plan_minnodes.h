@@ -36,6 +36,7 @@ typedef struct mn_search {
     long *need;                 /* [score][s * nw + i] (score 0 binpack, 1 spread): copies of s
                                  * for the workload on its own; -1: none within max */
     bool *impossible;           /* [s * nw + i]: no count of s helps (cap 0, replicas left) */
+    plan_fitmemo *memo;         /* fits kept from probe to probe (plan_fitmemo.h) */
     size_t probes;              /* simulations run, for --timings */
     bool all_round;             /* the next probe places every workload (plan_opts.probe_all) */
     err *e;

@@ -18,6 +18,7 @@
 #include "planner/planner.h"
 
 #include "engine/causes.h"
+#include "planner/plan_fitmemo.h"
 #include "planner/plan_rank.h"
 #include "planner/plan_scan.h"
 
@@ -42,6 +43,11 @@ typedef struct sim {
     plan_rank *rank;         /* the fit cache: the current workload's pods' fit per node */
     size_t *scan_idx;        /* per node: the nodes one scan decides, and their answers */
     plan_scan_answer *scan_out;
+    plan_fitmemo *memo;      /* o->memo while it may be used: NULL once a commit may have
+                              * reached past its node (a workload outside the fit cache) */
+    uint64_t *node_key;      /* with memo: per node, its name as the memo's key */
+    uint64_t *hist;          /* with memo: per node, the workloads committed to it, in order */
+    uint64_t wkey;           /* with memo: the current workload's key */
 } sim;
 
 static uint64_t mix64(uint64_t z) {
@@ -192,9 +198,22 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
     bool cache = m->cache_on;
     if (cache) {
         size_t i, k = 0;
-        while (plan_rank_take_unknown(m->rank, &i)) m->scan_idx[k++] = i;
+        while (plan_rank_take_unknown(m->rank, &i)) {
+            bool fits;
+            int64_t score;
+            if (m->memo && plan_fitmemo_get(m->memo, m->wkey, (int)m->o->score, m->node_key[i], m->hist[i], &fits, &score))
+                plan_rank_set(m->rank, i, fits, score);   /* decided in an earlier run, same node state */
+            else
+                m->scan_idx[k++] = i;
+        }
         plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, k, m->scan_out);
-        for (size_t j = 0; j < k; j++) plan_rank_set(m->rank, m->scan_idx[j], m->scan_out[j].fits, m->scan_out[j].score);
+        for (size_t j = 0; j < k; j++) {
+            size_t nd = m->scan_idx[j];
+            plan_rank_set(m->rank, nd, m->scan_out[j].fits, m->scan_out[j].score);
+            if (m->memo)
+                plan_fitmemo_put(m->memo, m->wkey, (int)m->o->score, m->node_key[nd], m->hist[nd], m->scan_out[j].fits,
+                                 m->scan_out[j].score);
+        }
         best = plan_rank_best(m->rank);
     } else {
         for (size_t i = 0; i < m->nnodes; i++) m->scan_idx[i] = i;
@@ -214,6 +233,8 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
         if (cache) plan_rank_forget(m->rank, (size_t)best);   /* the one node whose state changed */
         if (f.status == DRA_FIT_OK) {
             log_push(m, (size_t)best);
+            if (m->memo && !cache) m->memo = NULL;   /* its commit may reach other nodes' state */
+            if (m->memo) m->hist[best] = plan_fitmemo_history(m->hist[best], m->wkey);
         } else {   /* the engine contradicted itself; say so rather than place it */
             snprintf(buf, n, "node %s: fit without commit, then %s on commit: %s", m->nodes[best],
                      dra_fit_status_name(f.status), f.reason);
@@ -271,6 +292,14 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     m->cache_on = m->cacheable && !shares_claims(w);
     /* a gang is all or nothing: the state before it, to go back to */
     dra_overlay *before = w->gang ? dra_overlay_copy(m->ov) : NULL;
+    uint64_t *hist_before = NULL;
+    if (m->memo) {
+        m->wkey = plan_fitmemo_workload_key(w);
+        if (w->gang) {
+            hist_before = xmalloc((m->nnodes ? m->nnodes : 1) * sizeof *m->hist);
+            memcpy(hist_before, m->hist, m->nnodes * sizeof *m->hist);
+        }
+    }
     if (m->cache_on) plan_rank_reset(m->rank);
     long placed = 0;
     char reason[8192];
@@ -302,11 +331,13 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
             m->ov = before;
             before = NULL;
             placed = 0;
+            if (m->memo && hist_before) memcpy(m->hist, hist_before, m->nnodes * sizeof *m->hist);
         }
     } else if (failed) {
         snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
     }
     dra_overlay_free(before);
+    free(hist_before);
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
     if (failed) {
@@ -446,6 +477,8 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
 }
 
 static void sim_free(sim *m) {
+    free(m->node_key);
+    free(m->hist);
     free(m->log);
     free(m->tie);
     plan_rank_free(m->rank);
@@ -475,6 +508,12 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
         m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
     }
     m.rank = plan_rank_new(m.nnodes, m.tie);
+    if (o->memo && node_local) {
+        m.memo = o->memo;
+        m.node_key = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.node_key);
+        m.hist = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.hist);
+        for (size_t i = 0; i < m.nnodes; i++) m.node_key[i] = plan_fitmemo_node_key(m.nodes[i]);
+    }
     m.scan_idx = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_idx);
     m.scan_out = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_out);
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;

@@ -95,6 +95,10 @@ typedef struct plan_timings {
     size_t probes;               /* --min-nodes: the simulations its search ran */
 } plan_timings;
 
+/* Fits kept across simulations whose snapshots differ by whole added nodes
+ * (plan_fitmemo.h; --min-nodes' probes). */
+typedef struct plan_fitmemo plan_fitmemo;
+
 typedef struct plan_opts {
     dra_features features;
     dra_score_mode score;        /* binpack (default) or spread */
@@ -116,6 +120,8 @@ typedef struct plan_opts {
                                   * "workloads" [{name, replicas, placed, unplaced}] and "summary"
                                   * {replicas, placed, unplaced} only */
     bool probe_all;              /* with probe: every workload is placed, none stops the run */
+    plan_fitmemo *memo;          /* may be NULL; with the fit cache, node answers are taken from
+                                  * and kept in it (plan_fitmemo.h says when that is exact) */
 } plan_opts;
 
 void plan_opts_default(plan_opts *o);
