@@ -54,7 +54,6 @@ static plan_opts probe_opts(const mn_search *m, dra_score_mode score) {
 /* A probe's result (NULL with m->failed). */
 static json_t *run_probe(mn_search *m, const long *counts, const plan_workloads *sub, dra_score_mode score) {
     if (m->failed) return NULL;
-    uint64_t tset = dra_monotonic_ns();
     if (!plan_copies_set(m->pc, counts, m->e)) {
         m->failed = true;
         return NULL;
@@ -62,14 +61,7 @@ static json_t *run_probe(mn_search *m, const long *counts, const plan_workloads 
     plan_opts po = probe_opts(m, score);
     po.probe_all = m->all_round;
     m->probes++;
-    uint64_t t0 = dra_monotonic_ns();
     json_t *r = plan_run_store(m->st, sub, &po, m->node_local, m->e);
-    if (getenv("MN_DEBUG")) {
-        fprintf(stderr, "probe %zu: %zu workloads, score %d, counts", m->probes, sub->n, (int)score);
-        for (size_t s = 0; s < m->ns; s++) fprintf(stderr, " %ld", counts[s]);
-        fprintf(stderr, ": %.3f s (set %.3f), unplaced %lld\n", (double)(dra_monotonic_ns() - t0) / 1e9, (double)(t0 - tset) / 1e9,
-                r ? (long long)json_integer_value(json_object_get(json_object_get(r, "summary"), "unplaced")) : -1LL);
-    }
     if (!r) m->failed = true;
     return r;
 }
