@@ -3,7 +3,8 @@
  * the simulation under binpack scoring (plan_minnodes.h mn_buy).
  *
  * A depth-first search over the counts of all shapes but the last, cheapest first;
- * for each, the fewest copies of the last shape is searched (mn_least). Three things
+ * for each, the fewest copies of the last shape is searched (mn_least). The mix to
+ * beat at the start is the cheapest shape on its own (searched already). Three things
  * keep it to few simulations:
  *   - the per-workload bound (plan_minnodes.h): a mix whose copies cannot hold some
  *     workload's replicas even on its own is refused without a probe, and it gives the
@@ -96,10 +97,20 @@ static void search(buy *b, size_t level, double cost) {
     }
 }
 
-bool mn_buy(mn_search *m, const double *prices, const bool *include, long *counts, double *total) {
+bool mn_buy(mn_search *m, const double *prices, const bool *include, const long *single, long *counts, double *total) {
     buy b = {.m = m, .prices = prices, .include = include};
     b.counts = xcalloc(m->ns, sizeof *b.counts);
     b.best = xcalloc(m->ns, sizeof *b.best);
+    /* the shapes on their own, already searched: the mix to beat */
+    for (size_t s = 0; s < m->ns; s++) {
+        if (single[s] < 0) continue;
+        double c = prices[s] * (double)single[s];
+        if (b.found && c >= b.best_cost) continue;
+        b.found = true;
+        b.best_cost = c;
+        memset(b.best, 0, m->ns * sizeof *b.best);
+        b.best[s] = single[s];
+    }
     search(&b, 0, 0.0);
     bool found = !m->failed && b.found;
     if (found) {

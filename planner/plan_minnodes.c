@@ -405,7 +405,15 @@ json_t *plan_min_nodes(dra_store *st, const plan_objects *shapes, size_t nshapes
     bool bought = false;
     double total = 0;
     if (prices) {
-        bought = mn_buy(&m, prices, buy_inc, final, &total);
+        /* a shape's own count is a mix when it leaves out no more than the buy list */
+        long *single = xcalloc(nshapes, sizeof *single);
+        for (size_t s = 0; s < nshapes; s++) {
+            single[s] = all_bin[s];
+            for (size_t i = 0; i < w->n; i++)
+                if (buy_inc[i] && m.impossible[mn_at(&m, s, i)]) single[s] = -1;
+        }
+        bought = mn_buy(&m, prices, buy_inc, single, final, &total);
+        free(single);
         if (m.failed) {
             json_decref(excluded);
             goto done;

@@ -56,7 +56,9 @@ long mn_least(mn_search *m, long *counts, size_t s, const bool *include, dra_sco
               long hi, long max);
 
 /* The cheapest mix (plan_buy.c): counts[s] per shape, prices per node, of the
- * workloads with include[i]; false when no mix within max per shape places them. */
-bool mn_buy(mn_search *m, const double *prices, const bool *include, long *counts, double *total);
+ * workloads with include[i]; false when no mix within max per shape places them.
+ * single[s]: shape s's own count for them under binpack, -1 when none is known. */
+bool mn_buy(mn_search *m, const double *prices, const bool *include, const long *single, long *counts,
+            double *total);
 
 #endif
