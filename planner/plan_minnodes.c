@@ -278,12 +278,12 @@ static long all_estimate(mn_search *m, size_t s, const bool *include, const json
 }
 
 /* The fewest copies of shape s for the workloads it can help (include), under score. */
-static long all_count(mn_search *m, size_t s, const bool *include, int sc, long hint) {
+static long all_count(mn_search *m, size_t s, const bool *include, int sc, long hint, long known) {
     bool any = false;
     for (size_t i = 0; i < m->nw; i++) any |= include[i];
     if (!any) return 0;
     long *counts = xcalloc(m->ns ? m->ns : 1, sizeof *counts);
-    long k = mn_least(m, counts, s, include, sc ? DRA_SCORE_SPREAD : DRA_SCORE_BINPACK, 0, hint, -1, m->max);
+    long k = mn_least(m, counts, s, include, sc ? DRA_SCORE_SPREAD : DRA_SCORE_BINPACK, 0, hint, known, m->max);
     free(counts);
     return k;
 }
@@ -312,19 +312,32 @@ static json_t *shape_json(mn_search *m, size_t s, long *all_bin, long *all_own) 
                                           count_json(m->need[m->ns * m->nw + at])));
         }
     }
-    long hint = 0;
-    if (m->nw) {
-        long *zero = xcalloc(m->ns, sizeof *zero);
-        plan_workloads sub = subset(m, inc, false);
-        m->all_round = true;
-        json_t *together = sub.n ? run_probe(m, zero, &sub, DRA_SCORE_BINPACK) : NULL;
-        m->all_round = false;
-        if (together) hint = all_estimate(m, s, inc, together);
-        json_decref(together);
-        free(sub.v);
-        free(zero);
+    long hint = 0, known = -1, one = -1, n = 0;
+    for (size_t i = 0; i < m->nw; i++)
+        if (inc[i]) n++, one = (long)i;
+    long bin, spr;
+    if (n == 1 && m->exact[one]) {
+        /* one workload: the whole file is that workload on its own */
+        bin = m->need[mn_at(m, s, (size_t)one)];
+        spr = m->need[m->ns * m->nw + mn_at(m, s, (size_t)one)];
+    } else {
+        if (n) {
+            long *zero = xcalloc(m->ns, sizeof *zero);
+            plan_workloads sub = subset(m, inc, false);
+            m->all_round = true;
+            json_t *together = run_probe(m, zero, &sub, DRA_SCORE_BINPACK);
+            m->all_round = false;
+            if (together) hint = all_estimate(m, s, inc, together);
+            /* everything placed, gangs as plain workloads: with them as gangs too (the
+             * same sequence, nothing undone) — 0 under binpack, known */
+            if (together && !json_integer_value(json_object_get(json_object_get(together, "summary"), "unplaced"))) known = 0;
+            json_decref(together);
+            free(sub.v);
+            free(zero);
+        }
+        bin = m->failed ? -1 : all_count(m, s, inc, 0, hint, known);
+        spr = m->failed ? -1 : all_count(m, s, inc, 1, hint, -1);
     }
-    long bin = m->failed ? -1 : all_count(m, s, inc, 0, hint), spr = m->failed ? -1 : all_count(m, s, inc, 1, hint);
     *all_bin = bin;
     *all_own = m->o->score == DRA_SCORE_SPREAD ? spr : bin;
     free(inc);
