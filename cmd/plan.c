@@ -205,9 +205,9 @@ static bool resolve_prices(const plan_args *a, const plan_objects *shapes, doubl
             *eq = '\0';
             errno = 0;
             double v = strtod(eq + 1, &end);
-            if (!eq[1] || *end || errno || !(v >= 0)) {
+            if (!eq[1] || *end || errno || !(v > 0) || v > 1e15) {
                 ok = false;
-                err_set(e, "--price %s: the price %s is not a number >= 0", tok, eq + 1);
+                err_set(e, "--price %s: the price %s is not a number > 0", tok, eq + 1);
                 break;
             }
             int k = 0;

@@ -111,7 +111,8 @@ bool mn_buy(mn_search *m, const double *prices, const bool *include, const long 
         memset(b.best, 0, m->ns * sizeof *b.best);
         b.best[s] = single[s];
     }
-    search(&b, 0, 0.0);
+    /* one shape: its own count is the mix (nothing below it fits) */
+    if (!(m->ns == 1 && b.found)) search(&b, 0, 0.0);
     bool found = !m->failed && b.found;
     if (found) {
         memcpy(counts, b.best, m->ns * sizeof *counts);

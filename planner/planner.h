@@ -160,7 +160,7 @@ long plan_remove_nodes(plan_objects *o, const char *selector, err *e);
  * under binpack and spread scoring; a workload no count of the shape helps (one
  * replica does not fit an empty copy, and the base does not hold it) is named with its
  * cause and left out of the whole file's count, which says so. With prices (one per
- * shape, per node; NULL: none), the cheapest mix of the shapes that places every
+ * shape, per node, > 0; NULL: none), the cheapest mix of the shapes that places every
  * workload some shape helps, under binpack scoring, exact for the simulation. Returns
  * the plan (plan_run_store) of the cluster with the answer's copies — the mix, or the
  * one shape's count under o->score; the cluster as given when there is none — with

@@ -85,8 +85,15 @@ head -1 "$T/buy.txt" | grep -qx 'WHAT TO BUY: 1 x small + 1 x big, 40 in all (th
   --min-nodes "$TD/shape-big.yaml" --price small=10,big=30 -o table --report "$T/buy.html" >/dev/null
 grep -q '<h2>What to buy</h2>' "$T/buy.html" || fail "html: what to buy"
 
-# usage: a price for no shape, a shape without a price, --price without --min-nodes
+# one shape priced: its own count for all but b200, 3 x 5 = 15
+"$B" plan -f "$TD/cluster.yaml" --workload "$TD/mixed.yaml" --min-nodes "$TD/shape-gpu4.yaml" --price gpu4=5 -o json >"$T/buy1.json"
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buy"]; assert b["total"] == 15 and b["nodes"] == {"gpu4": 3} and b["excluded"] == ["b200"], b' "$T/buy1.json" \
+  || fail "the buy list of one shape: $(head -c 600 "$T/buy1.json")"
+
+# usage: a price for no shape, a shape without a price, a price not > 0, --price without --min-nodes
 set +e
+"$B" plan -f "$TD/cpu-cluster.yaml" --workload "$TD/nine.yaml" --min-nodes "$TD/shape-small.yaml" --price small=0 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -q "the price 0 is not a number > 0" "$T/err" || fail "--price 0: $(cat "$T/err")"
 "$B" plan -f "$TD/cpu-cluster.yaml" --workload "$TD/nine.yaml" --min-nodes "$TD/shape-small.yaml" --price small=10,huge=3 2>"$T/err" >/dev/null
 [ $? = 2 ] && grep -q "no --min-nodes shape is named huge (the shapes: small)" "$T/err" || fail "--price for no shape: $(cat "$T/err")"
 "$B" plan -f "$TD/cpu-cluster.yaml" --workload "$TD/nine.yaml" --min-nodes "$TD/shape-small.yaml" --min-nodes "$TD/shape-big.yaml" \
