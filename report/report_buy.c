@@ -194,6 +194,29 @@ void report_buy_html(FILE *f, const json_t *plan) {
             report_esc(f, jstr(buy, "reason") ? jstr(buy, "reason") : "no mix found");
         }
         fputs("</p>\n", f);
+        const json_t *per = json_object_get(buy, "perWorkload"), *nodes = json_object_get(buy, "nodes");
+        if (json_object_size(per)) {
+            fputs("<table><tr><th>workload</th><th>on existing nodes</th>", f);
+            json_object_foreach((json_t *)nodes, k, v) {
+                fputs("<th>on ", f);
+                report_esc(f, k);
+                fputs("</th>", f);
+            }
+            fputs("<th>unplaced</th></tr>\n", f);
+            const char *wn;
+            json_t *row;
+            json_object_foreach((json_t *)per, wn, row) {
+                if (json_object_get(row, "impossible")) continue;
+                fputs("<tr><td>", f);
+                report_esc(f, wn);
+                fputs("</td>", f);
+                count_html(f, json_object_get(row, "existing"));
+                json_object_foreach((json_t *)nodes, k, v) count_html(f, json_object_get(row, k));
+                count_html(f, json_object_get(row, "unplaced"));
+                fputs("</tr>\n", f);
+            }
+            fputs("</table>\n", f);
+        }
         const json_t *ex = json_object_get(buy, "excluded");
         if (json_array_size(ex)) {
             fputs("<p>Left out (no count of any shape helps): ", f);

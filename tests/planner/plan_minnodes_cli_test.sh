@@ -83,7 +83,7 @@ head -1 "$T/buy.txt" | grep -qx 'WHAT TO BUY: 1 x small + 1 x big, 40 in all (th
   || fail "text: first line: $(head -1 "$T/buy.txt")"
 "$B" plan -f "$TD/cpu-cluster.yaml" --workload "$TD/nine.yaml" --min-nodes "$TD/shape-small.yaml" \
   --min-nodes "$TD/shape-big.yaml" --price small=10,big=30 -o table --report "$T/buy.html" >/dev/null
-grep -q '<h2>What to buy</h2>' "$T/buy.html" || fail "html: what to buy"
+grep -q '<h2>What to buy</h2>' "$T/buy.html" && grep -q '<th>on big</th>' "$T/buy.html" || fail "html: what to buy"
 
 # one shape priced: its own count for all but b200, 3 x 5 = 15
 "$B" plan -f "$TD/cluster.yaml" --workload "$TD/mixed.yaml" --min-nodes "$TD/shape-gpu4.yaml" --price gpu4=5 -o json >"$T/buy1.json"
