@@ -4,7 +4,8 @@
  *   dralloc plan -f SNAPSHOT... --workload FILE [-o table|json|csv] [--report FILE.html]
  *                [--score binpack|spread] [--seed N] [--headroom-max N] [--device-choice C]
  *                [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...
- *                [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates ...] [--strict] [--timings]
+ *                [--min-nodes SHAPE.yaml]... [--max-nodes N] [--price SHAPE=X,...]
+ *                [--feature-gates ...] [--strict] [--timings]
  *   dralloc plan -f SNAPSHOT... --scenarios DIR [--shard i/N] ...   every workload file
  *                of DIR (name order), or those with index % N == i; the output carries
  *                the digests of the snapshot and of the scenario set, and i/N
@@ -35,8 +36,8 @@ static int usage(FILE *f) {
             "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
             "                    [--device-choice first-fit|best-fit]\n"
             "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...\n"
-            "                    [--min-nodes SHAPE.yaml [--max-nodes N]] [--feature-gates A=true,...] [--strict]\n"
-            "                    [--timings]\n"
+            "                    [--min-nodes SHAPE.yaml]... [--max-nodes N] [--price SHAPE=X,...]\n"
+            "                    [--feature-gates A=true,...] [--strict] [--timings]\n"
             "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
             "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
             "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
@@ -50,8 +51,12 @@ static int usage(FILE *f) {
             "  --add-nodes       COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml\n"
             "  --remove-nodes    drop the Nodes a label selector matches (kubectl -l: k=v, k!=v, k in (a,b),\n"
             "                    k notin (a,b), k, !k; comma-joined) and their node-local ResourceSlices\n"
-            "  --min-nodes       the fewest copies of SHAPE.yaml for every replica to fit (<= --max-nodes, 1024),\n"
-            "                    under binpack and spread scoring; a workload no count helps is named at once\n"
+            "  --min-nodes       the fewest copies of SHAPE.yaml (<= --max-nodes, 1024) for each workload on its own\n"
+            "                    and for all of them, under binpack and spread scoring; a workload no count helps\n"
+            "                    is named with its cause and left out of the count. Once per shape; a shape is\n"
+            "                    named by its Node\n"
+            "  --price           SHAPE=X,...: the price of a node of each shape: the cheapest mix of the shapes\n"
+            "                    that places every workload some shape helps (binpack scoring), what to buy\n"
             "  --strict          an unknown field in the workload file is an error (else a warning)\n"
             "  --timings         how long loading, planning and rendering took, on stderr\n");
     return f == stdout ? 0 : 2;
@@ -86,9 +91,9 @@ static void progress_cb(void *arg, size_t done, size_t total) {
 typedef struct plan_args {
     char **files;
     int nfiles;
-    const char *workload, *scenarios, *shard, *report, *min_shape, *gates;
-    const char **adds, **removes;
-    int nadds, nremoves;
+    const char *workload, *scenarios, *shard, *report, *gates;
+    const char **adds, **removes, **min_shapes, **prices;
+    int nadds, nremoves, nmin, nprices;
     long max_nodes;
     bool strict, timings;
     report_format fmt;
@@ -172,18 +177,91 @@ static void warn_stderr(void *arg, const char *msg) {
     fprintf(stderr, "dralloc plan: warning: %s\n", msg);
 }
 
+/* The name of a shape: its Node's. */
+static const char *shape_name(const plan_objects *shape) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(shape->items, i, x) {
+        const char *k = json_string_value(json_object_get(x, "kind"));
+        if (k && !strcmp(k, "Node")) return json_string_value(json_object_get(json_object_get(x, "metadata"), "name"));
+    }
+    return NULL;
+}
+
+/* --price values, "NAME=X,NAME=Y" (several flags add up), for the shapes in their
+ * order: every shape priced, every price a shape's. false with e set. */
+static bool resolve_prices(const plan_args *a, const plan_objects *shapes, double *out, err *e) {
+    bool *seen = xcalloc((size_t)a->nmin + 1, sizeof *seen);
+    bool ok = true;
+    for (int f = 0; f < a->nprices && ok; f++) {
+        char *list = xstrdup(a->prices[f]), *save = NULL;
+        for (char *tok = strtok_r(list, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+            char *eq = strrchr(tok, '='), *end = NULL;
+            if (!eq || eq == tok) {
+                ok = false;
+                err_set(e, "--price %s: want SHAPE=PRICE (a shape is named by the Node in its file)", tok);
+                break;
+            }
+            *eq = '\0';
+            errno = 0;
+            double v = strtod(eq + 1, &end);
+            if (!eq[1] || *end || errno || !(v > 0) || v > 1e15) {
+                ok = false;
+                err_set(e, "--price %s: the price %s is not a number > 0", tok, eq + 1);
+                break;
+            }
+            int k = 0;
+            while (k < a->nmin && strcmp(shape_name(&shapes[k]), tok)) k++;
+            if (k == a->nmin) {
+                char names[1024];
+                size_t len = 0;
+                names[0] = '\0';
+                for (int j = 0; j < a->nmin && len < sizeof names; j++)
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? ", " : "", shape_name(&shapes[j]));
+                ok = false;
+                err_set(e, "--price %s: no --min-nodes shape is named %s (the shapes: %s)", tok, tok, names);
+                break;
+            }
+            out[k] = v;
+            seen[k] = true;
+        }
+        free(list);
+    }
+    for (int k = 0; k < a->nmin && ok; k++)
+        if (!seen[k]) ok = false, err_set(e, "--price: no price for shape %s (%s)", shape_name(&shapes[k]), a->min_shapes[k]);
+    free(seen);
+    return ok;
+}
+
+/* --min-nodes on a store holding the base and the workload file's objects. */
+static json_t *run_min_nodes(const plan_args *a, dra_store *st, const plan_workloads *w, err *e) {
+    plan_objects *shapes = xcalloc((size_t)a->nmin, sizeof *shapes);
+    double *prices = a->nprices ? xcalloc((size_t)a->nmin, sizeof *prices) : NULL;
+    json_t *out = NULL;
+    bool ok = true;
+    for (int i = 0; i < a->nmin; i++) plan_objects_init(&shapes[i]);
+    for (int i = 0; i < a->nmin && ok; i++) {
+        ok = plan_objects_load_path(&shapes[i], a->min_shapes[i], e);
+        if (ok && !shape_name(&shapes[i])) ok = false, err_set(e, "--min-nodes %s: the node shape has no Node", a->min_shapes[i]);
+    }
+    if (ok && prices) ok = resolve_prices(a, shapes, prices, e);
+    if (ok) out = plan_min_nodes(st, shapes, (size_t)a->nmin, prices, w, &a->opts, a->max_nodes, e);
+    for (int i = 0; i < a->nmin; i++) plan_objects_free(&shapes[i]);
+    free(shapes);
+    free(prices);
+    return out;
+}
+
 static json_t *run_one(const plan_args *a, const plan_objects *base, const char *wfile, err *e) {
     plan_objects objs;
     plan_objects_copy(&objs, base);
     plan_workloads w = {.strict = a->strict, .warn = warn_stderr};
     json_t *out = NULL;
     if (plan_workloads_load(wfile, &w, &objs, e)) {
-        if (a->min_shape) {
-            plan_objects shape;
-            plan_objects_init(&shape);
-            if (plan_objects_load_path(&shape, a->min_shape, e))
-                out = plan_min_nodes(&objs, &shape, &w, &a->opts, a->max_nodes, e);
-            plan_objects_free(&shape);
+        if (a->nmin) {
+            dra_store *st = plan_store_new(&objs, &a->opts.features, e);
+            if (st) out = run_min_nodes(a, st, &w, e);
+            dra_store_free(st);
         } else {
             out = plan_run(&objs, &w, &a->opts, e);
         }
@@ -232,7 +310,7 @@ static json_t *run_direct(const plan_args *a, int *rc, plan_timings *tm, dra_sto
         dra_snapshot *s = dra_store_acquire(st);
         bool local = dra_snapshot_slices_node_local(s);
         dra_snapshot_release(s);
-        out = plan_run_store(st, &w, &a->opts, local, &e);
+        out = a->nmin ? run_min_nodes(a, st, &w, &e) : plan_run_store(st, &w, &a->opts, local, &e);
         ok = out != NULL;
     }
     if (!ok && e.msg[0]) {
@@ -304,11 +382,12 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
         free(path);
     }
     char opts[1024];
-    snprintf(opts, sizeof opts, "score=%d seed=%d/%llu headroom=%ld choice=%d gates=%s min=%s max=%ld", (int)a->opts.score,
+    snprintf(opts, sizeof opts, "score=%d seed=%d/%llu headroom=%ld choice=%d gates=%s min=%d max=%ld", (int)a->opts.score,
              (int)a->opts.seeded, (unsigned long long)a->opts.seed, a->opts.headroom_max, (int)a->opts.device_choice,
-             a->gates ? a->gates : "", a->min_shape ? a->min_shape : "", a->max_nodes);
+             a->gates ? a->gates : "", a->nmin, a->max_nodes);
     set = plan_digest_text(set, opts, strlen(opts));
-    if (dok && a->min_shape) dok = plan_digest_path(&set, a->min_shape, &de);
+    for (int i = 0; i < a->nmin && dok; i++) dok = plan_digest_path(&set, a->min_shapes[i], &de);
+    for (int i = 0; i < a->nprices; i++) set = plan_digest_text(set, a->prices[i], strlen(a->prices[i]));
     if (!dok) {
         char buf[2048];
         fprintf(stderr, "dralloc plan: %s\n", err_format(&de, buf, sizeof buf));
@@ -450,6 +529,8 @@ int cmd_plan(int argc, char **argv) {
     a.files = xcalloc((size_t)argc + 1, sizeof *a.files);
     a.adds = xcalloc((size_t)argc + 1, sizeof *a.adds);
     a.removes = xcalloc((size_t)argc + 1, sizeof *a.removes);
+    a.min_shapes = xcalloc((size_t)argc + 1, sizeof *a.min_shapes);
+    a.prices = xcalloc((size_t)argc + 1, sizeof *a.prices);
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -498,7 +579,11 @@ int cmd_plan(int argc, char **argv) {
         } else if (!strcmp(o, "--remove-nodes") && takes) {
             a.removes[a.nremoves++] = argv[++i];
         } else if (!strcmp(o, "--min-nodes") && takes) {
-            a.min_shape = argv[++i];
+            a.min_shapes[a.nmin++] = argv[++i];
+        } else if (!strcmp(o, "--price") && takes) {
+            a.prices[a.nprices++] = argv[++i];
+        } else if (!strncmp(o, "--price=", 8)) {
+            a.prices[a.nprices++] = o + 8;
         } else if (!strcmp(o, "--feature-gates") && takes) {
             a.gates = argv[++i];
         } else if (!strncmp(o, "--feature-gates=", 16)) {
@@ -508,6 +593,7 @@ int cmd_plan(int argc, char **argv) {
         } else if (!strcmp(o, "--timings")) {
             a.timings = true;
         } else if (!strcmp(o, "--add-nodes") || !strcmp(o, "--remove-nodes") || !strcmp(o, "--min-nodes") ||
+                   !strcmp(o, "--price") ||
                    !strcmp(o, "--workload") || !strcmp(o, "--scenarios") || !strcmp(o, "--report")) {
             fprintf(stderr, "dralloc plan: %s needs a value\n", o);
             rc = 2;
@@ -519,6 +605,10 @@ int cmd_plan(int argc, char **argv) {
     if (!rc && ((!a.nfiles && !a.kube.used) || !!a.workload == !!a.scenarios)) rc = usage(stderr);
     /* --context alone (kubectl's habit): the kubeconfig kubectl would read */
     if (!rc && a.kube.used) cmd_kube_default(&a.kube);
+    if (!rc && a.nprices && !a.nmin) {
+        fprintf(stderr, "dralloc plan: --price prices the --min-nodes shapes: give them\n");
+        rc = 2;
+    }
     if (!rc && a.shard && !a.scenarios) {
         fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
         rc = 2;
@@ -543,7 +633,7 @@ int cmd_plan(int argc, char **argv) {
     a.opts.timings = &tm;
     uint64_t t0 = now_ns();
     /* what-ifs edit the objects before a store is built: only they keep them as JSON */
-    bool direct = !a.scenarios && !a.nadds && !a.nremoves && !a.min_shape;
+    bool direct = !a.scenarios && !a.nadds && !a.nremoves;
     if (!rc && direct) {
         uint64_t t1 = now_ns();
         dra_store *st = NULL;
@@ -568,9 +658,14 @@ int cmd_plan(int argc, char **argv) {
                     (double)tm.store_ns / 1e9, (double)(t2 - t1 - tm.store_ns) / 1e9, (double)tm.place_ns / 1e9,
                     (double)tm.account_ns / 1e9, (double)(t2 - t1 - tm.store_ns - tm.place_ns - tm.account_ns) / 1e9,
                     (double)pw.ns / 1e9, (double)tm.free_ns / 1e9, (double)(now_ns() - t0) / 1e9);
+        if (a.timings && !rc && a.nmin)
+            fprintf(stderr, "dralloc plan: timings: --min-nodes ran %zu probe simulations beside the plan printed\n",
+                    tm.probes);
         free(a.files);
         free(a.adds);
         free(a.removes);
+        free(a.min_shapes);
+        free(a.prices);
         return rc;
     }
     if (!rc && !load_base(&a, &base)) rc = 2;
@@ -605,5 +700,7 @@ int cmd_plan(int argc, char **argv) {
     free(a.files);
     free(a.adds);
     free(a.removes);
+    free(a.min_shapes);
+    free(a.prices);
     return rc < 0 ? 0 : rc;
 }

@@ -18,6 +18,7 @@
 #include "planner/planner.h"
 
 #include "engine/causes.h"
+#include "planner/plan_fitmemo.h"
 #include "planner/plan_rank.h"
 #include "planner/plan_scan.h"
 
@@ -42,6 +43,11 @@ typedef struct sim {
     plan_rank *rank;         /* the fit cache: the current workload's pods' fit per node */
     size_t *scan_idx;        /* per node: the nodes one scan decides, and their answers */
     plan_scan_answer *scan_out;
+    plan_fitmemo *memo;      /* o->memo while it may be used: NULL once a commit may have
+                              * reached past its node (a workload outside the fit cache) */
+    uint64_t *node_key;      /* with memo: per node, its name as the memo's key */
+    uint64_t *hist;          /* with memo: per node, the workloads committed to it, in order */
+    uint64_t wkey;           /* with memo: the current workload's key */
 } sim;
 
 static uint64_t mix64(uint64_t z) {
@@ -192,9 +198,22 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
     bool cache = m->cache_on;
     if (cache) {
         size_t i, k = 0;
-        while (plan_rank_take_unknown(m->rank, &i)) m->scan_idx[k++] = i;
+        while (plan_rank_take_unknown(m->rank, &i)) {
+            bool fits;
+            int64_t score;
+            if (m->memo && plan_fitmemo_get(m->memo, m->wkey, (int)m->o->score, m->node_key[i], m->hist[i], &fits, &score))
+                plan_rank_set(m->rank, i, fits, score);   /* decided in an earlier run, same node state */
+            else
+                m->scan_idx[k++] = i;
+        }
         plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, k, m->scan_out);
-        for (size_t j = 0; j < k; j++) plan_rank_set(m->rank, m->scan_idx[j], m->scan_out[j].fits, m->scan_out[j].score);
+        for (size_t j = 0; j < k; j++) {
+            size_t nd = m->scan_idx[j];
+            plan_rank_set(m->rank, nd, m->scan_out[j].fits, m->scan_out[j].score);
+            if (m->memo)
+                plan_fitmemo_put(m->memo, m->wkey, (int)m->o->score, m->node_key[nd], m->hist[nd], m->scan_out[j].fits,
+                                 m->scan_out[j].score);
+        }
         best = plan_rank_best(m->rank);
     } else {
         for (size_t i = 0; i < m->nnodes; i++) m->scan_idx[i] = i;
@@ -214,11 +233,15 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
         if (cache) plan_rank_forget(m->rank, (size_t)best);   /* the one node whose state changed */
         if (f.status == DRA_FIT_OK) {
             log_push(m, (size_t)best);
+            if (m->memo && !cache) m->memo = NULL;   /* its commit may reach other nodes' state */
+            if (m->memo) m->hist[best] = plan_fitmemo_history(m->hist[best], m->wkey);
         } else {   /* the engine contradicted itself; say so rather than place it */
             snprintf(buf, n, "node %s: fit without commit, then %s on commit: %s", m->nodes[best],
                      dra_fit_status_name(f.status), f.reason);
             best = -1;
         }
+    } else if (m->o->probe) {
+        snprintf(buf, n, "fits no node");   /* a probe asks only whether all fit */
     } else {
         why y;
         memset(&y, 0, sizeof y);
@@ -269,6 +292,14 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     m->cache_on = m->cacheable && !shares_claims(w);
     /* a gang is all or nothing: the state before it, to go back to */
     dra_overlay *before = w->gang ? dra_overlay_copy(m->ov) : NULL;
+    uint64_t *hist_before = NULL;
+    if (m->memo) {
+        m->wkey = plan_fitmemo_workload_key(w);
+        if (w->gang) {
+            hist_before = xmalloc((m->nnodes ? m->nnodes : 1) * sizeof *m->hist);
+            memcpy(hist_before, m->hist, m->nnodes * sizeof *m->hist);
+        }
+    }
     if (m->cache_on) plan_rank_reset(m->rank);
     long placed = 0;
     char reason[8192];
@@ -300,11 +331,13 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
             m->ov = before;
             before = NULL;
             placed = 0;
+            if (m->memo && hist_before) memcpy(m->hist, hist_before, m->nnodes * sizeof *m->hist);
         }
     } else if (failed) {
         snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
     }
     dra_overlay_free(before);
+    free(hist_before);
     json_object_set_new(o, "placed", json_integer(placed));
     json_object_set_new(o, "unplaced", json_integer(w->replicas - placed));
     if (failed) {
@@ -443,6 +476,20 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     free(wants);
 }
 
+static void sim_free(sim *m) {
+    free(m->node_key);
+    free(m->hist);
+    free(m->log);
+    free(m->tie);
+    plan_rank_free(m->rank);
+    free(m->scan_idx);
+    free(m->scan_out);
+    free(m->nodes);
+    dra_alloc_ctx_free(m->x);
+    dra_overlay_free(m->ov);
+    dra_snapshot_release(m->s);
+}
+
 static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts *o, bool node_local, err *e) {
     sim m = {.o = o, .wl = w, .cacheable = node_local};
     m.s = dra_store_acquire(st);
@@ -461,6 +508,12 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
         m.tie[i] = o->seeded ? name_key(m.nodes[i], o->seed) : i;
     }
     m.rank = plan_rank_new(m.nnodes, m.tie);
+    if (o->memo && node_local) {
+        m.memo = o->memo;
+        m.node_key = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.node_key);
+        m.hist = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.hist);
+        for (size_t i = 0; i < m.nnodes; i++) m.node_key[i] = plan_fitmemo_node_key(m.nodes[i]);
+    }
     m.scan_idx = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_idx);
     m.scan_out = xcalloc(m.nnodes ? m.nnodes : 1, sizeof *m.scan_out);
     for (size_t i = 0; i < w->n; i++) m.total += (size_t)w->v[i].replicas;
@@ -470,7 +523,10 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     json_t *results = json_array();
     json_int_t placed = 0, unplaced = 0, replicas = 0;
     for (size_t i = 0; i < w->n; i++) {
-        json_t *r = run_workload(&m, i, counts);
+        json_t *r = unplaced && o->probe && !o->probe_all ? json_pack("{s:s, s:I, s:I, s:I}", "name", w->v[i].name, "replicas",
+                                                     (json_int_t)w->v[i].replicas, "placed", (json_int_t)0, "unplaced",
+                                                     (json_int_t)w->v[i].replicas)
+                                         : run_workload(&m, i, counts);
         placed += jint(r, "placed");
         unplaced += jint(r, "unplaced");
         replicas += jint(r, "replicas");
@@ -479,6 +535,14 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     size_t i;
     json_t *r;
     uint64_t t1 = dra_monotonic_ns();
+    if (o->probe) {   /* the answer is the counts: nothing else is read */
+        json_t *out = json_pack("{s:o, s:{s:I, s:I, s:I}}", "workloads", results, "summary", "replicas", replicas,
+                                "placed", placed, "unplaced", unplaced);
+        if (o->timings) o->timings->place_ns += t1 - t0;
+        free(counts);
+        sim_free(&m);
+        return out;
+    }
     json_t *cap = dra_capacity_json_parts(m.s, m.ov, o->no_counters ? 0 : DRA_CAPACITY_ALL);
     json_t *out = json_object();
     json_object_set_new(out, "workloads", results);
@@ -528,15 +592,7 @@ static json_t *run_store(dra_store *st, const plan_workloads *w, const plan_opts
     if (o->timings) o->timings->place_ns += t1 - t0, o->timings->account_ns += dra_monotonic_ns() - t1;
 
     free(counts);
-    free(m.log);
-    free(m.tie);
-    plan_rank_free(m.rank);
-    free(m.scan_idx);
-    free(m.scan_out);
-    free(m.nodes);
-    dra_alloc_ctx_free(m.x);
-    dra_overlay_free(m.ov);
-    dra_snapshot_release(m.s);
+    sim_free(&m);
     return out;
 }
 

@@ -15,7 +15,8 @@
  *                   "classes", "counters" (dra_capacity_json after placement, nodes
  *                   with "stranded"), "summary"}.
  *   what-ifs        plan_add_nodes (copies of a node shape), plan_remove_nodes (by
- *                   label selector), plan_min_nodes (fewest copies for all to fit).
+ *                   label selector), plan_min_nodes (fewest copies of node shapes for
+ *                   each workload and for all, and the cheapest mix at given prices).
  *   scale-out       plan_shard_parse, plan_merge (scenario results of sharded runs
  *                   joined in scenario order). */
 #ifndef DRA_PLANNER_H
@@ -93,7 +94,12 @@ typedef struct plan_timings {
     uint64_t place_ns;           /* replicas placed, explanations of the unplaced */
     uint64_t account_ns;         /* the capacity view after placement, stranded devices, headroom */
     uint64_t free_ns;            /* the store freed after planning (the caller's, when it frees it) */
+    size_t probes;               /* --min-nodes: the simulations its search ran */
 } plan_timings;
+
+/* Fits kept across simulations whose snapshots differ by whole added nodes
+ * (plan_fitmemo.h; --min-nodes' probes). */
+typedef struct plan_fitmemo plan_fitmemo;
 
 typedef struct plan_opts {
     dra_features features;
@@ -109,6 +115,15 @@ typedef struct plan_opts {
     plan_timings *timings;       /* may be NULL */
     bool no_counters;            /* leave out per-counter values ("counters", pools' counterSets
                                   * counters): what only -o json prints */
+    bool probe;                  /* only whether every replica is placed (--min-nodes' probes):
+                                  * stops at the first workload with a replica that fits nowhere
+                                  * (not explained; later workloads counted unplaced untried), no
+                                  * capacity view, stranded devices or headroom; the result has
+                                  * "workloads" [{name, replicas, placed, unplaced}] and "summary"
+                                  * {replicas, placed, unplaced} only */
+    bool probe_all;              /* with probe: every workload is placed, none stops the run */
+    plan_fitmemo *memo;          /* may be NULL; with the fit cache, node answers are taken from
+                                  * and kept in it (plan_fitmemo.h says when that is exact) */
 } plan_opts;
 
 void plan_opts_default(plan_opts *o);
@@ -140,20 +155,29 @@ void plan_selector_free(plan_selector *s);
 /* Removes the Nodes the label selector matches and the ResourceSlices local to them.
  * Returns how many nodes, -1 on a bad selector. */
 long plan_remove_nodes(plan_objects *o, const char *selector, err *e);
-/* The fewest copies of the shape (≤ max) for every replica to be placed, searched on
- * one store that copies are added to and taken from (each probe costs the simulation,
- * not a new ingest): 0, 1, 2, 4, ... until all fit, then bisection between the last
- * count too small and the first enough. Before searching, a workload that cannot run
- * one replica on an empty copy of the shape and is still unplaced with `max` copies is
- * named at once: no count helps it. The search runs under o->score and under the other
- * scoring (kube-scheduler's own scoring, without dralloc's, spreads), so the answer
- * states what it assumed. Returns the plan at the count found with
- *   "minNodes": {"shape", "count" (null: not within max), "max", "score",
- *                "byScore": {"binpack": n|null, "spread": n|null},
- *                "impossible"?: [{"workload", "reason"}]}
- * (the plan at max when no count is enough). */
-json_t *plan_min_nodes(const plan_objects *base, const plan_objects *shape, const plan_workloads *w,
-                       const plan_opts *o, long max, err *e);
+/* `--min-nodes SHAPE...` (plan_minnodes.c, plan_buy.c): on the store st (the base
+ * cluster; copies of the shapes are added to it and taken away, and it holds the
+ * printed plan's copies after), for each shape — named by its Node — the fewest copies
+ * (≤ max) for each workload on its own and for all the workloads the shape can help,
+ * under binpack and spread scoring; a workload no count of the shape helps (one
+ * replica does not fit an empty copy, and the base does not hold it) is named with its
+ * cause and left out of the whole file's count, which says so. With prices (one per
+ * shape, per node, > 0; NULL: none), the cheapest mix of the shapes that places every
+ * workload some shape helps, under binpack scoring, exact for the simulation. Returns
+ * the plan (plan_run_store) of the cluster with the answer's copies — the mix, or the
+ * one shape's count under o->score; the cluster as given when there is none — with
+ *   "addedNodes": {"<shape>": n},
+ *   "minNodes": {"<shape>": {"all": {"binpack": n|null, "spread": n|null, "excluded": [w]},
+ *                            "perWorkload": {"<w>": {"binpack": n|null, "spread": n|null}
+ *                                                 | {"impossible": cause, "reason"?}},
+ *                            "max"}}
+ *   "buy" (with prices): {"total": x|null, "nodes": {"<shape>": n}, "score": "binpack",
+ *                          "prices": {"<shape>": x}, "excluded": [w], "reason"? (none found),
+ *                          "perWorkload": {"<w>": {"existing": n, "<shape>": n, "unplaced": n}
+ *                                               | {"impossible": cause, ...}}}
+ * (null: no count up to max works). NULL with e set when a shape or a probe fails. */
+json_t *plan_min_nodes(dra_store *st, const plan_objects *shapes, size_t nshapes, const double *prices,
+                       const plan_workloads *w, const plan_opts *o, long max, err *e);
 
 /* ---- scale-out --------------------------------------------------------------------------- */
 

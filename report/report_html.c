@@ -10,6 +10,7 @@
  * opens with the scenarios side by side. Sized for 10,000 nodes: nothing is listed per
  * node except the heatmap's cells. */
 #include "report/report.h"
+#include "report/report_buy.h"
 #include "report/report_html.h"
 
 #include "base/base.h"
@@ -27,41 +28,6 @@ static json_int_t blocked_sum(const json_t *r) {
     return jint(b, "counters") + jint(b, "taints") + jint(b, "nodes") + jint(r, "unusable");
 }
 
-static void min_nodes(FILE *f, const json_t *mn) {
-    if (!mn) return;
-    const char *shape = jstr(mn, "shape");
-    const json_t *imp = json_object_get(mn, "impossible");
-    fputs("<p><b>min nodes</b>: ", f);
-    if (json_array_size(imp)) {
-        size_t i;
-        json_t *r;
-        json_array_foreach(imp, i, r) {
-            fputs(i ? "; " : "", f);
-            fputs("no count of shape ", f);
-            report_esc(f, shape);
-            fputs(" makes <b>", f);
-            report_esc(f, jstr(r, "workload"));
-            fputs("</b> fit (one replica does not fit an empty copy: ", f);
-            report_esc(f, jstr(r, "cause"));
-            fputs(")", f);
-        }
-        fputs("</p>\n", f);
-        return;
-    }
-    const json_t *by = json_object_get(mn, "byScore");
-    for (int k = 0; k < 2; k++) {
-        const char *sc = k ? "spread" : "binpack";
-        const json_t *c = by ? json_object_get(by, sc) : json_object_get(mn, "count");
-        if (k && !by) break;
-        fputs(k ? "; " : "", f);
-        if (json_is_integer(c)) fprintf(f, "<b>%lld</b> more of shape ", (long long)json_integer_value(c));
-        else fprintf(f, "not within %lld more of shape ", (long long)jint(mn, "max"));
-        report_esc(f, shape);
-        fprintf(f, " under %s scoring%s", sc, !strcmp(sc, jstr(mn, "score") ? jstr(mn, "score") : "binpack") ? " (assumed)" : "");
-    }
-    fputs(" <span class=\"dim\">(kube-scheduler's own scoring, without dralloc's, spreads)</span></p>\n", f);
-}
-
 static void summary(FILE *f, const json_t *plan) {
     const json_t *sum = json_object_get(plan, "summary");
     json_int_t un = jint(sum, "unplaced");
@@ -75,7 +41,6 @@ static void summary(FILE *f, const json_t *plan) {
     if (json_object_get(sum, "stranded")) fprintf(f, ", %lld stranded (free, but no replica of any workload can use them)",
                                                   (long long)jint(sum, "stranded"));
     fputs(".</div>\n", f);
-    min_nodes(f, json_object_get(plan, "minNodes"));
 }
 
 /* The kube-scheduler line's causes, largest first, as a list. */
@@ -199,6 +164,7 @@ static void placements(FILE *f, const json_t *plan) {
 }
 
 static void plan_section(FILE *f, const json_t *plan) {
+    report_buy_html(f, plan);   /* what to buy, first */
     summary(f, plan);
     workloads_table(f, plan);
     fputs("<h2>Allocatable now</h2>\n", f);

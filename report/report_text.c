@@ -2,6 +2,7 @@
  * (report.h). The same row builders feed the table and the CSV, so both always
  * carry the same columns. */
 #include "report/report.h"
+#include "report/report_buy.h"
 #include "report/report_table.h"
 
 #include <stdlib.h>
@@ -213,44 +214,9 @@ static void print_json(FILE *f, const json_t *v) {
     fputc('\n', f);
 }
 
-/* "min nodes: 6 more of shape h100 (under binpack scoring, dralloc's default); 39
- * under spread, kube-scheduler's own scoring", or the workloads no count helps. */
-static void report_min_nodes_text(FILE *f, const json_t *mn) {
-    const char *shape = json_string_value(json_object_get(mn, "shape"));
-    const char *score = json_string_value(json_object_get(mn, "score"));
-    const json_t *imp = json_object_get(mn, "impossible");
-    if (json_array_size(imp)) {
-        size_t i;
-        json_t *r;
-        json_array_foreach(imp, i, r)
-            fprintf(f, "min nodes: no count of shape %s makes workload %s fit: one replica does not fit an empty %s (%s)\n",
-                    shape, json_string_value(json_object_get(r, "workload")), shape,
-                    json_string_value(json_object_get(r, "cause")));
-        return;
-    }
-    const json_t *c = json_object_get(mn, "count");
-    if (json_is_integer(c))
-        fprintf(f, "min nodes: %lld more of shape %s make every replica fit (%s scoring)", (long long)json_integer_value(c),
-                shape, score ? score : "binpack");
-    else
-        fprintf(f, "min nodes: even %lld more of shape %s are not enough (%s scoring)", (long long)jint(mn, "max"), shape,
-                score ? score : "binpack");
-    const json_t *by = json_object_get(mn, "byScore");
-    const char *other = score && !strcmp(score, "spread") ? "binpack" : "spread";
-    const json_t *oc = json_object_get(by, other);
-    if (by && !json_equal(oc, c)) {
-        if (json_is_integer(oc)) fprintf(f, "; %lld under %s scoring", (long long)json_integer_value(oc), other);
-        else fprintf(f, "; not within %lld under %s scoring", (long long)jint(mn, "max"), other);
-        if (!strcmp(other, "spread")) fputs(" (kube-scheduler's own scoring, without dralloc's, spreads)", f);
-    } else if (by) {
-        fprintf(f, "; the same under %s scoring", other);
-    }
-    fputc('\n', f);
-}
-
 static void plan_text(FILE *f, const json_t *plan) {
     const json_t *sum = json_object_get(plan, "summary");
-    const json_t *mn = json_object_get(plan, "minNodes");
+    report_buy_text(f, plan);   /* what to buy, on the first screen */
     report_table *t = workloads_table(plan);
     report_table_print(t, f);
     report_table_free(t);
@@ -283,7 +249,6 @@ static void plan_text(FILE *f, const json_t *plan) {
             d ? 100.0 * (double)a / (double)d : 0.0, (long long)jint(sum, "free"), (long long)blocked_of(sum));
     if (stranded) fprintf(f, ", %lld stranded", (long long)jint(sum, "stranded"));
     fputc('\n', f);
-    if (mn) report_min_nodes_text(f, mn);
 }
 
 static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scenario, int part) {

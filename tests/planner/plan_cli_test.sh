@@ -45,7 +45,7 @@ grep -q '<svg' "$T/r.html" && ! grep -q '<script' "$T/r.html" || fail "html repo
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/two-gpu.yaml" | grep -q '^train  *14  *12  *2 ' || fail "table"
 # what-ifs through the CLI
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/many.json" --min-nodes "$TD/gpus/shape.yaml" \
-  | grep -q '^min nodes: 7 more of shape gpu-node' || fail "min-nodes"
+  | grep -q '^all  *7  *7 ' || fail "min-nodes"
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/two-gpu.yaml" --add-nodes "$TD/gpus/shape.yaml:2" \
   --remove-nodes zone=b -o csv >"$T/w.csv"
 grep -q '^train,false,14,14,0,' "$T/w.csv" && grep -q '^train,gpu-node-whatif-1,4$' "$T/w.csv" \
@@ -64,17 +64,18 @@ grep -Eq '^gpu.example.com +10 +0 +10 +0 ' <<<"$out" || fail "capacity --count-u
 "$B" capacity -f "$TD/gpus/cluster.yaml" | grep -q '^node-a  *8  *0  *8  *0  *0%$' || fail "capacity table"
 [ "$("$B" capacity -f "$TD/gpus/cluster.yaml" -o json | grep -c '"name": "node-')" = 3 ] || fail "capacity json"
 
-# --min-nodes states its scoring and the other's answer (testdata/plan/gpus/small-then-whole.yaml
+# --min-nodes answers under both scorings (testdata/plan/gpus/small-then-whole.yaml
 # works out 2 under binpack, 23 under spread), and names a workload no count helps
+# (tests/planner/plan_minnodes_cli_test.sh has the rest)
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/small-then-whole.yaml" --min-nodes "$TD/gpus/shape.yaml" \
-  | grep -qx "min nodes: 2 more of shape gpu-node make every replica fit (binpack scoring); 23 under spread scoring (kube-scheduler's own scoring, without dralloc's, spreads)" \
+  | grep -qx "all  *2  *23  *every workload together, in file order" \
   || fail "min-nodes under both scorings"
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/sixteen.yaml" --min-nodes "$TD/gpus/shape.yaml" -o json >"$T/mn.json"
 python3 - "$T/mn.json" <<'PY' || fail "min-nodes: the 16-GPU workload is not named impossible"
 import json, sys
-m = json.load(open(sys.argv[1]))["minNodes"]
-assert m["count"] is None and m["byScore"] == {"binpack": None, "spread": None}, m
-assert [i["workload"] for i in m["impossible"]] == ["sixteen"], m
+m = json.load(open(sys.argv[1]))["minNodes"]["gpu-node"]
+assert m["all"] == {"binpack": 0, "spread": 0, "excluded": ["sixteen"]}, m
+assert "impossible" in m["perWorkload"]["sixteen"], m
 PY
 
 # shards carry digests and i/N; merge refuses a missing, duplicate or foreign shard, naming it

@@ -242,7 +242,9 @@ Test(plan, remove_nodes_whatif) {
     json_decref(p);
 }
 
-Test(plan, min_nodes) {
+/* --min-nodes on a store, as cmd/plan.c calls it: testdata/plan/gpus/many.json's one
+ * workload of 40 x 2 GPUs on 3 nodes x 8 GPUs (24 there), plus copies of shape.yaml. */
+static json_t *min_nodes_with(const char *workload_file, const plan_opts *o, long max) {
     plan_objects objs, shape;
     plan_objects_init(&objs);
     plan_objects_init(&shape);
@@ -251,26 +253,61 @@ Test(plan, min_nodes) {
     cr_assert(plan_objects_load_path(&objs, TD "gpus/cluster.yaml", &e));
     cr_assert(plan_objects_load_path(&shape, TD "gpus/shape.yaml", &e));
     plan_workloads w = {0};
-    cr_assert(plan_workloads_load(TD "gpus/many.json", &w, &objs, &e));
-    plan_opts o;
-    plan_opts_default(&o);
-    /* 40 x 2 GPUs = 80; 24 there; 7 more nodes of 8 give 80 */
-    json_t *p = plan_min_nodes(&objs, &shape, &w, &o, 64, &e);
+    cr_assert(plan_workloads_load(workload_file, &w, &objs, &e));
+    dra_store *st = plan_store_new(&objs, &o->features, &e);
+    cr_assert_not_null(st, "%s", e.msg);
+    json_t *p = plan_min_nodes(st, &shape, 1, NULL, &w, o, max, &e);
     cr_assert_not_null(p, "%s", e.msg);
-    cr_assert_eq(ji(json_object_get(p, "minNodes"), "count"), 7);
-    /* 2-GPU replicas pack 8-GPU nodes alike under either scoring */
-    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(p, "minNodes"), "score")), "binpack");
-    cr_assert_eq(ji(json_object_get(json_object_get(p, "minNodes"), "byScore"), "spread"), 7);
-    cr_assert_eq(ji(workload(p, "wide"), "placed"), 40);
-    json_decref(p);
-    /* not reachable within the bound */
-    p = plan_min_nodes(&objs, &shape, &w, &o, 3, &e);
-    cr_assert(json_is_null(json_object_get(json_object_get(p, "minNodes"), "count")));
-    cr_assert_eq(ji(workload(p, "wide"), "placed"), 24);
-    json_decref(p);
+    dra_store_free(st);
     plan_workloads_free(&w);
     plan_objects_free(&objs);
     plan_objects_free(&shape);
+    return p;
+}
+
+Test(plan, min_nodes) {
+    plan_opts o;
+    plan_opts_default(&o);
+    /* 40 x 2 GPUs = 80; 24 there; 7 more nodes of 8 give 80 */
+    json_t *p = min_nodes_with(TD "gpus/many.json", &o, 64);
+    const json_t *mn = json_object_get(json_object_get(p, "minNodes"), "gpu-node");
+    cr_assert_eq(ji(json_object_get(mn, "all"), "binpack"), 7);
+    /* 2-GPU replicas pack 8-GPU nodes alike under either scoring */
+    cr_assert_eq(ji(json_object_get(mn, "all"), "spread"), 7);
+    cr_assert_eq(ji(json_object_get(json_object_get(mn, "perWorkload"), "wide"), "binpack"), 7);
+    cr_assert_eq(ji(json_object_get(p, "addedNodes"), "gpu-node"), 7);
+    cr_assert_eq(ji(workload(p, "wide"), "placed"), 40);
+    json_decref(p);
+    /* not reachable within the bound: null, and the plan is the cluster as given */
+    p = min_nodes_with(TD "gpus/many.json", &o, 3);
+    mn = json_object_get(json_object_get(p, "minNodes"), "gpu-node");
+    cr_assert(json_is_null(json_object_get(json_object_get(mn, "all"), "binpack")));
+    cr_assert(json_is_null(json_object_get(json_object_get(json_object_get(mn, "perWorkload"), "wide"), "spread")));
+    cr_assert_eq(json_object_size(json_object_get(p, "addedNodes")), 0);
+    cr_assert_eq(ji(json_object_get(p, "summary"), "nodes"), 3);
+    cr_assert_eq(ji(workload(p, "wide"), "placed"), 12);   /* 24 GPUs there */
+    json_decref(p);
+}
+
+/* The count from each workload on its own (the capacity argument) against the search
+ * that simulates every count (no_fit_cache turns the argument off): the same answers. */
+Test(plan, min_nodes_counted_equals_searched) {
+    plan_opts o;
+    plan_opts_default(&o);
+    json_t *a = min_nodes_with(TD "gpus/small-then-whole.yaml", &o, 64);
+    o.no_fit_cache = true;
+    json_t *b = min_nodes_with(TD "gpus/small-then-whole.yaml", &o, 64);
+    const json_t *ma = json_object_get(json_object_get(a, "minNodes"), "gpu-node");
+    const json_t *mb = json_object_get(json_object_get(b, "minNodes"), "gpu-node");
+    cr_assert(json_equal(ma, mb), "%s\nvs\n%s", json_dumps(ma, 0), json_dumps(mb, 0));
+    /* on its own each fits the 3 x 8 GPUs there; together the whole replicas need empty nodes */
+    const json_t *per = json_object_get(ma, "perWorkload");
+    cr_assert_eq(ji(json_object_get(per, "small"), "binpack"), 0);
+    cr_assert_eq(ji(json_object_get(per, "whole"), "spread"), 0);
+    cr_assert_eq(ji(json_object_get(ma, "all"), "binpack"), 2);
+    cr_assert_eq(ji(json_object_get(ma, "all"), "spread"), 23);
+    json_decref(a);
+    json_decref(b);
 }
 
 Test(plan, shards_and_merge) {
