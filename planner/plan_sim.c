@@ -177,6 +177,29 @@ static void why_format(const why *y, size_t nnodes, char *buf, size_t n) {
     json_decref(cl);
 }
 
+/* A gang that did not fit, explained on the state before it (its own tentative
+ * replicas undone): the nodes that could take one of its replicas (what the gang can
+ * use, *fit) and, for the others, the count by cause — the devices the gang itself
+ * held are not a cause of its shortfall. False when the replica is not a request
+ * (the caller keeps its own reason). */
+static bool gang_shortfall(sim *m, size_t wi, long rep, size_t *fit, dra_causes **causes) {
+    char buf[512];
+    json_t *pod = NULL;
+    dra_pod_request *pr = replica_request(m, wi, rep, &pod, buf, sizeof buf);
+    if (!pr) return false;
+    *causes = dra_causes_new();
+    *fit = 0;
+    dra_fit f;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        dra_pod_fit_overlay(pr, m->ov, m->x, m->nodes[i], m->o->score, 0, false, &f);
+        if (f.status == DRA_FIT_OK) (*fit)++;
+        else dra_causes_add(*causes, m->nodes[i], &f);
+    }
+    dra_pod_request_free(pr);
+    json_decref(pod);
+    return true;
+}
+
 static void log_push(sim *m, size_t node) {
     if (m->nlog == m->caplog) m->log = xrealloc(m->log, (m->caplog = m->caplog ? m->caplog * 2 : 256) * sizeof *m->log);
     m->log[m->nlog++] = (uint32_t)node;
@@ -323,6 +346,7 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
     msg[0] = '\0';
     if (failed && w->gang) {
         /* all or nothing: forget this workload's placements */
+        long fitted = placed;
         snprintf(msg, sizeof msg, "%s (gang: replica %s-%ld does not fit; %ld of %ld fitted, none placed)", reason,
                  w->name, placed, placed, w->replicas);
         if (placed) {
@@ -332,6 +356,33 @@ static json_t *run_workload(sim *m, size_t wi, size_t *counts) {
             before = NULL;
             placed = 0;
             if (m->memo && hist_before) memcpy(m->hist, hist_before, m->nnodes * sizeof *m->hist);
+        }
+        /* the shortfall, stated: replicas short, and the causes on the state without
+         * the gang's own tentative replicas (they held the devices the last one lacked) */
+        long short_by = w->replicas - fitted;
+        json_object_set_new(o, "short", json_pack("{s:I, s:I}", "replicas", (json_int_t)short_by, "fitted",
+                                                  (json_int_t)fitted));
+        size_t nfit = 0;
+        dra_causes *gc = NULL;
+        if (fitted > 0 && !fatal && gang_shortfall(m, wi, fitted, &nfit, &gc)) {
+            char sum[4096] = "";
+            if (nfit < m->nnodes) {
+                size_t l = (size_t)snprintf(sum, sizeof sum, "; without the gang's own replicas, ");
+                dra_causes_summary_others(gc, nfit, m->nnodes, sum + l, sizeof sum - l);
+            }
+            snprintf(msg, sizeof msg, "gang %ld replica%s short: %ld of %ld fit, none placed (all or nothing)%s", short_by,
+                     short_by == 1 ? "" : "s", fitted, w->replicas, sum);
+            json_object_set_new(detail, "causes", dra_causes_json(gc));
+            json_object_set_new(detail, "closest", dra_causes_closest(gc, CLOSEST_SHOWN));
+            dra_causes_free(gc);
+        } else {
+            char head[160];
+            snprintf(head, sizeof head, "gang %ld replica%s short: ", short_by, short_by == 1 ? "" : "s");
+            size_t hl = strlen(head);
+            if (hl + strlen(msg) < sizeof msg) {
+                memmove(msg + hl, msg, strlen(msg) + 1);
+                memcpy(msg, head, hl);
+            }
         }
     } else if (failed) {
         snprintf(msg, sizeof msg, "%s (replica %s-%ld)", reason, w->name, placed);
