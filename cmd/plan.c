@@ -33,7 +33,7 @@
 static int usage(FILE *f) {
     fprintf(f,
             "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
-            "                    [-o table|json|csv] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
+            "                    [-o table|json|csv] [--csv-dir DIR] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
             "                    [--device-choice first-fit|best-fit]\n"
             "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...\n"
             "                    [--min-nodes SHAPE.yaml]... [--max-nodes N] [--price SHAPE=X,...]\n"
@@ -57,7 +57,10 @@ static int usage(FILE *f) {
             "                    named by its Node\n"
             "  --price           SHAPE=X,...: the price of a node of each shape: the cheapest mix of the shapes\n"
             "                    that places every workload some shape helps (binpack scoring), what to buy\n"
-            "  --strict          an unknown field in the workload file is an error (else a warning)\n"
+            "  --strict          an unknown field in the workload file (its pod templates' included) is an error\n"
+            "                    (else a warning); a value of the wrong type always is\n"
+            "  --csv-dir DIR     also write the CSV tables one per file: DIR/workloads.csv, placements.csv,\n"
+            "                    nodes.csv, classes.csv (-o csv prints them one after another)\n"
             "  --timings         how long loading, planning and rendering took, on stderr\n");
     return f == stdout ? 0 : 2;
 }
@@ -92,6 +95,7 @@ typedef struct plan_args {
     char **files;
     int nfiles;
     const char *workload, *scenarios, *shard, *report, *gates;
+    const char *csv_dir;         /* --csv-dir: the CSV tables one per file */
     const char **adds, **removes, **min_shapes, **prices;
     int nadds, nremoves, nmin, nprices;
     long max_nodes;
@@ -433,6 +437,11 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
 
 static int emit(const plan_args *a, const json_t *out) {
     report_plan(stdout, out, a->fmt);
+    char why[4200];
+    if (a->csv_dir && !report_plan_csv_dir(out, a->csv_dir, why, sizeof why)) {
+        fprintf(stderr, "dralloc plan: --csv-dir %s\n", why);
+        return 2;
+    }
     if (a->report) {
         FILE *f = fopen(a->report, "w");
         if (!f) {
@@ -550,6 +559,8 @@ int cmd_plan(int argc, char **argv) {
             a.shard = argv[++i];
         } else if (!strcmp(o, "--report") && takes) {
             a.report = argv[++i];
+        } else if (!strcmp(o, "--csv-dir") && takes) {
+            a.csv_dir = argv[++i];
         } else if (!strcmp(o, "-o") && takes) {
             if (!report_format_parse(argv[++i], &a.fmt)) {
                 fprintf(stderr, "dralloc plan: -o %s: want table, json or csv\n", argv[i]);
@@ -594,7 +605,8 @@ int cmd_plan(int argc, char **argv) {
             a.timings = true;
         } else if (!strcmp(o, "--add-nodes") || !strcmp(o, "--remove-nodes") || !strcmp(o, "--min-nodes") ||
                    !strcmp(o, "--price") ||
-                   !strcmp(o, "--workload") || !strcmp(o, "--scenarios") || !strcmp(o, "--report")) {
+                   !strcmp(o, "--workload") || !strcmp(o, "--scenarios") || !strcmp(o, "--report") ||
+                   !strcmp(o, "--csv-dir")) {
             fprintf(stderr, "dralloc plan: %s needs a value\n", o);
             rc = 2;
         } else {

@@ -13,6 +13,7 @@
  * else the pod's service account). Exit 0 when the pod fits some node, 1 when it fits
  * none, 2 on a usage or input error (the pod not found among the objects). */
 #include "cmd/commands.h"
+#include "report/report.h"
 #include "cmd/kube_input.h"
 
 #include <stdio.h>
@@ -151,6 +152,7 @@ static void print_text(FILE *f, const json_t *out) {
 static json_t *decide(dra_store *st, const json_t *pod, const char *id, int *rc) {
     dra_snapshot *s = dra_store_acquire(st);
     json_t *out = json_object();
+    json_object_set_new(out, "schemaVersion", json_integer(REPORT_SCHEMA_VERSION));
     json_object_set_new(out, "pod", json_string(id));
     err e;
     err_clear(&e);

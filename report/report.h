@@ -21,7 +21,15 @@ bool report_by_parse(const char *s, report_by *out);           /* node|pool|clas
  * headroom, where), nodes and DeviceClasses (utilisation, stranded), the reasons
  * for unplaced replicas. CSV: one table after another, separated by a blank line,
  * each with its header row (a leading "scenario" column for scenario sets). */
+/* The JSON outputs (plan, capacity, why) open with "schemaVersion": this number. It
+ * goes up when a field changes meaning or goes away; fields are added within one. */
+#define REPORT_SCHEMA_VERSION 1
+
 void report_plan(FILE *f, const json_t *plan, report_format fmt);
+/* The plan's CSV tables one per file in dir (made if missing): workloads.csv,
+ * placements.csv, nodes.csv, classes.csv, each with its header (a scenario column
+ * first for --scenarios). False with why in errbuf. */
+bool report_plan_csv_dir(const json_t *plan, const char *dir, char *errbuf, size_t n);
 
 /* dra_capacity_json's object, one row per node, pool, DeviceClass or counter. JSON
  * prints the whole object. */

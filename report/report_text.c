@@ -5,8 +5,10 @@
 #include "report/report_buy.h"
 #include "report/report_table.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/base.h"
 
@@ -204,11 +206,16 @@ static int json_block_add(const char *s, size_t n, void *arg) {
 }
 
 static void print_json(FILE *f, const json_t *v) {
+    /* "schemaVersion" first (REPORT_SCHEMA_VERSION): a shallow copy of the top level,
+     * the values shared */
+    json_t *top = json_pack("{s:i}", "schemaVersion", REPORT_SCHEMA_VERSION);
+    if (json_is_object(v)) json_object_update(top, (json_t *)v);
     /* streamed: a fleet's plan is tens of megabytes, not worth a copy in memory */
     json_block *b = xmalloc(sizeof *b);
     b->f = f;
     b->n = 0;
-    json_dump_callback(v, json_block_add, b, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_dump_callback(json_is_object(v) ? top : v, json_block_add, b, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(top);
     if (b->n) fwrite(b->buf, 1, b->n, f);
     free(b);
     fputc('\n', f);
@@ -290,6 +297,40 @@ static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scena
     report_table_free(t);
 }
 
+static void plan_csv_part(FILE *f, const json_t *plan, int part) {
+    const json_t *sc = json_object_get(plan, "scenarios");
+    if (!sc) {
+        plan_csv(f, plan, true, NULL, part);
+        return;
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(sc, i, s) plan_csv(f, s, i == 0, json_string_value(json_object_get(s, "file")), part);
+}
+
+bool report_plan_csv_dir(const json_t *plan, const char *dir, char *errbuf, size_t n) {
+    static const char *const names[] = {"workloads.csv", "placements.csv", "nodes.csv", "classes.csv"};
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        snprintf(errbuf, n, "%s: %s", dir, strerror(errno));
+        return false;
+    }
+    for (int part = 0; part < 4; part++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[part]);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            snprintf(errbuf, n, "%s: %s", path, strerror(errno));
+            return false;
+        }
+        plan_csv_part(f, plan, part);
+        if (fclose(f)) {
+            snprintf(errbuf, n, "%s: write failed", path);
+            return false;
+        }
+    }
+    return true;
+}
+
 void report_plan(FILE *f, const json_t *plan, report_format fmt) {
     const json_t *sc = json_object_get(plan, "scenarios");
     if (fmt == REPORT_JSON) {
@@ -297,16 +338,11 @@ void report_plan(FILE *f, const json_t *plan, report_format fmt) {
         return;
     }
     if (fmt == REPORT_CSV) {
-        /* tables: workloads, placements, nodes, classes; scenarios stacked within each */
+        /* tables: workloads, placements, nodes, classes, a blank line apart; scenarios
+         * stacked within each (--csv-dir writes one file each) */
         for (int part = 0; part < 4; part++) {
             if (part) fputc('\n', f);
-            if (!sc) {
-                plan_csv(f, plan, true, NULL, part);
-                continue;
-            }
-            size_t i;
-            json_t *s;
-            json_array_foreach(sc, i, s) plan_csv(f, s, i == 0, json_string_value(json_object_get(s, "file")), part);
+            plan_csv_part(f, plan, part);
         }
         return;
     }

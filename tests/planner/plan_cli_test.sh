@@ -146,6 +146,20 @@ grep -q "train: gang 66 replicas short: 414 of 480 fit, none placed (all or noth
   || fail "gang shortfall (text): $(grep train: "$T/g66.txt")"
 "$B" plan -f "$T/cluster66.yaml" --workload "$T/gang66.yaml" -o json | jq -e '.workloads[0] | .short == {"replicas": 66, "fitted": 414} and ([.causes[].nodes] == [10, 6]) and ([.causes[].cause | select(test("held by"))] == [])' >/dev/null \
   || fail "gang shortfall (json)"
+# --csv-dir: one table per file; JSON outputs open with schemaVersion (issue #40 item 9)
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/gang.yaml" -o json --csv-dir "$T/csv" >"$T/plan.json"
+for t in workloads placements nodes classes; do [ -s "$T/csv/$t.csv" ] || fail "--csv-dir: no $t.csv"; done
+head -1 "$T/csv/workloads.csv" | grep -qx 'workload,gang,replicas,placed,unplaced,headroom,reason' \
+  && grep -qx 'after,node-a,1' "$T/csv/placements.csv" && [ "$(grep -c '' "$T/csv/nodes.csv")" = 4 ] \
+  || fail "--csv-dir tables: $(cat "$T/csv/"*.csv)"
+jq -e '.schemaVersion == 1' "$T/plan.json" >/dev/null || fail "plan -o json: no schemaVersion"
+"$B" capacity -f "$TD/gpus/cluster.yaml" -o json | jq -e '.schemaVersion == 1' >/dev/null || fail "capacity -o json: no schemaVersion"
+set +e
+"$B" why ml/small -f "$ROOT/testdata/why/cluster.yaml" -f "$ROOT/testdata/why/one-gpu-pod.yaml" -o json | jq -e '.schemaVersion == 1' >/dev/null \
+  || fail "why -o json: no schemaVersion"
+"$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/gang.yaml" --csv-dir /proc/nope 2>"$T/err" >/dev/null
+[ $? = 2 ] && grep -q -- "--csv-dir /proc/nope" "$T/err" || fail "--csv-dir unwritable: $(cat "$T/err")"
+set -e
 # kubectl dra --help as kubectl prints a plugin's help (cobra's layout)
 "$T/kubectl-dra" --help >"$T/help.txt"
 grep -qx 'Usage:' "$T/help.txt" && grep -qx '  kubectl dra \[command\]' "$T/help.txt" && grep -qx 'Available Commands:' "$T/help.txt" \
