@@ -35,6 +35,9 @@ Test(report, table_csv_json) {
     free(c);
     char *j = render(report_plan, p, REPORT_JSON);
     json_t *back = json_loads(j, 0, NULL);
+    /* the same object, opened by the schema's version */
+    cr_assert(json_integer_value(json_object_get(back, "schemaVersion")) == REPORT_SCHEMA_VERSION);
+    json_object_del(back, "schemaVersion");
     cr_assert(json_equal(back, p));
     json_decref(back);
     free(j);
