@@ -233,11 +233,14 @@ static void advance(parser *p) {
  * recovery inserts the token when what follows it — the end — is valid there, that
  * is when no enclosing construct is still open ("missing ')' at '<EOF>'"), and
  * reports the mismatch otherwise ("mismatched input '<EOF>' expecting ')'"). */
+static bool delete_one(parser *p, cel_tok k, const char *what);
+
 static bool expect_close(parser *p, cel_tok k, const char *tok, const char *what) {
     if (p->t.kind == k) {
         advance(p);
         return true;
     }
+    if (delete_one(p, k, what)) return true;
     if (p->t.kind == T_EOF) {
         if (p->open == 1) fail(p, p->t.pos, "Syntax error: missing %s at '<EOF>'", tok);
         else fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting %s", tok);
@@ -253,11 +256,23 @@ static bool accept(parser *p, cel_tok k) {
     return true;
 }
 
+/* ANTLR's single-token deletion: where the token after a wrong one is the one
+ * expected, the wrong one is reported extraneous and dropped, and parsing goes on. */
+static bool delete_one(parser *p, cel_tok k, const char *what) {
+    if (p->nx.kind != k || p->t.kind == T_EOF || p->t.kind == T_ERROR) return false;
+    fail(p, p->t.pos, "Syntax error: extraneous input '%s' expecting %s", tok_desc(p, &p->t), what);
+    advance(p);
+    advance(p);
+    p->failed = false;
+    return true;
+}
+
 static bool expect(parser *p, cel_tok k, const char *what) {
     if (p->t.kind == k) {
         advance(p);
         return true;
     }
+    if (delete_one(p, k, what)) return true;
     syntax_error(p, what);
     return false;
 }
@@ -834,8 +849,12 @@ static cel_node *parse_member(parser *p) {
                     const char *d = tok_desc(p, &p->t);
                     if (p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL || p->t.kind == T_IN)
                         fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting IDENTIFIER", d);
-                    else
-                        fail(p, dpos, "Syntax error: no viable alternative at input '.%s'", d);
+                    else {
+                        /* reported at the token after the '.', with the source's text
+                         * from the '.' to it */
+                        cel_token span = {.kind = T_IDENT, .pos = dpos, .end = p->t.end};
+                        fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
+                    }
                 }
                 break;
             }
