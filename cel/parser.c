@@ -151,8 +151,10 @@ static void record(parser *p, uint32_t pos, const char *fmt, va_list ap) {
     p->errs[p->nerrs++] = (perror_rec){pos, msg};
 }
 
-/* A syntax error: the parser stops at it (ANTLR's recovery after it is emulated only
- * where the input ends: see expect_close). */
+/* A syntax error: the parser consumes no further (failed is ANTLR's error-recovery
+ * mode, which hides later syntax errors) until an enclosing expression matches the
+ * operator it stopped at, which ANTLR's recovery would stop at too; the constructs open
+ * return what they built. */
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     if (p->failed) return;
