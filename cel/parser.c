@@ -8,8 +8,13 @@
  * even run cancels (`!!x` is `x`), and `-` directly before a number literal is part
  * of the literal (so -9223372036854775808 is an int).
  *
- * Errors are reported cel-go style with line:column and a source snippet; the
- * parser stops at the first one. Nesting deeper than max_depth is an error. */
+ * Errors are reported cel-go style with line:column and a source snippet. The parser
+ * stops consuming at the first syntax error, but, as ANTLR leaves every rule open at
+ * an error in the parse tree and cel-go's visitor walks that tree, the constructs
+ * open there are still built (their missing parts as placeholders) and the macros
+ * among them still expanded: `has(a[` reports the has() argument as well as the
+ * syntax error. Errors of macro expansion and literals (cel-go's visitor) do not stop
+ * the parser. Nesting deeper than max_depth is an error. */
 #include "cel/ast.h"
 #include "cel/lexer_internal.h"
 
@@ -44,7 +49,8 @@ typedef struct parser {
     perror_rec *errs;     /* errors found, printed sorted at the end */
     uint32_t nerrs, caperrs;
     uint32_t open;        /* constructs open that need a closing token (or a ternary's ':') */
-    bool failed;
+    bool failed;          /* a syntax error was reported: consume no further */
+    bool aborted;         /* the nesting limit was hit: nothing is built any more */
     int depth, max_depth;
     bool no_macros;
     const char *src;
@@ -75,6 +81,19 @@ void cel__error_at(strbuf *d, const char *src, size_t n, uint32_t pos, const cha
  * character in a terminal, and a full-width caret under a multi-byte character. */
 void cel__error_atv(strbuf *d, const char *src, size_t n, uint32_t pos, const char *fmt, va_list ap) {
     if (!d) return;
+    if (n == 0) {
+        /* an empty source has no line 1 for cel-go's snippet, and ANTLR's end token
+         * there is at column -1 (printed 0) */
+        if (d->len) sbuf_addc(d, '\n');
+        sbuf_adds(d, "ERROR: <input>:1:0: ");
+        va_list aq;
+        va_copy(aq, ap);
+        char small[512];
+        vsnprintf(small, sizeof small, fmt, aq);
+        va_end(aq);
+        sbuf_adds(d, small);
+        return;
+    }
     if (pos > n) pos = (uint32_t)n;
     int line = 1;
     size_t ls = 0;
@@ -132,12 +151,24 @@ static void record(parser *p, uint32_t pos, const char *fmt, va_list ap) {
     p->errs[p->nerrs++] = (perror_rec){pos, msg};
 }
 
-/* A syntax error: the parser stops at it (ANTLR's recovery after it is emulated only
- * where the input ends: see expect_close). */
+/* A syntax error: the parser consumes no further (failed is ANTLR's error-recovery
+ * mode, which hides later syntax errors) until an enclosing expression matches the
+ * operator it stopped at, which ANTLR's recovery would stop at too; the constructs open
+ * return what they built. */
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(parser *p, uint32_t pos, const char *fmt, ...) {
     if (p->failed) return;
     p->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    record(p, pos, fmt, ap);
+    va_end(ap);
+}
+
+/* An error of cel-go's visitor (a macro's argument, a literal, a reserved name): the
+ * tree is complete and the parser goes on. */
+static void semantic(parser *p, uint32_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void semantic(parser *p, uint32_t pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(p, pos, fmt, ap);
@@ -204,11 +235,14 @@ static void advance(parser *p) {
  * recovery inserts the token when what follows it — the end — is valid there, that
  * is when no enclosing construct is still open ("missing ')' at '<EOF>'"), and
  * reports the mismatch otherwise ("mismatched input '<EOF>' expecting ')'"). */
+static bool delete_one(parser *p, cel_tok k, const char *what);
+
 static bool expect_close(parser *p, cel_tok k, const char *tok, const char *what) {
     if (p->t.kind == k) {
         advance(p);
         return true;
     }
+    if (delete_one(p, k, what)) return true;
     if (p->t.kind == T_EOF) {
         if (p->open == 1) fail(p, p->t.pos, "Syntax error: missing %s at '<EOF>'", tok);
         else fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting %s", tok);
@@ -224,11 +258,23 @@ static bool accept(parser *p, cel_tok k) {
     return true;
 }
 
+/* ANTLR's single-token deletion: where the token after a wrong one is the one
+ * expected, the wrong one is reported extraneous and dropped, and parsing goes on. */
+static bool delete_one(parser *p, cel_tok k, const char *what) {
+    if (p->nx.kind != k || p->t.kind == T_EOF || p->t.kind == T_ERROR) return false;
+    fail(p, p->t.pos, "Syntax error: extraneous input '%s' expecting %s", tok_desc(p, &p->t), what);
+    advance(p);
+    advance(p);
+    p->failed = false;
+    return true;
+}
+
 static bool expect(parser *p, cel_tok k, const char *what) {
     if (p->t.kind == k) {
         advance(p);
         return true;
     }
+    if (delete_one(p, k, what)) return true;
     syntax_error(p, what);
     return false;
 }
@@ -268,6 +314,11 @@ static cel_node *mk_call(parser *p, uint32_t pos, const char *fn, cel_node *targ
     return n;
 }
 
+/* Where a syntax error left out a part of a construct: cel-go's visitor makes an
+ * expression of no kind there (neither a selection nor an identifier, which is all the
+ * macros ask); a null constant here, as only errors are reported of such a tree. */
+static cel_node *missing(parser *p) { return mk_const(p, p->t.pos, cel_null()); }
+
 static cel_node *mk_list1(parser *p, uint32_t pos, cel_node *e) {
     cel_node *n = node(p, N_LIST, pos);
     n->nargs = 1;
@@ -305,6 +356,7 @@ static void nvec_push(parser *p, nvec *v, cel_node *x, bool opt) {
 /* ---- grammar ------------------------------------------------------------------ */
 
 static cel_node *parse_expr(parser *p);
+static cel_node *minus_fallback(parser *p, uint32_t last);
 
 static const char *const reserved[] = {"as", "break", "const", "continue", "else", "for", "function", "if",
                                        "import", "let", "loop", "package", "namespace", "return", "var",
@@ -329,11 +381,14 @@ static bool parse_args(parser *p, nvec *out) {
         cel_node *a = parse_expr(p);
         if (!a) return false;
         nvec_push(p, out, a, false);
+        if (p->failed) break;
         if (accept(p, T_COMMA)) continue;
-        bool ok = expect_close(p, T_RPAREN, "')'", "{')', ','}");
-        p->open--;
-        return ok;
+        /* exprList has no trailing ',': after it only ')' is expected */
+        expect_close(p, T_RPAREN, "')'", "')'");
+        break;
     }
+    p->open--;
+    return !p->failed;
 }
 
 static bool simple_ident(cel_node *n) { return n->kind == N_IDENT && !n->absolute; }
@@ -362,7 +417,8 @@ static cel_node *empty_list(parser *p, uint32_t pos) {
 }
 
 /* Expands receiver-style macros; returns NULL (no error) when `fn` with this arity
- * is not a macro. */
+ * is not a macro. A macro's error (*err) is reported and leaves a placeholder, as
+ * cel-go's visitor does, and parsing goes on. */
 static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const char *fn, nvec *args, bool *err) {
     uint32_t na = args->n;
     cel_node **a = args->v;
@@ -380,9 +436,9 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
     else if (!strcmp(fn, "transformMapEntry") && (na == 3 || na == 4)) kind = 8, two = true;
     if (!strcmp(fn, "bind") && na == 3 && target->kind == N_IDENT && !strcmp(target->name, "cel")) {
         if (!simple_ident(a[0])) {
-            fail(p, a[0]->pos, "cel.bind() variable names must be simple identifiers");
+            semantic(p, a[0]->pos, "cel.bind() variable names must be simple identifiers");
             *err = true;
-            return NULL;
+            return mk_const(p, pos, cel_null());
         }
         cel_node *b = node(p, N_BIND, pos);
         b->iter_var = a[0]->name;
@@ -397,9 +453,9 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
          * cel.bind(@__sortBy_input__, l, @__sortBy_input__.@sortByAssociatedKeys(
          *          @__sortBy_input__.map(v, key))) */
         if (!simple_ident(a[0])) {
-            fail(p, a[0]->pos, "sortBy(var, ...) variable name must be a simple identifier");
+            semantic(p, a[0]->pos, "sortBy(var, ...) variable name must be a simple identifier");
             *err = true;
-            return NULL;
+            return mk_const(p, pos, cel_null());
         }
         const char *in = "@__sortBy_input__";
         cel_node *mapped = mk_comp(p, pos, a[0]->name, NULL, mk_ident(p, pos, in), empty_list(p, pos),
@@ -415,9 +471,9 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
     }
     if ((!strcmp(fn, "optMap") || !strcmp(fn, "optFlatMap")) && na == 2) {
         if (!simple_ident(a[0])) {
-            fail(p, a[0]->pos, "%s() variable name must be a simple identifier", fn);
+            semantic(p, a[0]->pos, "%s() variable name must be a simple identifier", fn);
             *err = true;
-            return NULL;
+            return mk_const(p, pos, cel_null());
         }
         cel_node *b = node(p, N_BIND, pos);
         b->iter_var = a[0]->name;
@@ -434,19 +490,19 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
     int nvars = two ? 2 : 1;
     for (int i = 0; i < nvars; i++) {
         if (!simple_ident(a[i])) {
-            fail(p, a[i]->pos, kind >= 3 && kind <= 5 ? "argument is not an identifier" : "argument must be a simple name");
+            semantic(p, a[i]->pos, kind >= 3 && kind <= 5 ? "argument is not an identifier" : "argument must be a simple name");
             *err = true;
-            return NULL;
+            return mk_const(p, pos, cel_null());
         }
         if (!strcmp(a[i]->name, ACCU)) {
-            fail(p, a[i]->pos, "iteration variable overwrites accumulator variable");
+            semantic(p, a[i]->pos, "iteration variable overwrites accumulator variable");
             *err = true;
-            return NULL;
+            return mk_const(p, pos, cel_null());
         }
     }
     const char *iv = a[0]->name, *iv2 = two ? a[1]->name : NULL;
     if (two && !strcmp(iv, iv2)) {
-        fail(p, a[1]->pos, "duplicate variable name: %s", iv);
+        semantic(p, a[1]->pos, "duplicate variable name: %s", iv);
         *err = true;
         return NULL;
     }
@@ -502,6 +558,7 @@ static cel_node *expand_macro(parser *p, uint32_t pos, cel_node *target, const c
 
 static bool depth_enter(parser *p) {
     if (++p->depth > p->max_depth) {
+        p->aborted = true;
         if (!p->failed) {
             p->failed = true;
             if (p->d) {
@@ -520,22 +577,22 @@ static cel_node *parse_primary(parser *p) {
     case T_INT:
         advance(p);
         if (t.msg || t.val.u.u > (uint64_t)INT64_MAX) {
-            fail(p, t.pos, "invalid int literal");
-            return NULL;
+            semantic(p, t.pos, "invalid int literal");
+            return mk_const(p, t.pos, cel_null());
         }
         return mk_const(p, t.pos, cel_int((int64_t)t.val.u.u));
     case T_UINT:
         advance(p);
         if (t.msg) {
-            fail(p, t.pos, "invalid uint literal");
-            return NULL;
+            semantic(p, t.pos, "invalid uint literal");
+            return mk_const(p, t.pos, cel_null());
         }
         return mk_const(p, t.pos, t.val);
     case T_DOUBLE:
         advance(p);
         if (t.msg) {
-            fail(p, t.pos, "invalid double literal");
-            return NULL;
+            semantic(p, t.pos, "invalid double literal");
+            return mk_const(p, t.pos, cel_null());
         }
         return mk_const(p, t.pos, t.val);
     case T_STRING:
@@ -553,8 +610,8 @@ static cel_node *parse_primary(parser *p) {
             cel_token v = p->t;
             advance(p);
             if (v.msg || v.val.u.u > (uint64_t)INT64_MAX + 1) {
-                fail(p, t.pos, "invalid int literal");
-                return NULL;
+                semantic(p, t.pos, "invalid int literal");
+                return mk_const(p, t.pos, cel_null());
             }
             return mk_const(p, t.pos, cel_int((int64_t)(0 - v.val.u.u)));
         }
@@ -562,47 +619,42 @@ static cel_node *parse_primary(parser *p) {
             cel_token v = p->t;
             advance(p);
             if (v.msg) {
-                fail(p, t.pos, "invalid double literal");
-                return NULL;
+                semantic(p, t.pos, "invalid double literal");
+                return mk_const(p, t.pos, cel_null());
             }
             return mk_const(p, t.pos, cel_double(-v.val.u.d));
         }
-        {
-            /* `!-x`: after '!' only a member may follow, and no primary starts with '-'
-             * but a negative literal: ANTLR's prediction fails over '-' and the token
-             * after it (their text as the source has it) */
-            uint32_t end = p->t.kind == T_EOF ? (uint32_t)p->n : p->t.end;
-            cel_token span = {.kind = T_IDENT, .pos = t.pos, .end = end};
-            fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
-        }
-        return NULL;
+        /* `!-x`: after '!' only a member may follow, and no primary starts with '-'
+         * but a negative literal */
+        return minus_fallback(p, t.pos);
     case T_LPAREN: {
         advance(p);
         p->open++;
         cel_node *e = parse_expr(p);
-        if (!e || !expect_close(p, T_RPAREN, "')'", "')'")) return NULL;
+        if (!e) return NULL;
+        if (!p->failed) expect_close(p, T_RPAREN, "')'", "')'");
         p->open--;
         return e;
     }
     case T_LBRACKET: {
         advance(p);
-        if (p->t.kind == T_EOF) {
-            syntax_error(p, FIRST_LIST);
-            return NULL;
-        }
-        p->open++;
         nvec v = {0};
+        if (p->t.kind == T_EOF) syntax_error(p, FIRST_LIST);
+        p->open++;
         bool comma = false;
-        while (p->t.kind != T_RBRACKET) {
+        while (!p->failed && p->t.kind != T_RBRACKET) {
             bool opt = accept(p, T_QUESTION);
             cel_node *e = parse_expr(p);
             if (!e) return NULL;
             nvec_push(p, &v, e, opt);
-            if (!(comma = accept(p, T_COMMA))) break;
+            if (p->failed || !(comma = accept(p, T_COMMA))) break;
             /* `[a,` at the end: ANTLR takes the comma as the optional trailing one */
             if (p->t.kind == T_EOF) break;
         }
-        if (comma ? !expect_close(p, T_RBRACKET, "']'", "']'") : !expect(p, T_RBRACKET, "{']', ','}")) return NULL;
+        if (!p->failed) {
+            if (comma) expect_close(p, T_RBRACKET, "']'", "']'");
+            else expect(p, T_RBRACKET, "{']', ','}");
+        }
         p->open--;
         cel_node *l = node(p, N_LIST, t.pos);
         l->args = v.v;
@@ -612,31 +664,34 @@ static cel_node *parse_primary(parser *p) {
     }
     case T_LBRACE: {
         advance(p);
-        if (p->t.kind == T_EOF) {
-            syntax_error(p, FIRST_MAP);
-            return NULL;
-        }
-        p->open++;
         nvec v = {0};
         nvec opts = {0};
+        if (p->t.kind == T_EOF) syntax_error(p, FIRST_MAP);
+        p->open++;
         bool comma = false;
-        while (p->t.kind != T_RBRACE) {
+        while (!p->failed && p->t.kind != T_RBRACE) {
             bool opt = accept(p, T_QUESTION);
             if (p->t.kind == T_COLON) {
                 syntax_error(p, NULL);
-                return NULL;
+                break;
             }
             cel_node *k = parse_expr(p);
-            if (!k || !expect(p, T_COLON, "':'")) return NULL;
-            cel_node *val = parse_expr(p);
-            if (!val) return NULL;
+            if (!k) return NULL;
+            cel_node *val = missing(p);
+            if (!p->failed && expect(p, T_COLON, "':'")) {
+                val = parse_expr(p);
+                if (!val) return NULL;
+            }
             nvec_push(p, &v, k, opt);
             nvec_push(p, &v, val, opt);
             nvec_push(p, &opts, k, opt);
-            if (!(comma = accept(p, T_COMMA))) break;
+            if (p->failed || !(comma = accept(p, T_COMMA))) break;
             if (p->t.kind == T_EOF) break;
         }
-        if (comma ? !expect_close(p, T_RBRACE, "'}'", "'}'") : !expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+        if (!p->failed) {
+            if (comma) expect_close(p, T_RBRACE, "'}'", "'}'");
+            else expect(p, T_RBRACE, "{'}', ','}");
+        }
         p->open--;
         cel_node *m = node(p, N_MAP, t.pos);
         m->args = v.v;
@@ -652,24 +707,26 @@ static cel_node *parse_primary(parser *p) {
             absolute = true;
             if (p->t.kind != T_IDENT) {
                 syntax_error(p, "IDENTIFIER");
-                return NULL;
+                return missing(p);
             }
             t = p->t;
         }
         advance(p);
         const char *name = t.val.u.s;
-        if (is_reserved(name)) {
-            fail(p, t.pos, "reserved identifier: %s", name);
-            return NULL;
-        }
+        bool reserved_name = is_reserved(name);
+        if (reserved_name) semantic(p, t.pos, "reserved identifier: %s", name);
         if (p->t.kind == T_LPAREN) {
             uint32_t open = p->t.pos;   /* cel-go places a call at its '(' */
             nvec args = {0};
-            if (!parse_args(p, &args)) return NULL;
-            if (!absolute && !p->no_macros && !strcmp(name, "has")) {
-                if (args.n != 1 || args.v[0]->kind != N_SELECT || args.v[0]->optional) {
-                    fail(p, args.n ? args.v[0]->pos : t.pos, "invalid argument to has() macro");
-                    return NULL;
+            parse_args(p, &args);
+            if (p->aborted) return NULL;
+            if (reserved_name) return mk_const(p, t.pos, cel_null());
+            /* has() of one argument is the macro (of another count a plain call, which
+             * the checker does not know) */
+            if (!absolute && !p->no_macros && !strcmp(name, "has") && args.n == 1) {
+                if (args.v[0]->kind != N_SELECT || args.v[0]->optional) {
+                    semantic(p, args.v[0]->pos, "invalid argument to has() macro");
+                    return mk_const(p, args.v[0]->pos, cel_null());
                 }
                 args.v[0]->test_only = true;
                 return args.v[0];
@@ -681,13 +738,14 @@ static cel_node *parse_primary(parser *p) {
             c->nargs = args.n;
             return c;
         }
+        if (reserved_name) return mk_const(p, t.pos, cel_null());
         cel_node *id = mk_ident(p, t.pos, name);
         id->absolute = absolute;
         return id;
     }
     default:
         syntax_error(p, FIRST_EXPR);
-        return NULL;
+        return missing(p);
     }
 }
 
@@ -714,13 +772,14 @@ static cel_node *parse_struct(parser *p, cel_node *type_expr) {
         bool opt = accept(p, T_QUESTION);
         if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
             syntax_error(p, "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}");
-            return NULL;
+            return missing(p);
         }
         const char *f = p->t.val.u.s;
         advance(p);
-        if (!expect(p, T_COLON, "':'")) return NULL;
+        if (!expect(p, T_COLON, "':'")) return missing(p);
         cel_node *v = parse_expr(p);
         if (!v) return NULL;
+        if (p->failed) return missing(p);
         if (nf == cap) {
             uint32_t ncap = cap ? cap * 2 : 4;
             const char **nfields = ARENA_NEWN(p->a, const char *, ncap);
@@ -732,7 +791,7 @@ static cel_node *parse_struct(parser *p, cel_node *type_expr) {
         nvec_push(p, &vals, v, opt);
         if (!accept(p, T_COMMA)) break;
     }
-    if (!expect(p, T_RBRACE, "{'}', ','}")) return NULL;
+    if (!expect(p, T_RBRACE, "{'}', ','}")) return missing(p);
     cel_node *s = node(p, N_STRUCT, pos);
     s->name = arena_strndup(p->a, name, len);
     s->fields = fields;
@@ -747,10 +806,23 @@ static bool is_name_chain(cel_node *x) {
     return x->kind == N_IDENT;
 }
 
+/* Whether an expression may start with a token of kind k (ANTLR's FIRST_EXPR). */
+static bool starts_expr(cel_tok k) {
+    switch (k) {
+    case T_LBRACKET: case T_LBRACE: case T_LPAREN: case T_DOT: case T_MINUS: case T_EXCLAM:
+    case T_TRUE: case T_FALSE: case T_NULL: case T_DOUBLE: case T_INT: case T_UINT:
+    case T_STRING: case T_BYTES: case T_IDENT:
+        return true;
+    default: return false;
+    }
+}
+
+/* A member chain. A syntax error in it ends the chain (the ANTLR rule member exits)
+ * with what was built so far, the selection or index being built included. */
 static cel_node *parse_member(parser *p) {
     cel_node *e = parse_primary(p);
     int entered = 0;
-    while (e) {
+    while (e && !p->failed) {
         if (p->t.kind == T_DOT) {
             uint32_t dpos = p->t.pos;
             advance(p);
@@ -761,20 +833,32 @@ static cel_node *parse_member(parser *p) {
             }
             if (p->t.kind != T_IDENT && p->t.kind != T_ESC_IDENT) {
                 if (p->t.kind == T_ERROR) syntax_error(p, NULL);
-                else if (p->t.kind == T_EOF && !opt) {
+                else if (opt) {
+                    /* `.?` chose the selection: its escapeIdent fails, and cel-go's visitor
+                     * then finds an identifier of no kind */
+                    fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting {IDENTIFIER, ESC_IDENTIFIER}",
+                         tok_desc(p, &p->t));
+                    semantic(p, p->t.pos, "unsupported ident kind");
+                    cel_node *s = node(p, N_SELECT, dpos);
+                    s->target = e;
+                    s->name = "";
+                    s->optional = true;
+                    e = s;
+                } else if (p->t.kind == T_EOF) {
                     /* `.` at the end: ANTLR cannot tell a selection from a member call */
                     fail(p, p->t.pos, "Syntax error: no viable alternative at input '.'");
-                } else if (p->t.kind == T_EOF) {
-                    fail(p, p->t.pos, "Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}");
                 } else {
                     const char *d = tok_desc(p, &p->t);
-                    if (p->t.kind == T_EOF || p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL ||
-                        p->t.kind == T_IN)
+                    if (p->t.kind == T_TRUE || p->t.kind == T_FALSE || p->t.kind == T_NULL || p->t.kind == T_IN)
                         fail(p, p->t.pos, "Syntax error: mismatched input '%s' expecting IDENTIFIER", d);
-                    else
-                        fail(p, dpos, "Syntax error: no viable alternative at input '.%s'", d);
+                    else {
+                        /* reported at the token after the '.', with the source's text
+                         * from the '.' to it */
+                        cel_token span = {.kind = T_IDENT, .pos = dpos, .end = p->t.end};
+                        fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
+                    }
                 }
-                return NULL;
+                break;
             }
             cel_token id = p->t;
             advance(p);
@@ -783,12 +867,12 @@ static cel_node *parse_member(parser *p) {
             if (p->t.kind == T_LPAREN && id.kind == T_IDENT && !opt) {
                 uint32_t open = p->t.pos;
                 nvec args = {0};
-                if (!parse_args(p, &args)) return NULL;
+                parse_args(p, &args);
+                if (p->aborted) return NULL;
                 cel_node *m = NULL;
                 if (!p->no_macros) {
                     bool merr;
                     m = expand_macro(p, open, e, id.val.u.s, &args, &merr);
-                    if (merr) return NULL;
                 }
                 if (!m) {
                     m = node(p, N_CALL, open);
@@ -808,24 +892,26 @@ static cel_node *parse_member(parser *p) {
         } else if (p->t.kind == T_LBRACKET) {
             uint32_t bpos = p->t.pos;
             advance(p);
-            if (p->t.kind == T_EOF) {
-                syntax_error(p, FIRST_INDEX);
-                return NULL;
-            }
-            bool opt = accept(p, T_QUESTION);
-            if (!depth_enter(p)) return NULL;
-            entered++;
-            p->open++;
-            cel_node *idx = parse_expr(p);
-            if (!idx || !expect_close(p, T_RBRACKET, "']'", "']'")) return NULL;
-            p->open--;
             cel_node *x = node(p, N_INDEX, bpos);
             x->target = e;
             x->nargs = 1;
             x->args = ARENA_NEWN(p->a, cel_node *, 1);
-            x->args[0] = idx;
-            x->optional = opt;
             e = x;
+            /* ANTLR syncs before the optional '?': its set is the expected one */
+            if (!starts_expr(p->t.kind) && p->t.kind != T_QUESTION) {
+                syntax_error(p, FIRST_INDEX);
+                x->args[0] = missing(p);
+                break;
+            }
+            x->optional = accept(p, T_QUESTION);
+            if (!depth_enter(p)) return NULL;
+            entered++;
+            p->open++;
+            cel_node *idx = parse_expr(p);
+            if (!idx) return NULL;
+            x->args[0] = idx;
+            if (!p->failed) expect_close(p, T_RBRACKET, "']'", "']'");
+            p->open--;
         } else if (p->t.kind == T_LBRACE && is_name_chain(e)) {
             e = parse_struct(p, e);
         } else {
@@ -834,6 +920,24 @@ static cel_node *parse_member(parser *p) {
     }
     p->depth -= entered;
     return e;
+}
+
+static cel_node *parse_unary(parser *p);
+
+/* A '-' (at `last`) that neither starts a negative literal nor negates a member:
+ * ANTLR's prediction fails over it and the token after it ("no viable alternative",
+ * their text as the source has it), its recovery stops at the '-' (an operator of
+ * calc), and calc takes it for a subtraction whose right operand is parsed anew. */
+static cel_node *minus_fallback(parser *p, uint32_t last) {
+    uint32_t end = p->t.kind == T_EOF ? (uint32_t)p->n : p->t.end;
+    cel_token span = {.kind = T_IDENT, .pos = last, .end = end};
+    fail(p, p->t.pos, "Syntax error: no viable alternative at input '%s'", tok_desc(p, &span));
+    p->failed = false;   /* the '-' matched as the operator */
+    if (!depth_enter(p)) return NULL;
+    cel_node *r = parse_unary(p);
+    p->depth--;
+    if (!r) return NULL;
+    return mk_call(p, last, "_-_", NULL, 2, mk_const(p, last, cel_null()), r);
 }
 
 static cel_node *parse_unary(parser *p) {
@@ -847,9 +951,19 @@ static cel_node *parse_unary(parser *p) {
          * unsigned: cel-go's grammar takes (ops+='-')+ greedily and VisitNegate drops
          * an even count, so `--2` is the literal 2 and `---2` is -_(2) (found by
          * tests/upstream: the estimated costs differed) */
+        uint32_t last = t.pos;
         while (p->t.kind == k) {
+            last = p->t.pos;
             advance(p);
             count++;
+        }
+        if (p->t.kind != T_ERROR && (!starts_expr(p->t.kind) || p->t.kind == T_EXCLAM)) {
+            if (k == T_EXCLAM) {
+                /* ANTLR syncs at the loop back of ('!')+ and drops the token */
+                fail(p, p->t.pos, "Syntax error: extraneous input '%s' expecting " FIRST_EXPR, tok_desc(p, &p->t));
+                return mk_call(p, t.pos, "!_", NULL, 1, missing(p));
+            }
+            return minus_fallback(p, last);
         }
         if (!depth_enter(p)) return NULL;
         cel_node *m = parse_member(p);
@@ -867,6 +981,7 @@ static cel_node *parse_mul(parser *p) {
     while (l && (p->t.kind == T_STAR || p->t.kind == T_SLASH || p->t.kind == T_PERCENT)) {
         cel_token op = p->t;
         advance(p);
+        p->failed = false;   /* ANTLR's recovery stops at an operator, which calc matches */
         /* operator chains nest (left-associated), so they count toward the depth limit */
         if (!depth_enter(p)) return NULL;
         entered++;
@@ -884,6 +999,7 @@ static cel_node *parse_add(parser *p) {
     while (l && (p->t.kind == T_PLUS || p->t.kind == T_MINUS)) {
         cel_token op = p->t;
         advance(p);
+        p->failed = false;   /* ANTLR's recovery stops at an operator, which calc matches */
         /* operator chains nest (left-associated), so they count toward the depth limit */
         if (!depth_enter(p)) return NULL;
         entered++;
@@ -914,6 +1030,7 @@ static cel_node *parse_rel(parser *p) {
     while (l && relop(p->t.kind)) {
         cel_token op = p->t;
         advance(p);
+        p->failed = false;   /* ANTLR's recovery stops at an operator, which calc matches */
         /* operator chains nest (left-associated), so they count toward the depth limit */
         if (!depth_enter(p)) return NULL;
         entered++;
@@ -945,6 +1062,7 @@ static cel_node *parse_logic(parser *p, bool is_or) {
     while (p->t.kind == k) {
         uint32_t opos = p->t.pos;
         advance(p);
+        p->failed = false;
         cel_node *r = is_or ? parse_logic(p, false) : parse_rel(p);
         if (!r) return NULL;
         if (n == cap) {
@@ -968,11 +1086,13 @@ static cel_node *parse_expr(parser *p) {
     if (c && p->t.kind == T_QUESTION) {
         uint32_t qpos = p->t.pos;
         advance(p);
+        p->failed = false;
         p->open++;   /* the ':' is still to come */
         cel_node *a = parse_logic(p, true);
-        if (!a || !expect(p, T_COLON, "':'")) return NULL;
+        if (!a) return NULL;
+        bool colon = !p->failed && expect(p, T_COLON, "':'");
         p->open--;
-        cel_node *b = parse_expr(p);
+        cel_node *b = colon ? parse_expr(p) : missing(p);
         if (!b) return NULL;
         c = mk_call(p, qpos, "_?_:_", NULL, 3, c, a, b);
     }
@@ -998,7 +1118,7 @@ bool cel__parse(const char *src, size_t n, const cel_parse_opts *opts, arena *a,
         else fail(&p, p.t.pos, "Syntax error: %s input '%s' expecting <EOF>",
                   p.nx.kind == T_EOF ? "extraneous" : "mismatched", tok_desc(&p, &p.t));
     }
-    if (!p.failed && !r) fail(&p, p.t.pos, "Syntax error");
+    if (!p.failed && !p.nerrs && !r) fail(&p, p.t.pos, "Syntax error");
     /* ANTLR's lexer reaches the end whatever the parser found: its errors in the rest
      * of the input are reported too */
     while (p.failed && p.t.kind != T_EOF) advance(&p);

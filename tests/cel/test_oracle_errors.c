@@ -4,7 +4,11 @@
  * full-width dots and carets under multi-byte characters, ANTLR's recovery where
  * the input ends (lexer errors skipped, "missing ')' at '<EOF>'", the expected-token
  * sets after '(', '[', '{', '.'), the failed resolution of Kubernetes' object types,
- * field selection on values without fields, and negate_double's precedence. */
+ * field selection on values without fields, and negate_double's precedence; and
+ * what cel-go's visitor finds in the tree ANTLR leaves at a syntax error (has() of
+ * a partial index, a '.?' without a name), macro errors that do not stop the
+ * parser, ANTLR's recovery over '-' and '!' before a non-operand, its single-token
+ * deletion, and the empty source. */
 #include <criterion/criterion.h>
 
 #include "base/strbuf.h"
@@ -13,6 +17,148 @@
 #include <stdlib.h>
 
 #define EXPECT(expr, want) cr_expect_str_eq(fx_eval(&f, expr), want, "%s", expr)
+
+/* Shrunk from the 200,000-question campaign (seed 2000) and the probes around them. */
+Test(oracle_errors, recovery) {
+    fixture f;
+    fx_init(&f);
+    EXPECT("has(device.attributes[\"",
+           "compile: ERROR: <input>:1:22: invalid argument to has() macro\n"
+           " | has(device.attributes[\"\n"
+           " | .....................^\n"
+           "ERROR: <input>:1:23: Syntax error: token recognition error at: '\"'\n"
+           " | has(device.attributes[\"\n"
+           " | ......................^\n"
+           "ERROR: <input>:1:24: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | has(device.attributes[\"\n"
+           " | .......................^");
+    EXPECT("!has(device.attributes[\"",
+           "compile: ERROR: <input>:1:23: invalid argument to has() macro\n"
+           " | !has(device.attributes[\"\n"
+           " | ......................^\n"
+           "ERROR: <input>:1:24: Syntax error: token recognition error at: '\"'\n"
+           " | !has(device.attributes[\"\n"
+           " | .......................^\n"
+           "ERROR: <input>:1:25: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | !has(device.attributes[\"\n"
+           " | ........................^");
+    EXPECT("has(device.attributes[\"dra.example.com\"]",
+           "compile: ERROR: <input>:1:22: invalid argument to has() macro\n"
+           " | has(device.attributes[\"dra.example.com\"]\n"
+           " | .....................^\n"
+           "ERROR: <input>:1:41: Syntax error: missing ')' at '<EOF>'\n"
+           " | has(device.attributes[\"dra.example.com\"]\n"
+           " | ........................................^");
+    EXPECT("has(device.",
+           "compile: ERROR: <input>:1:5: invalid argument to has() macro\n"
+           " | has(device.\n"
+           " | ....^\n"
+           "ERROR: <input>:1:12: Syntax error: no viable alternative at input '.'\n"
+           " | has(device.\n"
+           " | ...........^");
+    EXPECT("[1].all(x, has(x)) + [1].all(x, has(x)) + ",
+           "compile: ERROR: <input>:1:16: invalid argument to has() macro\n"
+           " | [1].all(x, has(x)) + [1].all(x, has(x)) + \n"
+           " | ...............^\n"
+           "ERROR: <input>:1:37: invalid argument to has() macro\n"
+           " | [1].all(x, has(x)) + [1].all(x, has(x)) + \n"
+           " | ....................................^\n"
+           "ERROR: <input>:1:43: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | [1].all(x, has(x)) + [1].all(x, has(x)) + \n"
+           " | ..........................................^");
+    EXPECT("has(a.b ? ",
+           "compile: ERROR: <input>:1:9: invalid argument to has() macro\n"
+           " | has(a.b ? \n"
+           " | ........^\n"
+           "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | has(a.b ? \n"
+           " | ..........^");
+    EXPECT("has(a, b)",
+           "compile: ERROR: <input>:1:4: undeclared reference to 'has' (in container '')\n"
+           " | has(a, b)\n"
+           " | ...^\n"
+           "ERROR: <input>:1:5: undeclared reference to 'a' (in container '')\n"
+           " | has(a, b)\n"
+           " | ....^\n"
+           "ERROR: <input>:1:8: undeclared reference to 'b' (in container '')\n"
+           " | has(a, b)\n"
+           " | .......^");
+    EXPECT("[1].all(1,",
+           "compile: ERROR: <input>:1:9: argument must be a simple name\n"
+           " | [1].all(1,\n"
+           " | ........^\n"
+           "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | [1].all(1,\n"
+           " | ..........^");
+    EXPECT("1 + -!",
+           "compile: ERROR: <input>:1:6: Syntax error: no viable alternative at input '-!'\n"
+           " | 1 + -!\n"
+           " | .....^\n"
+           "ERROR: <input>:1:7: Syntax error: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | 1 + -!\n"
+           " | ......^");
+    EXPECT("(1 + !",
+           "compile: ERROR: <input>:1:7: Syntax error: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | (1 + !\n"
+           " | ......^");
+    EXPECT("1 + --",
+           "compile: ERROR: <input>:1:7: Syntax error: no viable alternative at input '-'\n"
+           " | 1 + --\n"
+           " | ......^\n"
+           "ERROR: <input>:1:7: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | 1 + --\n"
+           " | ......^");
+    EXPECT("[0][in",
+           "compile: ERROR: <input>:1:5: Syntax error: mismatched input 'in' expecting {'[', '{', '(', '.', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | [0][in\n"
+           " | ....^\n"
+           "ERROR: <input>:1:7: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | [0][in\n"
+           " | ......^");
+    EXPECT("(device.attributes[\"dra.example.com\"].?",
+           "compile: ERROR: <input>:1:40: Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}\n"
+           " | (device.attributes[\"dra.example.com\"].?\n"
+           " | .......................................^\n"
+           "ERROR: <input>:1:40: unsupported ident kind\n"
+           " | (device.attributes[\"dra.example.com\"].?\n"
+           " | .......................................^");
+    EXPECT("a.?1 + b",
+           "compile: ERROR: <input>:1:4: Syntax error: mismatched input '1' expecting {IDENTIFIER, ESC_IDENTIFIER}\n"
+           " | a.?1 + b\n"
+           " | ...^\n"
+           "ERROR: <input>:1:4: unsupported ident kind\n"
+           " | a.?1 + b\n"
+           " | ...^");
+    EXPECT("f(a i",
+           "compile: ERROR: <input>:1:5: Syntax error: mismatched input 'i' expecting ')'\n"
+           " | f(a i\n"
+           " | ....^");
+    EXPECT("[1 2]",
+           "compile: ERROR: <input>:1:4: Syntax error: extraneous input '2' expecting {']', ','}\n"
+           " | [1 2]\n"
+           " | ...^");
+    EXPECT("a ? b c : d",
+           "compile: ERROR: <input>:1:7: Syntax error: extraneous input 'c' expecting ':'\n"
+           " | a ? b c : d\n"
+           " | ......^");
+    EXPECT("if(1) + ",
+           "compile: ERROR: <input>:1:1: reserved identifier: if\n"
+           " | if(1) + \n"
+           " | ^\n"
+           "ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | if(1) + \n"
+           " | ........^");
+    EXPECT("-",
+           "compile: ERROR: <input>:1:2: Syntax error: no viable alternative at input '-'\n"
+           " | -\n"
+           " | .^\n"
+           "ERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+           " | -\n"
+           " | .^");
+    EXPECT("",
+           "compile: ERROR: <input>:1:0: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}");
+    fx_fini(&f);
+}
 
 Test(oracle_errors, fixtures) {
     fixture f;
