@@ -124,6 +124,7 @@ typedef struct request {
     ext_server *srv;
     struct MHD_Connection *c;
     char *method, *url;
+    ext_deferred *later;            /* the part of the request left to the pool thread */
     ext_reply reply;
 } request;
 
@@ -405,7 +406,8 @@ static void drop_body(ext_server *srv, request *rq) {
  * on_request again, which sends the answer). */
 static void offloaded(void *arg) {
     request *rq = arg;
-    ext_service_handle(rq->srv->svc, rq->method, rq->url, rq->body.buf, rq->body.len, &rq->reply);
+    ext_service_finish(rq->srv->svc, rq->later, &rq->reply);
+    rq->later = NULL;
     atomic_store(&rq->done, true);
     MHD_resume_connection(rq->c);
 }
@@ -503,6 +505,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (srv->offload && ext_service_waits(srv->svc, url)) {
+        /* what needs no other server is done here, at once (a bind's decision and holds,
+         * which the next /filter must see), the rest on the pool */
+        ext_reply r;
+        if (ext_service_begin(srv->svc, method, url, rq->body.buf, rq->body.len, &r, &rq->later)) {
+            enum MHD_Result ok = send_reply(c, &r);
+            phase_restart(rq->cn, PH_SENDING);
+            return ok;
+        }
         rq->srv = srv;
         rq->c = c;
         rq->method = xstrdup(method);
@@ -514,6 +524,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* closing down: answered here */
         MHD_resume_connection(c);
         rq->offloaded = false;
+        ext_service_finish(srv->svc, rq->later, &r);
+        rq->later = NULL;
+        enum MHD_Result ok = send_reply(c, &r);
+        phase_restart(rq->cn, PH_SENDING);
+        return ok;
     }
     ext_reply r;
     ext_service_handle(srv->svc, method, url, rq->body.buf, rq->body.len, &r);
@@ -598,7 +613,7 @@ ext_server *ext_server_start(ext_service *svc, const ext_server_opts *o, char *b
     srv->name = flag;
     srv->conn_limit = want;
     srv->request_timeout_ns = (uint64_t)o->request_timeout_ms * 1000000ull;
-    if (ext_service_config(svc)->binder && !o->routes) srv->offload = ext_offload_new(OFFLOAD_THREADS);
+    if (ext_service_config(svc)->binder && !o->routes) srv->offload = ext_offload_new(o->offload_threads ? o->offload_threads : OFFLOAD_THREADS);
     pthread_mutex_init(&srv->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
