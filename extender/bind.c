@@ -16,7 +16,15 @@
  * claim to write comes from the watch's JSON (objcache.h) when it has it, so the
  * first write needs no GET; its resourceVersion guards it (409: read once, retry).
  * Without a pending table (tests) there is nothing to hold with, and a bind keeps the
- * lock across its requests as it always did. */
+ * lock across its requests as it always did.
+ *
+ * Two phases (bind.h). The decision and the holds need nothing but memory when the pod
+ * was filtered and the claims are in the watch's JSON, so they run on the HTTP thread
+ * as the request arrives (ext_bind_prepare) and the next pod's /filter sees them; an
+ * offload thread does the writes (ext_bind_finish). The same code, run(), goes as far
+ * as it may: !may_wait stops before any request or wait. Each bind with a pod UID is a
+ * "flight" until it lands: a retry of that UID waits for it rather than deciding again
+ * against its holds. */
 #include "extender/bind.h"
 
 #include "extender/objcache.h"

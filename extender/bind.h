@@ -2,8 +2,9 @@
  * scheduler profile that disables the DynamicResources plugin (extender.md §5). On
  * kube-scheduler's /bind for a pod and a node it does what the plugin's Reserve and
  * PreBind would, then the DefaultBinder's work:
- *   1. reads the Pod from the API server and decides it on the node against the
- *      current snapshot;
+ *   1. takes the Pod /filter saw (ext_binder_saw_pod; else reads it from the API
+ *      server) and decides it on the node against the current snapshot, holding the
+ *      devices at once (Two phases, below);
  *   2. for each claim: adds the `resource.kubernetes.io/delete-protection` finalizer,
  *      then writes status.allocation (not for a shared claim already allocated) and
  *      adds the consumer to status.reservedFor through the /status subresource, each
