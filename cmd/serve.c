@@ -89,7 +89,7 @@ static int usage(FILE *f) {
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --bind-timeout DUR     kube-scheduler's httpTimeout for the extender (default 5s, as deploy/bind):\n"
             "                         a /bind not writing by then gives its devices back and answers an error\n"
-            "  --bind-threads N       threads writing binds to the API server (default 16)\n"
+            "  --bind-threads N       threads writing binds to the API server (default 64)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
             "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender);\n"
             "                         --leader-elect-lease-duration DUR (15s), --leader-elect-renew-deadline DUR\n"

@@ -107,7 +107,7 @@ typedef struct ext_server_opts {
     const char *const *routes;   /* NULL-terminated paths served; others 404 (NULL: all) */
     size_t max_body;             /* 0: the service's max_body */
     const char *name;            /* in log lines and errors: "--listen" (default), "--health-listen" */
-    unsigned offload_threads;    /* bind mode: threads writing binds (offload.h; 0: 16) */
+    unsigned offload_threads;    /* bind mode: threads writing binds (offload.h; 0: 64) */
 } ext_server_opts;
 
 #define EXT_DEFAULT_MAX_CONNECTIONS 1000

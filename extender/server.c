@@ -553,12 +553,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     atomic_fetch_sub(&srv->inflight, 1);
 }
 
-/* Threads for requests that wait on another server (offload.h). kube-scheduler runs
- * each pod's binding cycle on a goroutine of its own, so binds come concurrently, about
- * the bind rate times a bind's latency at once (100 pods/s × ~50 ms ≈ 5); 16 leaves
- * room for slow API servers and bursts, and past it binds queue without holding an
- * HTTP thread. */
-#define OFFLOAD_THREADS 16u
+/* Threads for requests that wait on another server (offload.h): bind mode's writes
+ * (the decision is made on the HTTP thread, bind.h). Each holds its thread for a few
+ * API round trips, ~1 s apiece on a loaded kube-apiserver (issue #39: 0.6 s of claim
+ * writes and 0.3 s of binding per pod at 500 nodes, 1000 pods, 2 busy cores), so the
+ * pool bounds the bind rate near threads / 1 s: 16 gave 16.8 pods/s with 842 binds
+ * queued past kube-scheduler's 5 s; 64 gave 28 pods/s (the pods' creation rate), none
+ * queued past it. The API server's own limit (max-requests-inflight, API priority and
+ * fairness) is the real bound: past it requests wait there instead of here. */
+#define OFFLOAD_THREADS 64u
 
 /* Descriptors needed besides the connections: the listening socket, each MHD thread's
  * epoll and wake-up fds, the kube-apiserver clients, files, the log. */
