@@ -87,6 +87,9 @@ static int usage(FILE *f) {
             "                         --feature-gates DRAWorkloadResourceClaims=true\n"
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
+            "  --bind-timeout DUR     kube-scheduler's httpTimeout for the extender (default 5s, as deploy/bind):\n"
+            "                         a /bind not writing by then gives its devices back and answers an error\n"
+            "  --bind-threads N       threads writing binds to the API server (default 64)\n"
             "  --leader-elect         one active replica of several (a coordination.k8s.io Lease), with\n"
             "                         --lease-namespace NS (kube-system) and --lease-name NAME (dralloc-extender);\n"
             "                         --leader-elect-lease-duration DUR (15s), --leader-elect-renew-deadline DUR\n"
@@ -184,6 +187,7 @@ static int serve_main(int argc, char **argv) {
     ext_kube_opts ko = {0};
     double max_staleness_s = 60;
     bool bind_mode = false, leader_elect = false, watch_list = true;
+    double bind_timeout_s = EXT_BIND_TIMEOUT_DEFAULT_S;
     dra_device_choice choice = DRA_CHOICE_FIRST_FIT;   /* --device-choice */
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
     const char *health_listen = NULL;
@@ -322,6 +326,17 @@ static int serve_main(int argc, char **argv) {
             watch_list = strcmp(a, "--watch-list=false") != 0;
         } else if (!strcmp(a, "--allow-unauthenticated")) {
             allow_unauth = true;
+        } else if (!strcmp(a, "--bind-timeout")) {
+            uint64_t ns;
+            if (!val || !ext_duration_parse(val, &ns) || !ns || ns > 3600000000000ull) {
+                fprintf(stderr, "dralloc serve: --bind-timeout needs a Go duration (5s, 500ms) up to 1h\n");
+                goto out;
+            }
+            bind_timeout_s = (double)ns / 1e9;
+            i++;
+        } else if (!strcmp(a, "--bind-threads")) {
+            if (!parse_uint(a, val, 1, 1024, &v)) goto out;
+            so.offload_threads = (unsigned)v, i++;
         } else if (!strcmp(a, "--bind")) {
             bind_mode = true;
         } else if (!strcmp(a, "--leader-elect")) {
@@ -450,6 +465,7 @@ static int serve_main(int argc, char **argv) {
             cfg.binder = binder = ext_binder_new(kube, st, pending);
             ext_binder_set_device_choice(binder, choice);
             ext_binder_set_claims(binder, claims);
+            ext_binder_set_timeout(binder, bind_timeout_s);
         }
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");

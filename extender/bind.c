@@ -16,7 +16,15 @@
  * claim to write comes from the watch's JSON (objcache.h) when it has it, so the
  * first write needs no GET; its resourceVersion guards it (409: read once, retry).
  * Without a pending table (tests) there is nothing to hold with, and a bind keeps the
- * lock across its requests as it always did. */
+ * lock across its requests as it always did.
+ *
+ * Two phases (bind.h). The decision and the holds need nothing but memory when the pod
+ * was filtered and the claims are in the watch's JSON, so they run on the HTTP thread
+ * as the request arrives (ext_bind_prepare) and the next pod's /filter sees them; an
+ * offload thread does the writes (ext_bind_finish). The same code, run(), goes as far
+ * as it may: !may_wait stops before any request or wait. Each bind with a pod UID is a
+ * "flight" until it lands: a retry of that UID waits for it rather than deciding again
+ * against its holds. */
 #include "extender/bind.h"
 
 #include "extender/objcache.h"
@@ -46,12 +54,19 @@ struct ext_binder {
     dra_alloc_ctx *x;            /* used under mu only */
     _Atomic uint64_t binds, failures, conflicts, claim_gets;
     _Atomic uint64_t phase_ns[EXT_BIND_NPHASES];
+    _Atomic uint64_t expired, retried;
     _Atomic int inflight;
     ext_objcache *pods;          /* pods /filter saw (ext_binder_saw_pod) */
+    double timeout_s;            /* --bind-timeout: kube-scheduler's httpTimeout for /bind */
+    pthread_mutex_t flmu;        /* flights and bound */
+    pthread_cond_t flcv;         /* a flight landed (CLOCK_MONOTONIC, as dra_monotonic_ns) */
+    struct flight *flights;      /* binds in progress that have a pod UID (few: one per bind) */
+    json_t *bound;               /* pod UID → node, of the pods this process bound (at most
+                                  * EXT_BIND_PODS_MAX, then afresh) */
 };
 
 static const char *const phase_names[EXT_BIND_NPHASES] = {"pod_get", "lock_wait", "decide", "claim_writes",
-                                                           "binding", "rollback"};
+                                                           "binding", "rollback", "queue"};
 
 const char *ext_bind_phase_name(ext_bind_phase p) {
     assert(p < EXT_BIND_NPHASES);
@@ -96,6 +111,14 @@ ext_binder *ext_binder_new(ext_kube *k, dra_store *st, ext_pending *pending) {
     pthread_mutex_init(&b->mu, NULL);
     b->x = dra_alloc_ctx_new();
     b->pods = ext_objcache_new();
+    b->timeout_s = EXT_BIND_TIMEOUT_DEFAULT_S;
+    pthread_mutex_init(&b->flmu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&b->flcv, &ca);
+    pthread_condattr_destroy(&ca);
+    b->bound = json_object();
     return b;
 }
 
@@ -109,6 +132,10 @@ void ext_binder_free(ext_binder *b) {
     if (!b) return;
     dra_alloc_ctx_free(b->x);
     ext_objcache_free(b->pods);
+    assert(!b->flights);   /* every bind ended before the binder goes */
+    json_decref(b->bound);
+    pthread_cond_destroy(&b->flcv);
+    pthread_mutex_destroy(&b->flmu);
     pthread_mutex_destroy(&b->mu);
     free(b);
 }
@@ -116,6 +143,13 @@ void ext_binder_free(ext_binder *b) {
 uint64_t ext_binder_binds(const ext_binder *b) { return atomic_load(&b->binds); }
 uint64_t ext_binder_failures(const ext_binder *b) { return atomic_load(&b->failures); }
 uint64_t ext_binder_conflicts(const ext_binder *b) { return atomic_load(&b->conflicts); }
+uint64_t ext_binder_expired(const ext_binder *b) { return atomic_load(&b->expired); }
+uint64_t ext_binder_retried(const ext_binder *b) { return atomic_load(&b->retried); }
+
+void ext_binder_set_timeout(ext_binder *b, double seconds) {
+    assert(seconds > 0);
+    b->timeout_s = seconds;
+}
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...) {
@@ -671,6 +705,20 @@ static void release(ext_binder *b, written *w) {
     w->held = false;
 }
 
+/* Whether the pod at pod_path (with uid, when given) is bound to node, as the API
+ * server has it now (a binding answered 409). */
+static bool bound_to(ext_binder *b, const char *pod_path, const char *uid, const char *node) {
+    long st;
+    char *msg = NULL;
+    json_t *pod = get_json(b, pod_path, &st, &msg);
+    free(msg);
+    const char *have = jstr(json_object_get(pod, "spec"), "nodeName");
+    const char *puid = jstr(json_object_get(pod, "metadata"), "uid");
+    bool same = have && !strcmp(have, node) && (!uid || !*uid || (puid && !strcmp(puid, uid)));
+    json_decref(pod);
+    return same;
+}
+
 /* The claims' writes and the binding, outside the lock (inside it without a pending
  * table). NULL on success, else the error. */
 static char *write_all(ext_binder *b, bind_state *bs, const char *pod_ns, const char *pod_name, const char *uid,
@@ -703,117 +751,383 @@ static char *write_all(ext_binder *b, bind_state *bs, const char *pod_ns, const 
     char *bpath = fmt("%s/binding", pod_path);
     long code = send_json(b, "POST", bpath, binding, NULL, NULL, &errmsg);
     json_decref(binding);
+    if (code == 409 && bound_to(b, pod_path, uid, node)) {
+        /* an earlier /bind of this pod (whose answer kube-scheduler gave up on) bound it
+         * here: the same outcome, and the claims say so already */
+        code = 200;
+        free(errmsg);
+        errmsg = NULL;
+    }
     if (code / 100 != 2 && !errmsg) errmsg = fmt("POST %s: HTTP %ld", bpath, code);
     free(bpath);
     took(b, EXT_BIND_BINDING, t0);
     return code / 100 == 2 ? NULL : errmsg;
 }
 
-char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node) {
-    if (!pod_name || !*pod_name || !node || !*node) return xstrdup("bind: PodName and Node are required");
-    pod_ns = dra_ns(pod_ns);
-    uint64_t t0 = dra_monotonic_ns();
-    char *path = fmt("/api/v1/namespaces/%s/pods/%s", pod_ns, pod_name);
-    long st;
-    char *errmsg = NULL;
-    json_t *pod = ext_objcache_copy(b->pods, pod_ns, pod_name);
-    const char *seen_uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
-    if (pod && (!pod_uid || !*pod_uid || strcmp(seen_uid, pod_uid))) {
+
+/* ---- one bind in two phases (bind.h, Two phases) -------------------------------------- */
+
+/* A bind of a pod UID in progress: a second /bind of the same UID (kube-scheduler timed
+ * out on the first and retried) waits for it and answers from its outcome instead of
+ * deciding again against the first one's holds. Under b->flmu. */
+typedef struct flight {
+    struct flight *next;
+    char *uid, *node;
+    bool done;
+    char *err;                   /* the outcome once done: NULL bound */
+    int refs;                    /* the bind that owns it and each waiter */
+} flight;
+
+struct ext_bind_job {
+    char *ns, *name, *uid, *node;  /* uid NULL: none given */
+    char *path;                  /* the pod's */
+    uint64_t received_ns;        /* when the request came in: its deadline counts from here */
+    uint64_t t0;                 /* the current phase's start (took) */
+    json_t *pod;                 /* NULL until found (cache or GET) */
+    flight *fl;                  /* registered for uid; NULL: not yet, or no uid */
+    bool prepared;               /* decided and held: only the writes are left */
+    bind_state bs;
+};
+
+ext_bind_job *ext_bind_job_new(const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node,
+                               uint64_t received_ns) {
+    ext_bind_job *j = xcalloc(1, sizeof *j);
+    j->ns = xstrdup(dra_ns(pod_ns));
+    j->name = xstrdup(pod_name ? pod_name : "");
+    j->uid = pod_uid && *pod_uid ? xstrdup(pod_uid) : NULL;
+    j->node = xstrdup(node ? node : "");
+    j->path = fmt("/api/v1/namespaces/%s/pods/%s", j->ns, j->name);
+    j->received_ns = received_ns ? received_ns : dra_monotonic_ns();
+    j->t0 = dra_monotonic_ns();
+    j->bs.bases = json_object();
+    return j;
+}
+
+static void flight_put(flight *f) {
+    if (--f->refs) return;
+    free(f->uid);
+    free(f->node);
+    free(f->err);
+    free(f);
+}
+
+static void job_free(ext_binder *b, ext_bind_job *j) {
+    bind_state *bs = &j->bs;
+    for (size_t i = 0; i < bs->nw; i++) {
+        assert(!bs->ws[i].held);   /* every hold ends, written or released, before the job does */
+        free(bs->ws[i].ns);
+        free(bs->ws[i].name);
+        json_decref(bs->ws[i].ref);
+    }
+    assert(!bs->placeholder.held);
+    free(bs->placeholder.ns);
+    free(bs->placeholder.name);
+    free(bs->ws);
+    json_decref(bs->plan);
+    json_decref(bs->bases);
+    json_decref(bs->pod_ref);
+    json_decref(bs->group_ref);
+    free(bs->group);
+    json_decref(j->pod);
+    if (j->fl) {
+        /* a job ends only through landed() */
+        pthread_mutex_lock(&b->flmu);
+        assert(j->fl->done);
+        flight_put(j->fl);
+        pthread_mutex_unlock(&b->flmu);
+    }
+    free(j->ns);
+    free(j->name);
+    free(j->uid);
+    free(j->node);
+    free(j->path);
+    free(j);
+}
+
+/* The job's outcome (err: NULL bound) goes to its flight's waiters and, bound, into
+ * the pods bound. */
+static void landed(ext_binder *b, ext_bind_job *j, const char *err) {
+    if (!j->fl) return;
+    pthread_mutex_lock(&b->flmu);
+    flight *f = j->fl;
+    f->done = true;
+    f->err = err ? xstrdup(err) : NULL;
+    for (flight **p = &b->flights; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    if (!err) {
+        if (json_object_size(b->bound) >= EXT_BIND_PODS_MAX) json_object_clear(b->bound);
+        json_object_set_new(b->bound, f->uid, json_string(f->node));
+    }
+    pthread_cond_broadcast(&b->flcv);
+    pthread_mutex_unlock(&b->flmu);
+}
+
+static uint64_t deadline_of(const ext_binder *b, const ext_bind_job *j) {
+    return j->received_ns + (uint64_t)(b->timeout_s * 1e9);
+}
+
+/* The answer to a bind of a pod already bound (by this process) to `have`. */
+static char *already(const ext_bind_job *j, const char *have) {
+    if (!strcmp(have, j->node)) return NULL;
+    return fmt("Pod %s/%s is bound to node %s already, not %s", j->ns, j->name, have, j->node);
+}
+
+typedef enum step { STEP_ANSWERED, STEP_LATER } step;
+
+/* Admission: the pod bound already, or a bind of its UID in flight. STEP_ANSWERED with
+ * *errmsg when that decides the answer; STEP_LATER when it must wait (and may not);
+ * else the job's flight is registered and *errmsg is left alone — go on. */
+static bool admit(ext_binder *b, ext_bind_job *j, bool may_wait, step *out, char **errmsg) {
+    if (!j->uid || j->fl) return true;
+    pthread_mutex_lock(&b->flmu);
+    for (;;) {
+        const char *have = json_string_value(json_object_get(b->bound, j->uid));
+        if (have) {
+            *errmsg = already(j, have);
+            break;
+        }
+        flight *f = b->flights;
+        while (f && strcmp(f->uid, j->uid)) f = f->next;
+        if (!f) {
+            f = xcalloc(1, sizeof *f);
+            f->uid = xstrdup(j->uid);
+            f->node = xstrdup(j->node);
+            f->refs = 1;
+            f->next = b->flights;
+            b->flights = f;
+            j->fl = f;
+            pthread_mutex_unlock(&b->flmu);
+            return true;
+        }
+        if (!may_wait) {
+            pthread_mutex_unlock(&b->flmu);
+            *out = STEP_LATER;
+            return false;
+        }
+        /* wait for the earlier bind, no longer than this request's deadline (its job may
+         * even be queued behind this one in the pool) */
+        f->refs++;
+        uint64_t dl = deadline_of(b, j);
+        struct timespec ts = {.tv_sec = (time_t)(dl / 1000000000ull), .tv_nsec = (long)(dl % 1000000000ull)};
+        while (!f->done && dra_monotonic_ns() < dl) pthread_cond_timedwait(&b->flcv, &b->flmu, &ts);
+        if (!f->done) {
+            *errmsg = fmt("Pod %s/%s: an earlier /bind of it (to node %s) is still in progress", j->ns, j->name, f->node);
+        } else if (!f->err) {
+            *errmsg = already(j, f->node);
+        } else {
+            *errmsg = strcmp(f->node, j->node) ? fmt("Pod %s/%s: an earlier /bind of it (to node %s) failed: %s", j->ns,
+                                                     j->name, f->node, f->err)
+                                               : xstrdup(f->err);
+        }
+        flight_put(f);
+        break;
+    }
+    pthread_mutex_unlock(&b->flmu);
+    atomic_fetch_add(&b->retried, 1);
+    *out = STEP_ANSWERED;
+    return false;
+}
+
+/* The pod to decide: the one /filter saw when its UID is the one asked for, else (when
+ * may_read) read from the API server. False with *errmsg set, or (!may_read) neither. */
+static bool find_pod(ext_binder *b, ext_bind_job *j, bool may_read, char **errmsg) {
+    if (j->pod) return true;
+    json_t *pod = ext_objcache_copy(b->pods, j->ns, j->name);
+    const char *seen_uid = jstr(json_object_get(pod, "metadata"), "uid");
+    if (pod && (!j->uid || !seen_uid || strcmp(seen_uid, j->uid))) {
         json_decref(pod);   /* not known to be the pod kube-scheduler means: read it */
         pod = NULL;
     }
-    if (!pod) pod = get_json(b, path, &st, &errmsg);
-    took(b, EXT_BIND_POD_GET, &t0);
     if (!pod) {
-        free(path);
-        atomic_fetch_add(&b->failures, 1);
-        return errmsg;
+        if (!may_read) return false;
+        long st;
+        pod = get_json(b, j->path, &st, errmsg);
+        took(b, EXT_BIND_POD_GET, &j->t0);
+        if (!pod) return false;
     }
-    const char *uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
-    if (pod_uid && *pod_uid && uid && strcmp(uid, pod_uid)) {
-        errmsg = fmt("Pod %s/%s: UID %s, kube-scheduler asked for %s (recreated?)", pod_ns, pod_name, uid, pod_uid);
+    const char *uid = jstr(json_object_get(pod, "metadata"), "uid");
+    if (j->uid && uid && strcmp(uid, j->uid)) {
+        *errmsg = fmt("Pod %s/%s: UID %s, kube-scheduler asked for %s (recreated?)", j->ns, j->name, uid, j->uid);
         json_decref(pod);
-        free(path);
-        atomic_fetch_add(&b->failures, 1);
-        return errmsg;
+        return false;
     }
-    atomic_fetch_add(&b->inflight, 1);
+    j->pod = pod;
+    return true;
+}
+
+/* Releases what the job holds and undoes what it wrote (the failure path). */
+static void unwind(ext_binder *b, ext_bind_job *j) {
+    bind_state *bs = &j->bs;
+    /* first what the server never got (the store goes back to the server's version),
+     * then what it did get, newest first */
+    release(b, &bs->placeholder);
+    for (size_t i = 0; i < bs->nw; i++) release(b, &bs->ws[i]);
+    for (size_t i = bs->nw; i-- > 0;)
+        if (bs->ws[i].name) roll_back(b, &bs->ws[i]);
+    took(b, EXT_BIND_ROLLBACK, &j->t0);
+}
+
+/* Decide and hold, under b->mu. !may_read: only with what is at hand — false, nothing
+ * held, when a read is needed (*errmsg left NULL). False with *errmsg on a failure
+ * (nothing held). */
+static bool decide_and_hold(ext_binder *b, ext_bind_job *j, bool may_read, char **errmsg) {
+    bind_state *bs = &j->bs;
     bool holding = b->pending != NULL;
-    bind_state bs = {.bases = json_object()};
-    bs.pod_ref = json_pack("{s:s, s:s}", "resource", "pods", "name", pod_name);
-    if (uid && *uid) json_object_set_new(bs.pod_ref, "uid", json_string(uid));
+    const char *uid = jstr(json_object_get(j->pod, "metadata"), "uid");
+    if (!bs->pod_ref) {
+        bs->pod_ref = json_pack("{s:s, s:s}", "resource", "pods", "name", j->name);
+        if (uid && *uid) json_object_set_new(bs->pod_ref, "uid", json_string(uid));
+    }
     /* decide; when something the holds need is not at hand, let go of the lock, read it
      * and decide again (twice at most: the second read is of what a newer snapshot
      * added) */
     pthread_mutex_lock(&b->mu);
-    bool locked = true;
-    took(b, EXT_BIND_LOCK_WAIT, &t0);
+    took(b, EXT_BIND_LOCK_WAIT, &j->t0);
     for (int round = 0;; round++) {
-        errmsg = decide(b, pod, pod_ns, pod_name, node, &bs);
-        if (errmsg) goto fail;
-        if (!fetch_missing(b, &bs, holding, true, &errmsg)) break;
+        *errmsg = decide(b, j->pod, j->ns, j->name, j->node, bs);
+        if (*errmsg) goto fail;
+        if (!fetch_missing(b, bs, holding, true, errmsg)) break;
+        if (!may_read) {
+            pthread_mutex_unlock(&b->mu);
+            took(b, EXT_BIND_DECIDE, &j->t0);
+            return false;
+        }
         if (round == 2) {
-            errmsg = fmt("Pod %s/%s: its claims keep changing while it is bound; retry", pod_ns, pod_name);
+            *errmsg = fmt("Pod %s/%s: its claims keep changing while it is bound; retry", j->ns, j->name);
             goto fail;
         }
         pthread_mutex_unlock(&b->mu);
-        locked = false;
-        took(b, EXT_BIND_DECIDE, &t0);
-        fetch_missing(b, &bs, holding, false, &errmsg);
-        took(b, EXT_BIND_CLAIM_WRITES, &t0);
-        if (errmsg) goto fail;
+        took(b, EXT_BIND_DECIDE, &j->t0);
+        fetch_missing(b, bs, holding, false, errmsg);
+        took(b, EXT_BIND_CLAIM_WRITES, &j->t0);
+        if (*errmsg) return false;
         pthread_mutex_lock(&b->mu);
-        locked = true;
-        took(b, EXT_BIND_LOCK_WAIT, &t0);
+        took(b, EXT_BIND_LOCK_WAIT, &j->t0);
     }
-    bs.nw = json_array_size(bs.plan);
-    bs.ws = xcalloc(bs.nw + 1, sizeof *bs.ws);
-    for (size_t i = 0; i < bs.nw; i++) {
-        const json_t *c = json_array_get(bs.plan, i);
-        bs.ws[i].ns = xstrdup(jstr(c, "namespace"));
-        if (!json_is_true(json_object_get(c, "implicit"))) bs.ws[i].name = xstrdup(jstr(c, "name"));
+    bs->nw = json_array_size(bs->plan);
+    bs->ws = xcalloc(bs->nw + 1, sizeof *bs->ws);
+    for (size_t i = 0; i < bs->nw; i++) {
+        const json_t *c = json_array_get(bs->plan, i);
+        bs->ws[i].ns = xstrdup(jstr(c, "namespace"));
+        if (!json_is_true(json_object_get(c, "implicit"))) bs->ws[i].name = xstrdup(jstr(c, "name"));
     }
     if (holding) {
-        errmsg = hold_all(b, &bs, pod_name);
-        if (errmsg) goto fail;
+        *errmsg = hold_all(b, bs, j->name);
+        if (*errmsg) {
+            release(b, &bs->placeholder);
+            for (size_t i = 0; i < bs->nw; i++) release(b, &bs->ws[i]);
+            goto fail;
+        }
         pthread_mutex_unlock(&b->mu);   /* the store shows our devices in use: the next bind may decide */
-        locked = false;
     }
-    took(b, EXT_BIND_DECIDE, &t0);
-    errmsg = write_all(b, &bs, pod_ns, pod_name, uid, path, node, &t0);
-    if (errmsg) goto fail;
-    atomic_fetch_add(&b->binds, 1);
-    ext_objcache_del(b->pods, pod_ns, pod_name);
-    goto out;
+    /* without a pending table the lock stays, across the writes (commit lets go) */
+    took(b, EXT_BIND_DECIDE, &j->t0);
+    j->prepared = true;
+    return true;
 fail:
-    took(b, EXT_BIND_CLAIM_WRITES, &t0);
-    /* first what the server never got (the store goes back to the server's version), then
-     * what it did get, newest first */
-    release(b, &bs.placeholder);
-    for (size_t i = 0; i < bs.nw; i++) release(b, &bs.ws[i]);
-    for (size_t i = bs.nw; i-- > 0;)
-        if (bs.ws[i].name) roll_back(b, &bs.ws[i]);
-    atomic_fetch_add(&b->failures, 1);
-    took(b, EXT_BIND_ROLLBACK, &t0);
-out:
-    if (locked) pthread_mutex_unlock(&b->mu);
-    for (size_t i = 0; i < bs.nw; i++) {
-        assert(!bs.ws[i].held);
-        free(bs.ws[i].ns);
-        free(bs.ws[i].name);
-        json_decref(bs.ws[i].ref);
+    pthread_mutex_unlock(&b->mu);
+    took(b, EXT_BIND_DECIDE, &j->t0);
+    return false;
+}
+
+/* The job's end: its outcome landed, counted, the job freed; returns errmsg. */
+static char *done(ext_binder *b, ext_bind_job *j, char *errmsg) {
+    landed(b, j, errmsg);
+    if (!errmsg) {
+        atomic_fetch_add(&b->binds, 1);
+        ext_objcache_del(b->pods, j->ns, j->name);
     }
-    assert(!bs.placeholder.held);
-    free(bs.placeholder.ns);
-    free(bs.placeholder.name);
-    free(bs.ws);
-    json_decref(bs.plan);
-    json_decref(bs.bases);
-    json_decref(bs.pod_ref);
-    json_decref(bs.group_ref);
-    free(bs.group);
-    json_decref(pod);
-    free(path);
     atomic_fetch_sub(&b->inflight, 1);
+    job_free(b, j);
     return errmsg;
+}
+
+static char *expired_error(ext_binder *b, const ext_bind_job *j) {
+    atomic_fetch_add(&b->expired, 1);
+    return fmt("Pod %s/%s: /bind waited %.1f s, past --bind-timeout %.1f s (kube-scheduler has given up on it): "
+               "nothing written",
+               j->ns, j->name, (double)(dra_monotonic_ns() - j->received_ns) / 1e9, b->timeout_s);
+}
+
+/* As far as the job can go: with !may_wait (the HTTP thread) up to the holds, without
+ * a request to another server or a wait; else to its end. STEP_ANSWERED: *errmsg is the
+ * answer (NULL: bound) and j is freed. */
+static step run(ext_binder *b, ext_bind_job *j, bool may_wait, char **errmsg) {
+    *errmsg = NULL;
+    step st;
+    if (!j->prepared) {
+        if (!*j->name || !*j->node) {
+            *errmsg = xstrdup("bind: PodName and Node are required");
+            atomic_fetch_add(&b->failures, 1);
+            atomic_fetch_sub(&b->inflight, 1);
+            job_free(b, j);
+            return STEP_ANSWERED;
+        }
+        if (dra_monotonic_ns() > deadline_of(b, j)) {
+            *errmsg = expired_error(b, j);
+            return (*errmsg = done(b, j, *errmsg)), STEP_ANSWERED;
+        }
+        if (!admit(b, j, may_wait, &st, errmsg)) {
+            if (st == STEP_LATER) return STEP_LATER;
+            atomic_fetch_sub(&b->inflight, 1);   /* answered from another bind: not one of ours */
+            job_free(b, j);
+            return STEP_ANSWERED;
+        }
+        if (!find_pod(b, j, may_wait, errmsg)) {
+            if (!*errmsg) return STEP_LATER;
+            atomic_fetch_add(&b->failures, 1);
+            return (*errmsg = done(b, j, *errmsg)), STEP_ANSWERED;
+        }
+        /* the pod's own word: bound already (by us, or anybody) */
+        const char *have = jstr(json_object_get(j->pod, "spec"), "nodeName");
+        if (have && *have) return (*errmsg = done(b, j, already(j, have))), STEP_ANSWERED;
+        if (!may_wait && !b->pending) return STEP_LATER;   /* the lock would be held across the writes */
+        if (!decide_and_hold(b, j, may_wait, errmsg)) {
+            if (!*errmsg) return STEP_LATER;
+            atomic_fetch_add(&b->failures, 1);
+            return (*errmsg = done(b, j, *errmsg)), STEP_ANSWERED;
+        }
+        if (!may_wait) return STEP_LATER;   /* prepared: the writes are left */
+    }
+    took(b, EXT_BIND_QUEUE, &j->t0);
+    /* nothing written yet: a bind past kube-scheduler's timeout gives its devices back
+     * rather than writing for a pod the scheduler has unreserved and will retry */
+    if (dra_monotonic_ns() > deadline_of(b, j)) {
+        *errmsg = expired_error(b, j);
+        unwind(b, j);
+        if (!b->pending) pthread_mutex_unlock(&b->mu);
+        return (*errmsg = done(b, j, *errmsg)), STEP_ANSWERED;
+    }
+    const char *uid = jstr(json_object_get(j->pod, "metadata"), "uid");
+    *errmsg = write_all(b, &j->bs, j->ns, j->name, uid, j->path, j->node, &j->t0);
+    if (*errmsg) {
+        took(b, EXT_BIND_CLAIM_WRITES, &j->t0);
+        unwind(b, j);
+        atomic_fetch_add(&b->failures, 1);
+    }
+    if (!b->pending) pthread_mutex_unlock(&b->mu);
+    return (*errmsg = done(b, j, *errmsg)), STEP_ANSWERED;
+}
+
+bool ext_bind_prepare(ext_binder *b, ext_bind_job *j, char **errmsg) {
+    atomic_fetch_add(&b->inflight, 1);
+    return run(b, j, false, errmsg) == STEP_ANSWERED;
+}
+
+char *ext_bind_finish(ext_binder *b, ext_bind_job *j) {
+    char *errmsg;
+    step st = run(b, j, true, &errmsg);
+    assert(st == STEP_ANSWERED);
+    (void)st;
+    return errmsg;
+}
+
+char *ext_bind(ext_binder *b, const char *pod_ns, const char *pod_name, const char *pod_uid, const char *node) {
+    ext_bind_job *j = ext_bind_job_new(pod_ns, pod_name, pod_uid, node, 0);
+    char *errmsg;
+    if (ext_bind_prepare(b, j, &errmsg)) return errmsg;
+    return ext_bind_finish(b, j);
 }

@@ -67,6 +67,14 @@ void ext_service_handle(ext_service *s, const char *method, const char *path, co
 /* Whether a request to path waits on another server (bind mode's /bind: kube-apiserver
  * round trips) and should run off the HTTP threads (offload.h). */
 bool ext_service_waits(const ext_service *s, const char *path);
+/* Such a request in two steps (bind.h, Two phases): ext_service_begin on the HTTP
+ * thread does what needs no other server — true: answered in out; false: *later is
+ * the rest, for ext_service_finish off the HTTP thread (it frees later). Any other
+ * request is answered whole by begin. */
+typedef struct ext_deferred ext_deferred;
+bool ext_service_begin(ext_service *s, const char *method, const char *path, const char *body, size_t len,
+                       ext_reply *out, ext_deferred **later);
+void ext_service_finish(ext_service *s, ext_deferred *d, ext_reply *out);
 /* A request refused before it reached a route (the server's 413): an error reply,
  * counted in the metrics under the path's verb. */
 void ext_service_refuse(ext_service *s, const char *path, int status, const char *msg, ext_reply *out);
@@ -99,6 +107,7 @@ typedef struct ext_server_opts {
     const char *const *routes;   /* NULL-terminated paths served; others 404 (NULL: all) */
     size_t max_body;             /* 0: the service's max_body */
     const char *name;            /* in log lines and errors: "--listen" (default), "--health-listen" */
+    unsigned offload_threads;    /* bind mode: threads writing binds (offload.h; 0: 64) */
 } ext_server_opts;
 
 #define EXT_DEFAULT_MAX_CONNECTIONS 1000

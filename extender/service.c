@@ -13,6 +13,7 @@
 #include "engine/causes.h"
 #include "report/report.h"
 
+#include <assert.h>
 #include <pthread.h>
 
 #include <stdarg.h>
@@ -296,11 +297,21 @@ static char *standby_error(ext_lease *l) {
     return xstrdup(msg);
 }
 
-/* ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node} → ExtenderBindingResult. */
-static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r) {
+static void bind_answer(ext_reply *r, char *msg) {
+    json_t *out = json_pack("{s:s}", "Error", msg ? msg : "");
+    free(msg);
+    reply(r, 200, mime_json, json_dumps(out, JSON_COMPACT));
+    json_decref(out);
+}
+
+/* ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node} → ExtenderBindingResult,
+ * in two phases (bind.h): true, answered in r; false, *later is the bind to finish
+ * (ext_bind_finish, then bind_answer). later NULL: both here. */
+static bool bind_verb(ext_service *s, const char *body, size_t len, uint64_t received_ns, ext_reply *r,
+                      ext_bind_job **later) {
     if (!s->cfg.binder) {
         reply(r, 200, mime_json, xstrdup("{\"Error\":\"bind mode is not enabled (--bind)\"}"));
-        return;
+        return true;
     }
     err e;
     err_clear(&e);
@@ -309,7 +320,7 @@ static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r
         json_decref(doc);
         if (!e.msg[0]) err_set(&e, "expected an object");
         reply_err(r, 400, "ExtenderBindingArgs: ", &e);
-        return;
+        return true;
     }
     const char *f[4] = {"PodName", "PodNamespace", "PodUID", "Node"};
     const char *v[4];
@@ -320,17 +331,22 @@ static void bind_verb(ext_service *s, const char *body, size_t len, ext_reply *r
         if (present && x && !json_is_null(x) && !v[i]) {
             json_decref(doc);
             ext_reply_error(r, 400, "ExtenderBindingArgs: %s: expected a string", f[i]);
-            return;
+            return true;
         }
     }
-    char *msg;
-    if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) msg = standby_error(s->cfg.lease);
-    else msg = ext_bind(s->cfg.binder, v[1], v[0], v[2], v[3]);
-    json_t *out = json_pack("{s:s}", "Error", msg ? msg : "");
-    free(msg);
-    reply(r, 200, mime_json, json_dumps(out, JSON_COMPACT));
-    json_decref(out);
+    char *msg = NULL;
+    bool answered = true;
+    if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) {
+        msg = standby_error(s->cfg.lease);
+    } else {
+        ext_bind_job *j = ext_bind_job_new(v[1], v[0], v[2], v[3], received_ns);
+        answered = ext_bind_prepare(s->cfg.binder, j, &msg);
+        if (!answered && later) *later = j;
+        else if (!answered) msg = ext_bind_finish(s->cfg.binder, j), answered = true;
+    }
     json_decref(doc);
+    if (answered) bind_answer(r, msg);
+    return answered;
 }
 
 /* ---- static mode: /objects ---------------------------------------------------------- */
@@ -456,6 +472,7 @@ static void metrics(ext_service *s, ext_reply *r) {
                   "# TYPE dralloc_leader gauge\ndralloc_leader %d\n"
                   "# HELP dralloc_binds_total /bind outcomes\n# TYPE dralloc_binds_total counter\n"
                   "dralloc_binds_total{outcome=\"bound\"} %llu\ndralloc_binds_total{outcome=\"failed\"} %llu\n"
+                  "dralloc_binds_total{outcome=\"expired\"} %llu\ndralloc_binds_total{outcome=\"retried\"} %llu\n"
                   "# HELP dralloc_bind_conflicts_total 409 answers to claim writes, retried\n"
                   "# TYPE dralloc_bind_conflicts_total counter\ndralloc_bind_conflicts_total %llu\n",
                   c->watch ? ext_watch_ready(c->watch) : 1,
@@ -465,6 +482,8 @@ static void metrics(ext_service *s, ext_reply *r) {
                   c->lease ? ext_lease_is_leader(c->lease) : 1,
                   c->binder ? (unsigned long long)ext_binder_binds(c->binder) : 0ull,
                   c->binder ? (unsigned long long)ext_binder_failures(c->binder) : 0ull,
+                  c->binder ? (unsigned long long)ext_binder_expired(c->binder) : 0ull,
+                  c->binder ? (unsigned long long)ext_binder_retried(c->binder) : 0ull,
                   c->binder ? (unsigned long long)ext_binder_conflicts(c->binder) : 0ull);
     }
     if (c->binder) {
@@ -593,7 +612,7 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
         return EXT_VERB_PRIORITIZE;
     }
     if (is_verb(path, "bind")) {
-        if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, r);
+        if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, 0, r, NULL);
         return EXT_VERB_BIND;
     }
     ext_reply_error(r, 404, "no route for %s %s (verbs: POST /filter, /prioritize, /bind; GET /healthz, /readyz, "
@@ -611,6 +630,42 @@ void ext_service_handle(ext_service *s, const char *method, const char *path, co
 
 bool ext_service_waits(const ext_service *s, const char *path) {
     return s->cfg.binder && path && is_verb(path, "bind");
+}
+
+struct ext_deferred {
+    ext_bind_job *job;
+    uint64_t t0;                 /* the request's arrival, for its metrics */
+};
+
+bool ext_service_begin(ext_service *s, const char *method, const char *path, const char *body, size_t len,
+                       ext_reply *out, ext_deferred **later) {
+    *later = NULL;
+    path = path ? path : "/";
+    if (!ext_service_waits(s, path) || !method || strcmp(method, "POST") ||
+        (s->cfg.write_guard && ext_auth_changes_state(path))) {
+        ext_service_handle(s, method, path, body, len, out);
+        return true;
+    }
+    uint64_t t0 = dra_monotonic_ns();
+    memset(out, 0, sizeof *out);
+    ext_bind_job *j = NULL;
+    if (bind_verb(s, body ? body : "", body ? len : 0, t0, out, &j)) {
+        ext_metrics_request(s->metrics, EXT_VERB_BIND, out->status, dra_monotonic_ns() - t0);
+        return true;
+    }
+    assert(j);
+    ext_deferred *d = xcalloc(1, sizeof *d);
+    d->job = j;
+    d->t0 = t0;
+    *later = d;
+    return false;
+}
+
+void ext_service_finish(ext_service *s, ext_deferred *d, ext_reply *out) {
+    memset(out, 0, sizeof *out);
+    bind_answer(out, ext_bind_finish(s->cfg.binder, d->job));
+    ext_metrics_request(s->metrics, EXT_VERB_BIND, out->status, dra_monotonic_ns() - d->t0);
+    free(d);
 }
 
 /* The metrics verb of a path, for requests refused before routing. */

@@ -152,6 +152,9 @@ EOF
         --sched-metrics "https://127.0.0.1:$SCHEDULER_PORT/metrics" --dralloc-metrics "$dm" \
         --tls-cert "$pki/admin.crt" --tls-key "$pki/admin.key" | sed "s/^$sched:/($side)/" | tee "$WORK/$side.txt"
     local rc=${PIPESTATUS[0]}
+    # bind mode's own account (extender/bind.h): outcomes and where a bind's time went
+    [[ -n $dm ]] && curl -s "$dm" | grep -E '^dralloc_(binds_total|bind_phase_seconds_total|bind_conflicts_total|bind_claim_gets_total)' |
+        sed "s/^/($side) /" | tee -a "$WORK/$side.txt"
     "$CLUSTER" down "$dir" 2>/dev/null || true
     return "$rc"
 }

@@ -10,7 +10,16 @@
  *     /filter sees it in use); when the status write fails the hold is released and
  *     the device is allocatable again (the next bind gets it).
  *   - no starving: over HTTP, with one HTTP thread, a /bind waiting on the API server
- *     (its binding held) leaves /filter answered at once (offload.h). */
+ *     (its binding held) leaves /filter answered at once (offload.h).
+ * Two-phase /bind over HTTP (bind.h, Two phases), with an offload pool of one thread:
+ *   - decided on arrival: with the pool busy (a bind held at its binding), a second
+ *     /bind is decided and holds its device at once, and a /filter right after it sees
+ *     the device in use; both bind in the end;
+ *   - past the deadline: a bind queued longer than --bind-timeout answers an error,
+ *     writes nothing and gives its device back;
+ *   - the same pod twice: a second /bind of a pod UID whose first is in flight waits
+ *     and answers the first one's outcome: bound once, allocated once; a third /bind to
+ *     another node afterwards is an error at once. */
 #include "tests/live/live.h"
 
 #include "extender/objcache.h"
@@ -366,7 +375,191 @@ static void no_starving(fake_api *f, ext_kube *k) {
     cenv_stop(&c);
 }
 
+/* An HTTP server for c's service with `pool` offload threads, or NULL (CHECK failed). */
+static ext_server *serve(cenv *c, unsigned pool, char *bound, size_t n) {
+    err e;
+    err_clear(&e);
+    ext_server_opts so = {.listen = "127.0.0.1:0", .threads = 2, .conn_timeout_s = 10, .offload_threads = pool};
+    ext_server *srv = ext_server_start(c->e.svc, &so, bound, n, &e);
+    CHECK(srv, "two phases: the server does not start: %s", e.msg);
+    return srv;
+}
+
+typedef struct async_post {
+    post p;
+    pthread_t th;
+} async_post;
+
+static void bind_async(async_post *a, const char *bound, const char *pod, const char *node) {
+    static char bodies[16][200];
+    static int next;
+    char *body = bodies[next++ % 16];
+    snprintf(body, 200, "{\"PodName\":\"%s\",\"PodNamespace\":\"ml\",\"PodUID\":\"%s\",\"Node\":\"%s\"}", pod, pod,
+             node);
+    memset(&a->p, 0, sizeof a->p);
+    a->p.body = body;
+    snprintf(a->p.url, sizeof a->p.url, "http://%s/bind", bound);
+    pthread_create(&a->th, NULL, post_main, &a->p);
+}
+
+static bool bound_ok(const post *p) { return p->status == 200 && strstr(p->answer, "\"Error\":\"\"") != NULL; }
+
+/* The claim `name` as the server has it: whether it is allocated, has the finalizer. */
+static void server_claim(fake_api *f, const char *name, bool *allocated, bool *finalized) {
+    json_t *claims = fake_objects(f, "resourceclaims");
+    *allocated = *finalized = false;
+    for (size_t i = 0; i < json_array_size(claims); i++) {
+        const json_t *cl = json_array_get(claims, i);
+        const json_t *meta = json_object_get(cl, "metadata");
+        if (strcmp(json_string_value(json_object_get(meta, "name")), name)) continue;
+        *allocated = results(cl) > 0;
+        *finalized = json_array_size(json_object_get(meta, "finalizers")) > 0;
+    }
+    json_decref(claims);
+}
+
+static int bindings_posted(fake_api *f, const char *pod) {
+    json_t *log = fake_request_log(f, false);
+    char want[200];
+    snprintf(want, sizeof want, "POST /api/v1/namespaces/ml/pods/%s/binding", pod);
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(log); i++) n += !strcmp(json_string_value(json_array_get(log, i)), want);
+    json_decref(log);
+    return n;
+}
+
+static void decided_on_arrival(fake_api *f, ext_kube *k) {
+    add_node(f, "pf-node", 2);
+    const char *pods[3] = {"pf-a", "pf-b", "pf-c"}, *claims[3] = {"pf-ca", "pf-cb", "pf-cc"};
+    for (int i = 0; i < 3; i++) {
+        fake_put(f, "resourceclaims", claim_obj(claims[i], 1));
+        fake_put_pod(f, pod_obj(pods[i], claims[i]));
+    }
+    cenv c;
+    cenv_start(&c, k);
+    settle(&c, f);
+    char bound[128];
+    ext_server *srv = serve(&c, 1, bound, sizeof bound);
+    if (!srv) {
+        cenv_stop(&c);
+        return;
+    }
+    /* kube-scheduler's order: each pod filtered (the binder keeps it), then bound */
+    for (int i = 0; i < 3; i++) CHECK(passes(&c, f, pods[i], "pf-node"), "decided on arrival: %s should fit", pods[i]);
+    fake_hold_bindings(f, true);
+    async_post a, b;
+    bind_async(&a, bound, "pf-a", "pf-node");
+    CHECK(live_wait(10, one_held, f), "decided on arrival: pf-a's bind never reached its binding");
+    /* the only pool thread is waiting on pf-a's binding: pf-b's hold can only come from
+     * the HTTP thread */
+    bind_async(&b, bound, "pf-b", "pf-node");
+    held_arg h = {&c, "pf-cb"};
+    CHECK(live_wait(5, is_held, &h), "decided on arrival: pf-b's claim is not held while the pool is busy");
+    CHECK(!passes(&c, f, "pf-c", "pf-node"),
+          "decided on arrival: /filter after pf-b's /bind arrived should see both devices in use");
+    fake_hold_bindings(f, false);
+    pthread_join(a.th, NULL);
+    pthread_join(b.th, NULL);
+    CHECK(bound_ok(&a.p), "decided on arrival: pf-a: HTTP %ld %s", a.p.status, a.p.answer);
+    CHECK(bound_ok(&b.p), "decided on arrival: pf-b: HTTP %ld %s", b.p.status, b.p.answer);
+    CHECK(allocated_once(f, "pf-c") == 2, "decided on arrival: want pf-ca and pf-cb allocated");
+    ext_server_stop(srv, 2000);
+    cenv_stop(&c);
+}
+
+static void past_deadline(fake_api *f, ext_kube *k) {
+    add_node(f, "dl-node", 2);
+    fake_put(f, "resourceclaims", claim_obj("dl-ca", 1));
+    fake_put(f, "resourceclaims", claim_obj("dl-cb", 1));
+    fake_put_pod(f, pod_obj("dl-a", "dl-ca"));
+    fake_put_pod(f, pod_obj("dl-b", "dl-cb"));
+    cenv c;
+    cenv_start(&c, k);
+    settle(&c, f);
+    ext_binder_set_timeout(c.e.b, 0.5);
+    char bound[128];
+    ext_server *srv = serve(&c, 1, bound, sizeof bound);
+    if (!srv) {
+        cenv_stop(&c);
+        return;
+    }
+    CHECK(passes(&c, f, "dl-a", "dl-node") && passes(&c, f, "dl-b", "dl-node"), "past deadline: both should fit");
+    fake_hold_bindings(f, true);
+    async_post a, b;
+    bind_async(&a, bound, "dl-a", "dl-node");
+    CHECK(live_wait(10, one_held, f), "past deadline: dl-a's bind never reached its binding");
+    bind_async(&b, bound, "dl-b", "dl-node");
+    held_arg h = {&c, "dl-cb"};
+    CHECK(live_wait(5, is_held, &h), "past deadline: dl-b's claim is not held on arrival");
+    usleep(1000 * 1000);   /* dl-b waits in the queue past its 0.5 s */
+    json_decref(fake_request_log(f, true));
+    fake_hold_bindings(f, false);
+    pthread_join(a.th, NULL);
+    pthread_join(b.th, NULL);
+    CHECK(bound_ok(&a.p), "past deadline: dl-a: HTTP %ld %s", a.p.status, a.p.answer);
+    CHECK(b.p.status == 200 && strstr(b.p.answer, "--bind-timeout"), "past deadline: dl-b: HTTP %ld %s", b.p.status,
+          b.p.answer);
+    CHECK(!is_held(&h), "past deadline: dl-cb still held");
+    bool alloc, fin;
+    server_claim(f, "dl-cb", &alloc, &fin);
+    CHECK(!alloc && !fin, "past deadline: dl-cb written on the server (allocated %d, finalizer %d)", alloc, fin);
+    CHECK(bindings_posted(f, "dl-b") == 0, "past deadline: dl-b's binding was posted");
+    CHECK(ext_binder_expired(c.e.b) == 1, "past deadline: %llu binds expired, want 1",
+          (unsigned long long)ext_binder_expired(c.e.b));
+    /* its device is free again at once */
+    CHECK(passes(&c, f, "dl-b", "dl-node"), "past deadline: dl-b's device should be free again");
+    ext_server_stop(srv, 2000);
+    cenv_stop(&c);
+}
+
+static void same_pod_twice(fake_api *f, ext_kube *k) {
+    add_node(f, "tw-node", 2);
+    add_node(f, "tw-other", 2);
+    fake_put(f, "resourceclaims", claim_obj("tw-claim", 1));
+    fake_put_pod(f, pod_obj("tw-pod", "tw-claim"));
+    cenv c;
+    cenv_start(&c, k);
+    settle(&c, f);
+    char bound[128];
+    ext_server *srv = serve(&c, 4, bound, sizeof bound);
+    if (!srv) {
+        cenv_stop(&c);
+        return;
+    }
+    CHECK(passes(&c, f, "tw-pod", "tw-node"), "same pod twice: tw-pod should fit");
+    json_decref(fake_request_log(f, true));
+    fake_hold_bindings(f, true);
+    async_post first, second;
+    bind_async(&first, bound, "tw-pod", "tw-node");
+    CHECK(live_wait(10, one_held, f), "same pod twice: the first bind never reached its binding");
+    bind_async(&second, bound, "tw-pod", "tw-node");
+    usleep(300 * 1000);   /* the second is waiting on the first */
+    CHECK(fake_held_bindings(f) == 1, "same pod twice: %d bindings waiting, want 1", fake_held_bindings(f));
+    fake_hold_bindings(f, false);
+    pthread_join(first.th, NULL);
+    pthread_join(second.th, NULL);
+    CHECK(bound_ok(&first.p), "same pod twice: first: HTTP %ld %s", first.p.status, first.p.answer);
+    CHECK(bound_ok(&second.p), "same pod twice: second: HTTP %ld %s", second.p.status, second.p.answer);
+    CHECK(bindings_posted(f, "tw-pod") == 1, "same pod twice: %d bindings posted, want 1", bindings_posted(f, "tw-pod"));
+    CHECK(allocated_once(f, "tw-") == 1, "same pod twice: want tw-claim allocated once");
+    CHECK(ext_binder_binds(c.e.b) == 1 && ext_binder_retried(c.e.b) == 1,
+          "same pod twice: %llu bound, %llu answered from the first; want 1 and 1",
+          (unsigned long long)ext_binder_binds(c.e.b), (unsigned long long)ext_binder_retried(c.e.b));
+    /* bound now: a /bind to another node is an error, at once, and writes nothing */
+    async_post third;
+    bind_async(&third, bound, "tw-pod", "tw-other");
+    pthread_join(third.th, NULL);
+    CHECK(third.p.status == 200 && strstr(third.p.answer, "bound to node tw-node already"), "same pod twice: third: %s",
+          third.p.answer);
+    CHECK(bindings_posted(f, "tw-pod") == 1, "same pod twice: a binding posted for the third");
+    ext_server_stop(srv, 2000);
+    cenv_stop(&c);
+}
+
 void live_concurrent(fake_api *f, ext_kube *k) {
+    decided_on_arrival(f, k);
+    past_deadline(f, k);
+    same_pod_twice(f, k);
     no_starving(f, k);
     parallel(f, k);
     last_device(f, k);
