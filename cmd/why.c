@@ -135,6 +135,14 @@ static void print_text(FILE *f, const json_t *out) {
     if (json_is_true(json_object_get(out, "unfittable")))
         fputs("unfittable: no node could run it even with nothing allocated and no pod on it\n", f);
     const json_t *cl = json_object_get(out, "closest");
+    /* a pod-level error (a class or template that does not exist) is the one cause on
+     * every node: no node is closer than another, and its reason says nothing more */
+    const json_t *causes = json_object_get(out, "causes");
+    const json_t *c0 = json_array_get(cl, 0);
+    if (json_array_size(causes) == 1 &&
+        json_integer_value(json_object_get(json_array_get(causes, 0), "nodes")) == json_integer_value(json_object_get(out, "nodes")) &&
+        c0 && !strcmp(json_string_value(json_object_get(c0, "cause")), json_string_value(json_object_get(c0, "reason"))))
+        return;
     if (json_array_size(cl)) fputs("closest nodes:\n", f);
     size_t i;
     json_t *c;

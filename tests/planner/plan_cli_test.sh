@@ -146,6 +146,12 @@ grep -q "train: gang 66 replicas short: 414 of 480 fit, none placed (all or noth
   || fail "gang shortfall (text): $(grep train: "$T/g66.txt")"
 "$B" plan -f "$T/cluster66.yaml" --workload "$T/gang66.yaml" -o json | jq -e '.workloads[0] | .short == {"replicas": 66, "fitted": 414} and ([.causes[].nodes] == [10, 6]) and ([.causes[].cause | select(test("held by"))] == [])' >/dev/null \
   || fail "gang shortfall (json)"
+# a pod-level error: its count, no "closest nodes" repeating it per node
+set +e
+"$B" why ml/lost -f "$ROOT/testdata/why/cluster.yaml" -f "$ROOT/testdata/why/missing-class-pod.yaml" >"$T/why-lost.txt"
+set -e
+grep -q '^0/4 nodes are available: 4 claim ml/lost-gpu, request gpu: could not retrieve device class b200.example.com' "$T/why-lost.txt" \
+  && ! grep -q 'closest nodes' "$T/why-lost.txt" || fail "why, pod-level error: $(cat "$T/why-lost.txt")"
 # --csv-dir: one table per file; JSON outputs open with schemaVersion (issue #40 item 9)
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/gang.yaml" -o json --csv-dir "$T/csv" >"$T/plan.json"
 for t in workloads placements nodes classes; do [ -s "$T/csv/$t.csv" ] || fail "--csv-dir: no $t.csv"; done
