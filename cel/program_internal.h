@@ -79,7 +79,21 @@ enum {
 
 /* cel_inst.flags of OP_CONST */
 enum {
-    CONST_FOLDED = 1,      /* computed at compile time; cost = what evaluating it cost */
+    CONST_FOLDED = 1,      /* computed at compile time; self = what evaluating it cost */
+    CONST_PLAN = 2,        /* a constant to cel-go's planner too (literal, literal list or map of
+                            * constants, conversion of a constant): free */
+};
+
+/* cel_inst.flags of the other instructions that charge by value (eval.c) */
+enum {
+    COND_Y_ATTR = 1,       /* OP_COND: the branch is an attribute, its own charge given back */
+    COND_Z_ATTR = 2,
+    IDX_KEY_QUAL = 1,      /* OP_INDEX, OP_OPT_INDEX: a constant key, charged 1 when applied */
+    IN_SET = 1,            /* OP_IN: a set lookup in a constant list, free */
+    ONE_OV = 2,            /* OP_IN, OP_LT..OP_GE: the checker left one overload, so cel-go's
+                            * cost by overload id applies (in_list, less_string, ...); with
+                            * several, the planner has no id and the call costs 1 */
+    HAS_OF_ATTR = 1,       /* OP_HAS: the operand is an attribute, whose charge has() gives back */
 };
 
 typedef struct cel_inst cel_inst;
@@ -100,6 +114,10 @@ struct cel_inst {
     uint16_t fn_flags;
     uint8_t shared;            /* built from a shared node: reached twice (compile.c's walks memoise it) */
     uint32_t cost;
+    /* what cel-go charges for this node whatever the values (compile.c is_attr): the
+     * device paths, identifiers, relative attributes, `!`, folded constants; charged
+     * by whoever evaluates the instruction (eval, eval_leaf, the fast paths) */
+    uint32_t self;
     const void *prepared;
     /* OP_COMP: x = range, y = init, z = cond, step, result */
     const cel_inst *step, *result;
@@ -134,8 +152,6 @@ struct cel_program {
     cel_prep *preps;
     uint32_t npreps, cappreps;
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
-    uint64_t folded_cost;     /* runtime cost of the folded constants outside loops, charged
-                               * at the start of every evaluation (compile.c) */
     /* names the compiler interned (attribute domains and names, driver literals): one
      * reference each, given back by cel_program_free */
     uint32_t *names;
