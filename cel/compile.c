@@ -306,8 +306,9 @@ static const cel_inst *fuse_call(comp *c, cel_inst *i) {
     f->iv2 = 0;
     /* the receiver and the constant, and the call's cost (startsWith/endsWith: by the
      * constant's length) */
+    bool by_len = op == OP_ATTR_PREFIXK || op == OP_ATTR_SUFFIXK;
     f->cost = sat32((uint64_t)recv->self + i->args[1]->self +
-                    (op == OP_ATTR_VCMPK ? i->cost : cel_str_tenth_cost(i->args[1]->k.u.s, i->args[1]->k.len)));
+                    (by_len ? cel_str_tenth_cost(i->args[1]->k.u.s, i->args[1]->k.len) : i->cost));
     return f;
 }
 
@@ -372,6 +373,16 @@ static void plan_conversion(comp *c, cel_inst *i) {
         plan_fail(c, msg);
     }
     arena_free(&x.a);
+}
+
+/* The standard functions cel-go binds once for all their overloads
+ * (decls.Singleton*Binding in common/stdlib): planned as unary or binary calls
+ * whatever the checker resolved. */
+static bool singleton(const char *name) {
+    static const char *const s[] = {"_+_", "_-_", "_*_", "_/_", "_%_", "-_", "size", "matches", "dyn", "type", "_[_]"};
+    for (size_t i = 0; i < ARRAY_SIZE(s); i++)
+        if (!strcmp(s[i], name)) return true;
+    return false;
 }
 
 static const cel_inst *build_call(comp *c, cel_node *n) {
@@ -522,6 +533,18 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
     for (uint32_t j = first; j < total; j++) rest_const &= args[j]->op == OP_CONST;
     if (rest_const) i->flags |= CALL_ARGS_CONST;
     i->cost = cost;
+    /* the planner's choice (planCall): an overload id only when the checker left one
+     * overload, and then its own unary/binary binding; otherwise the function's
+     * dispatcher, a variadic call; decRegexOptimizer rebuilds matches with a
+     * constant pattern as one (NewCall) */
+    if (total >= 3 || (n->novs > 1 && !singleton(name)) ||
+        (!strcmp(name, "matches") && total == 2 && plan_const(n->target ? n->args[0] : n->args[1])))
+        i->flags |= CALL_VARARGS;
+    if (n->novs > 1) {
+        static const char *const by_id[] = {"_+_", "contains", "startsWith", "endsWith", "matches", "string", "bytes"};
+        for (size_t j = 0; j < ARRAY_SIZE(by_id); j++)
+            if (!strcmp(name, by_id[j])) i->flags |= CALL_DEFAULT1;
+    }
     bool plan_conv =
         !n->target && n->nargs == 1 && is_conversion(name) && plan_const(n->args[0]) && args[0]->op == OP_CONST;
     if (plan_conv) plan_conversion(c, i);

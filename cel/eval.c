@@ -20,6 +20,7 @@
  * the running cost passes the limit the evaluation ends with Kubernetes'
  * "operation cancelled: actual cost limit exceeded", which no operator absorbs. */
 #include "cel/program_internal.h"
+#include "cel/lib_support.h"   /* cel__lib_traversal_cost: the price of a failed call */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -282,6 +283,43 @@ static bool kind_ok(const cel_fn_decl *d, uint32_t i, const cel_value *v) {
     return v->kind == k;
 }
 
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na);
+
+/* cel-go's actualSize, an error being 1. */
+static uint64_t cost_size(const cel_value *v) { return v->kind == CV_ERROR ? 1 : cel__value_size(v); }
+
+/* What cel-go charges a call that an argument made fail: the cost tracker still
+ * prices it from its arguments, an error among them (size 1). The size-dependent
+ * rules of the functions the generator reaches (cel-go's defaults by overload,
+ * ext/sets.go, Kubernetes' CallCost); the fixed cost otherwise. */
+__attribute__((noinline)) static uint64_t failed_call_cost(const cel_inst *n, const cel_value *av, uint32_t na) {
+    const char *f = n->k.u.s;
+    double t = CEL_STRING_TRAVERSAL;
+    if (n->flags & CALL_DEFAULT1) return 1;
+    if (na == 2 && (!strcmp(f, "startsWith") || !strcmp(f, "endsWith"))) return cel__cost_factor(cost_size(&av[1]), t);
+    if (na == 2 && !strcmp(f, "contains"))
+        return cel__cost_factor(cost_size(&av[0]), t) * cel__cost_factor(cost_size(&av[1]), t);
+    if (na == 2 && !strcmp(f, "_+_")) {
+        bool str = av[0].kind == CV_STRING || av[0].kind == CV_BYTES || av[1].kind == CV_STRING || av[1].kind == CV_BYTES;
+        return str ? cel__cost_factor(cost_size(&av[0]) + cost_size(&av[1]), t) : 1;
+    }
+    if (na == 2 && (!strcmp(f, "matches") || !strcmp(f, "find") || !strcmp(f, "findAll")))
+        return cel__cost_factor(1 + cost_size(&av[0]), t) * cel__cost_factor(cost_size(&av[1]), CEL_REGEX_LENGTH);
+    if (na == 2 && (!strcmp(f, "sets.contains") || !strcmp(f, "sets.intersects")))
+        return 1 + cost_size(&av[0]) * cost_size(&av[1]);
+    if (na == 2 && !strcmp(f, "sets.equivalent")) return 1 + 2 * cost_size(&av[0]) * cost_size(&av[1]);
+    if (!strcmp(f, "isSorted") || !strcmp(f, "sum") || !strcmp(f, "max") || !strcmp(f, "min") ||
+        !strcmp(f, "indexOf") || !strcmp(f, "lastIndexOf") || !strcmp(f, "includes"))
+        return av[0].kind == CV_ERROR ? 1 : cel__lib_traversal_cost(&av[0]);
+    if (!strcmp(f, "lowerAscii") || !strcmp(f, "upperAscii") || !strcmp(f, "substring") || !strcmp(f, "trim") ||
+        !strcmp(f, "url") || !strcmp(f, "quantity") || !strcmp(f, "isQuantity") || !strcmp(f, "semver") ||
+        !strcmp(f, "isSemver") || !strcmp(f, "cidr") || !strcmp(f, "isIP") || !strcmp(f, "isCIDR") || !strcmp(f, "ip"))
+        return cel__cost_factor(cost_size(&av[0]), t);
+    if (!strcmp(f, "replace") || !strcmp(f, "split")) return cel__cost_factor(cost_size(&av[0]) * 2, t);
+    if (!strcmp(f, "join")) return cel__cost_factor(1 * 2, t);   /* the result, an error */
+    return n->cost;
+}
+
 __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
     cel_value av[CEL_MAX_ARGS];
     uint32_t na = n->nargs;
@@ -301,6 +339,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
         if (strict && av[0].kind == CV_ERROR) first_err = 0;
         i0 = 1;
     }
+    if (UNLIKELY(first_err == 0 && na > 1 && (n->flags & CALL_VARARGS))) return av[0];
     if (n->flags & CALL_ARGS_CONST) {
         for (uint32_t i = i0; i < na; i++) {
             av[i] = n->args[i]->k;
@@ -309,13 +348,32 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     } else {
         for (uint32_t i = i0; i < na; i++) {
             av[i] = eval_leaf(n->args[i], x);
-            if (strict && first_err < 0 && av[i].kind == CV_ERROR) first_err = (int)i;
+            if (strict && first_err < 0 && av[i].kind == CV_ERROR) {
+                first_err = (int)i;
+                /* a variadic call stops here, and is charged only once every argument is in */
+                if ((n->flags & CALL_VARARGS) && i + 1 < na) return av[i];
+            }
         }
     }
+    /* cel-go's unary and binary calls evaluate every argument, then the call is
+     * charged whether or not one of them failed */
+    if (UNLIKELY(first_err >= 0)) {
+        x->cost += failed_call_cost(n, av, na);
+        return av[first_err];
+    }
     x->cost += n->cost;
-    /* cel-go evaluates every argument, then charges the call (its fixed cost here)
-     * whether or not one of them failed */
-    if (UNLIKELY(first_err >= 0)) return av[first_err];
+    if (UNLIKELY(n->flags & CALL_DEFAULT1)) {
+        uint64_t base = x->cost - n->cost;
+        cel_value r = call_dispatch(n, x, av, na);
+        x->cost = base + 1;
+        return r;
+    }
+    return call_dispatch(n, x, av, na);
+}
+
+/* The implementation of call n on its evaluated arguments. */
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na) {
+    bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
     if (n->flags & CALL_TYPED) {
         cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
         return n->ovs[0]->ov->fn(&cc, av, na);

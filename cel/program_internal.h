@@ -75,6 +75,13 @@ enum {
     CALL_RECV_ATTR = 2,    /* args[0] is an OP_DEVATTR */
     CALL_RECV_CAP = 4,     /* args[0] is an OP_DEVCAP */
     CALL_ARGS_CONST = 8,   /* every argument after the receiver (or all, without one) is OP_CONST */
+    /* How cel-go plans the call, for its cost: */
+    CALL_VARARGS = 16,     /* as evalVarArgs (three arguments or more, a dispatcher over several
+                            * overloads, matches with a constant pattern): arguments evaluated
+                            * up to the first error, and then the call is not charged unless
+                            * that was the last one */
+    CALL_DEFAULT1 = 32,    /* several overloads, so no overload id: cel-go's size-based defaults
+                            * (add_string, contains, ...) fall back to 1 */
 };
 
 /* cel_inst.flags of OP_CONST */
