@@ -67,6 +67,12 @@ static bool is_plan_const(const cel_inst *i) {
     return (i->op == OP_LIST || i->op == OP_MAP) && i->nargs == 0 && !i->opt_mask;
 }
 
+/* A ternary's branch whose own charge the conditional attribute drops: an attribute
+ * other than a ternary or a presence test. */
+static bool cond_attr(const cel_inst *i) {
+    return is_attr(i) && i->op != OP_COND && i->op != OP_HAS && i->op != OP_HAS_DEVATTR && i->op != OP_HAS_DEVCAP;
+}
+
 static uint32_t sat32(uint64_t v) { return v < UINT32_MAX ? (uint32_t)v : UINT32_MAX; }
 
 /* A name the program looks devices up by: interned, and held until the program is freed. */
@@ -457,8 +463,8 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             /* the planner keeps an attribute branch as a bare attribute of the
              * conditional (planCallConditional takes Attr()), so that branch's own
              * evaluation is not observed: charged, then given back (eval.c) */
-            if (is_attr(i->y) && i->y->op != OP_COND) i->flags |= COND_Y_ATTR;
-            if (is_attr(i->z) && i->z->op != OP_COND) i->flags |= COND_Z_ATTR;
+            if (cond_attr(i->y)) i->flags |= COND_Y_ATTR;
+            if (cond_attr(i->z)) i->flags |= COND_Z_ATTR;
             return i;
         }
         if (!strcmp(name, "cel.@mapInsert") && (n->nargs == 2 || n->nargs == 3)) {
@@ -642,12 +648,15 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
         cel_inst *i = inst(c, n->optional ? OP_OPT_INDEX : OP_INDEX, n->pos);
         i->x = tx;
         i->y = build(c, ix);
-        /* a constant key is a qualifier charged when applied (eval.c); an attribute
-         * key is charged as that qualifier instead of on its own, so adds nothing;
-         * any other key is wrapped in a relative attribute, 1. An operand that is not
-         * an attribute is wrapped likewise, 1. */
+        /* The key is a qualifier, evaluated and charged only when applied, once the
+         * operand has a value (eval.c): a constant 1; an attribute is charged as that
+         * qualifier instead of on its own, so adds nothing; any other key is wrapped
+         * in a relative attribute, 1. An operand that is not an attribute is wrapped
+         * likewise, 1 whatever happens. */
         if (is_plan_const(i->y)) i->flags |= IDX_KEY_QUAL;
-        i->self = (is_attr(tx) ? 0 : 1) + (is_plan_const(i->y) || is_attr(i->y) ? 0 : 1);
+        else if (is_attr(i->y) && i->y->op != OP_COND) i->flags |= IDX_KEY_ATTR;
+        else i->flags |= IDX_KEY_REL;
+        i->self = is_attr(tx) ? 0 : 1;
         return i;
     }
     case N_CALL: return build_call(c, n);

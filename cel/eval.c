@@ -825,23 +825,20 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         x->cost += opt_found(&r);
         return r;
     }
-    case OP_INDEX: {
-        cel_value t = eval(n->x, x);
-        cel_value k = eval(n->y, x);
-        if (t.kind == CV_OPTIONAL) {
-            cel_value r = optional_access(n, x, t, &k);
-            if (n->flags & IDX_KEY_QUAL) x->cost += opt_found(&r);
-            return r;
-        }
-        if (n->flags & IDX_KEY_QUAL) x->cost += t.kind != CV_ERROR;
-        return index_value(x, t, k);
-    }
+    case OP_INDEX:
     case OP_OPT_INDEX: {
         cel_value t = eval(n->x, x);
+        if (t.kind == CV_ERROR) return t;   /* the key, a qualifier, is never applied */
         cel_value k = eval(n->y, x);
-        cel_value r = optional_access(n, x, t, &k);
-        if (n->flags & IDX_KEY_QUAL) x->cost += opt_found(&r);
-        return r;
+        if (t.kind == CV_OPTIONAL || n->op == OP_OPT_INDEX) {
+            /* an optional qualification is observed only when it finds a value */
+            cel_value r = optional_access(n, x, t, &k);
+            if (opt_found(&r)) x->cost += (n->flags & (IDX_KEY_QUAL | IDX_KEY_REL)) != 0;
+            else x->cost -= (n->flags & IDX_KEY_ATTR) != 0;
+            return r;
+        }
+        x->cost += (n->flags & (IDX_KEY_QUAL | IDX_KEY_REL)) != 0;
+        return index_value(x, t, k);
     }
     case OP_ANDN: return logic_n(n, x, true);
     case OP_ORN: return logic_n(n, x, false);

@@ -96,6 +96,10 @@ enum {
     COND_Y_ATTR = 1,       /* OP_COND: the branch is an attribute, its own charge given back */
     COND_Z_ATTR = 2,
     IDX_KEY_QUAL = 1,      /* OP_INDEX, OP_OPT_INDEX: a constant key, charged 1 when applied */
+    IDX_KEY_REL = 2,       /* the key is neither a constant nor an attribute (or is a ternary):
+                            * wrapped in an attribute charged 1 when applied */
+    IDX_KEY_ATTR = 4,      /* the key is an attribute, applied as the qualifier itself: an
+                            * optional index that finds nothing gives its charge back */
     IN_SET = 1,            /* OP_IN: a set lookup in a constant list, free */
     ONE_OV = 2,            /* OP_IN, OP_LT..OP_GE: the checker left one overload, so cel-go's
                             * cost by overload id applies (in_list, less_string, ...); with
