@@ -480,8 +480,9 @@ static inline bool work(cel_eval_ctx *x, uint64_t w) {
 }
 
 /* An operator with a failed operand: cel-go evaluated both and charges the call as
- * for any values, an error's size being 1 (equality: ceil(0.1 × the smaller size),
- * so 0 beside an empty string; the others 1). The first error is the result. */
+ * for any values, an error's size being 1 (equality, and an ordering resolved to
+ * strings or bytes: ceil(0.1 × the smaller size), so 0 beside an empty one; the
+ * others 1). The first error is the result. */
 __attribute__((noinline)) static cel_value failed_operand(const cel_inst *n, cel_eval_ctx *x, const cel_value *l,
                                                           const cel_value *r) {
     if (n->op == OP_EQ || n->op == OP_NE) {
@@ -490,7 +491,9 @@ __attribute__((noinline)) static cel_value failed_operand(const cel_inst *n, cel
     } else if (n->op == OP_IN) {
         x->cost += n->flags & IN_SET ? 0 : r->kind == CV_LIST && (n->flags & ONE_OV) ? r->u.list->n : 1;
     } else {
-        x->cost++;
+        const cel_value *o = l->kind == CV_ERROR ? r : l;
+        bool sized = (n->flags & ONE_OV) && (o->kind == CV_STRING || o->kind == CV_BYTES);
+        x->cost += sized ? o->len > 0 : 1;
     }
     return l->kind == CV_ERROR ? *l : *r;
 }
