@@ -16,6 +16,7 @@
 #include "base/hmap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct comp {
@@ -27,6 +28,10 @@ typedef struct comp {
     /* the walk's answers for shared instructions (key: the instruction's address),
      * so a chain of optMaps is walked in linear time */
     hmap memo_touch;
+    /* while a cel.bind body is built: the bound value's instruction by slot, which
+     * the variable's uses evaluate on the first of them (OP_LOCAL) */
+    const cel_inst **bind_init;
+    uint32_t nslots;
 } comp;
 
 static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
@@ -544,10 +549,12 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
      * dispatcher, a variadic call; decRegexOptimizer rebuilds matches with a
      * constant pattern as one (NewCall) */
     if (total >= 3 || (n->novs > 1 && !singleton(name)) ||
-        (!strcmp(name, "matches") && total == 2 && plan_const(n->target ? n->args[0] : n->args[1])))
+        (!strcmp(name, "matches") && total == 2 && plan_const(n->target ? n->args[0] : n->args[1])) ||
+        !strcmp(name, "format"))   /* ext strings binds it with FunctionBinding */
         i->flags |= CALL_VARARGS;
     if (n->novs > 1) {
-        static const char *const by_id[] = {"_+_", "contains", "startsWith", "endsWith", "matches", "string", "bytes"};
+        static const char *const by_id[] = {"_+_",  "contains", "startsWith", "endsWith", "matches",
+                                            "string", "bytes", "sort", "@sortByAssociatedKeys"};
         for (size_t j = 0; j < ARRAY_SIZE(by_id); j++)
             if (!strcmp(name, by_id[j])) i->flags |= CALL_DEFAULT1;
     }
@@ -617,6 +624,7 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
             cel_inst *i = inst(c, OP_LOCAL, n->pos);
             i->a = (uint32_t)n->slot;
             i->self = 1;
+            if ((uint32_t)n->slot < c->nslots) i->x = c->bind_init[n->slot];
             return i;
         }
         if (n->resolved && !strcmp(n->resolved, "@type")) {
@@ -703,7 +711,11 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
         cel_inst *i = inst(c, OP_BIND, n->pos);
         i->a = (uint32_t)n->slot;
         i->x = build(c, n->args[0]);
+        const cel_inst *outer = NULL;
+        bool in = (uint32_t)n->slot < c->nslots;
+        if (in) outer = c->bind_init[n->slot], c->bind_init[n->slot] = i->x;
         i->y = build(c, n->args[1]);
+        if (in) c->bind_init[n->slot] = outer;
         return i;
     }
     }
@@ -739,7 +751,8 @@ static unsigned touches(comp *c, const cel_inst *i) {
 }
 
 bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, err *e) {
-    comp c = {.p = p, .src = src, .n = n, .e = e};
+    comp c = {.p = p, .src = src, .n = n, .e = e, .nslots = nslots > 0 ? (uint32_t)nslots : 0};
+    c.bind_init = xcalloc(c.nslots ? c.nslots : 1, sizeof *c.bind_init);
     hmap_init(&c.memo_touch);
     p->nslots = (uint32_t)nslots;
     p->est_cost = cel__estimate_cost(root);   /* before build: it reads the checked tree as is */
@@ -748,5 +761,6 @@ bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *
     p->pred = cel__pred_ok(p->root);
     if (p->pred) cel__pred_flatten(p);
     hmap_free(&c.memo_touch);
+    free(c.bind_init);
     return !c.failed;
 }

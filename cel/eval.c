@@ -47,6 +47,10 @@ static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
 static inline bool over_budget(const cel_eval_ctx *x) { return x->cost > CEL_MAX_COST; }
 
 static cel_value eval(const cel_inst *n, cel_eval_ctx *x);
+
+/* A cel.bind slot whose value is not computed yet (OP_BIND, OP_LOCAL): a kind no
+ * value has. */
+#define SLOT_PENDING CV_KIND_COUNT
 /* `"dom" in device.attributes` / `device.capacity`: a domain is present when some
  * attribute (or capacity) of the device is in it. */
 static inline bool has_domain(const cel_device *d, uint32_t which, uint32_t domain) {
@@ -375,7 +379,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
 static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na) {
     bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
     if (n->flags & CALL_TYPED) {
-        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
+        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost, false};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
     const cel_fn_decl *d = NULL;
@@ -391,7 +395,7 @@ static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_va
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);
-    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
+    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost, n->novs > 1};
     return d->ov->fn(&cc, av, na);
 }
 
@@ -769,7 +773,16 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_CONST: return n->k;
     case OP_ERROR: return n->k;
     case OP_VAR: return x->vars ? x->vars[n->a] : cel_error_static("no such attribute");
-    case OP_LOCAL: return x->slots[n->a];
+    case OP_LOCAL: {
+        cel_value v = x->slots[n->a];
+        if (UNLIKELY(v.kind == SLOT_PENDING)) {
+            /* a cel.bind variable's first use evaluates its value (cel-go's folder
+             * evaluates the accumulator's init lazily: unused, it costs nothing) */
+            v = eval(n->x, x);
+            x->slots[n->a] = v;
+        }
+        return v;
+    }
     case OP_DEVICE: {
         cel_value v = {.kind = CV_DEVICE};
         v.u.dev = x->dev;
@@ -917,7 +930,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
          * walk (cel-go checks after every node; without sharing nothing else could
          * outgrow the expression's text between two loop steps) */
         if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
-        x->slots[n->a] = eval(n->x, x);
+        x->slots[n->a] = (cel_value){.kind = SLOT_PENDING};
         return eval(n->y, x);
     case OP_APPEND: return append(n, x);
     case OP_MAPINSERT: return map_insert(n, x);
