@@ -260,6 +260,48 @@ Test(runtime_cost, comprehension_iterations) {
     fx_fini(&c.f);
 }
 
+/* One expression for each rule tests/upstream's campaigns found dralloc charging
+ * differently from cel-go (shrunk; the figures are dra-oracle's on this device). */
+Test(runtime_cost, upstream_classes) {
+    cost_fx c;
+    cfx_init(&c);
+    /* identifiers and qualifiers: device.driver 2; a presence test is free, its
+     * qualifiers are not */
+    COST("device.driver == 'x'", 2 + 1);
+    COST("has(" A "index)", 3);
+    COST("has(device.attributes)", 1);
+    /* a selection or index on a value that is not an attribute wraps it in a
+     * relative attribute, 1 more; literals of constants are constants, free */
+    COST("[1, 2, 3][0]", 1 + 1);
+    COST("{'a': " A "index}.a", 30 + ATTR + 1 + 1);
+    COST("[1, 2, 3].size()", 1);
+    COST("int('5') + 1", 1);   /* a conversion of a constant is a constant */
+    /* an attribute branch of a ternary is not observed on its own */
+    COST("true ? " A "index : 0", ATTR - 1);
+    COST("false ? 0 : " A "index.size()", ATTR + 1);
+    /* an optional qualifier is charged when it finds a value; orValue is free */
+    COST(A "?index.orValue(0)", ATTR);
+    COST(A "?nope.orValue(0)", ATTR - 1);
+    /* a failed argument: unary and binary calls still charged (from the arguments,
+     * the error's size 1), variadic ones (matches with a constant pattern, a
+     * dispatcher over several overloads) stop there uncharged */
+    COST(A "nope.lowerAscii()", ATTR + 1);
+    COST(A "nope == 'a'", ATTR + 1);
+    COST("!" A "nope", ATTR + 1);
+    COST("'' < " A "nope", ATTR + 0);
+    COST(A "nope + 1 > 2 ? 1 : 2", ATTR + 1 + 1);
+    COST(A "nope.matches('a')", ATTR);
+    COST(A "nope.isLessThan(" A "cc)", ATTR);
+    COST(A "cc.isLessThan(semver('10.0.0'))", ATTR + 1 + 1);
+    /* an attribute key is charged as the qualifier; never applied after a failure */
+    COST(A "ints[" A "index]", ATTR + ATTR);
+    COST(A "nope[" A "index]", ATTR);
+    /* a cel.bind value is evaluated at its first use */
+    COST("cel.bind(x, " A "index, true)", 0);
+    COST("cel.bind(x, " A "index, x + x)", ATTR + 1 + 1 + 1);
+    fx_fini(&c.f);
+}
+
 /* ---- time bounds ------------------------------------------------------------------ */
 
 /* CPU time of this thread: the bounds are about the work an evaluation does, and
