@@ -9,12 +9,14 @@
  * texts) comes from the context's arena, rolled back at the start of the next
  * evaluation, so an ordinary selector allocates nothing at all.
  *
- * Cost follows cel-go's runtime cost tracker with Kubernetes' CallCost (see
- * functions.h): calls, comparisons, `in`, list and map literals and the map/filter
- * steps charge cel-go's figure for the values at hand when evaluated (`==` on two
- * maps of n entries ceil(n/10), `x in list` the list's size, startsWith ceil(0.1 ×
- * the receiver's length), ...); what cel-go charges per identifier and field
- * selection is charged per comprehension iteration, statically (compile.c). Work
+ * Cost is cel-go's ActualCost with Kubernetes' CallCost (see functions.h), charged
+ * node by node as its tracker observes them: each instruction's value-independent
+ * part (`self`: identifiers, the device paths, relative attributes, folded calls,
+ * compile.c) where it is evaluated; qualifiers when applied (optional ones when
+ * they find a value), calls, comparisons, `in`, list and map literals and the
+ * map/filter steps at cel-go's figure for the values at hand (`==` on two maps of n
+ * entries ceil(n/10), `x in list` the list's size, startsWith ceil(0.1 × the
+ * prefix's length), a failed argument priced as cel-go prices it, ...). Work
  * that cel-go charges less than it costs (deep equality, string scans of
  * fixed-cost functions) counts against the hidden work budget (CEL_MAX_WORK). Once
  * the running cost passes the limit the evaluation ends with Kubernetes'
