@@ -289,7 +289,7 @@ static bool kind_ok(const cel_fn_decl *d, uint32_t i, const cel_value *v) {
     return v->kind == k;
 }
 
-static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na);
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na, uint64_t limit);
 
 /* cel-go's actualSize, an error being 1. */
 static uint64_t cost_size(const cel_value *v) { return v->kind == CV_ERROR ? 1 : cel__value_size(v); }
@@ -370,18 +370,20 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     x->cost += n->cost;
     if (UNLIKELY(n->flags & CALL_DEFAULT1)) {
         uint64_t base = x->cost - n->cost;
-        cel_value r = call_dispatch(n, x, av, na);
+        /* the implementation's size-based figure is replaced by 1: it must not
+         * stop the call at the limit either */
+        cel_value r = call_dispatch(n, x, av, na, UINT64_MAX);
         x->cost = base + 1;
         return r;
     }
-    return call_dispatch(n, x, av, na);
+    return call_dispatch(n, x, av, na, CEL_MAX_COST);
 }
 
 /* The implementation of call n on its evaluated arguments. */
-static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na) {
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na, uint64_t limit) {
     bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
     if (n->flags & CALL_TYPED) {
-        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost, false};
+        cel_call cc = {&x->a, names_of(x), &x->cost, limit, n->prepared, &x->work, n->cost, false};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
     const cel_fn_decl *d = NULL;
@@ -397,7 +399,7 @@ static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_va
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);
-    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost, n->novs > 1};
+    cel_call cc = {&x->a, names_of(x), &x->cost, limit, n->prepared, &x->work, n->cost, n->novs > 1};
     return d->ov->fn(&cc, av, na);
 }
 
