@@ -114,6 +114,13 @@ struct cel_inst {
     uint16_t nargs;
     uint32_t a, b;
     uint32_t pos;
+    /* Both in the instruction's first cache line, beside op, a, b and k, which is all
+     * the predicate path reads of a test: */
+    uint32_t cost;             /* the call's or literal's cost; a fused shape's whole charge */
+    /* what cel-go charges for this node whatever the values (compile.c is_attr): the
+     * device paths, identifiers, relative attributes, `!`, folded constants; charged
+     * by whoever evaluates the instruction (eval, eval_leaf, the fast paths) */
+    uint32_t self;
     cel_value k;
     const cel_inst *x, *y, *z;
     const cel_inst **args;
@@ -124,11 +131,6 @@ struct cel_inst {
     cel_fn fn;                 /* the implementation when every candidate shares one */
     uint16_t fn_flags;
     uint8_t shared;            /* built from a shared node: reached twice (compile.c's walks memoise it) */
-    uint32_t cost;
-    /* what cel-go charges for this node whatever the values (compile.c is_attr): the
-     * device paths, identifiers, relative attributes, `!`, folded constants; charged
-     * by whoever evaluates the instruction (eval, eval_leaf, the fast paths) */
-    uint32_t self;
     const void *prepared;
     /* OP_COMP: x = range, y = init, z = cond, step, result */
     const cel_inst *step, *result;
