@@ -220,12 +220,14 @@ void cel_cache_stats(cel_cache *c, size_t *programs, size_t *bytes);
 cel_eval_ctx *cel_eval_ctx_new(void);
 void cel_eval_ctx_free(cel_eval_ctx *x);
 /* The runtime cost the last evaluation on x charged (`dralloc cel eval -o json`'s
- * "cost"). Calls and operators are charged cel-go's figures; identifiers and field
- * selections are not charged where cel-go charges them but statically per
- * comprehension iteration (eval.c), so this figure is not cel-go's ActualCost for the
- * same expression: tests/upstream compares the verdict against the limit, and lists
- * the difference (tests/cel-divergences.md). Past the limit it is only known to
- * exceed CEL_MAX_COST. */
+ * "cost"): cel-go's ActualCost as Kubernetes computes it for DRA selectors (the
+ * interpreter's cost tracker, planned with OptOptimize and PresenceTestHasCost(false),
+ * and the apiserver's CallCost): identifiers and qualifiers 1 each when reached,
+ * planner constants free, calls by overload and by their arguments' sizes, failed
+ * arguments included (compile.c, eval.c). tests/upstream compares it exactly with
+ * the oracle's (tests/cel-divergences.md: equal on every evaluated question of the
+ * last campaign). Past the limit it is only known to exceed CEL_MAX_COST: cel-go
+ * stops at the node that crossed it, this evaluator may stop a little later. */
 uint64_t cel_eval_ctx_cost(const cel_eval_ctx *x);
 
 typedef enum cel_result {

@@ -16,6 +16,7 @@
 #include "base/hmap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct comp {
@@ -24,9 +25,13 @@ typedef struct comp {
     size_t n;
     strbuf *d;           /* the error text */
     bool failed;
-    /* the walks' answers for shared instructions (key: the instruction's address),
-     * so a chain of optMaps is walked in linear time while each use still counts */
-    hmap memo_count, memo_touch, memo_fcost;
+    /* the walk's answers for shared instructions (key: the instruction's address),
+     * so a chain of optMaps is walked in linear time */
+    hmap memo_touch;
+    /* while a cel.bind body is built: the bound value's instruction by slot, which
+     * the variable's uses evaluate on the first of them (OP_LOCAL) */
+    const cel_inst **bind_init;
+    uint32_t nslots;
 } comp;
 
 static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
@@ -34,85 +39,46 @@ static cel_inst *inst(comp *c, cel_op op, uint32_t pos) {
     i->op = (uint8_t)op;
     i->pos = pos;
     i->cost = 1;
+    i->self = 0;
     return i;
 }
 
 static const cel_inst *build(comp *c, cel_node *n);
 
-/* What cel-go's cost tracker charges a node of itself, for the instructions that
- * do not charge when evaluated: identifiers, field selections and index calls 1
- * (SelectAndIdentCost, the `_[_]` call), `!_` and @not_strictly_false 1 (calls);
- * constants nothing, and neither `&&`, `||`, `?:`, has() nor the fold itself. Calls,
- * comparisons, `in`, literals and the map/filter/transformMap steps charge their
- * cel-go cost when evaluated (eval.c), so they count 0 here. */
-static uint32_t node_weight(const cel_inst *i) {
+/* cel-go's planner (Kubernetes plans with cel.OptOptimize) and its cost tracker
+ * (interpreter/runtimecost.go) see the program as attributes, constants and calls.
+ * An attribute (identifier, selection, index, ternary) is charged once when it is
+ * evaluated (SelectAndIdentCost) and each qualifier on it (a field, a constant or an
+ * attribute key) once when it is applied; a selection or index on a value that is
+ * not an attribute (a call's result, a literal) wraps that value in a relative
+ * attribute, charged once more. Constants (literals, list and map literals of
+ * constants, conversions of constants) are free. Calls charge their own cost after
+ * their arguments, errors included; &&, || and the fold charge nothing. Each
+ * instruction's `self` is the part of this that does not depend on values, charged
+ * by whoever evaluates the instruction (eval.c); the rest (qualifiers reached or
+ * present, call costs by size) is charged there when known. */
+static bool is_attr(const cel_inst *i) {
     switch ((cel_op)i->op) {
-    case OP_CONST:
-    case OP_ERROR:
-    case OP_HAS:         /* Kubernetes sets PresenceTestHasCost(false) */
-    case OP_AND:
-    case OP_OR:
-    case OP_ANDN:
-    case OP_ORN:
-    case OP_COND:
-    case OP_BIND:
-    case OP_COMP:
-    case OP_CALL:
-    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-    case OP_EQ_STRK:
-    case OP_NE_STRK:
-    case OP_DRIVER_EQK:
-    case OP_DRIVER_NEK:
-    case OP_ATTR_EQK:
-    case OP_ATTR_NEK:
-    case OP_IN:
-    case OP_LIST:
-    case OP_MAP:
-    case OP_APPEND:
-    case OP_MAPINSERT:
-    case OP_CAP_CMPK:      /* fused: their tree (x) is walked instead */
-    case OP_ATTR_VCMPK:
-    case OP_ATTR_ICMPK:
-    case OP_ATTR_PREFIXK:
-    case OP_ATTR_SUFFIXK:
-    case OP_ATTR_INK: return 0;
-    /* the device paths compiled to one instruction: cel-go charges the `device`
-     * identifier and each selection or constant index (qualifier) 1, as the
-     * estimate does (Kubernetes' compile_test: 4 for device.attributes["d"].name) */
-    case OP_DEVICE: return 1;
-    case OP_DRIVER:
-    case OP_ALLOW_MULTI:
-    case OP_DEVMAP: return 2;
-    case OP_DEVDOMAIN: return 3;
-    case OP_DEVATTR:
-    case OP_DEVCAP: return 4;
-    case OP_HAS_DEVATTR:   /* has() itself is free: device, .attributes, ["d"] */
-    case OP_HAS_DEVCAP: return 3;
-    case OP_HAS_DOMAIN: return 3;   /* `"d" in device.attributes`: in_map 1, device 1, .attributes 1 */
-    default: return 1;
+    case OP_VAR: case OP_LOCAL: case OP_DEVICE: case OP_DRIVER: case OP_ALLOW_MULTI: case OP_DEVMAP:
+    case OP_DEVDOMAIN: case OP_DEVATTR: case OP_DEVCAP: case OP_SELECT: case OP_INDEX: case OP_OPT_SELECT:
+    case OP_OPT_INDEX: case OP_COND: case OP_HAS: case OP_HAS_DEVATTR: case OP_HAS_DEVCAP: return true;
+    default: return false;
     }
 }
 
-/* The static part of a comprehension's per-iteration cost: node_weight summed over
- * the loop condition and step (every branch, whether evaluated or not: an upper
- * bound of cel-go's charge), capped. */
-static uint32_t node_count(comp *c, const cel_inst *i) {
-    if (!i) return 0;
-    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? (i->cost > 1000 ? 1000 : i->cost) : 0;
-    uint64_t memo;
-    if (i->shared && hmap_get(&c->memo_count, (uintptr_t)i, &memo)) return (uint32_t)memo;
-    uint32_t n = node_weight(i);
-    if (i->op == OP_COMP) {
-        n += node_count(c, i->x) + node_count(c, i->y) + node_count(c, i->result);
-    } else {
-        /* the string-constant comparisons keep their operand in both x and y */
-        n += node_count(c, i->x) + (i->y != i->x ? node_count(c, i->y) : 0) + node_count(c, i->z);
-        for (uint32_t k = 0; k < i->nargs && i->args; k++) n += node_count(c, i->args[k]);
-    }
-    if (n > 1000) n = 1000;
-    if (i->shared) hmap_put(&c->memo_count, (uintptr_t)i, n);
-    return n;
+/* What cel-go's planner holds as a constant (an InterpretableConst): free to evaluate. */
+static bool is_plan_const(const cel_inst *i) {
+    if (i->op == OP_CONST) return i->flags & CONST_PLAN;
+    return (i->op == OP_LIST || i->op == OP_MAP) && i->nargs == 0 && !i->opt_mask;
 }
+
+/* A ternary's branch whose own charge the conditional attribute drops: an attribute
+ * other than a ternary or a presence test. */
+static bool cond_attr(const cel_inst *i) {
+    return is_attr(i) && i->op != OP_COND && i->op != OP_HAS && i->op != OP_HAS_DEVATTR && i->op != OP_HAS_DEVCAP;
+}
+
+static uint32_t sat32(uint64_t v) { return v < UINT32_MAX ? (uint32_t)v : UINT32_MAX; }
 
 /* A name the program looks devices up by: interned, and held until the program is freed. */
 static uint32_t intern_name(comp *c, const char *s, size_t len) {
@@ -136,17 +102,25 @@ static cel_inst *error_inst(comp *c, uint32_t pos, const char *msg) {
 /* Field or constant-key access on an already built target. */
 static const cel_inst *build_access(comp *c, cel_node *n, const cel_inst *tx, const char *key, size_t klen,
                                     bool test_only, bool optional) {
+    /* the device paths as one instruction: `device` 1 and each qualifier 1 (4 for
+     * device.attributes["d"].name, as Kubernetes' compile_test has it); has() of
+     * one: the qualifiers only (PresenceTestHasCost(false) makes the test free) */
     if (!optional && tx->op == OP_DEVICE && !test_only) {
-        if (!strcmp(key, "driver")) return inst(c, OP_DRIVER, n->pos);
-        if (!strcmp(key, "allowMultipleAllocations")) return inst(c, OP_ALLOW_MULTI, n->pos);
+        cel_inst *i = NULL;
+        if (!strcmp(key, "driver")) i = inst(c, OP_DRIVER, n->pos);
+        if (!strcmp(key, "allowMultipleAllocations")) i = inst(c, OP_ALLOW_MULTI, n->pos);
         if (!strcmp(key, "attributes") || !strcmp(key, "capacity")) {
-            cel_inst *i = inst(c, OP_DEVMAP, n->pos);
+            i = inst(c, OP_DEVMAP, n->pos);
             i->a = key[0] == 'c' ? CEL_DM_CAPS : CEL_DM_ATTRS;
+        }
+        if (i) {
+            i->self = 2;
             return i;
         }
     }
     if (!optional && !test_only && tx->op == OP_DEVMAP) {
         cel_inst *i = inst(c, OP_DEVDOMAIN, n->pos);
+        i->self = 3;
         i->a = tx->a;
         i->b = intern_name(c, key, klen);
         return i;
@@ -158,9 +132,17 @@ static const cel_inst *build_access(comp *c, cel_node *n, const cel_inst *tx, co
         i->a = tx->b;
         i->b = intern_name(c, key, klen);
         i->k = cel_string(arena_strndup(&c->p->a, key, klen), klen);
+        i->self = test_only ? 3 : 4;
         return i;
     }
     cel_inst *i = inst(c, test_only ? OP_HAS : optional ? OP_OPT_SELECT : OP_SELECT, n->pos);
+    /* the field is a qualifier charged when applied (eval.c); an operand that is not
+     * an attribute is wrapped in a relative attribute, 1 */
+    i->self = is_attr(tx) ? 0 : 1;
+    if (test_only && is_attr(tx) && tx->op != OP_COND) {
+        i->self = 0;
+        i->flags |= HAS_OF_ATTR;
+    }
     i->x = tx;
     i->k = cel_string(arena_strndup(&c->p->a, key, klen), klen);
     return i;
@@ -175,8 +157,6 @@ static bool all_const(const cel_inst **args, uint32_t n) {
 /* Evaluates a constant-only instruction now; returns it as OP_CONST, or the
  * instruction unchanged when evaluation fails (the error then happens at run time,
  * as in Kubernetes). */
-static uint64_t folded_cost(comp *c, const cel_inst *i);
-
 /* A throw-away evaluation context for evaluating an instruction at compile time (the
  * caller frees x->a). */
 static void scratch_ctx(comp *c, cel_eval_ctx *x, size_t block) {
@@ -194,11 +174,10 @@ static const cel_inst *fold(comp *c, cel_inst *i) {
     if (v.kind != CV_ERROR && x.cost <= CEL_MAX_COST) {
         cel_inst *k = inst(c, OP_CONST, i->pos);
         k->k = cel__value_clone(&c->p->a, c->p->env->names, &v);
-        /* cel-go evaluates what we fold, and charges it each time: this node's
-         * evaluation plus the constants folded below it */
-        uint64_t cost = x.cost + folded_cost(c, i);
+        /* cel-go evaluates what we fold, and charges it each time it is reached:
+         * what this evaluation charged (the constants folded below it included) */
         k->flags = CONST_FOLDED;
-        k->cost = (uint32_t)(cost < UINT32_MAX ? cost : UINT32_MAX);
+        k->self = sat32(x.cost);
         r = k;
     }
     arena_free(&x.a);
@@ -264,7 +243,7 @@ static const cel_inst *fuse_compare(comp *c, cel_inst *g) {
     if (l->op == OP_DEVATTR) {
         cel_inst *f = fused(c, OP_ATTR_ICMPK, g, l, r->k);
         f->iv = g->op;
-        f->cost = 1;   /* the int comparison; the lookup is free outside loops (node_weight) */
+        f->cost = sat32((uint64_t)1 + l->self + r->self);   /* the attribute, the constant, the int comparison */
         return f;
     }
     if (l->op != OP_CALL || r->k.u.i < INT32_MIN || r->k.u.i > INT32_MAX) return g;
@@ -275,8 +254,22 @@ static const cel_inst *fuse_compare(comp *c, cel_inst *g) {
     cel_inst *f = fused(c, op, g, l->args[0], l->args[1]->k);
     f->iv = g->op;
     f->iv2 = (int32_t)r->k.u.i;
-    f->cost = l->cost + 1;   /* the call's fixed cost, then the int comparison */
+    /* the attribute, the constants, the call's fixed cost, then the int comparison */
+    f->cost = sat32((uint64_t)l->cost + 1 + l->args[0]->self + l->args[1]->self + r->self);
     return f;
+}
+
+/* `g` is an `in`: with a constant list of primitives (not bytes) on the right it is
+ * a set lookup under OptOptimize (maybeOptimizeSetMembership), which the cost tracker
+ * does not see as a call: free, its left operand charged as usual. */
+static void mark_set_membership(cel_inst *g) {
+    const cel_inst *r = g->y;
+    if (r->op != OP_CONST || !(r->flags & CONST_PLAN) || r->k.kind != CV_LIST) return;
+    for (uint32_t i = 0; i < r->k.u.list->n; i++) {
+        cel_kind k = r->k.u.list->items[i].kind;
+        if (k != CV_BOOL && k != CV_INT && k != CV_UINT && k != CV_DOUBLE && k != CV_STRING) return;
+    }
+    g->flags |= IN_SET;
 }
 
 /* `g` is an `in` that was not folded. */
@@ -289,13 +282,18 @@ static const cel_inst *fuse_in(comp *c, cel_inst *g) {
     if (r->op == OP_LIST && r->nargs == 0) {   /* the literal only: lists.range(0) is a call */
         cel_inst *k = inst(c, OP_CONST, g->pos);
         k->k = cel_bool(false);
+        k->flags = CONST_PLAN;
         return k;
     }
     if (c->p->env->opts.no_fuse || l->op != OP_DEVATTR || r->op != OP_CONST || r->k.kind != CV_LIST) return g;
     const cel_list *list = r->k.u.list;
     for (uint32_t i = 0; i < list->n; i++)
         if (list->items[i].kind != CV_STRING) return g;
-    return fused(c, OP_ATTR_INK, g, l, r->k);
+    cel_inst *f = fused(c, OP_ATTR_INK, g, l, r->k);
+    /* the attribute, the list, and `in` (eval.c in_op): a constant list */
+    uint64_t in = g->flags & IN_SET ? 0 : g->flags & ONE_OV ? list->n : 1;
+    f->cost = sat32((uint64_t)l->self + r->self + in);
+    return f;
 }
 
 /* `i` is a call that was not folded. */
@@ -317,7 +315,11 @@ static const cel_inst *fuse_call(comp *c, cel_inst *i) {
     cel_inst *f = fused(c, op, i, recv, i->args[1]->k);
     f->iv = cmp;
     f->iv2 = 0;
-    f->cost = i->cost;   /* the call's fixed cost (startsWith/endsWith charge by length instead) */
+    /* the receiver and the constant, and the call's cost (startsWith/endsWith: by the
+     * constant's length) */
+    bool by_len = op == OP_ATTR_PREFIXK || op == OP_ATTR_SUFFIXK;
+    f->cost = sat32((uint64_t)recv->self + i->args[1]->self +
+                    (by_len ? cel_str_tenth_cost(i->args[1]->k.u.s, i->args[1]->k.len) : i->cost));
     return f;
 }
 
@@ -386,6 +388,16 @@ static void plan_conversion(comp *c, cel_inst *i) {
     arena_free(&x.a);
 }
 
+/* The standard functions cel-go binds once for all their overloads
+ * (decls.Singleton*Binding in common/stdlib): planned as unary or binary calls
+ * whatever the checker resolved. */
+static bool singleton(const char *name) {
+    static const char *const s[] = {"_+_", "_-_", "_*_", "_/_", "_%_", "-_", "size", "matches", "dyn", "type", "_[_]"};
+    for (size_t i = 0; i < ARRAY_SIZE(s); i++)
+        if (!strcmp(s[i], name)) return true;
+    return false;
+}
+
 static const cel_inst *build_call(comp *c, cel_node *n) {
     const char *name = n->name;
     if (!n->target) {
@@ -413,6 +425,9 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
                     i->a = o->a;
                     i->b = o->b;
                     i->k = k->k;
+                    /* the constant (a folded call's cost), and the driver or attribute
+                     * the instruction reads itself */
+                    i->self = sat32((uint64_t)k->self + (fop == OP_EQ_STRK || fop == OP_NE_STRK ? 0 : o->self));
                     /* the driver is compared by interned id (devices carry driver_id) */
                     if (o->op == OP_DRIVER) i->b = intern_name(c, k->k.u.s, k->k.len);
                     return i;
@@ -420,6 +435,7 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             }
             if (op == OP_IN && r->op == OP_DEVMAP && l->op == OP_CONST && l->k.kind == CV_STRING) {
                 cel_inst *i = inst(c, OP_HAS_DOMAIN, n->pos);
+                i->self = sat32((uint64_t)1 + l->self + r->self);   /* in_map, the key, device.attributes */
                 i->a = r->a;
                 i->b = intern_name(c, l->k.u.s, l->k.len);
                 return i;
@@ -427,6 +443,9 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             cel_inst *i = inst(c, op, n->pos);
             i->x = l;
             i->y = r;
+            i->self = 0;   /* the operator's cost depends on its operands' sizes (eval.c) */
+            if (n->novs == 1) i->flags |= ONE_OV;
+            if (op == OP_IN) mark_set_membership(i);
             if (op != OP_AND && op != OP_OR && l->op == OP_CONST && r->op == OP_CONST) return fold(c, i);
             if (op == OP_IN) return fuse_in(c, i);
             return op >= OP_EQ && op <= OP_GE ? fuse_compare(c, i) : i;
@@ -434,11 +453,13 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
         if (!strcmp(name, "!_") && n->nargs == 1) {
             cel_inst *i = inst(c, OP_NOT, n->pos);
             i->x = build(c, n->args[0]);
+            i->self = 1;   /* a call of the default cost */
             return i;
         }
         if (!strcmp(name, "@not_strictly_false") && n->nargs == 1) {
             cel_inst *i = inst(c, OP_NSF, n->pos);
             i->x = build(c, n->args[0]);
+            i->self = 1;
             return i;
         }
         if (!strcmp(name, "_?_:_") && n->nargs == 3) {
@@ -446,6 +467,11 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             i->x = build(c, n->args[0]);
             i->y = build(c, n->args[1]);
             i->z = build(c, n->args[2]);
+            /* the planner keeps an attribute branch as a bare attribute of the
+             * conditional (planCallConditional takes Attr()), so that branch's own
+             * evaluation is not observed: charged, then given back (eval.c) */
+            if (cond_attr(i->y)) i->flags |= COND_Y_ATTR;
+            if (cond_attr(i->z)) i->flags |= COND_Z_ATTR;
             return i;
         }
         if (!strcmp(name, "cel.@mapInsert") && (n->nargs == 2 || n->nargs == 3)) {
@@ -461,6 +487,9 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             cel_inst *i = inst(c, OP_APPEND, n->pos);
             i->a = (uint32_t)n->args[0]->slot;
             i->x = build(c, n->args[1]->args[0]);
+            /* the accumulator 1, the one-element list literal (free when its element
+             * is a constant: a constant list), add_list 1 */
+            i->cost = 2 + (is_plan_const(i->x) ? 0 : CEL_LIST_CREATE);
             return i;
         }
     }
@@ -517,8 +546,23 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
     for (uint32_t j = first; j < total; j++) rest_const &= args[j]->op == OP_CONST;
     if (rest_const) i->flags |= CALL_ARGS_CONST;
     i->cost = cost;
-    if (!n->target && n->nargs == 1 && is_conversion(name) && plan_const(n->args[0]) && args[0]->op == OP_CONST)
-        plan_conversion(c, i);
+    /* the planner's choice (planCall): an overload id only when the checker left one
+     * overload, and then its own unary/binary binding; otherwise the function's
+     * dispatcher, a variadic call; decRegexOptimizer rebuilds matches with a
+     * constant pattern as one (NewCall) */
+    if (total >= 3 || (n->novs > 1 && !singleton(name)) ||
+        (!strcmp(name, "matches") && total == 2 && plan_const(n->target ? n->args[0] : n->args[1])) ||
+        !strcmp(name, "format"))   /* ext strings binds it with FunctionBinding */
+        i->flags |= CALL_VARARGS;
+    if (n->novs > 1) {
+        static const char *const by_id[] = {"_+_",  "contains", "startsWith", "endsWith", "matches",
+                                            "string", "bytes", "sort", "@sortByAssociatedKeys"};
+        for (size_t j = 0; j < ARRAY_SIZE(by_id); j++)
+            if (!strcmp(name, by_id[j])) i->flags |= CALL_DEFAULT1;
+    }
+    bool plan_conv =
+        !n->target && n->nargs == 1 && is_conversion(name) && plan_const(n->args[0]) && args[0]->op == OP_CONST;
+    if (plan_conv) plan_conversion(c, i);
     if (n->novs == 1 && ovs[0]->ov->prepare) {
         cel_value cv[CEL_MAX_ARGS];
         bool isc[CEL_MAX_ARGS];
@@ -544,7 +588,16 @@ static const cel_inst *build_call(comp *c, cel_node *n) {
             add_prep(c, prep, ovs[0]->ov->release);
         }
     }
-    if (fold_ok && all_const(args, total)) return fold(c, i);
+    if (fold_ok && all_const(args, total)) {
+        const cel_inst *r = fold(c, i);
+        if (plan_conv && r->op == OP_CONST) {
+            /* a constant to cel-go's planner (maybeOptimizeConstUnary): free */
+            ((cel_inst *)r)->flags |= CONST_PLAN;
+            ((cel_inst *)r)->self = 0;
+        }
+        return r;
+    }
+    if (plan_conv) i->cost = 0;
     return fuse_call(c, i);
 }
 
@@ -565,17 +618,21 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
     case N_CONST: {
         cel_inst *i = inst(c, OP_CONST, n->pos);
         i->k = n->val;
+        i->flags = CONST_PLAN;
         return i;
     }
     case N_IDENT: {
         if (n->slot >= 0) {
             cel_inst *i = inst(c, OP_LOCAL, n->pos);
             i->a = (uint32_t)n->slot;
+            i->self = 1;
+            if ((uint32_t)n->slot < c->nslots) i->x = c->bind_init[n->slot];
             return i;
         }
         if (n->resolved && !strcmp(n->resolved, "@type")) {
             cel_inst *i = inst(c, OP_CONST, n->pos);
             i->k = cel_type_value(n->name);
+            i->flags = CONST_PLAN;
             return i;
         }
         if (!n->resolved || !strcmp(n->resolved, "@undeclared")) {
@@ -583,9 +640,9 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
             snprintf(msg, sizeof msg, "no such attribute(s): %s", n->name);
             return error_inst(c, n->pos, msg);
         }
-        if (c->p->env->opts.dra && !strcmp(n->resolved, "device")) return inst(c, OP_DEVICE, n->pos);
-        cel_inst *i = inst(c, OP_VAR, n->pos);
-        i->a = (uint32_t)n->accu_slot;
+        cel_inst *i = inst(c, c->p->env->opts.dra && !strcmp(n->resolved, "device") ? OP_DEVICE : OP_VAR, n->pos);
+        i->a = i->op == OP_VAR ? (uint32_t)n->accu_slot : 0;
+        i->self = 1;
         return i;
     }
     case N_SELECT: {
@@ -601,6 +658,15 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
         cel_inst *i = inst(c, n->optional ? OP_OPT_INDEX : OP_INDEX, n->pos);
         i->x = tx;
         i->y = build(c, ix);
+        /* The key is a qualifier, evaluated and charged only when applied, once the
+         * operand has a value (eval.c): a constant 1; an attribute is charged as that
+         * qualifier instead of on its own, so adds nothing; any other key is wrapped
+         * in a relative attribute, 1. An operand that is not an attribute is wrapped
+         * likewise, 1 whatever happens. */
+        if (is_plan_const(i->y)) i->flags |= IDX_KEY_QUAL;
+        else if (is_attr(i->y) && i->y->op != OP_COND) i->flags |= IDX_KEY_ATTR;
+        else i->flags |= IDX_KEY_REL;
+        i->self = is_attr(tx) ? 0 : 1;
         return i;
     }
     case N_CALL: return build_call(c, n);
@@ -612,16 +678,26 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
         i->args = args;
         i->nargs = (uint16_t)n->nargs;
         i->opt_mask = n->opt_mask;
-        /* cel-go's ListCreateBaseCost / MapCreateBaseCost, charged when evaluated */
+        /* cel-go's ListCreateBaseCost / MapCreateBaseCost, charged when evaluated;
+         * a literal of planner constants is one itself (maybeBuildListLiteral) */
         i->cost = n->kind == N_LIST ? CEL_LIST_CREATE : CEL_MAP_CREATE;
-        if (!n->opt_mask && all_const(args, n->nargs) && n->nargs) return fold(c, i);
+        if (!n->nargs && !n->opt_mask) i->cost = 0;
+        if (!n->opt_mask && all_const(args, n->nargs) && n->nargs) {
+            bool plan = true;
+            for (uint32_t j = 0; j < n->nargs; j++) plan &= (args[j]->flags & CONST_PLAN) != 0;
+            const cel_inst *r = fold(c, i);
+            if (plan && r->op == OP_CONST) {
+                ((cel_inst *)r)->flags |= CONST_PLAN;
+                ((cel_inst *)r)->self = 0;
+            }
+            return r;
+        }
         return i;
     }
     case N_STRUCT: return error_inst(c, n->pos, "unknown type: message construction is not supported");
     case N_COMPREHENSION: {
         cel_inst *i = inst(c, OP_COMP, n->pos);
-        /* cost per iteration: about one unit per evaluated node of the loop condition
-         * and step, as cel-go's actual-cost tracker charges (set below) */
+        /* the fold charges nothing itself: its parts charge as they are evaluated */
         i->x = build(c, n->range);
         i->y = build(c, n->accu_init);
         i->z = build(c, n->cond);
@@ -630,15 +706,18 @@ static const cel_inst *build_node(comp *c, cel_node *n) {
         i->iv = n->slot;
         i->iv2 = n->slot2;
         i->accu = n->accu_slot;
-        uint32_t per = node_count(c, i->z) + node_count(c, i->step);
-        i->cost = per ? per : 1;
+        i->cost = 0;
         return i;
     }
     case N_BIND: {
         cel_inst *i = inst(c, OP_BIND, n->pos);
         i->a = (uint32_t)n->slot;
         i->x = build(c, n->args[0]);
+        const cel_inst *outer = NULL;
+        bool in = (uint32_t)n->slot < c->nslots;
+        if (in) outer = c->bind_init[n->slot], c->bind_init[n->slot] = i->x;
         i->y = build(c, n->args[1]);
+        if (in) c->bind_init[n->slot] = outer;
         return i;
     }
     }
@@ -673,40 +752,17 @@ static unsigned touches(comp *c, const cel_inst *i) {
     return t;
 }
 
-/* The cost of the folded constants evaluated once per evaluation: everywhere but in
- * a comprehension's condition and step (those are in its per-iteration cost). Every
- * branch counts, whether taken or not: an upper bound of what cel-go charges. */
-static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-
-static uint64_t folded_cost(comp *c, const cel_inst *i) {
-    if (!i) return 0;
-    if (i->op == OP_CONST) return i->flags & CONST_FOLDED ? i->cost : 0;
-    uint64_t n = 0;
-    if (i->shared && hmap_get(&c->memo_fcost, (uintptr_t)i, &n)) return n;
-    if (i->op == OP_COMP) {
-        n = sat_add(sat_add(folded_cost(c, i->x), folded_cost(c, i->y)), folded_cost(c, i->result));
-    } else {
-        n = sat_add(sat_add(folded_cost(c, i->x), i->y != i->x ? folded_cost(c, i->y) : 0), folded_cost(c, i->z));
-        for (uint32_t k = 0; k < i->nargs && i->args; k++) n = sat_add(n, folded_cost(c, i->args[k]));
-    }
-    if (i->shared) hmap_put(&c->memo_fcost, (uintptr_t)i, n);
-    return n;
-}
-
 bool cel__program_build(cel_program *p, cel_node *root, int nslots, const char *src, size_t n, strbuf *d) {
-    comp c = {.p = p, .src = src, .n = n, .d = d};
-    hmap_init(&c.memo_count);
+    comp c = {.p = p, .src = src, .n = n, .d = d, .nslots = nslots > 0 ? (uint32_t)nslots : 0};
+    c.bind_init = xcalloc(c.nslots ? c.nslots : 1, sizeof *c.bind_init);
     hmap_init(&c.memo_touch);
-    hmap_init(&c.memo_fcost);
     p->nslots = (uint32_t)nslots;
     p->est_cost = cel__estimate_cost(root);   /* before build: it reads the checked tree as is */
     p->root = build(&c, root);
-    p->folded_cost = folded_cost(&c, p->root);
     p->touches = (uint8_t)touches(&c, p->root);
     p->pred = cel__pred_ok(p->root);
     if (p->pred) cel__pred_flatten(p);
-    hmap_free(&c.memo_count);
     hmap_free(&c.memo_touch);
-    hmap_free(&c.memo_fcost);
+    free(c.bind_init);
     return !c.failed;
 }

@@ -9,17 +9,20 @@
  * texts) comes from the context's arena, rolled back at the start of the next
  * evaluation, so an ordinary selector allocates nothing at all.
  *
- * Cost follows cel-go's runtime cost tracker with Kubernetes' CallCost (see
- * functions.h): calls, comparisons, `in`, list and map literals and the map/filter
- * steps charge cel-go's figure for the values at hand when evaluated (`==` on two
- * maps of n entries ceil(n/10), `x in list` the list's size, startsWith ceil(0.1 ×
- * the receiver's length), ...); what cel-go charges per identifier and field
- * selection is charged per comprehension iteration, statically (compile.c). Work
+ * Cost is cel-go's ActualCost with Kubernetes' CallCost (see functions.h), charged
+ * node by node as its tracker observes them: each instruction's value-independent
+ * part (`self`: identifiers, the device paths, relative attributes, folded calls,
+ * compile.c) where it is evaluated; qualifiers when applied (optional ones when
+ * they find a value), calls, comparisons, `in`, list and map literals and the
+ * map/filter steps at cel-go's figure for the values at hand (`==` on two maps of n
+ * entries ceil(n/10), `x in list` the list's size, startsWith ceil(0.1 × the
+ * prefix's length), a failed argument priced as cel-go prices it, ...). Work
  * that cel-go charges less than it costs (deep equality, string scans of
  * fixed-cost functions) counts against the hidden work budget (CEL_MAX_WORK). Once
  * the running cost passes the limit the evaluation ends with Kubernetes'
  * "operation cancelled: actual cost limit exceeded", which no operator absorbs. */
 #include "cel/program_internal.h"
+#include "cel/lib_support.h"   /* cel__lib_traversal_cost: the price of a failed call */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +49,10 @@ static cel_value no_overload(cel_eval_ctx *x, const char *fn) {
 static inline bool over_budget(const cel_eval_ctx *x) { return x->cost > CEL_MAX_COST; }
 
 static cel_value eval(const cel_inst *n, cel_eval_ctx *x);
+
+/* A cel.bind slot whose value is not computed yet (OP_BIND, OP_LOCAL): a kind no
+ * value has. */
+#define SLOT_PENDING CV_KIND_COUNT
 /* `"dom" in device.attributes` / `device.capacity`: a domain is present when some
  * attribute (or capacity) of the device is in it. */
 static inline bool has_domain(const cel_device *d, uint32_t which, uint32_t domain) {
@@ -172,7 +179,7 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
         case OP_ATTR_SUFFIXK: {
             if (at->kind != CEL_ATTR_STRING) break;
             const cel_str *s = at->u.s;
-            x->cost += cel_view_str_tenth_cost(s);   /* str_starts/str_ends' cel_call_cost */
+            x->cost += n->cost;   /* str_starts/str_ends' cost, by the constant's length (compile.c) */
             if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
             if (n->k.len > s->len) return cel_bool(false);
             const char *at_s = n->op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len;
@@ -181,7 +188,7 @@ static inline cel_value fused_attr(const cel_inst *n, cel_eval_ctx *x) {
         case OP_ATTR_INK: {
             if (at->kind != CEL_ATTR_STRING) break;
             const cel_list *l = n->k.u.list;
-            x->cost += l->n;   /* in_list: the list's size, as in_op charges it */
+            x->cost += n->cost;   /* in_op's charge for a constant list (compile.c) */
             if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
             uint64_t w = 0;
             bool found = str_in(at->u.s, l, &w);
@@ -287,6 +294,43 @@ static bool kind_ok(const cel_fn_decl *d, uint32_t i, const cel_value *v) {
     return v->kind == k;
 }
 
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na, uint64_t limit);
+
+/* cel-go's actualSize, an error being 1. */
+static uint64_t cost_size(const cel_value *v) { return v->kind == CV_ERROR ? 1 : cel__value_size(v); }
+
+/* What cel-go charges a call that an argument made fail: the cost tracker still
+ * prices it from its arguments, an error among them (size 1). The size-dependent
+ * rules of the functions the generator reaches (cel-go's defaults by overload,
+ * ext/sets.go, Kubernetes' CallCost); the fixed cost otherwise. */
+__attribute__((noinline)) static uint64_t failed_call_cost(const cel_inst *n, const cel_value *av, uint32_t na) {
+    const char *f = n->k.u.s;
+    double t = CEL_STRING_TRAVERSAL;
+    if (n->flags & CALL_DEFAULT1) return 1;
+    if (na == 2 && (!strcmp(f, "startsWith") || !strcmp(f, "endsWith"))) return cel__cost_factor(cost_size(&av[1]), t);
+    if (na == 2 && !strcmp(f, "contains"))
+        return cel__cost_factor(cost_size(&av[0]), t) * cel__cost_factor(cost_size(&av[1]), t);
+    if (na == 2 && !strcmp(f, "_+_")) {
+        bool str = av[0].kind == CV_STRING || av[0].kind == CV_BYTES || av[1].kind == CV_STRING || av[1].kind == CV_BYTES;
+        return str ? cel__cost_factor(cost_size(&av[0]) + cost_size(&av[1]), t) : 1;
+    }
+    if (na == 2 && (!strcmp(f, "matches") || !strcmp(f, "find") || !strcmp(f, "findAll")))
+        return cel__cost_factor(1 + cost_size(&av[0]), t) * cel__cost_factor(cost_size(&av[1]), CEL_REGEX_LENGTH);
+    if (na == 2 && (!strcmp(f, "sets.contains") || !strcmp(f, "sets.intersects")))
+        return 1 + cost_size(&av[0]) * cost_size(&av[1]);
+    if (na == 2 && !strcmp(f, "sets.equivalent")) return 1 + 2 * cost_size(&av[0]) * cost_size(&av[1]);
+    if (!strcmp(f, "isSorted") || !strcmp(f, "sum") || !strcmp(f, "max") || !strcmp(f, "min") ||
+        !strcmp(f, "indexOf") || !strcmp(f, "lastIndexOf") || !strcmp(f, "includes"))
+        return av[0].kind == CV_ERROR ? 1 : cel__lib_traversal_cost(&av[0]);
+    if (!strcmp(f, "lowerAscii") || !strcmp(f, "upperAscii") || !strcmp(f, "substring") || !strcmp(f, "trim") ||
+        !strcmp(f, "url") || !strcmp(f, "quantity") || !strcmp(f, "isQuantity") || !strcmp(f, "semver") ||
+        !strcmp(f, "isSemver") || !strcmp(f, "cidr") || !strcmp(f, "isIP") || !strcmp(f, "isCIDR") || !strcmp(f, "ip"))
+        return cel__cost_factor(cost_size(&av[0]), t);
+    if (!strcmp(f, "replace") || !strcmp(f, "split")) return cel__cost_factor(cost_size(&av[0]) * 2, t);
+    if (!strcmp(f, "join")) return cel__cost_factor(1 * 2, t);   /* the result, an error */
+    return n->cost;
+}
+
 __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx *x) {
     cel_value av[CEL_MAX_ARGS];
     uint32_t na = n->nargs;
@@ -294,26 +338,57 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
     /* receiver and constant arguments straight from the device / the program: the
      * common `attr.method(constant)` shape needs no dispatch at all */
     uint32_t i0 = 0;
+    int first_err = -1;
     if (n->flags & CALL_RECV_ATTR) {
+        x->cost += n->args[0]->self;
         if (!attr_fast(x, n->args[0], &av[0])) av[0] = dev_attr(x, n->args[0]);
-        if (strict && av[0].kind == CV_ERROR) return av[0];
+        if (strict && av[0].kind == CV_ERROR) first_err = 0;
         i0 = 1;
     } else if (n->flags & CALL_RECV_CAP) {
+        x->cost += n->args[0]->self;
         av[0] = dev_cap(x, n->args[0]);
-        if (strict && av[0].kind == CV_ERROR) return av[0];
+        if (strict && av[0].kind == CV_ERROR) first_err = 0;
         i0 = 1;
     }
+    if (UNLIKELY(first_err == 0 && na > 1 && (n->flags & CALL_VARARGS))) return av[0];
     if (n->flags & CALL_ARGS_CONST) {
-        for (uint32_t i = i0; i < na; i++) av[i] = n->args[i]->k;
+        for (uint32_t i = i0; i < na; i++) {
+            av[i] = n->args[i]->k;
+            x->cost += n->args[i]->self;
+        }
     } else {
         for (uint32_t i = i0; i < na; i++) {
             av[i] = eval_leaf(n->args[i], x);
-            if (strict && av[i].kind == CV_ERROR) return av[i];
+            if (strict && first_err < 0 && av[i].kind == CV_ERROR) {
+                first_err = (int)i;
+                /* a variadic call stops here, and is charged only once every argument is in */
+                if ((n->flags & CALL_VARARGS) && i + 1 < na) return av[i];
+            }
         }
     }
+    /* cel-go's unary and binary calls evaluate every argument, then the call is
+     * charged whether or not one of them failed */
+    if (UNLIKELY(first_err >= 0)) {
+        x->cost += failed_call_cost(n, av, na);
+        return av[first_err];
+    }
     x->cost += n->cost;
+    if (UNLIKELY(n->flags & CALL_DEFAULT1)) {
+        uint64_t base = x->cost - n->cost;
+        /* the implementation's size-based figure is replaced by 1: it must not
+         * stop the call at the limit either */
+        cel_value r = call_dispatch(n, x, av, na, UINT64_MAX);
+        x->cost = base + 1;
+        return r;
+    }
+    return call_dispatch(n, x, av, na, CEL_MAX_COST);
+}
+
+/* The implementation of call n on its evaluated arguments. */
+static inline cel_value call_dispatch(const cel_inst *n, cel_eval_ctx *x, cel_value *av, uint32_t na, uint64_t limit) {
+    bool strict = !(n->fn_flags & CEL_FN_NONSTRICT);
     if (n->flags & CALL_TYPED) {
-        cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
+        cel_call cc = {&x->a, names_of(x), &x->cost, limit, n->prepared, &x->work, n->cost, false};
         return n->ovs[0]->ov->fn(&cc, av, na);
     }
     const cel_fn_decl *d = NULL;
@@ -329,7 +404,7 @@ __attribute__((noinline)) static cel_value call(const cel_inst *n, cel_eval_ctx 
         if (ok) d = c;
     }
     if (!d) return no_overload(x, n->k.u.s);
-    cel_call cc = {&x->a, names_of(x), &x->cost, CEL_MAX_COST, n->prepared, &x->work, n->cost};
+    cel_call cc = {&x->a, names_of(x), &x->cost, limit, n->prepared, &x->work, n->cost, n->novs > 1};
     return d->ov->fn(&cc, av, na);
 }
 
@@ -417,11 +492,35 @@ static inline bool work(cel_eval_ctx *x, uint64_t w) {
     return false;
 }
 
+/* An operator with a failed operand: cel-go evaluated both and charges the call as
+ * for any values, an error's size being 1 (equality, and an ordering resolved to
+ * strings or bytes: ceil(0.1 × the smaller size), so 0 beside an empty one; the
+ * others 1). The first error is the result. */
+__attribute__((noinline)) static cel_value failed_operand(const cel_inst *n, cel_eval_ctx *x, const cel_value *l,
+                                                          const cel_value *r) {
+    if (n->op == OP_EQ || n->op == OP_NE) {
+        const cel_value *o = l->kind == CV_ERROR ? r : l;
+        x->cost += o->kind == CV_ERROR || cel__value_size(o) > 0;
+    } else if (n->op == OP_IN) {
+        x->cost += n->flags & IN_SET ? 0 : r->kind == CV_LIST && (n->flags & ONE_OV) ? r->u.list->n : 1;
+    } else {
+        const cel_value *o = l->kind == CV_ERROR ? r : l;
+        bool sized = (n->flags & ONE_OV) && (o->kind == CV_STRING || o->kind == CV_BYTES);
+        x->cost += sized ? o->len > 0 : 1;
+    }
+    return l->kind == CV_ERROR ? *l : *r;
+}
+
 static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
     cel_value l = n->x->op == OP_CALL ? call(n->x, x) : eval_leaf(n->x, x);
-    if (l.kind == CV_ERROR) return l;
-    cel_value r = n->y->op == OP_CONST ? n->y->k : eval_leaf(n->y, x);
-    if (r.kind == CV_ERROR) return r;
+    cel_value r;
+    if (n->y->op == OP_CONST) {
+        r = n->y->k;
+        x->cost += n->y->self;
+    } else {
+        r = eval_leaf(n->y, x);
+    }
+    if (UNLIKELY(l.kind == CV_ERROR || r.kind == CV_ERROR)) return failed_operand(n, x, &l, &r);
     if (LIKELY(l.kind == CV_INT && r.kind == CV_INT)) {
         x->cost++;   /* cel-go: ceil(0.1 × min(1, 1)) */
         int64_t a = l.u.i, b = r.u.i;
@@ -443,7 +542,7 @@ static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
         return cel_bool(eq == (n->op == OP_EQ));
     }
     /* less_string & co. ceil(0.1 × min size); other orderings the default 1 */
-    x->cost += (l.kind == CV_STRING || l.kind == CV_BYTES) && l.kind == r.kind ? cmp_cost(&l, &r) : 1;
+    x->cost += (l.kind == CV_STRING || l.kind == CV_BYTES) && l.kind == r.kind && (n->flags & ONE_OV) ? cmp_cost(&l, &r) : 1;
     int c;
     if (!cel__value_compare(&l, &r, &c)) return no_overload(x, "_<_");
     switch (n->op) {
@@ -456,14 +555,14 @@ static cel_value compare(const cel_inst *n, cel_eval_ctx *x) {
 
 __attribute__((noinline)) static cel_value in_op(const cel_inst *n, cel_eval_ctx *x) {
     cel_value v = eval_leaf(n->x, x);
-    if (v.kind == CV_ERROR) return v;
     cel_value c = eval_leaf(n->y, x);
-    if (c.kind == CV_ERROR) return c;
+    if (UNLIKELY(v.kind == CV_ERROR || c.kind == CV_ERROR)) return failed_operand(n, x, &v, &c);
     if (c.kind == CV_LIST) {
         /* cel-go in_list: the list's size (interpreter/runtimecost.go), whatever the
-         * element type; elements are compared until one is equal */
+         * element type (nothing for a set lookup in a constant list); elements are
+         * compared until one is equal */
         uint32_t len = c.u.list->n;
-        x->cost += len;
+        if (!(n->flags & IN_SET)) x->cost += n->flags & ONE_OV ? len : 1;
         if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
         uint64_t w = 0;
         bool found = false;
@@ -556,7 +655,6 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
     cel_value *s = x->slots;
     s[n->accu] = eval(n->y, x);
     for (uint32_t i = 0; i < cnt; i++) {
-        x->cost += n->cost;
         if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
         if (is_list) {
             if (n->iv2 >= 0) {
@@ -582,13 +680,14 @@ __attribute__((noinline)) static cel_value comprehension(const cel_inst *n, cel_
 
 __attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ctx *x) {
     cel_value acc = x->slots[n->a];
-    if (acc.kind == CV_ERROR) return acc;
     cel_value v = eval(n->x, x);
+    /* cel-go's step `__result__ + [e]`: the accumulator 1, the list literal 10 (none
+     * for a constant e), add_list 1 (compile.c), failed or not */
+    x->cost += n->cost;
+    if (acc.kind == CV_ERROR) return acc;
     if (v.kind == CV_ERROR) return v;
     if (acc.kind != CV_LIST) return no_overload(x, "_+_");
     cel_list *l;
-    /* cel-go's step `__result__ + [e]`: the accumulator 1, the list literal 10, add_list 1 */
-    x->cost += 1 + CEL_LIST_CREATE + 1;
     if (UNLIKELY(acc.aux != 1 && !work(x, (uint64_t)(acc.u.list->n + 4) * sizeof(cel_value))))
         return cel__cost_exceeded();
     if (acc.aux == 1) {
@@ -606,14 +705,12 @@ __attribute__((noinline)) static cel_value append(const cel_inst *n, cel_eval_ct
 
 __attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eval_ctx *x) {
     cel_value acc = eval(n->x, x);
-    if (acc.kind == CV_ERROR) return acc;
     cel_value k = eval(n->y, x);
+    cel_value v = n->z ? eval(n->z, x) : cel_null();
+    x->cost++;   /* the call, its arguments all evaluated (cel-go), failed or not */
+    if (acc.kind == CV_ERROR) return acc;
     if (k.kind == CV_ERROR) return k;
-    cel_value v = cel_null();
-    if (n->z) {
-        v = eval(n->z, x);
-        if (v.kind == CV_ERROR) return v;
-    }
+    if (v.kind == CV_ERROR) return v;
     if (acc.kind != CV_MAP) return no_overload(x, "cel.@mapInsert");
     cel_map *m;
     if (acc.aux == 1) {
@@ -623,7 +720,6 @@ __attribute__((noinline)) static cel_value map_insert(const cel_inst *n, cel_eva
         m = cel__map_new(&x->a, acc.u.map->n + 4);
         for (uint32_t i = 0; i < acc.u.map->n; i++) cel__map_put(&x->a, m, acc.u.map->keys[i], acc.u.map->vals[i]);
     }
-    x->cost++;
     cel_value old, mv = cel_map_value(m);
     if (n->z) {
         if (!valid_key(&k)) return cel_error_static("unsupported key type");
@@ -675,12 +771,27 @@ __attribute__((noinline)) static cel_value optional_access(const cel_inst *n, ce
     return no_overload(x, "_?._");
 }
 
+/* Whether a qualifier applied to t (the value it qualifies) is charged, and how the
+ * result of an optional qualification tells it: cel-go observes a qualifier when
+ * it is applied, failing or not, but an optional one only when it finds a value. */
+static inline uint32_t opt_found(const cel_value *r) { return r->kind == CV_OPTIONAL && r->u.opt; }
+
 static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
+    x->cost += n->self;
     switch ((cel_op)n->op) {
     case OP_CONST: return n->k;
     case OP_ERROR: return n->k;
     case OP_VAR: return x->vars ? x->vars[n->a] : cel_error_static("no such attribute");
-    case OP_LOCAL: return x->slots[n->a];
+    case OP_LOCAL: {
+        cel_value v = x->slots[n->a];
+        if (UNLIKELY(v.kind == SLOT_PENDING)) {
+            /* a cel.bind variable's first use evaluates its value (cel-go's folder
+             * evaluates the accumulator's init lazily: unused, it costs nothing) */
+            v = eval(n->x, x);
+            x->slots[n->a] = v;
+        }
+        return v;
+    }
     case OP_DEVICE: {
         cel_value v = {.kind = CV_DEVICE};
         v.u.dev = x->dev;
@@ -711,11 +822,20 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         return cel_bool(false);
     case OP_SELECT: {
         cel_value t = eval(n->x, x);
-        if (t.kind == CV_OPTIONAL) return optional_access(n, x, t, &n->k);
+        if (t.kind == CV_OPTIONAL) {
+            cel_value r = optional_access(n, x, t, &n->k);
+            x->cost += opt_found(&r);
+            return r;
+        }
+        x->cost += t.kind != CV_ERROR;
         return select_field(x, t, &n->k, false);
     }
     case OP_HAS: {
         cel_value t = eval(n->x, x);
+        /* the presence test 1 when applied, the attribute's own charge given back
+         * (PresenceTestHasCost(false) on the observed test-only attribute) */
+        x->cost += t.kind != CV_ERROR;
+        if (n->flags & HAS_OF_ATTR) x->cost--;
         if (t.kind == CV_ERROR) return t;
         if (t.kind == CV_OPTIONAL) {
             if (!t.u.opt) return cel_bool(false);
@@ -724,17 +844,25 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         if (t.kind == CV_OPTIONAL) return no_overload(x, "has");
         return select_field(x, t, &n->k, true);
     }
-    case OP_OPT_SELECT: return optional_access(n, x, eval(n->x, x), &n->k);
-    case OP_INDEX: {
-        cel_value t = eval(n->x, x);
-        cel_value k = eval(n->y, x);
-        if (t.kind == CV_OPTIONAL) return optional_access(n, x, t, &k);
-        return index_value(x, t, k);
+    case OP_OPT_SELECT: {
+        cel_value r = optional_access(n, x, eval(n->x, x), &n->k);
+        x->cost += opt_found(&r);
+        return r;
     }
+    case OP_INDEX:
     case OP_OPT_INDEX: {
         cel_value t = eval(n->x, x);
+        if (t.kind == CV_ERROR) return t;   /* the key, a qualifier, is never applied */
         cel_value k = eval(n->y, x);
-        return optional_access(n, x, t, &k);
+        if (t.kind == CV_OPTIONAL || n->op == OP_OPT_INDEX) {
+            /* an optional qualification is observed only when it finds a value */
+            cel_value r = optional_access(n, x, t, &k);
+            if (opt_found(&r)) x->cost += (n->flags & (IDX_KEY_QUAL | IDX_KEY_REL)) != 0;
+            else x->cost -= (n->flags & IDX_KEY_ATTR) != 0;
+            return r;
+        }
+        x->cost += (n->flags & (IDX_KEY_QUAL | IDX_KEY_REL)) != 0;
+        return index_value(x, t, k);
     }
     case OP_ANDN: return logic_n(n, x, true);
     case OP_ORN: return logic_n(n, x, false);
@@ -752,7 +880,12 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     }
     case OP_COND: {
         cel_value c = eval(n->x, x);
-        if (c.kind == CV_BOOL) return eval(c.u.b ? n->y : n->z, x);
+        if (c.kind == CV_BOOL) {
+            cel_value r = eval(c.u.b ? n->y : n->z, x);
+            /* an attribute branch is not observed on its own (compile.c) */
+            x->cost -= (n->flags & (c.u.b ? COND_Y_ATTR : COND_Z_ATTR)) != 0;
+            return r;
+        }
         if (c.kind == CV_ERROR) return c;
         return no_overload(x, "_?_:_");
     }
@@ -767,7 +900,10 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
     case OP_ATTR_EQK:
     case OP_ATTR_NEK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
-        if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
+        if (UNLIKELY(!at)) {
+            x->cost += n->k.len > 0;   /* == on an error: ceil(0.1 × min(1, size)) */
+            return no_such_key(x, &n->y->k);
+        }
         x->cost += at->kind == CEL_ATTR_STRING ? short_cmp_cost(at->u.s->len, n->k.len) : 1;
         bool eq = at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len && cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len);
         return cel_bool(eq == (n->op == OP_ATTR_EQK));
@@ -779,6 +915,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
         /* ceil(0.1 × min size): 1 unless a string is empty or both are longer than 10 bytes */
         if (LIKELY(v.kind == CV_STRING && (n->k.len <= 10 || v.len <= 10))) x->cost += v.len && n->k.len;
         else if (v.kind != CV_ERROR) x->cost += cmp_cost(&v, &n->k);
+        else x->cost += n->k.len > 0;
         if (v.kind == CV_STRING) eq = v.len == n->k.len && cel_bytes_eq(v.u.s, n->k.u.s, v.len);
         else if (v.kind == CV_ERROR) return v;
         else eq = false;
@@ -801,7 +938,7 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
          * walk (cel-go checks after every node; without sharing nothing else could
          * outgrow the expression's text between two loop steps) */
         if (UNLIKELY(over_budget(x))) return cel__cost_exceeded();
-        x->slots[n->a] = eval(n->x, x);
+        x->slots[n->a] = (cel_value){.kind = SLOT_PENDING};
         return eval(n->y, x);
     case OP_APPEND: return append(n, x);
     case OP_MAPINSERT: return map_insert(n, x);
@@ -820,21 +957,25 @@ static cel_value eval(const cel_inst *n, cel_eval_ctx *x) {
  * (better predicted than the one big switch) and without a call. */
 static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     switch (n->op) {
-    case OP_CONST: return n->k;
+    case OP_CONST: x->cost += n->self; return n->k;
     case OP_DRIVER_EQK: {
         const cel_device *d = x->dev;
-        x->cost += short_cmp_cost(d->driver.len, n->k.len);
+        x->cost += n->self + short_cmp_cost(d->driver.len, n->k.len);
         if (LIKELY(d->driver_id)) return cel_bool(d->driver_id == n->b);
         return cel_bool(d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len));
     }
     case OP_ATTR_EQK: {
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
-        if (UNLIKELY(!at)) return no_such_key(x, &n->y->k);
-        x->cost += at->kind == CEL_ATTR_STRING ? short_cmp_cost(at->u.s->len, n->k.len) : 1;
+        if (UNLIKELY(!at)) {
+            x->cost += n->self + (n->k.len > 0);
+            return no_such_key(x, &n->y->k);
+        }
+        x->cost += n->self + (at->kind == CEL_ATTR_STRING ? short_cmp_cost(at->u.s->len, n->k.len) : 1);
         return cel_bool(at->kind == CEL_ATTR_STRING && at->u.s->len == n->k.len &&
                         cel_bytes_eq(at->u.s->s, n->k.u.s, n->k.len));
     }
     case OP_DEVATTR: {
+        x->cost += n->self;
         const cel_attr *at = find_attr(x->dev, n->a, n->b);
         if (at) {
             switch (at->kind) {
@@ -847,7 +988,7 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
         }
         return dev_attr(x, n);
     }
-    case OP_DEVCAP: return dev_cap(x, n);
+    case OP_DEVCAP: x->cost += n->self; return dev_cap(x, n);
     case OP_CALL: return call(n, x);
     case OP_EQ:
     case OP_NE:
@@ -858,20 +999,18 @@ static inline cel_value eval_leaf(const cel_inst *n, cel_eval_ctx *x) {
     case OP_IN: return in_op(n, x);
     case OP_NOT: {
         cel_value v;
-        if (n->x->op == OP_DEVATTR && attr_fast(x, n->x, &v)) {
-            if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
+        x->cost += n->self;
+        if (n->x->op == OP_DEVATTR) {
+            x->cost += n->x->self;
+            if (!attr_fast(x, n->x, &v)) v = dev_attr(x, n->x);
         } else {
             v = eval(n->x, x);
         }
         if (v.kind == CV_BOOL) return cel_bool(!v.u.b);
         if (v.kind == CV_ERROR) return v;
-        if (n->x->op == OP_DEVATTR) {
-            v = dev_attr(x, n->x);
-            if (v.kind == CV_ERROR) return v;
-        }
         return no_overload(x, "!_");
     }
-    case OP_HAS_DOMAIN: return cel_bool(has_domain(x->dev, n->a, n->b));
+    case OP_HAS_DOMAIN: x->cost += n->self; return cel_bool(has_domain(x->dev, n->a, n->b));
     default: return eval(n, x);   /* the fused shapes too: their usual caller is the predicate path */
     }
 }
@@ -905,18 +1044,18 @@ static inline int64_t pred_leaf(uint8_t op, const cel_inst *n, const cel_device 
     case OP_DRIVER_NEK: {
         bool eq = d->driver_id ? d->driver_id == n->b
                                : d->driver.len == n->k.len && cel_bytes_eq(d->driver.s, n->k.u.s, d->driver.len);
-        return pred_val(short_cmp_cost(d->driver.len, n->k.len), eq == (op == OP_DRIVER_EQK));
+        return pred_val(n->self + short_cmp_cost(d->driver.len, n->k.len), eq == (op == OP_DRIVER_EQK));
     }
     case OP_ATTR_EQK:
     case OP_ATTR_NEK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
         if (!at) return PRED_NO;
-        if (at->kind != CEL_ATTR_STRING) return pred_val(1, op == OP_ATTR_NEK);
+        if (at->kind != CEL_ATTR_STRING) return pred_val(n->self + 1, op == OP_ATTR_NEK);
         const cel_str *s = at->u.s;
         bool eq = s->len == n->k.len && cel_bytes_eq(s->s, n->k.u.s, n->k.len);
-        return pred_val(short_cmp_cost(s->len, n->k.len), eq == (op == OP_ATTR_EQK));
+        return pred_val(n->self + short_cmp_cost(s->len, n->k.len), eq == (op == OP_ATTR_EQK));
     }
-    case OP_HAS_DOMAIN: return pred_val(0, has_domain(d, n->a, n->b));
+    case OP_HAS_DOMAIN: return pred_val(n->self, has_domain(d, n->a, n->b));
     case OP_CAP_CMPK:
         for (uint32_t i = 0; i < d->ncaps; i++)
             if (d->caps[i].name == n->b && d->caps[i].domain == n->a)
@@ -937,14 +1076,14 @@ static inline int64_t pred_leaf(uint8_t op, const cel_inst *n, const cel_device 
         const cel_attr *at = find_attr(d, n->a, n->b);
         if (!at || at->kind != CEL_ATTR_STRING) return PRED_NO;
         const cel_str *s = at->u.s;
-        uint64_t c = cel_view_str_tenth_cost(s);
+        uint64_t c = n->cost;
         if (n->k.len > s->len) return pred_val(c, false);
         return pred_val(c, cel_bytes_eq(op == OP_ATTR_PREFIXK ? s->s : s->s + s->len - n->k.len, n->k.u.s, n->k.len));
     }
     case OP_ATTR_INK: {
         const cel_attr *at = find_attr(d, n->a, n->b);
         if (!at || at->kind != CEL_ATTR_STRING) return PRED_NO;
-        uint64_t c = n->k.u.list->n;
+        uint64_t c = n->cost;
         if (c > CEL_MAX_COST) return PRED_NO;   /* the ordinary path reports it */
         uint64_t w = 0;   /* one constant list: far below CEL_MAX_WORK, no loop here to add up */
         return pred_val(c, str_in(at->u.s, n->k.u.list, &w));
@@ -952,7 +1091,7 @@ static inline int64_t pred_leaf(uint8_t op, const cel_inst *n, const cel_device 
     case OP_NOT: {   /* !device.attributes["d"].flag */
         const cel_attr *at = find_attr(d, n->x->a, n->x->b);
         if (!at || at->kind != CEL_ATTR_BOOL) return PRED_NO;
-        return pred_val(0, !at->u.b);
+        return pred_val(n->self + n->x->self, !at->u.b);
     }
     default: return PRED_NO;
     }
@@ -1014,6 +1153,7 @@ typedef struct cel_pred_eq {
     uint32_t domain, name;   /* the attribute's ids; 0, 0 for device.driver */
     uint32_t id;             /* the driver's interned id (device.driver) */
     uint32_t klen;
+    uint32_t base;           /* the test's cost whatever the values (cel_inst.self) */
     const char *k;
     bool driver, ne;         /* device.driver; != rather than == */
 } cel_pred_eq;
@@ -1027,16 +1167,16 @@ static inline __attribute__((always_inline)) int64_t pred_eqs(const cel_pred_eq 
         if (q->driver) {
             if (UNLIKELY(!d->driver_id)) return PRED_NO;   /* a view without ids: pred_leaf's byte compare */
             eq = d->driver_id == q->id;
-            c = short_cmp_cost(d->driver.len, q->klen);
+            c = q->base + short_cmp_cost(d->driver.len, q->klen);
         } else {
             const cel_attr *at = find_attr(d, q->domain, q->name);
             if (UNLIKELY(!at)) return PRED_NO;
             if (UNLIKELY(at->kind != CEL_ATTR_STRING)) {
-                eq = false, c = 1;
+                eq = false, c = q->base + 1;
             } else {
                 const cel_str *s = at->u.s;
                 eq = s->len == q->klen && cel_bytes_eq(s->s, q->k, q->klen);
-                c = short_cmp_cost(s->len, q->klen);
+                c = q->base + short_cmp_cost(s->len, q->klen);
             }
         }
         int64_t v = pred_val(c, eq != q->ne);
@@ -1064,6 +1204,7 @@ static void pred_eqs_build(cel_program *p) {
         q[i].id = q[i].driver ? t->b : 0;
         q[i].k = t->k.u.s;
         q[i].klen = t->k.len;
+        q[i].base = t->self;
     }
     p->pred_eqs = q;
 }
@@ -1112,7 +1253,7 @@ uint64_t cel_eval_ctx_cost(const cel_eval_ctx *x) { return x->cost; }
 
 static inline void begin(const cel_program *p, const cel_device *d, const cel_value *vars, cel_eval_ctx *x) {
     if (x->a.total != x->base.total) arena_reset(&x->a, x->base);
-    x->cost = p->folded_cost;
+    x->cost = 0;
     x->work = 0;
     x->dev = d;
     x->vars = vars;
@@ -1198,7 +1339,7 @@ __attribute__((noinline)) static cel_result eval_bool_full(const cel_program *p,
 /* The predicate path's answer, or the ordinary path's when it had none. */
 static inline __attribute__((always_inline)) cel_result pred_finish(const cel_program *p, const cel_device *d,
                                                                     cel_eval_ctx *x, err *e, int64_t r) {
-    uint64_t cost = p->folded_cost + ((uint64_t)r >> 1);
+    uint64_t cost = (uint64_t)r >> 1;
     if (LIKELY(r >= 0 && cost <= CEL_MAX_COST)) {
         x->cost = cost;
         return r & 1 ? CEL_TRUE : CEL_FALSE;

@@ -55,6 +55,8 @@ typedef struct cel_call {
     const void *prepared;         /* result of the overload's prepare(), or NULL */
     uint64_t *work;               /* hidden work of this evaluation (see cel_call_work), or NULL */
     uint32_t charged;             /* fixed cost the evaluator charged before the call (see cel_call_cost) */
+    bool overload_unknown;        /* the checker left several overloads: cel-go's planner has no
+                                   * overload id, so costs by overload id do not apply */
 } cel_call;
 
 typedef cel_value (*cel_fn)(cel_call *c, const cel_value *args, uint32_t nargs);

@@ -554,7 +554,9 @@ static cel_value fn_contains_ip(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     uint64_t cs = cidr_size(&a[0]);
     uint64_t cost = cel__cost_factor(cs + cs, CEL_STRING_TRAVERSAL);
-    if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
+    /* the string's parse only under the overload id cidr_contains_ip_string, which
+     * cel-go passes when the checker resolved it */
+    if (a[1].kind == CV_STRING && !c->overload_unknown) cost += lib_size_cost(&a[1], 1);
     LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {
         net_addr ad;
@@ -580,7 +582,7 @@ static cel_value fn_contains_cidr(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
     uint64_t cs = cidr_size(&a[0]);
     uint64_t cost = cel__cost_factor(cs + cs, CEL_STRING_TRAVERSAL) + cel__cost_factor(cs, CEL_STRING_TRAVERSAL) + 1;
-    if (a[1].kind == CV_STRING) cost += lib_size_cost(&a[1], 1);
+    if (a[1].kind == CV_STRING && !c->overload_unknown) cost += lib_size_cost(&a[1], 1);
     LIB_CALL_COST(c, cost);
     if (a[1].kind == CV_STRING) {
         cel_value o = cidr_parse_value(c, &a[1]);

@@ -4,7 +4,9 @@
  * indexing. `.?f` and `[?k]` are instructions (eval.c); optMap/optFlatMap are
  * macros (parser.c). `or` and `orValue` do not evaluate... they are declared
  * non-strict so that an error in the alternative is ignored when the receiver
- * has a value, as cel-go's short-circuiting evaluation does. */
+ * has a value, as cel-go's short-circuiting evaluation does. They cost nothing:
+ * cel-go plans them as evalOptionalOr/evalOptionalOrValue (cel/library.go), which
+ * the cost tracker does not see as calls. */
 #include "cel/functions.h"
 
 static cel_value opt_of(cel_call *c, const cel_value *a, uint32_t n) {
@@ -110,8 +112,8 @@ static const cel_overload optional_overloads[] = {
     {"optional.none", "optional_none", G, 0, F, {NULL}, "optional(A)", opt_none, 1, NULL, NULL},
     {"hasValue", "optional_hasValue", R, 1, F, {"optional(A)"}, "bool", opt_has, 1, NULL, NULL},
     {"value", "optional_value", R, 1, F, {"optional(A)"}, "A", opt_value, 1, NULL, NULL},
-    {"or", "optional_or_optional", R, 2, NS, {"optional(A)", "optional(A)"}, "optional(A)", opt_or, 1, NULL, NULL},
-    {"orValue", "optional_orValue_value", R, 2, NS, {"optional(A)", "A"}, "A", opt_or_value, 1, NULL, NULL},
+    {"or", "optional_or_optional", R, 2, NS, {"optional(A)", "optional(A)"}, "optional(A)", opt_or, 0, NULL, NULL},
+    {"orValue", "optional_orValue_value", R, 2, NS, {"optional(A)", "A"}, "A", opt_or_value, 0, NULL, NULL},
     {"optional.unwrap", "optional_unwrap_list", G, 1, F, {"list(optional(A))"}, "list(A)", opt_unwrap, 1, NULL, NULL},
     {"unwrapOpt", "optional_unwrapOpt_list", R, 1, F, {"list(optional(A))"}, "list(A)", opt_unwrap, 1, NULL, NULL},
     {"first", "list_first", R, 1, F, {"list(A)"}, "optional(A)", list_first, 1, NULL, NULL},

@@ -211,16 +211,16 @@ static cel_value str_contains(cel_call *c, const cel_value *a, uint32_t n) {
     if (!cel_call_cost(c, cost)) return cel__cost_exceeded();
     return cel_bool(has_sub(&a[0], &a[1]));
 }
-/* starts_with_string / ends_with_string: ceil(0.1 × size of the receiver), the
- * call's first argument at runtime (cel-go interpreter/runtimecost.go). */
+/* starts_with_string / ends_with_string: ceil(0.1 × size of the prefix or suffix),
+ * the call's second argument (cel-go interpreter/runtimecost.go, actualSize(args[1])). */
 static cel_value str_starts(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel__cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[1].u.s, a[1].len))) return cel__cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s, a[1].u.s, a[1].len));
 }
 static cel_value str_ends(cel_call *c, const cel_value *a, uint32_t n) {
     (void)n;
-    if (!cel_call_cost(c, cel_str_tenth_cost(a[0].u.s, a[0].len))) return cel__cost_exceeded();
+    if (!cel_call_cost(c, cel_str_tenth_cost(a[1].u.s, a[1].len))) return cel__cost_exceeded();
     return cel_bool(a[1].len <= a[0].len && cel_bytes_eq(a[0].u.s + a[0].len - a[1].len, a[1].u.s, a[1].len));
 }
 

@@ -75,11 +75,36 @@ enum {
     CALL_RECV_ATTR = 2,    /* args[0] is an OP_DEVATTR */
     CALL_RECV_CAP = 4,     /* args[0] is an OP_DEVCAP */
     CALL_ARGS_CONST = 8,   /* every argument after the receiver (or all, without one) is OP_CONST */
+    /* How cel-go plans the call, for its cost: */
+    CALL_VARARGS = 16,     /* as evalVarArgs (three arguments or more, a dispatcher over several
+                            * overloads, matches with a constant pattern): arguments evaluated
+                            * up to the first error, and then the call is not charged unless
+                            * that was the last one */
+    CALL_DEFAULT1 = 32,    /* several overloads, so no overload id: cel-go's size-based defaults
+                            * (add_string, contains, ...) fall back to 1 */
 };
 
 /* cel_inst.flags of OP_CONST */
 enum {
-    CONST_FOLDED = 1,      /* computed at compile time; cost = what evaluating it cost */
+    CONST_FOLDED = 1,      /* computed at compile time; self = what evaluating it cost */
+    CONST_PLAN = 2,        /* a constant to cel-go's planner too (literal, literal list or map of
+                            * constants, conversion of a constant): free */
+};
+
+/* cel_inst.flags of the other instructions that charge by value (eval.c) */
+enum {
+    COND_Y_ATTR = 1,       /* OP_COND: the branch is an attribute, its own charge given back */
+    COND_Z_ATTR = 2,
+    IDX_KEY_QUAL = 1,      /* OP_INDEX, OP_OPT_INDEX: a constant key, charged 1 when applied */
+    IDX_KEY_REL = 2,       /* the key is neither a constant nor an attribute (or is a ternary):
+                            * wrapped in an attribute charged 1 when applied */
+    IDX_KEY_ATTR = 4,      /* the key is an attribute, applied as the qualifier itself: an
+                            * optional index that finds nothing gives its charge back */
+    IN_SET = 1,            /* OP_IN: a set lookup in a constant list, free */
+    ONE_OV = 2,            /* OP_IN, OP_LT..OP_GE: the checker left one overload, so cel-go's
+                            * cost by overload id applies (in_list, less_string, ...); with
+                            * several, the planner has no id and the call costs 1 */
+    HAS_OF_ATTR = 1,       /* OP_HAS: the operand is an attribute, whose charge has() gives back */
 };
 
 typedef struct cel_inst cel_inst;
@@ -89,6 +114,13 @@ struct cel_inst {
     uint16_t nargs;
     uint32_t a, b;
     uint32_t pos;
+    /* Both in the instruction's first cache line, beside op, a, b and k, which is all
+     * the predicate path reads of a test: */
+    uint32_t cost;             /* the call's or literal's cost; a fused shape's whole charge */
+    /* what cel-go charges for this node whatever the values (compile.c is_attr): the
+     * device paths, identifiers, relative attributes, `!`, folded constants; charged
+     * by whoever evaluates the instruction (eval, eval_leaf, the fast paths) */
+    uint32_t self;
     cel_value k;
     const cel_inst *x, *y, *z;
     const cel_inst **args;
@@ -99,7 +131,6 @@ struct cel_inst {
     cel_fn fn;                 /* the implementation when every candidate shares one */
     uint16_t fn_flags;
     uint8_t shared;            /* built from a shared node: reached twice (compile.c's walks memoise it) */
-    uint32_t cost;
     const void *prepared;
     /* OP_COMP: x = range, y = init, z = cond, step, result */
     const cel_inst *step, *result;
@@ -134,8 +165,6 @@ struct cel_program {
     cel_prep *preps;
     uint32_t npreps, cappreps;
     uint64_t est_cost;        /* cel-go's estimated worst-case cost (cost_estimate.c) */
-    uint64_t folded_cost;     /* runtime cost of the folded constants outside loops, charged
-                               * at the start of every evaluation (compile.c) */
     /* names the compiler interned (attribute domains and names, driver literals): one
      * reference each, given back by cel_program_free */
     uint32_t *names;

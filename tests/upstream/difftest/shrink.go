@@ -116,15 +116,17 @@ func shrinkAlloc(dr *lineProc, w obj) obj {
 }
 
 // shrinkCEL shrinks the device only (attributes and capacities one by one); the
-// expression is kept as drawn, which is short by construction.
+// expression is kept as drawn, which is short by construction. The mismatch must
+// stay of the same field (a runtime cost one must not become a value one).
 func shrinkCEL(dr *lineProc, e string, d obj) (string, obj) {
 	cur := deepCopy(d).(map[string]any)
+	first := judgeCEL(dr, e, cur)
 	for _, field := range []string{"attributes", "capacity"} {
 		m, _ := cur[field].(map[string]any)
 		for k := range m {
 			cand := deepCopy(cur).(map[string]any)
 			delete(cand[field].(map[string]any), k)
-			if v := judgeCEL(dr, e, cand); v.mismatch {
+			if v := judgeCEL(dr, e, cand); v.mismatch && v.why == first.why {
 				cur = cand
 			}
 		}
