@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # screenshot_test.sh — what a person sees: the `dralloc plan --report` page (the test
-# cluster, and fleets of 200 and 2,000 nodes from `dralloc bench fleet`) and `dralloc
+# cluster, fleets of 200 and 2,000 nodes from `dralloc bench fleet`, the buy list of two
+# shapes on the 200) and `dralloc
 # serve`'s status page (GET /) rendered by headless Chromium (Debian's chromium). A page
 # whose charts did not render is as small as a blank page's screenshot; each must be at
 # least 4 times that, the plan page's HTML must carry inline SVG and no script, and the
@@ -51,6 +52,16 @@ for n in 200 2000; do
   shot "file://$html" "$out/fleet$n.png"
 done
 
+# the buy list (issue #40): a 200-node fleet, two shapes at two prices — the first section
+# of the page is "What to buy", with the count and the total, before what fits
+"$dralloc" plan -f "$out/fleet200/cluster.json" --workload "$out/fleet200/workloads.json" \
+  --min-nodes "$out/fleet200/shape-h100.json" --min-nodes "$out/fleet200/shape-a100.json" \
+  --price h100-99999=98,a100-99999=33 --report "$out/buy200.html" >/dev/null
+pos() { grep -bo "$2" "$1" | head -1 | cut -d: -f1; }
+[ -n "$(pos "$out/buy200.html" '<h2>What to buy')" ] && [ "$(pos "$out/buy200.html" '<h2>What to buy')" -lt "$(pos "$out/buy200.html" '<h2>What fits')" ] \
+  && grep -q '&times; h100-99999, <b>588</b> in all' "$out/buy200.html" || { echo "screenshot_test: the buy page does not open with what to buy"; exit 1; }
+shot "file://$out/buy200.html" "$out/buy200.png"
+
 "$dralloc" serve --snapshot "$src/testdata/demo" --listen 127.0.0.1:0 2>"$out/serve.log" &
 pid=$!
 addr=
@@ -68,7 +79,7 @@ for want in 'class="sum"' 'Recent filter decisions' 'nodes are available' 'Alloc
 done
 shot "http://$addr/" "$out/status.png"
 
-for page in plan fleet200 fleet2000 status; do
+for page in plan fleet200 fleet2000 buy200 status; do
   s=$(size "$out/$page.png")
   if [ "$s" -lt $((4 * blank)) ]; then
     echo "screenshot_test: the $page page looks blank ($s bytes against $blank for an empty page)"
