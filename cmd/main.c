@@ -87,6 +87,8 @@ static void plugin_usage(FILE *f) {
                "Examples:\n"
                "  # why a pending pod does not fit: the count by cause, the closest nodes explained\n"
                "  kubectl dra why my-pod -n ml\n\n"
+               "  # every pending pod that uses DRA, in every namespace: one line each\n"
+               "  kubectl dra why -A\n\n"
                "  # allocated, allocatable now and blocked devices per DeviceClass\n"
                "  kubectl dra capacity --by class\n\n"
                "Available Commands:\n");
@@ -97,6 +99,7 @@ static void plugin_usage(FILE *f) {
                "      --context string      The name of the kubeconfig context to use\n"
                "  -h, --help                help for dra\n"
                "      --kubeconfig string   Path to the kubeconfig file to use for CLI requests.\n"
+               "  -A, --all-namespaces      why: every pending DRA pod, in every namespace\n"
                "  -n, --namespace string    If present, the namespace scope for this CLI request (why)\n"
                "  -o, --output string       Output format: text|json (why), table|json|csv (capacity)\n\n"
                "Use \"kubectl dra [command] --help\" for more information about a command.\n");

@@ -7,6 +7,7 @@
  *
  *   dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig F [--context C] | in-cluster)
  *               [-n NAMESPACE] [-o text|json] [--feature-gates ...]
+ *   dralloc why -A | --all-namespaces [...]    every pending pod that uses DRA, one line each
  *
  * As `kubectl dra why POD -n NS` (the binary installed as kubectl-dra) the cluster is
  * the kubeconfig's, found as kubectl finds it (--kubeconfig, KUBECONFIG, ~/.kube/config,
@@ -29,11 +30,37 @@ enum { WHY_CLOSEST = 3, WHY_FIT_LISTED = 10 };
 static int usage(FILE *f) {
     fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
                "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
-               "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n\n"
+               "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
+               "       kubectl dra why -A   (every pending pod with DRA claims or DRA extended resources, in every\n"
+               "                            namespace: one line each, its fit or its count by cause)\n\n"
                "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
                "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
                "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
     return f == stdout ? 0 : 2;
+}
+
+/* A pod kube-scheduler still has to place: no node, not finished, not being deleted,
+ * and using DRA (claims in spec.resourceClaims, or a container limit kube-scheduler
+ * would turn into a claim: deviceclass.resource.kubernetes.io/<class>). */
+static bool pending_dra_pod(const json_t *p) {
+    const json_t *spec = json_object_get(p, "spec");
+    const char *node = json_string_value(json_object_get(spec, "nodeName"));
+    const char *phase = json_string_value(json_object_get(json_object_get(p, "status"), "phase"));
+    if ((node && *node) || json_object_get(json_object_get(p, "metadata"), "deletionTimestamp")) return false;
+    if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"))) return false;
+    if (json_array_size(json_object_get(spec, "resourceClaims"))) return true;
+    static const char *const lists[] = {"containers", "initContainers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, lists[l]), i, c) {
+            const char *k;
+            json_t *v;
+            json_object_foreach(json_object_get(json_object_get(c, "resources"), "limits"), k, v)
+                if (!strncmp(k, "deviceclass.resource.kubernetes.io/", 35)) return true;
+        }
+    }
+    return false;
 }
 
 static const char *meta(const json_t *o, const char *k) {
@@ -218,11 +245,82 @@ static json_t *decide(dra_store *st, const json_t *pod, const char *id, int *rc)
     return out;
 }
 
+/* `why -A`: every pending DRA pod of the objects (the cluster's, or the files'), each
+ * decided as `why NAMESPACE/POD` decides it; a line each (NAMESPACE, POD, where it
+ * fits or its count by cause), or {"pods": [...]} of the single answers. Exit 0 when
+ * every one fits some node, 1 when one fits none, 2 on an error. */
+static int why_all(const char **files, size_t nfiles, cmd_kube_flags *kube, const char *gates, bool as_json) {
+    dra_features f;
+    dra_features_default(&f);
+    err e;
+    err_clear(&e);
+    if (gates && !dra_features_parse(&f, gates, &e)) {
+        fprintf(stderr, "dralloc why: --feature-gates: %s\n", e.msg);
+        return 2;
+    }
+    plan_objects objs;
+    plan_objects_init(&objs);
+    int rc = 0;
+    if (kube->used) {
+        json_t *live = cmd_kube_fetch(kube, "dralloc why");
+        if (!live) rc = 2;
+        else plan_objects_add_doc(&objs, live, kube->o.kubeconfig ? kube->o.kubeconfig : "(cluster)");
+        json_decref(live);
+    }
+    for (size_t i = 0; !rc && i < nfiles; i++)
+        if (!plan_objects_load_path(&objs, files[i], &e)) {
+            char buf[2048];
+            fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
+            rc = 2;
+        }
+    dra_store *st = rc ? NULL : plan_store_new(&objs, &f, &e);
+    if (!rc && !st) {
+        char buf[2048];
+        fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
+        rc = 2;
+    }
+    json_t *all = json_array();
+    if (!rc) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(objs.items, i, x) {
+            const char *k = json_string_value(json_object_get(x, "kind"));
+            if (!k || strcmp(k, "Pod") || !pending_dra_pod(x)) continue;
+            char id[800];
+            snprintf(id, sizeof id, "%s/%s", dra_ns(meta(x, "namespace")), meta(x, "name") ? meta(x, "name") : "");
+            int one = 0;
+            json_t *out = decide(st, x, id, &one);
+            if (!out) {
+                rc = 2;
+                continue;
+            }
+            if (one == 1 && rc == 0) rc = 1;
+            json_array_append_new(all, out);
+        }
+    }
+    if (rc != 2 || json_array_size(all)) {
+        if (as_json) {
+            json_t *doc = json_pack("{s:i, s:O}", "schemaVersion", REPORT_SCHEMA_VERSION, "pods", all);
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            fputc('\n', stdout);
+            json_decref(doc);
+        } else if (!json_array_size(all)) {
+            printf("No pending pod uses DRA.\n");
+        } else {
+            report_why_all(stdout, all);
+        }
+    }
+    json_decref(all);
+    dra_store_free(st);
+    plan_objects_free(&objs);
+    return rc;
+}
+
 int cmd_why(int argc, char **argv) {
     const char **files = xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     const char *target = NULL, *ns_flag = NULL, *gates = NULL;
-    bool as_json = false;
+    bool as_json = false, all_ns = false;
     cmd_kube_flags kube = {0};
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -234,6 +332,8 @@ int cmd_why(int argc, char **argv) {
         } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
             /* one file a flag, as kubectl takes it: the pod's name may follow */
             files[nfiles++] = argv[++i];
+        } else if (!strcmp(o, "-A") || !strcmp(o, "--all-namespaces")) {
+            all_ns = true;
         } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
             ns_flag = argv[++i];
         } else if (!strncmp(o, "--namespace=", 12)) {
@@ -257,9 +357,19 @@ int cmd_why(int argc, char **argv) {
             rc = usage(stderr);
         }
     }
-    if (!rc && !target) {
-        fprintf(stderr, "dralloc why: which pod? give NAMESPACE/POD (or POD with -n NAMESPACE)\n");
+    if (!rc && all_ns && target) {
+        fprintf(stderr, "dralloc why: -A lists every pending pod: give it without a pod\n");
+        rc = 2;
+    }
+    if (!rc && !target && !all_ns) {
+        fprintf(stderr, "dralloc why: which pod? give NAMESPACE/POD (or POD with -n NAMESPACE, or -A for every pending pod)\n");
         rc = usage(stderr);
+    }
+    if (!rc && all_ns) {
+        if (!nfiles) cmd_kube_default(&kube);
+        rc = why_all(files, nfiles, &kube, gates, as_json);
+        free(files);
+        return rc;
     }
     /* without -f: the cluster, found as kubectl finds it */
     if (!rc && !nfiles) cmd_kube_default(&kube);

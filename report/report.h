@@ -30,6 +30,10 @@ void report_plan(FILE *f, const json_t *plan, report_format fmt);
  * placements.csv, nodes.csv, classes.csv, each with its header (a scenario column
  * first for --scenarios). False with why in errbuf. */
 bool report_plan_csv_dir(const json_t *plan, const char *dir, char *errbuf, size_t n);
+/* `why -A`: one line a pod of `why`'s answers (each {"pod": "ns/name", "fit", "nodes",
+ * "summary", "error"?}): NAMESPACE, POD, FITS (nodes that fit / nodes), WHY (its count
+ * by cause, or "fits"). */
+void report_why_all(FILE *f, const json_t *pods);
 
 /* dra_capacity_json's object, one row per node, pool, DeviceClass or counter. JSON
  * prints the whole object. */

@@ -297,6 +297,24 @@ static void plan_csv(FILE *f, const json_t *plan, bool header, const char *scena
     report_table_free(t);
 }
 
+void report_why_all(FILE *f, const json_t *pods) {
+    static const char *const h[] = {"NAMESPACE", "POD", "FITS", "WHY"};
+    report_table *t = report_table_new(ARRAY_SIZE(h), h);
+    size_t i;
+    json_t *o;
+    json_array_foreach(pods, i, o) {
+        const char *id = json_string_value(json_object_get(o, "pod"));
+        const char *sl = id ? strchr(id, '/') : NULL;
+        report_table_cellf(t, "%.*s", (int)(sl ? sl - id : 0), id ? id : "");
+        report_table_cell(t, sl ? sl + 1 : id ? id : "");
+        report_table_cellf(t, "%lld/%lld", (long long)jint(o, "fit"), (long long)jint(o, "nodes"));
+        const char *err = json_string_value(json_object_get(o, "error"));
+        report_table_cell(t, err ? err : jint(o, "fit") ? "fits" : json_string_value(json_object_get(o, "summary")));
+    }
+    report_table_print(t, f);
+    report_table_free(t);
+}
+
 static void plan_csv_part(FILE *f, const json_t *plan, int part) {
     const json_t *sc = json_object_get(plan, "scenarios");
     if (!sc) {

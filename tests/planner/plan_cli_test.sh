@@ -152,6 +152,16 @@ set +e
 set -e
 grep -q '^0/4 nodes are available: 4 claim ml/lost-gpu, request gpu: could not retrieve device class b200.example.com' "$T/why-lost.txt" \
   && ! grep -q 'closest nodes' "$T/why-lost.txt" || fail "why, pod-level error: $(cat "$T/why-lost.txt")"
+# why -A: every pending DRA pod, one line each (trainer and lost fit nowhere: exit 1;
+# hog is bound, not listed)
+set +e
+"$B" why -A -f "$ROOT/testdata/why/cluster.yaml" -f "$ROOT/testdata/why/one-gpu-pod.yaml" \
+  -f "$ROOT/testdata/why/missing-class-pod.yaml" >"$T/why-all.txt"; rc=$?
+"$B" why -A -f "$ROOT/testdata/why/cluster.yaml" -f "$ROOT/testdata/why/one-gpu-pod.yaml" -o json >"$T/why-all.json"
+set -e
+[ $rc = 1 ] && grep -Eq '^ml +small +1/4 +fits$' "$T/why-all.txt" && grep -Eq '^ml +trainer +0/4 +0/4 nodes are available: ' "$T/why-all.txt" \
+  && grep -Eq '^ml +lost +0/4 ' "$T/why-all.txt" && ! grep -q 'hog' "$T/why-all.txt" || fail "why -A (exit $rc): $(cat "$T/why-all.txt")"
+jq -e '.schemaVersion == 1 and ([.pods[].pod] | sort) == ["ml/small", "ml/trainer"]' "$T/why-all.json" >/dev/null || fail "why -A -o json: $(cat "$T/why-all.json")"
 # --csv-dir: one table per file; JSON outputs open with schemaVersion (issue #40 item 9)
 "$B" plan -f "$TD/gpus/cluster.yaml" --workload "$TD/gpus/gang.yaml" -o json --csv-dir "$T/csv" >"$T/plan.json"
 for t in workloads placements nodes classes; do [ -s "$T/csv/$t.csv" ] || fail "--csv-dir: no $t.csv"; done
