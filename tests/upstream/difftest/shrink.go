@@ -6,6 +6,7 @@ package main
 // case). Repeated until nothing more can go, or the budget of trials runs out.
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -19,10 +20,15 @@ var keep = map[string]bool{"apiVersion": true, "kind": true, "metadata": true, "
 
 type path []any // string keys, int indexes
 
+// deepCopy through JSON, numbers kept as json.Number: through float64, an int attribute
+// of ±2^63 would come back as 9223372036854776000, which neither side can read as an
+// int64 (seed 4000's shrunk cases said "cannot unmarshal number" instead of their class).
 func deepCopy(v any) any {
 	b, _ := json.Marshal(v)
 	var out any
-	_ = json.Unmarshal(b, &out)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	_ = d.Decode(&out)
 	return out
 }
 
