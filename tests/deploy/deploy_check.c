@@ -14,7 +14,7 @@
  *     service account may hold it, the extender at 127.0.0.1 on dralloc's port with
  *     the verbs dralloc serves and an httpTimeout above --filter-budget;
  *   - advisor: DynamicResources on, ignorable, no bindVerb; bind: DynamicResources
- *     disabled, bindVerb bind, dralloc run with --bind;
+ *     disabled but at preEnqueue (its gate), bindVerb bind, dralloc run with --bind;
  *   - RBAC: the service account's roles are the upstream system:kube-scheduler and
  *     system:volume-scheduler, extension-apiserver-authentication-reader in kube-system,
  *     the leader-election Role, and dralloc's own, whose
@@ -609,7 +609,7 @@ static void check_overlay(const char *src, const char *help, bool bind) {
     const json_t *profiles = json_object_get(cfg, "profiles");
     CHECK(json_array_size(profiles) >= 1, "no profile");
     json_t *p;
-    bool dra_disabled = false;
+    bool dra_disabled = false, dra_gate = false;
     const char *prof = NULL;
     json_array_foreach(profiles, i, p) {
         const char *name = str(p, "schedulerName") ?: "default-scheduler";
@@ -622,10 +622,26 @@ static void check_overlay(const char *src, const char *help, bool bind) {
             !strcmp(str(x, "name") ?: "", "DynamicResources");
         json_array_foreach(path(p, "plugins.filter.disabled"), j, x) dra_disabled |=
             !strcmp(str(x, "name") ?: "", "DynamicResources");
+        /* bind mode keeps the plugin's PreEnqueue gate (a pod is not tried before the claims
+         * of its templates exist, and their creation requeues it: without it a pod tried too
+         * early could be parked for podMaxInUnschedulablePodsDuration, tests/e2e/README.md),
+         * and nothing else of it: at any other point it would allocate beside dralloc */
+        static const char *const points[] = {"preFilter", "filter", "postFilter", "preScore", "score",
+                                             "reserve", "permit", "preBind", "bind", "postBind"};
+        for (size_t k = 0; k < sizeof points / sizeof *points; k++) {
+            char at[64];
+            snprintf(at, sizeof at, "plugins.%s.enabled", points[k]);
+            json_array_foreach(path(p, at), j, x) CHECK(strcmp(str(x, "name") ?: "", "DynamicResources"),
+                                                         "DynamicResources is enabled at %s", points[k]);
+        }
+        json_array_foreach(path(p, "plugins.preEnqueue.enabled"), j, x) dra_gate |=
+            !strcmp(str(x, "name") ?: "", "DynamicResources");
         json_array_foreach(json_object_get(p, "pluginConfig"), j, x) if (!strcmp(str(x, "name") ?: "", "DynamicResources"))
             check_keys(json_object_get(x, "args"), &DynamicResourcesArgs, "pluginConfig.DynamicResources.args");
     }
     CHECK(bind == dra_disabled, "DynamicResources is %s in the %s overlay", dra_disabled ? "disabled" : "on", mode);
+    CHECK(!bind || dra_gate, "the bind overlay disables DynamicResources at preEnqueue too: a pod would be tried "
+                             "before the claims of its templates exist");
     if (prof) check_sched_policy(docs, prof);
     /* its own Lease */
     const json_t *le = json_object_get(cfg, "leaderElection");

@@ -27,13 +27,21 @@ ADVISOR_SCENARIOS=(smoke shared_claim kubeadm_recipe watch_cut)
 TLS_SCENARIOS=(cert_rotation)
 # bind: 4 nodes, the Deployment's two replicas (cluster.sh --replicas 2; failover last:
 # it kills the leading replica)
-BIND_SCENARIOS=(smoke_bind apf unschedulable_event bind_scarcity two_schedulers failover)
+BIND_SCENARIOS=(smoke_bind apf unschedulable_event template_gate bind_scarcity two_schedulers failover)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
+NOTES_DIR=$(mktemp -d /tmp/dralloc-e2e-notes.XXXXXX)
 CLUSTER=
 
 k() { "$KUBECTL" "$@"; }
-fail() { echo "    FAIL: $*" >&2; return 1; }
+# fail MSG: print MSG now, and keep it (E2E_FAIL_NOTES, one file per scenario) so that
+# the run's last lines name every failure's reason: CI shows a run's tail, and a
+# scenario's debug dump (events, logs) would otherwise push the reason out of it
+fail() {
+    echo "    FAIL: $*" >&2
+    [[ -n ${E2E_FAIL_NOTES:-} ]] && echo "$*" >>"$E2E_FAIL_NOTES"
+    return 1
+}
 
 # ---- scenarios -----------------------------------------------------------------------
 
@@ -253,7 +261,7 @@ run_scenarios() { # MODE NODES FLAGS NAME...
         local t0=$SECONDS ns="e2e-${name//_/-}-$RANDOM"
         (
             set -a; source "$CLUSTER/env"; set +a
-            export NS=$ns
+            export NS=$ns E2E_FAIL_NOTES=$NOTES_DIR/$name
             k create namespace "$NS" >/dev/null || exit 1
             "scenario_$name"
         )
@@ -284,6 +292,15 @@ for n in "${BIND_SCENARIOS[@]}"; do wanted "$n" && sel_bind+=("$n"); done
 run_scenarios advisor 2 "" "${sel_advisor[@]}"
 run_scenarios advisor 2 "--tls" "${sel_tls[@]}"
 run_scenarios bind 4 "--replicas 2" "${sel_bind[@]}"   # bind_scarcity: 4 nodes
-((FAILED)) && echo "failed: ${FAILED_NAMES[*]}"
+if ((FAILED)); then
+    for n in "${FAILED_NAMES[@]}"; do
+        if [[ -s $NOTES_DIR/$n ]]; then
+            echo "failed: $n: $(tr '\n' ' ' <"$NOTES_DIR/$n" | cut -c1-1500)"
+        else
+            echo "failed: $n"
+        fi
+    done
+fi
+rm -rf "$NOTES_DIR"
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))

@@ -406,14 +406,16 @@ scarce_settle() {
         SCARCE_STATE=$s
         if [[ $(jq '.violations | length' <<<"$s") != 0 ]]; then
             jq '{dups, unknown, overCounters, badConstraint}' <<<"$s" >&2
-            fail "$label: the API server holds an inconsistent allocation (above)"
+            fail "$label: the API server holds an inconsistent allocation: $(jq -c '{dups, unknown, overCounters,
+                 badConstraint: [.badConstraint[].claim]}' <<<"$s")"
             return 1
         fi
         [[ $(jq .settled <<<"$s") == true ]] && return 0
         if ((SECONDS >= deadline)); then
             jq '{bound, pending, pendingSingles, pendingPairs, pendingMig, pendingExtres, perNode, fitsSingle, fitsPair,
                  fitsMig, fitsExtres, badBound, orphans}' <<<"$s" >&2
-            fail "$label: not settled after $2 s (above)"
+            fail "$label: not settled after $2 s: $(jq -c '{bound, pending, pendingSingles, pendingPairs, pendingMig,
+                 pendingExtres, fitsSingle, fitsPair, fitsMig, fitsExtres, badBound: [.badBound[].pod], orphans}' <<<"$s")"
             return 1
         fi
         sleep 2
