@@ -30,6 +30,7 @@
 #include "extender/listen.h"
 #include "extender/objcache.h"
 #include "extender/pending.h"
+#include "extender/requeue.h"
 #include "extender/tls.h"
 #include "extender/watch.h"
 #include "extender/wire.h"
@@ -449,11 +450,16 @@ static int serve_main(int argc, char **argv) {
     ext_binder *binder = NULL;
     ext_pending *pending = NULL;   /* bind mode: claims written vs older versions the watch brings */
     ext_objcache *claims = NULL;   /* bind mode: the claims' JSON, so that a write needs no GET first */
+    ext_requeue *requeue = NULL;   /* bind mode: wakes the pods parked on our "no node" (requeue.h) */
     if (live) {
-        if (bind_mode) pending = ext_pending_new(2 * max_staleness_s), claims = ext_objcache_new();
+        if (bind_mode) {
+            pending = ext_pending_new(2 * max_staleness_s), claims = ext_objcache_new();
+            const char *own = ext_kube_namespace(kube);
+            requeue = ext_requeue_start(kube, &(ext_requeue_opts){.ns = own ? own : "default"});
+        }
         ext_watch_opts wo = {.max_staleness_s = max_staleness_s, .no_watch_list = !watch_list,
                              .podgroups = feat.workload_claims, .verbose = cfg.verbose, .pending = pending,
-                             .claims = claims};
+                             .claims = claims, .requeue = requeue};
         watch = ext_watch_start(kube, st, &wo);
         cfg.watch = watch;
         if (leader_elect) {
@@ -466,6 +472,8 @@ static int serve_main(int argc, char **argv) {
             ext_binder_set_device_choice(binder, choice);
             ext_binder_set_claims(binder, claims);
             ext_binder_set_timeout(binder, bind_timeout_s);
+            ext_binder_set_requeue(binder, requeue);
+            cfg.requeue = requeue;
         }
         fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(kube), bind_mode ? " (bind mode)" : "",
                 leader_elect ? " (leader election)" : "");
@@ -506,6 +514,7 @@ static int serve_main(int argc, char **argv) {
         ext_lease_stop(lease, false);
         ext_watch_stop(watch);
         ext_binder_free(binder);
+        ext_requeue_stop(requeue);
         ext_pending_free(pending);
         ext_objcache_free(claims);
         ext_kube_free(kube);
@@ -527,6 +536,7 @@ static int serve_main(int argc, char **argv) {
     ext_lease_stop(lease, true);
     ext_watch_stop(watch);
     ext_binder_free(binder);
+    ext_requeue_stop(requeue);
     ext_pending_free(pending);
     ext_objcache_free(claims);
     ext_kube_free(kube);

@@ -29,6 +29,7 @@
 
 #include "extender/objcache.h"
 #include "extender/pending.h"
+#include "extender/requeue.h"
 
 #include "base/base.h"
 #include "engine/context.h"
@@ -58,6 +59,7 @@ struct ext_binder {
     _Atomic int inflight;
     ext_objcache *pods;          /* pods /filter saw (ext_binder_saw_pod) */
     double timeout_s;            /* --bind-timeout: kube-scheduler's httpTimeout for /bind */
+    struct ext_requeue *requeue; /* told when a bind gives devices back (borrowed; NULL: nobody) */
     pthread_mutex_t flmu;        /* flights and bound */
     pthread_cond_t flcv;         /* a flight landed (CLOCK_MONOTONIC, as dra_monotonic_ns) */
     struct flight *flights;      /* binds in progress that have a pod UID (few: one per bind) */
@@ -149,6 +151,10 @@ uint64_t ext_binder_retried(const ext_binder *b) { return atomic_load(&b->retrie
 void ext_binder_set_timeout(ext_binder *b, double seconds) {
     assert(seconds > 0);
     b->timeout_s = seconds;
+}
+
+void ext_binder_set_requeue(ext_binder *b, struct ext_requeue *rq) {
+    b->requeue = rq;
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -968,6 +974,7 @@ static void unwind(ext_binder *b, ext_bind_job *j) {
     for (size_t i = bs->nw; i-- > 0;)
         if (bs->ws[i].name) roll_back(b, &bs->ws[i]);
     took(b, EXT_BIND_ROLLBACK, &j->t0);
+    ext_requeue_changed(b->requeue, "a bind gave its devices back");
 }
 
 /* Decide and hold, under b->mu. !may_read: only with what is at hand — false, nothing

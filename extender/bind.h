@@ -67,6 +67,11 @@ void ext_binder_saw_pod(ext_binder *b, const json_t *pod);
  * releases its holds and answers an error instead. Set before serving. */
 #define EXT_BIND_TIMEOUT_DEFAULT_S 5.0
 void ext_binder_set_timeout(ext_binder *b, double seconds);
+/* Told when a bind gives devices back (its writes failed, or it expired): kube-scheduler
+ * may have parked pods on answers given while they were held (requeue.h). Borrowed; set
+ * before serving; NULL: nobody. */
+struct ext_requeue;
+void ext_binder_set_requeue(ext_binder *b, struct ext_requeue *rq);
 
 /* Two phases. kube-scheduler assumes a pod on its node when it sends the /bind and goes
  * on to /filter and /prioritize the next pod at once: the bind's devices must be in

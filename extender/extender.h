@@ -30,6 +30,7 @@ typedef struct ext_config {
     struct ext_watch *watch;     /* readiness: listed and not stale; /objects refused */
     struct ext_lease *lease;     /* --leader-elect: only the leader binds; a standby is ready too */
     struct ext_binder *binder;   /* --bind */
+    struct ext_requeue *requeue; /* --bind: told of every /filter with no node (requeue.h) */
     /* serving (borrowed, may be NULL) */
     const char *write_guard;     /* why /bind and /objects are refused (auth.h): 403 with it; NULL: open */
     struct ext_budget *budget;   /* buffered request bytes (budget.h), for the metrics */

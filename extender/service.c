@@ -7,6 +7,7 @@
 #include "extender/bind.h"
 #include "extender/budget.h"
 #include "extender/lease.h"
+#include "extender/requeue.h"
 #include "extender/gates.h"
 #include "extender/tls.h"
 #include "extender/watch.h"
@@ -261,6 +262,8 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
             }
         }
         out = ext_filter_result(&a, v, (const char *const *)cause, fatal);
+        /* no node: kube-scheduler parks the pod until an event it hears (requeue.h) */
+        if (!nfit) ext_requeue_rejected(s->cfg.requeue);
         char summary[2048];
         if (dc && dra_causes_nodes(dc)) dra_causes_summary(dc, a.n, summary, sizeof summary);
         remember(s, &a, snap, v, why, nfit, fatal, needs, dc && dra_causes_nodes(dc) ? summary : NULL);
@@ -441,6 +444,7 @@ static void debug_cache(ext_service *s, ext_reply *r) {
     dra_snapshot_release(snap);
     if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
     if (s->cfg.lease) json_object_set_new(j, "leader", leader_json(s->cfg.lease));
+    if (s->cfg.requeue) json_object_set_new(j, "requeue", ext_requeue_status_json(s->cfg.requeue));
     char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(j);
     reply(r, 200, mime_json, out);

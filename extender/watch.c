@@ -14,6 +14,7 @@
 #include "extender/metrics.h"
 #include "extender/objcache.h"
 #include "extender/pending.h"
+#include "extender/requeue.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -255,6 +256,21 @@ static void expired_view(void *arg, const char *ns, const char *name, bool has_v
     mirror(ks, &c, 1);
 }
 
+/* Bind mode: after changes are in the store, the requeue is told of those that may free
+ * devices (requeue.h: kube-scheduler may have parked a pod on an answer given before
+ * them). Deletions carry their object in src when the event had one. */
+static void tell_requeue(kind_state *ks, const dra_change *changes, size_t n) {
+    ext_requeue *rq = ks->w->o.requeue;
+    if (!rq) return;
+    for (size_t i = 0; i < n; i++)
+        if (ext_requeue_frees(rq, ks->def->kind, changes[i].upsert, changes[i].ns, changes[i].name)) {
+            char why[96];
+            snprintf(why, sizeof why, "%s %s", ks->def->kind, changes[i].upsert ? "changed" : "deleted");
+            ext_requeue_changed(rq, why);
+            return;
+        }
+}
+
 /* The collected changes into the store, the caller holding the pending table's lock
  * (when there is one): marks past their timeout go first, then every change the table
  * does not hold back as older than our own write. */
@@ -264,6 +280,7 @@ static void flush_locked(kind_state *ks) {
     if (!p) {
         apply(ks, ks->changes.v, ks->changes.n);
         mirror(ks, ks->changes.v, ks->changes.n);
+        tell_requeue(ks, ks->changes.v, ks->changes.n);
         clear_changes(ks);
         return;
     }
@@ -304,6 +321,7 @@ static void flush_locked(kind_state *ks) {
     }
     apply(ks, kept, nk);
     mirror(ks, kept, nk);
+    tell_requeue(ks, kept, nk);
     free(kept);
     clear_changes(ks);
 }

@@ -47,6 +47,7 @@ typedef struct ext_watch_opts {
     bool verbose;                /* a log line per stale version skipped */
     struct ext_pending *pending; /* bind mode's pending writes (borrowed; NULL: every version applies) */
     struct ext_objcache *claims; /* bind mode: the JSON of every ResourceClaim version applied (borrowed; NULL: none) */
+    struct ext_requeue *requeue; /* bind mode: told of applied changes that may free devices (borrowed; NULL: none) */
 } ext_watch_opts;
 
 /* Starts the threads; they run until ext_watch_stop. */

@@ -5,7 +5,8 @@
  *   - tests/live/live_test.c: every request `dralloc serve --bind` sent to the fake
  *     API server maps to a row here (so the table cannot miss a call the code makes).
  * Where each comes from: extender/watch.c (list, watch of each kind) and
- * extender/bind.c (the pod, its binding and status, the claims, a PodGroup).
+ * extender/bind.c (the pod, its binding and status, the claims, a PodGroup),
+ * extender/requeue.c (its own claim, created and patched).
  * Leases are not here: the sidecar does not run --leader-elect (kube-scheduler's own
  * election picks the active replica; its Role is in deploy/base). */
 #ifndef DRA_TESTS_DEPLOY_API_CALLS_H
@@ -50,6 +51,8 @@ static const api_call API_CALLS[] = {
      * changes status.allocation or status.reservedFor, with the same verb */
     {"resource.k8s.io", "resourceclaims/binding", "update", true, false},
     {"scheduling.k8s.io", "podgroups", "get", true, false},
+    /* requeue.c: the requeue claim's annotation (created with the create above) */
+    {"resource.k8s.io", "resourceclaims", "patch", true, false},
     /* cmd/serve.c: the release, for the feature gates' defaults (extender/gates.h) */
     {"", "/version", "get", false, true},
 };

@@ -174,7 +174,7 @@ clusters:
     certificate-authority: $DIR/pki/ca.crt
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: $user}
+  context: {cluster: e2e, user: $user${KUBECONFIG_NS:+, namespace: $KUBECONFIG_NS}}
 current-context: e2e
 users:
 - name: $user
@@ -328,7 +328,9 @@ EOF
     local token
     token=$(kc create token dralloc-scheduler -n dralloc-system --duration 48h) ||
         die "kubectl create token dralloc-system/dralloc-scheduler failed"
-    kubeconfig "$DIR/dralloc.kubeconfig" system:serviceaccount:dralloc-system:dralloc-scheduler token "$token"
+    # the service account's namespace, as in the pod (in-cluster config): dralloc's own
+    # objects (its requeue claim, extender/requeue.h) go there
+    KUBECONFIG_NS=dralloc-system kubeconfig "$DIR/dralloc.kubeconfig" system:serviceaccount:dralloc-system:dralloc-scheduler token "$token"
     if [[ ${E2E_SCHEDULER_IDENTITY:-sa} == cert ]]; then
         cp "$DIR/kube-scheduler-cert.kubeconfig" "$DIR/kube-scheduler.kubeconfig"
         # deploy/ grants the scheduler's Lease to the ServiceAccount only

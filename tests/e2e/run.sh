@@ -27,7 +27,7 @@ ADVISOR_SCENARIOS=(smoke shared_claim kubeadm_recipe watch_cut)
 TLS_SCENARIOS=(cert_rotation)
 # bind: 4 nodes, the Deployment's two replicas (cluster.sh --replicas 2; failover last:
 # it kills the leading replica)
-BIND_SCENARIOS=(smoke_bind apf unschedulable_event template_gate bind_scarcity two_schedulers failover)
+BIND_SCENARIOS=(smoke_bind apf unschedulable_event template_gate slice_wake bind_scarcity two_schedulers failover)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 NOTES_DIR=$(mktemp -d /tmp/dralloc-e2e-notes.XXXXXX)

@@ -728,6 +728,22 @@ static void store_version(fake_api *f, int r, const char *key, json_t *obj, cons
  * and spec), PUT status, DELETE (with finalizers left: deletionTimestamp set, as the
  * API server does). Each PUT needs the current resourceVersion (409 otherwise); every
  * change is an event for watchers. */
+/* RFC 7386 on dst: an object member merges, null removes, anything else replaces. */
+static void merge_patch(json_t *dst, const json_t *patch) {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)patch, k, v) {
+        json_t *d = json_object_get(dst, k);
+        if (json_is_null(v)) json_object_del(dst, k);
+        else if (json_is_object(v) && json_is_object(d)) merge_patch(d, v);
+        else if (json_is_object(v)) {
+            json_t *fresh = json_object();
+            merge_patch(fresh, v);
+            json_object_set_new(dst, k, fresh);
+        } else json_object_set(dst, k, v);
+    }
+}
+
 static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn) {
     char ns[128] = "", name[256] = "", sub[32] = "";
@@ -814,6 +830,22 @@ static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const
             const json_t *m = json_object_get(next, "metadata");
             bool gone = !*sub && json_object_get(m, "deletionTimestamp") && !json_array_size(json_object_get(m, "finalizers"));
             store_version(f, r, key, next, gone ? "DELETED" : "MODIFIED");
+            out = json_deep_copy(next);
+            json_decref(next);
+            code = 200;
+        }
+        json_decref(b);
+    } else if (!strcmp(method, "PATCH") && !*sub) {
+        /* a JSON merge patch (RFC 7386), as extender/requeue.c sends for its annotation */
+        const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        if (!ct || strcmp(ct, "application/merge-patch+json") || !json_is_object(b)) {
+            code = 415;
+            out = status_obj(415, "UnsupportedMediaType", "a merge patch (application/merge-patch+json) is expected");
+        } else {
+            json_t *next = json_deep_copy(cur);
+            merge_patch(next, b);
+            store_version(f, r, key, next, "MODIFIED");
             out = json_deep_copy(next);
             json_decref(next);
             code = 200;

@@ -71,6 +71,8 @@ void live_extended_resources(fake_api *f, ext_kube *k);
 void live_pending(fake_api *f, ext_kube *k);
 /* live_concurrent.c: binds side by side (parallel, the last device, a failed write) */
 void live_concurrent(fake_api *f, ext_kube *k);
+/* live_requeue.c: bind mode's wake-up write for the pods parked on "no node" */
+void live_requeue(fake_api *f, ext_kube *k);
 /* live_tls.c: its own https fake; skipped with a message when openssl is missing */
 void live_tls(void);
 

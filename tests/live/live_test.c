@@ -1055,6 +1055,7 @@ int main(int argc, char **argv) {
     /* bind mode against a lagging watch: no stale event undoes a write */
     if (part("pending")) live_pending(f, k);
     if (part("concurrent")) live_concurrent(f, k);
+    if (part("requeue")) live_requeue(f, k);
 
     /* dralloc serve as kube-scheduler sees it, fed by the same server */
     if (argc > 1 && part("serve")) serve_e2e(f, argv[1], tokfile);
