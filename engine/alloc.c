@@ -61,12 +61,6 @@ void dra_alloc_ctx_free(dra_alloc_ctx *x) {
 
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x) { return x->steps; }
 
-uint64_t dra_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel) {
     x->deadline_ns = deadline_ns;
     x->cancel = cancel;
@@ -79,7 +73,7 @@ static bool past_deadline(dra_alloc_ctx *x) {
     /* the first step too: a call that starts past its deadline does no work */
     if (x->steps % DRA_DEADLINE_EVERY != 1) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
+        (x->deadline_ns && monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }
@@ -89,7 +83,7 @@ bool dra__alloc_tick(dra_alloc_ctx *x) {
     if (!x->deadline_ns && !x->cancel) return false;
     if (++x->ticks % 256) return false;
     if ((x->cancel && atomic_load_explicit(x->cancel, memory_order_relaxed)) ||
-        (x->deadline_ns && dra_monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
+        (x->deadline_ns && monotonic_ns() >= x->deadline_ns) || (x->bf && dra__bestfit_spent(x)))
         x->timed_out = true;
     return x->timed_out;
 }

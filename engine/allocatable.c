@@ -3,6 +3,7 @@
  * consumption of its allocated devices subtracted, then every device put in one state,
  * and each counter set read as the profiles it can still carve. One pool is held at a
  * time, in an arena reset between pools. */
+#include "engine/store_internal.h"
 #include "engine/allocatable.h"
 
 #include <stdlib.h>

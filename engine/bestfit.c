@@ -50,6 +50,7 @@
  * returned at once. */
 #include "engine/alloc_internal.h"
 
+#include "base/clock.h"
 #include "base/hash.h"
 
 #include <math.h>
@@ -120,13 +121,6 @@ struct dra_bestfit {
     uint32_t ties;                  /* leaves since tiers 1-4 of the best last improved */
 };
 
-/* CPU time of this thread: the safety net counts work, not time the thread spent
- * preempted on a busy machine (which would make answers depend on the load). */
-static uint64_t thread_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static bool state_uses(const dra_alloc_ctx *x, uint32_t c) {
     const dra_allocated *st = x->st;
@@ -439,6 +433,8 @@ bool dra__bestfit_bound(dra_alloc_ctx *x) {
 bool dra__bestfit_spent(const dra_alloc_ctx *x) {
     struct dra_bestfit *b = x->bf;
     if (x->steps >= b->step_limit || x->ticks >= b->tick_limit) return true;
+    /* this thread's CPU time: the safety net counts work, not time the thread spent
+     * preempted on a busy machine (which would make answers depend on the load) */
     uint64_t now = thread_cpu_ns();
     if (!b->cpu_limit) b->cpu_limit = now + DRA_BESTFIT_MAX_NS;   /* first check: within 64 steps, 256 ticks */
     return now >= b->cpu_limit;

@@ -12,6 +12,7 @@
 #include "engine/snapshot.h"
 
 #include "engine/allocatable.h"
+#include "engine/store_internal.h"
 #include "engine/world.h"
 
 #include "base/hash.h"

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 
 /* ---- features ------------------------------------------------------------------ */
@@ -134,18 +135,13 @@ dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
 bool dra_device_choice_parse(const char *s, dra_device_choice *out);
 const char *dra_device_choice_name(dra_device_choice c);
 
-/* CLOCK_MONOTONIC in nanoseconds: the clock deadlines are measured on. */
-uint64_t dra_monotonic_ns(void);
+/* The clock deadlines are measured on (base/clock.h's CLOCK_MONOTONIC), named here
+ * because it is part of the contract of every deadline_ns the engine takes. */
+static inline uint64_t dra_monotonic_ns(void) { return monotonic_ns(); }
 
 /* ---- the namespace rule ----------------------------------------------------------- */
 
 /* A namespaced object's namespace as the API server defaults it: "default" when unset. */
 static inline const char *dra_ns(const char *ns) { return ns && *ns ? ns : "default"; }
-
-/* ---- YAML ---------------------------------------------------------------------- */
-
-/* A YAML stream as sigs.k8s.io/yaml reads it (kubeconfigs, workload files): a JSON
- * array with one element per non-empty document. NULL with e set on a syntax error. */
-json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e);
 
 #endif

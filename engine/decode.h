@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/intern.h"
 #include "engine/catalog.h"
+#include "engine/json.h"
 #include "engine/engine.h"
 #include "engine/model.h"
 

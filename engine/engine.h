@@ -32,8 +32,10 @@
  *   dra_nodeview *v = dra_nodeview_new(w, dra_world_find_node(w, "node-1"), &features, &e);
  *   dra_alloc_ctx *x = dra_alloc_ctx_new();
  *   dra_alloc_result *res;
- *   if (dra_allocate(x, v, st, &claim, 1, &res, &e) == DRA_ALLOC_OK)
+ *   if (dra_allocate(x, v, st, &claim, 1, &res, &e) == DRA_ALLOC_OK) {
  *       json_t *j = dra_alloc_result_to_json(&res[0]);  // status.allocation
+ *       ...
+ *   }
  *
  * Outcomes follow Kubernetes: success (one AllocationResult per claim), unsatisfiable
  * on this node (no error), a per-node error (invalid pools), or a fatal error (CEL
@@ -47,26 +49,6 @@
 #include "engine/model.h"
 #include "engine/context.h"
 #include "engine/snapshot.h"
-
-/* ---- input settings -------------------------------------------------------------- */
-
-typedef void (*dra_warn_fn)(void *ud, const char *msg);
-/* How input is read: `warn` (may be NULL: warnings are dropped) receives each input
- * warning as one line of text ("ResourceClaim ns/c: unknown field \"spec.requests\"")
- * with `ud`; strict turns warnings into errors. Settings go with what reads — a store
- * (dra_store_opts), one text (dra_json_load) — never the process: two threads may
- * load with different sinks at once. NULL settings: warnings dropped, not strict. */
-typedef struct dra_input {
-    dra_warn_fn warn;
-    void *ud;
-    bool strict;
-} dra_input;
-/* Inputs larger than this are refused (world files, stdin). */
-#define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
-/* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
- * (opaque driver parameters may hold one) becomes a number (double) instead of
- * failing the whole file, as encoding/json into interface{} does. */
-json_t *dra_json_load(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 /* ---- world --------------------------------------------------------------------- */
 

@@ -3,10 +3,12 @@
  * DRA_INPUT_MAX_BYTES), and its documents (a JSON value, or a YAML stream as an
  * array). The store reads files through path_stream.c, which streams a large JSON
  * List item by item on top of these. */
-#include "engine/world.h"
+#include "engine/decode.h"
+#include "engine/docs.h"
 #include "engine/validate.h"
 
 #include "base/strbuf.h"
+#include "base/vec.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -79,14 +81,14 @@ bool dra__path_files(const char *path, bool (*fn)(void *arg, const char *file, e
     if (!S_ISDIR(st.st_mode)) return fn(arg, path, e);
     DIR *d = opendir(path);
     if (!d) return err_at(e, path, NULL, "cannot read directory");
-    DRA_VEC(char *) names = {0};
+    VEC(char *) names = {0};
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.') continue;
         if (has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".yml") || has_suffix(de->d_name, ".json")) {
             char *full = xmalloc(strlen(path) + strlen(de->d_name) + 2);
             sprintf(full, "%s/%s", path, de->d_name);
-            DRA_VEC_PUSH(names, full);
+            VEC_PUSH(names, full);
         }
     }
     closedir(d);

@@ -2,7 +2,7 @@
  * ResourceClaim, ResourceClaimTemplate, Node, Pod, DeviceTaintRule, PodGroup): their
  * names, scope, the "Kind/namespace/name" key an object is stored under, and one
  * object decoded by its kind into the model of model.h. */
-#include "engine/world.h"
+#include "engine/kinds.h"
 
 #include <stdio.h>
 #include <string.h>

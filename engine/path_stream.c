@@ -1,4 +1,4 @@
-/* path_stream.c — the documents of input files one at a time (world.h dra__path_stream):
+/* path_stream.c — the documents of input files one at a time (docs.h dra__path_stream):
  * what dra__path_docs gives whole, a large JSON List parsed item by item, so that
  * loading a fleet never holds the jansson tree of the whole file (a 166 MB file made
  * 1.5 GB of tree, and faulting it in and freeing it was a third of the load; issue 21).
@@ -12,7 +12,8 @@
 #include "engine/json_items.h"
 #include "engine/parse_ahead.h"
 #include "engine/validate.h"
-#include "engine/world.h"
+#include "engine/decode.h"
+#include "engine/docs.h"
 
 #include <string.h>
 

@@ -19,6 +19,7 @@
 #include "engine/extres.h"
 #include "engine/nodefit.h"
 #include "engine/podgroup.h"
+#include "engine/store_internal.h"
 #include "engine/world.h"
 
 #include "base/hash.h"

@@ -1,7 +1,7 @@
-/* rules.c — a snapshot's DeviceTaintRules and PodGroups (world.h, dra_rules): few
+/* rules.c — a snapshot's DeviceTaintRules and PodGroups (kinds.h, dra_rules): few
  * objects, decoded again as a set whenever one of them changes (store.c part_rules),
  * in an arena of their own. */
-#include "engine/world.h"
+#include "engine/kinds.h"
 #include "engine/podgroup.h"
 #include "engine/taintrule.h"
 

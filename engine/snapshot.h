@@ -34,7 +34,7 @@
  *   dra_store_load_paths(st, (const char *[]){"cluster/"}, 1, &e);   // or dra_store_apply
  *   dra_snapshot *s = dra_store_acquire(st);
  *   dra_pod_request *pr = dra_pod_request_new(s, pod_json, &e);
- *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, deadline_ns, &fit);
+ *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, DRA_SCORE_BINPACK, deadline_ns, &fit);
  *   dra_pod_request_free(pr); dra_snapshot_release(s); */
 #ifndef DRA_ENGINE_SNAPSHOT_H
 #define DRA_ENGINE_SNAPSHOT_H
@@ -44,6 +44,7 @@
 
 #include "base/error.h"
 #include "engine/context.h"
+#include "engine/json.h"
 
 typedef struct dra_store dra_store;
 typedef struct dra_snapshot dra_snapshot;
@@ -115,24 +116,6 @@ uint64_t dra_store_apply_batch(dra_store *st, const dra_change *changes, size_t 
 uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e);
 /* Any JSON the HTTP API accepts: one object, an array of objects, a `kind: List`. */
 uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
-
-/* JSON texts from outside — the kube-apiserver's answers, request bodies — read as the
- * store reads a file (json_parse.c): simdjson's speed, jansson's tree and error words.
- * dra_json_parse: the tree json_loadb(text, len, flags, je) gives (flags: 0 or
- * JSON_DECODE_ANY), or NULL with je (may be NULL) set as json_loadb sets it. */
-json_t *dra_json_parse(const char *text, size_t len, size_t flags, json_error_t *je);
-/* A List's items (a LIST page) parsed one at a time, so that a page's trees need not
- * all be held at once (500 MIG-carved slices are ~11 MB of text, ~15 times that as
- * trees). open: NULL when the text is not one to read so — not an object with an
- * "items" array, or anything item-by-item reading might read otherwise than jansson
- * reading it whole (then dra_json_parse it); *envelope: the document with its items
- * array empty (the caller's; text must outlive the list). next: the next item's tree
- * (the caller's) and the length of its text (text_len may be NULL); NULL past the
- * last, or at one that does not parse (*failed; nothing is read after it). */
-typedef struct dra_json_list dra_json_list;
-dra_json_list *dra_json_list_open(const char *text, size_t len, json_t **envelope);
-json_t *dra_json_list_next(dra_json_list *l, size_t *text_len, bool *failed);
-void dra_json_list_close(dra_json_list *l);   /* NULL: nothing */
 
 /* A kind's whole state given over many reads — a paged list, a streaming list's
  * initial events — made the kind's objects at once: each object given is decoded as it

@@ -52,8 +52,11 @@
 #include "engine/json_hash.h"
 #include "engine/taintrule.h"
 #include "engine/validate.h"
+#include "engine/docs.h"
+#include "engine/store_internal.h"
 #include "engine/world.h"
 
+#include "base/clock.h"
 #include "base/hash.h"
 #include "base/pmap.h"
 
@@ -978,12 +981,6 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepa
     return true;
 }
 
-static uint64_t now_ns(clockid_t clk) {
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* "Kind/namespace/name" as error texts name an object: "Kind ns/name", "Kind name"
  * when cluster-scoped (the namespace empty). */
 static const char *key_text(const char *key, char *buf, size_t n) {
@@ -1033,8 +1030,8 @@ static uint64_t publish(dra_store *st, dra_snapshot *s, dra_snapshot *old, bool 
         return 0;
     }
     s->gen = ++st->gen;
-    s->built_unix_ns = (int64_t)now_ns(CLOCK_REALTIME);
-    s->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
+    s->built_unix_ns = realtime_ns();
+    s->build_ns = monotonic_ns() - t0;
     pthread_mutex_lock(&st->cur_lock);
     dra_snapshot *prev = st->cur;
     st->cur = s;
@@ -1048,7 +1045,7 @@ static uint64_t publish(dra_store *st, dra_snapshot *s, dra_snapshot *old, bool 
  * reported and left out; without, it fails the whole call. */
 static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n, dra_skip_fn skipped, void *arg,
                               err *e) {
-    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    uint64_t t0 = monotonic_ns();
     pthread_mutex_lock(&st->write_lock);
     uint64_t gen = 0;
     dra_snapshot *old = dra_store_acquire(st);
@@ -1227,7 +1224,7 @@ void dra_relist_abort(dra_relist *r) {
 bool dra_relist_commit(dra_relist *r, err *e) {
     dra_store *st = r->st;
     dra_kind k = r->kind;
-    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    uint64_t t0 = monotonic_ns();
     pthread_mutex_lock(&st->write_lock);
     dra_snapshot *old = dra_store_acquire(st);
     dra_snapshot *s = snapshot_fork(st, old);
@@ -1454,7 +1451,7 @@ static bool load_doc(void *arg, const char *file, const json_t *list, json_t *do
 
 uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e) {
     /* the build's time includes reading the files: objects are decoded as they are read */
-    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    uint64_t t0 = monotonic_ns();
     pthread_mutex_lock(&st->write_lock);
     dra_snapshot *old = dra_store_acquire(st);
     load_txn t = {.st = st, .s = snapshot_fork(st, old), .base = old};

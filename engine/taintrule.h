@@ -1,7 +1,7 @@
 /* taintrule.h — private to engine/: DeviceTaintRule objects (resource.k8s.io
  * v1alpha3 / v1beta2, gate DRADeviceTaintRules). A rule adds one taint to every
  * device its selector matches, "the same effect as if the taint was specified
- * directly in the ResourceSlice". Rules are decoded per snapshot (world.h, dra_rules)
+ * directly in the ResourceSlice". Rules are decoded per snapshot (kinds.h, dra_rules)
  * and each slice a rule selects is seen through a copy with the rules' taints merged
  * into its devices' (store.c), so the allocator's taint check (alloc_resources.c) sees
  * them like driver-published taints. */

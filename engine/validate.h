@@ -16,7 +16,7 @@
  *      apply_defaults): conformance cases feed the Go allocator's test objects as
  *      they are, unvalidated, as the Go test table does.
  *
- * Warnings go to the sink of the input settings the reader carries (engine.h
+ * Warnings go to the sink of the input settings the reader carries (json.h
  * dra_input: a world's, the decoder's); without one they are dropped. */
 #ifndef DRA_ENGINE_VALIDATE_H
 #define DRA_ENGINE_VALIDATE_H
@@ -26,8 +26,9 @@
 #include "base/error.h"
 
 /* The settings cmd/ chooses (dra_input, DRA_INPUT_MAX_BYTES, dra_json_load) are
- * declared in engine.h. */
+ * declared in engine/json.h. */
 #include "engine/engine.h"
+#include "engine/json.h"
 
 /* A warning about a whole input (source: a file name) under settings `in` (NULL:
  * dropped; strict: an error, false). */

@@ -23,7 +23,7 @@
 #include "engine/catalog.h"
 #include "engine/decode.h"
 #include "engine/engine.h"
-#include "engine/item_facts.h"
+#include "engine/kinds.h"
 
 #define DRA_VEC(T) VEC(T)
 #define DRA_VEC_PUSH(vec, x) VEC_PUSH(vec, x)
@@ -36,24 +36,6 @@ typedef struct dra_slice_list {
     const dra_slice *v[];
 } dra_slice_list;
 extern const pmap_ops dra__slice_list_ops;
-
-typedef enum dra_kind {
-    DRA_KIND_NONE = 0, DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM, DRA_KIND_TEMPLATE, DRA_KIND_NODE,
-    DRA_KIND_POD, DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP, DRA_KIND_COUNT
-} dra_kind;
-
-/* A snapshot's DeviceTaintRules and PodGroups (rules.c): few, decoded as a set in an
- * arena of their own, shared by the snapshots between two changes of either kind. */
-typedef struct dra_rules {
-    arena mem;
-    dra_decoder dec;
-    DRA_VEC(struct dra_taint_rule *) taint_rules;
-    DRA_VEC(struct dra_podgroup *) podgroups;
-} dra_rules;
-/* Rules decoded over cat, warnings to in (NULL: dropped). */
-dra_rules *dra__rules_new(dra_catalog *cat, const dra_input *in);
-bool dra__rules_add(dra_rules *r, dra_kind k, const json_t *obj, err *e);
-void dra__rules_free(dra_rules *r);
 
 /* Where a world's objects are: lookups by namespace/name (NULL: none) and every
  * decoded object of a kind in arrival order (malloc'd, *n of them). store.c gives its
@@ -101,13 +83,6 @@ struct dra_world {
  * fills in its lists and indexes. */
 dra_world *dra__world_new_in(dra_catalog *cat, const dra_world_source *src, const void *arg);
 void dra__world_free(dra_world *w);
-dra_kind dra__kind_of(const char *kind);
-const char *dra__kind_name(dra_kind k);
-/* DeviceClasses, ResourceSlices, Nodes and DeviceTaintRules have no namespace. */
-bool dra__kind_cluster_scoped(dra_kind k);
-/* "Kind/namespace/name" (malloc'd): the namespace empty when cluster-scoped, else
- * defaulted (dra_ns). The key of an object in the store. */
-char *dra__object_key(dra_kind k, const char *ns, const char *name);
 /* The slices naming a node (interned name) in spec.nodeName, of a pool (pool_key),
  * and those without a node name, in arrival order; NULL when there are none. */
 const dra_slice_list *dra__world_node_slices(const dra_world *w, uint32_t node_id);
@@ -123,56 +98,6 @@ void dra__world_index_slices(dra_world *w, const dra_slice *const *v, size_t n);
 void dra__world_slice_add(dra_world *w, const dra_slice *s);
 void dra__world_slice_remove(dra_world *w, const dra_slice *s);
 
-/* Calls fn with the documents of a file, or of each YAML or JSON file (.yaml, .yml, .json) of a
- * directory in name order (a JSON value, or a YAML stream as an array); documents that
- * would be skipped are warned about under `in`. */
-bool dra__path_docs(const char *path, const dra_input *in, bool (*fn)(void *arg, const char *file, json_t *docs, err *e),
-                    void *arg, err *e);
-/* Calls fn with path, or with each YAML or JSON file of the directory path in name order. */
-bool dra__path_files(const char *path, bool (*fn)(void *arg, const char *file, err *e), void *arg, err *e);
-/* The bytes of a file (sb initialised here; freed by the caller when true), refused past
- * DRA_INPUT_MAX_BYTES; whether they are JSON (a '{' or '[' first) rather than YAML. */
-bool dra__read_input(const char *path, strbuf *sb, err *e);
-bool dra__input_is_json(const strbuf *sb);
-/* path_stream.c: the documents of path as dra__path_docs reads them, given to fn one
- * at a time and freed after it: a JSON List's items and a JSON array's elements each
- * parsed on their own (list: the List without its items, NULL for an array's
- * element), else each document of the file (list NULL). The checks dra__path_docs
- * makes are made, and a file's error is the one it would give: jansson's message for
- * the whole file when any of it does not parse, else the first document without
- * apiVersion or kind, else fn's first error (fn is not called after it fails). facts:
- * doc's (item_facts.h) when the parsing thread found them, else all zero. prepared:
- * work's result for doc when the parsing thread did it (parse_ahead.h), else NULL; fn
- * owns it (one not given to fn is discarded). work may be NULL. */
-typedef bool (*dra_stream_fn)(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts,
-                              void *prepared, err *e);
-typedef struct dra_stream_work {
-    void *(*prepare)(void *arg, const char *file, const json_t *doc, dra_item_facts facts);
-    void (*discard)(void *arg, void *prepared);
-} dra_stream_work;
-bool dra__path_stream(const char *path, const dra_input *in, dra_stream_fn fn, const dra_stream_work *work, void *arg,
-                      err *e);
-/* store.c: a snapshot's parts, for podfit.c. The view of a node by name, built at
- * first use and shared (NULL with *errmsg when gathering its pools failed); or, for a
- * node without a Node object once the snapshot keeps enough of those, built in
- * *owned (the caller frees it; its node and message live in a). */
-const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg,
-                                       arena *a, dra_nodeview **owned);
-const dra_world *dra__snapshot_world(const dra_snapshot *s);
-const dra_allocated *dra__snapshot_allocated(const dra_snapshot *s);
-const dra_features *dra__snapshot_features(const dra_snapshot *s);
-dra_catalog *dra__snapshot_catalog(const dra_snapshot *s);
-/* The snapshot's fit memo (store.c): a node's answer for a pod signature (what the
- * pod needs, without names), with the reason kept as a template whose \x01<i> marks
- * stand for names[i] (pod and claim names), so another pod with the same needs gets
- * the same answer in its own names. */
-/* A reason with names[i] replaced by \x01<i+1> (malloc'd), and back in other names. */
-char *dra__reason_template(const char *reason, const char *const *names, size_t nnames);
-void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames);
-bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
-                   size_t n, const char *const *names, size_t nnames);
-void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
-                   const char *const *names, size_t nnames);
 const dra_pod *dra__world_find_pod(const dra_world *w, const char *ns, const char *name);
 /* A ResourceClaim (DRA_KIND_CLAIM) or ResourceClaimTemplate (DRA_KIND_TEMPLATE) not
  * found, in arena a: Kubernetes' NotFound text, the namespace searched and the
@@ -184,11 +109,6 @@ const char *dra__world_not_found(const dra_world *w, arena *a, dra_kind k, const
 /* A claim made from a template for a pod (or a PodGroup), in arena a: the template's
  * spec, its own namespace and name, unallocated. */
 dra_claim *dra__claim_instantiate(arena *a, const dra_claim_template *t, const char *ns, const char *name);
-/* Decodes one object of kind k into memory from d (names interned in d->names);
- * *out is the decoded model object (taint rules and pod groups: NULL, they are
- * decoded per snapshot, dra__rules_add). */
-bool dra__decode_object(const dra_decoder *d, dra_kind k, const json_t *obj, void **out, err *e);
-
 
 /* The in-use set. Chunked copy-on-write maps (base/pmap.h, cmap), so the next
  * snapshot's set shares every chunk with the last one and a claim change copies the

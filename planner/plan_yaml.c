@@ -4,7 +4,7 @@
  * reads them. */
 #include "planner/plan_yaml.h"
 
-#include "engine/context.h"
+#include "engine/json.h"
 
 #include <stdio.h>
 

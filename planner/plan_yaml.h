@@ -1,6 +1,6 @@
 /* plan_yaml.h — private to planner/: YAML text to jansson values for the planner's
  * own inputs (workload files, node shapes, snapshots it must filter before they
- * reach the store), through the engine's reader (engine.h dra_yaml_parse). */
+ * reach the store), through the engine's reader (engine/json.h dra_yaml_parse). */
 #ifndef DRA_PLANNER_PLAN_YAML_H
 #define DRA_PLANNER_PLAN_YAML_H
 

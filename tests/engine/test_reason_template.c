@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/store_internal.h"
 #include "engine/world.h"
 
 Test(reason_template, round_trip_in_other_names) {
