@@ -53,8 +53,7 @@
 #include "engine/taintrule.h"
 #include "engine/validate.h"
 #include "engine/docs.h"
-#include "engine/store_internal.h"
-#include "engine/world.h"
+#include "engine/store_layout.h"
 
 #include "base/clock.h"
 #include "base/hash.h"
@@ -69,55 +68,9 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- invariants ---------------------------------------------------------------------------
- * References: entries, parts, tainted slices, view cells, memo nodes and snapshots are
- * counted; every retain is of a live object (count >= 1) and every release matches a
- * retain — ref_take and ref_drop assert both in test builds (a count below 1 is a
- * use after free waiting to happen).
- * Locks, in the only order they nest:
- *   write_lock  one writer: dra_store_apply, held for the whole build (asserted where
- *               the snapshot being built is changed);
- *   cur_lock    taken briefly inside write_lock to publish, and by readers to pin;
- *   memo_lock   a snapshot's memo map, then one mnode's lock inside it;
- *   views_lock  a snapshot's view slots, alone.
- * What a change drops from the memo (memo_carry) is asserted after the fact: no
- * answer of a changed Node's or pod's node survives into the new snapshot. */
-static inline void ref_take(_Atomic long *r) {
-    long old = atomic_fetch_add_explicit(r, 1, memory_order_relaxed);
-    assert(old >= 1 && "retained after its last release");
-    (void)old;
-}
-
-/* True when this was the last reference. */
-static inline bool ref_drop(_Atomic long *r) {
-    long old = atomic_fetch_sub_explicit(r, 1, memory_order_acq_rel);
-    assert(old >= 1 && "released more often than retained");
-    return old == 1;
-}
-
 /* ---- entries ---------------------------------------------------------------------------- */
 
-typedef struct entry {
-    _Atomic long refs;       /* trie nodes and change records holding it */
-    dra_kind kind;
-    char *key;               /* "Kind/namespace/name" (namespace empty when cluster-scoped) */
-    uint64_t hash;
-    uint64_t seq;            /* arrival order in the store: the world's lists keep it */
-    json_t *json;            /* the object as given: kept only for kinds decoded per world */
-    uint64_t json_hash;      /* dra__object_identity of the object: "the same object again" */
-    char *source;            /* where it came from, for duplicate errors; may be NULL */
-    arena mem;               /* the decoded object */
-    void *obj;               /* decoded model object; NULL for kinds decoded per world */
-    dra_catalog *cat;        /* where holds are (retained while the entry lives) */
-    dra_holds holds;         /* the names and programs the object holds (catalog.h) */
-} entry;
-
-static entry *entry_retain(entry *e) {
-    ref_take(&e->refs);
-    return e;
-}
-
-static void entry_release(entry *e) {
+void dra__store_entry_release(entry *e) {
     if (!e || !ref_drop(&e->refs)) return;
     dra__holds_release(&e->holds, e->cat);
     dra__catalog_release(e->cat);
@@ -129,9 +82,8 @@ static void entry_release(entry *e) {
 }
 
 static void entry_retain_v(void *p) { entry_retain(p); }
-static void entry_release_v(void *p) { entry_release(p); }
+void entry_release_v(void *p) { dra__store_entry_release(p); }
 static const pmap_ops entry_ops = {entry_retain_v, entry_release_v};
-static bool entry_is(const void *val, const void *key) { return !strcmp(((const entry *)val)->key, key); }
 
 static int cmp_entry_seq(const void *a, const void *b) {
     uint64_t x = (*(const entry *const *)a)->seq, y = (*(const entry *const *)b)->seq;
@@ -139,7 +91,7 @@ static int cmp_entry_seq(const void *a, const void *b) {
 }
 
 /* The entries of one map in arrival order (malloc'd; *n of them). */
-static entry **entries_by_seq(const pmap *m, size_t *n) {
+entry **dra__store_entries_by_seq(const pmap *m, size_t *n) {
     entry **v = xmalloc((pmap_len(m) + 1) * sizeof *v);
     pmap_iter it;
     pmap_iter_init(&it, m);
@@ -153,14 +105,6 @@ static entry **entries_by_seq(const pmap *m, size_t *n) {
 
 /* ---- snapshots ------------------------------------------------------------------------------- */
 
-/* A list the world walks (classes or pods, in arrival order), or the decoded taint
- * rules and pod groups: shared by the snapshots between two changes of its kind. */
-typedef struct part {
-    _Atomic long refs;
-    DRA_VEC(void *) v;
-    hmap by_name;            /* classes: interned name → index+1 */
-    dra_rules *rw;           /* rules: the DeviceTaintRules and PodGroups, decoded */
-} part;
 
 static part *part_retain(part *p) {
     ref_take(&p->refs);
@@ -175,13 +119,6 @@ static void part_release(part *p) {
     free(p);
 }
 
-/* A slice as the taint rules see it, when some rule selects one of its devices. */
-typedef struct tainted {
-    _Atomic long refs;
-    arena mem;
-    const dra_slice *s;
-    part *rules;             /* held: the copy's taints point into its rules */
-} tainted;
 
 static void tainted_retain(void *p) { ref_take(&((tainted *)p)->refs); }
 static void tainted_release(void *p) {
@@ -193,18 +130,9 @@ static void tainted_release(void *p) {
 }
 static const pmap_ops tainted_ops = {tainted_retain, tainted_release};
 
-/* A node's view (or why it could not be built), made on one snapshot and handed on
- * to the next while its inputs stay; it owns the view. */
-typedef struct vcell {
-    _Atomic long refs;
-    char *name;
-    dra_node *bare;          /* a node known only by name (no Node object) */
-    dra_nodeview *view;      /* NULL with err when gathering pools failed */
-    char *err;
-} vcell;
 
 static void vcell_retain(void *p) { ref_take(&((vcell *)p)->refs); }
-static void vcell_release(void *p) {
+void dra__store_vcell_release(void *p) {
     vcell *c = p;
     if (!c || !ref_drop(&c->refs)) return;
     dra_nodeview_free(c->view);
@@ -213,26 +141,9 @@ static void vcell_release(void *p) {
     free(c->err);
     free(c);
 }
-static const pmap_ops vcell_ops = {vcell_retain, vcell_release};
-static bool vcell_is(const void *val, const void *key) { return !strcmp(((const vcell *)val)->name, key); }
+static const pmap_ops vcell_ops = {vcell_retain, dra__store_vcell_release};
 
-/* What one snapshot answers for a node: the cell's view itself when the cell was
- * made here, else a header over it with this snapshot's world and node. */
-typedef struct view_slot {
-    vcell *cell;             /* held when made here; inherited ones are held by `inherited` */
-    const dra_nodeview *view;
-    const dra_node *node;
-    bool made_here;
-} view_slot;
 
-/* The fit memo of one node: its answers by pod signature, shared by consecutive
- * snapshots while the node's inputs stay (memo_carry), so each has its own lock. */
-typedef struct mnode {
-    _Atomic long refs;
-    char *name;
-    pthread_mutex_t lock;    /* guards ents: snapshots sharing the node add to it */
-    DRA_VEC(struct memo { uint64_t sig; int status; int64_t score; char *reason; }) ents;
-} mnode;
 
 static void mnode_retain(void *p) { ref_take(&((mnode *)p)->refs); }
 static void mnode_release(void *p) {
@@ -245,58 +156,10 @@ static void mnode_release(void *p) {
     free(m);
 }
 static const pmap_ops mnode_ops = {mnode_retain, mnode_release};
-static bool mnode_is(const void *val, const void *key) { return !strcmp(((const mnode *)val)->name, key); }
 
-/* One change of an apply, in order (both entries held): what the build looks at. */
-typedef struct change {
-    dra_kind kind;
-    entry *old, *neu;        /* NULL: added / deleted */
-} change;
 
-struct dra_snapshot {
-    _Atomic long refs;
-    dra_catalog *cat;
-    dra_features f;
-    uint64_t gen;
-    int64_t built_unix_ns;
-    uint64_t build_ns;
-    pmap objs[DRA_KIND_COUNT];   /* per kind: hash of the key → entry */
-    part *classes, *pods, *rules;
-    pmap tainted;            /* hash_u64(slice index) → tainted, while some rule exists */
-    dra_world *w;
-    dra_allocated *st;
-    DRA_VEC(change) changes; /* since the fork, until the build has used them */
-    pmap inherited;          /* node name → vcell: earlier snapshots' views still valid here */
-    pthread_once_t names_once;
-    const char **node_names; /* Node objects, sorted; built at first use */
-    pthread_mutex_t memo_lock;   /* guards the map memo (each mnode has its own lock) */
-    pmap memo;               /* node name → mnode, some shared with earlier snapshots */
-    pthread_mutex_t views_lock;  /* guards views, vslots, vnext, vmem */
-    hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
-    DRA_VEC(view_slot *) vslots;
-    DRA_VEC(uint32_t) vnext;
-    arena vmem;              /* the slots and the view headers */
-    size_t nbare;            /* slots of nodes without a Node object (BARE_VIEWS_MAX) */
-};
 
-/* Views of nodes without a Node object (named in a request, not in the cluster) kept
- * per snapshot. Past it such views are built per call and freed: a client naming
- * random nodes cannot grow a snapshot without bound (it did, by ~5 KiB a name). They
- * are not handed on to later snapshots either, for the same reason. */
-enum { BARE_VIEWS_MAX = 4096 };
 
-struct dra_store {
-    pthread_mutex_t write_lock;   /* one writer at a time */
-    pthread_mutex_t cur_lock;     /* guards cur: taken briefly by readers and the publisher */
-    dra_catalog *cat;
-    dra_features f;
-    dra_snapshot *cur;
-    uint64_t gen;
-    uint64_t seq;                 /* arrival order of entries */
-    uint32_t slice_seq;           /* stable-sort tie-break for slices, in arrival order */
-    dra_store_opts opts;          /* how objects are read (dra_store_new_with) */
-    dra_input input;              /* opts.input, copied: where decoding warns */
-};
 
 dra_snapshot *dra_snapshot_retain(dra_snapshot *s) {
     ref_take(&s->refs);
@@ -306,7 +169,7 @@ dra_snapshot *dra_snapshot_retain(dra_snapshot *s) {
 void dra_snapshot_release(dra_snapshot *s) {
     if (!s || !ref_drop(&s->refs)) return;
     for (size_t i = 0; i < s->vslots.n; i++)
-        if (s->vslots.v[i]->made_here) vcell_release(s->vslots.v[i]->cell);
+        if (s->vslots.v[i]->made_here) dra__store_vcell_release(s->vslots.v[i]->cell);
     free(s->vslots.v);
     free(s->vnext.v);
     arena_free(&s->vmem);
@@ -318,8 +181,8 @@ void dra_snapshot_release(dra_snapshot *s) {
     dra_allocated_free(s->st);
     dra__world_free(s->w);
     for (size_t i = 0; i < s->changes.n; i++) {
-        entry_release(s->changes.v[i].old);
-        entry_release(s->changes.v[i].neu);
+        dra__store_entry_release(s->changes.v[i].old);
+        dra__store_entry_release(s->changes.v[i].neu);
     }
     free(s->changes.v);
     pmap_free(&s->tainted);
@@ -378,7 +241,7 @@ json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind) {
     json_t *a = json_array();
     if (!k) return a;
     size_t n;
-    entry **v = entries_by_seq(&s->objs[k], &n);
+    entry **v = dra__store_entries_by_seq(&s->objs[k], &n);
     for (size_t i = 0; i < n; i++) {
         /* the key is "Kind/namespace/name"; names have no '/' */
         const char *ns = strchr(v[i]->key, '/') + 1, *name = strchr(ns, '/') + 1;
@@ -388,12 +251,12 @@ json_t *dra_snapshot_keys(const dra_snapshot *s, const char *kind) {
     return a;
 }
 
-static entry *find_entry(const dra_snapshot *s, dra_kind k, const char *key, uint64_t h) {
+entry *dra__store_find_entry(const dra_snapshot *s, dra_kind k, const char *key, uint64_t h) {
     return pmap_get(&s->objs[k], h, entry_is, key);
 }
 
 /* A new, unpublished snapshot: another version of each of old's object maps (O(1)). */
-static dra_snapshot *snapshot_fork(const dra_store *st, const dra_snapshot *old) {
+dra_snapshot *dra__store_snapshot_fork(const dra_store *st, const dra_snapshot *old) {
     dra_snapshot *s = xcalloc(1, sizeof *s);
     atomic_init(&s->refs, 1);
     s->cat = dra__catalog_retain(st->cat);
@@ -427,14 +290,14 @@ static const void *snapshot_find(const void *arg, dra_kind k, const char *ns, co
     memcpy(key + a + 1, sns, b);
     key[a + 1 + b] = '/';
     memcpy(key + a + b + 2, name, c + 1);
-    const entry *en = find_entry(s, k, key, hash_bytes(key, n));
+    const entry *en = dra__store_find_entry(s, k, key, hash_bytes(key, n));
     if (key != stack) free(key);
     return en ? en->obj : NULL;
 }
 
 /* The decoded objects of a kind in arrival order (malloc'd; *n of them). */
 static const void **snapshot_objects(const void *arg, dra_kind k, size_t *n) {
-    entry **v = entries_by_seq(&((const dra_snapshot *)arg)->objs[k], n);
+    entry **v = dra__store_entries_by_seq(&((const dra_snapshot *)arg)->objs[k], n);
     const void **o = (const void **)v;
     for (size_t i = 0; i < *n; i++) o[i] = v[i]->obj;
     return o;
@@ -449,7 +312,7 @@ static part *part_list(const dra_snapshot *s, dra_kind k) {
     atomic_init(&p->refs, 1);
     hmap_init(&p->by_name);
     size_t n;
-    entry **v = entries_by_seq(&s->objs[k], &n);
+    entry **v = dra__store_entries_by_seq(&s->objs[k], &n);
     for (size_t i = 0; i < n; i++) {
         DRA_VEC_PUSH(p->v, v[i]->obj);
         if (k == DRA_KIND_CLASS) hmap_put(&p->by_name, ((const dra_class *)v[i]->obj)->name_id, i + 1);
@@ -468,7 +331,7 @@ static part *part_rules(const dra_snapshot *s, err *e) {
     dra_kind kinds[] = {DRA_KIND_TAINT_RULE, DRA_KIND_POD_GROUP};
     for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
         size_t n;
-        entry **v = entries_by_seq(&s->objs[kinds[k]], &n);
+        entry **v = dra__store_entries_by_seq(&s->objs[kinds[k]], &n);
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++) ok = dra__rules_add(p->rw, kinds[k], v[i]->json, e);
         free(v);
@@ -504,7 +367,7 @@ static const dra_slice *effective(dra_snapshot *s, const dra_slice *sl) {
  * of most slices). */
 static void index_all_slices(dra_snapshot *s) {
     size_t n;
-    entry **v = entries_by_seq(&s->objs[DRA_KIND_SLICE], &n);
+    entry **v = dra__store_entries_by_seq(&s->objs[DRA_KIND_SLICE], &n);
     const dra_slice **sl = xmalloc((n + 1) * sizeof *sl);
     for (size_t i = 0; i < n; i++) sl[i] = v[i]->obj;
     /* arrival order is the slices' index order (entries_by_seq sorts by the entry's seq,
@@ -732,8 +595,8 @@ static bool snapshot_build(dra_snapshot *s, dra_snapshot *old, err *e) {
     }
     /* the changes served their purpose */
     for (size_t i = 0; i < s->changes.n; i++) {
-        entry_release(s->changes.v[i].old);
-        entry_release(s->changes.v[i].neu);
+        dra__store_entry_release(s->changes.v[i].old);
+        dra__store_entry_release(s->changes.v[i].neu);
     }
     s->changes.n = 0;
     return true;
@@ -781,12 +644,12 @@ dra_snapshot *dra_store_acquire(dra_store *st) {
     return s;
 }
 
-static const char *meta_str(const json_t *o, const char *key) {
+const char *dra__store_meta_str(const json_t *o, const char *key) {
     return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
 /* A new entry for an object under key (taken over; hash its hash_bytes) whose
- * identity (dra__object_identity) is json_hash, decoded; placed in the arrival order when applied (entry_place).
+ * identity (dra__object_identity) is json_hash, decoded; placed in the arrival order when applied (dra__store_entry_place).
  * NULL with e set when it is invalid. Touches nothing of st but its catalog (locked):
  * two threads decode a batch's entries. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
@@ -825,13 +688,13 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     dra__holds_compact(&en->holds, st->cat);
     return en;
 fail:
-    entry_release(en);
+    dra__store_entry_release(en);
     return NULL;
 }
 
 /* Its place in the store's arrival order, given when it is applied (entries are
  * decoded on two threads, applied on one, in order). */
-static void entry_place(dra_store *st, entry *en) {
+void dra__store_entry_place(dra_store *st, entry *en) {
     en->seq = st->seq++;
     if (en->kind == DRA_KIND_CLAIM) ((dra_claim *)en->obj)->store_seq = en->seq + 1;
     if (en->kind == DRA_KIND_SLICE) ((dra_slice *)en->obj)->index = st->slice_seq++;
@@ -852,23 +715,8 @@ static void entry_own_key(entry *en) {
  * object's facts, and its entry decoded — or the decoder's refusal. Nothing is
  * decoded for what apply_one refuses before decoding, for the kinds decoded per world,
  * or for an object the batch's base snapshot holds unchanged. */
-typedef struct prepared {
-    dra_item_facts f;
-    entry *en;
-    bool failed;
-    err e;
-} prepared;
-
-typedef struct prep_batch {
-    dra_store *st;
-    const dra_snapshot *base;   /* the snapshot the batch forks, only read */
-    const dra_change *changes;
-    prepared *p;
-    dra_name_memo *memo[DRA_LANES];   /* each lane's, made when it first decodes */
-} prep_batch;
-
 /* Gives back what the batch's lanes hold (their threads done). */
-static void prep_batch_end(prep_batch *b) {
+void dra__store_prep_batch_end(prep_batch *b) {
     for (unsigned l = 0; l < DRA_LANES; l++) dra__name_memo_free(b->memo[l], b->st->cat);
     free(b->p);
 }
@@ -877,17 +725,17 @@ static void prep_batch_end(prep_batch *b) {
  * it will be applied over — unless apply_one would refuse it first, decode it per
  * world, or find it unchanged. Any thread; memo: the batch lane's (NULL: not a batch's
  * item, a file's document just read), made here when the lane first decodes. */
-static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p,
+void dra__store_prepare_entry(dra_store *st, const dra_snapshot *base, const json_t *obj, const char *source, prepared *p,
                           dra_name_memo **memo) {
     /* a store that warns (the CLI's) decodes on the applying thread: its warnings come
      * in input order */
     if (st->input.warn) return;
     dra_kind k = dra__kind_of(json_string_value(json_object_get(obj, "kind")));
-    const char *name = meta_str(obj, "name");
+    const char *name = dra__store_meta_str(obj, "name");
     if (!k || !name || !*name || k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) return;
-    char *key = dra__object_key(k, meta_str(obj, "namespace"), name);
+    char *key = dra__object_key(k, dra__store_meta_str(obj, "namespace"), name);
     uint64_t h = hash_bytes(key, strlen(key));
-    const entry *old = base ? find_entry(base, k, key, h) : NULL;
+    const entry *old = base ? dra__store_find_entry(base, k, key, h) : NULL;
     if (old && old->json_hash == p->f.hash) {
         free(key);
         return;
@@ -908,18 +756,18 @@ static void prepare_entry(dra_store *st, const dra_snapshot *base, const json_t 
     if (p->failed) p->e = e;
 }
 
-static void prepare_one(void *arg, size_t i, unsigned lane) {
+void dra__store_prepare_one(void *arg, size_t i, unsigned lane) {
     prep_batch *b = arg;
     const dra_change *c = &b->changes[i];
     prepared *p = &b->p[i];
     if (!c->upsert) return;
     p->f = dra__item_facts(c->upsert, dra__input_heard(&b->st->input), c->served);
-    prepare_entry(b->st, b->base, c->upsert, c->source, p, &b->memo[lane]);
+    dra__store_prepare_entry(b->st, b->base, c->upsert, c->source, p, &b->memo[lane]);
 }
 
 /* The entry for obj under key (taken over): the one p prepared ahead (taken; p may be
  * NULL), else decoded here; NULL with e set when it is refused (ahead or here). */
-static entry *entry_for(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t h,
+entry *dra__store_entry_for(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t h,
                         uint64_t jh, prepared *p, err *e) {
     if (p && (p->en || p->failed)) {
         free(key);   /* decoded (or refused) ahead, under the same key */
@@ -933,14 +781,14 @@ static entry *entry_for(dra_store *st, const json_t *obj, dra_kind k, const char
 
 /* Applies one change to s (unpublished) and records it for the build; p: what was
  * prepared of it (its entry is taken), NULL when nothing. */
-static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepared *p, err *e) {
+bool dra__store_apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepared *p, err *e) {
     assert(pthread_mutex_trylock(&st->write_lock) == EBUSY && "applied outside dra_store_apply");
     if (!c->upsert) {
         dra_kind k = dra__kind_of(c->kind);
         if (!k) return err_set(e, "unknown kind %s", c->kind ? c->kind : "(none)");
         char *key = dra__object_key(k, c->ns, c->name ? c->name : "");
         uint64_t h = hash_bytes(key, strlen(key));
-        entry *gone = find_entry(s, k, key, h);
+        entry *gone = dra__store_find_entry(s, k, key, h);
         if (gone) {
             DRA_VEC_PUSH(s->changes, ((change){k, entry_retain(gone), NULL}));
             pmap_del(&s->objs[k], h, entry_is, key);
@@ -955,26 +803,26 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepa
     const char *kind = json_string_value(json_object_get(c->upsert, "kind"));
     dra_kind k = dra__kind_of(kind);
     if (!k) return err_set(e, "unsupported kind %s", kind ? kind : "(none: the object has no kind)");
-    const char *name = meta_str(c->upsert, "name");
+    const char *name = dra__store_meta_str(c->upsert, "name");
     /* a one-shot store keeps an object known by generateName only (the decoder says
      * when it has neither) */
     bool one_shot = st->opts.one_shot || st->opts.as_given;
     if ((!name || !*name) && !one_shot) return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
-    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name ? name : "");
+    char *key = dra__object_key(k, dra__store_meta_str(c->upsert, "namespace"), name ? name : "");
     uint64_t h = hash_bytes(key, strlen(key)), jh = p && p->f.hash ? p->f.hash : dra__object_identity(c->upsert, c->served);
-    entry *old = find_entry(s, k, key, h);
+    entry *old = dra__store_find_entry(s, k, key, h);
     /* every object given is kept: a later one under a taken name, or one without a
      * name, gets a key of its own once placed (entry_own_key) */
     bool own_key = (old && st->opts.as_given) || (one_shot && (!name || !*name));
     if (own_key) old = NULL;
     if (old && old->json_hash == jh) {
         free(key);   /* the same object again (a relist, a resync): keep sharing the old one, undecoded */
-        if (p) entry_release(p->en), p->en = NULL;
+        if (p) dra__store_entry_release(p->en), p->en = NULL;
         return true;
     }
-    entry *en = entry_for(st, c->upsert, k, c->source, key, h, jh, p, e);
+    entry *en = dra__store_entry_for(st, c->upsert, k, c->source, key, h, jh, p, e);
     if (!en) return false;
-    entry_place(st, en);
+    dra__store_entry_place(st, en);
     if (own_key) entry_own_key(en);
     DRA_VEC_PUSH(s->changes, ((change){k, old ? entry_retain(old) : NULL, entry_retain(en)}));
     pmap_put(&s->objs[k], en->hash, en, entry_is, en->key);
@@ -983,7 +831,7 @@ static bool apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, prepa
 
 /* "Kind/namespace/name" as error texts name an object: "Kind ns/name", "Kind name"
  * when cluster-scoped (the namespace empty). */
-static const char *key_text(const char *key, char *buf, size_t n) {
+const char *dra__store_key_text(const char *key, char *buf, size_t n) {
     const char *ns = strchr(key, '/') + 1, *name = strchr(ns, '/') + 1;
     int nsl = name - ns > 1 ? (int)(name - ns) : 0;   /* with its '/' */
     snprintf(buf, n, "%.*s %.*s%s", (int)(ns - key - 1), key, nsl, ns, name);
@@ -992,7 +840,7 @@ static const char *key_text(const char *key, char *buf, size_t n) {
 
 /* Duplicate keys within one call: the same object twice is fine, a different one
  * is an error naming both sources. */
-static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
+bool dra__store_check_duplicates(const dra_change *changes, size_t n, err *e) {
     hmap seen;
     hmap_init(&seen);
     bool ok = true;
@@ -1000,9 +848,9 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
     for (size_t i = 0; i < n && ok; i++) {
         const json_t *o = changes[i].upsert;
         dra_kind k = o ? dra__kind_of(json_string_value(json_object_get(o, "kind"))) : DRA_KIND_NONE;
-        const char *name = o ? meta_str(o, "name") : NULL;
+        const char *name = o ? dra__store_meta_str(o, "name") : NULL;
         if (!k || !name) continue;
-        keys[i] = dra__object_key(k, meta_str(o, "namespace"), name);
+        keys[i] = dra__object_key(k, dra__store_meta_str(o, "namespace"), name);
         uint64_t h = hash_bytes(keys[i], strlen(keys[i])), j;
         if (hmap_get(&seen, h, &j) && keys[j - 1] && !strcmp(keys[j - 1], keys[i]) &&
             !json_equal(changes[j - 1].upsert, o)) {
@@ -1010,7 +858,7 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
             const char *b = changes[i].source ? changes[i].source : "(input)";
             char kt[512];
             ok = err_set(e, "%s is given twice with different contents: in %s and in %s",
-                         key_text(keys[i], kt, sizeof kt), a, b);
+                         dra__store_key_text(keys[i], kt, sizeof kt), a, b);
         }
         hmap_put(&seen, h, i + 1);
     }
@@ -1022,7 +870,7 @@ static bool check_duplicates(const dra_change *changes, size_t n, err *e) {
 
 /* Builds s (forked from old, its changes applied when ok) and publishes it: its
  * generation, or 0 with e set (s released). old is released. Under the write lock. */
-static uint64_t publish(dra_store *st, dra_snapshot *s, dra_snapshot *old, bool ok, uint64_t t0, err *e) {
+uint64_t dra__store_publish(dra_store *st, dra_snapshot *s, dra_snapshot *old, bool ok, uint64_t t0, err *e) {
     ok = ok && snapshot_build(s, old, e);
     dra_snapshot_release(old);
     if (!ok) {
@@ -1053,13 +901,13 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
      * starts while this one checks the batch for an object given twice (a twentieth
      * of building `dralloc bench mig_5000nodes`, the other core idle) */
     prep_batch pb = {st, old, changes, xcalloc(n ? n : 1, sizeof(prepared)), {NULL}};
-    dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
-    bool ok = skipped || st->opts.as_given || check_duplicates(changes, n, e);
-    dra_snapshot *s = ok ? snapshot_fork(st, old) : NULL;
+    dra_work_ahead *wa = dra__work_ahead_start(n, dra__store_prepare_one, &pb);
+    bool ok = skipped || st->opts.as_given || dra__store_check_duplicates(changes, n, e);
+    dra_snapshot *s = ok ? dra__store_snapshot_fork(st, old) : NULL;
     size_t taken = 0;
     for (size_t i = 0; i < n && ok; i++) {
         if (wa) dra__work_ahead_need(wa, i);
-        if (apply_one(st, s, &changes[i], wa ? &pb.p[i] : NULL, e)) {
+        if (dra__store_apply_one(st, s, &changes[i], wa ? &pb.p[i] : NULL, e)) {
             taken++;
         } else if (skipped) {
             skipped(arg, &changes[i], e);
@@ -1069,8 +917,8 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
         }
     }
     dra__work_ahead_free(wa);
-    for (size_t i = 0; i < n; i++) entry_release(pb.p[i].en);   /* prepared past the first error */
-    prep_batch_end(&pb);
+    for (size_t i = 0; i < n; i++) dra__store_entry_release(pb.p[i].en);   /* prepared past the first error */
+    dra__store_prep_batch_end(&pb);
     if (!s) {   /* given twice: nothing applied */
         dra_snapshot_release(old);
         goto out;
@@ -1081,7 +929,7 @@ static uint64_t apply_changes(dra_store *st, const dra_change *changes, size_t n
         dra_snapshot_release(old);
         goto out;
     }
-    gen = publish(st, s, old, ok, t0, e);
+    gen = dra__store_publish(st, s, old, ok, t0, e);
 out:
     pthread_mutex_unlock(&st->write_lock);
     return gen;
@@ -1095,605 +943,6 @@ uint64_t dra_store_apply_batch(dra_store *st, const dra_change *changes, size_t 
                                err *e) {
     assert(skipped);
     return apply_changes(st, changes, n, skipped, arg, e);
-}
-
-/* ---- a kind's whole state, fed in parts (snapshot.h: dra_relist) ---------------------------- */
-
-/* One object the relist gave: its entry (decoded as it came, or the store's own when
- * the store held it unchanged then), or none when it was refused — then whatever the
- * store holds under the key stays. Chained by key hash through next (index + 1). */
-typedef struct staged {
-    char *key;
-    uint64_t h;
-    entry *en;
-    bool fresh;       /* decoded for the relist: placed in the arrival order at commit */
-    bool dropped;     /* a streaming list's DELETED: as if never given */
-    uint64_t next;
-} staged;
-
-struct dra_relist {
-    dra_store *st;
-    dra_kind kind;
-    DRA_VEC(staged) v;
-    hmap by_hash;     /* key hash → index + 1 of the latest staged object with it */
-};
-
-dra_relist *dra_store_relist_begin(dra_store *st, const char *kind) {
-    assert(!st->opts.as_given && !st->opts.one_shot && "a relist replaces objects by key");
-    dra_kind k = dra__kind_of(kind);
-    if (!k) return NULL;
-    dra_relist *r = xcalloc(1, sizeof *r);
-    r->st = st;
-    r->kind = k;
-    hmap_init(&r->by_hash);
-    return r;
-}
-
-static staged *relist_find(dra_relist *r, const char *key, uint64_t h) {
-    uint64_t i;
-    if (!hmap_get(&r->by_hash, h, &i)) return NULL;
-    for (; i; i = r->v.v[i - 1].next)
-        if (!strcmp(r->v.v[i - 1].key, key)) return &r->v.v[i - 1];
-    return NULL;
-}
-
-/* key (taken over) now stands for en (taken over; NULL: refused, the store's stays). */
-static void relist_stage(dra_relist *r, char *key, uint64_t h, entry *en, bool fresh) {
-    staged *s = relist_find(r, key, h);
-    if (s) {   /* given again (a streaming list's MODIFIED): the later one counts */
-        free(key);
-        entry_release(s->en);
-        s->en = en, s->fresh = fresh, s->dropped = false;
-        return;
-    }
-    uint64_t head = 0;
-    hmap_get(&r->by_hash, h, &head);
-    DRA_VEC_PUSH(r->v, ((staged){.key = key, .h = h, .en = en, .fresh = fresh, .next = head}));
-    hmap_put(&r->by_hash, h, r->v.n);
-}
-
-/* One object, p its facts and what was prepared of it against base (the snapshot at
- * the time): staged, or refused with e set (its key still staged: the store's stays). */
-static bool relist_take(dra_relist *r, const dra_snapshot *base, const json_t *obj, prepared *p, err *e) {
-    dra_store *st = r->st;
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    dra_kind k = dra__kind_of(kind);
-    if (k != r->kind) {
-        entry_release(p->en);
-        return err_set(e, "a %s in a list of %s", kind ? kind : "object without a kind", dra__kind_name(r->kind));
-    }
-    const char *name = meta_str(obj, "name");
-    if (!name || !*name) {
-        entry_release(p->en);
-        return err_set(e, "%s: metadata.name: Required value", dra__kind_name(k));
-    }
-    char *key = dra__object_key(k, meta_str(obj, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key)), jh = p->f.hash ? p->f.hash : dra__object_identity(obj, true);
-    /* nothing prepared: unchanged in base (the store's entry, shared), or decoded here */
-    const entry *old = !p->en && !p->failed && base ? find_entry(base, k, key, h) : NULL;
-    bool fresh = !(old && old->json_hash == jh);
-    entry *en = fresh ? entry_for(st, obj, k, NULL, xstrdup(key), h, jh, p, e) : entry_retain((entry *)old);
-    relist_stage(r, key, h, en, fresh);
-    return en != NULL;
-}
-
-void dra_relist_put(dra_relist *r, const json_t *const *objs, size_t n, dra_skip_fn skipped, void *arg) {
-    dra_store *st = r->st;
-    dra_snapshot *base = dra_store_acquire(st);
-    dra_change *changes = xcalloc(n ? n : 1, sizeof *changes);
-    for (size_t i = 0; i < n; i++) changes[i] = (dra_change){.upsert = objs[i], .served = true};
-    /* a large page is decoded on two threads, staged here in order */
-    prep_batch pb = {st, base, changes, xcalloc(n ? n : 1, sizeof(prepared)), {NULL}};
-    dra_work_ahead *wa = dra__work_ahead_start(n, prepare_one, &pb);
-    for (size_t i = 0; i < n; i++) {
-        if (wa) dra__work_ahead_need(wa, i);
-        else prepare_one(&pb, i, DRA_LANE_CALLER);
-        err e;
-        err_clear(&e);
-        if (!relist_take(r, base, objs[i], &pb.p[i], &e) && skipped) skipped(arg, &changes[i], &e);
-    }
-    dra__work_ahead_free(wa);
-    prep_batch_end(&pb);
-    free(changes);
-    dra_snapshot_release(base);
-}
-
-void dra_relist_drop(dra_relist *r, const char *ns, const char *name) {
-    char *key = dra__object_key(r->kind, ns, name);
-    staged *s = relist_find(r, key, hash_bytes(key, strlen(key)));
-    free(key);
-    if (!s) return;
-    entry_release(s->en);
-    s->en = NULL, s->dropped = true;
-}
-
-static void relist_free(dra_relist *r) {
-    for (size_t i = 0; i < r->v.n; i++) {
-        free(r->v.v[i].key);
-        entry_release(r->v.v[i].en);
-    }
-    free(r->v.v);
-    hmap_free(&r->by_hash);
-    free(r);
-}
-
-void dra_relist_abort(dra_relist *r) {
-    if (r) relist_free(r);
-}
-
-bool dra_relist_commit(dra_relist *r, err *e) {
-    dra_store *st = r->st;
-    dra_kind k = r->kind;
-    uint64_t t0 = monotonic_ns();
-    pthread_mutex_lock(&st->write_lock);
-    dra_snapshot *old = dra_store_acquire(st);
-    dra_snapshot *s = snapshot_fork(st, old);
-    size_t changed = 0;
-    for (size_t i = 0; i < r->v.n; i++) {
-        staged *g = &r->v.v[i];
-        if (!g->en) continue;
-        entry *cur = find_entry(s, k, g->key, g->h);
-        if (cur == g->en || (cur && cur->json_hash == g->en->json_hash)) continue;
-        if (g->fresh) entry_place(st, g->en);
-        g->fresh = false;   /* placed once, whatever follows */
-        DRA_VEC_PUSH(s->changes, ((change){k, cur ? entry_retain(cur) : NULL, entry_retain(g->en)}));
-        pmap_put(&s->objs[k], g->en->hash, entry_retain(g->en), entry_is, g->en->key);   /* the map's own */
-        changed++;
-    }
-    /* what the relist did not give is gone (refused objects were given: theirs stay) */
-    size_t n;
-    entry **v = entries_by_seq(&s->objs[k], &n);
-    for (size_t i = 0; i < n; i++) {
-        staged *g = relist_find(r, v[i]->key, v[i]->hash);
-        if (g && !g->dropped) continue;
-        DRA_VEC_PUSH(s->changes, ((change){k, entry_retain(v[i]), NULL}));
-        pmap_del(&s->objs[k], v[i]->hash, entry_is, v[i]->key);
-        changed++;
-    }
-    free(v);
-    bool ok = true;
-    if (!changed) {   /* the store already holds exactly this: no new snapshot */
-        dra_snapshot_release(s);
-        dra_snapshot_release(old);
-    } else {
-        ok = publish(st, s, old, true, t0, e) != 0;
-    }
-    pthread_mutex_unlock(&st->write_lock);
-    relist_free(r);
-    return ok;
-}
-
-/* ---- JSON documents to changes ----------------------------------------------------------------- */
-
-typedef struct change_list {
-    DRA_VEC(dra_change) v;
-    DRA_VEC(json_t *) owned;   /* typed-list items given their kind */
-    bool skip_unknown;         /* files: objects of other kinds are skipped, as kubectl apply would not */
-    /* when set, each change is given here as it is found instead of kept in v */
-    void (*each)(void *arg, const dra_change *c);
-    void *arg;
-} change_list;
-
-static bool collect(change_list *cl, const json_t *doc, const char *source, err *e);
-
-/* One item of the List doc (kind: the list's, kl its length). */
-static bool collect_item(change_list *cl, const json_t *doc, const char *kind, size_t kl, const json_t *it,
-                         const char *source, err *e) {
-    if (!json_object_get(it, "kind") && strcmp(kind, "List") && json_is_object(it)) {
-        /* typed lists print items without kind */
-        json_t *copy = json_copy((json_t *)it);
-        json_object_set_new(copy, "kind", json_stringn(kind, kl - 4));
-        if (!json_object_get(copy, "apiVersion") && json_object_get(doc, "apiVersion"))
-            json_object_set(copy, "apiVersion", json_object_get(doc, "apiVersion"));
-        DRA_VEC_PUSH(cl->owned, copy);
-        it = copy;
-    }
-    return collect(cl, it, source, e);
-}
-
-static bool collect(change_list *cl, const json_t *doc, const char *source, err *e) {
-    if (json_is_array(doc)) {
-        for (size_t i = 0; i < json_array_size(doc); i++)
-            if (!collect(cl, json_array_get(doc, i), source, e)) return false;
-        return true;
-    }
-    /* files: a document that is no object was warned about by the reader ("ignored") */
-    if (!json_is_object(doc))
-        return cl->skip_unknown || err_set(e, "%s: expected a Kubernetes object", source ? source : "input");
-    const char *kind = json_string_value(json_object_get(doc, "kind"));
-    size_t kl = kind ? strlen(kind) : 0;
-    if (kind && (!strcmp(kind, "List") || (kl > 4 && !strcmp(kind + kl - 4, "List")))) {
-        const json_t *items = json_object_get(doc, "items");
-        for (size_t i = 0; json_is_array(items) && i < json_array_size(items); i++)
-            if (!collect_item(cl, doc, kind, kl, json_array_get(items, i), source, e)) return false;
-        return true;
-    }
-    if (cl->skip_unknown && !dra__kind_of(kind)) return true;
-    dra_change c = {.upsert = doc, .source = source};
-    if (cl->each) cl->each(cl->arg, &c);
-    else DRA_VEC_PUSH(cl->v, c);
-    return true;
-}
-
-static void change_list_free(change_list *cl) {
-    for (size_t i = 0; i < cl->owned.n; i++) json_decref(cl->owned.v[i]);
-    free(cl->owned.v);
-    free(cl->v.v);
-}
-
-uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e) {
-    change_list cl = {0};
-    uint64_t gen = collect(&cl, doc, NULL, e) ? dra_store_apply(st, cl.v.v, cl.v.n, e) : 0;
-    change_list_free(&cl);
-    return gen;
-}
-
-/* ---- files to one snapshot, a document at a time -------------------------------------------- */
-
-/* The last object seen under a key, for "given twice with different contents". */
-typedef struct seen_key {
-    char *key;
-    uint64_t json_hash;
-    const char *source;
-} seen_key;
-
-/* One load: each object is decoded into the unpublished snapshot s as its file is read
- * (path_stream.c), so no file's tree is held whole. The errors are those dra_store_apply
- * gives once every file has been read: a file's own error first (it ends the load), then
- * the first object given twice with different contents, then the first object that does
- * not decode; so after either of the last two, the files are still read and checked,
- * nothing more is decoded. */
-typedef struct load_txn {
-    dra_store *st;
-    dra_snapshot *s;
-    change_list cl;
-    hmap seen;   /* hash of a key -> index + 1 in keys */
-    DRA_VEC(seen_key) keys;
-    DRA_VEC(char *) sources;
-    bool twice, failed;
-    err twice_err, failed_err;
-    const dra_snapshot *base;   /* the snapshot s forks, only read (by the parsing thread too) */
-    const json_t *doc;   /* the document being read, and its facts when known (else zero) */
-    dra_item_facts doc_facts;
-    prepared *doc_prepared;   /* ... and it decoded on the parsing thread, until applied */
-} load_txn;
-
-/* check_duplicates' rule, one object at a time: the same key as the object before it
- * under that key with another value (compared by json_value_hash: a file's objects are
- * not the API server's, dra_change.served). */
-static uint64_t load_check_twice(load_txn *t, const dra_change *c, dra_kind k, const char *name) {
-    uint64_t jh = c->upsert == t->doc && t->doc_facts.hash ? t->doc_facts.hash : dra__json_value_hash(c->upsert);
-    if (t->twice) return jh;
-    char *key = dra__object_key(k, meta_str(c->upsert, "namespace"), name);
-    uint64_t h = hash_bytes(key, strlen(key)), j;
-    if (hmap_get(&t->seen, h, &j) && !strcmp(t->keys.v[j - 1].key, key)) {
-        seen_key *sk = &t->keys.v[j - 1];
-        if (sk->json_hash != jh) {
-            const char *a = sk->source ? sk->source : "(input)", *b = c->source ? c->source : "(input)";
-            err_clear(&t->twice_err);
-            char kt[512];
-            err_set(&t->twice_err, "%s is given twice with different contents: in %s and in %s",
-                    key_text(key, kt, sizeof kt), a, b);
-            t->twice = true;
-        }
-        sk->json_hash = jh;
-        sk->source = c->source;
-        free(key);
-        return jh;
-    }
-    DRA_VEC_PUSH(t->keys, ((seen_key){key, jh, c->source}));
-    hmap_put(&t->seen, h, t->keys.n);
-    return jh;
-}
-
-/* The parsing thread's share of a load: a document decoded while it is ahead. */
-static void *load_prepare(void *arg, const char *file, const json_t *doc, dra_item_facts facts) {
-    load_txn *t = arg;
-    prepared *p = xcalloc(1, sizeof *p);
-    p->f = facts;
-    prepare_entry(t->st, t->base, doc, file, p, NULL);
-    if (p->en || p->failed) return p;
-    free(p);
-    return NULL;
-}
-
-static void load_discard(void *arg, void *prep) {
-    (void)arg;
-    prepared *p = prep;
-    if (!p) return;
-    entry_release(p->en);
-    free(p);
-}
-
-static void load_change(void *arg, const dra_change *c) {
-    load_txn *t = arg;
-    prepared *ahead = c->upsert == t->doc ? t->doc_prepared : NULL;
-    if (ahead) t->doc_prepared = NULL;
-    dra_kind k = dra__kind_of(json_string_value(json_object_get(c->upsert, "kind")));
-    const char *name = meta_str(c->upsert, "name");
-    uint64_t jh = k && name ? load_check_twice(t, c, k, name) : 0;
-    if (t->twice || t->failed) return load_discard(t, ahead);
-    err ae;
-    err_clear(&ae);
-    prepared p = ahead ? *ahead : (prepared){0};
-    p.f = (dra_item_facts){jh, c->upsert == t->doc && t->doc_facts.fields_known};
-    free(ahead);
-    if (!apply_one(t->st, t->s, c, &p, &ae)) {
-        t->failed_err = ae;
-        t->failed = true;
-    }
-    entry_release(p.en);   /* not taken: apply_one refused before it */
-}
-
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, void *prep,
-                     err *e) {
-    load_txn *t = arg;
-    t->doc = doc;
-    t->doc_facts = facts;
-    t->doc_prepared = prep;
-    const char *src = t->sources.n ? t->sources.v[t->sources.n - 1] : NULL;
-    if (!src || strcmp(src, file)) {
-        src = xstrdup(file);
-        DRA_VEC_PUSH(t->sources, (char *)src);
-    }
-    const char *kind = json_string_value(json_object_get(list, "kind"));
-    bool ok = list ? collect_item(&t->cl, list, kind, strlen(kind), doc, src, e) : collect(&t->cl, doc, src, e);
-    for (size_t i = 0; i < t->cl.owned.n; i++) json_decref(t->cl.owned.v[i]);
-    t->cl.owned.n = 0;
-    load_discard(t, t->doc_prepared);   /* not applied (a kind skipped, a typed list's copy) */
-    t->doc_prepared = NULL;
-    if (ok && t->st->opts.one_shot && (t->twice || t->failed)) {
-        *e = t->twice ? t->twice_err : t->failed_err;   /* the first error met ends the load */
-        return false;
-    }
-    return ok;
-}
-
-uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n, err *e) {
-    /* the build's time includes reading the files: objects are decoded as they are read */
-    uint64_t t0 = monotonic_ns();
-    pthread_mutex_lock(&st->write_lock);
-    dra_snapshot *old = dra_store_acquire(st);
-    load_txn t = {.st = st, .s = snapshot_fork(st, old), .base = old};
-    t.cl = (change_list){.skip_unknown = true, .each = load_change, .arg = &t};
-    hmap_init(&t.seen);
-    bool ok = true;
-    const dra_stream_work work = {load_prepare, load_discard};
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], &st->input, load_doc, &work, &t, e);
-    if (ok && (t.twice || t.failed)) {
-        *e = t.twice ? t.twice_err : t.failed_err;
-        ok = false;
-    }
-    uint64_t gen = publish(st, t.s, old, ok, t0, e);
-    pthread_mutex_unlock(&st->write_lock);
-    change_list_free(&t.cl);
-    hmap_free(&t.seen);
-    for (size_t i = 0; i < t.keys.n; i++) free(t.keys.v[i].key);
-    for (size_t i = 0; i < t.sources.n; i++) free(t.sources.v[i]);
-    free(t.keys.v);
-    free(t.sources.v);
-    return gen;
-}
-
-/* ---- node views ------------------------------------------------------------------------------ */
-
-/* The slot of a node in s's table, or NULL. Under views_lock. */
-static view_slot *slot_of(const dra_snapshot *s, const char *name, uint64_t h) {
-    uint64_t head = 0;
-    if (!hmap_get(&s->views, h, &head)) return NULL;
-    for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1])
-        if (!strcmp(s->vslots.v[i - 1]->cell->name, name)) return s->vslots.v[i - 1];
-    return NULL;
-}
-
-/* A slot for cell in s's table (another thread may have put one first: that one
- * wins, and a cell made here for nothing is released). Under views_lock. */
-static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_here) {
-    view_slot *v = slot_of(s, cell->name, h);
-    if (v) {
-        if (made_here) vcell_release(cell);
-        return v;
-    }
-    v = ARENA_NEW(&s->vmem, view_slot);
-    v->cell = cell;
-    v->made_here = made_here;
-    if (made_here && cell->bare) s->nbare++;
-    v->node = cell->bare ? cell->bare : dra_world_find_node(s->w, cell->name);
-    if (!cell->view) v->view = NULL;
-    else if (made_here) v->view = cell->view;
-    else {
-        /* the view's pools and candidates, seen from this snapshot's world and node */
-        dra_nodeview *h2 = arena_memdup(&s->vmem, cell->view, sizeof *cell->view);
-        h2->base = cell->view;
-        h2->w = s->w;
-        h2->node = v->node;
-        v->view = h2;
-    }
-    uint64_t head = 0;
-    hmap_get(&s->views, h, &head);
-    DRA_VEC_PUSH(s->vslots, v);
-    DRA_VEC_PUSH(s->vnext, (uint32_t)head);
-    hmap_put(&s->views, h, s->vslots.n);
-    return v;
-}
-
-size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare) {
-    pthread_mutex_lock(&s->views_lock);
-    size_t n = s->vslots.n;
-    if (bare) *bare = s->nbare;
-    pthread_mutex_unlock(&s->views_lock);
-    return n;
-}
-
-/* The view of a node (by name; a node without a Node object is seen bare): this
- * snapshot's, an earlier snapshot's still valid here, or built now. *errmsg is set
- * when gathering pools failed. Past BARE_VIEWS_MAX, a bare node's view is built in
- * *owned for the caller to free (its node and message in a). */
-const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg,
-                                       arena *a, dra_nodeview **owned) {
-    uint64_t h = hash_bytes(name, strlen(name));
-    *owned = NULL;
-    pthread_mutex_lock(&s->views_lock);
-    view_slot *v = slot_of(s, name, h);
-    if (!v) {
-        /* the inherited map is read-only once published: looked up under the lock only
-         * because the slot is added under it */
-        vcell *c = pmap_get(&s->inherited, h, vcell_is, name);
-        if (c) v = slot_add(s, h, c, false);
-    }
-    bool full = s->nbare >= BARE_VIEWS_MAX;
-    pthread_mutex_unlock(&s->views_lock);
-    if (!v && full && !dra_world_find_node(s->w, name)) {
-        dra_node *bare = ARENA_NEW(a, dra_node);
-        bare->name = arena_strdup(a, name);
-        err e;
-        err_clear(&e);
-        *owned = dra_nodeview_new(s->w, bare, &s->f, &e);
-        *errmsg = *owned ? NULL : arena_strdup(a, e.msg);
-        *node = bare;
-        return *owned;
-    }
-    if (!v) {
-        /* build outside the lock: other nodes' requests go on meanwhile */
-        vcell *c = xcalloc(1, sizeof *c);
-        atomic_init(&c->refs, 1);
-        c->name = xstrdup(name);
-        const dra_node *n = dra_world_find_node(s->w, name);
-        if (!n) {
-            c->bare = xcalloc(1, sizeof *c->bare);
-            c->bare->name = c->name;
-            n = c->bare;
-        }
-        err e;
-        err_clear(&e);
-        c->view = dra_nodeview_new(s->w, n, &s->f, &e);
-        if (!c->view) c->err = xstrdup(e.msg);
-        pthread_mutex_lock(&s->views_lock);
-        v = slot_add(s, h, c, true);
-        pthread_mutex_unlock(&s->views_lock);
-    }
-    *errmsg = v->cell->err;
-    *node = v->node;
-    return v->view;
-}
-
-/* ---- the fit memo ------------------------------------------------------------------------- */
-
-/* A character of an object name ("ns/name": lowercase RFC 1123 parts and '/'). */
-static bool name_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-           c == '/' || c == '_';
-}
-
-char *dra__reason_template(const char *reason, const char *const *names, size_t nnames) {
-    /* each name (longest first, so a claim named after its pod is not split) becomes
-     * \x01<index+1> where it stands as a whole name: another object whose name merely
-     * begins with one of them (a claim holding the devices, "ml/train-10-gpus" beside
-     * the pod "ml/train-1") keeps its name. A stray \x01 in the text becomes '?'. */
-    size_t rl = strlen(reason);
-    char *t = xmalloc(rl * 2 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < rl;) {
-        size_t best = 0, bk = 0;
-        for (size_t k = 0; k < nnames && k < 200 && (i == 0 || !name_char(reason[i - 1])); k++) {
-            size_t l = strlen(names[k]);
-            if (l > best && !strncmp(reason + i, names[k], l) && !name_char(reason[i + l])) best = l, bk = k;
-        }
-        if (best) {
-            t[o++] = '\x01';
-            t[o++] = (char)(bk + 1);
-            i += best;
-        } else {
-            t[o++] = reason[i++] == '\x01' ? '?' : reason[i - 1];
-        }
-    }
-    t[o] = '\0';
-    return t;
-}
-
-/* Copies the runs between name marks whole: a memo hit expands one per node, and
- * byte by byte that was 14 % of a 500-node filter once the rest was cheap. */
-void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames) {
-    if (!n) return;
-    size_t o = 0;
-    const char *p = tmpl;
-    while (*p && o + 1 < n) {
-        const char *mark = strchr(p, '\x01');
-        size_t run = mark ? (size_t)(mark - p) : strlen(p);
-        if (run > n - 1 - o) run = n - 1 - o;
-        memcpy(reason + o, p, run);
-        o += run;
-        p += run;
-        if (!mark || p != mark) break;   /* the end, or out of room */
-        if (!p[1]) {                     /* a mark without its index: kept as a byte, as before */
-            reason[o++] = *p;
-            break;
-        }
-        size_t k = (size_t)(unsigned char)p[1] - 1;
-        const char *nm = k < nnames ? names[k] : "?";
-        size_t len = strlen(nm);
-        if (len > n - 1 - o) len = n - 1 - o;
-        memcpy(reason + o, nm, len);
-        o += len;
-        p += 2;
-    }
-    reason[o] = '\0';
-}
-
-/* Bounds on memory, not on correctness: past them, answers are computed, not kept.
- * Only nodes with a Node object keep answers (requests may name nodes the cluster does
- * not have, new ones each time: kept, they would be handed on forever, as no change of
- * theirs drops them); their entries go with the Node (memo_carry). */
-enum { MEMO_NODES_MAX = 1 << 16, MEMO_PER_NODE = 64 };
-
-bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
-                   size_t n, const char *const *names, size_t nnames) {
-    bool hit = false;
-    pthread_mutex_lock(&s->memo_lock);
-    mnode *m = pmap_get(&s->memo, hash_bytes(node, strlen(node)), mnode_is, node);
-    if (m) {
-        pthread_mutex_lock(&m->lock);
-        for (size_t i = 0; i < m->ents.n && !hit; i++) {
-            const struct memo *e = &m->ents.v[i];
-            if (e->sig != sig) continue;
-            hit = true;
-            *status = e->status;
-            *score = e->score;
-            dra__reason_expand(e->reason, reason, n, names, nnames);
-        }
-        pthread_mutex_unlock(&m->lock);
-    }
-    pthread_mutex_unlock(&s->memo_lock);
-    return hit;
-}
-
-void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
-                   const char *const *names, size_t nnames) {
-    if (nnames > 200 || !dra_world_find_node(s->w, node)) return;
-    char *t = dra__reason_template(reason, names, nnames);
-    uint64_t h = hash_bytes(node, strlen(node));
-    pthread_mutex_lock(&s->memo_lock);
-    mnode *m = pmap_get(&s->memo, h, mnode_is, node);
-    if (!m && pmap_len(&s->memo) < MEMO_NODES_MAX) {
-        m = xcalloc(1, sizeof *m);
-        atomic_init(&m->refs, 1);
-        m->name = xstrdup(node);
-        pthread_mutex_init(&m->lock, NULL);
-        pmap_put(&s->memo, h, m, mnode_is, node);
-    }
-    if (m) {
-        pthread_mutex_lock(&m->lock);
-        bool known = false;
-        for (size_t i = 0; i < m->ents.n && !known; i++) known = m->ents.v[i].sig == sig;
-        if (!known && m->ents.n < MEMO_PER_NODE) {
-            struct memo e = {.sig = sig, .status = status, .score = score, .reason = t};
-            t = NULL;
-            DRA_VEC_PUSH(m->ents, e);
-        }
-        pthread_mutex_unlock(&m->lock);
-    }
-    pthread_mutex_unlock(&s->memo_lock);
-    free(t);
 }
 
 void dra_snapshot_catalog_sizes(const dra_snapshot *s, dra_catalog_sizes *out) { dra__catalog_sizes(s->cat, out); }

@@ -1,6 +1,5 @@
 /* work_ahead.c — a batch's items prepared on a second thread (work_ahead.h). */
 #include "engine/work_ahead.h"
-#include "engine/snapshot.h"
 
 #include "base/base.h"
 
@@ -8,19 +7,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-
-/* A batch smaller than this is prepared by the caller alone: a thread's start costs
- * about what a few dozen small objects take to decode. */
-enum { WORK_AHEAD_MIN = 64 };
-
-/* snapshot.h's rule for a list's batches: the least the second thread takes, more
- * while the trees held stay a few MiB of text. */
-enum { RELIST_BATCH_BYTES = 4 << 20 };
-_Static_assert((int)DRA_RELIST_BATCH_MAX >= (int)WORK_AHEAD_MIN, "a full batch is decoded on two threads");
-
-bool dra_relist_batch_full(size_t n, size_t text_bytes) {
-    return n >= DRA_RELIST_BATCH_MAX || (n >= WORK_AHEAD_MIN && text_bytes >= RELIST_BATCH_BYTES);
-}
 
 enum { FREE, TAKEN, DONE };
 
@@ -56,7 +42,7 @@ static void *run(void *arg) {
 }
 
 dra_work_ahead *dra__work_ahead_start(size_t n, dra_prepare_fn fn, void *arg) {
-    if (n < WORK_AHEAD_MIN) return NULL;
+    if (n < DRA_WORK_AHEAD_MIN) return NULL;
     dra_work_ahead *wa = xcalloc(1, sizeof *wa);
     wa->n = n;
     wa->fn = fn;

@@ -12,6 +12,10 @@
 
 typedef struct dra_work_ahead dra_work_ahead;
 
+/* A batch smaller than this is prepared by the caller alone: a thread's start costs
+ * about what a few dozen small objects take to decode. */
+enum { DRA_WORK_AHEAD_MIN = 64 };
+
 /* Prepares item i (into the caller's slot for it); called once per item, on either
  * thread, items in any order. lane says which thread: DRA_LANE_CALLER or
  * DRA_LANE_AHEAD (state kept per lane is only ever touched by one thread at a time). */
