@@ -88,7 +88,7 @@ typedef struct seen_key {
 } seen_key;
 
 /* One load: each object is decoded into the unpublished snapshot s as its file is read
- * (path_stream.c), so no file's tree is held whole. The errors are those dra_store_apply
+ * (docs.c), so no file's tree is held whole. The errors are those dra_store_apply
  * gives once every file has been read: a file's own error first (it ends the load), then
  * the first object given twice with different contents, then the first object that does
  * not decode; so after either of the last two, the files are still read and checked,
@@ -175,9 +175,8 @@ static void load_change(void *arg, const dra_change *c) {
     dra__store_entry_release(p.en);   /* not taken: apply_one refused before it */
 }
 
-static bool load_doc(void *arg, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, void *prep,
+static bool load_doc(load_txn *t, const char *file, const json_t *list, json_t *doc, dra_item_facts facts, void *prep,
                      err *e) {
-    load_txn *t = arg;
     t->doc = doc;
     t->doc_facts = facts;
     t->doc_prepared = prep;
@@ -208,8 +207,19 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
     t.cl = (change_list){.skip_unknown = true, .each = load_change, .arg = &t};
     hmap_init(&t.seen);
     bool ok = true;
-    const dra_stream_work work = {load_prepare, load_discard};
-    for (size_t i = 0; i < n && ok; i++) ok = dra__path_stream(paths[i], &st->input, load_doc, &work, &t, e);
+    const dra_doc_prepare prep = {load_prepare, load_discard, &t};
+    for (size_t i = 0; i < n && ok; i++) {
+        dra_docs *d = dra__docs_open_prepared(paths[i], &st->input, &prep);
+        dra_doc doc;
+        dra_item_facts facts;
+        void *ahead;
+        while (dra__docs_next_item(d, &doc, &facts, &ahead)) {
+            err de;
+            err_clear(&de);
+            if (!load_doc(&t, doc.file, doc.list, doc.doc, facts, ahead, &de)) dra_docs_refuse(d, &de);
+        }
+        ok = dra_docs_close(d, e);
+    }
     if (ok && (t.twice || t.failed)) {
         *e = t.twice ? t.twice_err : t.failed_err;
         ok = false;
