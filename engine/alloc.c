@@ -157,12 +157,26 @@ static int eval_selectors(dra_alloc_ctx *x, const dra_claim_state *cs, const dra
     return 1;
 }
 
+/* The first candidate at or after c whose pool may be allocated from (complete and
+ * valid; a pool's candidates are contiguous from first_cand), v->ncands when none is:
+ * the walks over candidates skip an incomplete or invalid pool whole, as Kubernetes
+ * skips the pool. */
+static inline uint32_t next_usable_cand(const dra_nodeview *v, uint32_t c) {
+    while (c < v->ncands) {
+        const dra_pool *p = &v->pools[v->cands[c].pool];
+        if (!p->incomplete && !p->invalid) return c;
+        c = p->first_cand + p->ncands;
+    }
+    return c;
+}
+
 /* isSelectable's selectors and per-device node selection (and derived attributes),
- * cached per (request, candidate): 1 yes, 0 no, -1 error (reported unless quiet). */
+ * cached per (request, candidate, dra_sel_state): 1 yes, 0 no, -1 error (reported
+ * unless quiet). */
 static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd, uint32_t cand, bool quiet) {
     const dra_cand *c = &x->v->cands[cand];
-    uint8_t s = rd->sel[cand];
-    if (s == 0) {
+    dra_sel_state s = rd->sel[cand];
+    if (s == SEL_UNKNOWN) {
         const char *msg = NULL;
         int r = 1;
         if (rd->cls) r = eval_selectors(x, cs, rd->cls, rd->cls->selectors, rd->cls->nselectors, c, &msg);
@@ -183,20 +197,20 @@ static int matches(dra_alloc_ctx *x, const dra_claim_state *cs, dra_req_data *rd
         if (r < 0) {
             if (!rd->sel_err) rd->sel_err = ARENA_NEWN(&x->a, const char *, x->v->ncands);
             rd->sel_err[cand] = msg;
-            s = 3;
+            s = SEL_ERROR;
         } else {
-            s = r == 2 ? 4 : r ? 2 : 1;
+            s = r == 2 ? SEL_YES_DERIVED_ERROR : r ? SEL_YES : SEL_NO;
         }
-        rd->sel[cand] = s;
+        rd->sel[cand] = (uint8_t)s;
     }
     /* selected, but a derived attribute failed to evaluate: reported by allocate_device
      * at the constraint that looks it up; the pruning passes see "may raise an error" */
-    if (s == 4) return quiet ? -1 : 1;
-    if (s == 3) {
+    if (s == SEL_YES_DERIVED_ERROR) return quiet ? -1 : 1;
+    if (s == SEL_ERROR) {
         if (!quiet) dra__alloc_fail(x, "%s", rd->sel_err[cand]);
         return -1;
     }
-    return s == 2;
+    return s == SEL_YES;
 }
 
 /* isSelectable with caching. quiet: do not report an error (the pruning pass). */
@@ -500,12 +514,7 @@ static void deallocate_last(dra_alloc_ctx *x, dra_claim_state *cs) {
 static int64_t count_free(dra_alloc_ctx *x, dra_claim_state *cs, dra_req_data *rd, uint32_t start, int64_t need) {
     int64_t n = 0;
     const dra_nodeview *v = x->v;
-    for (uint32_t c = start; c < v->ncands; c++) {
-        const dra_pool *p = &v->pools[v->cands[c].pool];
-        if (p->incomplete || p->invalid) {
-            c = p->first_cand + p->ncands - 1;
-            continue;
-        }
+    for (uint32_t c = next_usable_cand(v, start); c < v->ncands; c = next_usable_cand(v, c + 1)) {
         if (rd->admin ? allocating_for_claim(cs, c) : dra__rs_device_in_use(x, c)) continue;
         if (dra__alloc_tick(x)) return -1;
         int s = selectable(x, cs, rd, c, true);
@@ -814,13 +823,96 @@ static uint32_t pool_cap(dra_alloc_ctx *x, struct dra_bound *b, uint32_t pi, uin
     return best;
 }
 
-/* rd NULL: the claim's entry (first request, no device yet, any variant), where the
- * 32-results signal needs no care — the claim boundary turns it into a plain
- * failure — so the range runs to the end of the claim (firstAvailable requests whose
- * larger variants would exceed the limit stay in). */
-static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
-                              uint32_t start) {
-    if (x->no_prune) return false;
+/* What claim_bound_fails gathers over its range of requests (rule 1 decided on the
+ * way): the requests kept (b->demand, mult, rindex, rcs, rvar0, nreq of them) and
+ * their edges to devices (b->eoff, edge, ne of them); per constraint of the claim,
+ * how many devices the range's requests it applies to take at the least (under);
+ * whether a derived attribute is read (rule 2 then does not apply). */
+typedef struct bound_range {
+    uint32_t nreq, ne;
+    int64_t under[BND_MAXCONS];
+    bool derived;
+} bound_range;
+
+/* One request of the range, for gather_request: variant rd of the request being
+ * filled (cur), from candidate start, need devices; else every variant of request r
+ * of claim ocs. first: ocs is the claim being bounded (cs). */
+typedef struct bound_req {
+    dra_claim_state *cs, *ocs;
+    uint32_t r, nv, start;
+    dra_req_data *rd;
+    int64_t need;
+    bool cur, first;
+} bound_req;
+
+/* The variants of one request: each usable candidate of a variant that can be filled
+ * becomes an edge of the request (marked with b->req_gen), *mink the fewest devices a
+ * fillable variant takes (INT64_MAX: none can be filled; 0: one takes nothing),
+ * under_r[q] the fewest of those constraint q applies to. -1: the clock ran out;
+ * 1: a CEL error may be reached from a variant (nothing may be pruned on); else 0. */
+static int gather_request(dra_alloc_ctx *x, struct dra_bound *b, const bound_req *q, uint32_t *ne, int64_t *mink,
+                          int64_t *under_r, bool *derived) {
+    const dra_nodeview *v = x->v;
+    const dra_claim_state *cs = q->cs;
+    const uint32_t rstamp = b->rgen;
+    *mink = INT64_MAX;
+    bool cel_err = false;
+    for (uint32_t s = 0; s < q->nv && !cel_err; s++) {
+        dra_req_data *o = q->cur ? q->rd : &q->ocs->reqs[q->r][s];
+        int64_t k = q->cur ? q->need : o->num_devices;
+        if (k > DRA_RESULTS_MAX) continue;   /* can only hit the limit */
+        if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
+        if (k <= 0) {   /* takes nothing: the request may be skipped */
+            *mink = 0;
+            continue;
+        }
+        if (o->derived) *derived = true;
+        int64_t got = 0;
+        if (o->all_mode) {
+            bool all_ok = true;
+            for (uint32_t i = 0; i < o->nall && all_ok; i++) {
+                int u = bound_usable(x, q->ocs, o, o->all[i]);
+                if (u < 0) cel_err = true;
+                all_ok = u > 0;
+            }
+            if (!all_ok) continue;
+            for (uint32_t i = 0; i < o->nall; i++) {
+                uint32_t c = o->all[i];
+                if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, ne, dev_of(b, c));
+            }
+            got = o->nall;
+        } else {
+            uint32_t c0 = q->cur ? q->start : 0;
+            for (uint32_t c = next_usable_cand(v, c0); c < v->ncands; c = next_usable_cand(v, c + 1)) {
+                if (dra__alloc_tick(x)) return -1;
+                int u = bound_usable(x, q->ocs, o, c);
+                if (u < 0) {
+                    cel_err = true;
+                    break;
+                }
+                if (!u) continue;
+                got++;
+                if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, ne, dev_of(b, c));
+            }
+        }
+        if (cel_err || got < k) continue;
+        if (k < *mink) *mink = k;
+        for (uint32_t i = 0; q->first && i < cs->ncons && i < BND_MAXCONS; i++) {
+            int64_t u = o->applies[i] ? k : 0;
+            if (u < under_r[i]) under_r[i] = u;
+        }
+    }
+    return cel_err;
+}
+
+enum { RANGE_FAILS, RANGE_PASSES, RANGE_GATHERED };
+
+/* The requests of the range from request ri of cs into g (rd NULL: the claim's
+ * entry): RANGE_FAILS when rule 1 decides the range cannot be filled, RANGE_PASSES
+ * when nothing can be pruned on (nothing gathered, a CEL error ahead, the clock ran
+ * out), else RANGE_GATHERED for rules 2 and 3. */
+static int bound_gather(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                        uint32_t start, bound_range *g) {
     const bool entry = rd == NULL;
     assert(!entry || (ri == 0 && cs->nres == 0));
     const dra_nodeview *v = x->v;
@@ -831,11 +923,9 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         b->gen = 1;
     }
     b->ndev = 0;
+    *g = (bound_range){0};
     uint32_t nreq = 0, ne = 0;
     b->eoff[0] = 0;
-    bool track_distinct = cs->ncons && cs->ncons <= BND_MAXCONS;
-    int64_t under[BND_MAXCONS] = {0};
-    bool derived = false;
     int64_t cum = (int64_t)cs->nres + need;
     int8_t jof[64];   /* request index → its node, for twins (within one claim) */
     memset(jof, -1, sizeof jof);
@@ -878,75 +968,27 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
             b->demand[j] += tw->num_devices;
             b->mult[j]++;
             for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++)
-                if (tw->applies[q]) under[q] += tw->num_devices;
+                if (tw->applies[q]) g->under[q] += tw->num_devices;
             continue;
         }
-        if (++b->rgen == 0) {
+        if (++b->rgen == 0) {   /* b->rgen marks this request's edges */
             memset(b->req_gen, 0, sizeof *b->req_gen * v->ncands);
             b->rgen = 1;
         }
-        const uint32_t rstamp = b->rgen;   /* marks this request's edges */
         uint32_t e0 = ne;
-        int64_t mink = INT64_MAX;
+        int64_t mink;
         int64_t under_r[BND_MAXCONS];
         for (uint32_t k = 0; k < cs->ncons && k < BND_MAXCONS; k++) under_r[k] = INT64_MAX;
-        bool cel_err = false;
-        for (uint32_t s = 0; s < nv && !cel_err; s++) {
-            dra_req_data *o = cur ? rd : &ocs->reqs[r][s];
-            int64_t k = cur ? need : o->num_devices;
-            if (k > DRA_RESULTS_MAX) continue;   /* can only hit the limit */
-            if (o->all_mode && o->nall == 0) continue;   /* Kubernetes fails this variant at once */
-            if (k <= 0) {   /* takes nothing: the request may be skipped */
-                mink = 0;
-                continue;
-            }
-            if (o->derived) derived = true;
-            int64_t got = 0;
-            if (o->all_mode) {
-                bool all_ok = true;
-                for (uint32_t i = 0; i < o->nall && all_ok; i++) {
-                    int u = bound_usable(x, ocs, o, o->all[i]);
-                    if (u < 0) cel_err = true;
-                    all_ok = u > 0;
-                }
-                if (!all_ok) continue;
-                for (uint32_t i = 0; i < o->nall; i++) {
-                    uint32_t c = o->all[i];
-                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
-                }
-                got = o->nall;
-            } else {
-                for (uint32_t c = cur ? start : 0; c < v->ncands; c++) {
-                    const dra_pool *p = &v->pools[v->cands[c].pool];
-                    if (p->incomplete || p->invalid) {
-                        c = p->first_cand + p->ncands - 1;
-                        continue;
-                    }
-                    if (dra__alloc_tick(x)) return false;
-                    int u = bound_usable(x, ocs, o, c);
-                    if (u < 0) {
-                        cel_err = true;
-                        break;
-                    }
-                    if (!u) continue;
-                    got++;
-                    if (b->req_gen[c] != rstamp) b->req_gen[c] = rstamp, edge_push(x, b, &ne, dev_of(b, c));
-                }
-            }
-            if (cel_err || got < k) continue;
-            if (k < mink) mink = k;
-            for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) {
-                int64_t u = o->applies[q] ? k : 0;
-                if (u < under_r[q]) under_r[q] = u;
-            }
-        }
+        const bound_req q = {cs, ocs, r, nv, start, rd, need, cur, first};
+        int cel_err = gather_request(x, b, &q, &ne, &mink, under_r, &g->derived);
+        if (cel_err < 0) return RANGE_PASSES;
         if (cel_err) {
             /* Kubernetes may reach that error: nothing from here on may be pruned on */
-            if (first && r == ri) return false;
+            if (first && r == ri) return RANGE_PASSES;
             ne = e0;
             break;
         }
-        if (mink == INT64_MAX) return true;   /* rule 1: no variant of request r can be filled */
+        if (mink == INT64_MAX) return RANGE_FAILS;   /* rule 1: no variant of request r can be filled */
         if (mink == 0) {
             ne = e0;
             continue;
@@ -958,34 +1000,45 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
         b->rindex[nreq] = r;
         b->rcs[nreq] = ocs;
         b->rvar0[nreq] = cur ? rd : NULL;
-        for (uint32_t q = 0; first && q < cs->ncons && q < BND_MAXCONS; q++) under[q] += under_r[q];
+        for (uint32_t k = 0; first && k < cs->ncons && k < BND_MAXCONS; k++) g->under[k] += under_r[k];
         nreq++;
         b->eoff[nreq] = ne;
     }
-    if (!nreq) return false;
+    g->nreq = nreq, g->ne = ne;
+    return nreq ? RANGE_GATHERED : RANGE_PASSES;
+}
 
-    /* rule 2: distinct values */
-    if (track_distinct && !derived) {
-        for (uint32_t q = 0; q < cs->ncons; q++) {
-            dra_cstate *st = &cs->cons[q];
-            if (st->is_match || under[q] <= 0) continue;
-            const cel_attr *save = st->dv;
-            const dra_attr_text *save_t = st->dv_text;
-            st->dv = NULL, st->dv_text = NULL;
-            uint32_t n = 0;
-            for (uint32_t d = 0; d < b->ndev; d++) {
-                const dra_attr_text *t;
-                const cel_attr *a = dra__cons_value(st, &v->cands[b->devs[d]], &t);
-                if (!a) continue;
-                b->vals[n] = a, b->texts[n] = t, n++;
-            }
-            st->dv = save, st->dv_text = save_t;
-            uint32_t got = dra__cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)under[q]);
-            if (got != UINT32_MAX && (int64_t)got < under[q]) return true;
+/* Rule 2: a matchAttribute or distinctAttribute constraint the range's requests need
+ * more devices under than the gathered devices have values for. */
+static bool bound_distinct_fails(dra_alloc_ctx *x, dra_claim_state *cs, const bound_range *g) {
+    const dra_nodeview *v = x->v;
+    struct dra_bound *b = bound_scratch(x);
+    for (uint32_t q = 0; q < cs->ncons; q++) {
+        dra_cstate *st = &cs->cons[q];
+        if (st->is_match || g->under[q] <= 0) continue;
+        const cel_attr *save = st->dv;
+        const dra_attr_text *save_t = st->dv_text;
+        st->dv = NULL, st->dv_text = NULL;
+        uint32_t n = 0;
+        for (uint32_t d = 0; d < b->ndev; d++) {
+            const dra_attr_text *t;
+            const cel_attr *a = dra__cons_value(st, &v->cands[b->devs[d]], &t);
+            if (!a) continue;
+            b->vals[n] = a, b->texts[n] = t, n++;
         }
+        st->dv = save, st->dv_text = save_t;
+        uint32_t got = dra__cons_distinct_values(st, b->vals, b->texts, n, (uint32_t)g->under[q]);
+        if (got != UINT32_MAX && (int64_t)got < g->under[q]) return true;
     }
+    return false;
+}
 
-    /* rule 3: the flow */
+/* Rule 3: the flow from the range's requests through their devices (and the shared
+ * counters of capped pools) cannot carry their demand. */
+static bool bound_flow_fails(dra_alloc_ctx *x, const bound_range *g) {
+    const dra_nodeview *v = x->v;
+    struct dra_bound *b = bound_scratch(x);
+    const uint32_t nreq = g->nreq, ne = g->ne;
     int64_t total = 0;
     for (uint32_t j = 0; j < nreq; j++) total += b->demand[j];
     bool need_flow = nreq > 1;
@@ -1033,6 +1086,25 @@ static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri
     int64_t f = flow_max(x, b, total);
     if (x->timed_out) return false;
     return f < total;
+}
+
+/* Whether the requests from request ri of cs on (rd: its variant being filled, need
+ * devices more from candidate start) cannot all be filled, by the three bounds in
+ * turn: a request no variant of which has enough usable candidates (rule 1), a
+ * constraint with too few distinct values (rule 2), a flow too small (rule 3).
+ * rd NULL: the claim's entry (first request, no device yet, any variant), where the
+ * 32-results signal needs no care — the claim boundary turns it into a plain
+ * failure — so the range runs to the end of the claim (firstAvailable requests whose
+ * larger variants would exceed the limit stay in). */
+static bool claim_bound_fails(dra_alloc_ctx *x, dra_claim_state *cs, uint32_t ri, dra_req_data *rd, int64_t need,
+                              uint32_t start) {
+    if (x->no_prune) return false;
+    bound_range g;
+    int r = bound_gather(x, cs, ri, rd, need, start, &g);
+    if (r != RANGE_GATHERED) return r == RANGE_FAILS;
+    bool track_distinct = cs->ncons && cs->ncons <= BND_MAXCONS;
+    if (track_distinct && !g.derived && bound_distinct_fails(x, cs, &g)) return true;
+    return bound_flow_fails(x, &g);
 }
 
 /* claim_bound_fails, branching on the value of a scalar matchAttribute constraint
@@ -1098,12 +1170,7 @@ static bool claim_may_err(dra_alloc_ctx *x, dra_claim_state *cs) {
                 continue;
             }
             if (o->num_devices <= 0) continue;
-            for (uint32_t c = 0; c < v->ncands; c++) {
-                const dra_pool *p = &v->pools[v->cands[c].pool];
-                if (p->incomplete || p->invalid) {
-                    c = p->first_cand + p->ncands - 1;
-                    continue;
-                }
+            for (uint32_t c = next_usable_cand(v, 0); c < v->ncands; c = next_usable_cand(v, c + 1)) {
                 if (dra__alloc_tick(x) || selectable(x, cs, o, c, true) < 0) return true;
             }
         }
@@ -1258,6 +1325,8 @@ typedef struct dra_frame {
     bool in_sub, all_exceeded;
     uint8_t nfailed;             /* F_SLOT: candidates whose subtree failed (symmetry) */
     uint32_t failed[4];
+    uint32_t nres;               /* F_ALL, F_SLOT: the claim's results when pushed (undo asserts) */
+    uint32_t allocating;         /* F_SLOT: x->allocating[] of the device taken, before (undo asserts) */
 } dra_frame;
 
 typedef struct {
@@ -1279,184 +1348,211 @@ static dra_frame *fpush(dra_alloc_ctx *x, dra_fstack *st, uint8_t kind, uint32_t
     return f;
 }
 
-static int search(dra_alloc_ctx *x) {
-    dra_fstack st = {0};
-    const dra_nodeview *v = x->v;
-    const bool sym = symmetry_ok(x);
-    uint32_t ci = 0, ri = 0, si = 0, start = 0;
-    int64_t di = 0;
-    bool in_sub = false;
+/* The search's state between its three parts: the frames, the place of the call being
+ * made (ci, ri, si, di, in_sub, start) and the result being handed up. */
+typedef struct search_state {
+    dra_fstack st;
+    bool sym;                    /* symmetry_ok: failed twins may be skipped */
+    uint32_t ci, ri, si, start;
+    int64_t di;
+    bool in_sub;
     int ret;
-    dra_frame *f;
-    dra_claim_state *cs;
-    dra_req_data *rd;
+} search_state;
 
-call:
-    x->steps++;
-    if ((x->deadline_ns || x->cancel) && past_deadline(x)) {
-        ret = R_ERR;
-        goto done;
-    }
-    if (x->bf && dra__bestfit_bound(x)) {   /* best-fit: no completion can beat the best */
-        ret = R_FAIL;
-        goto done;
-    }
-    if (ci >= x->ncs) {
-        ret = R_OK;
-        if (x->choice == DRA_CHOICE_BEST_FIT && !x->status_only) {   /* bestfit.c: keep the best, search on for more */
-            for (size_t i = 0; i < st.n; i++)
-                if (st.v[i].kind == F_SUBS) x->cs[st.v[i].ci].selected[st.v[i].ri] = st.v[i].pos;
-            ret = dra__bestfit_leaf(x) ? R_OK : R_FAIL;
+/* What the search does next: make the call at the place (push), try the top F_SLOT
+ * frame's next candidate (step), or hand ret to the top frame (undo). */
+enum { S_PUSH, S_STEP, S_UNDO };
+
+static void search_at(search_state *s, const dra_frame *f, uint32_t si, int64_t di, bool in_sub, uint32_t start) {
+    s->ci = f->ci, s->ri = f->ri, s->si = si, s->di = di, s->in_sub = in_sub, s->start = start;
+}
+
+/* The call at s's place, as allocateOne enters: the bounds first, then the next claim,
+ * request, subrequest or device; frames pushed for the places that resume (the next
+ * request reuses the caller's). S_STEP once an F_SLOT frame is pushed for a device to
+ * choose, S_UNDO with s->ret when the call has its result. */
+static int search_push(dra_alloc_ctx *x, search_state *s) {
+    for (;;) {
+        x->steps++;
+        if ((x->deadline_ns || x->cancel) && past_deadline(x)) return s->ret = R_ERR, S_UNDO;
+        if (x->bf && dra__bestfit_bound(x)) return s->ret = R_FAIL, S_UNDO;   /* best-fit: no completion beats the best */
+        if (s->ci >= x->ncs) {
+            s->ret = R_OK;
+            if (x->choice == DRA_CHOICE_BEST_FIT && !x->status_only) {   /* bestfit.c: keep the best, search on */
+                for (size_t i = 0; i < s->st.n; i++)
+                    if (s->st.v[i].kind == F_SUBS) x->cs[s->st.v[i].ci].selected[s->st.v[i].ri] = s->st.v[i].pos;
+                s->ret = dra__bestfit_leaf(x) ? R_OK : R_FAIL;
+            }
+            return S_UNDO;
         }
-        goto done;
-    }
-    cs = &x->cs[ci];
-    {
+        dra_claim_state *cs = &x->cs[s->ci];
         const dra_claim *cl = cs->claim;
+        const bool claim_entry = s->ri == 0 && !s->in_sub && s->di == 0;
         /* The claim's entry: one bound over all its requests. Its caller turns a
          * 32-results signal into a plain failure, so a claim that cannot be completed
          * from here fails plainly. Before the search first backtracked, only for
          * claims worth it (cs->eager_bound); once armed for every claim, the range
          * running on into later claims. */
-        if (ri == 0 && !in_sub && di == 0 && ci <= x->doomed && x->doomed < x->ncs && x->err_after[ci] >= x->doomed) {
-            ret = R_FAIL;   /* a later claim fails in any state: static_pass */
-            goto done;
-        }
-        if (ri == 0 && !in_sub && di == 0 && cl->nreqs && (x->bound_on || cs->eager_bound) &&
-            bound_fails(x, cs, 0, NULL, 0, 0)) {
-            ret = x->timed_out ? R_ERR : R_FAIL;
-            goto done;
-        }
-        if (ri >= cl->nreqs) {
-            fpush(x, &st, F_CLAIM, ci, ri, si, di, in_sub, start);
-            ci++, ri = 0, si = 0, di = 0, in_sub = false, start = 0;
-            goto call;
-        }
-        if (!in_sub && cl->reqs[ri].nsubs > 0) {
-            f = fpush(x, &st, F_SUBS, ci, ri, si, di, in_sub, start);
-            f->pos = 0;
-            f->all_exceeded = true;
-            si = 0, di = 0, in_sub = true, start = 0;
-            goto call;
-        }
-    }
-    rd = &cs->reqs[ri][si];
-    if (rd->all_mode && rd->nall == 0) {
-        ret = R_FAIL;
-        goto done;
-    }
-    if (di >= rd->num_devices) {   /* the next request: the caller's place */
-        ri++, si = 0, di = 0, in_sub = false, start = 0;
-        goto call;
-    }
-    if ((int64_t)cs->nres + rd->num_devices - di > DRA_RESULTS_MAX) {
-        ret = R_MAX;
-        goto done;
-    }
-    if (rd->all_mode) {
-        int ok = allocate_device(x, cs, rd, rd->all[di], true);
-        if (ok <= 0) {
-            if (!ok) arm_bound(x, ci);
-            ret = ok < 0 ? R_ERR : R_FAIL;
-            goto done;
-        }
-        fpush(x, &st, F_ALL, ci, ri, si, di, in_sub, start);
-        di++, start = 0;
-        goto call;
-    }
-    {
-        int64_t need = rd->num_devices - di;
-        int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, start, need);
-        if (avail >= 0 && avail < need) {
-            arm_bound(x, ci);
-            ret = R_FAIL;
-            goto done;
-        }
-        if (x->bound_on && bound_fails(x, cs, ri, rd, need, start)) {
-            ret = R_FAIL;
-            goto done;
-        }
-    }
-    f = fpush(x, &st, F_SLOT, ci, ri, si, di, in_sub, start);
-    f->pos = start;
-    f->nfailed = 0;
-
-next_candidate:   /* the top frame is an F_SLOT: try its candidates from f->pos */
-    f = &st.v[st.n - 1];
-    assert(f->kind == F_SLOT);
-    cs = &x->cs[f->ci];
-    rd = &cs->reqs[f->ri][f->si];
-    for (uint32_t c = f->pos; c < v->ncands; c++) {
-        const dra_pool *p = &v->pools[v->cands[c].pool];
-        if (p->incomplete || p->invalid) {
-            c = p->first_cand + p->ncands - 1;
+        if (claim_entry && s->ci <= x->doomed && x->doomed < x->ncs && x->err_after[s->ci] >= x->doomed)
+            return s->ret = R_FAIL, S_UNDO;   /* a later claim fails in any state: static_pass */
+        if (claim_entry && cl->nreqs && (x->bound_on || cs->eager_bound) && bound_fails(x, cs, 0, NULL, 0, 0))
+            return s->ret = x->timed_out ? R_ERR : R_FAIL, S_UNDO;
+        if (s->ri >= cl->nreqs) {
+            fpush(x, &s->st, F_CLAIM, s->ci, s->ri, s->si, s->di, s->in_sub, s->start);
+            s->ci++, s->ri = 0, s->si = 0, s->di = 0, s->in_sub = false, s->start = 0;
             continue;
         }
+        if (!s->in_sub && cl->reqs[s->ri].nsubs > 0) {
+            dra_frame *f = fpush(x, &s->st, F_SUBS, s->ci, s->ri, s->si, s->di, s->in_sub, s->start);
+            f->pos = 0;
+            f->all_exceeded = true;
+            s->si = 0, s->di = 0, s->in_sub = true, s->start = 0;
+            continue;
+        }
+        dra_req_data *rd = &cs->reqs[s->ri][s->si];
+        if (rd->all_mode && rd->nall == 0) return s->ret = R_FAIL, S_UNDO;
+        if (s->di >= rd->num_devices) {   /* the next request: the caller's place */
+            s->ri++, s->si = 0, s->di = 0, s->in_sub = false, s->start = 0;
+            continue;
+        }
+        if ((int64_t)cs->nres + rd->num_devices - s->di > DRA_RESULTS_MAX) return s->ret = R_MAX, S_UNDO;
+        if (rd->all_mode) {
+            uint32_t nres = cs->nres;
+            int ok = allocate_device(x, cs, rd, rd->all[s->di], true);
+            if (ok <= 0) {
+                if (!ok) arm_bound(x, s->ci);
+                return s->ret = ok < 0 ? R_ERR : R_FAIL, S_UNDO;
+            }
+            dra_frame *f = fpush(x, &s->st, F_ALL, s->ci, s->ri, s->si, s->di, s->in_sub, s->start);
+            f->nres = nres;
+            s->di++, s->start = 0;
+            continue;
+        }
+        int64_t need = rd->num_devices - s->di;
+        int64_t avail = x->no_prune ? -1 : count_free(x, cs, rd, s->start, need);
+        if (avail >= 0 && avail < need) {
+            arm_bound(x, s->ci);
+            return s->ret = R_FAIL, S_UNDO;
+        }
+        if (x->bound_on && bound_fails(x, cs, s->ri, rd, need, s->start)) return s->ret = R_FAIL, S_UNDO;
+        dra_frame *f = fpush(x, &s->st, F_SLOT, s->ci, s->ri, s->si, s->di, s->in_sub, s->start);
+        f->pos = s->start;
+        f->nfailed = 0;
+        f->nres = cs->nres;
+        return S_STEP;
+    }
+}
+
+/* The top F_SLOT frame's next candidate, from f->pos: the first that is free,
+ * selectable, not a twin of one that failed, and allocated, then the call for the
+ * slot's next device (S_PUSH). None (the frame popped, s->ret R_FAIL) or an error
+ * (R_ERR): S_UNDO. */
+static int search_step(dra_alloc_ctx *x, search_state *s) {
+    const dra_nodeview *v = x->v;
+    dra_frame *f = &s->st.v[s->st.n - 1];
+    assert(f->kind == F_SLOT);
+    dra_claim_state *cs = &x->cs[f->ci];
+    dra_req_data *rd = &cs->reqs[f->ri][f->si];
+    assert(cs->nres == f->nres && "a step starts from the state its frame was pushed in");
+    for (uint32_t c = next_usable_cand(v, f->pos); c < v->ncands; c = next_usable_cand(v, c + 1)) {
         if (rd->admin && allocating_for_claim(cs, c)) continue;
         if (!rd->admin && dra__rs_device_in_use(x, c)) continue;
-        ret = R_ERR;
+        s->ret = R_ERR;
         if (dra__alloc_tick(x)) goto pop;
-        int s = selectable(x, cs, rd, c, false);
-        if (s < 0) goto pop;
-        if (!s) continue;
+        int sel = selectable(x, cs, rd, c, false);
+        if (sel < 0) goto pop;
+        if (!sel) continue;
         if (x->f->consumable_capacity && !dra_rs_capacity_fits(x, rd, c, false)) continue;
         bool twin = false;
         for (uint8_t i = 0; i < f->nfailed && !twin; i++) twin = interchangeable(x, f->failed[i], c);
         if (twin) continue;   /* fails as the failed one did */
+        f->allocating = x->allocating[c];
         int ok = allocate_device(x, cs, rd, c, false);
         if (ok < 0) goto pop;
         if (!ok) continue;
         f->pos = c + 1;
-        ci = f->ci, ri = f->ri, si = f->si, di = f->di + 1, in_sub = f->in_sub, start = c + 1;
-        goto call;
+        search_at(s, f, f->si, f->di + 1, f->in_sub, c + 1);
+        return S_PUSH;
     }
     arm_bound(x, f->ci);   /* the search backtracks: from now on the bound pays off */
-    ret = R_FAIL;
+    s->ret = R_FAIL;
 pop:
-    st.n--;
+    s->st.n--;
+    return S_UNDO;
+}
 
-done:   /* ret is the result of the innermost call: resume its caller */
-    if (!st.n) return ret;
-    f = &st.v[st.n - 1];
+/* Undoes what the step of an F_ALL or F_SLOT frame allocated (its last result), and
+ * asserts the claim is back where the frame was pushed: as many results, the device's
+ * allocating count as before it was taken. */
+static void search_undo_device(dra_alloc_ctx *x, const dra_frame *f) {
+    dra_claim_state *cs = &x->cs[f->ci];
+    uint32_t c = cs->res[cs->nres - 1].cand;
+    deallocate_last(x, cs);
+    assert(cs->nres == f->nres && "undo restores the claim's results");
+    assert((f->kind != F_SLOT || x->allocating[c] == f->allocating) && "undo restores the device's count");
+    (void)c;
+}
+
+/* s->ret, the innermost call's result, handed to the top frame: popped (and its device
+ * undone) until one resumes — a subrequest's next variant (S_PUSH), a slot's next
+ * candidate (S_STEP) — or the stack is empty (the search's result). */
+static int search_undo(dra_alloc_ctx *x, search_state *s) {
+    dra_frame *f = &s->st.v[s->st.n - 1];
     switch (f->kind) {
     case F_CLAIM:
-        st.n--;
-        if (ret == R_MAX) ret = R_FAIL;
-        goto done;
-    case F_SUBS:
-        cs = &x->cs[f->ci];
-        if (ret != R_MAX) {
+        s->st.n--;
+        if (s->ret == R_MAX) s->ret = R_FAIL;
+        return S_UNDO;
+    case F_SUBS: {
+        dra_claim_state *cs = &x->cs[f->ci];
+        if (s->ret != R_MAX) {
             f->all_exceeded = false;
-            if (ret == R_OK) cs->selected[f->ri] = f->pos;
-            if (ret != R_FAIL) {
-                st.n--;
-                goto done;
+            if (s->ret == R_OK) cs->selected[f->ri] = f->pos;
+            if (s->ret != R_FAIL) {
+                s->st.n--;
+                return S_UNDO;
             }
         }
         if (++f->pos < cs->nvar[f->ri]) {
-            ci = f->ci, ri = f->ri, si = f->pos, di = 0, in_sub = true, start = 0;
-            goto call;
+            search_at(s, f, f->pos, 0, true, 0);
+            return S_PUSH;
         }
-        ret = f->all_exceeded ? R_MAX : R_FAIL;
-        st.n--;
-        goto done;
+        s->ret = f->all_exceeded ? R_MAX : R_FAIL;
+        s->st.n--;
+        return S_UNDO;
+    }
     case F_ALL:
-        if (ret != R_OK) deallocate_last(x, &x->cs[f->ci]);
-        st.n--;
-        goto done;
+        if (s->ret != R_OK) search_undo_device(x, f);
+        s->st.n--;
+        return S_UNDO;
     default:
         assert(f->kind == F_SLOT);
-        if (ret == R_OK) {
-            st.n--;
-            goto done;
+        if (s->ret == R_OK) {
+            s->st.n--;
+            return S_UNDO;
         }
-        deallocate_last(x, &x->cs[f->ci]);
-        if (ret != R_FAIL) {
-            st.n--;
-            goto done;
+        search_undo_device(x, f);
+        if (s->ret != R_FAIL) {
+            s->st.n--;
+            return S_UNDO;
         }
-        if (sym && f->nfailed < 4) f->failed[f->nfailed++] = f->pos - 1;
-        goto next_candidate;
+        if (s->sym && f->nfailed < 4) f->failed[f->nfailed++] = f->pos - 1;
+        return S_STEP;
+    }
+}
+
+/* allocateOne's depth-first search, as push / step / undo over the frames: the result
+ * of the first call (R_OK, R_FAIL, R_MAX, R_ERR). */
+static int search(dra_alloc_ctx *x) {
+    search_state s = {.sym = symmetry_ok(x)};
+    for (int next = S_PUSH;;) {
+        switch (next) {
+        case S_PUSH: next = search_push(x, &s); break;
+        case S_STEP: next = search_step(x, &s); break;
+        default:
+            if (!s.st.n) return s.ret;
+            next = search_undo(x, &s);
+        }
     }
 }
 

@@ -1,9 +1,10 @@
-/* alloc_internal.h — private to the allocator files (alloc*.c, constraints.c): the
- * per-call state. One dra_alloc_ctx per thread; each dra_allocate call resets its
+/* alloc_internal.h — private to the allocator and what reads its state (alloc.c,
+ * alloc_resources.c, constraints.c, derived.c, bestfit.c, explain.c): the per-call
+ * state. One dra_alloc_ctx per thread; each dra_allocate call resets its
  * arena and lays out, in it, per-request data (selector result caches, All-mode
  * device lists), per-claim constraint state and results, and per-candidate
- * "allocating" counters — so the recursive search itself never allocates from the
- * heap. */
+ * "allocating" counters — so the search (an explicit stack of frames in the same
+ * arena) never allocates from the heap. */
 #ifndef DRA_ENGINE_ALLOC_INTERNAL_H
 #define DRA_ENGINE_ALLOC_INTERNAL_H
 
@@ -60,6 +61,16 @@ const cel_attr *dra__cons_value(const dra_cstate *s, const dra_cand *cand, const
 
 /* ---- per-call state (alloc.c, alloc_resources.c) --------------------------------- */
 
+/* What the selectors say of one candidate for one request, cached (dra_req_data.sel):
+ * as isSelectable would answer, evaluated once per request and candidate. */
+typedef enum dra_sel_state {
+    SEL_UNKNOWN = 0,         /* not evaluated yet (the arena's zero) */
+    SEL_NO,                  /* a selector or the node selection says no */
+    SEL_YES,
+    SEL_ERROR,               /* evaluation failed: the message in sel_err[cand] */
+    SEL_YES_DERIVED_ERROR,   /* selected, but a derived attribute failed to evaluate */
+} dra_sel_state;
+
 typedef struct dra_req_data {
     const dra_request_spec *spec;
     const dra_request *parent;   /* set for a firstAvailable subrequest */
@@ -69,7 +80,7 @@ typedef struct dra_req_data {
     bool all_mode, admin;
     uint32_t *all;               /* All mode: candidates, in search order */
     uint32_t nall;
-    uint8_t *sel;                /* per candidate: 0 unknown, 1 no, 2 yes, 3 error */
+    uint8_t *sel;                /* per candidate: a dra_sel_state (0: not yet known) */
     const char **sel_err;        /* per candidate error text when sel == 3 */
     bool *applies;               /* per claim constraint: does it affect this request */
     struct dra_derived_state *derived;   /* derived attributes (derived.c), NULL without */

@@ -30,7 +30,7 @@ typedef struct dra_derived_state {
     int16_t *map;            /* per claim constraint: derived attribute index, -1 none */
     bool *used;              /* per derived attribute: named by an applicable constraint */
     cel_attr **vals;         /* per candidate: nderived values, set once evaluated
-                              * (valid where rd->sel[cand] is 2 or 4) */
+                              * (valid where rd->sel[cand] is SEL_YES or SEL_YES_DERIVED_ERROR) */
     dra_attr_text **texts;   /* parallel to vals */
     const char ***errs;      /* per candidate: per derived attribute its evaluation error
                               * (Kubernetes' text), NULL when there is none */
