@@ -32,7 +32,7 @@ typedef struct dra_features {
     bool consumable_capacity;   /* DRAConsumableCapacity */
     bool list_type_attributes;  /* DRAListTypeAttributes */
     bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
-    bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
+    bool extended_resource;     /* DRAExtendedResource (engine/podplan.c) */
     bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
     bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
                                  * DynamicResourcesArgs.filterTimeout (10 s unless set; the

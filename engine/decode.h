@@ -19,6 +19,10 @@
 #include "engine/engine.h"
 #include "engine/model.h"
 
+/* The extended-resource name that names a DeviceClass directly (KEP-5004):
+ * deviceclass.resource.kubernetes.io/<class>. */
+#define DRA_DC_PREFIX "deviceclass.resource.kubernetes.io/"
+
 typedef struct dra_decoder {
     arena *a;
     dra_catalog *cat;        /* names are interned and selectors compiled here */

@@ -267,7 +267,7 @@ static bool decode_claim_v1(const dra_decoder *d, const json_t *obj, void *out, 
             size_t m2 = dra__dpush_key(&c, "allocation");
             if (!decode_allocation(&c, al, cl)) return false;
             /* status.allocation.nodeSelector: a selector that does not parse does not
-             * stop the claim from loading; pods using it are told (extres.c) */
+             * stop the claim from loading; pods using it are told (podplan.c) */
             const json_t *sel = json_object_get(al, "nodeSelector");
             if (sel && !json_is_null(sel)) {
                 err se;

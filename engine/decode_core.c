@@ -2,7 +2,7 @@
  * a Node's labels, taints, unschedulable flag and allocatable resources (whole counts
  * for extended resources; cpu, memory and pods for NodeResourcesFit), a Pod's claim
  * entries and their statuses, UID, PodGroup, phase, effective cpu/memory requests,
- * extended resources (extres.h) and node requirements (nodeName, nodeSelector,
+ * extended resources (podplan.h) and node requirements (nodeName, nodeSelector,
  * required node affinity, tolerations: nodefit.c). The store, one-shot worlds and
  * requests (a Pod in /filter, a Node carried in the request) all call
  * dra__decode_node / dra__decode_pod; nothing is read from a Pod's or Node's JSON again.
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DC_PREFIX "deviceclass.resource.kubernetes.io/"
 
 /* ---- quantities ------------------------------------------------------------------------ */
 
@@ -153,7 +152,7 @@ static bool decode_node_v1(const dra_decoder *d, const json_t *obj, void *out, e
 /* Kubernetes' extended resource names: domain-qualified, outside kubernetes.io, not a
  * quota "requests." name; the deviceclass.resource.kubernetes.io/<class> form is one. */
 static bool is_extended(const char *name) {
-    if (!strncmp(name, DC_PREFIX, strlen(DC_PREFIX))) return name[strlen(DC_PREFIX)] != '\0';
+    if (!strncmp(name, DRA_DC_PREFIX, strlen(DRA_DC_PREFIX))) return name[strlen(DRA_DC_PREFIX)] != '\0';
     const char *slash = strchr(name, '/');
     if (!slash || !strncmp(name, "requests.", 9)) return false;
     size_t dl = (size_t)(slash - name);

@@ -247,7 +247,7 @@ const dra_claim *dra_extres_pod_claim(const dra_world *w, arena *a, const dra_po
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
 const char *dra_extres_pod_claim_missing(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
-/* Allocates what the pod needs on the node (engine/extres.h describes the outcome
+/* Allocates what the pod needs on the node (engine/podplan.h describes the outcome
  * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
  * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`
  * (NULL: the clock) is the allocationTimestamp. */

@@ -1,6 +1,6 @@
 /* explain.h — private to engine/: why the last dra_allocate call on a context found
  * no allocation (explain.c). The long text is engine.h's dra_alloc_explain; these are
- * the short forms the pod paths (extres.c, fixture.c) put into one line. */
+ * the short forms the pod paths (podplan.c, fixture.c) put into one line. */
 #ifndef DRA_ENGINE_EXPLAIN_H
 #define DRA_ENGINE_EXPLAIN_H
 

@@ -1,4 +1,4 @@
-/* extres_case.c — allocator cases with a "pod" (testdata/README.md): the shared case
+/* fixture_pod.c — allocator cases with a "pod" (testdata/README.md): the shared case
  * format (features, node, classes, slices, claims, allocatedDevices) plus
  *   "pod":        the Pod to schedule on the node,
  *   "pods":       other Pods (those bound to the node count against device-plugin
@@ -9,7 +9,7 @@
  * server's defaults apply (allocationMode ExactCount, count 1). Claims that already
  * have status.allocation are in use. The objects go into a store of their own; the
  * outcome is dra_pod_allocate's object on its snapshot. */
-#include "engine/extres.h"
+#include "engine/podplan.h"
 
 #include "engine/snapshot.h"
 #include "engine/world.h"

@@ -84,7 +84,8 @@ bool dra__pod_same(const dra_pod *a, const dra_pod *b) {
     return !a->uid || !b->uid || !strcmp(a->uid, b->uid);
 }
 
-void dra__node_usage(const dra_world *w, const dra_node *node, const dra_pod *self, dra_node_usage *out) {
+void dra__node_usage(const dra_world *w, const dra_node *node, const dra_pod *self, const char *res,
+                     dra_node_usage *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < w->pods.n; i++) {
         const dra_pod *p = w->pods.v[i];
@@ -93,5 +94,10 @@ void dra__node_usage(const dra_world *w, const dra_node *node, const dra_pod *se
         out->pods++;
         out->cpu_milli += p->req_cpu_milli;
         out->memory += p->req_memory;
+        for (uint32_t r = 0; res && p->res && r < p->res->n; r++)
+            if (!strcmp(p->res->names[r], res)) {
+                out->ext += p->res->total[r];
+                break;
+            }
     }
 }

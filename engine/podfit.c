@@ -16,7 +16,7 @@
  * utilisation as it is. */
 #include "engine/snapshot.h"
 
-#include "engine/extres.h"
+#include "engine/podplan.h"
 #include "engine/nodefit.h"
 #include "engine/podgroup.h"
 #include "engine/store_internal.h"
@@ -62,7 +62,7 @@ static void signature(dra_pod_request *pr, const json_t *pod) {
     uint64_t h = hash_u64(pr->pod.nclaims + 0x9E3779B97F4A7C15ull);
     pr->names = ARENA_NEWN(&pr->a, const char *, pr->pod.nclaims + 2);
     pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s", pp->pns, pr->pod.name);
-    /* the implicit claim of extended resources is the pod's too (extres.c names it) */
+    /* the implicit claim of extended resources is the pod's too (podplan.c names it) */
     if (pr->pod.res) pr->names[pr->nnames++] = arena_printf(&pr->a, "%s/%s-extended-resources", pp->pns, pr->pod.name);
     for (uint32_t k = 0; k < pr->pod.nclaims; k++) {
         const dra_claim *c = pp->claims[k];
@@ -280,7 +280,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
             goto done;
         }
         dra_node_usage u;
-        dra__node_usage(w, node, &pr->pod, &u);
+        dra__node_usage(w, node, &pr->pod, NULL, &u);
         if (extra) u.pods += extra->pods, u.cpu_milli += extra->cpu_milli, u.memory += extra->memory;
         bool unres;
         if (!dra__nodefit_check(&pr->pod, node, &u, out->reason, sizeof out->reason, &unres)) {

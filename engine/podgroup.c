@@ -2,7 +2,7 @@
 #include "engine/podgroup.h"
 
 #include "engine/decode_util.h"
-#include "engine/extres.h"
+#include "engine/podplan.h"
 #include "engine/world.h"
 
 #include <stdio.h>

@@ -1,9 +1,9 @@
-/* extres.c — one Pod on one node (see extres.h): ingest of the Pod, Node and claim
+/* podplan.c — the pod plan: one Pod on one node (podplan.h): ingest of the Pod, Node and claim
  * fields scheduling reads, the pod's claims and PodGroup claims resolved once per
  * pod (dra__podplan_init), then per node the device-plugin count check, the implicit
  * extended-resource claim and one allocation of everything still unallocated
  * (dra__podplan_try). Nothing here writes the world. */
-#include "engine/extres.h"
+#include "engine/podplan.h"
 
 #include "base/hash.h"
 #include "engine/decode_util.h"
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DC_PREFIX "deviceclass.resource.kubernetes.io/"
 
 /* ---- pod resources ------------------------------------------------------------------ */
 
@@ -46,19 +45,6 @@ const dra_pod *dra_extres_find_pod(const dra_world *w, const char *ns, const cha
     return dra__world_find_pod(w, ns, name);
 }
 
-/* What the pods bound to the node request of a resource (decoded at ingest). */
-static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_pod *self, const char *res) {
-    int64_t sum = 0;
-    for (size_t i = 0; i < w->pods.n; i++) {
-        const dra_pod *p = w->pods.v[i];
-        if (!p->res || dra__pod_same(p, self) || !p->node_name || strcmp(p->node_name, node->name) || p->terminated)
-            continue;
-        int r = find_name(p->res->names, p->res->n, res);
-        if (r >= 0) sum += p->res->total[r];
-    }
-    return sum;
-}
-
 /* The DeviceClass backing an extended resource: the class named by the
  * deviceclass.resource.kubernetes.io/ form, else the class whose extendedResourceName
  * is the name. Several such classes: as Kubernetes documents the field, the one
@@ -66,7 +52,7 @@ static int64_t node_in_use(const dra_world *w, const dra_node *node, const dra_p
  * first (RFC 3339 UTC timestamps compare as text; a class without one counts as
  * oldest). */
 static const dra_class *class_for(const dra_world *w, const char *res) {
-    if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX))) return dra__world_find_class(w, res + strlen(DC_PREFIX));
+    if (!strncmp(res, DRA_DC_PREFIX, strlen(DRA_DC_PREFIX))) return dra__world_find_class(w, res + strlen(DRA_DC_PREFIX));
     const dra_class *best = NULL;
     for (size_t i = 0; i < w->classes.n; i++) {
         const dra_class *c = w->classes.v[i];
@@ -241,7 +227,9 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
         if (total == 0) continue;
         bool has = dra__node_allocatable(node, res, &alloc);
         if (has && alloc > 0) {
-            int64_t used = node_in_use(pp->w, node, pod, res);
+            dra_node_usage u;
+            dra__node_usage(pp->w, node, pod, res, &u);
+            int64_t used = u.ext;
             if (!out->device_plugin) out->device_plugin = json_object();
             json_t *o = json_object();
             json_object_set_new(o, "allocatable", json_integer(alloc));
@@ -257,9 +245,9 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
             dra[r] = true;
             continue;
         }
-        if (!strncmp(res, DC_PREFIX, strlen(DC_PREFIX)))
+        if (!strncmp(res, DRA_DC_PREFIX, strlen(DRA_DC_PREFIX)))
             return reason(out, true, "Insufficient %s: no DeviceClass %s and no device plugin on node %s", res,
-                          res + strlen(DC_PREFIX), node->name);
+                          res + strlen(DRA_DC_PREFIX), node->name);
         return reason(out, true,
                       "Insufficient %s: no device plugin on node %s and no DeviceClass with extendedResourceName %s%s",
                       res, node->name, res, pp->f->extended_resource ? "" : " (DRAExtendedResource is disabled)");
@@ -409,7 +397,7 @@ json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node 
             goto done;
         }
         dra_node_usage u;
-        dra__node_usage(w, node, pod, &u);
+        dra__node_usage(w, node, pod, NULL, &u);
         char why[512];
         bool unres;
         if (!dra__nodefit_check(pod, node, &u, why, sizeof why, &unres)) {

@@ -1,4 +1,4 @@
-/* extres.h — private to engine/: scheduling one Pod on one node as the scheduler's
+/* podplan.h — private to engine/: the pod plan, scheduling one Pod on one node as the scheduler's
  * DynamicResources and NodeResourcesFit plugins see it: the Pod's ResourceClaims (by
  * name, generated from templates, or its PodGroup's claims) plus extended resources
  * (KEP-5004, gate DRAExtendedResource, on by default in 1.37).
@@ -22,10 +22,11 @@
  *
  * Everything a Pod needs that is not in the world — claims instantiated from
  * templates, the implicit claim — is made in the caller's arena: the world is never
- * written after it is frozen. Pods and Nodes are decoded once (decode_core.c), never
+ * written (a snapshot's world is
+ * immutable). Pods and Nodes are decoded once (decode_core.c), never
  * re-parsed per request. */
-#ifndef DRA_ENGINE_EXTRES_H
-#define DRA_ENGINE_EXTRES_H
+#ifndef DRA_ENGINE_PODPLAN_H
+#define DRA_ENGINE_PODPLAN_H
 
 #include "base/arena.h"
 #include "engine/decode.h"

@@ -46,7 +46,7 @@
  * never half of an update. */
 #include "engine/snapshot.h"
 
-#include "engine/extres.h"
+#include "engine/podplan.h"
 #include "engine/json_warm.h"
 #include "engine/work_ahead.h"
 #include "engine/json_hash.h"
@@ -82,7 +82,7 @@ void dra__store_entry_release(entry *e) {
 }
 
 static void entry_retain_v(void *p) { entry_retain(p); }
-void entry_release_v(void *p) { dra__store_entry_release(p); }
+static void entry_release_v(void *p) { dra__store_entry_release(p); }
 static const pmap_ops entry_ops = {entry_retain_v, entry_release_v};
 
 static int cmp_entry_seq(const void *a, const void *b) {

@@ -1,5 +1,5 @@
 /* store_internal.h — private to engine/: what a snapshot gives the modules that decide
- * a pod on it (podfit.c, capacity.c, extres*.c): its world, in-use set, features and
+ * a pod on it (podfit.c, capacity.c, podplan.c, fixture_pod.c): its world, in-use set, features and
  * catalog, the view of a node by name, and the fit memo. Defined in store*.c. */
 #ifndef DRA_ENGINE_STORE_INTERNAL_H
 #define DRA_ENGINE_STORE_INTERNAL_H
