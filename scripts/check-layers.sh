@@ -5,7 +5,8 @@
 # includes another layer's private headers (*_internal.h, or headers a file marks
 # "private to"). engine/ has a public face: other layers include only the headers
 # listed in engine_public (cel/: cel.h only) (the service layers, extender and planner, only those in
-# service_public: never engine.h, the CLI's one-shot world). Prints every violation;
+# service_public: never engine.h, the CLI's one-shot world). An include is any
+# `#include "..."`, however spaced (`#  include` too). Prints every violation;
 # exit 1 when there is one. Run by `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ for layer in base cel engine extender planner report bench cmd; do
   [ -d "$layer" ] || continue
   while IFS= read -r line; do
     file=${line%%:*}
-    inc=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"${line#*:}")
+    inc=$(sed -E 's/^#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/' <<<"${line#*:}")
     target=${inc%%/*}
     [ "$target" = "$inc" ] && continue          # a file-local include
     case " ${allowed[$layer]} " in
@@ -52,7 +53,8 @@ for layer in base cel engine extender planner report bench cmd; do
       echo "check-layers: $file includes $inc, private to $target/"
       bad=1
     fi
-  done < <(grep -rHn --include='*.c' --include='*.h' --include='*.cc' '^#include "' "$layer" | cut -d: -f1,3-)
+  done < <(grep -rHnE --include='*.c' --include='*.h' --include='*.cc' '^#[[:space:]]*include[[:space:]]*"' "$layer" |
+           cut -d: -f1,3-)
 done
 [ $bad = 0 ] && echo "check-layers: every include goes down the layers"
 exit $bad
