@@ -2,7 +2,6 @@
 #include "engine/podgroup.h"
 
 #include "engine/decode_util.h"
-#include "engine/podplan.h"
 #include "engine/world.h"
 
 #include <stdio.h>

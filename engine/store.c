@@ -46,7 +46,6 @@
  * never half of an update. */
 #include "engine/snapshot.h"
 
-#include "engine/podplan.h"
 #include "engine/json_warm.h"
 #include "engine/work_ahead.h"
 #include "engine/json_hash.h"

@@ -18,7 +18,7 @@
 
 #include "engine/decode_util.h"
 #include "engine/validate.h"
-#include "engine/world.h"
+#include "engine/kinds.h"
 
 #include <string.h>
 
@@ -56,7 +56,7 @@ static bool add_v1(dra_rules *w, const json_t *obj, err *e) {
         return false;
     if (!r->taint.key || !*r->taint.key) return dra__dfail(&c, "key: Required value");
     if (!r->taint.effect || !*r->taint.effect) return dra__dfail(&c, "effect: Required value");
-    DRA_VEC_PUSH(w->taint_rules, r);
+    VEC_PUSH(w->taint_rules, r);
     return true;
 }
 
