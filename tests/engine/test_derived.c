@@ -128,7 +128,7 @@ Test(derived, feature_gate) {
     cr_assert(f.derived_attributes);
 }
 
-#include "engine/world.h"
+#include "engine/world/world.h"
 
 /* A rule selects devices of the slices of the snapshot it is in: one added later
  * reaches the old slice, a slice added later gets every rule, and no taint is merged

@@ -3,7 +3,7 @@
  * cluster (testdata/extres/cluster) with DRAWorkloadResourceClaims on and off. */
 #include "tests/engine/case_check.h"
 
-#include "engine/podplan.h"
+#include "engine/pod/podplan.h"
 
 Test(podgroup, testdata_cases) {
     cc_check_dir("podgroup", 11);

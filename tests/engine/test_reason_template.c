@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/store_internal.h"
-#include "engine/world.h"
+#include "engine/store/store_internal.h"
+#include "engine/world/world.h"
 
 Test(reason_template, round_trip_in_other_names) {
     const char *a[] = {"ml/train-0", "train-0-gpu"}, *b[] = {"ml/train-17", "train-17-gpu"};

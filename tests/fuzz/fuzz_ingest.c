@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/json_fast.h"
-#include "engine/json_items.h"
+#include "engine/text/json_fast.h"
+#include "engine/text/json_items.h"
 
 static void fail(const char *what) {
     fprintf(stderr, "fuzz_ingest: %s\n", what);
