@@ -31,9 +31,9 @@ typedef struct dra_features {
     bool binding_conditions;    /* DRADeviceBindingConditions + DRAResourceClaimDeviceStatus */
     bool consumable_capacity;   /* DRAConsumableCapacity */
     bool list_type_attributes;  /* DRAListTypeAttributes */
-    bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
-    bool extended_resource;     /* DRAExtendedResource (engine/podplan.c) */
-    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
+    bool derived_attributes;    /* DRADerivedAttributes (engine/alloc/derived.c) */
+    bool extended_resource;     /* DRAExtendedResource (engine/pod/podplan.c) */
+    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/world/podgroup.c) */
     bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
                                  * DynamicResourcesArgs.filterTimeout (10 s unless set; the
                                  * caller applies it, see DRA_FILTER_TIMEOUT_DEFAULT_NS) */
@@ -89,7 +89,7 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 uint64_t dra_alloc_ctx_random(dra_alloc_ctx *x);
 void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]);
 
-/* Which of the satisfying allocations dra_allocate returns (engine/bestfit.c).
+/* Which of the satisfying allocations dra_allocate returns (engine/alloc/bestfit.c).
  *   first-fit  the first one in Kubernetes' search order: exactly the devices the
  *              DynamicResources plugin picks (the default).
  *   best-fit   among the allocations the same search finds on the node (a branch

@@ -146,7 +146,7 @@ typedef struct dra_alloc_result {
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
 /* After DRA_ALLOC_UNSAT (or DRA_ALLOC_NODE_ERROR): why, as text for a user
- * (engine/explain.c) — the node's pools and any it cannot use, then per request the
+ * (engine/alloc/explain.c) — the node's pools and any it cannot use, then per request the
  * devices on the node, how many match the class and selectors, how many of those are
  * free, and a line per cause for the rest (held by claim ns/name, a taint not
  * tolerated, shared counters or capacity used up, a feature gate off, ...); then a
@@ -247,7 +247,7 @@ const dra_claim *dra_extres_pod_claim(const dra_world *w, arena *a, const dra_po
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
 const char *dra_extres_pod_claim_missing(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
-/* Allocates what the pod needs on the node (engine/podplan.h describes the outcome
+/* Allocates what the pod needs on the node (engine/pod/podplan.h describes the outcome
  * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
  * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`
  * (NULL: the clock) is the allocationTimestamp. */

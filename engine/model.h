@@ -209,7 +209,7 @@ typedef struct dra_request_spec {
     dra_cap_request *caps;
     uint32_t ncaps;
     bool has_capacity;       /* capacity field present (even empty) */
-    dra_derived_attr *derived;   /* derivedAttributes (engine/derived.c) */
+    dra_derived_attr *derived;   /* derivedAttributes (engine/alloc/derived.c) */
     uint32_t nderived;
 } dra_request_spec;
 

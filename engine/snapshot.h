@@ -181,7 +181,7 @@ size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
 /* True when every ResourceSlice names its node (spec.nodeName): no device is visible
  * from two nodes, so an allocation on one node changes no other node's answer
- * (engine/allocatable.c; `dralloc plan` fits only the node that changed). */
+ * (engine/pod/allocatable.c; `dralloc plan` fits only the node that changed). */
 bool dra_snapshot_slices_node_local(dra_snapshot *s);
 
 /* ---- one pod ------------------------------------------------------------------------ */
@@ -299,7 +299,7 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
 /* ---- capacity view --------------------------------------------------------------------- */
 
 /* What is allocated and what is allocatable now (ov: the overlay's view; NULL: the
- * snapshot's), as JSON (engine/allocatable.h says how each device is decided):
+ * snapshot's), as JSON (engine/pod/allocatable.h says how each device is decided):
  *   {"nodes": [{"name", "shape", "unavailable"?, TALLY, "pools": ["driver/pool"],
  *               "classes": [{"name", TALLY}], "carve"?: [CARVE]}],
  *    "pools": [{"driver", "pool", TALLY, "node"?, "incomplete"?,

@@ -1,7 +1,7 @@
 /* decode.h — private to engine/: turning JSON values (jansson; YAML is converted to
  * jansson first by yaml.c) into the compact model of model.h. One decoder per kind;
  * all memory comes from the caller's arena, names are interned in the world's
- * table. Each decoder first runs engine/validate.h's steps (apiVersion check,
+ * table. Each decoder first runs engine/decode/validate.h's steps (apiVersion check,
  * conversion of resource.k8s.io/v1beta1 to v1, unknown-field warnings, the API
  * server's validation); a field of the wrong type or an invalid value is an error
  * naming the object and the field path

@@ -3,7 +3,7 @@
  * Requests keep every v1 field (exactly / firstAvailable, selectors, allocationMode,
  * count, adminAccess, tolerations, capacity requests), so features that are still
  * off in the allocator only need logic, not decoding. Each public decoder runs
- * engine/validate.h's steps first (apiVersion, v1beta1 → v1, unknown fields, the API
+ * engine/decode/validate.h's steps first (apiVersion, v1beta1 → v1, unknown fields, the API
  * server's validation) and decodes the v1 object. */
 #include "engine/decode/decode_util.h"
 #include "engine/decode/validate.h"

@@ -1,5 +1,5 @@
 /* decode_slice.c — ResourceSlice (resource.k8s.io/v1; v1beta1's `basic:` devices are
- * converted first, engine/convert.c) into dra_slice: pool identity,
+ * converted first, engine/decode/convert.c) into dra_slice: pool identity,
  * node access, shared counters and devices. Each device gets its `cel_device` view
  * here, once: attribute names split and interned (unqualified names belong to the
  * driver's domain), versions pre-parsed, capacities parsed. Problems that Kubernetes

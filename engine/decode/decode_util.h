@@ -104,7 +104,7 @@ bool dra__ddecode_meta(dctx *c, const json_t *obj, const char **ns, const char *
  * with the same needs share fit answers (podfit.c). */
 uint64_t dra__dspec_hash(const json_t *spec);
 
-/* The claim lists a Pod and a PodGroup share (engine/decode_core.c, podgroup.c).
+/* The claim lists a Pod and a PodGroup share (engine/decode/decode_core.c, podgroup.c).
  * One entry of spec.resourceClaims (a dra_ditem_fn for dra_pod_claim; ud unused):
  * its name and the ResourceClaim or template it names, unvalidated (the callers'
  * rules differ). */

@@ -6,7 +6,7 @@
  *      Pod and Node v1). Absent is taken as the current version (conformance cases
  *      and hand-made test objects carry none); anything else is an error naming the
  *      object, as kubectl's "no matches for kind ... in version ...".
- *   2. conversion of the older versions to v1 (engine/convert.c), as the API server
+ *   2. conversion of the older versions to v1 (engine/decode/convert.c), as the API server
  *      stores every version as the same internal object.
  *   3. unknown fields: kubectl's 'unknown field "spec.requests"' warning, an error in
  *      strict mode (dralloc allocate --strict).
@@ -56,7 +56,7 @@ bool dra__input_fields_known(const json_t *obj);
  * whose unknown fields also tell a request written in the wrong place (validate.c). */
 static inline bool dra__input_heard(const dra_input *in) { return in && (in->warn || in->strict); }
 
-/* YAML streams: dra__yaml_load and dra__yaml_load_in (engine/yaml.c), in decode.h. */
+/* YAML streams: dra__yaml_load and dra__yaml_load_in (engine/text/yaml.c), in decode.h. */
 
 #ifdef DRA_ENGINE_DECODE_UTIL_H
 /* ---- decoders (engine/decode_*.c, taintrule.c) --------------------------------------- */

@@ -59,7 +59,7 @@ json_t *dra_fixture_run_choice(const json_t *c, dra_device_choice choice, err *e
         .fractional_capacity_range = feature(fs, "fractionalCapacityRange"),
         .optional_node_operations = feature(fs, "optionalNodeOperations"),
     };
-    /* a pod to schedule (extended resources, PodGroup claims): engine/fixture_pod.c */
+    /* a pod to schedule (extended resources, PodGroup claims): engine/out/fixture_pod.c */
     if (json_object_get(c, "pod")) return dra__podcase_run(c, &f, choice, e);
     json_t *objs = json_array(), *out = NULL;
     dra_store *store = NULL;

@@ -1,4 +1,4 @@
-/* test_claim_output.c — engine/result_encode.c's picture of a ResourceClaim after
+/* test_claim_output.c — engine/out/result_encode.c's picture of a ResourceClaim after
  * scheduling: Go's encoding of the v1 types (omitempty, nil slices, struct fields,
  * defaults) and the ResourceClaim controller's GenerateName. */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
-/* test_derived.c — derived attributes (engine/derived.c) and DeviceTaintRules
- * (engine/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
+/* test_derived.c — derived attributes (engine/alloc/derived.c) and DeviceTaintRules
+ * (engine/decode/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
  * checks of the rules those cases rely on (evaluation only after the selectors,
  * errors where the constraint looks the value up, backtracking through derived
  * values, the feature gate, the API server's name checks). */

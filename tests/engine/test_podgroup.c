@@ -1,4 +1,4 @@
-/* test_podgroup.c — PodGroup claims (engine/podgroup.c): every case of
+/* test_podgroup.c — PodGroup claims (engine/world/podgroup.c): every case of
  * testdata/podgroup, and the first-member / later-member sequence on the example
  * cluster (testdata/extres/cluster) with DRAWorkloadResourceClaims on and off. */
 #include "tests/engine/case_check.h"

@@ -1,4 +1,4 @@
-/* test_reason_template.c — the memos' reason templates (engine/store.c): a reason with
+/* test_reason_template.c — the memos' reason templates (engine/store/store.c): a reason with
  * the pod's names replaced by marks, expanded back in another pod's names, truncated
  * to the buffer like snprintf. */
 #include <criterion/criterion.h>
