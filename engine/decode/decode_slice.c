@@ -462,8 +462,95 @@ static key_memo device_key(dctx *c, key_memo *km, const char *k, uint32_t driver
 static const char *const DEVICE_MEMBERS[] = {"name", "attributes", "capacity", "consumesCounters"};
 enum { DEV_NAME, DEV_ATTRS, DEV_CAPS, DEV_CONSUMES, DEVICE_MEMBERS_N };
 
-static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
+/* A device's attributes (the object attrs) into d's CEL view and texts, their keys
+ * and short texts shared with the slice's other devices where equal (vs). */
+static bool decode_device_attrs(dctx *c, view_shared *vs, const json_t *attrs, const dra_slice *s, dra_device *d) {
     arena *ar = c->d->a;
+    size_t n = json_object_size(attrs);
+    cel_attr *ca = ARENA_NEWN(ar, cel_attr, n ? n : 1);
+    dra_attr_text stack_text[SHARE_MAX];
+    d->attr_text = n <= SHARE_MAX ? memset(stack_text, 0, sizeof stack_text) : ARENA_NEWN(ar, dra_attr_text, n ? n : 1);
+    size_t m = dra__dpush_key(c, "attributes");
+    const char *k;
+    const json_t *av;
+    size_t i = 0;
+    const char *conv = NULL;
+    json_object_foreach((json_t *)attrs, k, av) {
+        size_t m2 = dra__dpush_mapkey(c, k);
+        key_memo key = device_key(c, i < SHARE_MAX ? &vs->akeys[i] : NULL, k, s->driver_id, false);
+        if (key.name > CEL_ATTR_NAME_MAX)
+            return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
+                             CEL_ATTR_NAME_MAX + 1u);
+        ca[i].domain = key.domain;
+        ca[i].name = key.name;
+        d->attr_text[i].key = key.text;
+        if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
+        dpop(c, m2);
+        i++;
+    }
+    if (d->attr_text == stack_text) d->attr_text = share_atext(ar, vs, stack_text, (uint32_t)n);
+    d->cel.attrs = ca;
+    d->cel.nattrs = (uint32_t)n;
+    d->cel.conv_error = conv;
+    dpop(c, m);
+    return true;
+}
+
+/* A device's capacity (the object caps) into d and its CEL view: decoded on the stack
+ * when short, then shared with an equal earlier device's arrays (vs), else copied. */
+static bool decode_device_caps(dctx *c, view_shared *vs, const json_t *caps, const dra_slice *s, dra_device *d) {
+    arena *ar = c->d->a;
+    size_t n = json_object_size(caps);
+    /* decoded on the stack when short, then an equal pair of arrays shared, else
+     * copied: cel's values point into the copy (shared_quantity) */
+    dra_capacity stack_caps[SHARE_MAX];
+    cel_capacity stack_cc[SHARE_MAX];
+    bool on_stack = n <= SHARE_MAX;
+    cel_capacity *cc = on_stack ? stack_cc : ARENA_NEWN(ar, cel_capacity, n ? n : 1);
+    d->caps = on_stack ? stack_caps : ARENA_NEWN(ar, dra_capacity, n ? n : 1);
+    size_t m = dra__dpush_key(c, "capacity");
+    const char *k;
+    const json_t *cv;
+    size_t i = 0;
+    json_object_foreach((json_t *)caps, k, cv) {
+        size_t m2 = dra__dpush_mapkey(c, k);
+        memset(&d->caps[i], 0, sizeof d->caps[i]);
+        key_memo key = device_key(c, i < SHARE_MAX ? &vs->ckeys[i] : NULL, k, s->driver_id, true);
+        cc[i].domain = key.domain;
+        cc[i].name = key.name;
+        d->caps[i].key = key.text;
+        d->caps[i].key_id = key.key_id;
+        if (!decode_capacity(c, cv, &d->caps[i])) return false;
+        if (!on_stack) cc[i].value = shared_quantity(vs, &d->caps[i].value);
+        dpop(c, m2);
+        i++;
+    }
+    if (on_stack) {
+        const dra_capacity *sh = NULL;
+        const cel_capacity *shc = NULL;
+        for (unsigned j = 0; j < VIEW_SHARED && !sh; j++)
+            if (vs->caps[j] && vs->ncaps[j] == n && same_caps(vs->caps[j], vs->ccaps[j], stack_caps, stack_cc, (uint32_t)n))
+                sh = vs->caps[j], shc = vs->ccaps[j];
+        if (sh) {
+            d->caps = (dra_capacity *)sh;
+            cc = (cel_capacity *)shc;
+        } else {
+            d->caps = arena_memdup(ar, stack_caps, sizeof *stack_caps * (n ? n : 1));
+            cc = arena_memdup(ar, stack_cc, sizeof *stack_cc * (n ? n : 1));
+            for (size_t j = 0; j < n; j++) cc[j].value = shared_quantity(vs, &d->caps[j].value);
+            unsigned slot = vs->next_caps++ % VIEW_SHARED;
+            vs->caps[slot] = d->caps;
+            vs->ccaps[slot] = cc;
+            vs->ncaps[slot] = (uint32_t)n;
+        }
+    }
+    d->cel.caps = cc;
+    d->cel.ncaps = (uint32_t)n;
+    dpop(c, m);
+    return true;
+}
+
+static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_slice *s, dra_device *d) {
     if (!json_is_object(v)) return dra__dfail(c, "expected object");
     const json_t *mem[DEVICE_MEMBERS_N];
     size_t others = dra__dmembers(v, DEVICE_MEMBERS, DEVICE_MEMBERS_N, mem);
@@ -480,88 +567,11 @@ static bool decode_device(dctx *c, view_shared *vs, const json_t *v, const dra_s
     d->cel.driver = (cel_str){.s = s->driver, .len = (uint32_t)strlen(s->driver)};
     d->cel.driver_id = s->driver_id;
 
-    const json_t *attrs;
+    const json_t *attrs, *caps;
     if (!dra__dval_obj(c, "attributes", mem[DEV_ATTRS], &attrs)) return false;
-    if (attrs) {
-        size_t n = json_object_size(attrs);
-        cel_attr *ca = ARENA_NEWN(ar, cel_attr, n ? n : 1);
-        dra_attr_text stack_text[SHARE_MAX];
-        d->attr_text = n <= SHARE_MAX ? memset(stack_text, 0, sizeof stack_text) : ARENA_NEWN(ar, dra_attr_text, n ? n : 1);
-        size_t m = dra__dpush_key(c, "attributes");
-        const char *k;
-        const json_t *av;
-        size_t i = 0;
-        const char *conv = NULL;
-        json_object_foreach((json_t *)attrs, k, av) {
-            size_t m2 = dra__dpush_mapkey(c, k);
-            key_memo key = device_key(c, i < SHARE_MAX ? &vs->akeys[i] : NULL, k, s->driver_id, false);
-            if (key.name > CEL_ATTR_NAME_MAX)
-                return dra__dfail(c, "the attribute name is past the %u distinct names a device view holds",
-                                 CEL_ATTR_NAME_MAX + 1u);
-            ca[i].domain = key.domain;
-            ca[i].name = key.name;
-            d->attr_text[i].key = key.text;
-            if (!decode_attr(c, vs, av, d->attr_text[i].key, &ca[i], &d->attr_text[i], &conv)) return false;
-            dpop(c, m2);
-            i++;
-        }
-        if (d->attr_text == stack_text) d->attr_text = share_atext(ar, vs, stack_text, (uint32_t)n);
-        d->cel.attrs = ca;
-        d->cel.nattrs = (uint32_t)n;
-        d->cel.conv_error = conv;
-        dpop(c, m);
-    }
-    const json_t *caps;
+    if (attrs && !decode_device_attrs(c, vs, attrs, s, d)) return false;
     if (!dra__dval_obj(c, "capacity", mem[DEV_CAPS], &caps)) return false;
-    if (caps) {
-        size_t n = json_object_size(caps);
-        /* decoded on the stack when short, then an equal pair of arrays shared, else
-         * copied: cel's values point into the copy (shared_quantity) */
-        dra_capacity stack_caps[SHARE_MAX];
-        cel_capacity stack_cc[SHARE_MAX];
-        bool on_stack = n <= SHARE_MAX;
-        cel_capacity *cc = on_stack ? stack_cc : ARENA_NEWN(ar, cel_capacity, n ? n : 1);
-        d->caps = on_stack ? stack_caps : ARENA_NEWN(ar, dra_capacity, n ? n : 1);
-        size_t m = dra__dpush_key(c, "capacity");
-        const char *k;
-        const json_t *cv;
-        size_t i = 0;
-        json_object_foreach((json_t *)caps, k, cv) {
-            size_t m2 = dra__dpush_mapkey(c, k);
-            memset(&d->caps[i], 0, sizeof d->caps[i]);
-            key_memo key = device_key(c, i < SHARE_MAX ? &vs->ckeys[i] : NULL, k, s->driver_id, true);
-            cc[i].domain = key.domain;
-            cc[i].name = key.name;
-            d->caps[i].key = key.text;
-            d->caps[i].key_id = key.key_id;
-            if (!decode_capacity(c, cv, &d->caps[i])) return false;
-            if (!on_stack) cc[i].value = shared_quantity(vs, &d->caps[i].value);
-            dpop(c, m2);
-            i++;
-        }
-        if (on_stack) {
-            const dra_capacity *sh = NULL;
-            const cel_capacity *shc = NULL;
-            for (unsigned j = 0; j < VIEW_SHARED && !sh; j++)
-                if (vs->caps[j] && vs->ncaps[j] == n && same_caps(vs->caps[j], vs->ccaps[j], stack_caps, stack_cc, (uint32_t)n))
-                    sh = vs->caps[j], shc = vs->ccaps[j];
-            if (sh) {
-                d->caps = (dra_capacity *)sh;
-                cc = (cel_capacity *)shc;
-            } else {
-                d->caps = arena_memdup(ar, stack_caps, sizeof *stack_caps * (n ? n : 1));
-                cc = arena_memdup(ar, stack_cc, sizeof *stack_cc * (n ? n : 1));
-                for (size_t j = 0; j < n; j++) cc[j].value = shared_quantity(vs, &d->caps[j].value);
-                unsigned slot = vs->next_caps++ % VIEW_SHARED;
-                vs->caps[slot] = d->caps;
-                vs->ccaps[slot] = cc;
-                vs->ncaps[slot] = (uint32_t)n;
-            }
-        }
-        d->cel.caps = cc;
-        d->cel.ncaps = (uint32_t)n;
-        dpop(c, m);
-    }
+    if (caps && !decode_device_caps(c, vs, caps, s, d)) return false;
     if (!decode_counter_sets(c, vs, mem[DEV_CONSUMES], "consumesCounters", "counterSet", &d->consumes, &d->nconsumes))
         return false;
     /* no other member (a GPU's device is name, attributes, capacity and counters):

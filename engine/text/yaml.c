@@ -213,141 +213,157 @@ static bool enter_collection(yreader *r, yaml_event_t *ev, const yaml_char_t *an
     return true;
 }
 
+static bool parse_alias(yreader *r, yaml_event_t *ev, json_t **out) {
+    size_t nodes = 0;
+    json_t *v = anchor_get(r, (const char *)ev->data.alias.anchor, &nodes);
+    size_t line = ev->start_mark.line;
+    yaml_event_delete(ev);
+    if (!v) return yfail(r, "unknown alias", line);
+    r->decoded += nodes;
+    r->aliased += nodes;
+    if (excessive_aliasing(r)) {
+        json_decref(v);
+        return yfail(r, "document contains excessive aliasing", line);
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_scalar(yreader *r, yaml_event_t *ev, json_t **out) {
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t n = ev->data.scalar.length;
+    json_t *v;
+    if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) v = resolve_plain(s, n);
+    else v = json_stringn(s, n);
+    if (!v) v = json_string("");
+    anchor_put(r, (const char *)ev->data.scalar.anchor, v, 1);
+    yaml_event_delete(ev);
+    *out = v;
+    return true;
+}
+
+/* A sequence's items up to its end (first: the node count where it began). */
+static bool parse_sequence(yreader *r, yaml_event_t *ev, size_t first, json_t **out) {
+    char *anc;
+    if (!enter_collection(r, ev, ev->data.sequence_start.anchor, &anc)) return false;
+    json_t *arr = json_array();
+    for (;;) {
+        yaml_event_t e2;
+        if (!next_event(r, &e2)) goto fail;
+        if (e2.type == YAML_SEQUENCE_END_EVENT) {
+            yaml_event_delete(&e2);
+            break;
+        }
+        json_t *item;
+        if (!parse_node(r, &e2, &item)) goto fail;
+        json_array_append_new(arr, item);
+    }
+    anchor_put(r, anc, arr, r->decoded - first);
+    free(anc);
+    r->depth--;
+    *out = arr;
+    return true;
+fail:
+    r->depth--;
+    free(anc);
+    json_decref(arr);
+    return false;
+}
+
+/* One entry of a mapping into obj (key and val consumed): a merge key's entries not
+ * already present, else the key once (a key written twice is an error, as
+ * sigs.k8s.io/yaml refuses it); *spelled, once a merge key came, the keys written. */
+static bool map_put(yreader *r, json_t *obj, json_t **spelled, json_t *key, json_t *val, size_t line) {
+    char kbuf[64];
+    const char *ks = NULL;
+    if (json_is_string(key)) ks = json_string_value(key);
+    else if (json_is_integer(key)) {
+        snprintf(kbuf, sizeof kbuf, "%lld", (long long)json_integer_value(key));
+        ks = kbuf;
+    } else if (json_is_true(key)) ks = "true";
+    else if (json_is_false(key)) ks = "false";
+    else if (json_is_null(key)) ks = "null";
+    if (!ks) {
+        json_decref(key);
+        json_decref(val);
+        return yfail(r, "unsupported mapping key", line);
+    }
+    if (!strcmp(ks, "<<") && json_is_object(val)) {
+        /* merge key: copy entries not already present; from now on the keys
+         * written out are told apart from merged ones */
+        if (!*spelled) {
+            *spelled = json_object();
+            const char *sk;
+            json_t *sv;
+            json_object_foreach(obj, sk, sv) json_object_set_new(*spelled, sk, json_true());
+        }
+        const char *mk;
+        json_t *mv;
+        json_object_foreach(val, mk, mv) if (!json_object_get(obj, mk)) json_object_set(obj, mk, mv);
+        json_decref(val);
+    } else if (*spelled ? json_object_get(*spelled, ks) != NULL : json_object_get(obj, ks) != NULL) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "key \"%.150s\" already set in map", ks);
+        json_decref(key);
+        json_decref(val);
+        return yfail(r, msg, line);
+    } else {
+        if (*spelled) json_object_set_new(*spelled, ks, json_true());
+        json_object_set_new(obj, ks, val);
+    }
+    json_decref(key);
+    return true;
+}
+
+/* A mapping's entries up to its end (first: the node count where it began). */
+static bool parse_mapping(yreader *r, yaml_event_t *ev, size_t first, json_t **out) {
+    char *anc;
+    if (!enter_collection(r, ev, ev->data.mapping_start.anchor, &anc)) return false;
+    json_t *obj = json_object();
+    json_t *spelled = NULL;   /* keys written in this mapping, once a merge key came */
+    for (;;) {
+        yaml_event_t ke;
+        if (!next_event(r, &ke)) goto fail;
+        if (ke.type == YAML_MAPPING_END_EVENT) {
+            yaml_event_delete(&ke);
+            break;
+        }
+        size_t line = ke.start_mark.line;
+        json_t *key;
+        if (!parse_node(r, &ke, &key)) goto fail;
+        yaml_event_t ve;
+        if (!next_event(r, &ve)) {
+            json_decref(key);
+            goto fail;
+        }
+        json_t *val;
+        if (!parse_node(r, &ve, &val)) {
+            json_decref(key);
+            goto fail;
+        }
+        if (!map_put(r, obj, &spelled, key, val, line)) goto fail;
+    }
+    json_decref(spelled);
+    anchor_put(r, anc, obj, r->decoded - first);
+    free(anc);
+    r->depth--;
+    *out = obj;
+    return true;
+fail:
+    json_decref(spelled);
+    r->depth--;
+    free(anc);
+    json_decref(obj);
+    return false;
+}
+
 static bool parse_node(yreader *r, yaml_event_t *ev, json_t **out) {
     size_t first = r->decoded++;   /* this node's own count, its subtree follows */
     switch (ev->type) {
-    case YAML_ALIAS_EVENT: {
-        size_t nodes = 0;
-        json_t *v = anchor_get(r, (const char *)ev->data.alias.anchor, &nodes);
-        size_t line = ev->start_mark.line;
-        yaml_event_delete(ev);
-        if (!v) return yfail(r, "unknown alias", line);
-        r->decoded += nodes;
-        r->aliased += nodes;
-        if (excessive_aliasing(r)) {
-            json_decref(v);
-            return yfail(r, "document contains excessive aliasing", line);
-        }
-        *out = v;
-        return true;
-    }
-    case YAML_SCALAR_EVENT: {
-        const char *s = (const char *)ev->data.scalar.value;
-        size_t n = ev->data.scalar.length;
-        json_t *v;
-        if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag) v = resolve_plain(s, n);
-        else v = json_stringn(s, n);
-        if (!v) v = json_string("");
-        anchor_put(r, (const char *)ev->data.scalar.anchor, v, 1);
-        yaml_event_delete(ev);
-        *out = v;
-        return true;
-    }
-    case YAML_SEQUENCE_START_EVENT: {
-        char *anc;
-        if (!enter_collection(r, ev, ev->data.sequence_start.anchor, &anc)) return false;
-        json_t *arr = json_array();
-        for (;;) {
-            yaml_event_t e2;
-            if (!next_event(r, &e2)) goto seq_fail;
-            if (e2.type == YAML_SEQUENCE_END_EVENT) {
-                yaml_event_delete(&e2);
-                break;
-            }
-            json_t *item;
-            if (!parse_node(r, &e2, &item)) goto seq_fail;
-            json_array_append_new(arr, item);
-        }
-        anchor_put(r, anc, arr, r->decoded - first);
-        free(anc);
-        r->depth--;
-        *out = arr;
-        return true;
-    seq_fail:
-        r->depth--;
-        free(anc);
-        json_decref(arr);
-        return false;
-    }
-    case YAML_MAPPING_START_EVENT: {
-        char *anc;
-        if (!enter_collection(r, ev, ev->data.mapping_start.anchor, &anc)) return false;
-        json_t *obj = json_object();
-        json_t *spelled = NULL;   /* keys written in this mapping, once a merge key came */
-        for (;;) {
-            yaml_event_t ke;
-            if (!next_event(r, &ke)) goto map_fail;
-            if (ke.type == YAML_MAPPING_END_EVENT) {
-                yaml_event_delete(&ke);
-                break;
-            }
-            size_t line = ke.start_mark.line;
-            json_t *key;
-            if (!parse_node(r, &ke, &key)) goto map_fail;
-            yaml_event_t ve;
-            if (!next_event(r, &ve)) {
-                json_decref(key);
-                goto map_fail;
-            }
-            json_t *val;
-            if (!parse_node(r, &ve, &val)) {
-                json_decref(key);
-                goto map_fail;
-            }
-            char kbuf[64];
-            const char *ks = NULL;
-            if (json_is_string(key)) ks = json_string_value(key);
-            else if (json_is_integer(key)) {
-                snprintf(kbuf, sizeof kbuf, "%lld", (long long)json_integer_value(key));
-                ks = kbuf;
-            } else if (json_is_true(key)) ks = "true";
-            else if (json_is_false(key)) ks = "false";
-            else if (json_is_null(key)) ks = "null";
-            if (!ks) {
-                json_decref(key);
-                json_decref(val);
-                yfail(r, "unsupported mapping key", line);
-                goto map_fail;
-            }
-            if (!strcmp(ks, "<<") && json_is_object(val)) {
-                /* merge key: copy entries not already present; from now on the keys
-                 * written out are told apart from merged ones */
-                if (!spelled) {
-                    spelled = json_object();
-                    const char *sk;
-                    json_t *sv;
-                    json_object_foreach(obj, sk, sv) json_object_set_new(spelled, sk, json_true());
-                }
-                const char *mk;
-                json_t *mv;
-                json_object_foreach(val, mk, mv) if (!json_object_get(obj, mk)) json_object_set(obj, mk, mv);
-                json_decref(val);
-            } else if (spelled ? json_object_get(spelled, ks) != NULL : json_object_get(obj, ks) != NULL) {
-                char msg[200];
-                snprintf(msg, sizeof msg, "key \"%.150s\" already set in map", ks);
-                json_decref(key);
-                json_decref(val);
-                yfail(r, msg, line);
-                goto map_fail;
-            } else {
-                if (spelled) json_object_set_new(spelled, ks, json_true());
-                json_object_set_new(obj, ks, val);
-            }
-            json_decref(key);
-        }
-        json_decref(spelled);
-        anchor_put(r, anc, obj, r->decoded - first);
-        free(anc);
-        r->depth--;
-        *out = obj;
-        return true;
-    map_fail:
-        json_decref(spelled);
-        r->depth--;
-        free(anc);
-        json_decref(obj);
-        return false;
-    }
+    case YAML_ALIAS_EVENT: return parse_alias(r, ev, out);
+    case YAML_SCALAR_EVENT: return parse_scalar(r, ev, out);
+    case YAML_SEQUENCE_START_EVENT: return parse_sequence(r, ev, first, out);
+    case YAML_MAPPING_START_EVENT: return parse_mapping(r, ev, first, out);
     default: {
         size_t line = ev->start_mark.line;
         yaml_event_delete(ev);

@@ -184,18 +184,18 @@ static void build_pool(dra_nodeview *v, dra_pool *p, const dra_slice **rel, size
             if (ds[i]->devices[j].binding_conditions.n) p->has_binding = true;
 }
 
-dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const dra_features *f, err *e) {
-    dra_nodeview *v = xcalloc(1, sizeof *v);
-    v->w = w;
-    v->node = node;
-    v->f = *f;
-    arena_init(&v->mem, 0);
-    DRA_VEC(gpool) gp = {0};
+typedef DRA_VEC(gpool) gpools;
+
+/* The pools of the slices relevant to v's node, each with the slices of its newest
+ * generation: the node's own slices (by nodeName) and all slices without a node name,
+ * merged in arrival order; slices naming another node are never relevant here. False
+ * with e set when a slice's node selection cannot be read. */
+static bool gather_pools(dra_nodeview *v, gpools *gp, err *e) {
+    const dra_world *w = v->w;
+    const dra_node *node = v->node;
     hmap idx;
     hmap_init(&idx);
     bool ok = true;
-    /* The node's own slices (by nodeName) and all slices without a node name, merged
-     * in arrival order; slices naming another node are never relevant here. */
     const dra_slice_list *own = NULL, *un = dra__world_unnamed(w);
     {
         uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
@@ -206,7 +206,7 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         const dra_slice *s;
         if (iu == nun || (io < nown && own->v[io]->index < un->v[iu]->index)) s = own->v[io++];
         else s = un->v[iu++];
-        if (!f->partitionable && (s->per_device_node_selection != -1 || s->nshared > 0)) continue;
+        if (!v->f.partitionable && (s->per_device_node_selection != -1 || s->nshared > 0)) continue;
         bool rel;
         if (!slice_relevant(v, s, &rel, e)) {
             ok = false;
@@ -216,11 +216,11 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         uint64_t pi;
         if (!hmap_get(&idx, s->pool_key, &pi)) {
             gpool g = {.pool_key = s->pool_key, .gen = s->generation};
-            DRA_VEC_PUSH(gp, g);
-            pi = gp.n;
+            DRA_VEC_PUSH(*gp, g);
+            pi = gp->n;
             hmap_put(&idx, s->pool_key, pi);
         }
-        gpool *g = &gp.v[pi - 1];
+        gpool *g = &gp->v[pi - 1];
         if (s->generation > g->gen) {
             g->gen = s->generation;
             g->rel.n = 0;
@@ -228,16 +228,16 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         if (s->generation == g->gen) DRA_VEC_PUSH(g->rel, s);
     }
     hmap_free(&idx);
-    if (!ok) {
-        for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
-        free(gp.v);
-        dra_nodeview_free(v);
-        return NULL;
-    }
-    v->pools = ARENA_NEWN(&v->mem, dra_pool, gp.n ? gp.n : 1);
+    return ok;
+}
+
+/* v's pools from the gathered ones (each gpool's slices freed), complete or
+ * incomplete as GatherPools finds them, sorted as the allocator walks them. */
+static void build_pools(dra_nodeview *v, gpools *gp) {
+    v->pools = ARENA_NEWN(&v->mem, dra_pool, gp->n ? gp->n : 1);
     DRA_VEC(const dra_slice *) all = {0};
-    for (size_t i = 0; i < gp.n; i++) {
-        gpool *g = &gp.v[i];
+    for (size_t i = 0; i < gp->n; i++) {
+        gpool *g = &gp->v[i];
         dra_pool *p = &v->pools[v->npools];
         memset(p, 0, sizeof *p);
         /* upstream takes slicesForPool[0]'s resourceSliceCount, the first in the
@@ -253,7 +253,7 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         } else {
             bool obsolete = false;
             all.n = 0;
-            const dra_slice_list *pl = dra__world_pool_slices(w, g->pool_key);
+            const dra_slice_list *pl = dra__world_pool_slices(v->w, g->pool_key);
             for (uint32_t si = 0; pl && si < pl->n; si++) {
                 const dra_slice *s = pl->v[si];
                 if (s->generation > g->gen) obsolete = true;
@@ -278,8 +278,12 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         free(g->rel.v);
     }
     free(all.v);
-    free(gp.v);
     qsort(v->pools, v->npools, sizeof *v->pools, cmp_pool);
+}
+
+/* One flat array of candidate devices in search order: pool by pool, slice by slice. */
+static void lay_out_cands(dra_nodeview *v) {
+    const dra_features *f = &v->f;
     uint32_t nc = 0;
     for (uint32_t i = 0; i < v->npools; i++)
         for (uint32_t j = 0; j < v->pools[i].nslices; j++) nc += v->pools[i].slices[j]->ndevices;
@@ -312,6 +316,24 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
         hmap_free(&mapped);
         p->ncands = v->ncands - p->first_cand;
     }
+}
+
+dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const dra_features *f, err *e) {
+    dra_nodeview *v = xcalloc(1, sizeof *v);
+    v->w = w;
+    v->node = node;
+    v->f = *f;
+    arena_init(&v->mem, 0);
+    gpools gp = {0};
+    if (!gather_pools(v, &gp, e)) {
+        for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
+        free(gp.v);
+        dra_nodeview_free(v);
+        return NULL;
+    }
+    build_pools(v, &gp);
+    free(gp.v);
+    lay_out_cands(v);
     return v;
 }
 
