@@ -177,7 +177,7 @@ void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
 /* ---- what the control plane writes around an allocation (result_encode.c) ------------ */
 
-#define DRA_CLAIM_FINALIZER "resource.kubernetes.io/delete-protection"
+/* DRA_CLAIM_FINALIZER: snapshot.h, beside the PreBind writer. */
 #define DRA_POD_CLAIM_NAME_ANNOTATION "resource.kubernetes.io/pod-claim-name"
 
 /* The GenerateName the ResourceClaim controller gives the claim it makes from a

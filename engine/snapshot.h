@@ -352,4 +352,16 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
 const char *dra_fit_status_name(dra_fit_status s);   /* "fit", "unschedulable", ... */
 bool dra_score_mode_parse(const char *s, dra_score_mode *out);   /* binpack|spread|none */
 
+/* ---- kube-scheduler's PreBind on a claim (out/result_encode.c) ------------------------ */
+
+/* What bindClaim writes into a ResourceClaim's JSON, in its two updates: first the
+ * delete-protection finalizer (metadata.finalizers; false when it was there), then the
+ * status: alloc as status.allocation when the claim has none (alloc NULL: none to set)
+ * and consumer ({apiGroup?, resource, name, uid}; NULL: none) appended to
+ * status.reservedFor. The one writer of those changes: the engine's claim output
+ * (dra_pod_binding_reserve) writes them, extender/bind.c sends what they write. */
+#define DRA_CLAIM_FINALIZER "resource.kubernetes.io/delete-protection"
+bool dra_claim_prebind_finalizer(json_t *claim);
+void dra_claim_prebind_status(json_t *claim, const json_t *alloc, const json_t *consumer);
+
 #endif

@@ -330,6 +330,28 @@ static bool reserved_for(const json_t *status, const char *uid) {
     return false;
 }
 
+bool dra_claim_prebind_finalizer(json_t *claim) {
+    json_t *meta = meta_of(claim);
+    json_t *fin = json_object_get(meta, "finalizers");
+    if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
+    size_t i;
+    json_t *v;
+    json_array_foreach(fin, i, v) if (!strcmp(json_string_value(v) ?: "", DRA_CLAIM_FINALIZER)) return false;
+    json_array_append_new(fin, json_string(DRA_CLAIM_FINALIZER));
+    return true;
+}
+
+void dra_claim_prebind_status(json_t *claim, const json_t *alloc, const json_t *consumer) {
+    json_t *st = json_object_get(claim, "status");
+    if (!json_is_object(st)) json_object_set_new(claim, "status", st = json_object());
+    if (alloc && !json_object_get(st, "allocation")) json_object_set(st, "allocation", (json_t *)alloc);
+    if (consumer) {
+        json_t *rf = json_object_get(st, "reservedFor");
+        if (!json_is_array(rf)) json_object_set_new(st, "reservedFor", rf = json_array());
+        json_array_append_new(rf, json_deep_copy(consumer));
+    }
+}
+
 bool dra_pod_binding_reserve(dra_pod_binding *b, json_t *claim, bool allocated_now) {
     json_t *pod = json_pack("{s:s, s:s, s:s}", "resource", "pods", "name", b->pod->name, "uid", b->uid);
     bool done = dra_pod_binding_reserve_for(b, claim, allocated_now, pod);
@@ -342,20 +364,9 @@ bool dra_pod_binding_reserve_for(dra_pod_binding *b, json_t *claim, bool allocat
     if (!json_is_object(st)) json_object_set_new(claim, "status", st = json_object());
     /* PreBind calls bindClaim only for claims not reserved for the pod yet */
     if (reserved_for(st, json_string_value(json_object_get(consumer, "uid")) ?: "")) return false;
-    if (allocated_now) {
-        /* the finalizer goes in (a plain update) before the allocation is written */
-        json_t *meta = meta_of(claim);
-        json_t *fin = json_object_get(meta, "finalizers");
-        if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
-        bool has = false;
-        size_t i;
-        json_t *v;
-        json_array_foreach(fin, i, v) has |= !strcmp(json_string_value(v) ?: "", DRA_CLAIM_FINALIZER);
-        if (!has) json_array_append_new(fin, json_string(DRA_CLAIM_FINALIZER));
-    }
-    json_t *rf = json_object_get(st, "reservedFor");
-    if (!json_is_array(rf)) json_object_set_new(st, "reservedFor", rf = json_array());
-    json_array_append_new(rf, json_deep_copy(consumer));
+    /* the finalizer goes in (a plain update) before the allocation is written */
+    if (allocated_now) dra_claim_prebind_finalizer(claim);
+    dra_claim_prebind_status(claim, NULL, consumer);
     json_t *alloc = json_object_get(st, "allocation");
     if (b->now && json_is_object(alloc) && json_is_null(json_object_get(alloc, "allocationTimestamp") ?: json_null()))
         json_object_set_new(alloc, "allocationTimestamp", json_string(b->now));
