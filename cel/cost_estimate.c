@@ -901,15 +901,3 @@ uint64_t cel__estimate_cost(const cel_node *root) {
 }
 
 uint64_t cel_program_estimated_cost(const cel_program *p) { return p->est_cost; }
-
-bool cel__validate_selector(const cel_env *env, const char *expr, size_t len, err *e) {
-    cel_program *p = cel_compile(env, expr, len, e);
-    if (!p) return false;
-    uint64_t c = p->est_cost;
-    cel_program_free(p);
-    if (c > CEL_MAX_COST) {
-        err_set(e, "%s", CEL_TOO_COMPLEX_MSG);
-        return false;
-    }
-    return true;
-}

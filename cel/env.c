@@ -436,3 +436,17 @@ void cel_enhance_runtime_error(err *e) {
     size_t len = strlen(e->msg);
     snprintf(e->msg + len, sizeof e->msg - len, "%s", CEL_NO_SUCH_KEY_HINT);
 }
+
+/* Compiled and its estimated cost checked (cost_estimate.c), here beside cel_compile
+ * so that the estimator calls nothing that compiles. */
+bool cel__validate_selector(const cel_env *env, const char *expr, size_t len, err *e) {
+    cel_program *p = cel_compile(env, expr, len, e);
+    if (!p) return false;
+    uint64_t c = p->est_cost;
+    cel_program_free(p);
+    if (c > CEL_MAX_COST) {
+        err_set(e, "%s", CEL_TOO_COMPLEX_MSG);
+        return false;
+    }
+    return true;
+}

@@ -9,7 +9,9 @@
  * zone is loaded once at compile time).
  *
  * Values are exact: seconds plus nanoseconds, no floating point. Civil dates use
- * the days-from-civil algorithm (proleptic Gregorian, as Go's time package). */
+ * the days-from-civil algorithm (proleptic Gregorian, as Go's time package;
+ * civil_time.c). */
+#include "cel/civil_time.h"
 #include "cel/functions.h"
 
 #include <stdio.h>
@@ -21,67 +23,6 @@
 /* cel-go durations are Go time.Durations: int64 nanoseconds (about ±292 years) */
 
 static cel_value range_error(void) { return cel_error_static("range error: timestamp or duration out of range"); }
-
-/* ---- civil time ------------------------------------------------------------------- */
-
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-void cel__format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n) {
-    int64_t days = floor_div(sec, 86400), rem = sec - days * 86400;
-    int64_t y;
-    unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
-    int len = snprintf(buf, n, "%04lld-%02u-%02uT%02d:%02d:%02d", (long long)y, m, d, (int)(rem / 3600),
-                       (int)(rem / 60 % 60), (int)(rem % 60));
-    if (nanos && len > 0 && (size_t)len < n) {
-        char frac[16];
-        snprintf(frac, sizeof frac, ".%09u", nanos);
-        size_t fl = strlen(frac);
-        while (fl > 1 && frac[fl - 1] == '0') frac[--fl] = '\0';
-        snprintf(buf + len, n - (size_t)len, "%sZ", frac);
-    } else if (len > 0 && (size_t)len < n) {
-        snprintf(buf + len, n - (size_t)len, "Z");
-    }
-}
-
-void cel__format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n) {
-    __int128 total = (__int128)sec * 1000000000 + nanos;
-    bool neg = total < 0;
-    if (neg) total = -total;
-    unsigned long long whole = (unsigned long long)(total / 1000000000);
-    unsigned frac = (unsigned)(total % 1000000000);
-    if (!frac) {
-        snprintf(buf, n, "%s%llus", neg ? "-" : "", whole);
-        return;
-    }
-    char f[16];
-    snprintf(f, sizeof f, "%09u", frac);
-    size_t fl = strlen(f);
-    while (fl > 0 && f[fl - 1] == '0') f[--fl] = '\0';
-    snprintf(buf, n, "%s%llu.%ss", neg ? "-" : "", whole, f);
-}
 
 /* ---- normalisation and range -------------------------------------------------------- */
 
@@ -158,7 +99,7 @@ static bool parse_rfc3339(const char *s, size_t n, cel_value *out) {
         return false;
     }
     if (i != n) return false;
-    int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se - off;
+    int64_t secs = cel__days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se - off;
     return make_ts((__int128)secs * 1000000000 + nanos, out);
 }
 
@@ -316,7 +257,7 @@ static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 
 static int64_t tz_rule_local(const tzrule_date *d, int64_t y) {
     int64_t day;
     if (d->kind == 'M') {
-        int64_t first = days_from_civil(y, (unsigned)d->m, 1);
+        int64_t first = cel__days_from_civil(y, (unsigned)d->m, 1);
         int wd = (int)(((first % 7) + 11) % 7);          /* weekday of the 1st */
         int64_t dd = first + (d->d - wd + 7) % 7 + (d->w - 1) * 7;
         static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -324,18 +265,18 @@ static int64_t tz_rule_local(const tzrule_date *d, int64_t y) {
         while (dd >= first + len) dd -= 7;
         day = dd;
     } else if (d->kind == 'J') {
-        day = days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
+        day = cel__days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
     } else {
-        day = days_from_civil(y, 1, 1) + d->n;
+        day = cel__days_from_civil(y, 1, 1) + d->n;
     }
     return day * 86400 + d->secs;
 }
 
 static int32_t tz_rule_offset(const tzrule *r, int64_t t) {
     if (!r->has_dst) return r->std_off;
-    int64_t days = floor_div(t + r->std_off, 86400), y;
+    int64_t days = cel__floor_div(t + r->std_off, 86400), y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    cel__civil_from_days(days, &y, &m, &d);
     int64_t start = tz_rule_local(&r->start, y) - r->std_off;   /* UTC instants */
     int64_t end = tz_rule_local(&r->end, y) - r->dst_off;
     bool dst = start < end ? (t >= start && t < end) : !(t >= end && t < start);
@@ -576,17 +517,17 @@ static cel_value ts_get(cel_call *c, const cel_value *a, uint32_t n, int what) {
     int64_t s;
     cel_value errv;
     if (!local_secs(c, a, n, &s, &errv)) return errv;
-    int64_t days = floor_div(s, 86400), rem = s - days * 86400;
+    int64_t days = cel__floor_div(s, 86400), rem = s - days * 86400;
     int64_t y;
     unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
+    cel__civil_from_days(days, &y, &m, &d);
     switch (what) {
     case GET_YEAR: return cel_int(y);
     case GET_MONTH: return cel_int(m - 1);
     case GET_DATE: return cel_int(d);
     case GET_DOM: return cel_int(d - 1);
     case GET_DOW: return cel_int(((days % 7) + 11) % 7);   /* 1970-01-01 was a Thursday */
-    case GET_DOY: return cel_int(days - days_from_civil(y, 1, 1));
+    case GET_DOY: return cel_int(days - cel__days_from_civil(y, 1, 1));
     case GET_HOURS: return cel_int(rem / 3600);
     case GET_MINUTES: return cel_int(rem / 60 % 60);
     case GET_SECONDS: return cel_int(rem % 60);

@@ -21,6 +21,7 @@
 #include "base/arena.h"
 #include "base/base.h"
 #include "cel/cel.h"
+#include "cel/civil_time.h"
 
 #include <string.h>
 
@@ -144,10 +145,8 @@ static inline cel_value cel_timestamp(int64_t sec, uint32_t nanos) {
 static inline cel_value cel_duration(int64_t sec, uint32_t nanos) {
     cel_value v = {.kind = CV_DURATION, .len = nanos}; v.u.i = sec; return v;
 }
-/* RFC 3339 text of a timestamp in UTC with trailing fractional zeros removed, and
- * a duration in seconds ("1.5s"), as cel-go's string() prints them (lib_time.c). */
-void cel__format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t n);
-void cel__format_duration(int64_t sec, uint32_t nanos, char *buf, size_t n);
+/* The text of timestamps and durations: cel__format_timestamp, cel__format_duration
+ * (civil_time.h). */
 
 /* An error value whose message is a static string or already arena-owned. */
 static inline cel_value cel_error_static(const char *msg) {

@@ -13,7 +13,7 @@
  *       ResourceClaims with status.allocation filled; a claim that cannot be
  *       allocated is reported on stderr with the reason (exit 1).
  *   dralloc allocate -f FILE_OR_DIR... --node NAME --pod NS/NAME [-o yaml|json]
- *       everything one pod needs on the node (engine/extres.h): its claims (by name,
+ *       everything one pod needs on the node (engine/podplan.h): its claims (by name,
  *       from templates, or its PodGroup's), the implicit extended-resource claim, or
  *       the device-plugin count; prints the claims it allocates and the allocated
  *       ones it shares, notes reused claims and device-plugin fits on stderr; exit 1
@@ -660,7 +660,7 @@ out:
     return rc;
 }
 
-/* ---- --pod: one pod on one node (engine/extres.h) --------------------------------------- */
+/* ---- --pod: one pod on one node (engine/podplan.h) --------------------------------------- */
 
 static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
                    const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now,

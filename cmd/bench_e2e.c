@@ -11,6 +11,8 @@
  * A binary without its source tree (the container image) says so and exits 2. */
 #include "cmd/commands.h"
 
+#include "base/base.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,7 +61,7 @@ int cmd_bench_e2e(int argc, char **argv) {
         return 2;
     }
     /* argv[0] is "e2e": the script sees the options only */
-    char **args = calloc((size_t)argc + 1, sizeof *args);
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
     if (!args) {
         fprintf(stderr, "dralloc bench e2e: out of memory\n");
         return 1;

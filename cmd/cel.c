@@ -251,7 +251,7 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
         if (p && !cel_program_value_type_ok(p, e.msg, sizeof e.msg)) {
             cel_program_free(p);
             p = NULL;
-            etext = strdup(e.msg);
+            etext = xstrdup(e.msg);
         }
     }
     if (!p) {
@@ -275,7 +275,7 @@ static json_t *eval_json(intern_table *t, const char *expr, const cel_device *d,
     if (selector) {
         cel_result r = cel_eval_bool(p, d, x, &e);
         ok = r != CEL_ERROR;
-        if (ok) text = strdup(r == CEL_TRUE ? "true" : "false");
+        if (ok) text = xstrdup(r == CEL_TRUE ? "true" : "false");
     } else {
         text = cel_eval_format_alloc(p, d, x, &e);
         ok = text != NULL;

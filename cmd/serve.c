@@ -181,7 +181,7 @@ static int serve_main(int argc, char **argv) {
                           .conn_limit = EXT_DEFAULT_MAX_CONNECTIONS, .request_timeout_ms = EXT_DEFAULT_REQUEST_TIMEOUT_MS};
     dra_features feat;
     dra_features_default(&feat);
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = xcalloc((size_t)argc + 1, sizeof *paths);
     size_t npaths = 0;
     unsigned long long v;
     bool workers_set = false;
@@ -556,7 +556,7 @@ out:
  * the first: each "--name=value" becomes "--name" "value" before the options are read.
  * --watch-list=false stays whole (a boolean, read as written). */
 int cmd_serve(int argc, char **argv) {
-    char **args = calloc(2 * (size_t)argc + 1, sizeof *args), **copies = calloc((size_t)argc + 1, sizeof *copies);
+    char **args = xcalloc(2 * (size_t)argc + 1, sizeof *args), **copies = xcalloc((size_t)argc + 1, sizeof *copies);
     if (!args || !copies) {
         free(args);
         free(copies);
@@ -570,7 +570,7 @@ int cmd_serve(int argc, char **argv) {
             args[n++] = argv[i];
             continue;
         }
-        char *c = copies[nc++] = strdup(argv[i]);
+        char *c = copies[nc++] = xstrdup(argv[i]);
         if (!c) break;
         c[eq - argv[i]] = '\0';
         args[n++] = c;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 
 /* ---- features ------------------------------------------------------------------ */
@@ -30,9 +31,9 @@ typedef struct dra_features {
     bool binding_conditions;    /* DRADeviceBindingConditions + DRAResourceClaimDeviceStatus */
     bool consumable_capacity;   /* DRAConsumableCapacity */
     bool list_type_attributes;  /* DRAListTypeAttributes */
-    bool derived_attributes;    /* DRADerivedAttributes (engine/derived.c) */
-    bool extended_resource;     /* DRAExtendedResource (engine/extres.c) */
-    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/podgroup.c) */
+    bool derived_attributes;    /* DRADerivedAttributes (engine/alloc/derived.c) */
+    bool extended_resource;     /* DRAExtendedResource (engine/pod/podplan.c) */
+    bool workload_claims;       /* DRAWorkloadResourceClaims (engine/world/podgroup.c) */
     bool filter_timeout;        /* DRASchedulerFilterTimeout: a node's allocation gives up after
                                  * DynamicResourcesArgs.filterTimeout (10 s unless set; the
                                  * caller applies it, see DRA_FILTER_TIMEOUT_DEFAULT_NS) */
@@ -88,7 +89,7 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed);
 uint64_t dra_alloc_ctx_random(dra_alloc_ctx *x);
 void dra_alloc_ctx_uuid(dra_alloc_ctx *x, char buf[37]);
 
-/* Which of the satisfying allocations dra_allocate returns (engine/bestfit.c).
+/* Which of the satisfying allocations dra_allocate returns (engine/alloc/bestfit.c).
  *   first-fit  the first one in Kubernetes' search order: exactly the devices the
  *              DynamicResources plugin picks (the default).
  *   best-fit   among the allocations the same search finds on the node (a branch
@@ -134,18 +135,13 @@ dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
 bool dra_device_choice_parse(const char *s, dra_device_choice *out);
 const char *dra_device_choice_name(dra_device_choice c);
 
-/* CLOCK_MONOTONIC in nanoseconds: the clock deadlines are measured on. */
-uint64_t dra_monotonic_ns(void);
+/* The clock deadlines are measured on (base/clock.h's CLOCK_MONOTONIC), named here
+ * because it is part of the contract of every deadline_ns the engine takes. */
+static inline uint64_t dra_monotonic_ns(void) { return monotonic_ns(); }
 
 /* ---- the namespace rule ----------------------------------------------------------- */
 
 /* A namespaced object's namespace as the API server defaults it: "default" when unset. */
 static inline const char *dra_ns(const char *ns) { return ns && *ns ? ns : "default"; }
-
-/* ---- YAML ---------------------------------------------------------------------- */
-
-/* A YAML stream as sigs.k8s.io/yaml reads it (kubeconfigs, workload files): a JSON
- * array with one element per non-empty document. NULL with e set on a syntax error. */
-json_t *dra_yaml_parse(const char *text, size_t len, const char *source, err *e);
 
 #endif

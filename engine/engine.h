@@ -32,8 +32,10 @@
  *   dra_nodeview *v = dra_nodeview_new(w, dra_world_find_node(w, "node-1"), &features, &e);
  *   dra_alloc_ctx *x = dra_alloc_ctx_new();
  *   dra_alloc_result *res;
- *   if (dra_allocate(x, v, st, &claim, 1, &res, &e) == DRA_ALLOC_OK)
+ *   if (dra_allocate(x, v, st, &claim, 1, &res, &e) == DRA_ALLOC_OK) {
  *       json_t *j = dra_alloc_result_to_json(&res[0]);  // status.allocation
+ *       ...
+ *   }
  *
  * Outcomes follow Kubernetes: success (one AllocationResult per claim), unsatisfiable
  * on this node (no error), a per-node error (invalid pools), or a fatal error (CEL
@@ -47,26 +49,6 @@
 #include "engine/model.h"
 #include "engine/context.h"
 #include "engine/snapshot.h"
-
-/* ---- input settings -------------------------------------------------------------- */
-
-typedef void (*dra_warn_fn)(void *ud, const char *msg);
-/* How input is read: `warn` (may be NULL: warnings are dropped) receives each input
- * warning as one line of text ("ResourceClaim ns/c: unknown field \"spec.requests\"")
- * with `ud`; strict turns warnings into errors. Settings go with what reads — a store
- * (dra_store_opts), one text (dra_json_load) — never the process: two threads may
- * load with different sinks at once. NULL settings: warnings dropped, not strict. */
-typedef struct dra_input {
-    dra_warn_fn warn;
-    void *ud;
-    bool strict;
-} dra_input;
-/* Inputs larger than this are refused (world files, stdin). */
-#define DRA_INPUT_MAX_BYTES ((size_t)256 << 20)
-/* JSON text → value, as Kubernetes' decoder reads it: an integer beyond int64
- * (opaque driver parameters may hold one) becomes a number (double) instead of
- * failing the whole file, as encoding/json into interface{} does. */
-json_t *dra_json_load(const char *text, size_t len, const char *source, const dra_input *in, err *e);
 
 /* ---- world --------------------------------------------------------------------- */
 
@@ -164,7 +146,7 @@ typedef struct dra_alloc_result {
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e);
 /* After DRA_ALLOC_UNSAT (or DRA_ALLOC_NODE_ERROR): why, as text for a user
- * (engine/explain.c) — the node's pools and any it cannot use, then per request the
+ * (engine/alloc/explain.c) — the node's pools and any it cannot use, then per request the
  * devices on the node, how many match the class and selectors, how many of those are
  * free, and a line per cause for the rest (held by claim ns/name, a taint not
  * tolerated, shared counters or capacity used up, a feature gate off, ...); then a
@@ -195,7 +177,7 @@ void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
 /* ---- what the control plane writes around an allocation (result_encode.c) ------------ */
 
-#define DRA_CLAIM_FINALIZER "resource.kubernetes.io/delete-protection"
+/* DRA_CLAIM_FINALIZER: snapshot.h, beside the PreBind writer. */
 #define DRA_POD_CLAIM_NAME_ANNOTATION "resource.kubernetes.io/pod-claim-name"
 
 /* The GenerateName the ResourceClaim controller gives the claim it makes from a
@@ -265,7 +247,7 @@ const dra_claim *dra_extres_pod_claim(const dra_world *w, arena *a, const dra_po
  *   resourceclaimtemplate.resource.k8s.io "gpu" not found in namespace ml; a
  *   ResourceClaimTemplate named gpu exists in namespace team-a */
 const char *dra_extres_pod_claim_missing(const dra_world *w, arena *a, const dra_pod *pod, const dra_pod_claim *pc);
-/* Allocates what the pod needs on the node (engine/extres.h describes the outcome
+/* Allocates what the pod needs on the node (engine/pod/podplan.h describes the outcome
  * object: claims, allocations, reused, reusedClaims, pod, devicePlugin | unsatisfiable
  * + reason | error). x (NULL: a fresh one) allocates and draws generated names; `now`
  * (NULL: the clock) is the allocationTimestamp. */

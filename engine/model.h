@@ -209,7 +209,7 @@ typedef struct dra_request_spec {
     dra_cap_request *caps;
     uint32_t ncaps;
     bool has_capacity;       /* capacity field present (even empty) */
-    dra_derived_attr *derived;   /* derivedAttributes (engine/derived.c) */
+    dra_derived_attr *derived;   /* derivedAttributes (engine/alloc/derived.c) */
     uint32_t nderived;
 } dra_request_spec;
 
@@ -346,7 +346,7 @@ static inline int64_t dra_podres_cont_count(const dra_podres_cont *k, const char
     return 0;
 }
 
-/* A pod's extended resources (extres.h says how they are served). */
+/* A pod's extended resources (podplan.h says how they are served). */
 typedef struct dra_podres {
     dra_podres_cont *c;      /* init containers first, then containers */
     uint32_t nc;

@@ -34,7 +34,7 @@
  *   dra_store_load_paths(st, (const char *[]){"cluster/"}, 1, &e);   // or dra_store_apply
  *   dra_snapshot *s = dra_store_acquire(st);
  *   dra_pod_request *pr = dra_pod_request_new(s, pod_json, &e);
- *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, deadline_ns, &fit);
+ *   dra_fit fit;  dra_pod_fit(pr, ctx, "node-1", NULL, DRA_SCORE_BINPACK, deadline_ns, &fit);
  *   dra_pod_request_free(pr); dra_snapshot_release(s); */
 #ifndef DRA_ENGINE_SNAPSHOT_H
 #define DRA_ENGINE_SNAPSHOT_H
@@ -44,6 +44,7 @@
 
 #include "base/error.h"
 #include "engine/context.h"
+#include "engine/json.h"
 
 typedef struct dra_store dra_store;
 typedef struct dra_snapshot dra_snapshot;
@@ -116,24 +117,6 @@ uint64_t dra_store_load_paths(dra_store *st, const char *const *paths, size_t n,
 /* Any JSON the HTTP API accepts: one object, an array of objects, a `kind: List`. */
 uint64_t dra_store_apply_json(dra_store *st, const json_t *doc, err *e);
 
-/* JSON texts from outside — the kube-apiserver's answers, request bodies — read as the
- * store reads a file (json_parse.c): simdjson's speed, jansson's tree and error words.
- * dra_json_parse: the tree json_loadb(text, len, flags, je) gives (flags: 0 or
- * JSON_DECODE_ANY), or NULL with je (may be NULL) set as json_loadb sets it. */
-json_t *dra_json_parse(const char *text, size_t len, size_t flags, json_error_t *je);
-/* A List's items (a LIST page) parsed one at a time, so that a page's trees need not
- * all be held at once (500 MIG-carved slices are ~11 MB of text, ~15 times that as
- * trees). open: NULL when the text is not one to read so — not an object with an
- * "items" array, or anything item-by-item reading might read otherwise than jansson
- * reading it whole (then dra_json_parse it); *envelope: the document with its items
- * array empty (the caller's; text must outlive the list). next: the next item's tree
- * (the caller's) and the length of its text (text_len may be NULL); NULL past the
- * last, or at one that does not parse (*failed; nothing is read after it). */
-typedef struct dra_json_list dra_json_list;
-dra_json_list *dra_json_list_open(const char *text, size_t len, json_t **envelope);
-json_t *dra_json_list_next(dra_json_list *l, size_t *text_len, bool *failed);
-void dra_json_list_close(dra_json_list *l);   /* NULL: nothing */
-
 /* A kind's whole state given over many reads — a paged list, a streaming list's
  * initial events — made the kind's objects at once: each object given is decoded as it
  * comes (its JSON may be freed right after), and commit publishes one snapshot in which
@@ -198,7 +181,7 @@ size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
 /* True when every ResourceSlice names its node (spec.nodeName): no device is visible
  * from two nodes, so an allocation on one node changes no other node's answer
- * (engine/allocatable.c; `dralloc plan` fits only the node that changed). */
+ * (engine/pod/allocatable.c; `dralloc plan` fits only the node that changed). */
 bool dra_snapshot_slices_node_local(dra_snapshot *s);
 
 /* ---- one pod ------------------------------------------------------------------------ */
@@ -316,7 +299,7 @@ void dra_pod_request_check_node(dra_pod_request *pr, bool on);
 /* ---- capacity view --------------------------------------------------------------------- */
 
 /* What is allocated and what is allocatable now (ov: the overlay's view; NULL: the
- * snapshot's), as JSON (engine/allocatable.h says how each device is decided):
+ * snapshot's), as JSON (engine/pod/allocatable.h says how each device is decided):
  *   {"nodes": [{"name", "shape", "unavailable"?, TALLY, "pools": ["driver/pool"],
  *               "classes": [{"name", TALLY}], "carve"?: [CARVE]}],
  *    "pools": [{"driver", "pool", TALLY, "node"?, "incomplete"?,
@@ -368,5 +351,17 @@ json_t *dra_pod_fit_allocation(const dra_pod_request *pr, dra_alloc_ctx *x, cons
 
 const char *dra_fit_status_name(dra_fit_status s);   /* "fit", "unschedulable", ... */
 bool dra_score_mode_parse(const char *s, dra_score_mode *out);   /* binpack|spread|none */
+
+/* ---- kube-scheduler's PreBind on a claim (out/result_encode.c) ------------------------ */
+
+/* What bindClaim writes into a ResourceClaim's JSON, in its two updates: first the
+ * delete-protection finalizer (metadata.finalizers; false when it was there), then the
+ * status: alloc as status.allocation when the claim has none (alloc NULL: none to set)
+ * and consumer ({apiGroup?, resource, name, uid}; NULL: none) appended to
+ * status.reservedFor. The one writer of those changes: the engine's claim output
+ * (dra_pod_binding_reserve) writes them, extender/bind.c sends what they write. */
+#define DRA_CLAIM_FINALIZER "resource.kubernetes.io/delete-protection"
+bool dra_claim_prebind_finalizer(json_t *claim);
+void dra_claim_prebind_status(json_t *claim, const json_t *alloc, const json_t *consumer);
 
 #endif

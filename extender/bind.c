@@ -42,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FINALIZER "resource.kubernetes.io/delete-protection"
 #define EXTENDED_ANNOTATION "resource.kubernetes.io/extended-resource-claim"
 #define MAX_TRIES 3
 
@@ -218,7 +217,7 @@ static long send_json(ext_binder *b, const char *method, const char *path, const
 static bool has_finalizer(const json_t *claim) {
     const json_t *f = json_object_get(json_object_get(claim, "metadata"), "finalizers");
     for (size_t i = 0; i < json_array_size(f); i++)
-        if (!strcmp(json_string_value(json_array_get(f, i)) ?: "", FINALIZER)) return true;
+        if (!strcmp(json_string_value(json_array_get(f, i)) ?: "", DRA_CLAIM_FINALIZER)) return true;
     return false;
 }
 
@@ -362,11 +361,7 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, j
             json_decref(c);
             goto out;
         }
-        if (!has_finalizer(c)) {
-            json_t *meta = json_object_get(c, "metadata");
-            json_t *fin = json_object_get(meta, "finalizers");
-            if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
-            json_array_append_new(fin, json_string(FINALIZER));
+        if (dra_claim_prebind_finalizer(c)) {   /* PreBind's first update */
             json_t *upd = NULL;
             writing(b);
             long code = send_json(b, "PUT", path, c, NULL, &upd, errmsg);
@@ -395,12 +390,7 @@ static bool write_claim(ext_binder *b, const json_t *alloc, const json_t *ref, j
             ok = true;
             goto out;
         }
-        if (set_alloc) json_object_set(status, "allocation", (json_t *)alloc);
-        if (add_ref) {
-            json_t *rf = json_object_get(status, "reservedFor");
-            if (!json_is_array(rf)) json_object_set_new(status, "reservedFor", rf = json_array());
-            json_array_append(rf, (json_t *)ref);
-        }
+        dra_claim_prebind_status(c, set_alloc ? alloc : NULL, add_ref ? ref : NULL);   /* and its second */
         json_t *done = NULL;
         writing(b);
         long code = send_json(b, "PUT", spath, c, NULL, &done, errmsg);
@@ -444,7 +434,7 @@ static void delete_claim(ext_binder *b, const written *w) {
         }
         json_t *fin = json_object_get(json_object_get(c, "metadata"), "finalizers");
         for (size_t i = json_array_size(fin); i-- > 0;)
-            if (!strcmp(json_string_value(json_array_get(fin, i)) ?: "", FINALIZER)) json_array_remove(fin, i);
+            if (!strcmp(json_string_value(json_array_get(fin, i)) ?: "", DRA_CLAIM_FINALIZER)) json_array_remove(fin, i);
         if (undo_put(b, path, c) != 409) break;
     }
     char *msg = NULL;
@@ -494,20 +484,8 @@ static void roll_back(ext_binder *b, const written *w) {
 static json_t *tentative(const json_t *base, const json_t *alloc, const json_t *ref) {
     json_t *t = json_deep_copy(base);
     typed(t);
-    json_t *meta = json_object_get(t, "metadata");
-    if (!has_finalizer(t)) {
-        json_t *fin = json_object_get(meta, "finalizers");
-        if (!json_is_array(fin)) json_object_set_new(meta, "finalizers", fin = json_array());
-        json_array_append_new(fin, json_string(FINALIZER));
-    }
-    json_t *status = json_object_get(t, "status");
-    if (!json_is_object(status)) json_object_set_new(t, "status", status = json_object());
-    if (alloc && !json_object_get(status, "allocation")) json_object_set(status, "allocation", (json_t *)alloc);
-    if (!reserved_for(t, ref)) {
-        json_t *rf = json_object_get(status, "reservedFor");
-        if (!json_is_array(rf)) json_object_set_new(status, "reservedFor", rf = json_array());
-        json_array_append(rf, (json_t *)ref);
-    }
+    dra_claim_prebind_finalizer(t);
+    dra_claim_prebind_status(t, alloc, reserved_for(t, ref) ? NULL : ref);
     return t;
 }
 

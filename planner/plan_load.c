@@ -1,17 +1,21 @@
 /* plan_load.c — reading the planner's inputs: Kubernetes objects from files and
  * directories (kept as JSON, so what-ifs can edit them before a store is built),
- * workload files, and the store built from the objects. YAML goes through
- * plan_yaml.c (the engine's reader is private to engine/). */
+ * workload files, and the store built from the objects. Objects are read by the
+ * engine's document reader (engine/json.h dra_docs), workload files by its loaders,
+ * so every path reads as `dralloc allocate -f` reads it. */
 #include "planner/planner.h"
 #include "planner/plan_suggest.h"
 #include "planner/plan_tmpl.h"
 #include "planner/plan_yaml.h"
 
-#include <dirent.h>
+#include "engine/json.h"
+
+#include "base/file.h"
+#include "base/strbuf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void plan_objects_init(plan_objects *o) {
     o->items = json_array();
@@ -69,75 +73,39 @@ static bool has_suffix(const char *s, const char *suf) {
 }
 
 json_t *plan_file_docs(const char *path, err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        err_set(e, "%s: cannot open", path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap);
-    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap) buf = xrealloc(buf, cap *= 2);
-    }
-    fclose(f);
+    strbuf sb;
+    if (!file_read_all(path, DRA_INPUT_MAX_BYTES, &sb, e)) return plan_err_flatten(e), NULL;
+    const char *text = sb.buf ? sb.buf : "";
     json_t *docs;
     if (has_suffix(path, ".json")) {
-        json_error_t je;
-        json_t *d = json_loadb(buf, n, 0, &je);
-        if (!d) {
-            err_set(e, "%s: line %d: %s", path, je.line, je.text);
-            docs = NULL;
-        } else {
-            docs = json_array();
-            json_array_append_new(docs, d);
-        }
+        json_t *d = dra_json_load(text, sb.len, path, NULL, e);
+        docs = d ? json_array() : NULL;
+        if (d) json_array_append_new(docs, d);
+        else plan_err_flatten(e);
     } else {
-        docs = plan_yaml_load(buf, n, path, e);
+        docs = plan_yaml_load(text, sb.len, path, e);
     }
-    free(buf);
+    sbuf_free(&sb);
     return docs;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 bool plan_objects_load_path(plan_objects *o, const char *path, err *e) {
-    struct stat sb;
-    if (stat(path, &sb)) {
-        err_set(e, "%s: no such file or directory", path);
-        return false;
+    /* the engine's document reader, as `dralloc allocate -f` reads the same path */
+    dra_docs *d = dra_docs_open(path, NULL);
+    for (dra_doc doc; dra_docs_next(d, &doc);) {
+        if (doc.list) {
+            /* an item of a List the reader gives one at a time: added as the List's */
+            json_t *one = json_deep_copy(doc.list);
+            json_array_append(json_object_get(one, "items"), doc.doc);
+            plan_objects_add_doc(o, one, doc.file);
+            json_decref(one);
+        } else {
+            plan_objects_add_doc(o, doc.doc, doc.file);
+        }
     }
-    if (!S_ISDIR(sb.st_mode)) {
-        json_t *docs = plan_file_docs(path, e);
-        if (!docs) return false;
-        plan_objects_add_doc(o, docs, path);
-        json_decref(docs);
-        return true;
-    }
-    DIR *d = opendir(path);
-    if (!d) {
-        err_set(e, "%s: cannot read the directory", path);
-        return false;
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (!has_suffix(de->d_name, ".yaml") && !has_suffix(de->d_name, ".yml") && !has_suffix(de->d_name, ".json"))
-            continue;
-        if (n == cap) names = xrealloc(names, (cap = cap ? cap * 2 : 16) * sizeof *names);
-        size_t len = strlen(path) + strlen(de->d_name) + 2;
-        names[n] = xmalloc(len);
-        snprintf(names[n++], len, "%s/%s", path, de->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
-    bool ok = true;
-    for (size_t i = 0; i < n; i++) {
-        if (ok) ok = plan_objects_load_path(o, names[i], e);
-        free(names[i]);
-    }
-    free(names);
-    return ok;
+    if (dra_docs_close(d, e)) return true;
+    plan_err_flatten(e);
+    return false;
 }
 
 dra_store *plan_store_new(const plan_objects *o, const dra_features *f, err *e) {

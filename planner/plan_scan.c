@@ -48,13 +48,13 @@ static void *lane_thread(void *arg) {
 }
 
 void plan_scan(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, dra_score_mode mode,
-               const char *const *names, const size_t *idx, size_t n, plan_scan_answer *out) {
+               const char *const *names, const size_t *idx, size_t n, bool one_thread, plan_scan_answer *out) {
     scan_job j = {.pr = pr, .mode = mode, .names = names, .idx = idx, .n = n, .out = out};
     atomic_init(&j.next, 0);
     scan_lane mine = {&j, ov, x}, other = {&j, NULL, NULL};
     pthread_t th;
     bool two = false;
-    if (n >= SCAN_PARALLEL_MIN) {
+    if (n >= SCAN_PARALLEL_MIN && !one_thread) {
         /* a fit without commit writes only its overlay's memo and its context: the
          * second thread gets its own of both; the copy holds ov's commits */
         other.ov = dra_overlay_copy(ov);

@@ -20,8 +20,9 @@ typedef struct plan_scan_answer {
 } plan_scan_answer;
 
 /* out[k]: pr on node names[idx[k]], for k < n, without commit. x: the caller's
- * context (the second thread makes its own). */
+ * context (the second thread makes its own). one_thread: every node on the calling
+ * thread (plan_opts.one_thread: tests compare the two). */
 void plan_scan(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, dra_score_mode mode,
-               const char *const *names, const size_t *idx, size_t n, plan_scan_answer *out);
+               const char *const *names, const size_t *idx, size_t n, bool one_thread, plan_scan_answer *out);
 
 #endif

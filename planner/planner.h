@@ -110,6 +110,8 @@ typedef struct plan_opts {
     long headroom_max;           /* bound on the headroom search per workload; 0: skip it */
     bool stranded;               /* compute stranded devices */
     bool no_fit_cache;           /* fit every node for every replica (tests compare both ways) */
+    bool one_thread;             /* decide a replica's nodes on one thread, not two (plan_scan.h;
+                                  * tests compare both ways) */
     plan_progress_fn progress;   /* may be NULL */
     void *progress_arg;
     plan_timings *timings;       /* may be NULL */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/world.h"
+#include "engine/world/world.h"
 #include "tests/engine/helpers.h"
 
 static bool load_yaml(th_store *ws, const char *text, err *e) {

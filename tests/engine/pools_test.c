@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/world.h"
+#include "engine/world/world.h"
 #include "tests/engine/helpers.h"
 
 /* A store of the objects, as given. */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/alloc_internal.h"
+#include "engine/alloc/alloc_internal.h"
 #include "engine/engine.h"
 #include "tests/engine/helpers.h"
 

@@ -1,4 +1,4 @@
-/* test_bestfit.c — best-fit device choice (engine/bestfit.c).
+/* test_bestfit.c — best-fit device choice (engine/alloc/bestfit.c).
  *
  *   default      a new context is first-fit; the conformance corpus gives the same
  *                outcome kind (and error text) under best-fit.

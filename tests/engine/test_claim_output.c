@@ -1,4 +1,4 @@
-/* test_claim_output.c — engine/result_encode.c's picture of a ResourceClaim after
+/* test_claim_output.c — engine/out/result_encode.c's picture of a ResourceClaim after
  * scheduling: Go's encoding of the v1 types (omitempty, nil slices, struct fields,
  * defaults) and the ResourceClaim controller's GenerateName. */
 #include <criterion/criterion.h>
@@ -100,4 +100,27 @@ Test(claim_output, claim_generate_name) {
     char want[128];
     snprintf(want, sizeof want, "%.39s-%.15s", p40, e15);
     cr_assert_str_eq(out, want);
+}
+
+/* kube-scheduler's PreBind (bindClaim, dynamicresources.go) as the one writer
+ * extender/bind.c sends: the finalizer once, then the allocation only where there is
+ * none, and the consumer appended to reservedFor after what is there. */
+Test(claim_output, prebind_writes_finalizer_then_status) {
+    json_t *c = json_loads("{\"metadata\":{\"name\":\"c\",\"finalizers\":[\"other\"]},"
+                           "\"status\":{\"reservedFor\":[{\"resource\":\"pods\",\"name\":\"a\",\"uid\":\"1\"}]}}",
+                           0, NULL);
+    cr_assert(dra_claim_prebind_finalizer(c));
+    cr_assert_not(dra_claim_prebind_finalizer(c), "the finalizer is added once");
+    json_t *alloc = json_pack("{s:{s:[]}}", "devices", "results");
+    json_t *pod = json_pack("{s:s, s:s, s:s}", "resource", "pods", "name", "b", "uid", "2");
+    dra_claim_prebind_status(c, alloc, pod);
+    json_t *other = json_pack("{s:{s:[{s:s}]}}", "devices", "results", "device", "x");
+    dra_claim_prebind_status(c, other, NULL);   /* allocated already: kept as it is */
+    assert_json(c, "{\"metadata\":{\"name\":\"c\",\"finalizers\":[\"other\",\"resource.kubernetes.io/delete-protection\"]},"
+                   "\"status\":{\"allocation\":{\"devices\":{\"results\":[]}},\"reservedFor\":["
+                   "{\"resource\":\"pods\",\"name\":\"a\",\"uid\":\"1\"},{\"resource\":\"pods\",\"name\":\"b\",\"uid\":\"2\"}]}}");
+    json_decref(alloc);
+    json_decref(pod);
+    json_decref(other);
+    json_decref(c);
 }

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/decode.h"
-#include "engine/validate.h"
+#include "engine/decode/decode.h"
+#include "engine/decode/validate.h"
 
 static char dralloc_bin[1024];
 static char out_path[] = "dralloc-cli-out-XXXXXX", err_path[] = "dralloc-cli-err-XXXXXX";

@@ -1,5 +1,5 @@
-/* test_derived.c — derived attributes (engine/derived.c) and DeviceTaintRules
- * (engine/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
+/* test_derived.c — derived attributes (engine/alloc/derived.c) and DeviceTaintRules
+ * (engine/decode/taintrule.c): every case of testdata/derived and testdata/taintrules, plus
  * checks of the rules those cases rely on (evaluation only after the selectors,
  * errors where the constraint looks the value up, backtracking through derived
  * values, the feature gate, the API server's name checks). */
@@ -128,7 +128,7 @@ Test(derived, feature_gate) {
     cr_assert(f.derived_attributes);
 }
 
-#include "engine/world.h"
+#include "engine/world/world.h"
 
 /* A rule selects devices of the slices of the snapshot it is in: one added later
  * reaches the old slice, a slice added later gets every rule, and no taint is merged

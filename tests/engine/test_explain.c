@@ -1,4 +1,4 @@
-/* test_explain.c — why claims do not fit (engine/explain.c): every case of
+/* test_explain.c — why claims do not fit (engine/alloc/explain.c): every case of
  * testdata/explain (one per kind of reason, checked as text in the short reason and
  * the long explanation). */
 #include "tests/engine/case_check.h"

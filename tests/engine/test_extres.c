@@ -4,7 +4,7 @@
  * device-plugin node is counted, and allocations feed the allocated state. */
 #include "tests/engine/case_check.h"
 
-#include "engine/extres.h"
+#include "engine/pod/podplan.h"
 
 Test(extres, testdata_cases) {
     cc_check_dir("extres", 21);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/decode.h"
+#include "engine/decode/decode.h"
 #include "engine/engine.h"
 #include "tests/engine/helpers.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/json_fast.h"
-#include "engine/json_items.h"
+#include "engine/text/json_fast.h"
+#include "engine/text/json_items.h"
 #include "engine/snapshot.h"
 
 #include "base/strbuf.h"

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "engine/engine.h"
-#include "engine/world.h"
+#include "engine/world/world.h"
 #include "tests/engine/case_check.h"
 #include "tests/engine/helpers.h"
 
@@ -99,7 +99,7 @@ Test(taintrules, removed_selector_fields_do_not_narrow) {
 
 /* ---- YAML as sigs.k8s.io/yaml reads it --------------------------------------------- */
 
-#include "engine/decode.h"
+#include "engine/decode/decode.h"
 
 static json_t *yaml1(const char *text) {
     err e;
@@ -183,7 +183,7 @@ Test(yaml, hundred_thousand_anchors_load_in_linear_time) {
 
 /* ---- apiVersion, conversion, unknown fields ------------------------------------------- */
 
-#include "engine/validate.h"
+#include "engine/decode/validate.h"
 
 /* Loads text into a fresh store reading with `in`; returns it (NULL and *e set on failure). */
 static th_store *try_load_in(const char *text, const dra_input *in, err *e) {

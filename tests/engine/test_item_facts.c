@@ -3,8 +3,8 @@
  * anything that walk would warn about, and for what it does not walk as given. */
 #include <criterion/criterion.h>
 
-#include "engine/item_facts.h"
-#include "engine/json_hash.h"
+#include "engine/text/item_facts.h"
+#include "engine/text/json_hash.h"
 
 static bool known(const char *text) {
     json_error_t je;

@@ -3,7 +3,7 @@
  * with the references it had, and no tree is too deep or too wide for it. */
 #include <criterion/criterion.h>
 
-#include "engine/json_warm.h"
+#include "engine/text/json_warm.h"
 
 #include <stdio.h>
 

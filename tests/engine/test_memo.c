@@ -1,4 +1,4 @@
-/* test_memo.c — the fit memo (engine/podfit.c signature(), engine/store.c) gives a pod
+/* test_memo.c — the fit memo (engine/pod/podfit.c signature(), engine/store/store.c) gives a pod
  * only answers that are its own: the two ways it once answered a pod with another
  * pod's answer (issue #23), and a differential test — random sequences of object
  * changes and pod requests against one long-lived store (its memo warm and handed on

@@ -1,9 +1,9 @@
-/* test_podgroup.c — PodGroup claims (engine/podgroup.c): every case of
+/* test_podgroup.c — PodGroup claims (engine/world/podgroup.c): every case of
  * testdata/podgroup, and the first-member / later-member sequence on the example
  * cluster (testdata/extres/cluster) with DRAWorkloadResourceClaims on and off. */
 #include "tests/engine/case_check.h"
 
-#include "engine/extres.h"
+#include "engine/pod/podplan.h"
 
 Test(podgroup, testdata_cases) {
     cc_check_dir("podgroup", 11);

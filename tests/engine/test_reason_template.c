@@ -1,11 +1,12 @@
-/* test_reason_template.c — the memos' reason templates (engine/store.c): a reason with
+/* test_reason_template.c — the memos' reason templates (engine/store/store.c): a reason with
  * the pod's names replaced by marks, expanded back in another pod's names, truncated
  * to the buffer like snprintf. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/world.h"
+#include "engine/store/store_internal.h"
+#include "engine/world/world.h"
 
 Test(reason_template, round_trip_in_other_names) {
     const char *a[] = {"ml/train-0", "train-0-gpu"}, *b[] = {"ml/train-17", "train-17-gpu"};

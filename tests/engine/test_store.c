@@ -1344,7 +1344,7 @@ Test(store, memo_handed_on_follows_bound_pods) {
 }
 
 /* A relist (after a 410, or a resync) brings every object again. One equal in value,
- * whatever its members' order, is kept as it is, not decoded again (engine/store.c
+ * whatever its members' order, is kept as it is, not decoded again (engine/store/store.c
  * apply_one compares the value's hash first); a changed one replaces its entry. */
 Test(store, relist_keeps_unchanged_objects) {
     dra_store *st = store_with_cluster();

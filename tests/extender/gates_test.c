@@ -20,7 +20,7 @@ Test(gates, the_1_37_column_is_the_engine_default_and_newer_releases_get_it) {
     char changed[1024];
     dra_features_default(&d);
     ext_gates_for_release(&f, 37, changed, sizeof changed);
-    cr_assert_str_empty(changed, "the table's 1.37 defaults differ from engine/features.c: %s", changed);
+    cr_assert_str_empty(changed, "the table's 1.37 defaults differ from engine/decode/features.c: %s", changed);
     cr_assert_eq(memcmp(&f, &d, sizeof f), 0);
     ext_gates_for_release(&f, 40, changed, sizeof changed);
     cr_assert_str_empty(changed);

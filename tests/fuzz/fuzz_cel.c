@@ -14,7 +14,7 @@
 
 #include "cel/cel.h"
 #include "cel/program_internal.h"
-#include "engine/world.h"
+#include "engine/world/world.h"
 
 #define NDEV 3
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/decode.h"
+#include "engine/decode/decode.h"
 
 int fuzz_decode_yaml_one(const uint8_t *data, size_t size) {
     err e;

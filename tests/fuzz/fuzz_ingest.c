@@ -1,6 +1,6 @@
 /* fuzz_ingest.c — input: a cluster file's text, read both ways the store can read it:
  * whole (json_loadb, as before issue 21) and item by item (the byte scan of
- * engine/json_items.c, each item parsed by simdjson through dra__json_fast_load or,
+ * engine/text/json_items.c, each item parsed by simdjson through dra__json_fast_load or,
  * where that declines, by json_loadb; the envelope parsed with its items left out).
  * Where the scan takes the text, the two must agree: the same items, the same envelope,
  * and a text that does not parse whole does not parse item by item either. Where
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/json_fast.h"
-#include "engine/json_items.h"
+#include "engine/text/json_fast.h"
+#include "engine/text/json_items.h"
 
 static void fail(const char *what) {
     fprintf(stderr, "fuzz_ingest: %s\n", what);

@@ -1,4 +1,4 @@
-/* capacity_test.c — what is allocatable now (engine/allocatable.h), against the
+/* capacity_test.c — what is allocatable now (engine/pod/allocatable.h), against the
  * hand-worked fixture testdata/capacity/cluster.yaml: a whole GPU and a MIG slice that
  * counters block are not free, a pool a DeviceTaintRule taints is not free, counter sets
  * read as what they can still carve; and the same accounting under plan. */

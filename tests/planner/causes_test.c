@@ -78,7 +78,7 @@ static void cause_of(const char *reason, const char *node, const char *want, int
     cr_assert_eq(c.missing, missing, "%s: missing %lld", reason, (long long)c.missing);
 }
 
-/* Every shape of reason the engine writes (explain.c, extres.c, nodefit.c) has a cause
+/* Every shape of reason the engine writes (explain.c, podplan.c, nodefit.c) has a cause
  * without the node's name or counts. */
 Test(causes, every_reason_has_a_node_independent_cause) {
     cause_of("cannot allocate all claims: claim ml/p request r: wants 2, 0 match gpu.example.com, 0 free", "n1",

@@ -1,0 +1,234 @@
+/* store_views.c — what a snapshot answers per node, built at first use and handed on
+ * to later snapshots while their inputs stay (store.c says when they go): the node
+ * views (dra__snapshot_view) and the fit memo (dra__memo_get/put, reasons kept as
+ * templates over the pod's names). */
+
+#include "engine/store/store_layout.h"
+
+#include "base/hash.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- node views ------------------------------------------------------------------------------ */
+
+/* The slot of a node in s's table, or NULL. Under views_lock. */
+static view_slot *slot_of(const dra_snapshot *s, const char *name, uint64_t h) {
+    uint64_t head = 0;
+    if (!hmap_get(&s->views, h, &head)) return NULL;
+    for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1])
+        if (!strcmp(s->vslots.v[i - 1]->cell->name, name)) return s->vslots.v[i - 1];
+    return NULL;
+}
+
+/* A slot for cell in s's table (another thread may have put one first: that one
+ * wins, and a cell made here for nothing is released). Under views_lock. */
+static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_here) {
+    view_slot *v = slot_of(s, cell->name, h);
+    if (v) {
+        if (made_here) dra__store_vcell_release(cell);
+        return v;
+    }
+    v = ARENA_NEW(&s->vmem, view_slot);
+    v->cell = cell;
+    v->made_here = made_here;
+    if (made_here && cell->bare) s->nbare++;
+    v->node = cell->bare ? cell->bare : dra_world_find_node(s->w, cell->name);
+    if (!cell->view) v->view = NULL;
+    else if (made_here) v->view = cell->view;
+    else {
+        /* the view's pools and candidates, seen from this snapshot's world and node */
+        dra_nodeview *h2 = arena_memdup(&s->vmem, cell->view, sizeof *cell->view);
+        h2->base = cell->view;
+        h2->w = s->w;
+        h2->node = v->node;
+        v->view = h2;
+    }
+    uint64_t head = 0;
+    hmap_get(&s->views, h, &head);
+    DRA_VEC_PUSH(s->vslots, v);
+    DRA_VEC_PUSH(s->vnext, (uint32_t)head);
+    hmap_put(&s->views, h, s->vslots.n);
+    return v;
+}
+
+size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare) {
+    pthread_mutex_lock(&s->views_lock);
+    size_t n = s->vslots.n;
+    if (bare) *bare = s->nbare;
+    pthread_mutex_unlock(&s->views_lock);
+    return n;
+}
+
+/* The view of a node (by name; a node without a Node object is seen bare): this
+ * snapshot's, an earlier snapshot's still valid here, or built now. *errmsg is set
+ * when gathering pools failed. Past BARE_VIEWS_MAX, a bare node's view is built in
+ * *owned for the caller to free (its node and message in a). */
+const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const dra_node **node, const char **errmsg,
+                                       arena *a, dra_nodeview **owned) {
+    uint64_t h = hash_bytes(name, strlen(name));
+    *owned = NULL;
+    pthread_mutex_lock(&s->views_lock);
+    view_slot *v = slot_of(s, name, h);
+    if (!v) {
+        /* the inherited map is read-only once published: looked up under the lock only
+         * because the slot is added under it */
+        vcell *c = pmap_get(&s->inherited, h, vcell_is, name);
+        if (c) v = slot_add(s, h, c, false);
+    }
+    bool full = s->nbare >= BARE_VIEWS_MAX;
+    pthread_mutex_unlock(&s->views_lock);
+    if (!v && full && !dra_world_find_node(s->w, name)) {
+        dra_node *bare = ARENA_NEW(a, dra_node);
+        bare->name = arena_strdup(a, name);
+        err e;
+        err_clear(&e);
+        *owned = dra_nodeview_new(s->w, bare, &s->f, &e);
+        *errmsg = *owned ? NULL : arena_strdup(a, e.msg);
+        *node = bare;
+        return *owned;
+    }
+    if (!v) {
+        /* build outside the lock: other nodes' requests go on meanwhile */
+        vcell *c = xcalloc(1, sizeof *c);
+        atomic_init(&c->refs, 1);
+        c->name = xstrdup(name);
+        const dra_node *n = dra_world_find_node(s->w, name);
+        if (!n) {
+            c->bare = xcalloc(1, sizeof *c->bare);
+            c->bare->name = c->name;
+            n = c->bare;
+        }
+        err e;
+        err_clear(&e);
+        c->view = dra_nodeview_new(s->w, n, &s->f, &e);
+        if (!c->view) c->err = xstrdup(e.msg);
+        pthread_mutex_lock(&s->views_lock);
+        v = slot_add(s, h, c, true);
+        pthread_mutex_unlock(&s->views_lock);
+    }
+    *errmsg = v->cell->err;
+    *node = v->node;
+    return v->view;
+}
+
+/* ---- the fit memo ------------------------------------------------------------------------- */
+
+/* A character of an object name ("ns/name": lowercase RFC 1123 parts and '/'). */
+static bool name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '/' || c == '_';
+}
+
+char *dra__reason_template(const char *reason, const char *const *names, size_t nnames) {
+    /* each name (longest first, so a claim named after its pod is not split) becomes
+     * \x01<index+1> where it stands as a whole name: another object whose name merely
+     * begins with one of them (a claim holding the devices, "ml/train-10-gpus" beside
+     * the pod "ml/train-1") keeps its name. A stray \x01 in the text becomes '?'. */
+    size_t rl = strlen(reason);
+    char *t = xmalloc(rl * 2 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < rl;) {
+        size_t best = 0, bk = 0;
+        for (size_t k = 0; k < nnames && k < 200 && (i == 0 || !name_char(reason[i - 1])); k++) {
+            size_t l = strlen(names[k]);
+            if (l > best && !strncmp(reason + i, names[k], l) && !name_char(reason[i + l])) best = l, bk = k;
+        }
+        if (best) {
+            t[o++] = '\x01';
+            t[o++] = (char)(bk + 1);
+            i += best;
+        } else {
+            t[o++] = reason[i++] == '\x01' ? '?' : reason[i - 1];
+        }
+    }
+    t[o] = '\0';
+    return t;
+}
+
+/* Copies the runs between name marks whole: a memo hit expands one per node, and
+ * byte by byte that was 14 % of a 500-node filter once the rest was cheap. */
+void dra__reason_expand(const char *tmpl, char *reason, size_t n, const char *const *names, size_t nnames) {
+    if (!n) return;
+    size_t o = 0;
+    const char *p = tmpl;
+    while (*p && o + 1 < n) {
+        const char *mark = strchr(p, '\x01');
+        size_t run = mark ? (size_t)(mark - p) : strlen(p);
+        if (run > n - 1 - o) run = n - 1 - o;
+        memcpy(reason + o, p, run);
+        o += run;
+        p += run;
+        if (!mark || p != mark) break;   /* the end, or out of room */
+        if (!p[1]) {                     /* a mark without its index: kept as a byte, as before */
+            reason[o++] = *p;
+            break;
+        }
+        size_t k = (size_t)(unsigned char)p[1] - 1;
+        const char *nm = k < nnames ? names[k] : "?";
+        size_t len = strlen(nm);
+        if (len > n - 1 - o) len = n - 1 - o;
+        memcpy(reason + o, nm, len);
+        o += len;
+        p += 2;
+    }
+    reason[o] = '\0';
+}
+
+/* Bounds on memory, not on correctness: past them, answers are computed, not kept.
+ * Only nodes with a Node object keep answers (requests may name nodes the cluster does
+ * not have, new ones each time: kept, they would be handed on forever, as no change of
+ * theirs drops them); their entries go with the Node (memo_carry). */
+enum { MEMO_NODES_MAX = 1 << 16, MEMO_PER_NODE = 64 };
+
+bool dra__memo_get(dra_snapshot *s, const char *node, uint64_t sig, int *status, int64_t *score, char *reason,
+                   size_t n, const char *const *names, size_t nnames) {
+    bool hit = false;
+    pthread_mutex_lock(&s->memo_lock);
+    mnode *m = pmap_get(&s->memo, hash_bytes(node, strlen(node)), mnode_is, node);
+    if (m) {
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->ents.n && !hit; i++) {
+            const struct memo *e = &m->ents.v[i];
+            if (e->sig != sig) continue;
+            hit = true;
+            *status = e->status;
+            *score = e->score;
+            dra__reason_expand(e->reason, reason, n, names, nnames);
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    pthread_mutex_unlock(&s->memo_lock);
+    return hit;
+}
+
+void dra__memo_put(dra_snapshot *s, const char *node, uint64_t sig, int status, int64_t score, const char *reason,
+                   const char *const *names, size_t nnames) {
+    if (nnames > 200 || !dra_world_find_node(s->w, node)) return;
+    char *t = dra__reason_template(reason, names, nnames);
+    uint64_t h = hash_bytes(node, strlen(node));
+    pthread_mutex_lock(&s->memo_lock);
+    mnode *m = pmap_get(&s->memo, h, mnode_is, node);
+    if (!m && pmap_len(&s->memo) < MEMO_NODES_MAX) {
+        m = xcalloc(1, sizeof *m);
+        atomic_init(&m->refs, 1);
+        m->name = xstrdup(node);
+        pthread_mutex_init(&m->lock, NULL);
+        pmap_put(&s->memo, h, m, mnode_is, node);
+    }
+    if (m) {
+        pthread_mutex_lock(&m->lock);
+        bool known = false;
+        for (size_t i = 0; i < m->ents.n && !known; i++) known = m->ents.v[i].sig == sig;
+        if (!known && m->ents.n < MEMO_PER_NODE) {
+            struct memo e = {.sig = sig, .status = status, .score = score, .reason = t};
+            t = NULL;
+            DRA_VEC_PUSH(m->ents, e);
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    pthread_mutex_unlock(&s->memo_lock);
+    free(t);
+}
+
