@@ -72,9 +72,14 @@ static int set_bool(const parse *p, const cmd_flag *f, const cmd_flag_use *u, co
         else if (!strcmp(u->value, "false")) on = false;
         else return unknown(p->spec, word);
     }
-    if (f->fn) return f->fn(u);
-    *(bool *)field_of(p, f) = on;
-    return CMD_PARSE_OK;
+    if (!f->fn) {
+        *(bool *)field_of(p, f) = on;
+        return CMD_PARSE_OK;
+    }
+    cmd_flag_use v = *u;   /* the row's fn reads the boolean as "true" or "false" */
+    v.value = on ? "true" : "false";
+    int rc = f->fn(&v);
+    return rc == CMD_PARSE_UNKNOWN ? unknown(p->spec, word) : rc;
 }
 
 /* The word at p->i is row f: its value read and stored. */

@@ -48,7 +48,8 @@ typedef struct cmd_flag_use {
     const cmd_flags *spec;
     const cmd_flag *flag;
     const char *as;      /* the flag as written: "-o" or "--output" (without =value) */
-    const char *value;   /* NULL: none given (only for rows with own_missing) */
+    const char *value;   /* NULL: none given (only for rows with own_missing); a CMD_BOOL's
+                          * "true" or "false" */
     void *opts;          /* the command's options */
     void *field;         /* opts + the row's off */
 } cmd_flag_use;
