@@ -68,6 +68,7 @@ struct cmd_flag {
     const char *label;       /* the help's left column (default: name) */
     const char *help;        /* the help's text, continuation lines after '\n'; NULL: not listed */
     bool own_missing;        /* a missing value goes to fn (value NULL), which says what is missing */
+    const void *data;        /* fn's own (a range, a unit): the same fn for several rows */
 };
 
 /* What -- does: every word after it is a word, or only the next one (cel eval's
