@@ -452,30 +452,57 @@ static void writer_join(plan_writer *w) {
     w->threaded = false;
 }
 
-static int run_merge(int argc, char **argv) {
-    report_format fmt = REPORT_JSON;
-    json_t **docs = xcalloc((size_t)argc + 1, sizeof *docs);
-    const char **names = xcalloc((size_t)argc + 1, sizeof *names);
-    size_t n = 0;
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            if (!report_format_parse(argv[++i], &fmt)) {
-                fprintf(stderr, "dralloc plan merge: -o %s: want table, json or csv\n", argv[i]);
-                rc = 2;
-            }
-            continue;
-        }
-        json_error_t je;
-        if (!(docs[n] = json_load_file(argv[i], 0, &je))) {
-            fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", argv[i], je.line, je.text);
-            rc = 2;
-        } else {
-            names[n++] = argv[i];
-        }
+/* `plan merge`: the shards' outputs, each a word, and -o. */
+typedef struct merge_args {
+    report_format fmt;
+    json_t **docs;
+    const char **names;
+    size_t n;
+} merge_args;
+
+static int merge_word(void *opts, const char *w) {
+    merge_args *m = opts;
+    json_error_t je;
+    if (!(m->docs[m->n] = json_load_file(w, 0, &je))) {
+        fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", w, je.line, je.text);
+        return CMD_PARSE_ERROR;
     }
+    m->names[m->n++] = w;
+    return CMD_PARSE_OK;
+}
+
+static int read_merge_format(const cmd_flag_use *u) {
+    if (report_format_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc plan merge: %s %s: want table, json or csv\n", u->as, u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static void merge_usage(FILE *f) { fprintf(f, "usage: dralloc plan merge A.json B.json... [-o table|json|csv]\n"); }
+
+static const cmd_flag merge_flags[] = {
+    {.name = "--output", .shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(merge_args, fmt), .fn = read_merge_format},
+};
+
+static const cmd_flags merge_spec = {
+    .prog = "dralloc plan merge",
+    .flags = merge_flags,
+    .nflags = sizeof merge_flags / sizeof merge_flags[0],
+    .word = merge_word,
+    .unknown = "dralloc plan merge: unexpected argument %s\n",
+    .missing = "dralloc plan merge: %s needs a value\n",
+    .usage = merge_usage,
+};
+
+static int run_merge(int argc, char **argv) {
+    merge_args m = {.fmt = REPORT_JSON, .docs = xcalloc((size_t)argc + 1, sizeof *m.docs),
+                    .names = xcalloc((size_t)argc + 1, sizeof *m.names)};
+    int rc = cmd_flags_parse(&merge_spec, argc, argv, &m);
+    json_t **docs = m.docs;
+    const char **names = m.names;
+    size_t n = m.n;
+    report_format fmt = m.fmt;
     if (!rc && !n) {
-        fprintf(stderr, "usage: dralloc plan merge A.json B.json... [-o table|json|csv]\n");
+        merge_usage(stderr);
         rc = 2;
     }
     if (!rc) {
@@ -493,7 +520,7 @@ static int run_merge(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
     free(names);
-    return rc;
+    return rc < 0 ? 0 : rc;
 }
 
 /* ---- the command: options read (plan_parse), the run wired (progress, timings), then
