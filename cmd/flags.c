@@ -111,6 +111,8 @@ static int take(parse *p, const cmd_flag *f, const char *as, size_t as_len, cons
 static const cmd_flag *find(const cmd_flags *spec, const char *w, const char **as, size_t *as_len, const char **inline_v) {
     for (size_t k = 0; k < spec->nflags; k++) {
         const cmd_flag *f = &spec->flags[k];
+        assert(f->kind == CMD_SECTION || f->name || f->shorthand);   /* a flag has a name */
+        assert(f->kind != CMD_FUNC || f->fn);                         /* CMD_FUNC: fn reads the value */
         if (f->kind != CMD_SECTION && matches(f, w, as, as_len, inline_v)) return f;
     }
     return NULL;
@@ -167,7 +169,7 @@ void cmd_flags_help(FILE *f, const cmd_flags *spec) {
             fputs(r->help, f);
             continue;
         }
-        const char *label = r->label ? r->label : r->name;
+        const char *label = r->label ? r->label : r->name ? r->name : r->shorthand;
         if ((int)strlen(label) <= w) fprintf(f, "  %-*s ", w, label);
         else fprintf(f, "  %s  ", label);
         for (const char *line = r->help; line;) {

@@ -12,7 +12,7 @@
 #include "cmd/flags.h"
 
 typedef struct demo_opts {
-    bool strict, verbose;
+    bool strict, verbose, quiet;
     const char *output, *node;
     cmd_list files, prices;
     long count;
@@ -35,6 +35,12 @@ static int read_count(const cmd_flag_use *u) {
 /* -o: json or yaml only; another value is no flag of this table (CMD_PARSE_UNKNOWN). */
 static int read_output(const cmd_flag_use *u) {
     return !strcmp(u->value, "json") || !strcmp(u->value, "yaml") ? CMD_PARSE_OK : CMD_PARSE_UNKNOWN;
+}
+
+/* --quiet: a boolean read by its own fn, which sees "true" or "false" */
+static int read_quiet(const cmd_flag_use *u) {
+    *(bool *)u->field = !strcmp(u->value, "true");
+    return CMD_PARSE_OK;
 }
 
 static int demo_word(void *opts, const char *w) {
@@ -62,6 +68,7 @@ static const cmd_flag demo_rows[] = {
     {.name = "--strict", .kind = CMD_BOOL, .off = offsetof(demo_opts, strict), .help = "errors, not warnings"},
     {.name = "--verbose", .shorthand = "-v", .kind = CMD_BOOL, .off = offsetof(demo_opts, verbose),
      .label = "-v, --verbose-and-longer", .help = "chatty"},
+    {.name = "--quiet", .kind = CMD_BOOL, .off = offsetof(demo_opts, quiet), .fn = read_quiet},
 };
 
 static const cmd_flags demo = {
@@ -88,6 +95,7 @@ typedef struct demo_case {
     bool strict, verbose;
     long count;
     const char *err, *out;
+    bool quiet;
 } demo_case;
 
 static const demo_case cases[] = {
@@ -106,6 +114,8 @@ static const demo_case cases[] = {
     {.args = "--strict -v", .rc = CMD_PARSE_OK, .files = "", .prices = "", .strict = true, .verbose = true},
     {.args = "--strict=true --verbose=false", .rc = CMD_PARSE_OK, .files = "", .prices = "", .strict = true},
     {.args = "--strict=maybe", .rc = CMD_PARSE_ERROR, .files = "", .prices = "", .err = "demo: unknown flag: --strict=maybe\n"},
+    {.args = "--quiet", .rc = CMD_PARSE_OK, .files = "", .prices = "", .quiet = true},
+    {.args = "--quiet --quiet=false", .rc = CMD_PARSE_OK, .files = "", .prices = ""},
     /* a row's own reader */
     {.args = "--count 7", .rc = CMD_PARSE_OK, .files = "", .prices = "", .count = 7},
     {.args = "--count=-1", .rc = CMD_PARSE_ERROR, .files = "", .prices = "", .err = "demo: --count needs an integer >= 0\n"},
@@ -191,6 +201,7 @@ Test(flags, table) {
         }
         cr_expect_eq(o.strict, k->strict, "%s: strict", k->args);
         cr_expect_eq(o.verbose, k->verbose, "%s: verbose", k->args);
+        cr_expect_eq(o.quiet, k->quiet, "%s: quiet", k->args);
         cmd_flags_free(&demo, &o);
         free(out_text), free(err_text);
         fclose(out), fclose(err);
