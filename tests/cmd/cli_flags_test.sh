@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+export SOURCE_DATE_EPOCH=1767225600   # allocate's allocationTimestamp: the same in every run compared
 # run OUT ARGS...: stdout to $T/OUT.out, stderr to $T/OUT.err, the exit code echoed
 run() { local o=$1; shift; set +e; "$B" "$@" >"$T/$o.out" 2>"$T/$o.err"; echo $?; set -e; }
 same() { cmp -s "$T/$1.out" "$T/$2.out" || { diff "$T/$1.out" "$T/$2.out" | head; fail "$1 and $2 differ"; }; }
