@@ -36,10 +36,12 @@
  * among the allocations that fit, the least fragmenting one (engine.h). Exit codes:
  * 0 allocated, 1 not satisfiable (or timed out), 2 usage or input error. */
 #include "cmd/commands.h"
+#include "cmd/flags.h"
 #include "cmd/jsonl.h"
 #include "cmd/yaml_style.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +54,62 @@
 
 #include "engine/engine.h"
 
-static int usage(FILE *f) {
+/* The options as given, and what they come to once checked (alloc_check). */
+typedef struct alloc_args {
+    const char *fixture, *node, *claim, *gates, *pod, *ns, *output, *timeout, *seed_text, *choice;
+    cmd_list files;
+    bool strict;
+    bool yaml;                  /* -o yaml (the default) */
+    int64_t timeout_ns;         /* -1: kube-scheduler's default (filter_timeout_default) */
+    uint64_t seed;
+    const uint64_t *seedp;      /* &seed with --seed, else NULL */
+    dra_device_choice dc;
+    const dra_input *input;
+    char now[32];               /* allocationTimestamp's clock */
+} alloc_args;
+
+static void usage(FILE *f);
+
+static const cmd_flag alloc_flags[] = {
+    {.name = "--fixture", .kind = CMD_STRING, .off = offsetof(alloc_args, fixture)},
+    {.name = "--filename", .shorthand = "-f", .kind = CMD_PATHS, .off = offsetof(alloc_args, files),
+     .label = "-f, --filename F", .help = "YAML/JSON file or directory; repeatable; - reads stdin"},
+    {.name = "--node", .kind = CMD_STRING, .off = offsetof(alloc_args, node), .label = "--node N",
+     .help = "the node to allocate on (required)"},
+    {.name = "--pod", .kind = CMD_STRING, .off = offsetof(alloc_args, pod)},
+    {.name = "--claim", .kind = CMD_STRING, .off = offsetof(alloc_args, claim)},
+    {.name = "--namespace", .shorthand = "-n", .kind = CMD_STRING, .off = offsetof(alloc_args, ns),
+     .label = "-n, --namespace NS", .help = "namespace of --claim/--pod names without one; only claims and\n"
+                                             "pods of NS are allocated"},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_STRING, .off = offsetof(alloc_args, output),
+     .label = "-o, --output FMT", .help = "yaml (default) or json"},
+    {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(alloc_args, gates)},
+    {.name = "--timeout", .kind = CMD_STRING, .off = offsetof(alloc_args, timeout), .label = "--timeout D",
+     .help = "give up each allocation after D (Go duration: 500ms, 2s, 1m30s; 0: never);\n"
+             "default 10s, kube-scheduler's filterTimeout (none with\n"
+             "--feature-gates DRASchedulerFilterTimeout=false)"},
+    {.name = "--strict", .kind = CMD_BOOL, .off = offsetof(alloc_args, strict),
+     .help = "unknown fields and documents without kind are errors, not warnings"},
+    {.name = "--seed", .kind = CMD_STRING, .off = offsetof(alloc_args, seed_text)},
+    {.name = "--device-choice", .kind = CMD_STRING, .off = offsetof(alloc_args, choice), .label = "--device-choice C",
+     .help = "first-fit (default: the devices kube-scheduler picks) or best-fit (of the\n"
+             "allocations that fit, the one leaving the node least fragmented: whole\n"
+             "GPUs / counter sets, pcieRoot and NUMA groups kept free; also with\n"
+             "--fixture and --pod)"},
+    {.kind = CMD_SECTION, .help = "  Flags take their value as --flag VALUE or --flag=VALUE.\n"},
+};
+
+static const cmd_flags alloc_spec = {
+    .prog = "dralloc allocate",
+    .flags = alloc_flags,
+    .nflags = sizeof alloc_flags / sizeof alloc_flags[0],
+    .unknown = "dralloc allocate: unknown flag or argument: %s\n",
+    .missing = "dralloc allocate: flag needs an argument: %s\n",
+    .usage = usage,
+    .help_width = 18,
+};
+
+static void usage(FILE *f) {
     fprintf(f,
             "usage: dralloc allocate --fixture CASE.json   (-: JSON Lines of cases on stdin, an answer line each)\n"
             "       dralloc allocate -f FILE_OR_DIR... --node NAME [--claim [NS/]NAME] [-n NS] [-o yaml|json]\n"
@@ -63,25 +120,11 @@ static int usage(FILE *f) {
             "       dralloc allocate -f FILE_OR_DIR... --node NAME --pod [NS/]NAME [-n NS] [-o yaml|json]\n"
             "                        [--feature-gates ...]   (the pod's claims, PodGroup claims and\n"
             "                        extended resources on the node)\n"
-            "\n"
-            "  -f, --filename F   YAML/JSON file or directory; repeatable; - reads stdin\n"
-            "  --node N           the node to allocate on (required)\n"
-            "  -n, --namespace NS namespace of --claim/--pod names without one; only claims and\n"
-            "                     pods of NS are allocated\n"
-            "  -o, --output FMT   yaml (default) or json\n"
-            "  --timeout D        give up each allocation after D (Go duration: 500ms, 2s, 1m30s; 0: never);\n"
-            "                     default 10s, kube-scheduler's filterTimeout (none with\n"
-            "                     --feature-gates DRASchedulerFilterTimeout=false)\n"
-            "  --strict           unknown fields and documents without kind are errors, not warnings\n"
-            "  --device-choice C  first-fit (default: the devices kube-scheduler picks) or best-fit (of the\n"
-            "                     allocations that fit, the one leaving the node least fragmented: whole\n"
-            "                     GPUs / counter sets, pcieRoot and NUMA groups kept free; also with\n"
-            "                     --fixture and --pod)\n"
-            "  Flags take their value as --flag VALUE or --flag=VALUE.\n"
-            "\n"
-            "exit status: 0 allocated (or nothing to allocate), 1 a claim or pod cannot be\n"
-            "allocated on the node (unsatisfiable, timed out), 2 usage or input error\n");
-    return f == stdout ? 0 : 2;
+            "\n");
+    cmd_flags_help(f, &alloc_spec);
+    fprintf(f, "\n"
+               "exit status: 0 allocated (or nothing to allocate), 1 a claim or pod cannot be\n"
+               "allocated on the node (unsatisfiable, timed out), 2 usage or input error\n");
 }
 
 /* Go's time.ParseDuration: a sequence of decimal numbers with units ns, us (µs),
@@ -451,208 +494,238 @@ static bool load_world(char **paths, int npaths, const char *gates, const dra_in
  * DRASchedulerFilterTimeout gate on (its default), no limit with it off. */
 static int64_t filter_timeout_default(const dra_features *f) { return f->filter_timeout ? DRA_FILTER_TIMEOUT_DEFAULT_NS : 0; }
 
-static int run_files(char **paths, int npaths, const char *node_name, const char *claim_ref, bool yaml,
-                     const char *gates, const dra_input *in, const char *only_ns, int64_t timeout_ns,
-                     const uint64_t *seed, const char *clock_now, dra_device_choice choice) {
-    dra_features f;
-    dra_oneshot l;
-    if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
-    const dra_world *w = l.w;
-    if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
-    /* kube-scheduler sets allocationTimestamp only with both binding gates on */
-    const char *now = f.binding_conditions ? clock_now : NULL;
+/* What to allocate, in jobs[] (cap of them; returns how many): each pod's pending claims
+ * together (pods bound elsewhere and of other namespaces left out), then every other
+ * pending claim alone, then, when there is no pod, one claim of each template. */
+static size_t collect_jobs(const dra_world *w, arena *mem, const char *node_name, const char *only_ns, job *jobs,
+                           size_t cap) {
+    size_t njobs = 0;
+    for (size_t p = 0; p < dra_world_npods(w); p++) {
+        const dra_pod *pod = dra_world_pod(w, p);
+        if (pod->node_name && *pod->node_name && strcmp(pod->node_name, node_name)) continue;
+        if (!in_namespace(only_ns, pod->ns)) continue;
+        job *j = &jobs[njobs];
+        for (uint32_t k = 0; k < pod->nclaims; k++) {
+            const dra_pod_claim *pc = &pod->claims[k];
+            const dra_claim *c = dra_extres_pod_claim(w, mem, pod, pc);
+            if (!c) {
+                fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s: %s (in the input)\n", dra_ns(pod->ns), pod->name,
+                        pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, mem, pod, pc));
+                continue;
+            }
+            /* a claim shared by several pods is in each pod's job and allocated once,
+             * with the first pod that fits (kube-scheduler schedules pods one by
+             * one: a pod that fails leaves the claim to the next) */
+            if (!c->allocated && !claim_listed(j, 1, c)) job_add_entry(j, c, pc->name, NULL);
+        }
+        if (j->n) j->pod = pod, njobs++;
+    }
+    for (size_t i = 0; i < dra_world_nclaims(w); i++) {
+        const dra_claim *c = dra_world_claim(w, i);
+        if (c->allocated || !in_namespace(only_ns, c->ns) || claim_listed(jobs, njobs, c)) continue;
+        job_add(&jobs[njobs], c);
+        njobs++;
+    }
+    /* Templates no pod uses: try one claim from each, so a template file alone shows something. */
+    if (!dra_world_npods(w)) {
+        for (size_t i = 0; i < dra_world_ntemplates(w) && njobs < cap; i++) {
+            const dra_claim_template *t = dra_world_template(w, i);
+            char nm[512];
+            snprintf(nm, sizeof nm, "%s-claim", t->name);
+            if (!in_namespace(only_ns, t->ns)) continue;
+            job_add(&jobs[njobs], dra_claim_from_template(mem, t, t->ns, nm));
+            njobs++;
+        }
+    }
+    return njobs;
+}
+
+/* --claim: only the named claim, a pending one (also one generated for a pod from a
+ * template) left as the one job (returns 1), or an allocated one, printed as it is
+ * (returns 0; *rc 2 when there is none by the name). */
+static size_t pick_claim(const dra_world *w, const alloc_args *a, job *jobs, size_t njobs, int *rc) {
+    const char *claim_ref = a->claim, *sl = strchr(claim_ref, '/');
+    char ns[256];
+    snprintf(ns, sizeof ns, "%s", a->ns ? a->ns : "default");
+    const char *name = claim_ref;
+    if (sl) {
+        snprintf(ns, sizeof ns, "%.*s", (int)(sl - claim_ref), claim_ref);
+        name = sl + 1;
+    }
+    const dra_claim *found = NULL;
+    const dra_pod *found_pod = NULL;
+    const char *found_entry = NULL;
+    for (size_t i = 0; i < njobs && !found; i++)
+        for (size_t k = 0; k < jobs[i].n && !found; k++) {
+            const dra_claim *c = jobs[i].claims[k];
+            if (!strcmp(c->name, name) && !strcmp(dra_ns(c->ns), ns))
+                found = c, found_pod = jobs[i].pod, found_entry = jobs[i].entries[k];
+        }
+    if (!found) {
+        const dra_claim *c = dra_world_find_claim(w, ns, name);
+        if (!c) {
+            fprintf(stderr, "dralloc allocate: ResourceClaim %s/%s not found in the input\n", ns, name);
+            *rc = 2;
+            return 0;
+        }
+        fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
+        json_t *o = json_loads(c->raw_json, 0, NULL);
+        if (o) {
+            ensure_namespace(o);
+            dra_claim_json_normalize(o);
+            print_doc(o, a->yaml);
+            json_decref(o);
+        }
+        return 0;
+    }
+    for (size_t i = 1; i < njobs; i++) jobs[i].n = 0;
+    jobs[0].n = 0;
+    job_add_entry(&jobs[0], found, found_entry, NULL);
+    jobs[0].pod = found_pod;
+    return 1;
+}
+
+/* Why job j's claims cannot be allocated on the node, one message a claim. */
+static void report_unallocated(dra_alloc_ctx *x, const job *j, dra_alloc_status s, const err *ae, const char *node_name) {
+    char why[4096], buf[2048];
+    why[0] = '\0';
+    if (s == DRA_ALLOC_UNSAT || s == DRA_ALLOC_NODE_ERROR) dra_alloc_explain(x, why, sizeof why);
+    for (size_t k = 0; k < j->n; k++) {
+        obj_name(j->claims[k], buf, sizeof buf);
+        if (s == DRA_ALLOC_UNSAT) {
+            fprintf(stderr,
+                    "ResourceClaim %s: cannot be allocated on node %s: no combination of available devices "
+                    "satisfies the requests, selectors and constraints%s\n",
+                    buf, node_name, j->n > 1 ? " (allocated together with the pod's other claims)" : "");
+        } else {
+            /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices"; the
+             * node error is explained (which pool is invalid, and why) */
+            fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae->msg);
+        }
+        if (why[0]) fputs(why, stderr);
+    }
+}
+
+/* One run of the jobs on the node: what allocates is printed (the claims as the control
+ * plane leaves them once their pod is bound) and counted in st for the next jobs. */
+typedef struct alloc_run {
+    const dra_world *w;
+    const dra_features *f;
+    dra_nodeview *v;
+    dra_allocated *st;
+    dra_alloc_ctx *x;
+    const char *now;          /* allocationTimestamp, NULL: none */
+    int64_t timeout_ns;
+    json_t *items, *names;    /* the claims printed; the claim names generated in this run */
+    job done;                 /* claims allocated by an earlier job of this run, with their objects */
+} alloc_run;
+
+/* The allocated claims of job j, printed into r->items; the claims it shares with an
+ * earlier job's pod (shared) reserved for its pod too. */
+static void record_job(alloc_run *r, const job *j, const dra_alloc_result *res, const job *shared) {
+    dra_pod_binding b;
+    if (j->pod) dra_pod_binding_init(&b, r->w, j->pod, r->x, r->now, r->names);
+    for (size_t k = 0; k < j->n; k++) {
+        const dra_claim *c = j->claims[k];
+        json_t *o = claim_json(c, &res[k]);
+        ensure_namespace(o);
+        if (j->pod) {
+            const char *entry = j->entries[k] ? j->entries[k] : "";
+            if (c->from_template) dra_pod_binding_generated(&b, o, entry, entry_template(r->w, j->pod, entry));
+            dra_pod_binding_reserve(&b, o, true);
+        }
+        json_array_append_new(r->items, o);
+        dra_allocated_add_result_of(r->st, &res[k], c, r->f->consumable_capacity);
+        job_add_entry(&r->done, c, NULL, o);
+    }
+    for (size_t k = 0; k < shared->n && j->pod; k++) dra_pod_binding_reserve(&b, shared->objs[k], false);
+    if (j->pod) dra_pod_binding_free(&b);
+}
+
+/* Job j allocated: 0, or 1 after saying why not. */
+static int run_job(alloc_run *r, job *j, const char *node_name) {
+    dra_alloc_result *res = NULL;
+    err ae;
+    err_clear(&ae);
+    /* claims an earlier pod's job allocated: this pod shares them (reserved below) */
+    job shared = {0};
+    size_t keep = 0;
+    for (size_t k = 0; k < j->n; k++) {
+        const dra_claim *c = j->claims[k];
+        size_t d = 0;
+        while (d < r->done.n && r->done.claims[d] != c) d++;
+        if (d < r->done.n) job_add_entry(&shared, c, NULL, r->done.objs[d]);
+        else j->entries[keep] = j->entries[k], j->claims[keep++] = c;
+    }
+    j->n = keep;
+    dra_alloc_status s = DRA_ALLOC_OK;
+    if (keep) {
+        /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
+        uint64_t deadline = r->timeout_ns > 0 ? dra_monotonic_ns() + (uint64_t)r->timeout_ns : 0;
+        dra_alloc_ctx_set_deadline(r->x, deadline, NULL);
+        s = dra_allocate(r->x, r->v, r->st, j->claims, j->n, &res, &ae);
+    }
+    if (s == DRA_ALLOC_OK) record_job(r, j, res, &shared);
+    job_free(&shared);
+    if (s == DRA_ALLOC_OK) return 0;
+    report_unallocated(r->x, j, s, &ae, node_name);
+    return 1;
+}
+
+/* The jobs on the node, one after another (later ones see earlier allocations). */
+static int run_jobs(const dra_world *w, const dra_features *f, const dra_node *node, dra_allocated *st, job *jobs,
+                    size_t njobs, const alloc_args *a, int64_t timeout_ns) {
     err e;
     err_clear(&e);
-    char buf[2048];
-    const dra_node *node = dra_world_find_node(w, node_name);
+    alloc_run r = {.w = w, .f = f, .st = st, .timeout_ns = timeout_ns};
+    r.v = dra_nodeview_new(w, node, f, &e);
+    if (!r.v) {
+        fprintf(stderr, "dralloc allocate: %s\n", e.msg);
+        return 1;
+    }
+    r.x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_device_choice(r.x, a->dc);
+    if (a->seedp) dra_alloc_ctx_set_seed(r.x, *a->seedp);   /* reproducible shareIDs and generated names */
+    /* kube-scheduler sets allocationTimestamp only with both binding gates on */
+    r.now = f->binding_conditions ? a->now : NULL;
+    r.items = json_array();
+    r.names = json_object();
+    int rc = 0;
+    for (size_t i = 0; i < njobs; i++)
+        if (run_job(&r, &jobs[i], a->node)) rc = 1;
+    json_decref(r.names);
+    if (json_array_size(r.items)) print_list(r.items, a->yaml);
+    json_decref(r.items);
+    job_free(&r.done);
+    dra_alloc_ctx_free(r.x);
+    dra_nodeview_free(r.v);
+    return rc;
+}
+
+/* File mode: the pending claims of the input (or --claim's) on the node. */
+static int run_files(char **paths, int npaths, const alloc_args *a) {
+    dra_features f;
+    dra_oneshot l;
+    if (!load_world(paths, npaths, a->gates, a->input, &f, &l)) return 2;
+    const dra_world *w = l.w;
+    int64_t timeout_ns = a->timeout_ns < 0 ? filter_timeout_default(&f) : a->timeout_ns;
+    const dra_node *node = dra_world_find_node(w, a->node);
     if (!node) {
         /* Without the Node object its labels are unknown: node selectors on labels
          * will not match. Say so, since the result depends on it. */
-        fprintf(stderr, "dralloc allocate: note: Node %s is not in the input; assuming it has no labels\n", node_name);
-        node = dra_node_named(&l.mem, node_name);
+        fprintf(stderr, "dralloc allocate: note: Node %s is not in the input; assuming it has no labels\n", a->node);
+        node = dra_node_named(&l.mem, a->node);
     }
-
     dra_allocated *st = dra_allocated_new(w);
     for (size_t i = 0; i < dra_world_nclaims(w); i++) dra_allocated_add_claim(st, dra_world_claim(w, i), f.consumable_capacity);
-
-    /* What to allocate. */
     size_t cap = dra_world_nclaims(w) + dra_world_npods(w) + dra_world_ntemplates(w) + 8;
     job *jobs = xcalloc(cap, sizeof *jobs);
-    size_t njobs = 0;
     int rc = 0;
-    {
-        for (size_t p = 0; p < dra_world_npods(w); p++) {
-            const dra_pod *pod = dra_world_pod(w, p);
-            if (pod->node_name && *pod->node_name && strcmp(pod->node_name, node_name)) continue;
-            if (!in_namespace(only_ns, pod->ns)) continue;
-            job *j = &jobs[njobs];
-            for (uint32_t k = 0; k < pod->nclaims; k++) {
-                const dra_pod_claim *pc = &pod->claims[k];
-                const dra_claim *c = dra_extres_pod_claim(w, &l.mem, pod, pc);
-                if (!c) {
-                    fprintf(stderr, "dralloc allocate: pod %s/%s: claim %s: %s (in the input)\n", dra_ns(pod->ns),
-                            pod->name, pc->name ? pc->name : "?", dra_extres_pod_claim_missing(w, &l.mem, pod, pc));
-                    continue;
-                }
-                /* a claim shared by several pods is in each pod's job and allocated once,
-                 * with the first pod that fits (kube-scheduler schedules pods one by
-                 * one: a pod that fails leaves the claim to the next) */
-                if (!c->allocated && !claim_listed(j, 1, c)) job_add_entry(j, c, pc->name, NULL);
-            }
-            if (j->n) j->pod = pod, njobs++;
-        }
-        for (size_t i = 0; i < dra_world_nclaims(w); i++) {
-            const dra_claim *c = dra_world_claim(w, i);
-            if (c->allocated || !in_namespace(only_ns, c->ns) || claim_listed(jobs, njobs, c)) continue;
-            job_add(&jobs[njobs], c);
-            njobs++;
-        }
-        /* Templates no pod uses: try one claim from each, so a template file alone shows something. */
-        if (!dra_world_npods(w)) {
-            for (size_t i = 0; i < dra_world_ntemplates(w) && njobs < cap; i++) {
-                const dra_claim_template *t = dra_world_template(w, i);
-                char nm[512];
-                snprintf(nm, sizeof nm, "%s-claim", t->name);
-                if (!in_namespace(only_ns, t->ns)) continue;
-                job_add(&jobs[njobs], dra_claim_from_template(&l.mem, t, t->ns, nm));
-                njobs++;
-            }
-        }
-    }
-    if (claim_ref) {
-        /* Only the named claim: a pending claim (also one generated for a pod from a
-         * template), or an allocated one, which is printed as it is. */
-        const char *sl = strchr(claim_ref, '/');
-        char ns[256];
-        snprintf(ns, sizeof ns, "%s", only_ns ? only_ns : "default");
-        const char *name = claim_ref;
-        if (sl) {
-            snprintf(ns, sizeof ns, "%.*s", (int)(sl - claim_ref), claim_ref);
-            name = sl + 1;
-        }
-        const dra_claim *found = NULL;
-        const dra_pod *found_pod = NULL;
-        const char *found_entry = NULL;
-        for (size_t i = 0; i < njobs && !found; i++)
-            for (size_t k = 0; k < jobs[i].n && !found; k++) {
-                const dra_claim *c = jobs[i].claims[k];
-                if (!strcmp(c->name, name) && !strcmp(dra_ns(c->ns), ns))
-                    found = c, found_pod = jobs[i].pod, found_entry = jobs[i].entries[k];
-            }
-        if (!found) {
-            const dra_claim *c = dra_world_find_claim(w, ns, name);
-            if (!c) {
-                fprintf(stderr, "dralloc allocate: ResourceClaim %s/%s not found in the input\n", ns, name);
-                rc = 2;
-                goto out;
-            }
-            fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
-            json_t *o = json_loads(c->raw_json, 0, NULL);
-            if (o) {
-                ensure_namespace(o);
-                dra_claim_json_normalize(o);
-                print_doc(o, yaml);
-                json_decref(o);
-            }
-            goto out;
-        }
-        for (size_t i = 1; i < njobs; i++) jobs[i].n = 0;
-        jobs[0].n = 0;
-        job_add_entry(&jobs[0], found, found_entry, NULL);
-        jobs[0].pod = found_pod;
-        njobs = 1;
-    }
-    if (!njobs) {
+    size_t njobs = collect_jobs(w, &l.mem, a->node, a->ns, jobs, cap);
+    if (a->claim) njobs = pick_claim(w, a, jobs, njobs, &rc);
+    if (!a->claim && !njobs)
         fprintf(stderr, "dralloc allocate: nothing to allocate (no pending ResourceClaims, pods or templates)\n");
-        goto out;
-    }
-
-    dra_nodeview *v = dra_nodeview_new(w, node, &f, &e);
-    if (!v) {
-        fprintf(stderr, "dralloc allocate: %s\n", e.msg);
-        rc = 1;
-        goto out;
-    }
-    dra_alloc_ctx *x = dra_alloc_ctx_new();
-    dra_alloc_ctx_set_device_choice(x, choice);
-    if (seed) dra_alloc_ctx_set_seed(x, *seed);   /* reproducible shareIDs and generated names */
-    json_t *items = json_array();
-    json_t *names = json_object();   /* claim names generated in this run */
-    uint64_t deadline = 0;
-    job done = {0};   /* claims allocated by an earlier job of this run, with their objects */
-    for (size_t i = 0; i < njobs; i++) {
-        dra_alloc_result *res = NULL;
-        err ae;
-        err_clear(&ae);
-        /* claims an earlier pod's job allocated: this pod shares them (reserved below) */
-        job shared = {0};
-        size_t keep = 0;
-        for (size_t k = 0; k < jobs[i].n; k++) {
-            const dra_claim *c = jobs[i].claims[k];
-            size_t d = 0;
-            while (d < done.n && done.claims[d] != c) d++;
-            if (d < done.n) job_add_entry(&shared, c, NULL, done.objs[d]);
-            else jobs[i].entries[keep] = jobs[i].entries[k], jobs[i].claims[keep++] = c;
-        }
-        jobs[i].n = keep;
-        dra_alloc_status s = DRA_ALLOC_OK;
-        if (keep) {
-            /* --timeout bounds each allocation, as the scheduler's per-pod budget does */
-            if (timeout_ns > 0) deadline = dra_monotonic_ns() + (uint64_t)timeout_ns;
-            dra_alloc_ctx_set_deadline(x, deadline, NULL);
-            s = dra_allocate(x, v, st, jobs[i].claims, jobs[i].n, &res, &ae);
-        }
-        if (s == DRA_ALLOC_OK) {
-            /* a pod's claims as the control plane leaves them once it is bound */
-            dra_pod_binding b;
-            if (jobs[i].pod) dra_pod_binding_init(&b, w, jobs[i].pod, x, now, names);
-            for (size_t k = 0; k < jobs[i].n; k++) {
-                const dra_claim *c = jobs[i].claims[k];
-                json_t *o = claim_json(c, &res[k]);
-                ensure_namespace(o);
-                if (jobs[i].pod) {
-                    const char *entry = jobs[i].entries[k] ? jobs[i].entries[k] : "";
-                    if (c->from_template)
-                        dra_pod_binding_generated(&b, o, entry, entry_template(w, jobs[i].pod, entry));
-                    dra_pod_binding_reserve(&b, o, true);
-                }
-                json_array_append_new(items, o);
-                dra_allocated_add_result_of(st, &res[k], c, f.consumable_capacity);
-                job_add_entry(&done, c, NULL, o);
-            }
-            for (size_t k = 0; k < shared.n && jobs[i].pod; k++) dra_pod_binding_reserve(&b, shared.objs[k], false);
-            if (jobs[i].pod) dra_pod_binding_free(&b);
-            job_free(&shared);
-            continue;
-        }
-        job_free(&shared);
-        rc = 1;
-        char why[4096];
-        why[0] = '\0';
-        if (s == DRA_ALLOC_UNSAT || s == DRA_ALLOC_NODE_ERROR) dra_alloc_explain(x, why, sizeof why);
-        for (size_t k = 0; k < jobs[i].n; k++) {
-            obj_name(jobs[i].claims[k], buf, sizeof buf);
-            if (s == DRA_ALLOC_UNSAT) {
-                fprintf(stderr,
-                        "ResourceClaim %s: cannot be allocated on node %s: no combination of available devices "
-                        "satisfies the requests, selectors and constraints%s\n",
-                        buf, node_name, jobs[i].n > 1 ? " (allocated together with the pod's other claims)" : "");
-                if (why[0]) fputs(why, stderr);
-            } else {
-                /* DRA_ALLOC_TIMEOUT: ae says "timed out trying to allocate devices"; the
-                 * node error is explained (which pool is invalid, and why) */
-                fprintf(stderr, "ResourceClaim %s: cannot be allocated on node %s: %s\n", buf, node_name, ae.msg);
-                if (why[0]) fputs(why, stderr);
-            }
-        }
-    }
-    json_decref(names);
-    if (json_array_size(items)) print_list(items, yaml);
-    json_decref(items);
-    job_free(&done);
-    dra_alloc_ctx_free(x);
-    dra_nodeview_free(v);
-out:
+    if (njobs) rc = run_jobs(w, &f, node, st, jobs, njobs, a, timeout_ns);
     for (size_t i = 0; i < cap; i++) job_free(&jobs[i]);
     free(jobs);
     dra_allocated_free(st);
@@ -662,12 +735,15 @@ out:
 
 /* ---- --pod: one pod on one node (engine/podplan.h) --------------------------------------- */
 
-static int run_pod(char **paths, int npaths, const char *node_name, const char *pod_ref, bool yaml, const char *gates,
-                   const dra_input *in, const char *only_ns, int64_t timeout_ns, const uint64_t *seed, const char *now,
-                   dra_device_choice choice) {
+static int run_pod(char **paths, int npaths, const alloc_args *a) {
+    const char *node_name = a->node, *pod_ref = a->pod, *only_ns = a->ns, *now = a->now;
+    const uint64_t *seed = a->seedp;
+    int64_t timeout_ns = a->timeout_ns;
+    bool yaml = a->yaml;
+    dra_device_choice choice = a->dc;
     dra_features f;
     dra_oneshot l;
-    if (!load_world(paths, npaths, gates, in, &f, &l)) return 2;
+    if (!load_world(paths, npaths, a->gates, a->input, &f, &l)) return 2;
     const dra_world *w = l.w;
     if (timeout_ns < 0) timeout_ns = filter_timeout_default(&f);
     char ns[256];
@@ -798,130 +874,71 @@ static void warn_stderr(void *ud, const char *msg) {
     fprintf(stderr, "Warning: %s\n", unalias(msg, buf, sizeof buf));
 }
 
-/* `--name VALUE` or `--name=VALUE` (also for the short forms): *val set and true when
- * argv[*i] is this flag; a missing value is reported (and *val stays NULL). */
-static bool flag(int argc, char **argv, int *i, const char *name, const char *alias, const char **val, bool *bad) {
-    const char *a = argv[*i];
-    const char *names[2] = {name, alias};
-    for (int k = 0; k < 2; k++) {
-        if (!names[k]) continue;
-        size_t l = strlen(names[k]);
-        if (strncmp(a, names[k], l)) continue;
-        if (a[l] == '=') return *val = a + l + 1, true;
-        if (a[l]) continue;
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "dralloc allocate: flag needs an argument: %s\n", names[k]);
-            *bad = true;
-            return true;
-        }
-        *val = argv[++*i];
-        return true;
+/* The options checked, in the order their messages come: -o, --device-choice, --seed,
+ * --timeout. False after saying why. */
+static bool alloc_check(alloc_args *a) {
+    if (a->output && strcmp(a->output, "yaml") && strcmp(a->output, "json")) {
+        fprintf(stderr, "dralloc allocate: -o %s: want yaml or json\n", a->output);
+        return false;
     }
-    return false;
-}
-
-int cmd_allocate(int argc, char **argv) {
-    const char *fixture = NULL, *node = NULL, *claim = NULL, *gates = NULL, *pod = NULL, *ns = NULL, *output = NULL;
-    const char *timeout = NULL, *v = NULL, *seed_text = NULL, *choice = NULL;
-    bool strict = false, bad = false;
-    char **files = xcalloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0;
-    int rc = 2;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            free(files);
-            return usage(stdout);
-        } else if (flag(argc, argv, &i, "--fixture", NULL, &fixture, &bad)) {
-        } else if (flag(argc, argv, &i, "-f", "--filename", &v, &bad)) {
-            if (v) files[nfiles++] = (char *)v;
-            /* -f A B C: following non-option words are files too */
-            while (v && i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
-            v = NULL;
-        } else if (flag(argc, argv, &i, "--node", NULL, &node, &bad) || flag(argc, argv, &i, "--pod", NULL, &pod, &bad) ||
-                   flag(argc, argv, &i, "--claim", NULL, &claim, &bad) ||
-                   flag(argc, argv, &i, "-n", "--namespace", &ns, &bad) ||
-                   flag(argc, argv, &i, "-o", "--output", &output, &bad) ||
-                   flag(argc, argv, &i, "--feature-gates", NULL, &gates, &bad) ||
-                   flag(argc, argv, &i, "--timeout", NULL, &timeout, &bad) ||
-                   flag(argc, argv, &i, "--seed", NULL, &seed_text, &bad) ||
-                   flag(argc, argv, &i, "--device-choice", NULL, &choice, &bad)) {
-        } else if (!strcmp(a, "--strict")) {
-            strict = true;
-        } else if (!strncmp(a, "-o", 2) && a[2]) {   /* kubectl's -oyaml */
-            output = a + 2;
-        } else {
-            fprintf(stderr, "dralloc allocate: unknown flag or argument: %s\n", a);
-            bad = true;
-        }
+    a->yaml = !a->output || !strcmp(a->output, "yaml");
+    a->dc = DRA_CHOICE_FIRST_FIT;
+    if (a->choice && !dra_device_choice_parse(a->choice, &a->dc)) {
+        fprintf(stderr, "dralloc allocate: --device-choice %s: want first-fit or best-fit\n", a->choice);
+        return false;
     }
-    bool yaml = true;
-    int64_t timeout_ns = -1;   /* -1: kube-scheduler's default (filter_timeout_default) */
-    char msg[256];
-    if (bad) goto done;
-    if (output && strcmp(output, "yaml") && strcmp(output, "json")) {
-        fprintf(stderr, "dralloc allocate: -o %s: want yaml or json\n", output);
-        goto done;
-    }
-    yaml = !output || !strcmp(output, "yaml");
-    dra_device_choice dc = DRA_CHOICE_FIRST_FIT;
-    if (choice && !dra_device_choice_parse(choice, &dc)) {
-        fprintf(stderr, "dralloc allocate: --device-choice %s: want first-fit or best-fit\n", choice);
-        goto done;
-    }
-    uint64_t seed = 0;
-    if (seed_text) {
+    if (a->seed_text) {
         char *end;
         errno = 0;
-        seed = strtoull(seed_text, &end, 10);
-        if (!*seed_text || *end || errno || seed_text[0] == '-') {
+        a->seed = strtoull(a->seed_text, &end, 10);
+        if (!*a->seed_text || *end || errno || a->seed_text[0] == '-') {
             fprintf(stderr, "dralloc allocate: --seed needs a non-negative integer\n");
-            rc = 2;
-            goto done;
+            return false;
         }
+        a->seedp = &a->seed;
     }
-    if (timeout) {
-        bool parsed = parse_go_duration(timeout, &timeout_ns, msg, sizeof msg);
-        if (!parsed || timeout_ns < 0) {
+    a->timeout_ns = -1;   /* kube-scheduler's default (filter_timeout_default) */
+    if (a->timeout) {
+        char msg[256];
+        bool parsed = parse_go_duration(a->timeout, &a->timeout_ns, msg, sizeof msg);
+        if (!parsed || a->timeout_ns < 0) {
             fprintf(stderr, "dralloc allocate: --timeout: %s\n", parsed ? "must not be negative" : msg);
-            goto done;
+            return false;
         }
     }
-    if (fixture) {
-        rc = run_fixture(fixture, dc);
-        goto done;
-    }
-    if (argc <= 1) {
-        usage(stderr);
-        goto done;
-    }
-    if (!nfiles || !node) {
+    return true;
+}
+
+/* -f and --node given: the inputs read (stdin and pipes into memory files), the clock
+ * read, then the pod or the files allocated. */
+static int alloc_inputs(alloc_args *a) {
+    if (!a->files.n || !a->node) {
         fprintf(stderr, "dralloc allocate: required flag(s) %s%s%s not set\nRun 'dralloc allocate --help' for usage.\n",
-                nfiles ? "" : "\"filename\"", !nfiles && !node ? ", " : "", node ? "" : "\"node\"");
-        goto done;
+                a->files.n ? "" : "\"filename\"", !a->files.n && !a->node ? ", " : "", a->node ? "" : "\"node\"");
+        return 2;
     }
-    const dra_input input = {.warn = warn_stderr, .strict = strict};
+    const dra_input input = {.warn = warn_stderr, .strict = a->strict};
+    a->input = &input;
+    int nfiles = (int)a->files.n, rc = 2;
     int *fds = xcalloc((size_t)nfiles, sizeof *fds);
     char **load = xcalloc((size_t)nfiles, sizeof *load);
     bool inputs_ok = true;
     for (int i = 0; i < nfiles && inputs_ok; i++) {
+        const char *file = a->files.v[i];
         char path[64];
-        if (!prepare_input(files[i], path, sizeof path, &fds[i])) inputs_ok = false;
+        if (!prepare_input(file, path, sizeof path, &fds[i])) inputs_ok = false;
         else if (fds[i] >= 0) {
             load[i] = xstrdup(path);
-            alias_add(load[i], strcmp(files[i], "-") ? files[i] : "<stdin>");
-        } else load[i] = files[i];
+            alias_add(load[i], strcmp(file, "-") ? file : "<stdin>");
+        } else load[i] = (char *)file;
     }
     if (inputs_ok) {
         /* allocationTimestamp: the clock, or SOURCE_DATE_EPOCH for reproducible output */
-        char now[32];
         const char *sde = getenv("SOURCE_DATE_EPOCH");
         char *end = NULL;
         long long t = sde && *sde ? strtoll(sde, &end, 10) : -1;
-        dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, now);
-        const uint64_t *sp = seed_text ? &seed : NULL;
-        if (pod) rc = run_pod(load, nfiles, node, pod, yaml, gates, &input, ns, timeout_ns, sp, now, dc);
-        else rc = run_files(load, nfiles, node, claim, yaml, gates, &input, ns, timeout_ns, sp, now, dc);
+        dra_rfc3339_utc(end && !*end && t >= 0 ? t : -1, a->now);
+        rc = a->pod ? run_pod(load, nfiles, a) : run_files(load, nfiles, a);
     }
     for (int i = 0; i < nfiles; i++)
         if (fds[i] >= 0) {
@@ -931,7 +948,21 @@ int cmd_allocate(int argc, char **argv) {
     free(load);
     free(fds);
     naliases = 0;
-done:
-    free(files);
+    a->input = NULL;
+    return rc;
+}
+
+int cmd_allocate(int argc, char **argv) {
+    alloc_args a = {0};
+    int rc = cmd_flags_parse(&alloc_spec, argc, argv, &a);
+    if (rc == CMD_PARSE_HELP) {
+        rc = 0;
+    } else if (rc == CMD_PARSE_OK) {
+        if (!alloc_check(&a)) rc = 2;
+        else if (a.fixture) rc = run_fixture(a.fixture, a.dc);
+        else if (argc <= 1) usage(stderr), rc = 2;
+        else rc = alloc_inputs(&a);
+    }
+    cmd_flags_free(&alloc_spec, &a);
     return rc;
 }

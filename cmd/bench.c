@@ -5,8 +5,10 @@
  * (MISMATCH) or the code under test failed, 2 usage error. */
 #include "bench/bench.h"
 #include "cmd/commands.h"
+#include "cmd/flags.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,6 +97,98 @@ static bool parse_threads(const char *v, bench_matrix_opts *mo) {
     return true;
 }
 
+/* ---- the scheduler_perf matrix's flags (matrix_flags), for `bench NAME...` and
+ * `bench scaling NAME...` --------------------------------------------------------------- */
+
+typedef struct matrix_args {
+    int *which;                  /* the matrix workloads named */
+    size_t n;
+    bench_opts o;
+    bench_matrix_opts mo;
+} matrix_args;
+
+static int matrix_word(void *opts, const char *w) {
+    matrix_args *m = opts;
+    int k = bench_matrix_find(w);
+    if (k < 0) return CMD_PARSE_UNKNOWN;
+    m->which[m->n++] = k;
+    return CMD_PARSE_OK;
+}
+
+static int read_threads(const cmd_flag_use *u) {
+    if (parse_threads(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc bench: --threads needs N, A..B or A..max with 1 <= A <= B <= 64\n");
+    return CMD_PARSE_ERROR;
+}
+
+static int read_scale(const cmd_flag_use *u) {
+    double *scale = u->field;
+    char *end;
+    errno = 0;
+    *scale = strtod(u->value, &end);
+    if (*u->value && !*end && !errno && *scale > 0 && *scale <= 100) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc bench: --scale needs a number in (0, 100]\n");
+    return CMD_PARSE_ERROR;
+}
+
+/* --reps, --devices, --warmup: an integer >= the row's minimum */
+static int read_count(const cmd_flag_use *u) {
+    return parse_count(u->as, u->value, *(const size_t *)u->flag->data, u->field) ? CMD_PARSE_OK : CMD_PARSE_ERROR;
+}
+
+static const size_t min0 = 0, min1 = 1;
+
+/* --no-memo: the field (memo) off */
+static int read_no(const cmd_flag_use *u) {
+    *(bool *)u->field = strcmp(u->value, "true") != 0;
+    return CMD_PARSE_OK;
+}
+
+/* the matrix's -o: json or text, else not the matrix's (the micro workloads' -o says why) */
+static int read_matrix_output(const cmd_flag_use *u) {
+    if (strcmp(u->value, "json") && strcmp(u->value, "text")) return CMD_PARSE_UNKNOWN;
+    *(bool *)u->field = !strcmp(u->value, "json");
+    return CMD_PARSE_OK;
+}
+
+static const cmd_flag matrix_flags[] = {
+    {.name = "--no-memo", .kind = CMD_BOOL, .off = offsetof(matrix_args, mo.memo), .fn = read_no},
+    {.name = "--build-only", .kind = CMD_BOOL, .off = offsetof(matrix_args, mo.build_only)},
+    {.name = "--threads", .kind = CMD_FUNC, .off = offsetof(matrix_args, mo), .fn = read_threads},
+    {.name = "--scale", .kind = CMD_FUNC, .off = offsetof(matrix_args, mo.scale), .fn = read_scale},
+    {.name = "--reps", .kind = CMD_FUNC, .off = offsetof(matrix_args, o.reps), .fn = read_count, .data = &min1},
+    {.shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(matrix_args, mo.as_json), .fn = read_matrix_output},
+    {.name = "--json", .kind = CMD_STRING, .off = offsetof(matrix_args, o.json)},
+};
+
+/* `bench NAME...`: a word or flag not the matrix's is the micro workloads' (returned
+ * unsaid); `bench scaling NAME...` says so. */
+static const cmd_flags matrix_spec = {
+    .prog = "dralloc bench",
+    .flags = matrix_flags,
+    .nflags = sizeof matrix_flags / sizeof matrix_flags[0],
+    .word = matrix_word,
+    .no_help = true,
+};
+
+static const cmd_flags scaling_spec = {
+    .prog = "dralloc bench scaling",
+    .flags = matrix_flags,
+    .nflags = sizeof matrix_flags / sizeof matrix_flags[0],
+    .word = matrix_word,
+    .unknown = "dralloc bench scaling: '%s' is not a matrix workload or option (dralloc bench --list)\n",
+    .usage = usage,
+};
+
+static int matrix_list(void) {
+    printf("micro workloads (dralloc bench NAME):\n");
+    for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-31s %s\n", workloads[k].name, workloads[k].summary);
+    printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N|A..B|1..max] [--reps R] [--scale F] "
+           "[--no-memo] [--build-only] [-o json];\n  dralloc bench scaling NAME... = --threads 1..max):\n");
+    bench_matrix_list(stdout);
+    return 0;
+}
+
 /* The scheduler_perf matrix: `--list`, `compare OLD NEW`, `scaling WORKLOAD...`, or
  * matrix workload names (with --threads, --reps, --scale, --no-memo, --build-only, -o json).
  * Returns -1 when argv is not for it. */
@@ -106,135 +200,91 @@ static int matrix_cli(int argc, char **argv) {
         }
         return bench_matrix_compare(argv[2], argv[3], stdout);
     }
-    if (argc > 1 && !strcmp(argv[1], "--list")) {
-        printf("micro workloads (dralloc bench NAME):\n");
-        for (size_t k = 0; k < ARRAY_SIZE(workloads); k++) printf("  %-31s %s\n", workloads[k].name, workloads[k].summary);
-        printf("\nscheduler_perf matrix (dralloc bench NAME... [--threads N|A..B|1..max] [--reps R] [--scale F] "
-               "[--no-memo] [--build-only] [-o json];\n  dralloc bench scaling NAME... = --threads 1..max):\n");
-        bench_matrix_list(stdout);
-        return 0;
-    }
-    int *which = xcalloc((size_t)argc + 1, sizeof *which);
-    size_t n = 0;
-    bench_opts o = {.out = stdout};
-    bench_matrix_opts mo = {.o = &o, .memo = true, .scale = 1.0};
-    int rc = -1;
-    int i = 1;
-    if (argc > 1 && !strcmp(argv[1], "scaling")) {
-        parse_threads("1..max", &mo);
-        i = 2;
-    }
-    for (; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int w = bench_matrix_find(a);
-        if (w >= 0) {
-            which[n++] = w;
-        } else if (!strcmp(a, "--no-memo")) {
-            mo.memo = false;
-        } else if (!strcmp(a, "--build-only")) {
-            mo.build_only = true;
-        } else if (!strcmp(a, "--threads") && v) {
-            if (!parse_threads(v, &mo)) {
-                fprintf(stderr, "dralloc bench: --threads needs N, A..B or A..max with 1 <= A <= B <= 64\n");
-                rc = 2;
-                goto out;
-            }
-            i++;
-        } else if (!strcmp(a, "--scale") && v) {
-            char *end;
-            errno = 0;
-            mo.scale = strtod(v, &end);
-            if (!*v || *end || errno || !(mo.scale > 0 && mo.scale <= 100)) {
-                fprintf(stderr, "dralloc bench: --scale needs a number in (0, 100]\n");
-                rc = 2;
-                goto out;
-            }
-            i++;
-        } else if (!strcmp(a, "--reps") && v) {
-            if (!parse_count(a, v, 1, &o.reps)) {
-                rc = 2;
-                goto out;
-            }
-            i++;
-        } else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "text"))) {
-            mo.as_json = !strcmp(v, "json");
-            i++;
-        } else if (!strcmp(a, "--json") && v) {
-            o.json = v;
-            i++;
-        } else if (argc > 1 && !strcmp(argv[1], "scaling")) {
-            fprintf(stderr, "dralloc bench scaling: '%s' is not a matrix workload or option (dralloc bench --list)\n", a);
-            rc = 2;
-            goto out;
-        } else {
-            goto out;
-        }
-    }
-    if (n) rc = bench_matrix_run(which, n, &mo);
-    else if (argc > 1 && !strcmp(argv[1], "scaling")) {
+    if (argc > 1 && !strcmp(argv[1], "--list")) return matrix_list();
+    bool scaling = argc > 1 && !strcmp(argv[1], "scaling");
+    matrix_args m = {.which = xcalloc((size_t)argc + 1, sizeof *m.which), .o = {.out = stdout},
+                     .mo = {.memo = true, .scale = 1.0}};
+    m.mo.o = &m.o;
+    if (scaling) parse_threads("1..max", &m.mo);
+    int rc = scaling ? cmd_flags_parse(&scaling_spec, argc - 1, argv + 1, &m) : cmd_flags_parse(&matrix_spec, argc, argv, &m);
+    if (rc == CMD_PARSE_HELP) rc = 0;
+    else if (rc == CMD_PARSE_UNKNOWN) rc = -1;
+    else if (rc == CMD_PARSE_OK && m.n) rc = bench_matrix_run(m.which, m.n, &m.mo);
+    else if (rc == CMD_PARSE_OK && scaling) {
         fprintf(stderr, "usage: dralloc bench scaling WORKLOAD... [--reps R] [--scale F] [--no-memo] [-o json]\n");
         rc = 2;
-    }
-out:
-    free(which);
+    } else if (rc == CMD_PARSE_OK) rc = -1;
+    cmd_flags_free(scaling ? &scaling_spec : &matrix_spec, &m);
+    free(m.which);
     return rc;
 }
+
+/* ---- the micro workloads' flags ---------------------------------------------------------- */
+
+typedef struct micro_args {
+    bench_opts o;
+    const workload *only;
+} micro_args;
+
+static int micro_word(void *opts, const char *w) {
+    micro_args *m = opts;
+    if (m->only) return CMD_PARSE_UNKNOWN;
+    for (size_t k = 0; k < ARRAY_SIZE(workloads); k++)
+        if (!strcmp(w, workloads[k].name)) m->only = &workloads[k];
+    if (m->only) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc bench: unknown workload '%s'\n\n", w);
+    usage(stderr);
+    return CMD_PARSE_ERROR;
+}
+
+/* --json FILE, --dump FILE: a name, said so when missing */
+static int read_file(const cmd_flag_use *u) {
+    if (u->value) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc bench: %s needs a file name%s\n", u->as, strcmp(u->as, "--dump") ? "" : " (- for stdout)");
+    return CMD_PARSE_ERROR;
+}
+
+static int read_micro_output(const cmd_flag_use *u) {
+    if (!u->value || (strcmp(u->value, "json") && strcmp(u->value, "text"))) {
+        fprintf(stderr, "dralloc bench: -o needs json or text\n");
+        return CMD_PARSE_ERROR;
+    }
+    if (!strcmp(u->value, "json")) *(const char **)u->field = "-";
+    return CMD_PARSE_OK;
+}
+
+static const cmd_flag micro_flags[] = {
+    {.name = "--devices", .kind = CMD_FUNC, .off = offsetof(micro_args, o.devices), .fn = read_count, .data = &min1,
+     .own_missing = true},
+    {.name = "--reps", .kind = CMD_FUNC, .off = offsetof(micro_args, o.reps), .fn = read_count, .data = &min1,
+     .own_missing = true},
+    {.name = "--warmup", .kind = CMD_FUNC, .off = offsetof(micro_args, o.warmup), .fn = read_count, .data = &min0,
+     .own_missing = true},
+    {.name = "--json", .kind = CMD_STRING, .off = offsetof(micro_args, o.json), .fn = read_file, .own_missing = true},
+    {.shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(micro_args, o.json), .fn = read_micro_output,
+     .own_missing = true},
+    {.name = "--dump", .kind = CMD_STRING, .off = offsetof(micro_args, o.dump), .fn = read_file, .own_missing = true},
+};
+
+static const cmd_flags micro_spec = {
+    .prog = "dralloc bench",
+    .flags = micro_flags,
+    .nflags = sizeof micro_flags / sizeof micro_flags[0],
+    .word = micro_word,
+    .unknown = "dralloc bench: unexpected argument '%s'\n\n",
+    .usage = usage,
+    .usage_after_unknown = true,
+};
 
 int cmd_bench(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "e2e")) return cmd_bench_e2e(argc - 1, argv + 1);
     int mrc = matrix_cli(argc, argv);
     if (mrc >= 0) return mrc;
-    bench_opts o = {.warmup = 1, .out = stdout};
-    const workload *only = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--devices")) {
-            if (!parse_count(a, v, 1, &o.devices)) return 2;
-            i++;
-        } else if (!strcmp(a, "--reps")) {
-            if (!parse_count(a, v, 1, &o.reps)) return 2;
-            i++;
-        } else if (!strcmp(a, "--warmup")) {
-            if (!parse_count(a, v, 0, &o.warmup)) return 2;
-            i++;
-        } else if (!strcmp(a, "--json")) {
-            if (!v) {
-                fprintf(stderr, "dralloc bench: --json needs a file name\n");
-                return 2;
-            }
-            o.json = v;
-            i++;
-        } else if (!strcmp(a, "-o")) {
-            if (!v || (strcmp(v, "json") && strcmp(v, "text"))) {
-                fprintf(stderr, "dralloc bench: -o needs json or text\n");
-                return 2;
-            }
-            if (!strcmp(v, "json")) o.json = "-";
-            i++;
-        } else if (!strcmp(a, "--dump")) {
-            if (!v) {
-                fprintf(stderr, "dralloc bench: --dump needs a file name (- for stdout)\n");
-                return 2;
-            }
-            o.dump = v;
-            i++;
-        } else if (a[0] != '-' && !only) {
-            for (size_t k = 0; k < ARRAY_SIZE(workloads); k++)
-                if (!strcmp(a, workloads[k].name)) only = &workloads[k];
-            if (!only) {
-                fprintf(stderr, "dralloc bench: unknown workload '%s'\n\n", a);
-                usage(stderr);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "dralloc bench: unexpected argument '%s'\n\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
+    micro_args m = {.o = {.warmup = 1, .out = stdout}};
+    int rc = cmd_flags_parse(&micro_spec, argc, argv, &m);
+    if (rc) return rc < 0 ? 0 : rc;
+    bench_opts o = m.o;
+    const workload *only = m.only;
     if (o.json && !strcmp(o.json, "-") && (!only || only->run != bench_serve_main)) {
         fprintf(stderr, "dralloc bench: -o json is for the serve workload; others take --json FILE\n");
         return 2;

@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "cmd/kube_input.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,49 @@
 #include "engine/engine.h"
 #include "report/report.h"
 
-static int usage(FILE *f) {
+typedef struct capacity_opts {
+    cmd_list files;
+    const char *gates;
+    report_format fmt;
+    report_by by;
+    bool count_unavailable;
+    cmd_kube_flags kube;
+} capacity_opts;
+
+static int read_format(const cmd_flag_use *u) {
+    if (report_format_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc capacity: %s %s: want table, json or csv\n", u->as, u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static int read_by(const cmd_flag_use *u) {
+    if (report_by_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class, counter or shape\n", u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static void usage(FILE *f);
+
+static const cmd_flag capacity_flags[] = {
+    {.name = "--filename", .shorthand = "-f", .kind = CMD_PATHS, .off = offsetof(capacity_opts, files)},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(capacity_opts, fmt), .fn = read_format},
+    {.name = "--by", .kind = CMD_FUNC, .off = offsetof(capacity_opts, by), .fn = read_by},
+    {.name = "--count-unavailable-nodes", .kind = CMD_BOOL, .off = offsetof(capacity_opts, count_unavailable)},
+    CMD_KUBE_ROWS(offsetof(capacity_opts, kube)),
+    {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(capacity_opts, gates)},
+};
+
+static const cmd_flags capacity_spec = {
+    .prog = "dralloc capacity",
+    .flags = capacity_flags,
+    .nflags = sizeof capacity_flags / sizeof capacity_flags[0],
+    .unknown = "dralloc capacity: unexpected argument %s\n",
+    .missing = "dralloc capacity: %s needs a value\n",
+    .usage = usage,
+    .usage_after_unknown = true,
+};
+
+static void usage(FILE *f) {
     fprintf(f, "usage: dralloc capacity [-f SNAPSHOT...] [-o table|json|csv] [--by node|pool|class|counter|shape]\n"
                "                        [--feature-gates A=true,...] [--count-unavailable-nodes]\n"
                "       dralloc capacity --kubeconfig FILE [--context NAME] ...   (a cluster, read once;\n"
@@ -30,49 +73,17 @@ static int usage(FILE *f) {
                "(shared counters used up, an untolerated taint of the device or a DeviceTaintRule, or the node\n"
                "unavailable: cordoned, NotReady or a NoSchedule/NoExecute node taint; --count-unavailable-nodes\n"
                "counts those devices free)\n");
-    return f == stdout ? 0 : 2;
 }
 
 int cmd_capacity(int argc, char **argv) {
-    const char **files = xcalloc((size_t)argc + 1, sizeof *files);
-    size_t nfiles = 0;
-    const char *gates = NULL;
-    report_format fmt = REPORT_TABLE;
-    report_by by = REPORT_BY_NODE;
-    bool count_unavailable = false;
-    cmd_kube_flags kube = {0};
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        const char *o = argv[i];
-        bool takes = i + 1 < argc;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            usage(stdout);
-            rc = -1;
-        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
-            files[nfiles++] = argv[++i];
-            while (i + 1 < argc && argv[i + 1][0] != '-') files[nfiles++] = argv[++i];
-        } else if (!strcmp(o, "-o") && takes) {
-            if (!report_format_parse(argv[++i], &fmt)) {
-                fprintf(stderr, "dralloc capacity: -o %s: want table, json or csv\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(o, "--by") && takes) {
-            if (!report_by_parse(argv[++i], &by)) {
-                fprintf(stderr, "dralloc capacity: --by %s: want node, pool, class, counter or shape\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(o, "--count-unavailable-nodes")) {
-            count_unavailable = true;
-        } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
-        } else if (!strcmp(o, "--feature-gates") && takes) {
-            gates = argv[++i];
-        } else if (!strncmp(o, "--feature-gates=", 16)) {
-            gates = o + 16;
-        } else {
-            fprintf(stderr, "dralloc capacity: unexpected argument %s\n", o);
-            rc = usage(stderr);
-        }
-    }
+    capacity_opts a = {.fmt = REPORT_TABLE, .by = REPORT_BY_NODE};
+    int rc = cmd_flags_parse(&capacity_spec, argc, argv, &a);
+    const char **files = a.files.v, *gates = a.gates;
+    size_t nfiles = a.files.n;
+    report_format fmt = a.fmt;
+    report_by by = a.by;
+    bool count_unavailable = a.count_unavailable;
+    cmd_kube_flags kube = a.kube;
     /* no file: the cluster kubectl would use (kubectl dra capacity), --context alone included */
     if (!rc && !nfiles) cmd_kube_default(&kube);
     dra_features f;
@@ -108,6 +119,6 @@ int cmd_capacity(int argc, char **argv) {
         }
         dra_store_free(st);
     }
-    free(files);
+    cmd_flags_free(&capacity_spec, &a);
     return rc < 0 ? 0 : rc;
 }

@@ -17,6 +17,7 @@
  * --stdin answers JSON Lines of expression and device, one object a line.
  * Exit codes: 0 result printed, 1 compile or runtime error, 2 usage or input error. */
 #include "cmd/commands.h"
+#include "cmd/flags.h"
 #include "cmd/jsonl.h"
 
 #include "base/arena.h"
@@ -26,17 +27,22 @@
 #include "engine/engine.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void) {
-    fprintf(stderr,
+static void usage_to(FILE *f) {
+    fprintf(f,
             "usage: dralloc cel eval EXPR --device-json FILE [-o json]\n"
             "       dralloc cel eval EXPR --slice FILE --device NAME\n"
             "       dralloc cel eval --stdin   (JSON Lines {\"expr\": ..., \"device\": {...}} in, -o json lines out)\n"
             "       (after `--` the next argument is EXPR even if it starts with '-':\n"
             "        dralloc cel eval -- '-1 + 2' --device-json FILE)\n");
+}
+
+static int usage(void) {
+    usage_to(stderr);
     return 2;
 }
 
@@ -386,21 +392,53 @@ out:
     return rc;
 }
 
+typedef struct cel_args {
+    const char *expr, *devjson, *slice, *devname;
+    bool as_json, from_stdin;
+} cel_args;
+
+/* EXPR: one ("-" is none: stdin is --stdin) */
+static int cel_word(void *opts, const char *w) {
+    cel_args *c = opts;
+    if (c->expr || !strcmp(w, "-")) return CMD_PARSE_UNKNOWN;
+    c->expr = w;
+    return CMD_PARSE_OK;
+}
+
+/* -o json, the only output besides the default text */
+static int read_output(const cmd_flag_use *u) {
+    if (strcmp(u->value, "json")) return CMD_PARSE_UNKNOWN;
+    *(bool *)u->field = true;
+    return CMD_PARSE_OK;
+}
+
+static const cmd_flag cel_flags[] = {
+    {.name = "--device-json", .kind = CMD_STRING, .off = offsetof(cel_args, devjson)},
+    {.name = "--slice", .kind = CMD_STRING, .off = offsetof(cel_args, slice)},
+    {.name = "--device", .kind = CMD_STRING, .off = offsetof(cel_args, devname)},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(cel_args, as_json), .fn = read_output},
+    {.name = "--stdin", .kind = CMD_BOOL, .off = offsetof(cel_args, from_stdin)},
+};
+
+/* Every mistake answers the usage on stderr, exit 2 (--help too: the oracle harness's
+ * contract); `--` makes the next word EXPR even when it starts with '-' (`-1 + 2`),
+ * flags may still follow it. */
+static const cmd_flags cel_spec = {
+    .prog = "dralloc cel eval",
+    .flags = cel_flags,
+    .nflags = sizeof cel_flags / sizeof cel_flags[0],
+    .word = cel_word,
+    .usage = usage_to,
+    .usage_after_unknown = true,
+    .no_help = true,
+    .dashdash = CMD_DASHDASH_NEXT,
+};
+
 static int cel_eval_cmd(int argc, char **argv) {
-    const char *expr = NULL, *devjson = NULL, *slice = NULL, *devname = NULL;
-    bool as_json = false, from_stdin = false;
-    for (int i = 1; i < argc; i++) {
-        /* `--` makes the next argument the expression even when it starts with '-'
-         * (`-1 + 2`); options may still follow it */
-        if (!strcmp(argv[i], "--") && i + 1 < argc && !expr) expr = argv[++i];
-        else if (argv[i][0] != '-' && !expr) expr = argv[i];
-        else if (!strcmp(argv[i], "--device-json") && i + 1 < argc) devjson = argv[++i];
-        else if (!strcmp(argv[i], "--slice") && i + 1 < argc) slice = argv[++i];
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc) devname = argv[++i];
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc && !strcmp(argv[i + 1], "json")) as_json = true, i++;
-        else if (!strcmp(argv[i], "--stdin")) from_stdin = true;
-        else return usage();
-    }
+    cel_args c = {0};
+    if (cmd_flags_parse(&cel_spec, argc, argv, &c)) return 2;
+    const char *expr = c.expr, *devjson = c.devjson, *slice = c.slice, *devname = c.devname;
+    bool as_json = c.as_json, from_stdin = c.from_stdin;
     if (from_stdin) return expr || devjson || slice ? usage() : cmd_jsonl_answer(cel_line, NULL, "inputError", print_json);
     if (!expr || (!devjson && !slice)) return usage();
     if (slice) return cel_eval_slice(expr, slice, devname);

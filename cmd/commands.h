@@ -1,6 +1,7 @@
 /* commands.h — the `dralloc` subcommands. Each lives in its own cmd/<name>.c and
  * has the signature of main (argv[0] is the subcommand name). To add one: write
- * the function, declare it here, add a row to the table in main.c. */
+ * the function, declare it here, add a row to the table in main.c. Each reads its
+ * flags with cmd/flags.h from a table of its own: a new flag is a row there. */
 #ifndef DRA_CMD_COMMANDS_H
 #define DRA_CMD_COMMANDS_H
 

@@ -1,33 +1,24 @@
 /* kube_input.c — a cluster read once for offline commands (kube_input.h). */
 #include "cmd/kube_input.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k) {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    static const char *const with_value[] = {"--kubeconfig", "--context", "--server", "--token-file", "--ca-file"};
-    if (!strcmp(a, "--insecure-skip-tls-verify")) {
-        k->o.insecure = k->used = true;
-        return true;
-    }
-    const char **slot[] = {&k->o.kubeconfig, &k->o.context, &k->o.server, &k->o.token_file, &k->o.ca_file};
-    for (size_t n = 0; n < sizeof with_value / sizeof with_value[0]; n++) {
-        size_t l = strlen(with_value[n]);
-        if (!strncmp(a, with_value[n], l) && a[l] == '=') {   /* --kubeconfig=F, as kubectl takes it */
-            *slot[n] = a + l + 1;
-            k->used = true;
-            return true;
-        }
-        if (strcmp(a, with_value[n]) || !v) continue;
-        *slot[n] = v;
-        (*i)++;
-        k->used = true;
-        return true;
-    }
-    return false;
+int cmd_kube_row(const cmd_flag_use *u) {
+    cmd_kube_flags *k = u->field;
+    const char *n = u->flag->name;
+    k->used = true;
+    if (!strcmp(n, "--insecure-skip-tls-verify")) k->o.insecure = !strcmp(u->value, "true");
+    else if (!strcmp(n, "--kubeconfig")) k->o.kubeconfig = u->value;
+    else if (!strcmp(n, "--context")) k->o.context = u->value;
+    else if (!strcmp(n, "--server")) k->o.server = u->value;
+    else if (!strcmp(n, "--token-file")) k->o.token_file = u->value;
+    else if (!strcmp(n, "--ca-file")) k->o.ca_file = u->value;
+    else assert(!"a row of CMD_KUBE_ROWS");
+    return CMD_PARSE_OK;
 }
 
 void cmd_kube_default(cmd_kube_flags *k) {

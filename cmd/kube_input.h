@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "cmd/flags.h"
 #include "extender/kube.h"
 
 typedef struct cmd_kube_flags {
@@ -15,10 +16,17 @@ typedef struct cmd_kube_flags {
     char path[4096];            /* cmd_kube_default's kubeconfig (o.kubeconfig points here) */
 } cmd_kube_flags;
 
-/* Takes --kubeconfig F, --context C, --server URL, --token-file F, --ca-file F or
- * --insecure-skip-tls-verify at argv[*i] (advancing *i past a value; kubectl's
- * --flag=value form too); false when argv[*i] is none of them. */
-bool cmd_kube_flag(int argc, char **argv, int *i, cmd_kube_flags *k);
+/* The flag rows of a cluster (cmd/flags.h) for a command whose options hold a
+ * cmd_kube_flags at OFF: --kubeconfig F, --context C, --server URL, --token-file F,
+ * --ca-file F, --insecure-skip-tls-verify; each sets `used`. */
+int cmd_kube_row(const cmd_flag_use *u);
+#define CMD_KUBE_ROWS(OFF)                                                          \
+    {.name = "--kubeconfig", .kind = CMD_FUNC, .off = (OFF), .fn = cmd_kube_row},   \
+    {.name = "--context", .kind = CMD_FUNC, .off = (OFF), .fn = cmd_kube_row},      \
+    {.name = "--server", .kind = CMD_FUNC, .off = (OFF), .fn = cmd_kube_row},       \
+    {.name = "--token-file", .kind = CMD_FUNC, .off = (OFF), .fn = cmd_kube_row},   \
+    {.name = "--ca-file", .kind = CMD_FUNC, .off = (OFF), .fn = cmd_kube_row},      \
+    {.name = "--insecure-skip-tls-verify", .kind = CMD_BOOL, .off = (OFF), .fn = cmd_kube_row}
 /* The cluster as kubectl finds it when no flag named one: the first file of
  * $KUBECONFIG, else ~/.kube/config when it exists, else the pod's service account
  * (in-cluster; extender/kube.c says when none is there). Sets k->used. */

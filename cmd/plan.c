@@ -16,11 +16,13 @@
  * scenario could not be planned (its objects do not load), 2 on usage or input
  * errors. */
 #include "cmd/commands.h"
+#include "cmd/flags.h"
 #include "cmd/kube_input.h"
 
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,41 +31,6 @@
 
 #include "planner/planner.h"
 #include "report/report.h"
-
-static int usage(FILE *f) {
-    fprintf(f,
-            "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
-            "                    [-o table|json|csv] [--csv-dir DIR] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
-            "                    [--device-choice first-fit|best-fit]\n"
-            "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...\n"
-            "                    [--min-nodes SHAPE.yaml]... [--max-nodes N] [--price SHAPE=X,...]\n"
-            "                    [--feature-gates A=true,...] [--strict] [--timings]\n"
-            "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
-            "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
-            "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
-            "Places each workload's replicas (<workload>-<i>) one by one as kube-scheduler would: every node\n"
-            "tried, the best score wins (ties by node name, or shuffled by --seed), the winner committed.\n"
-            "The workload file (YAML or JSON) holds {\"workloads\": [{name, replicas, template, gang?}]}\n"
-            "and may carry more objects (ResourceClaimTemplates, ...), in other documents or \"objects\".\n"
-            "  --headroom-max N  bound on the extra replicas counted per workload (default 1000; 0: off)\n"
-            "  --device-choice   the devices a replica gets on its node: first-fit (default, as kube-scheduler)\n"
-            "                    or best-fit (the allocation leaving the node least fragmented)\n"
-            "  --add-nodes       COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml\n"
-            "  --remove-nodes    drop the Nodes a label selector matches (kubectl -l: k=v, k!=v, k in (a,b),\n"
-            "                    k notin (a,b), k, !k; comma-joined) and their node-local ResourceSlices\n"
-            "  --min-nodes       the fewest copies of SHAPE.yaml (<= --max-nodes, 1024) for each workload on its own\n"
-            "                    and for all of them, under binpack and spread scoring; a workload no count helps\n"
-            "                    is named with its cause and left out of the count. Once per shape; a shape is\n"
-            "                    named by its Node\n"
-            "  --price           SHAPE=X,...: the price of a node of each shape: the cheapest mix of the shapes\n"
-            "                    that places every workload some shape helps (binpack scoring), what to buy\n"
-            "  --strict          an unknown field in the workload file (its pod templates' included) is an error\n"
-            "                    (else a warning); a value of the wrong type always is\n"
-            "  --csv-dir DIR     also write the CSV tables one per file: DIR/workloads.csv, placements.csv,\n"
-            "                    nodes.csv, classes.csv (-o csv prints them one after another)\n"
-            "  --timings         how long loading, planning and rendering took, on stderr\n");
-    return f == stdout ? 0 : 2;
-}
 
 /* ---- progress: stderr only, only on a terminal, only once the run is long ---------- */
 
@@ -92,12 +59,10 @@ static void progress_cb(void *arg, size_t done, size_t total) {
 /* ---- options --------------------------------------------------------------------------- */
 
 typedef struct plan_args {
-    char **files;
-    int nfiles;
+    cmd_list files;
     const char *workload, *scenarios, *shard, *report, *gates;
     const char *csv_dir;         /* --csv-dir: the CSV tables one per file */
-    const char **adds, **removes, **min_shapes, **prices;
-    int nadds, nremoves, nmin, nprices;
+    cmd_list adds, removes, min_shapes, prices;
     long max_nodes;
     bool strict, timings;
     report_format fmt;
@@ -142,23 +107,23 @@ static bool load_base(const plan_args *a, plan_objects *objs) {
         plan_objects_add_doc(objs, live, ext_kube_server_name(&a->kube));
         json_decref(live);
     }
-    for (int i = 0; i < a->nfiles; i++)
-        if (!plan_objects_load_path(objs, a->files[i], &e)) goto fail;
-    for (int i = 0; i < a->nremoves; i++) {
-        long n = plan_remove_nodes(objs, a->removes[i], &e);
+    for (size_t i = 0; i < a->files.n; i++)
+        if (!plan_objects_load_path(objs, a->files.v[i], &e)) goto fail;
+    for (size_t i = 0; i < a->removes.n; i++) {
+        long n = plan_remove_nodes(objs, a->removes.v[i], &e);
         if (n < 0) goto fail;
-        if (!n) fprintf(stderr, "dralloc plan: note: --remove-nodes %s matches no Node\n", a->removes[i]);
+        if (!n) fprintf(stderr, "dralloc plan: note: --remove-nodes %s matches no Node\n", a->removes.v[i]);
     }
-    for (int i = 0; i < a->nadds; i++) {
-        const char *colon = strrchr(a->adds[i], ':');
+    for (size_t i = 0; i < a->adds.n; i++) {
+        const char *colon = strrchr(a->adds.v[i], ':');
         long count;
         if (!colon) {
             fprintf(stderr, "dralloc plan: --add-nodes %s: want SHAPE.yaml:COUNT (how many copies of the shape)\n",
-                    a->adds[i]);
+                    a->adds.v[i]);
             goto usage;
         }
         if (!parse_long("--add-nodes SHAPE:COUNT", colon + 1, 0, &count)) goto usage;
-        char *path = xstrndup(a->adds[i], (size_t)(colon - a->adds[i]));
+        char *path = xstrndup(a->adds.v[i], (size_t)(colon - a->adds.v[i]));
         plan_objects shape;
         plan_objects_init(&shape);
         bool ok = plan_objects_load_path(&shape, path, &e) && plan_add_nodes(objs, &shape, count, 0, &e);
@@ -195,10 +160,10 @@ static const char *shape_name(const plan_objects *shape) {
 /* --price values, "NAME=X,NAME=Y" (several flags add up), for the shapes in their
  * order: every shape priced, every price a shape's. false with e set. */
 static bool resolve_prices(const plan_args *a, const plan_objects *shapes, double *out, err *e) {
-    bool *seen = xcalloc((size_t)a->nmin + 1, sizeof *seen);
+    bool *seen = xcalloc((size_t)a->min_shapes.n + 1, sizeof *seen);
     bool ok = true;
-    for (int f = 0; f < a->nprices && ok; f++) {
-        char *list = xstrdup(a->prices[f]), *save = NULL;
+    for (size_t f = 0; f < a->prices.n && ok; f++) {
+        char *list = xstrdup(a->prices.v[f]), *save = NULL;
         for (char *tok = strtok_r(list, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
             char *eq = strrchr(tok, '='), *end = NULL;
             if (!eq || eq == tok) {
@@ -214,13 +179,13 @@ static bool resolve_prices(const plan_args *a, const plan_objects *shapes, doubl
                 err_set(e, "--price %s: the price %s is not a number > 0", tok, eq + 1);
                 break;
             }
-            int k = 0;
-            while (k < a->nmin && strcmp(shape_name(&shapes[k]), tok)) k++;
-            if (k == a->nmin) {
+            size_t k = 0;
+            while (k < a->min_shapes.n && strcmp(shape_name(&shapes[k]), tok)) k++;
+            if (k == a->min_shapes.n) {
                 char names[1024];
                 size_t len = 0;
                 names[0] = '\0';
-                for (int j = 0; j < a->nmin && len < sizeof names; j++)
+                for (size_t j = 0; j < a->min_shapes.n && len < sizeof names; j++)
                     len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", j ? ", " : "", shape_name(&shapes[j]));
                 ok = false;
                 err_set(e, "--price %s: no --min-nodes shape is named %s (the shapes: %s)", tok, tok, names);
@@ -231,26 +196,26 @@ static bool resolve_prices(const plan_args *a, const plan_objects *shapes, doubl
         }
         free(list);
     }
-    for (int k = 0; k < a->nmin && ok; k++)
-        if (!seen[k]) ok = false, err_set(e, "--price: no price for shape %s (%s)", shape_name(&shapes[k]), a->min_shapes[k]);
+    for (size_t k = 0; k < a->min_shapes.n && ok; k++)
+        if (!seen[k]) ok = false, err_set(e, "--price: no price for shape %s (%s)", shape_name(&shapes[k]), a->min_shapes.v[k]);
     free(seen);
     return ok;
 }
 
 /* --min-nodes on a store holding the base and the workload file's objects. */
 static json_t *run_min_nodes(const plan_args *a, dra_store *st, const plan_workloads *w, err *e) {
-    plan_objects *shapes = xcalloc((size_t)a->nmin, sizeof *shapes);
-    double *prices = a->nprices ? xcalloc((size_t)a->nmin, sizeof *prices) : NULL;
+    plan_objects *shapes = xcalloc((size_t)a->min_shapes.n, sizeof *shapes);
+    double *prices = a->prices.n ? xcalloc((size_t)a->min_shapes.n, sizeof *prices) : NULL;
     json_t *out = NULL;
     bool ok = true;
-    for (int i = 0; i < a->nmin; i++) plan_objects_init(&shapes[i]);
-    for (int i = 0; i < a->nmin && ok; i++) {
-        ok = plan_objects_load_path(&shapes[i], a->min_shapes[i], e);
-        if (ok && !shape_name(&shapes[i])) ok = false, err_set(e, "--min-nodes %s: the node shape has no Node", a->min_shapes[i]);
+    for (size_t i = 0; i < a->min_shapes.n; i++) plan_objects_init(&shapes[i]);
+    for (size_t i = 0; i < a->min_shapes.n && ok; i++) {
+        ok = plan_objects_load_path(&shapes[i], a->min_shapes.v[i], e);
+        if (ok && !shape_name(&shapes[i])) ok = false, err_set(e, "--min-nodes %s: the node shape has no Node", a->min_shapes.v[i]);
     }
     if (ok && prices) ok = resolve_prices(a, shapes, prices, e);
-    if (ok) out = plan_min_nodes(st, shapes, (size_t)a->nmin, prices, w, &a->opts, a->max_nodes, e);
-    for (int i = 0; i < a->nmin; i++) plan_objects_free(&shapes[i]);
+    if (ok) out = plan_min_nodes(st, shapes, (size_t)a->min_shapes.n, prices, w, &a->opts, a->max_nodes, e);
+    for (size_t i = 0; i < a->min_shapes.n; i++) plan_objects_free(&shapes[i]);
     free(shapes);
     free(prices);
     return out;
@@ -262,7 +227,7 @@ static json_t *run_one(const plan_args *a, const plan_objects *base, const char 
     plan_workloads w = {.strict = a->strict, .warn = warn_stderr};
     json_t *out = NULL;
     if (plan_workloads_load(wfile, &w, &objs, e)) {
-        if (a->nmin) {
+        if (a->min_shapes.n) {
             dra_store *st = plan_store_new(&objs, &a->opts.features, e);
             if (st) out = run_min_nodes(a, st, &w, e);
             dra_store_free(st);
@@ -295,7 +260,7 @@ static json_t *run_direct(const plan_args *a, int *rc, plan_timings *tm, dra_sto
         json_decref(live);
         if (!live) *rc = 2, e.msg[0] = '\0';
     }
-    if (ok && a->nfiles) ok = dra_store_load_paths(st, (const char *const *)a->files, (size_t)a->nfiles, &e) != 0;
+    if (ok && a->files.n) ok = dra_store_load_paths(st, a->files.v, a->files.n, &e) != 0;
     if (ok) ok = plan_workloads_load(a->workload, &w, &wobjs, &e);
     if (ok) {
         /* the workload file's own objects (templates, claims), and a first snapshot for
@@ -314,7 +279,7 @@ static json_t *run_direct(const plan_args *a, int *rc, plan_timings *tm, dra_sto
         dra_snapshot *s = dra_store_acquire(st);
         bool local = dra_snapshot_slices_node_local(s);
         dra_snapshot_release(s);
-        out = a->nmin ? run_min_nodes(a, st, &w, &e) : plan_run_store(st, &w, &a->opts, local, &e);
+        out = a->min_shapes.n ? run_min_nodes(a, st, &w, &e) : plan_run_store(st, &w, &a->opts, local, &e);
         ok = out != NULL;
     }
     if (!ok && e.msg[0]) {
@@ -363,16 +328,16 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
     err de;
     err_clear(&de);
     bool dok = true;
-    for (int i = 0; i < a->nfiles && dok; i++) dok = plan_digest_path(&snap, a->files[i], &de);
+    for (size_t i = 0; i < a->files.n && dok; i++) dok = plan_digest_path(&snap, a->files.v[i], &de);
     if (dok && a->kube.used) {
         char *live = json_dumps(base->items, JSON_COMPACT | JSON_SORT_KEYS);
         snap = plan_digest_text(snap, live ? live : "", live ? strlen(live) : 0);
         free(live);
     }
-    for (int i = 0; i < a->nremoves && dok; i++) snap = plan_digest_text(snap, a->removes[i], strlen(a->removes[i]));
-    for (int i = 0; i < a->nadds && dok; i++) {
-        const char *colon = strrchr(a->adds[i], ':');
-        char *path = xstrndup(a->adds[i], colon ? (size_t)(colon - a->adds[i]) : strlen(a->adds[i]));
+    for (size_t i = 0; i < a->removes.n && dok; i++) snap = plan_digest_text(snap, a->removes.v[i], strlen(a->removes.v[i]));
+    for (size_t i = 0; i < a->adds.n && dok; i++) {
+        const char *colon = strrchr(a->adds.v[i], ':');
+        char *path = xstrndup(a->adds.v[i], colon ? (size_t)(colon - a->adds.v[i]) : strlen(a->adds.v[i]));
         dok = plan_digest_path(&snap, path, &de);
         snap = plan_digest_text(snap, colon ? colon : "", colon ? strlen(colon) : 0);
         free(path);
@@ -388,10 +353,10 @@ static json_t *run_scenarios(const plan_args *a, const plan_objects *base, int *
     char opts[1024];
     snprintf(opts, sizeof opts, "score=%d seed=%d/%llu headroom=%ld choice=%d gates=%s min=%d max=%ld", (int)a->opts.score,
              (int)a->opts.seeded, (unsigned long long)a->opts.seed, a->opts.headroom_max, (int)a->opts.device_choice,
-             a->gates ? a->gates : "", a->nmin, a->max_nodes);
+             a->gates ? a->gates : "", (int)a->min_shapes.n, a->max_nodes);
     set = plan_digest_text(set, opts, strlen(opts));
-    for (int i = 0; i < a->nmin && dok; i++) dok = plan_digest_path(&set, a->min_shapes[i], &de);
-    for (int i = 0; i < a->nprices; i++) set = plan_digest_text(set, a->prices[i], strlen(a->prices[i]));
+    for (size_t i = 0; i < a->min_shapes.n && dok; i++) dok = plan_digest_path(&set, a->min_shapes.v[i], &de);
+    for (size_t i = 0; i < a->prices.n; i++) set = plan_digest_text(set, a->prices.v[i], strlen(a->prices.v[i]));
     if (!dok) {
         char buf[2048];
         fprintf(stderr, "dralloc plan: %s\n", err_format(&de, buf, sizeof buf));
@@ -487,30 +452,57 @@ static void writer_join(plan_writer *w) {
     w->threaded = false;
 }
 
-static int run_merge(int argc, char **argv) {
-    report_format fmt = REPORT_JSON;
-    json_t **docs = xcalloc((size_t)argc + 1, sizeof *docs);
-    const char **names = xcalloc((size_t)argc + 1, sizeof *names);
-    size_t n = 0;
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            if (!report_format_parse(argv[++i], &fmt)) {
-                fprintf(stderr, "dralloc plan merge: -o %s: want table, json or csv\n", argv[i]);
-                rc = 2;
-            }
-            continue;
-        }
-        json_error_t je;
-        if (!(docs[n] = json_load_file(argv[i], 0, &je))) {
-            fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", argv[i], je.line, je.text);
-            rc = 2;
-        } else {
-            names[n++] = argv[i];
-        }
+/* `plan merge`: the shards' outputs, each a word, and -o. */
+typedef struct merge_args {
+    report_format fmt;
+    json_t **docs;
+    const char **names;
+    size_t n;
+} merge_args;
+
+static int merge_word(void *opts, const char *w) {
+    merge_args *m = opts;
+    json_error_t je;
+    if (!(m->docs[m->n] = json_load_file(w, 0, &je))) {
+        fprintf(stderr, "dralloc plan merge: %s: line %d: %s\n", w, je.line, je.text);
+        return CMD_PARSE_ERROR;
     }
+    m->names[m->n++] = w;
+    return CMD_PARSE_OK;
+}
+
+static int read_merge_format(const cmd_flag_use *u) {
+    if (report_format_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc plan merge: %s %s: want table, json or csv\n", u->as, u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static void merge_usage(FILE *f) { fprintf(f, "usage: dralloc plan merge A.json B.json... [-o table|json|csv]\n"); }
+
+static const cmd_flag merge_flags[] = {
+    {.name = "--output", .shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(merge_args, fmt), .fn = read_merge_format},
+};
+
+static const cmd_flags merge_spec = {
+    .prog = "dralloc plan merge",
+    .flags = merge_flags,
+    .nflags = sizeof merge_flags / sizeof merge_flags[0],
+    .word = merge_word,
+    .unknown = "dralloc plan merge: unexpected argument %s\n",
+    .missing = "dralloc plan merge: %s needs a value\n",
+    .usage = merge_usage,
+};
+
+static int run_merge(int argc, char **argv) {
+    merge_args m = {.fmt = REPORT_JSON, .docs = xcalloc((size_t)argc + 1, sizeof *m.docs),
+                    .names = xcalloc((size_t)argc + 1, sizeof *m.names)};
+    int rc = cmd_flags_parse(&merge_spec, argc, argv, &m);
+    json_t **docs = m.docs;
+    const char **names = m.names;
+    size_t n = m.n;
+    report_format fmt = m.fmt;
     if (!rc && !n) {
-        fprintf(stderr, "usage: dralloc plan merge A.json B.json... [-o table|json|csv]\n");
+        merge_usage(stderr);
         rc = 2;
     }
     if (!rc) {
@@ -528,168 +520,190 @@ static int run_merge(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
     free(names);
+    return rc < 0 ? 0 : rc;
+}
+
+/* ---- the command: options read (plan_parse), the run wired (progress, timings), then
+ * run on the snapshot as it is (plan_direct) or on a what-if's objects (plan_whatif) --- */
+
+static int read_format(const cmd_flag_use *u) {
+    if (report_format_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc plan: %s %s: want table, json or csv\n", u->as, u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static int read_score(const cmd_flag_use *u) {
+    dra_score_mode *m = u->field;
+    if (dra_score_mode_parse(u->value, m) && *m != DRA_SCORE_NONE) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc plan: --score %s: want binpack or spread\n", u->value);
+    return CMD_PARSE_ERROR;
+}
+
+static int read_choice(const cmd_flag_use *u) {
+    if (dra_device_choice_parse(u->value, u->field)) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc plan: --device-choice %s: want first-fit or best-fit\n", u->value);
+    return CMD_PARSE_ERROR;
+}
+
+/* --headroom-max, --max-nodes: an integer >= 0 */
+static int read_long(const cmd_flag_use *u) { return parse_long(u->as, u->value, 0, u->field) ? CMD_PARSE_OK : CMD_PARSE_ERROR; }
+
+static int read_seed(const cmd_flag_use *u) {
+    plan_opts *o = u->field;
+    long s = 0;
+    if (!parse_long(u->as, u->value, 0, &s)) return CMD_PARSE_ERROR;
+    o->seeded = true;
+    o->seed = (uint64_t)s;
+    return CMD_PARSE_OK;
+}
+
+static void usage(FILE *f);
+
+static const cmd_flag plan_flags[] = {
+    {.name = "--filename", .shorthand = "-f", .kind = CMD_PATHS, .off = offsetof(plan_args, files)},
+    CMD_KUBE_ROWS(offsetof(plan_args, kube)),
+    {.name = "--workload", .kind = CMD_STRING, .off = offsetof(plan_args, workload)},
+    {.name = "--scenarios", .kind = CMD_STRING, .off = offsetof(plan_args, scenarios)},
+    {.name = "--shard", .kind = CMD_STRING, .off = offsetof(plan_args, shard)},
+    {.name = "--report", .kind = CMD_STRING, .off = offsetof(plan_args, report)},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(plan_args, fmt), .fn = read_format},
+    {.name = "--score", .kind = CMD_FUNC, .off = offsetof(plan_args, opts.score), .fn = read_score},
+    {.name = "--seed", .kind = CMD_FUNC, .off = offsetof(plan_args, opts), .fn = read_seed},
+    {.name = "--headroom-max", .kind = CMD_FUNC, .off = offsetof(plan_args, opts.headroom_max), .fn = read_long,
+     .label = "--headroom-max N", .help = "bound on the extra replicas counted per workload (default 1000; 0: off)"},
+    {.name = "--device-choice", .kind = CMD_FUNC, .off = offsetof(plan_args, opts.device_choice), .fn = read_choice,
+     .help = "the devices a replica gets on its node: first-fit (default, as kube-scheduler)\n"
+             "or best-fit (the allocation leaving the node least fragmented)"},
+    {.name = "--add-nodes", .kind = CMD_LIST, .off = offsetof(plan_args, adds),
+     .help = "COUNT copies of the Node (and its ResourceSlices) in SHAPE.yaml"},
+    {.name = "--remove-nodes", .kind = CMD_LIST, .off = offsetof(plan_args, removes),
+     .help = "drop the Nodes a label selector matches (kubectl -l: k=v, k!=v, k in (a,b),\n"
+             "k notin (a,b), k, !k; comma-joined) and their node-local ResourceSlices"},
+    {.name = "--min-nodes", .kind = CMD_LIST, .off = offsetof(plan_args, min_shapes),
+     .help = "the fewest copies of SHAPE.yaml (<= --max-nodes, 1024) for each workload on its own\n"
+             "and for all of them, under binpack and spread scoring; a workload no count helps\n"
+             "is named with its cause and left out of the count. Once per shape; a shape is\n"
+             "named by its Node"},
+    {.name = "--max-nodes", .kind = CMD_FUNC, .off = offsetof(plan_args, max_nodes), .fn = read_long},
+    {.name = "--price", .kind = CMD_LIST, .off = offsetof(plan_args, prices),
+     .help = "SHAPE=X,...: the price of a node of each shape: the cheapest mix of the shapes\n"
+             "that places every workload some shape helps (binpack scoring), what to buy"},
+    {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(plan_args, gates)},
+    {.name = "--strict", .kind = CMD_BOOL, .off = offsetof(plan_args, strict),
+     .help = "an unknown field in the workload file (its pod templates' included) is an error\n"
+             "(else a warning); a value of the wrong type always is"},
+    {.name = "--csv-dir", .kind = CMD_STRING, .off = offsetof(plan_args, csv_dir), .label = "--csv-dir DIR",
+     .help = "also write the CSV tables one per file: DIR/workloads.csv, placements.csv,\n"
+             "nodes.csv, classes.csv (-o csv prints them one after another)"},
+    {.name = "--timings", .kind = CMD_BOOL, .off = offsetof(plan_args, timings),
+     .help = "how long loading, planning and rendering took, on stderr"},
+};
+
+static const cmd_flags plan_spec = {
+    .prog = "dralloc plan",
+    .flags = plan_flags,
+    .nflags = sizeof plan_flags / sizeof plan_flags[0],
+    .unknown = "dralloc plan: unexpected argument %s\n",
+    .missing = "dralloc plan: %s needs a value\n",
+    .usage = usage,
+    .usage_after_unknown = true,
+    .help_width = 17,
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dralloc plan -f SNAPSHOT... (--workload FILE | --scenarios DIR [--shard i/N])\n"
+            "                    [-o table|json|csv] [--csv-dir DIR] [--report FILE.html] [--score binpack|spread] [--seed N]\n"
+            "                    [--device-choice first-fit|best-fit]\n"
+            "                    [--headroom-max N] [--add-nodes SHAPE.yaml:COUNT]... [--remove-nodes SELECTOR]...\n"
+            "                    [--min-nodes SHAPE.yaml]... [--max-nodes N] [--price SHAPE=X,...]\n"
+            "                    [--feature-gates A=true,...] [--strict] [--timings]\n"
+            "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
+            "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
+            "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
+            "Places each workload's replicas (<workload>-<i>) one by one as kube-scheduler would: every node\n"
+            "tried, the best score wins (ties by node name, or shuffled by --seed), the winner committed.\n"
+            "The workload file (YAML or JSON) holds {\"workloads\": [{name, replicas, template, gang?}]}\n"
+            "and may carry more objects (ResourceClaimTemplates, ...), in other documents or \"objects\".\n");
+    cmd_flags_help(f, &plan_spec);
+}
+
+/* The options read and checked: CMD_PARSE_OK, CMD_PARSE_HELP (exit 0) or 2 (said why). */
+static int plan_parse(plan_args *a, int argc, char **argv) {
+    int rc = cmd_flags_parse(&plan_spec, argc, argv, a);
+    if (rc) return rc;
+    if ((!a->files.n && !a->kube.used) || !!a->workload == !!a->scenarios) {
+        usage(stderr);
+        return 2;
+    }
+    /* --context alone (kubectl's habit): the kubeconfig kubectl would read */
+    if (a->kube.used) cmd_kube_default(&a->kube);
+    if (a->prices.n && !a->min_shapes.n) {
+        fprintf(stderr, "dralloc plan: --price prices the --min-nodes shapes: give them\n");
+        return 2;
+    }
+    if (a->shard && !a->scenarios) {
+        fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
+        return 2;
+    }
+    if (a->gates) {
+        err e;
+        err_clear(&e);
+        if (!dra_features_parse(&a->opts.features, a->gates, &e)) {
+            fprintf(stderr, "dralloc plan: --feature-gates: %s\n", e.msg);
+            return 2;
+        }
+    }
+    return CMD_PARSE_OK;
+}
+
+/* The snapshot as it is: the store built by the engine's loader, the plan printed on a
+ * second thread while this one frees the store. */
+static int plan_direct(plan_args *a, plan_timings *tm, uint64_t t0) {
+    int rc = 0;
+    uint64_t t1 = now_ns();
+    dra_store *st = NULL;
+    json_t *out = run_direct(a, &rc, tm, &st);
+    uint64_t t2 = now_ns();
+    plan_writer pw = {.a = a, .out = out};
+    if (out) writer_start(&pw);
+    uint64_t tf = now_ns();
+    dra_store_free(st);
+    tm->free_ns = now_ns() - tf;
+    if (out) {
+        writer_join(&pw);
+        if (pw.rc) rc = pw.rc;
+        json_decref(out);
+    } else if (!rc) {
+        rc = 2;
+    }
+    if (a->timings && !rc)
+        fprintf(stderr, "dralloc plan: timings: load %.3f s (files read and store built by the engine); plan %.3f s "
+                        "(placing %.3f, accounting %.3f, other %.3f); output %.3f s, the store freed beside it in "
+                        "%.3f s; %.3f s in all\n",
+                (double)tm->store_ns / 1e9, (double)(t2 - t1 - tm->store_ns) / 1e9, (double)tm->place_ns / 1e9,
+                (double)tm->account_ns / 1e9, (double)(t2 - t1 - tm->store_ns - tm->place_ns - tm->account_ns) / 1e9,
+                (double)pw.ns / 1e9, (double)tm->free_ns / 1e9, (double)(now_ns() - t0) / 1e9);
+    if (a->timings && !rc && a->min_shapes.n)
+        fprintf(stderr, "dralloc plan: timings: --min-nodes ran %zu probe simulations beside the plan printed\n",
+                tm->probes);
     return rc;
 }
 
-int cmd_plan(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "merge")) return run_merge(argc - 1, argv + 1);
-    plan_args a = {.max_nodes = 1024, .fmt = REPORT_TABLE};
-    plan_opts_default(&a.opts);
-    a.files = xcalloc((size_t)argc + 1, sizeof *a.files);
-    a.adds = xcalloc((size_t)argc + 1, sizeof *a.adds);
-    a.removes = xcalloc((size_t)argc + 1, sizeof *a.removes);
-    a.min_shapes = xcalloc((size_t)argc + 1, sizeof *a.min_shapes);
-    a.prices = xcalloc((size_t)argc + 1, sizeof *a.prices);
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = v != NULL;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            rc = -1;
-            usage(stdout);
-        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
-            a.files[a.nfiles++] = argv[++i];
-            while (i + 1 < argc && argv[i + 1][0] != '-') a.files[a.nfiles++] = argv[++i];
-        } else if (cmd_kube_flag(argc, argv, &i, &a.kube)) {
-        } else if (!strcmp(o, "--workload") && takes) {
-            a.workload = argv[++i];
-        } else if (!strcmp(o, "--scenarios") && takes) {
-            a.scenarios = argv[++i];
-        } else if (!strcmp(o, "--shard") && takes) {
-            a.shard = argv[++i];
-        } else if (!strcmp(o, "--report") && takes) {
-            a.report = argv[++i];
-        } else if (!strcmp(o, "--csv-dir") && takes) {
-            a.csv_dir = argv[++i];
-        } else if (!strcmp(o, "-o") && takes) {
-            if (!report_format_parse(argv[++i], &a.fmt)) {
-                fprintf(stderr, "dralloc plan: -o %s: want table, json or csv\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(o, "--score") && takes) {
-            if (!dra_score_mode_parse(argv[++i], &a.opts.score) || a.opts.score == DRA_SCORE_NONE) {
-                fprintf(stderr, "dralloc plan: --score %s: want binpack or spread\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(o, "--device-choice") && takes) {
-            if (!dra_device_choice_parse(argv[++i], &a.opts.device_choice)) {
-                fprintf(stderr, "dralloc plan: --device-choice %s: want first-fit or best-fit\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(o, "--seed") && takes) {
-            long s = 0;
-            if (!parse_long(o, argv[++i], 0, &s)) rc = 2;
-            a.opts.seeded = true;
-            a.opts.seed = (uint64_t)s;
-        } else if (!strcmp(o, "--headroom-max") && takes) {
-            if (!parse_long(o, argv[++i], 0, &a.opts.headroom_max)) rc = 2;
-        } else if (!strcmp(o, "--max-nodes") && takes) {
-            if (!parse_long(o, argv[++i], 0, &a.max_nodes)) rc = 2;
-        } else if (!strcmp(o, "--add-nodes") && takes) {
-            a.adds[a.nadds++] = argv[++i];
-        } else if (!strcmp(o, "--remove-nodes") && takes) {
-            a.removes[a.nremoves++] = argv[++i];
-        } else if (!strcmp(o, "--min-nodes") && takes) {
-            a.min_shapes[a.nmin++] = argv[++i];
-        } else if (!strcmp(o, "--price") && takes) {
-            a.prices[a.nprices++] = argv[++i];
-        } else if (!strncmp(o, "--price=", 8)) {
-            a.prices[a.nprices++] = o + 8;
-        } else if (!strcmp(o, "--feature-gates") && takes) {
-            a.gates = argv[++i];
-        } else if (!strncmp(o, "--feature-gates=", 16)) {
-            a.gates = o + 16;
-        } else if (!strcmp(o, "--strict")) {
-            a.strict = true;
-        } else if (!strcmp(o, "--timings")) {
-            a.timings = true;
-        } else if (!strcmp(o, "--add-nodes") || !strcmp(o, "--remove-nodes") || !strcmp(o, "--min-nodes") ||
-                   !strcmp(o, "--price") ||
-                   !strcmp(o, "--workload") || !strcmp(o, "--scenarios") || !strcmp(o, "--report") ||
-                   !strcmp(o, "--csv-dir")) {
-            fprintf(stderr, "dralloc plan: %s needs a value\n", o);
-            rc = 2;
-        } else {
-            fprintf(stderr, "dralloc plan: unexpected argument %s\n", o);
-            rc = usage(stderr);
-        }
-    }
-    if (!rc && ((!a.nfiles && !a.kube.used) || !!a.workload == !!a.scenarios)) rc = usage(stderr);
-    /* --context alone (kubectl's habit): the kubeconfig kubectl would read */
-    if (!rc && a.kube.used) cmd_kube_default(&a.kube);
-    if (!rc && a.nprices && !a.nmin) {
-        fprintf(stderr, "dralloc plan: --price prices the --min-nodes shapes: give them\n");
-        rc = 2;
-    }
-    if (!rc && a.shard && !a.scenarios) {
-        fprintf(stderr, "dralloc plan: --shard needs --scenarios\n");
-        rc = 2;
-    }
-    if (!rc && a.gates) {
-        err e;
-        err_clear(&e);
-        if (!dra_features_parse(&a.opts.features, a.gates, &e)) {
-            fprintf(stderr, "dralloc plan: --feature-gates: %s\n", e.msg);
-            rc = 2;
-        }
-    }
-    /* tables, CSV and the report show no single counter: only JSON carries them all */
-    a.opts.no_counters = a.fmt != REPORT_JSON;
-    progress_state ps = {.start_ns = now_ns()};
-    if (isatty(STDERR_FILENO)) {
-        a.opts.progress = progress_cb;
-        a.opts.progress_arg = &ps;
-    }
+/* What-ifs and scenario sets: the objects kept as JSON, edited, then planned. */
+static int plan_whatif(plan_args *a, plan_timings *tm, uint64_t t0) {
     plan_objects base = {0};
-    plan_timings tm = {0};
-    a.opts.timings = &tm;
-    uint64_t t0 = now_ns();
-    /* what-ifs edit the objects before a store is built: only they keep them as JSON */
-    bool direct = !a.scenarios && !a.nadds && !a.nremoves;
-    if (!rc && direct) {
-        uint64_t t1 = now_ns();
-        dra_store *st = NULL;
-        json_t *out = run_direct(&a, &rc, &tm, &st);
-        uint64_t t2 = now_ns();
-        plan_writer pw = {.a = &a, .out = out};
-        if (out) writer_start(&pw);
-        uint64_t tf = now_ns();
-        dra_store_free(st);
-        tm.free_ns = now_ns() - tf;
-        if (out) {
-            writer_join(&pw);
-            if (pw.rc) rc = pw.rc;
-            json_decref(out);
-        } else if (!rc) {
-            rc = 2;
-        }
-        if (a.timings && !rc)
-            fprintf(stderr, "dralloc plan: timings: load %.3f s (files read and store built by the engine); plan %.3f s "
-                            "(placing %.3f, accounting %.3f, other %.3f); output %.3f s, the store freed beside it in "
-                            "%.3f s; %.3f s in all\n",
-                    (double)tm.store_ns / 1e9, (double)(t2 - t1 - tm.store_ns) / 1e9, (double)tm.place_ns / 1e9,
-                    (double)tm.account_ns / 1e9, (double)(t2 - t1 - tm.store_ns - tm.place_ns - tm.account_ns) / 1e9,
-                    (double)pw.ns / 1e9, (double)tm.free_ns / 1e9, (double)(now_ns() - t0) / 1e9);
-        if (a.timings && !rc && a.nmin)
-            fprintf(stderr, "dralloc plan: timings: --min-nodes ran %zu probe simulations beside the plan printed\n",
-                    tm.probes);
-        free(a.files);
-        free(a.adds);
-        free(a.removes);
-        free(a.min_shapes);
-        free(a.prices);
-        return rc;
-    }
-    if (!rc && !load_base(&a, &base)) rc = 2;
+    int rc = 0;
+    if (!load_base(a, &base)) rc = 2;
     uint64_t t1 = now_ns(), t2 = t1;
     if (!rc) {
         json_t *out;
-        if (a.scenarios) {
-            out = run_scenarios(&a, &base, &rc);
+        if (a->scenarios) {
+            out = run_scenarios(a, &base, &rc);
         } else {
             err e;
             err_clear(&e);
-            out = run_one(&a, &base, a.workload, &e);
+            out = run_one(a, &base, a->workload, &e);
             if (!out) {
                 print_err(&e);
                 rc = 2;
@@ -697,22 +711,41 @@ int cmd_plan(int argc, char **argv) {
         }
         t2 = now_ns();
         if (out) {
-            int erc = emit(&a, out);
+            int erc = emit(a, out);
             if (erc) rc = erc;
             json_decref(out);
         }
         plan_objects_free(&base);
     }
-    if (a.timings && !rc)
+    if (a->timings && !rc)
         fprintf(stderr, "dralloc plan: timings: load %.3f s (files read %.3f, store built %.3f); plan %.3f s (placing "
                         "%.3f, accounting %.3f, other %.3f); output %.3f s\n",
-                (double)(t1 - t0 + tm.store_ns) / 1e9, (double)(t1 - t0) / 1e9, (double)tm.store_ns / 1e9,
-                (double)(t2 - t1 - tm.store_ns) / 1e9, (double)tm.place_ns / 1e9, (double)tm.account_ns / 1e9,
-                (double)(t2 - t1 - tm.store_ns - tm.place_ns - tm.account_ns) / 1e9, (double)(now_ns() - t2) / 1e9);
-    free(a.files);
-    free(a.adds);
-    free(a.removes);
-    free(a.min_shapes);
-    free(a.prices);
+                (double)(t1 - t0 + tm->store_ns) / 1e9, (double)(t1 - t0) / 1e9, (double)tm->store_ns / 1e9,
+                (double)(t2 - t1 - tm->store_ns) / 1e9, (double)tm->place_ns / 1e9, (double)tm->account_ns / 1e9,
+                (double)(t2 - t1 - tm->store_ns - tm->place_ns - tm->account_ns) / 1e9, (double)(now_ns() - t2) / 1e9);
+    return rc;
+}
+
+int cmd_plan(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "merge")) return run_merge(argc - 1, argv + 1);
+    plan_args a = {.max_nodes = 1024, .fmt = REPORT_TABLE};
+    plan_opts_default(&a.opts);
+    int rc = plan_parse(&a, argc, argv);
+    if (rc == CMD_PARSE_OK) {
+        /* tables, CSV and the report show no single counter: only JSON carries them all */
+        a.opts.no_counters = a.fmt != REPORT_JSON;
+        progress_state ps = {.start_ns = now_ns()};
+        if (isatty(STDERR_FILENO)) {
+            a.opts.progress = progress_cb;
+            a.opts.progress_arg = &ps;
+        }
+        plan_timings tm = {0};
+        a.opts.timings = &tm;
+        uint64_t t0 = now_ns();
+        /* what-ifs edit the objects before a store is built: only they keep them as JSON */
+        bool direct = !a.scenarios && !a.adds.n && !a.removes.n;
+        rc = direct ? plan_direct(&a, &tm, t0) : plan_whatif(&a, &tm, t0);
+    }
+    cmd_flags_free(&plan_spec, &a);
     return rc < 0 ? 0 : rc;
 }

@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "cmd/kube_input.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +27,6 @@
 #include "planner/planner.h"
 
 enum { WHY_CLOSEST = 3, WHY_FIT_LISTED = 10 };
-
-static int usage(FILE *f) {
-    fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
-               "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
-               "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
-               "       kubectl dra why -A   (every pending pod with DRA claims or DRA extended resources, in every\n"
-               "                            namespace: one line each, its fit or its count by cause)\n\n"
-               "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
-               "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
-               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
-    return f == stdout ? 0 : 2;
-}
 
 /* A pod kube-scheduler still has to place: no node, not finished, not being deleted,
  * and using DRA (claims in spec.resourceClaims, or a container limit kube-scheduler
@@ -316,59 +305,81 @@ static int why_all(const char **files, size_t nfiles, cmd_kube_flags *kube, cons
     return rc;
 }
 
+typedef struct why_opts {
+    cmd_list files;
+    const char *target, *ns, *gates, *output;
+    bool all_ns;
+    cmd_kube_flags kube;
+} why_opts;
+
+static int read_output(const cmd_flag_use *u) {
+    if (!strcmp(u->value, "json") || !strcmp(u->value, "text")) return CMD_PARSE_OK;
+    fprintf(stderr, "dralloc why: %s %s: want text or json\n", u->as, u->value);
+    return CMD_PARSE_ERROR;
+}
+
+/* NAMESPACE/POD: one */
+static int why_word(void *opts, const char *w) {
+    why_opts *o = opts;
+    if (o->target || !strcmp(w, "-")) return CMD_PARSE_UNKNOWN;
+    o->target = w;
+    return CMD_PARSE_OK;
+}
+
+static void usage(FILE *f);
+
+static const cmd_flag why_flags[] = {
+    /* one file a flag, as kubectl takes it: the pod's name may follow */
+    {.name = "--filename", .shorthand = "-f", .kind = CMD_LIST, .off = offsetof(why_opts, files)},
+    {.name = "--all-namespaces", .shorthand = "-A", .kind = CMD_BOOL, .off = offsetof(why_opts, all_ns)},
+    {.name = "--namespace", .shorthand = "-n", .kind = CMD_STRING, .off = offsetof(why_opts, ns)},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_STRING, .off = offsetof(why_opts, output), .fn = read_output},
+    CMD_KUBE_ROWS(offsetof(why_opts, kube)),
+    {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(why_opts, gates)},
+};
+
+static const cmd_flags why_spec = {
+    .prog = "dralloc why",
+    .flags = why_flags,
+    .nflags = sizeof why_flags / sizeof why_flags[0],
+    .word = why_word,
+    .unknown = "dralloc why: unexpected argument %s\n",
+    .missing = "dralloc why: %s needs a value\n",
+    .usage = usage,
+    .usage_after_unknown = true,
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
+               "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
+               "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
+               "       kubectl dra why -A   (every pending pod with DRA claims or DRA extended resources, in every\n"
+               "                            namespace: one line each, its fit or its count by cause)\n\n"
+               "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
+               "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
+               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
+}
+
 int cmd_why(int argc, char **argv) {
-    const char **files = xcalloc((size_t)argc + 1, sizeof *files);
-    size_t nfiles = 0;
-    const char *target = NULL, *ns_flag = NULL, *gates = NULL;
-    bool as_json = false, all_ns = false;
-    cmd_kube_flags kube = {0};
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        const char *o = argv[i];
-        bool takes = i + 1 < argc;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            usage(stdout);
-            rc = -1;
-        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
-            /* one file a flag, as kubectl takes it: the pod's name may follow */
-            files[nfiles++] = argv[++i];
-        } else if (!strcmp(o, "-A") || !strcmp(o, "--all-namespaces")) {
-            all_ns = true;
-        } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
-            ns_flag = argv[++i];
-        } else if (!strncmp(o, "--namespace=", 12)) {
-            ns_flag = o + 12;
-        } else if (!strcmp(o, "-o") && takes) {
-            const char *v = argv[++i];
-            if (strcmp(v, "json") && strcmp(v, "text")) {
-                fprintf(stderr, "dralloc why: -o %s: want text or json\n", v);
-                rc = 2;
-            }
-            as_json = !strcmp(v, "json");
-        } else if (cmd_kube_flag(argc, argv, &i, &kube)) {
-        } else if (!strcmp(o, "--feature-gates") && takes) {
-            gates = argv[++i];
-        } else if (!strncmp(o, "--feature-gates=", 16)) {
-            gates = o + 16;
-        } else if (o[0] != '-' && !target) {
-            target = o;
-        } else {
-            fprintf(stderr, "dralloc why: unexpected argument %s\n", o);
-            rc = usage(stderr);
-        }
-    }
+    why_opts a = {0};
+    int rc = cmd_flags_parse(&why_spec, argc, argv, &a);
+    const char **files = a.files.v, *target = a.target, *ns_flag = a.ns, *gates = a.gates;
+    size_t nfiles = a.files.n;
+    bool as_json = a.output && !strcmp(a.output, "json"), all_ns = a.all_ns;
+    cmd_kube_flags kube = a.kube;
     if (!rc && all_ns && target) {
         fprintf(stderr, "dralloc why: -A lists every pending pod: give it without a pod\n");
         rc = 2;
     }
     if (!rc && !target && !all_ns) {
         fprintf(stderr, "dralloc why: which pod? give NAMESPACE/POD (or POD with -n NAMESPACE, or -A for every pending pod)\n");
-        rc = usage(stderr);
+        usage(stderr);
+        rc = 2;
     }
     if (!rc && all_ns) {
         if (!nfiles) cmd_kube_default(&kube);
         rc = why_all(files, nfiles, &kube, gates, as_json);
-        free(files);
+        cmd_flags_free(&why_spec, &a);
         return rc;
     }
     /* without -f: the cluster, found as kubectl finds it */
@@ -446,6 +457,6 @@ int cmd_why(int argc, char **argv) {
     }
     json_decref(pod);
     plan_objects_free(&objs);
-    free(files);
+    cmd_flags_free(&why_spec, &a);
     return rc < 0 ? 0 : rc;
 }
