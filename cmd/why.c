@@ -16,6 +16,7 @@
 #include "cmd/commands.h"
 #include "report/report.h"
 #include "cmd/kube_input.h"
+#include "cmd/why_room.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,15 @@ static int usage(FILE *f) {
     fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
                "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
                "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
+               "       dralloc why NAMESPACE/POD --make-room [--allow-pdb-violations] [...]\n"
                "       kubectl dra why -A   (every pending pod with DRA claims or DRA extended resources, in every\n"
                "                            namespace: one line each, its fit or its count by cause)\n\n"
                "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
                "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
-               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
+               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n"
+               "--make-room: the cheapest lower-priority pods to evict so that it fits (its whole PodGroup),\n"
+               "best node first, in kube-scheduler's order of preemption candidates; pods whose eviction would\n"
+               "violate a PodDisruptionBudget only with --allow-pdb-violations. Exit 0: some node; 1: none.\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -320,7 +325,7 @@ int cmd_why(int argc, char **argv) {
     const char **files = xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     const char *target = NULL, *ns_flag = NULL, *gates = NULL;
-    bool as_json = false, all_ns = false;
+    bool as_json = false, all_ns = false, make_room = false, allow_pdb = false;
     cmd_kube_flags kube = {0};
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -332,6 +337,10 @@ int cmd_why(int argc, char **argv) {
         } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
             /* one file a flag, as kubectl takes it: the pod's name may follow */
             files[nfiles++] = argv[++i];
+        } else if (!strcmp(o, "--make-room")) {
+            make_room = true;
+        } else if (!strcmp(o, "--allow-pdb-violations")) {
+            allow_pdb = true;
         } else if (!strcmp(o, "-A") || !strcmp(o, "--all-namespaces")) {
             all_ns = true;
         } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
@@ -359,6 +368,11 @@ int cmd_why(int argc, char **argv) {
     }
     if (!rc && all_ns && target) {
         fprintf(stderr, "dralloc why: -A lists every pending pod: give it without a pod\n");
+        rc = 2;
+    }
+    if (!rc && (make_room ? all_ns : allow_pdb)) {
+        fprintf(stderr, "dralloc why: %s\n", make_room ? "--make-room is for one pod: give NAMESPACE/POD without -A"
+                                                       : "--allow-pdb-violations goes with --make-room");
         rc = 2;
     }
     if (!rc && !target && !all_ns) {
@@ -432,6 +446,9 @@ int cmd_why(int argc, char **argv) {
             char buf[2048];
             fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
             rc = 2;
+        } else if (make_room) {
+            rc = cmd_why_make_room(st, objs.items, ns, name, allow_pdb, as_json);
+            dra_store_free(st);
         } else {
             json_t *out = decide(st, pod, id, &rc);
             if (out && as_json) {

@@ -657,3 +657,14 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     }
     arena_free(&a);
 }
+
+/* ---- making room (preempt_search.c) ----------------------------------------------------------- */
+
+void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *delta,
+                        dra_alloc_ctx *x, arena *a, const char *node, dra_fit *out, dra_podnode *kept) {
+    /* a victim search asks "fits or not" many times: no second search to tell
+     * unresolvable from unschedulable (plan's overlay skips it too) */
+    dra_pod_request view = *pr;
+    view.pp.classify = false;
+    fit_core(&view, st, delta, x, a, node, NULL, DRA_SCORE_NONE, 0, out, kept, NULL);
+}

@@ -1,0 +1,85 @@
+/* why_room.c — `dralloc why NS/POD --make-room [--allow-pdb-violations] [-o json]`:
+ * for a pending pod (its whole PodGroup when it has one), the cheapest set of
+ * lower-priority pods whose eviction lets it fit, on the best few nodes, in
+ * kube-scheduler's order of preemption candidates (engine/preempt.h). JSON:
+ *   {"pod": "ns/name", "fits": false, "candidates": [{"node", "victims": [{"namespace",
+ *    "name", "priority"}], "pdbViolations", "devices": [{"request", "driver", "pool",
+ *    "device"}]}]}
+ * best first. Exit 0: some candidate (or the pod fits as things are); 1: none; 2: an
+ * error (the pod not found or not pending, a PriorityClass that does not exist). */
+#include "cmd/why_room.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_text(FILE *f, const json_t *out) {
+    const char *pod = json_string_value(json_object_get(out, "pod"));
+    const json_t *cands = json_object_get(out, "candidates");
+    const char *group = json_string_value(json_object_get(out, "podGroup"));
+    long long prio = (long long)json_integer_value(json_object_get(out, "priority"));
+    if (json_is_true(json_object_get(out, "fits"))) {
+        fprintf(f, "pod %s (priority %lld) fits without evicting anything, on:", pod, prio);
+        size_t i;
+        json_t *c;
+        json_array_foreach(cands, i, c) fprintf(f, " %s", json_string_value(json_object_get(c, "node")));
+        fputc('\n', f);
+        return;
+    }
+    if (!json_array_size(cands)) {
+        const char *why = json_string_value(json_object_get(out, "reason"));
+        fprintf(f, "pod %s (priority %lld): no room can be made%s%s\n", pod, prio, why ? ": " : "", why ? why : "");
+        return;
+    }
+    if (group) fprintf(f, "pod %s (priority %lld) and its PodGroup %s fit with these evictions, member by member:\n", pod, prio, group);
+    else fprintf(f, "pod %s (priority %lld) fits once these pods are evicted (best node first):\n", pod, prio);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cands, i, c) {
+        const json_t *v = json_object_get(c, "victims");
+        const char *member = json_string_value(json_object_get(c, "pod"));
+        fprintf(f, "  %s%s%s: %zu victim(s), %lld PDB violation(s)%s\n", member ? member : "", member ? " on " : "",
+                json_string_value(json_object_get(c, "node")), json_array_size(v),
+                (long long)json_integer_value(json_object_get(c, "pdbViolations")),
+                json_is_false(json_object_get(c, "exact")) ? " (search cut short: not proven cheapest)" : "");
+        size_t k;
+        json_t *x;
+        json_array_foreach(v, k, x)
+            fprintf(f, "    evict %s/%s (priority %lld)\n", json_string_value(json_object_get(x, "namespace")),
+                    json_string_value(json_object_get(x, "name")), (long long)json_integer_value(json_object_get(x, "priority")));
+        json_array_foreach(json_object_get(c, "devices"), k, x)
+            fprintf(f, "    gets %s/%s/%s (request %s)\n", json_string_value(json_object_get(x, "driver")),
+                    json_string_value(json_object_get(x, "pool")), json_string_value(json_object_get(x, "device")),
+                    json_string_value(json_object_get(x, "request")));
+    }
+}
+
+int cmd_why_make_room(dra_store *st, const json_t *items, const char *ns, const char *name, bool allow_pdb,
+                      bool as_json) {
+    dra_snapshot *s = dra_store_acquire(st);
+    err e;
+    err_clear(&e);
+    dra_room *r = s ? dra_room_new(s, items, &e) : NULL;
+    int rc = 2;
+    if (!r) {
+        fprintf(stderr, "dralloc why: %s\n", s ? e.msg : "no objects");
+    } else {
+        dra_room_opts o = {.allow_pdb_violations = allow_pdb};
+        dra_room_status status;
+        json_t *out = dra_room_make(r, ns, name, &o, &status, &e);
+        if (!out) {
+            fprintf(stderr, "dralloc why: %s\n", e.msg);
+        } else {
+            if (as_json) {
+                json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                fputc('\n', stdout);
+            } else {
+                print_text(stdout, out);
+            }
+            rc = status == DRA_ROOM_FOUND ? 0 : 1;
+        }
+        json_decref(out);
+    }
+    dra_room_free(r);
+    dra_snapshot_release(s);
+    return rc;
+}

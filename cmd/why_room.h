@@ -1,0 +1,15 @@
+/* why_room.h — `dralloc why NS/POD --make-room` (why_room.c): the victims that would
+ * let a pending pod fit (engine/preempt.h), printed as text or JSON. */
+#ifndef DRA_CMD_WHY_ROOM_H
+#define DRA_CMD_WHY_ROOM_H
+
+#include <stdbool.h>
+
+#include "engine/preempt.h"
+
+/* Room for ns/name in the store's snapshot, whose objects are items; prints the answer
+ * and returns the exit code: 0 some candidate, 1 none, 2 an error (said on stderr). */
+int cmd_why_make_room(dra_store *st, const json_t *items, const char *ns, const char *name, bool allow_pdb,
+                      bool as_json);
+
+#endif
