@@ -440,15 +440,14 @@ int cmd_why(int argc, char **argv) {
             rc = 2;
         }
     }
-    if (!rc) {
+    if (!rc && make_room) {
+        rc = cmd_why_make_room(&objs, &f, ns, name, allow_pdb, as_json);
+    } else if (!rc) {
         dra_store *st = plan_store_new(&objs, &f, &e);
         if (!st) {
             char buf[2048];
             fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
             rc = 2;
-        } else if (make_room) {
-            rc = cmd_why_make_room(st, objs.items, ns, name, allow_pdb, as_json);
-            dra_store_free(st);
         } else {
             json_t *out = decide(st, pod, id, &rc);
             if (out && as_json) {

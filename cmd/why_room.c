@@ -53,13 +53,30 @@ static void print_text(FILE *f, const json_t *out) {
     }
 }
 
-int cmd_why_make_room(dra_store *st, const json_t *items, const char *ns, const char *name, bool allow_pdb,
-                      bool as_json) {
-    dra_snapshot *s = dra_store_acquire(st);
+int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const char *ns, const char *name,
+                      bool allow_pdb, bool as_json) {
+    /* the store decides devices and has no use for the two kinds the room reads */
+    plan_objects dra;
+    plan_objects_init(&dra);
+    size_t i;
+    json_t *x;
+    json_array_foreach(objs->items, i, x) {
+        if (dra_room_reads_only(json_string_value(json_object_get(x, "kind")))) continue;
+        json_array_append(dra.items, x);
+        json_array_append(dra.sources, json_array_get(objs->sources, i));
+    }
     err e;
     err_clear(&e);
-    dra_room *r = s ? dra_room_new(s, items, &e) : NULL;
     int rc = 2;
+    dra_store *st = plan_store_new(&dra, f, &e);
+    plan_objects_free(&dra);
+    if (!st) {
+        char buf[2048];
+        fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
+        return 2;
+    }
+    dra_snapshot *s = dra_store_acquire(st);
+    dra_room *r = s ? dra_room_new(s, objs->items, &e) : NULL;
     if (!r) {
         fprintf(stderr, "dralloc why: %s\n", s ? e.msg : "no objects");
     } else {
@@ -81,5 +98,6 @@ int cmd_why_make_room(dra_store *st, const json_t *items, const char *ns, const 
     }
     dra_room_free(r);
     dra_snapshot_release(s);
+    dra_store_free(st);
     return rc;
 }

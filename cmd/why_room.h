@@ -6,10 +6,12 @@
 #include <stdbool.h>
 
 #include "engine/preempt.h"
+#include "planner/planner.h"
 
-/* Room for ns/name in the store's snapshot, whose objects are items; prints the answer
- * and returns the exit code: 0 some candidate, 1 none, 2 an error (said on stderr). */
-int cmd_why_make_room(dra_store *st, const json_t *items, const char *ns, const char *name, bool allow_pdb,
-                      bool as_json);
+/* Room for ns/name among the objects (PriorityClasses and PodDisruptionBudgets read
+ * by the room, the rest by a store under features f); prints the answer and returns
+ * the exit code: 0 some candidate, 1 none, 2 an error (said on stderr). */
+int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const char *ns, const char *name,
+                      bool allow_pdb, bool as_json);
 
 #endif

@@ -29,6 +29,10 @@ dra_room *dra_room_new(dra_snapshot *s, const json_t *items, err *e) {
     return r;
 }
 
+bool dra_room_reads_only(const char *kind) {
+    return kind && (!strcmp(kind, "PriorityClass") || !strcmp(kind, "PodDisruptionBudget"));
+}
+
 void dra_room_free(dra_room *r) {
     if (!r) return;
     for (size_t i = 0; i < r->node_pods.n; i++) free(r->node_pods.v[i].v.v);

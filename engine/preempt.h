@@ -55,6 +55,9 @@ typedef struct dra_room dra_room;
  * an integer. */
 dra_room *dra_room_new(dra_snapshot *s, const json_t *items, err *e);
 void dra_room_free(dra_room *r);
+/* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
+ * them, so a caller keeps them out of its store. */
+bool dra_room_reads_only(const char *kind);
 
 typedef struct dra_room_opts {
     bool allow_pdb_violations;   /* consider victims that violate a PDB (kube-scheduler does) */

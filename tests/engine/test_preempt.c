@@ -69,3 +69,180 @@ Test(preempt, three_nodes_two_victims_on_the_emptiest) {
     rf_close(&x);
     json_decref(items);
 }
+
+/* kube-scheduler's greedy reprieve keeps the most important pod first: here the 2-GPU
+ * pod (started first) is reprieved, and the two 1-GPU pods go — 2 victims. Evicting
+ * the 2-GPU pod alone frees as much: 1 victim, smaller sum and count at the same
+ * highest priority, so it is the cheaper set. */
+Test(preempt, one_larger_victim_beats_the_greedy_two) {
+    json_t *items = json_array();
+    rf_classes(items);
+    rf_node(items, "n", 4);
+    rf_bound(items, "ml", "wide", "n", 0, NULL, 0, "gpu", (const char *[]){"gpu-0", "gpu-1"}, 2);
+    rf_bound(items, "ml", "small-a", "n", 0, NULL, 1, "gpu", (const char *[]){"gpu-2"}, 1);
+    rf_bound(items, "ml", "small-b", "n", 0, NULL, 2, "gpu", (const char *[]){"gpu-3"}, 1);
+    rf_pending(items, "ml", "want2", 10, "gpu", 2);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "want2", false, &st);
+    char buf[256];
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    cr_assert_str_eq(rf_victims(json_array_get(json_object_get(out, "candidates"), 0), buf, sizeof buf), "ml/wide");
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+/* One node, two MIG-like GPUs of 7 slices: 1g pods on gpu-0 (three) and gpu-1 (two).
+ * A 7g pod needs a whole GPU: evicting gpu-1's two frees it (gpu-0's three would too,
+ * at a higher count), and the pod gets gpu-1-7g. */
+Test(preempt, mig_1g_pods_evicted_to_free_a_7g) {
+    json_t *items = json_array();
+    rf_classes(items);
+    rf_node_mig(items, "m", 2);
+    const char *slices[] = {"gpu-0-1g-0", "gpu-0-1g-1", "gpu-0-1g-2", "gpu-1-1g-0", "gpu-1-1g-1"};
+    for (int i = 0; i < 5; i++) {
+        char pod[32];
+        snprintf(pod, sizeof pod, "slice-%d", i);
+        rf_bound(items, "ml", pod, "m", 0, NULL, i, "mig-1g", &slices[i], 1);
+    }
+    rf_pending(items, "ml", "whole", 100, "mig-7g", 1);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "whole", false, &st);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
+    char buf[256];
+    cr_assert_str_eq(rf_victims(c0, buf, sizeof buf), "ml/slice-3 ml/slice-4");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(c0, "devices"), 0), "device")),
+                     "gpu-1-7g");
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+/* A claim on gpu-0 reserved by s1 and s2, gpu-1 held by `keep` of priority 500 (above
+ * the preemptor's 100: not a victim). Evicting s1 alone frees nothing; both must go.
+ * With s2 at priority 500 too, the claim is held by a pod that stays: no room. */
+static json_t *shared_fleet(int s2_priority) {
+    json_t *items = json_array();
+    rf_classes(items);
+    rf_node(items, "n", 2);
+    const char *both[] = {"s1", "s2"};
+    rf_add(items, rf_pod("ml", "s1", "n", 0, NULL, 0, "shared"));
+    rf_add(items, rf_pod("ml", "s2", "n", s2_priority, NULL, 1, "shared"));
+    rf_add(items, rf_claim("ml", "shared", "gpu", 1, "n", (const char *[]){"gpu-0"}, 1, both, 2));
+    rf_bound(items, "ml", "keep", "n", 500, NULL, 2, "gpu", (const char *[]){"gpu-1"}, 1);
+    rf_pending(items, "ml", "p", 100, "gpu", 1);
+    return items;
+}
+
+Test(preempt, shared_claim_freed_only_with_all_its_pods) {
+    json_t *items = shared_fleet(0);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "p", false, &st);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    char buf[256];
+    cr_assert_str_eq(rf_victims(json_array_get(json_object_get(out, "candidates"), 0), buf, sizeof buf), "ml/s1 ml/s2");
+    err e;
+    err_clear(&e);
+    json_t *one = json_pack("[{s:s, s:s}]", "namespace", "ml", "name", "s1");
+    cr_assert_not(dra_room_fits_without(x.r, "ml", "p", "n", one, &e), "s2 still holds the claim");
+    json_decref(one);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+
+    items = shared_fleet(500);
+    x = rf_open(items);
+    out = rf_make(&x, "ml", "p", false, &st);
+    cr_assert_eq(st, DRA_ROOM_NONE);
+    cr_assert_eq(json_array_size(json_object_get(out, "candidates")), 0);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+/* The three nodes again, node-b's pods under a PDB that allows no disruption. Without
+ * --allow-pdb-violations no node-b pod may go, and 2 free GPUs are not 4: the best is
+ * node-c's 3 victims. With it, node-b's 2 victims violate the PDB twice and the order
+ * puts fewest violations first: node-c, node-a, then node-b with 2 violations. */
+Test(preempt, pdb_forbids_the_cheapest_set) {
+    json_t *items = json_array();
+    rf_classes(items);
+    used_node(items, "node-a", 7, 0);
+    rf_node(items, "node-b", 8);
+    for (int i = 0; i < 6; i++) {
+        char pod[64];
+        snprintf(pod, sizeof pod, "node-b-p%d", i);
+        rf_bound(items, "ml", pod, "node-b", 0, "guarded", i, "gpu", (const char *[]){gpu(i)}, 1);
+    }
+    used_node(items, "node-c", 7, 100);
+    rf_pdb(items, "ml", "guard", "guarded", 0);
+    rf_pending(items, "ml", "big", 1000, "gpu", 4);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "big", false, &st);
+    const json_t *c = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(c), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "node")), "node-c");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 1), "node")), "node-a");
+    json_decref(out);
+    out = rf_make(&x, "ml", "big", true, &st);
+    c = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(c), 3);
+    const json_t *last = json_array_get(c, 2);
+    cr_assert_str_eq(json_string_value(json_object_get(last, "node")), "node-b");
+    cr_assert_eq(json_integer_value(json_object_get(last, "pdbViolations")), 2);
+    char buf[256];
+    cr_assert_str_eq(rf_victims(last, buf, sizeof buf), "ml/node-b-p4 ml/node-b-p5");
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+/* A gang of 4 one-GPU pods (PodGroup train, priority 1000) and 4 nodes of 2 GPUs,
+ * each held by a pod of priority 0 and one of 2000 (not a victim): every member needs
+ * a victim, and each node has one to give, so the four land on four nodes. */
+Test(preempt, gang_of_four_needs_victims_on_four_nodes) {
+    json_t *items = json_array();
+    rf_classes(items);
+    for (int n = 0; n < 4; n++) {
+        char node[16];
+        snprintf(node, sizeof node, "n%d", n);
+        rf_node(items, node, 2);
+        for (int i = 0; i < 2; i++) {
+            char pod[32];
+            snprintf(pod, sizeof pod, "n%d-p%d", n, i);
+            rf_bound(items, "ml", pod, node, i ? 2000 : 0, NULL, 10 * n + i, "gpu", (const char *[]){gpu(i)}, 1);
+        }
+    }
+    for (int g = 0; g < 4; g++) {
+        char pod[32];
+        snprintf(pod, sizeof pod, "train-%d", g);
+        rf_pending(items, "ml", pod, 1000, "gpu", 1);
+        json_t *p = json_array_get(items, json_array_size(items) - 2);
+        json_object_set_new(json_object_get(p, "spec"), "schedulingGroup", json_pack("{s:s}", "podGroupName", "train"));
+    }
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "train-2", false, &st);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    cr_assert_str_eq(json_string_value(json_object_get(out, "podGroup")), "train");
+    const json_t *c = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(c), 4);
+    /* train-2 first (the one asked about), then the others in input order; the nodes'
+     * pods started later node by node, so the latest-start rule takes n3 first */
+    const char *pods[] = {"ml/train-2", "ml/train-0", "ml/train-1", "ml/train-3"};
+    const char *nodes[] = {"n3", "n2", "n1", "n0"};
+    for (int i = 0; i < 4; i++) {
+        const json_t *ci = json_array_get(c, i);
+        cr_assert_str_eq(json_string_value(json_object_get(ci, "pod")), pods[i]);
+        cr_assert_str_eq(json_string_value(json_object_get(ci, "node")), nodes[i]);
+        cr_assert_eq(json_array_size(json_object_get(ci, "victims")), 1);
+    }
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
