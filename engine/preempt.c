@@ -264,6 +264,13 @@ json_t *dra_room_make(dra_room *r, const char *ns, const char *name, const dra_r
         ok = !e->msg[0];
     }
     if (me->group && !all) json_array_clear(cands);   /* a group fits whole or not at all */
+    if (me->group && all) {
+        /* the group fits as things are when no member needed a victim */
+        bool none = true;
+        for (size_t i = 0; i < json_array_size(cands); i++)
+            none &= !json_array_size(json_object_get(json_array_get(cands, i), "victims"));
+        json_object_set_new(out, "fits", json_boolean(none));
+    }
     json_object_set_new(out, "candidates", cands);
     free(q.nodes.v);
     arena_free(&q.a);

@@ -246,3 +246,89 @@ Test(preempt, gang_of_four_needs_victims_on_four_nodes) {
     rf_close(&x);
     json_decref(items);
 }
+
+static json_t *pclass(const char *name, int value, bool global, const char *policy) {
+    json_t *c = json_pack("{s:s, s:s, s:{s:s}, s:i, s:b}", "apiVersion", "scheduling.k8s.io/v1", "kind", "PriorityClass",
+                          "metadata", "name", name, "value", value, "globalDefault", global);
+    if (policy) json_object_set_new(c, "preemptionPolicy", json_string(policy));
+    return c;
+}
+
+/* One full GPU node held by a pod of priority 0, and pending pods whose priority comes
+ * from their PriorityClass (the Priority admission plugin's establishPriority). */
+static json_t *class_fleet(void) {
+    json_t *items = json_array();
+    rf_classes(items);
+    rf_node(items, "n", 1);
+    rf_bound(items, "ml", "low", "n", 0, NULL, 0, "gpu", (const char *[]){"gpu-0"}, 1);
+    rf_add(items, pclass("high", 1000, false, NULL));
+    rf_add(items, pclass("high-never", 1000, false, "Never"));
+    rf_add(items, pclass("floor", -5, true, NULL));
+    const char *pods[][2] = {{"by-class", "high"}, {"never", "high-never"}, {"default", NULL}};
+    for (int i = 0; i < 3; i++) {
+        rf_pending(items, "ml", pods[i][0], 0, "gpu", 1);
+        json_t *spec = json_object_get(json_array_get(items, json_array_size(items) - 2), "spec");
+        json_object_del(spec, "priority");
+        if (pods[i][1]) json_object_set_new(spec, "priorityClassName", json_string(pods[i][1]));
+    }
+    return items;
+}
+
+Test(preempt, priority_from_the_priority_class) {
+    json_t *items = class_fleet();
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    json_t *out = rf_make(&x, "ml", "by-class", false, &st);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    cr_assert_eq(json_integer_value(json_object_get(out, "priority")), 1000);
+    char buf[64];
+    cr_assert_str_eq(rf_victims(json_array_get(json_object_get(out, "candidates"), 0), buf, sizeof buf), "ml/low");
+    json_decref(out);
+    /* the class's preemptionPolicy Never: not eligible to preempt (PodEligibleToPreemptOthers) */
+    out = rf_make(&x, "ml", "never", false, &st);
+    cr_assert_eq(st, DRA_ROOM_NONE);
+    cr_assert(strstr(json_string_value(json_object_get(out, "reason")), "preemptionPolicy=Never"));
+    json_decref(out);
+    /* no class named: the globalDefault one, -5, is below the holder's 0 */
+    out = rf_make(&x, "ml", "default", false, &st);
+    cr_assert_eq(json_integer_value(json_object_get(out, "priority")), -5);
+    cr_assert_eq(st, DRA_ROOM_NONE);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+Test(preempt, errors_say_what_is_wrong) {
+    json_t *items = class_fleet();
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    err e;
+    err_clear(&e);
+    cr_assert_null(dra_room_make(x.r, "ml", "nobody", NULL, &st, &e));
+    cr_assert_eq(st, DRA_ROOM_ERROR);
+    cr_assert_str_eq(e.msg, "pod ml/nobody not found");
+    err_clear(&e);
+    cr_assert_null(dra_room_make(x.r, "ml", "low", NULL, &st, &e));
+    cr_assert_str_eq(e.msg, "pod ml/low is not pending: it is bound to node n (spec.nodeName)");
+    rf_close(&x);
+    /* a class that does not exist: the admission plugin's text, naming the pod */
+    json_t *spec = json_object_get(json_array_get(items, json_array_size(items) - 2), "spec");
+    json_object_set_new(spec, "priorityClassName", json_string("missing"));
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *store = dra_store_new(&f);
+    json_t *dra = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(items, i, o) if (!dra_room_reads_only(json_string_value(json_object_get(o, "kind"))))
+        json_array_append(dra, o);
+    cr_assert(dra_store_apply_json(store, dra, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(store);
+    err_clear(&e);
+    cr_assert_null(dra_room_new(s, items, &e));
+    cr_assert_str_eq(e.msg, "pod ml/default: no PriorityClass with name missing was found");
+    dra_snapshot_release(s);
+    dra_store_free(store);
+    json_decref(dra);
+    json_decref(items);
+}
