@@ -210,10 +210,11 @@ static bool place(query *q, uint32_t mi, bool group, json_t *out, json_t *cands,
     bool placed = false;
     const char *fatal = dra_pod_request_error(pr);
     if (fatal) {
-        json_object_set_new(out, "reason", json_sprintf("pod %s/%s: %s", m->ns, m->name, fatal));
+        json_object_set_new(out, "reason", json_sprintf("%s%s%s%s", group ? "pod " : "", group ? m->name : "", group ? ": " : "", fatal));
     } else if (m->never) {
         /* PodEligibleToPreemptOthers */
-        json_object_set_new(out, "reason", json_sprintf("pod %s/%s: not eligible due to preemptionPolicy=Never.", m->ns, m->name));
+        json_object_set_new(out, "reason", json_sprintf("%s%s%snot eligible due to preemptionPolicy=Never.", group ? "pod " : "",
+                                                        group ? m->name : "", group ? ": " : ""));
     } else {
         size_t n;
         bool now;
@@ -224,9 +225,11 @@ static bool place(query *q, uint32_t mi, bool group, json_t *out, json_t *cands,
         if (n && group) commit(q, pr, m, &c[0]);
         for (size_t i = 0; i < n; i++) json_decref(c[i].devices);
         placed = n > 0;
-        if (!n) json_object_set_new(out, "reason", json_sprintf("pod %s/%s: no node where evicting pods of lower priority (%d) lets it fit%s",
-                                                                m->ns, m->name, m->priority,
-                                                                q->o->allow_pdb_violations ? "" : " without violating a PodDisruptionBudget"));
+        if (!n)
+            json_object_set_new(out, "reason",
+                                json_sprintf("%s%s%sno node where evicting pods of priority lower than %d lets it fit%s",
+                                             group ? "pod " : "", group ? m->name : "", group ? ": " : "", m->priority,
+                                             q->o->allow_pdb_violations ? "" : " without violating a PodDisruptionBudget"));
     }
     dra_pod_request_free(pr);
     return placed;
