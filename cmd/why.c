@@ -423,6 +423,7 @@ int cmd_why(int argc, char **argv) {
         if (!live) rc = 2;
         else plan_objects_add_doc(&objs, live, kube.o.kubeconfig ? kube.o.kubeconfig : "(cluster)");
         json_decref(live);
+        if (!rc && make_room && !cmd_why_room_fetch(&kube, &objs)) rc = 2;
     }
     for (size_t i = 0; !rc && i < nfiles; i++)
         if (!plan_objects_load_path(&objs, files[i], &e)) {

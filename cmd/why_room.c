@@ -10,7 +10,10 @@
 #include "cmd/why_room.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "extender/kube.h"
 
 static void print_text(FILE *f, const json_t *out) {
     const char *pod = json_string_value(json_object_get(out, "pod"));
@@ -100,4 +103,43 @@ int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const cha
     dra_snapshot_release(s);
     dra_store_free(st);
     return rc;
+}
+
+bool cmd_why_room_fetch(const cmd_kube_flags *kube, plan_objects *objs) {
+    static const char *const lists[][2] = {{"/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass"},
+                                           {"/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudget"}};
+    err e;
+    err_clear(&e);
+    ext_kube *k = ext_kube_new(&kube->o, &e);
+    if (!k) {
+        fprintf(stderr, "dralloc why: %s\n", e.msg);
+        return false;
+    }
+    bool ok = true;
+    for (size_t l = 0; ok && l < 2; l++) {
+        ext_kube_resp r = {0};
+        ok = ext_kube_request(k, "GET", lists[l][0], NULL, NULL, &r, &e) && (r.status == 200 || r.status == 404);
+        if (ok && r.status == 404) {   /* not served: none of them, as kube-scheduler would list none */
+            free(r.body);
+            continue;
+        }
+        json_t *doc = ok ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+        if (!ok || !json_is_object(doc)) {
+            fprintf(stderr, "dralloc why: %s: list %s: %s\n", ext_kube_server(k), lists[l][0],
+                    e.msg[0] ? e.msg : "the API server did not answer with a list");
+            ok = false;
+        }
+        size_t i;
+        json_t *x;
+        json_array_foreach(json_object_get(doc, "items"), i, x) {
+            /* a list's items leave kind out */
+            json_object_set_new(x, "kind", json_string(lists[l][1]));
+            json_array_append(objs->items, x);
+            json_array_append_new(objs->sources, json_string("(cluster)"));
+        }
+        json_decref(doc);
+        free(r.body);
+    }
+    ext_kube_free(k);
+    return ok;
 }

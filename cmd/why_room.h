@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "engine/preempt.h"
+#include "cmd/kube_input.h"
 #include "planner/planner.h"
 
 /* Room for ns/name among the objects (PriorityClasses and PodDisruptionBudgets read
@@ -13,5 +14,9 @@
  * the exit code: 0 some candidate, 1 none, 2 an error (said on stderr). */
 int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const char *ns, const char *name,
                       bool allow_pdb, bool as_json);
+
+/* The cluster's PriorityClasses (scheduling.k8s.io/v1) and PodDisruptionBudgets
+ * (policy/v1, every namespace) added to objs; false after saying why on stderr. */
+bool cmd_why_room_fetch(const cmd_kube_flags *kube, plan_objects *objs);
 
 #endif
