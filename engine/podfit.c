@@ -661,10 +661,30 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
 /* ---- making room (preempt_search.c) ----------------------------------------------------------- */
 
 void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *delta,
-                        dra_alloc_ctx *x, arena *a, const char *node, dra_fit *out, dra_podnode *kept) {
+                        dra_alloc_ctx *x, arena *a, const char *node, bool reallocate, dra_fit *out, dra_podnode *kept) {
     /* a victim search asks "fits or not" many times: no second search to tell
      * unresolvable from unschedulable (plan's overlay skips it too) */
     dra_pod_request view = *pr;
     view.pp.classify = false;
+    uint32_t nc = pr->pod.nclaims;
+    if (reallocate && nc && pr->pp.claims && !pr->pp.error && !pr->pp.unresolvable) {
+        /* a pod moved elsewhere: its claims deallocated with it, decided again */
+        const dra_claim **cl = ARENA_NEWN(a, const dra_claim *, nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            cl[k] = pr->pp.claims[k];
+            if (!cl[k]->allocated) continue;
+            dra_claim *copy = ARENA_NEW(a, dra_claim);
+            *copy = *cl[k];
+            copy->allocated = false;
+            copy->alloc_results = NULL;
+            copy->nalloc_results = 0;
+            copy->alloc_node_selector = NULL;
+            copy->alloc_node_selector_error = NULL;
+            for (uint32_t j = 0; j < k; j++)   /* one claim named twice stays one claim */
+                if (pr->pp.claims[j] == pr->pp.claims[k]) copy = (dra_claim *)cl[j];
+            cl[k] = copy;
+        }
+        view.pp.claims = cl;
+    }
     fit_core(&view, st, delta, x, a, node, NULL, DRA_SCORE_NONE, 0, out, kept, NULL);
 }

@@ -55,8 +55,7 @@ static long find(const dra_room *r, const char *ns, const char *name) {
     return -1;
 }
 
-/* A fresh in-use state: the snapshot's, nothing removed. */
-static void fresh_state(dra_room *r) {
+void dra__room_fresh(dra_room *r) {
     dra_allocated_free(r->st);
     r->st = dra__allocated_clone(dra__snapshot_allocated(r->s), r->w);
     for (size_t i = 0; i < r->claims.n; i++) r->claims.v[i].removed = 0;
@@ -68,16 +67,18 @@ typedef struct query {
     dra_room *r;
     const dra_room_opts *o;
     arena a;
-    DRA_VEC(struct qnode { const char *node; dra_node_usage d; }) nodes;
+    dra__usage_map nodes;
 } query;
 
-static dra_node_usage *usage(query *q, const char *node) {
-    for (size_t i = 0; i < q->nodes.n; i++)
-        if (!strcmp(q->nodes.v[i].node, node)) return &q->nodes.v[i].d;
-    struct qnode n = {.node = node};
-    DRA_VEC_PUSH(q->nodes, n);
-    return &q->nodes.v[q->nodes.n - 1].d;
+dra_node_usage *dra__usage_at(dra__usage_map *m, const char *node) {
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i].node, node)) return &m->v[i].d;
+    dra__qnode n = {.node = node};
+    DRA_VEC_PUSH(*m, n);
+    return &m->v[m->n - 1].d;
 }
+
+static dra_node_usage *usage(query *q, const char *node) { return dra__usage_at(&q->nodes, node); }
 
 static json_t *cand_json(const query *q, const dra__cand *c, const dra__rpod *member) {
     json_t *v = json_array();
@@ -128,7 +129,7 @@ static dra__cand *candidates(query *q, const dra_pod_request *pr, int32_t prio, 
         arena fa;
         arena_init(&fa, 4096);
         dra_fit f;
-        dra__pod_fit_state(pr, r->st, usage(q, node), r->x, &fa, node, &f, NULL);
+        dra__pod_fit_state(pr, r->st, usage(q, node), r->x, &fa, node, false, &f, NULL);
         arena_free(&fa);
         if (f.status == DRA_FIT_OK) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
         /* nodesWherePreemptionMightHelp: Unschedulable, not UnschedulableAndUnresolvable */
@@ -178,7 +179,7 @@ static void commit(query *q, const dra_pod_request *pr, const dra__rpod *m, cons
     arena_init(&fa, 4096);
     dra_fit f;
     dra_podnode kept;
-    dra__pod_fit_state(pr, r->st, u, r->x, &fa, c->node, &f, &kept);
+    dra__pod_fit_state(pr, r->st, u, r->x, &fa, c->node, false, &f, &kept);
     if (f.status == DRA_FIT_OK) {
         for (size_t i = 0; i < kept.ntodo; i++) dra_allocated_add_result(r->st, &kept.res[i], r->cc);
         json_decref(kept.device_plugin);
@@ -251,7 +252,7 @@ json_t *dra_room_make(dra_room *r, const char *ns, const char *name, const dra_r
     dra_room_opts dflt = {0};
     query q = {.r = r, .o = o ? o : &dflt};
     arena_init(&q.a, 8192);
-    fresh_state(r);
+    dra__room_fresh(r);
     uint32_t *mem;
     size_t nm = members(r, (size_t)p, &q.a, &mem);
     const dra__rpod *me = &r->pods.v[p];
@@ -316,7 +317,7 @@ bool dra_room_fits_without(dra_room *r, const char *ns, const char *name, const 
     arena fa;
     arena_init(&fa, 4096);
     dra_fit f;
-    dra__pod_fit_state(pr, st, &d, r->x, &fa, node, &f, NULL);
+    dra__pod_fit_state(pr, st, &d, r->x, &fa, node, false, &f, NULL);
     arena_free(&fa);
     free(count);
     dra_allocated_free(st);

@@ -85,6 +85,31 @@ typedef enum dra_room_status {
 json_t *dra_room_make(dra_room *r, const char *ns, const char *name, const dra_room_opts *o, dra_room_status *status,
                       err *e);
 
+/* Defragmentation advice (`dralloc plan --defrag`): the pending pods (higher priority
+ * first, then input order) placed one by one; one that fits nowhere as things are gets
+ * room by moves — running pods evicted and placed again on another node, each of them
+ * fitting there (its claims decided again), chosen as a preemption's victims would be
+ * on each node but among pods that can move (running, in no PodGroup, holding only
+ * claims of their own) and never against a PDB (each move spends the disruption
+ * budget), fewest moves first; no pod is evicted without a new place. At most
+ * max_moves moves in all (< 0: no limit).
+ *   {"pods": [{"pod", "node", "moves": n} | {"pod", "unplaced": "why"}],
+ *    "moves": [{"pod": "ns/name", "from", "to"}], "strandedBefore": n, "strandedAfter": n}
+ * stranded: free devices (allocatable now, as `dralloc capacity` counts them) on nodes
+ * where none of the pods still unplaced fits — before the moves, and after them with
+ * the pods placed. Status FOUND when every pending pod is placed, NONE when one is
+ * not; NULL with e on an error (a pod that does not decode). */
+json_t *dra_room_defrag(dra_room *r, long max_moves, dra_room_status *status, err *e);
+
+/* `dralloc plan --preempt`: the pending pods (higher priority first, as kube-scheduler's
+ * queue takes them, then input order) placed one by one: on the first node where one
+ * fits, else on its best preemption candidate (dra_room_make's order) with the
+ * victims evicted; the evictions listed. Pods placed earlier by this call are never
+ * victims: they come in priority order, so none placed before has a lower priority.
+ *   {"pods": [{"pod", "node", "evictions": n} | {"pod", "unplaced"}],
+ *    "evictions": [{"pod": "ns/name", "node", "by": "ns/name"}], "strandedBefore", "strandedAfter"} */
+json_t *dra_room_preempt_all(dra_room *r, bool allow_pdb, dra_room_status *status, err *e);
+
 /* Whether pod ns/name fits node with the pods of victims ([{"namespace", "name"}])
  * removed, decided afresh (a new in-use state, not the search's): what a checker
  * compares the search with. */

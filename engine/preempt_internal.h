@@ -15,10 +15,12 @@
 #include "engine/world.h"
 
 /* podfit.c: one node against in-use state st (not the snapshot's), the node's pods,
- * cpu and memory changed by delta (pods removed: negative); with kept and a fit, the
- * allocation (memory of a and x). */
+ * cpu and memory changed by delta (pods removed: negative); reallocate: the pod's
+ * allocated claims decided again as if unallocated (a pod moved: the caller has taken
+ * their devices out of st); with kept and a fit, the allocation (memory of a and x). */
 void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *delta,
-                        dra_alloc_ctx *x, arena *a, const char *node, dra_fit *out, dra_podnode *kept);
+                        dra_alloc_ctx *x, arena *a, const char *node, bool reallocate, dra_fit *out,
+                        dra_podnode *kept);
 
 typedef struct dra__rpod {
     const char *ns, *name, *uid, *node;   /* node: spec.nodeName, NULL when pending */
@@ -67,12 +69,26 @@ struct dra_room {
     dra_allocated *st;                    /* the search's in-use state */
     bool cc;                              /* DRAConsumableCapacity */
     dra_alloc_ctx *x;
+    bool movable_only;                    /* defrag: only pods that can be placed again are searched */
 };
+
+/* preempt.c: the usage a query changed per node (members placed, pods moved); the
+ * state back to the snapshot's, nothing removed, evicted or spent */
+typedef struct dra__qnode {
+    const char *node;
+    dra_node_usage d;
+} dra__qnode;
+typedef DRA_VEC(dra__qnode) dra__usage_map;
+dra_node_usage *dra__usage_at(dra__usage_map *m, const char *node);
+void dra__room_fresh(dra_room *r);
 
 /* preempt_objects.c */
 bool dra__room_read(dra_room *r, err *e);
 /* The pods bound to a node (indexes into r->pods), NULL when none. */
 const uint32_t *dra__room_node_pods(const dra_room *r, const char *node, size_t *n);
+/* Whether a pod can be moved: running, in no PodGroup (a gang moves whole or not at
+ * all; a room never splits one), every claim its own. */
+bool dra__room_movable(const dra_room *r, uint32_t pod);
 /* Whether the PDB's selector selects the pod (an invalid or empty one selects none). */
 bool dra__pdb_selects(const dra__pdb *b, const dra__rpod *p);
 

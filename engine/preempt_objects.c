@@ -301,3 +301,11 @@ bool dra__pdb_selects(const dra__pdb *b, const dra__rpod *p) {
     json_array_foreach(mx, i, v) if (!expr_matches(v, labels)) return false;
     return true;
 }
+
+bool dra__room_movable(const dra_room *r, uint32_t pi) {
+    const dra__rpod *p = &r->pods.v[pi];
+    if (p->gone || p->group || !p->wpod || p->evicted) return false;
+    for (uint32_t k = 0; k < p->nclaims; k++)
+        if (r->claims.v[p->claims[k]].pinned || r->claims.v[p->claims[k]].nreservers != 1) return false;
+    return true;
+}

@@ -67,7 +67,7 @@ static bool fits(search *s) {
     arena a;
     arena_init(&a, 4096);
     dra_fit f;
-    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &a, s->node, &f, NULL);
+    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &a, s->node, false, &f, NULL);
     arena_free(&a);
     return f.status == DRA_FIT_OK;
 }
@@ -173,7 +173,7 @@ static void answer(search *s, const dra_room_opts *o, arena *a, dra__cand *out) 
     arena_init(&fa, 4096);
     dra_fit f;
     dra_podnode kept;
-    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &fa, s->node, &f, &kept);
+    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &fa, s->node, false, &f, &kept);
     assert(f.status == DRA_FIT_OK && "the set found fits");
     out->devices = f.status == DRA_FIT_OK ? devices_of(&kept) : json_array();
     if (f.status == DRA_FIT_OK) json_decref(kept.device_plugin), json_decref(kept.request_mappings);
@@ -190,7 +190,9 @@ bool dra__room_node_search(dra_room *r, const dra_pod_request *pr, int32_t prio,
     uint32_t *pot = ARENA_NEWN(a, uint32_t, np + 1);
     size_t n = 0;
     for (size_t i = 0; i < np; i++)
-        if (r->pods.v[pods[i]].priority < prio && !r->pods.v[pods[i]].evicted) pot[n++] = pods[i];
+        if (r->pods.v[pods[i]].priority < prio && !r->pods.v[pods[i]].evicted &&
+            (!r->movable_only || dra__room_movable(r, pods[i])))
+            pot[n++] = pods[i];
     if (!n) return false;   /* "No preemption victims found for incoming pod" */
     sort_by_importance(r, pot, n);
     bool *viol = ARENA_NEWN(a, bool, n);

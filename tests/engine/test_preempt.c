@@ -332,3 +332,80 @@ Test(preempt, errors_say_what_is_wrong) {
     json_decref(dra);
     json_decref(items);
 }
+
+/* --defrag on the three nodes: the 4-GPU pod goes to node-b once its two latest pods
+ * move to node-a's and node-c's free GPU (one each); 4 free devices stranded before
+ * (no pending pod fits anywhere), none after. With node-a and node-c full, node-b's
+ * pods have nowhere to go: nothing is evicted and the pod stays unplaced. */
+static json_t *defrag_fleet(int a_used, int c_used) {
+    json_t *items = json_array();
+    rf_classes(items);
+    used_node(items, "node-a", a_used, 0);
+    used_node(items, "node-b", 6, 0);
+    used_node(items, "node-c", c_used, 100);
+    rf_pending(items, "ml", "big", 1000, "gpu", 4);
+    return items;
+}
+
+Test(preempt, defrag_moves_two_pods_to_the_free_gpus) {
+    json_t *items = defrag_fleet(7, 7);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    err e;
+    err_clear(&e);
+    json_t *out = dra_room_defrag(x.r, -1, &st, &e);
+    cr_assert_not_null(out, "%s", e.msg);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    const json_t *m = json_object_get(out, "moves");
+    cr_assert_eq(json_array_size(m), 2);
+    const char *want[][3] = {{"ml/node-b-p4", "node-b", "node-a"}, {"ml/node-b-p5", "node-b", "node-c"}};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *mv = json_array_get(m, i);
+        cr_assert_str_eq(json_string_value(json_object_get(mv, "pod")), want[i][0]);
+        cr_assert_str_eq(json_string_value(json_object_get(mv, "from")), want[i][1]);
+        cr_assert_str_eq(json_string_value(json_object_get(mv, "to")), want[i][2]);
+    }
+    const json_t *p0 = json_array_get(json_object_get(out, "pods"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(p0, "node")), "node-b");
+    cr_assert_eq(json_integer_value(json_object_get(out, "strandedBefore")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(out, "strandedAfter")), 0);
+    json_decref(out);
+    /* one move allowed: not enough, and nothing moves */
+    out = dra_room_defrag(x.r, 1, &st, &e);
+    cr_assert_eq(st, DRA_ROOM_NONE);
+    cr_assert_eq(json_array_size(json_object_get(out, "moves")), 0);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+
+    items = defrag_fleet(8, 8);
+    x = rf_open(items);
+    out = dra_room_defrag(x.r, -1, &st, &e);
+    cr_assert_eq(st, DRA_ROOM_NONE);
+    cr_assert_eq(json_array_size(json_object_get(out, "moves")), 0, "no eviction without a new place");
+    cr_assert(json_object_get(json_array_get(json_object_get(out, "pods"), 0), "unplaced"));
+    cr_assert_eq(json_integer_value(json_object_get(out, "strandedBefore")), 2);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}
+
+/* --preempt places the pending pods by priority and evicts as make-room decides. */
+Test(preempt, plan_preempt_lists_every_eviction) {
+    json_t *items = defrag_fleet(7, 7);
+    rf_room x = rf_open(items);
+    dra_room_status st;
+    err e;
+    err_clear(&e);
+    json_t *out = dra_room_preempt_all(x.r, false, &st, &e);
+    cr_assert_not_null(out, "%s", e.msg);
+    cr_assert_eq(st, DRA_ROOM_FOUND);
+    const json_t *ev = json_object_get(out, "evictions");
+    cr_assert_eq(json_array_size(ev), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ev, 0), "pod")), "ml/node-b-p4");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ev, 1), "by")), "ml/big");
+    cr_assert_eq(json_integer_value(json_object_get(out, "strandedAfter")), 2);
+    json_decref(out);
+    rf_close(&x);
+    json_decref(items);
+}

@@ -62,4 +62,27 @@ expect_error "pod ml/nope not found" ml/nope -f "$TD/three-nodes.yaml"
 expect_error "pod ml/ghost: no PriorityClass with name ghost was found" ml/big -f "$TD/three-nodes.yaml" -f "$TD/ghost.yaml"
 rc=0; "$B" why -A --make-room -f "$TD/three-nodes.yaml" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "-A --make-room: exit $rc, want 2"
+
+# plan --defrag: node-b's two latest pods move to node-a's and node-c's free GPU, ml/big
+# goes to node-b; ml/huge (9 GPUs) stays unplaced: exit 1. The HTML report has the section.
+rc=0; "$B" plan --defrag -f "$TD/three-nodes.yaml" -o json --report "$T/defrag.html" >"$T/defrag.json" || rc=$?
+[ "$rc" = 1 ] || fail "plan --defrag: exit $rc, want 1 (ml/huge unplaced)"
+python3 - "$T/defrag.json" <<'PY' || fail "plan --defrag: $(cat "$T/defrag.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["moves"] == [{"pod": "ml/node-b-p4", "from": "node-b", "to": "node-a"},
+                      {"pod": "ml/node-b-p5", "from": "node-b", "to": "node-c"}], p["moves"]
+assert p["strandedBefore"] == 4 and p["strandedAfter"] == 0, p
+assert p["pods"][0] == {"pod": "ml/big", "node": "node-b", "moves": 2}, p["pods"]
+assert "unplaced" in p["pods"][1], p["pods"]
+PY
+grep -q "Defragmentation: moves that make room" "$T/defrag.html" || fail "the report has no defrag section"
+grep -q "<td>ml/node-b-p5</td><td>node-b</td><td>node-c</td>" "$T/defrag.html" || fail "the report lacks a move"
+# one move allowed: none made
+"$B" plan --defrag --max-moves 1 -f "$TD/three-nodes.yaml" -o json >"$T/one.json" || true
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["moves"] == [], p' "$T/one.json" || fail "--max-moves 1: $(cat "$T/one.json")"
+# plan --preempt: the same two pods evicted for ml/big
+"$B" plan --preempt -f "$TD/three-nodes.yaml" -o json >"$T/preempt.json" || true
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert [e["pod"] for e in p["evictions"]] == ["ml/node-b-p4", "ml/node-b-p5"], p' \
+  "$T/preempt.json" || fail "plan --preempt: $(cat "$T/preempt.json")"
 echo "why_room_cli: ok"
