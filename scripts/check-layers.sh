@@ -23,8 +23,8 @@ declare -A allowed=(
 )
 
 cel_public=" cel/cel.h "
-engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h "
-service_public=" engine/snapshot.h engine/context.h engine/causes.h "
+engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h engine/preempt.h "
+service_public=" engine/snapshot.h engine/context.h engine/causes.h engine/preempt.h "
 
 bad=0
 for layer in base cel engine extender planner report bench cmd; do
