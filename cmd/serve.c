@@ -86,6 +86,8 @@ static int usage(FILE *f) {
             "                         the server offers them); PodGroups are watched with\n"
             "                         --feature-gates DRAWorkloadResourceClaims=true\n"
             "  --bind                 bind mode: /bind allocates, writes the claims' status and binds the pod\n"
+            "  --preempt-verb         serve /preempt (kube-scheduler's preemptVerb): kube-scheduler's victims completed\n"
+            "                         with the pods whose devices the pending pod needs; keeps the objects' text\n"
             "                         (for a profile without the DynamicResources plugin: deploy/)\n"
             "  --bind-timeout DUR     kube-scheduler's httpTimeout for the extender (default 5s, as deploy/bind):\n"
             "                         a /bind not writing by then gives its devices back and answers an error\n"
@@ -186,7 +188,7 @@ static int serve_main(int argc, char **argv) {
     bool workers_set = false;
     ext_kube_opts ko = {0};
     double max_staleness_s = 60;
-    bool bind_mode = false, leader_elect = false, watch_list = true;
+    bool bind_mode = false, leader_elect = false, watch_list = true, preempt_verb = false;
     double bind_timeout_s = EXT_BIND_TIMEOUT_DEFAULT_S;
     dra_device_choice choice = DRA_CHOICE_FIRST_FIT;   /* --device-choice */
     const char *lease_ns = "kube-system", *lease_name = "dralloc-extender";
@@ -339,6 +341,8 @@ static int serve_main(int argc, char **argv) {
             so.offload_threads = (unsigned)v, i++;
         } else if (!strcmp(a, "--bind")) {
             bind_mode = true;
+        } else if (!strcmp(a, "--preempt-verb")) {
+            preempt_verb = true;
         } else if (!strcmp(a, "--leader-elect")) {
             leader_elect = true;
         } else {
@@ -443,7 +447,9 @@ static int serve_main(int argc, char **argv) {
         }
     }
     if (live) gates_from_server(&ko, gates_spec, &feat);
-    dra_store *st = dra_store_new(&feat);
+    /* the preempt verb reads victims' priorities and claims' reservations from the
+     * objects' text: kept only when asked for (it costs the text of every object) */
+    dra_store *st = dra_store_new_with(&feat, &(dra_store_opts){.keep_text = preempt_verb});
     ext_watch *watch = NULL;
     ext_lease *lease = NULL;
     ext_binder *binder = NULL;

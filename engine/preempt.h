@@ -55,6 +55,13 @@ typedef struct dra_room dra_room;
  * an integer. */
 dra_room *dra_room_new(dra_snapshot *s, const json_t *items, err *e);
 void dra_room_free(dra_room *r);
+/* A room over the pods bound to the given nodes and the claims they name, read from
+ * the snapshot's objects as they were read (a store with keep_text: NULL with e saying
+ * so otherwise), with pod (a Pod as kube-scheduler sends it) added: what the extender's
+ * preempt verb needs, without reading the whole cluster per request. Priorities come
+ * from spec.priority (the API server sets it on every pod); no PriorityClass or PDB is
+ * read. */
+dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *const *nodes, size_t n, err *e);
 /* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
  * them, so a caller keeps them out of its store. */
 bool dra_room_reads_only(const char *kind);
@@ -109,6 +116,15 @@ json_t *dra_room_defrag(dra_room *r, long max_moves, dra_room_status *status, er
  *   {"pods": [{"pod", "node", "evictions": n} | {"pod", "unplaced"}],
  *    "evictions": [{"pod": "ns/name", "node", "by": "ns/name"}], "strandedBefore", "strandedAfter"} */
 json_t *dra_room_preempt_all(dra_room *r, bool allow_pdb, dra_room_status *status, err *e);
+
+/* The extender's preempt verb (ExtenderPreemptionArgs.NodeNameToMetaVictims in,
+ * ExtenderPreemptionResult.NodeNameToMetaVictims out): for pod ns/name on each node of
+ * victims ({"<node>": {"Pods": [{"UID"}], "NumPDBViolations": n}}), kube-scheduler's
+ * victims there and, where they do not free the devices the pod needs, the fewest more
+ * pods of lower priority that do (the room's search, its order); a node where no set
+ * works is left out. A node sent with no victims (kube-scheduler sends those since
+ * kubernetes#135486) is answered with the victims DRA needs. */
+json_t *dra_room_extend(dra_room *r, const char *ns, const char *name, const json_t *victims, err *e);
 
 /* Whether pod ns/name fits node with the pods of victims ([{"namespace", "name"}])
  * removed, decided afresh (a new in-use state, not the search's): what a checker
