@@ -325,7 +325,7 @@ int cmd_why(int argc, char **argv) {
     const char **files = xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     const char *target = NULL, *ns_flag = NULL, *gates = NULL;
-    bool as_json = false, all_ns = false, make_room = false, allow_pdb = false;
+    bool as_json = false, all_ns = false, make_room = false, allow_pdb = false, timings = false;
     cmd_kube_flags kube = {0};
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -341,6 +341,8 @@ int cmd_why(int argc, char **argv) {
             make_room = true;
         } else if (!strcmp(o, "--allow-pdb-violations")) {
             allow_pdb = true;
+        } else if (!strcmp(o, "--timings")) {
+            timings = true;
         } else if (!strcmp(o, "-A") || !strcmp(o, "--all-namespaces")) {
             all_ns = true;
         } else if ((!strcmp(o, "-n") || !strcmp(o, "--namespace")) && takes) {
@@ -442,7 +444,7 @@ int cmd_why(int argc, char **argv) {
         }
     }
     if (!rc && make_room) {
-        rc = cmd_why_make_room(&objs, &f, ns, name, allow_pdb, as_json);
+        rc = cmd_why_make_room(&objs, &f, ns, name, allow_pdb, as_json, timings);
     } else if (!rc) {
         dra_store *st = plan_store_new(&objs, &f, &e);
         if (!st) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "extender/kube.h"
 
@@ -56,8 +57,16 @@ static void print_text(FILE *f, const json_t *out) {
     }
 }
 
+static double secs_since(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const char *ns, const char *name,
-                      bool allow_pdb, bool as_json) {
+                      bool allow_pdb, bool as_json, bool timings) {
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     /* the store decides devices and has no use for the two kinds the room reads */
     plan_objects dra;
     plan_objects_init(&dra);
@@ -79,13 +88,20 @@ int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const cha
         return 2;
     }
     dra_snapshot *s = dra_store_acquire(st);
+    double store_s = secs_since(&t0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     dra_room *r = s ? dra_room_new(s, objs->items, &e) : NULL;
+    double room_s = secs_since(&t1);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
     if (!r) {
         fprintf(stderr, "dralloc why: %s\n", s ? e.msg : "no objects");
     } else {
         dra_room_opts o = {.allow_pdb_violations = allow_pdb};
         dra_room_status status;
         json_t *out = dra_room_make(r, ns, name, &o, &status, &e);
+        if (timings)
+            fprintf(stderr, "dralloc why: timings: store built %.3f s (the engine's ingest); room read %.3f s (priorities, "
+                            "PDBs, reservations); make-room %.3f s (the search)\n", store_s, room_s, secs_since(&t2));
         if (!out) {
             fprintf(stderr, "dralloc why: %s\n", e.msg);
         } else {

@@ -660,8 +660,9 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
 
 /* ---- making room (preempt_search.c) ----------------------------------------------------------- */
 
-void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *delta,
-                        dra_alloc_ctx *x, arena *a, const char *node, bool reallocate, dra_fit *out, dra_podnode *kept) {
+void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *base,
+                        const dra_node_usage *delta, dra_alloc_ctx *x, arena *a, const char *node, bool reallocate,
+                        dra_fit *out, dra_podnode *kept) {
     /* a victim search asks "fits or not" many times: no second search to tell
      * unresolvable from unschedulable (plan's overlay skips it too) */
     dra_pod_request view = *pr;
@@ -685,6 +686,29 @@ void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, cons
             cl[k] = copy;
         }
         view.pp.claims = cl;
+    }
+    if (base && pr->check_node) {
+        /* the whole-pod checks against the node's usage the caller counted once (a scan
+         * of every pod per call is most of a victim search on a large cluster) */
+        const dra_node *n = NULL;
+        const char *verr = NULL;
+        dra_nodeview *own = NULL;
+        dra__snapshot_view(pr->s, node, &n, &verr, a, &own);
+        dra_nodeview_free(own);
+        memset(out, 0, sizeof *out);
+        if (pr->pod.fit_error) {
+            out->status = DRA_FIT_ERROR;
+            snprintf(out->reason, sizeof out->reason, "%.500s", pr->pod.fit_error);
+            return;
+        }
+        dra_node_usage u = *base;
+        if (delta) u.pods += delta->pods, u.cpu_milli += delta->cpu_milli, u.memory += delta->memory;
+        bool unres;
+        if (n && !dra__nodefit_check(&pr->pod, n, &u, out->reason, sizeof out->reason, &unres)) {
+            out->status = unres ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
+            return;
+        }
+        view.check_node = false;
     }
     fit_core(&view, st, delta, x, a, node, NULL, DRA_SCORE_NONE, 0, out, kept, NULL);
 }

@@ -3,6 +3,8 @@
  * candidates in pickOneNodeForPreemption's order, and the answer as JSON. */
 #include "engine/preempt_internal.h"
 
+#include "base/hash.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@ dra_room *dra_room_new(dra_snapshot *s, const json_t *items, err *e) {
     arena_init(&r->a, 8192);
     r->items = json_incref((json_t *)items);
     hmap_init(&r->pods_by_node);
+    hmap_init(&r->usage_idx);
     r->x = dra_alloc_ctx_new();
     if (!json_is_array(items)) {
         err_set(e, "the objects: expected an array");
@@ -41,6 +44,8 @@ void dra_room_free(dra_room *r) {
     free(r->claims.v);
     free(r->pdbs.v);
     hmap_free(&r->pods_by_node);
+    hmap_free(&r->usage_idx);
+    free(r->usage.v);
     dra_allocated_free(r->st);
     dra_alloc_ctx_free(r->x);
     json_decref(r->items);
@@ -71,11 +76,18 @@ typedef struct query {
 } query;
 
 dra_node_usage *dra__usage_at(dra__usage_map *m, const char *node) {
-    for (size_t i = 0; i < m->n; i++)
-        if (!strcmp(m->v[i].node, node)) return &m->v[i].d;
+    uint64_t probe = hash_bytes(node, strlen(node)), i;
+    for (; hmap_get(&m->idx, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(m->nodes.v[i - 1].node, node)) return &m->nodes.v[i - 1].d;
     dra__qnode n = {.node = node};
-    DRA_VEC_PUSH(*m, n);
-    return &m->v[m->n - 1].d;
+    DRA_VEC_PUSH(m->nodes, n);
+    hmap_put(&m->idx, probe, m->nodes.n);
+    return &m->nodes.v[m->nodes.n - 1].d;
+}
+
+void dra__usage_free(dra__usage_map *m) {
+    free(m->nodes.v);
+    hmap_free(&m->idx);
 }
 
 static dra_node_usage *usage(query *q, const char *node) { return dra__usage_at(&q->nodes, node); }
@@ -129,7 +141,7 @@ static dra__cand *candidates(query *q, const dra_pod_request *pr, int32_t prio, 
         arena fa;
         arena_init(&fa, 4096);
         dra_fit f;
-        dra__pod_fit_state(pr, r->st, usage(q, node), r->x, &fa, node, false, &f, NULL);
+        dra__pod_fit_state(pr, r->st, dra__room_base(r, node), usage(q, node), r->x, &fa, node, false, &f, NULL);
         arena_free(&fa);
         if (f.status == DRA_FIT_OK) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
         /* nodesWherePreemptionMightHelp: Unschedulable, not UnschedulableAndUnresolvable */
@@ -179,7 +191,7 @@ static void commit(query *q, const dra_pod_request *pr, const dra__rpod *m, cons
     arena_init(&fa, 4096);
     dra_fit f;
     dra_podnode kept;
-    dra__pod_fit_state(pr, r->st, u, r->x, &fa, c->node, false, &f, &kept);
+    dra__pod_fit_state(pr, r->st, dra__room_base(r, c->node), u, r->x, &fa, c->node, false, &f, &kept);
     if (f.status == DRA_FIT_OK) {
         for (size_t i = 0; i < kept.ntodo; i++) dra_allocated_add_result(r->st, &kept.res[i], r->cc);
         json_decref(kept.device_plugin);
@@ -276,7 +288,7 @@ json_t *dra_room_make(dra_room *r, const char *ns, const char *name, const dra_r
         json_object_set_new(out, "fits", json_boolean(none));
     }
     json_object_set_new(out, "candidates", cands);
-    free(q.nodes.v);
+    dra__usage_free(&q.nodes);
     arena_free(&q.a);
     if (!ok) {
         json_decref(out);
@@ -317,7 +329,7 @@ bool dra_room_fits_without(dra_room *r, const char *ns, const char *name, const 
     arena fa;
     arena_init(&fa, 4096);
     dra_fit f;
-    dra__pod_fit_state(pr, st, &d, r->x, &fa, node, false, &f, NULL);
+    dra__pod_fit_state(pr, st, dra__room_base(r, node), &d, r->x, &fa, node, false, &f, NULL);
     arena_free(&fa);
     free(count);
     dra_allocated_free(st);

@@ -29,17 +29,18 @@ typedef struct saved {
 } saved;
 
 static saved save(defrag *d) {
-    saved s = {.st = dra__allocated_clone(d->r->st, d->r->w), .nuse = d->use.n};
+    saved s = {.st = dra__allocated_clone(d->r->st, d->r->w), .nuse = d->use.nodes.n};
     s.use = xmalloc((s.nuse ? s.nuse : 1) * sizeof *s.use);
-    memcpy(s.use, d->use.v, s.nuse * sizeof *s.use);
+    memcpy(s.use, d->use.nodes.v, s.nuse * sizeof *s.use);
     return s;
 }
 
 static void restore(defrag *d, saved *s) {
     dra_allocated_free(d->r->st);
     d->r->st = s->st;
-    d->use.n = 0;
-    for (size_t i = 0; i < s->nuse; i++) DRA_VEC_PUSH(d->use, s->use[i]);
+    /* entries made since are of nodes nothing was left on: back to zero */
+    for (size_t i = 0; i < d->use.nodes.n; i++)
+        d->use.nodes.v[i].d = i < s->nuse ? s->use[i].d : (dra_node_usage){0};
     free(s->use);
 }
 
@@ -66,7 +67,7 @@ static bool place_on(defrag *d, const dra_pod_request *pr, uint32_t pi, const ch
     arena_init(&fa, 4096);
     dra_fit f;
     dra_podnode kept;
-    dra__pod_fit_state(pr, r->st, u, r->x, &fa, node, reallocate, &f, &kept);
+    dra__pod_fit_state(pr, r->st, dra__room_base(r, node), u, r->x, &fa, node, reallocate, &f, &kept);
     bool ok = f.status == DRA_FIT_OK;
     if (ok) {
         for (size_t i = 0; i < kept.ntodo; i++) dra_allocated_add_result(r->st, &kept.res[i], r->cc);
@@ -171,7 +172,7 @@ static json_t *settle(defrag *d, uint32_t pi, err *e) {
         arena fa;
         arena_init(&fa, 4096);
         dra_fit f;
-        dra__pod_fit_state(pr, r->st, dra__usage_at(&d->use, node), r->x, &fa, node, false, &f, NULL);
+        dra__pod_fit_state(pr, r->st, dra__room_base(r, node), dra__usage_at(&d->use, node), r->x, &fa, node, false, &f, NULL);
         arena_free(&fa);
         potential[i] = f.status == DRA_FIT_UNSCHEDULABLE;
         if (f.status == DRA_FIT_OK && place_on(d, pr, pi, node, false)) {
@@ -253,7 +254,7 @@ static json_int_t stranded(defrag *d, const uint32_t *pend, size_t np, const boo
             arena fa;
             arena_init(&fa, 4096);
             dra_fit f;
-            dra__pod_fit_state(pr, r->st, dra__usage_at(&d->use, node), r->x, &fa, node, false, &f, NULL);
+            dra__pod_fit_state(pr, r->st, dra__room_base(r, node), dra__usage_at(&d->use, node), r->x, &fa, node, false, &f, NULL);
             arena_free(&fa);
             dra_pod_request_free(pr);
             if (f.status == DRA_FIT_OK) useful[nu++] = node;
@@ -305,7 +306,7 @@ static json_t *settle_all(dra_room *r, long max_moves, bool preempt, bool allow_
     free(allowed);
     free(pend);
     free(placed);
-    free(d.use.v);
+    dra__usage_free(&d.use);
     arena_free(&d.a);
     if (!ok || e->msg[0]) {
         json_decref(out);

@@ -99,7 +99,7 @@ static json_t *one_node(dra_room *r, const dra_pod_request *pr, int32_t prio, co
     arena fa;
     arena_init(&fa, 4096);
     dra_fit f;
-    dra__pod_fit_state(pr, r->st, &d, r->x, &fa, node, false, &f, NULL);
+    dra__pod_fit_state(pr, r->st, dra__room_base(r, node), &d, r->x, &fa, node, false, &f, NULL);
     arena_free(&fa);
     if (f.status != DRA_FIT_OK) {
         dra_room_opts o = {.allow_pdb_violations = true};   /* kube-scheduler weighs violations; it does not refuse them */

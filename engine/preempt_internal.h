@@ -15,12 +15,13 @@
 #include "engine/world.h"
 
 /* podfit.c: one node against in-use state st (not the snapshot's), the node's pods,
- * cpu and memory changed by delta (pods removed: negative); reallocate: the pod's
+ * cpu and memory changed by delta (pods removed: negative) from base (the pods bound
+ * there, counted by the caller; NULL: counted here, a scan of every pod); reallocate: the pod's
  * allocated claims decided again as if unallocated (a pod moved: the caller has taken
  * their devices out of st); with kept and a fit, the allocation (memory of a and x). */
-void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *delta,
-                        dra_alloc_ctx *x, arena *a, const char *node, bool reallocate, dra_fit *out,
-                        dra_podnode *kept);
+void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *base,
+                        const dra_node_usage *delta, dra_alloc_ctx *x, arena *a, const char *node, bool reallocate,
+                        dra_fit *out, dra_podnode *kept);
 
 typedef struct dra__rpod {
     const char *ns, *name, *uid, *node;   /* node: spec.nodeName, NULL when pending */
@@ -50,6 +51,15 @@ typedef struct dra__pdb {
     int32_t allowed;                      /* status.disruptionsAllowed */
 } dra__pdb;
 
+typedef struct dra__qnode {
+    const char *node;
+    dra_node_usage d;
+} dra__qnode;
+typedef DRA_VEC(dra__qnode) dra__usage_vec;
+typedef struct dra__usage_map {
+    dra__usage_vec nodes;                 /* entries are added, never taken away */
+    hmap idx;                             /* node name hash → index+1 (zero-initialised: empty) */
+} dra__usage_map;
 typedef DRA_VEC(uint32_t) dra__idx_vec;
 typedef struct dra__node_pods {
     const char *node;
@@ -70,22 +80,22 @@ struct dra_room {
     bool cc;                              /* DRAConsumableCapacity */
     dra_alloc_ctx *x;
     bool movable_only;                    /* defrag: only pods that can be placed again are searched */
+    hmap usage_idx;                       /* node name hash → index+1 into usage */
+    dra__usage_vec usage;                 /* per node: the world's pods bound there (dra__node_usage) */
 };
 
-/* preempt.c: the usage a query changed per node (members placed, pods moved); the
+/* preempt.c: the usage a query changed per node (members placed, pods moved), and the
  * state back to the snapshot's, nothing removed, evicted or spent */
-typedef struct dra__qnode {
-    const char *node;
-    dra_node_usage d;
-} dra__qnode;
-typedef DRA_VEC(dra__qnode) dra__usage_map;
 dra_node_usage *dra__usage_at(dra__usage_map *m, const char *node);
+void dra__usage_free(dra__usage_map *m);
 void dra__room_fresh(dra_room *r);
 
 /* preempt_objects.c */
 bool dra__room_read(dra_room *r, err *e);
 /* The pods bound to a node (indexes into r->pods), NULL when none. */
 const uint32_t *dra__room_node_pods(const dra_room *r, const char *node, size_t *n);
+/* The usage of the world's pods bound to node (never NULL: zero when none). */
+const dra_node_usage *dra__room_base(const dra_room *r, const char *node);
 /* Whether a pod can be moved: running, in no PodGroup (a gang moves whole or not at
  * all; a room never splits one), every claim its own. */
 bool dra__room_movable(const dra_room *r, uint32_t pod);

@@ -219,7 +219,35 @@ static void index_nodes(dra_room *r, link_vec *links) {
     }
 }
 
+/* What dra__node_usage counts, for every node at once. */
+static void count_usage(dra_room *r) {
+    for (size_t i = 0; i < dra_world_npods(r->w); i++) {
+        const dra_pod *p = dra_world_pod(r->w, i);
+        if (p->terminated || !p->node_name) continue;
+        uint64_t probe = hash_bytes(p->node_name, strlen(p->node_name)), j;
+        dra__qnode *q = NULL;
+        for (; hmap_get(&r->usage_idx, probe, &j); probe = hash_u64(probe))
+            if (!strcmp(r->usage.v[j - 1].node, p->node_name)) q = &r->usage.v[j - 1];
+        if (!q) {
+            dra__qnode nn = {.node = p->node_name};
+            DRA_VEC_PUSH(r->usage, nn);
+            hmap_put(&r->usage_idx, probe, r->usage.n);
+            q = &r->usage.v[r->usage.n - 1];
+        }
+        q->d.pods++, q->d.cpu_milli += p->req_cpu_milli, q->d.memory += p->req_memory;
+    }
+}
+
+const dra_node_usage *dra__room_base(const dra_room *r, const char *node) {
+    static const dra_node_usage none;
+    uint64_t j;
+    for (uint64_t probe = hash_bytes(node, strlen(node)); hmap_get(&r->usage_idx, probe, &j); probe = hash_u64(probe))
+        if (!strcmp(r->usage.v[j - 1].node, node)) return &r->usage.v[j - 1].d;
+    return &none;
+}
+
 bool dra__room_read(dra_room *r, err *e) {
+    count_usage(r);
     pclass_vec classes = {0};
     size_t i;
     const json_t *o;

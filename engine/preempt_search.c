@@ -67,7 +67,7 @@ static bool fits(search *s) {
     arena a;
     arena_init(&a, 4096);
     dra_fit f;
-    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &a, s->node, false, &f, NULL);
+    dra__pod_fit_state(s->pr, s->r->st, dra__room_base(s->r, s->node), &s->delta, s->r->x, &a, s->node, false, &f, NULL);
     arena_free(&a);
     return f.status == DRA_FIT_OK;
 }
@@ -173,7 +173,7 @@ static void answer(search *s, const dra_room_opts *o, arena *a, dra__cand *out) 
     arena_init(&fa, 4096);
     dra_fit f;
     dra_podnode kept;
-    dra__pod_fit_state(s->pr, s->r->st, &s->delta, s->r->x, &fa, s->node, false, &f, &kept);
+    dra__pod_fit_state(s->pr, s->r->st, dra__room_base(s->r, s->node), &s->delta, s->r->x, &fa, s->node, false, &f, &kept);
     assert(f.status == DRA_FIT_OK && "the set found fits");
     out->devices = f.status == DRA_FIT_OK ? devices_of(&kept) : json_array();
     if (f.status == DRA_FIT_OK) json_decref(kept.device_plugin), json_decref(kept.request_mappings);
