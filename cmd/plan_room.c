@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 _Bool cmd_plan_room_wanted(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
@@ -28,7 +29,7 @@ typedef struct room_args {
     const char **files;
     size_t nfiles;
     const char *workload, *report, *gates;
-    bool defrag, preempt, allow_pdb, as_json;
+    bool defrag, preempt, allow_pdb, as_json, timings;
     long max_moves;
 } room_args;
 
@@ -40,6 +41,8 @@ static int parse(int argc, char **argv, room_args *a) {
             a->defrag = true;
         } else if (!strcmp(o, "--preempt")) {
             a->preempt = true;
+        } else if (!strcmp(o, "--timings")) {
+            a->timings = true;
         } else if (!strcmp(o, "--allow-pdb-violations")) {
             a->allow_pdb = true;
         } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
@@ -67,7 +70,7 @@ static int parse(int argc, char **argv, room_args *a) {
             a->as_json = !strcmp(v, "json");
         } else {
             fprintf(stderr, "dralloc plan: %s: not an option of plan --defrag / --preempt "
-                            "(-f, --workload, --max-moves, --allow-pdb-violations, -o, --report, --feature-gates)\n", o);
+                            "(-f, --workload, --max-moves, --allow-pdb-violations, -o, --report, --feature-gates, --timings)\n", o);
             return 2;
         }
     }
@@ -109,7 +112,15 @@ static bool load(const room_args *a, plan_objects *objs, err *e) {
     return true;
 }
 
+static double secs_since(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 static int run(const room_args *a, const plan_objects *objs, const dra_features *f) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     plan_objects dra;
     plan_objects_init(&dra);
     size_t i;
@@ -129,11 +140,16 @@ static int run(const room_args *a, const plan_objects *objs, const dra_features 
         return 2;
     }
     dra_snapshot *s = dra_store_acquire(st);
+    double store_s = secs_since(&t0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     dra_room *r = dra_room_new(s, objs->items, &e);
     int rc = 2;
     json_t *out = NULL;
     dra_room_status status = DRA_ROOM_ERROR;
     if (r) out = a->defrag ? dra_room_defrag(r, a->max_moves, &status, &e) : dra_room_preempt_all(r, a->allow_pdb, &status, &e);
+    if (a->timings)
+        fprintf(stderr, "dralloc plan: timings: store built %.3f s; %s %.3f s (the room read and every pod settled)\n",
+                store_s, a->defrag ? "--defrag" : "--preempt", secs_since(&t1));
     if (!out) {
         fprintf(stderr, "dralloc plan: %s\n", e.msg);
     } else {

@@ -184,7 +184,9 @@ static json_t *settle(defrag *d, uint32_t pi, err *e) {
     dra__cand *c = ARENA_NEWN(&d->a, dra__cand, nn + 1);
     dra_room_opts o = {.allow_pdb_violations = d->preempt && d->allow_pdb};
     r->movable_only = !d->preempt;
-    for (size_t i = 0; i < nn; i++)
+    /* as DryRunPreemption: enough candidates (max(100, 10 % of the nodes)) and stop */
+    size_t want = nn / 10 < 100 ? 100 : nn / 10;
+    for (size_t i = 0; i < nn && nc < want; i++)
         if (potential[i] && !(d->preempt && p->never) &&
             dra__room_node_search(r, pr, d->preempt ? p->priority : INT32_MAX, dra_snapshot_node_name(r->s, i),
                                   dra__usage_at(&d->use, dra_snapshot_node_name(r->s, i)), &o, &d->a, &c[nc]))
@@ -240,15 +242,53 @@ static void count_pool(void *arg, const dra_av_pool *p) {
     for (uint32_t i = 0; i < p->ndevs; i++) fc->total += p->devs[i].state == DRA_AV_FREE;
 }
 
-/* Free devices on nodes where none of the unplaced pods fits. */
+/* What a pending pod asks of a node, as text: its spec without the claims' names, and
+ * each claim's spec (a template's name: its objects are alike). Pods alike fit alike. */
+static char *needs_text(const dra_room *r, uint32_t pi) {
+    const json_t *obj = r->pods.v[pi].obj;
+    json_t *spec = json_deep_copy(json_object_get(obj, "spec"));
+    json_t *claims = json_array();
+    size_t i;
+    const json_t *rc;
+    json_array_foreach(json_object_get(spec, "resourceClaims"), i, rc) {
+        const char *cn = json_string_value(json_object_get(rc, "resourceClaimName"));
+        const dra_claim *c = cn ? dra_world_find_claim(r->w, r->pods.v[pi].ns, cn) : NULL;
+        if (c && !c->allocated && c->spec_hash) json_array_append_new(claims, json_integer((json_int_t)c->spec_hash));
+        else json_array_append_new(claims, json_pack("{s:s?, s:s?}", "claim", cn, "template",
+                                                      json_string_value(json_object_get(rc, "resourceClaimTemplateName"))));
+    }
+    json_object_del(spec, "resourceClaims");
+    json_object_del(spec, "containers");   /* their claims' names; requests below */
+    json_t *reqs = json_array();
+    const json_t *ct;
+    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "containers"), i, ct)
+        json_array_append(reqs, json_object_get(json_object_get(ct, "resources"), "requests") ?: json_null());
+    json_t *all = json_pack("{s:o, s:o, s:o, s:s}", "spec", spec, "claims", claims, "requests", reqs, "ns", r->pods.v[pi].ns);
+    char *t = json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(all);
+    return t;
+}
+
+/* Free devices on nodes where none of the unplaced pods fits (one pod of each kind of
+ * needs is tried: pods alike fit alike). */
 static json_int_t stranded(defrag *d, const uint32_t *pend, size_t np, const bool *placed, err *e) {
     dra_room *r = d->r;
     size_t nn = dra_snapshot_nnodes(r->s), nu = 0;
     const char **useful = xcalloc(nn + 1, sizeof *useful);
+    bool *rep = xcalloc(np + 1, sizeof *rep);
+    json_t *kinds = json_object();
+    for (size_t k = 0; k < np; k++) {
+        if (placed[k]) continue;
+        char *t = needs_text(r, pend[k]);
+        rep[k] = !t || !json_object_get(kinds, t);
+        if (t) json_object_set_new(kinds, t, json_true());
+        free(t);
+    }
+    json_decref(kinds);
     for (size_t i = 0; i < nn; i++) {
         const char *node = dra_snapshot_node_name(r->s, i);
         for (size_t k = 0; k < np && (!nu || useful[nu - 1] != node); k++) {
-            if (placed[k]) continue;
+            if (placed[k] || !rep[k]) continue;
             dra_pod_request *pr = request(r, pend[k], e);
             if (!pr) continue;
             arena fa;
@@ -263,6 +303,7 @@ static json_int_t stranded(defrag *d, const uint32_t *pend, size_t np, const boo
     free_count fc = {.nodes = useful, .n = nu};
     dra__av_each_pool(r->s, r->st, count_pool, &fc);
     free(useful);
+    free(rep);
     return fc.total;
 }
 

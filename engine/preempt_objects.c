@@ -132,9 +132,15 @@ static bool read_pod(dra_room *r, const json_t *o, const pclass *cl, size_t ncl,
     pclass c;
     err e2;
     err_clear(&e2);
+    /* spec.priority is what admission set from the class: the class is needed only
+     * when it is absent (its preemptionPolicy is then the pod's too) */
+    bool has_priority = path(o, "spec", "priority") != NULL;
     if (!resolve_class(cl, ncl, str(o, "spec", "priorityClassName"), &c, &e2)) {
-        err_set(e, "pod %s/%s: %s", p.ns, p.name, e2.msg);
-        return false;
+        if (!has_priority) {
+            err_set(e, "pod %s/%s: %s", p.ns, p.name, e2.msg);
+            return false;
+        }
+        c = (pclass){.value = 0};
     }
     p.priority = c.value;
     p.never = c.never;
