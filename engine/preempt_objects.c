@@ -225,11 +225,13 @@ static void index_nodes(dra_room *r, link_vec *links) {
     }
 }
 
-/* What dra__node_usage counts, for every node at once. */
+/* What dra__node_usage counts, for every node of the room's pods at once: the room
+ * holds every pod bound to the nodes it covers (all of them, or the extender's
+ * candidates), so its pods' world objects are that count's pods. */
 static void count_usage(dra_room *r) {
-    for (size_t i = 0; i < dra_world_npods(r->w); i++) {
-        const dra_pod *p = dra_world_pod(r->w, i);
-        if (p->terminated || !p->node_name) continue;
+    for (size_t i = 0; i < r->pods.n; i++) {
+        const dra_pod *p = r->pods.v[i].wpod;
+        if (!p || p->terminated || !p->node_name) continue;
         uint64_t probe = hash_bytes(p->node_name, strlen(p->node_name)), j;
         dra__qnode *q = NULL;
         for (; hmap_get(&r->usage_idx, probe, &j); probe = hash_u64(probe))
@@ -253,7 +255,6 @@ const dra_node_usage *dra__room_base(const dra_room *r, const char *node) {
 }
 
 bool dra__room_read(dra_room *r, err *e) {
-    count_usage(r);
     pclass_vec classes = {0};
     size_t i;
     const json_t *o;
@@ -269,6 +270,7 @@ bool dra__room_read(dra_room *r, err *e) {
     }
     free(classes.v);
     if (!ok) return false;
+    count_usage(r);
     hmap idx;
     hmap_init(&idx);
     for (size_t p = 0; p < r->pods.n; p++) {
