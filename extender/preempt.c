@@ -42,7 +42,7 @@ static void answer(ext_reply *r, json_t *doc) {
     char *text = json_dumps(doc, JSON_COMPACT);
     r->status = 200;
     r->content_type = "application/json";
-    r->body = text ? text : strdup("{}");
+    r->body = text ? text : xstrdup("{}");
     r->len = strlen(r->body);
 }
 
@@ -61,7 +61,7 @@ void ext_preempt_verb(dra_store *st, unsigned max_depth, const char *body, size_
     }
     const json_t *victims = meta ? meta : conv;
     size_t n = json_object_size(victims), i = 0;
-    const char **nodes = calloc(n + 1, sizeof *nodes);
+    const char **nodes = xcalloc(n + 1, sizeof *nodes);
     const char *node;
     const json_t *v;
     json_object_foreach((json_t *)victims, node, v) nodes[i++] = node;
