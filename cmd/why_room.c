@@ -67,21 +67,11 @@ int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const cha
                       bool allow_pdb, bool as_json, bool timings) {
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* the store decides devices and has no use for the two kinds the room reads */
-    plan_objects dra;
-    plan_objects_init(&dra);
-    size_t i;
-    json_t *x;
-    json_array_foreach(objs->items, i, x) {
-        if (dra_room_reads_only(json_string_value(json_object_get(x, "kind")))) continue;
-        json_array_append(dra.items, x);
-        json_array_append(dra.sources, json_array_get(objs->sources, i));
-    }
     err e;
     err_clear(&e);
     int rc = 2;
-    dra_store *st = plan_store_new(&dra, f, &e);
-    plan_objects_free(&dra);
+    /* the store takes the objects but the two kinds only the room reads */
+    dra_store *st = plan_store_new(objs, f, &e);
     if (!st) {
         char buf[2048];
         fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));

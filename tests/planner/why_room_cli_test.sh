@@ -50,6 +50,11 @@ rc=0; "$B" why ml/huge -f "$TD/three-nodes.yaml" --make-room -o json >"$T/huge.j
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["candidates"] == [] and p["fits"] is False, p' "$T/huge.json" \
   || fail "ml/huge: $(cat "$T/huge.json")"
 
+# plain `why` reads the same snapshot: its PriorityClasses and PDB are not the store's
+rc=0; "$B" why ml/big -f "$TD/three-nodes.yaml" >"$T/plain.txt" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "why ml/big (no --make-room): exit $rc, want 1: $(cat "$T/plain.txt")"
+grep -q "^pod ml/big fits no node.$" "$T/plain.txt" || fail "why ml/big: $(cat "$T/plain.txt")"
+
 # errors: exit 2 with the reason
 expect_error() {   # WANT-TEXT ARGS...
   local want=$1; shift
