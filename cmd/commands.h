@@ -15,5 +15,8 @@ int cmd_plan(int argc, char **argv);
 int cmd_capacity(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_why(int argc, char **argv);
+/* plan_room.c: `plan --defrag` and `plan --preempt` (their own options) */
+_Bool cmd_plan_room_wanted(int argc, char **argv);
+int cmd_plan_room(int argc, char **argv);
 
 #endif

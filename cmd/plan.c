@@ -620,7 +620,10 @@ static void usage(FILE *f) {
             "                    [--feature-gates A=true,...] [--strict] [--timings]\n"
             "       -f may be replaced or completed by a cluster read once: --kubeconfig FILE [--context NAME],\n"
             "       or --server URL [--token-file F] [--ca-file F] [--insecure-skip-tls-verify]\n"
-            "       dralloc plan merge A.json B.json... [-o table|json|csv]\n\n"
+            "       dralloc plan merge A.json B.json... [-o table|json|csv]\n"
+            "       dralloc plan (--defrag [--max-moves N] | --preempt [--allow-pdb-violations]) -f SNAPSHOT...\n"
+            "                    [--workload FILE] [-o table|json] [--report FILE.html]: room for the pending pods\n"
+            "                    by moving running pods elsewhere, or by evicting pods of lower priority\n\n"
             "Places each workload's replicas (<workload>-<i>) one by one as kube-scheduler would: every node\n"
             "tried, the best score wins (ties by node name, or shuffled by --seed), the winner committed.\n"
             "The workload file (YAML or JSON) holds {\"workloads\": [{name, replicas, template, gang?}]}\n"
@@ -728,6 +731,7 @@ static int plan_whatif(plan_args *a, plan_timings *tm, uint64_t t0) {
 
 int cmd_plan(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "merge")) return run_merge(argc - 1, argv + 1);
+    if (cmd_plan_room_wanted(argc, argv)) return cmd_plan_room(argc, argv);
     plan_args a = {.max_nodes = 1024, .fmt = REPORT_TABLE};
     plan_opts_default(&a.opts);
     int rc = plan_parse(&a, argc, argv);

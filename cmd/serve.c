@@ -92,7 +92,7 @@ typedef struct serve_opts {
     bool workers_set;
     ext_kube_opts ko;
     double max_staleness_s;
-    bool bind_mode, leader_elect, watch_list, allow_unauth, verbose;
+    bool bind_mode, leader_elect, watch_list, allow_unauth, verbose, preempt_verb;
     double bind_timeout_s;
     dra_device_choice choice;       /* --device-choice: the binder's (the allocation it writes is kept) */
     const char *lease_ns, *lease_name, *health_listen;
@@ -335,6 +335,9 @@ static const cmd_flag serve_flags[] = {
     {.name = "--bind", .kind = CMD_BOOL, .off = offsetof(serve_opts, bind_mode),
      .help = "bind mode: /bind allocates, writes the claims' status and binds the pod\n"
              "(for a profile without the DynamicResources plugin: deploy/)"},
+    {.name = "--preempt-verb", .kind = CMD_BOOL, .off = offsetof(serve_opts, preempt_verb),
+     .help = "serve /preempt (kube-scheduler's preemptVerb): kube-scheduler's victims completed\n"
+             "with the pods whose devices the pending pod needs; keeps the objects' text"},
     {DUR_ROW("--bind-timeout", bind_timeout_s, 3600000000000ull, true, DUR_SECONDS, "(5s, 500ms) up to 1h"),
      .label = "--bind-timeout DUR",
      .help = "kube-scheduler's httpTimeout for the extender (default 5s, as deploy/bind):\n"
@@ -551,7 +554,9 @@ static bool serve_wire(serve_opts *o, serve_rt *rt) {
         }
         gates_from_server(&o->ko, o->gates_spec, &o->feat);
     }
-    rt->st = dra_store_new(&o->feat);
+    /* the preempt verb reads victims' priorities and claims' reservations from the
+     * objects' text: kept only when asked for (it costs the text of every object) */
+    rt->st = dra_store_new_with(&o->feat, &(dra_store_opts){.keep_text = o->preempt_verb});
     if (rt->live) wire_live(o, rt);
     else if (o->paths.n) return wire_snapshot(o, rt);
     else fprintf(stderr, "dralloc serve: no --snapshot: not ready until POST /objects\n");

@@ -16,6 +16,7 @@
 #include "cmd/commands.h"
 #include "report/report.h"
 #include "cmd/kube_input.h"
+#include "cmd/why_room.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -308,7 +309,7 @@ static int why_all(const char **files, size_t nfiles, cmd_kube_flags *kube, cons
 typedef struct why_opts {
     cmd_list files;
     const char *target, *ns, *gates, *output;
-    bool all_ns;
+    bool all_ns, make_room, allow_pdb, timings;
     cmd_kube_flags kube;
 } why_opts;
 
@@ -336,6 +337,9 @@ static const cmd_flag why_flags[] = {
     {.name = "--output", .shorthand = "-o", .kind = CMD_STRING, .off = offsetof(why_opts, output), .fn = read_output},
     CMD_KUBE_ROWS(offsetof(why_opts, kube)),
     {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(why_opts, gates)},
+    {.name = "--make-room", .kind = CMD_BOOL, .off = offsetof(why_opts, make_room)},
+    {.name = "--allow-pdb-violations", .kind = CMD_BOOL, .off = offsetof(why_opts, allow_pdb)},
+    {.name = "--timings", .kind = CMD_BOOL, .off = offsetof(why_opts, timings)},
 };
 
 static const cmd_flags why_spec = {
@@ -353,11 +357,15 @@ static void usage(FILE *f) {
     fprintf(f, "usage: dralloc why NAMESPACE/POD (-f SNAPSHOT [-f ...] | --kubeconfig FILE [--context NAME] | in-cluster)\n"
                "                  [-n NAMESPACE] [-o text|json] [--feature-gates A=true,...]\n"
                "       kubectl dra why POD [-n NAMESPACE] [--context NAME] [--kubeconfig FILE] [-o text|json]\n"
+               "       dralloc why NAMESPACE/POD --make-room [--allow-pdb-violations] [...]\n"
                "       kubectl dra why -A   (every pending pod with DRA claims or DRA extended resources, in every\n"
                "                            namespace: one line each, its fit or its count by cause)\n\n"
                "Decides the pod against every node as kube-scheduler would and says why it fits nowhere:\n"
                "the count by cause over all nodes, then the nodes that came closest (fewest devices\n"
-               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n");
+               "missing) with each request's explanation. Exit 0: it fits some node; 1: none; 2: error.\n"
+               "--make-room: the cheapest lower-priority pods to evict so that it fits (its whole PodGroup),\n"
+               "best node first, in kube-scheduler's order of preemption candidates; pods whose eviction would\n"
+               "violate a PodDisruptionBudget only with --allow-pdb-violations. Exit 0: some node; 1: none.\n");
 }
 
 int cmd_why(int argc, char **argv) {
@@ -365,10 +373,16 @@ int cmd_why(int argc, char **argv) {
     int rc = cmd_flags_parse(&why_spec, argc, argv, &a);
     const char **files = a.files.v, *target = a.target, *ns_flag = a.ns, *gates = a.gates;
     size_t nfiles = a.files.n;
-    bool as_json = a.output && !strcmp(a.output, "json"), all_ns = a.all_ns;
+    bool as_json = a.output && !strcmp(a.output, "json"), all_ns = a.all_ns, make_room = a.make_room,
+         allow_pdb = a.allow_pdb, timings = a.timings;
     cmd_kube_flags kube = a.kube;
     if (!rc && all_ns && target) {
         fprintf(stderr, "dralloc why: -A lists every pending pod: give it without a pod\n");
+        rc = 2;
+    }
+    if (!rc && (make_room ? all_ns : allow_pdb)) {
+        fprintf(stderr, "dralloc why: %s\n", make_room ? "--make-room is for one pod: give NAMESPACE/POD without -A"
+                                                       : "--allow-pdb-violations goes with --make-room");
         rc = 2;
     }
     if (!rc && !target && !all_ns) {
@@ -420,6 +434,7 @@ int cmd_why(int argc, char **argv) {
         if (!live) rc = 2;
         else plan_objects_add_doc(&objs, live, kube.o.kubeconfig ? kube.o.kubeconfig : "(cluster)");
         json_decref(live);
+        if (!rc && make_room && !cmd_why_room_fetch(&kube, &objs)) rc = 2;
     }
     for (size_t i = 0; !rc && i < nfiles; i++)
         if (!plan_objects_load_path(&objs, files[i], &e)) {
@@ -437,7 +452,9 @@ int cmd_why(int argc, char **argv) {
             rc = 2;
         }
     }
-    if (!rc) {
+    if (!rc && make_room) {
+        rc = cmd_why_make_room(&objs, &f, ns, name, allow_pdb, as_json, timings);
+    } else if (!rc) {
         dra_store *st = plan_store_new(&objs, &f, &e);
         if (!st) {
             char buf[2048];

@@ -3,6 +3,7 @@
  * whole life, so its answer is always that snapshot's answer even while POST /objects
  * swaps in the next one; all memory a request takes is released before it returns. */
 #include "extender/extender.h"
+#include "extender/preempt.h"
 #include "extender/auth.h"
 #include "extender/bind.h"
 #include "extender/budget.h"
@@ -619,7 +620,11 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
         if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, 0, r, NULL);
         return EXT_VERB_BIND;
     }
-    ext_reply_error(r, 404, "no route for %s %s (verbs: POST /filter, /prioritize, /bind; GET /healthz, /readyz, "
+    if (is_verb(path, "preempt")) {
+        if (method_is(m, "POST", r, "POST")) ext_preempt_verb(s->store, s->cfg.max_depth, body, len, r);
+        return EXT_VERB_OTHER;
+    }
+    ext_reply_error(r, 404, "no route for %s %s (verbs: POST /filter, /prioritize, /bind, /preempt; GET /healthz, /readyz, "
                     "/metrics, /debug/cache; POST /objects, DELETE /objects/KIND/NAMESPACE/NAME)", m, path);
     return EXT_VERB_OTHER;
 }

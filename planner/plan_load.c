@@ -4,6 +4,8 @@
  * engine's document reader (engine/json.h dra_docs), workload files by its loaders,
  * so every path reads as `dralloc allocate -f` reads it. */
 #include "planner/planner.h"
+
+#include "engine/preempt.h"
 #include "planner/plan_suggest.h"
 #include "planner/plan_tmpl.h"
 #include "planner/plan_yaml.h"
@@ -111,13 +113,16 @@ bool plan_objects_load_path(plan_objects *o, const char *path, err *e) {
 dra_store *plan_store_new(const plan_objects *o, const dra_features *f, err *e) {
     size_t n = json_array_size(o->items);
     dra_change *ch = xcalloc(n ? n : 1, sizeof *ch);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        ch[i].upsert = json_array_get(o->items, i);
-        ch[i].source = json_string_value(json_array_get(o->sources, i));
+        /* PriorityClasses and PDBs in a snapshot are for making room, not the store */
+        if (dra_room_reads_only(json_string_value(json_object_get(json_array_get(o->items, i), "kind")))) continue;
+        ch[k].upsert = json_array_get(o->items, i);
+        ch[k++].source = json_string_value(json_array_get(o->sources, i));
     }
     dra_store *st = dra_store_new(f);
     /* an empty store still needs a first snapshot to plan against */
-    uint64_t gen = dra_store_apply(st, ch, n, e);
+    uint64_t gen = dra_store_apply(st, ch, k, e);
     free(ch);
     if (!gen) {
         dra_store_free(st);

@@ -50,4 +50,10 @@ void report_plan_html(FILE *f, const json_t *plan, const char *title);
  * so an operator sees why a pod is pending. Self-contained HTML, no script. */
 void report_status_html(FILE *f, const json_t *cap, const json_t *recent, const char *title);
 
+/* `dralloc plan --defrag` / `--preempt` (report_room.c): as text; as an HTML section
+ * (the pods, the moves or evictions, stranded devices before and after); as a page. */
+void report_room(FILE *f, const json_t *out);
+void report_room_section(FILE *f, const json_t *out);
+void report_room_html(FILE *f, const json_t *out, const char *title);
+
 #endif

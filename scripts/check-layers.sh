@@ -27,11 +27,11 @@ declare -A allowed=(
 )
 
 cel_public=" cel/cel.h "
-engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h engine/json.h "
-service_public=" engine/snapshot.h engine/context.h engine/causes.h engine/json.h "
+engine_public=" engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h engine/json.h engine/preempt.h "
+service_public=" engine/snapshot.h engine/context.h engine/causes.h engine/json.h engine/preempt.h "
 
 # engine/'s rooms, bottom first: each may include the ones before it (engine/README.md)
-engine_rooms=(decode text world alloc store pod out)
+engine_rooms=(decode text world alloc store pod out room)
 declare -A room_rank=()
 for i in "${!engine_rooms[@]}"; do room_rank[${engine_rooms[$i]}]=$i; done
 # engine/ROOM/x.h → ROOM; engine/x.h → top

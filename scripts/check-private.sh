@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-private.sh BUILD_DIR — every function the engine and CEL libraries export is
 # either declared in the layer's public headers (engine: engine.h snapshot.h context.h json.h
-# causes.h model.h; CEL: cel.h) or carries the private mark (dra__, cel__), so a name
+# causes.h model.h preempt.h; CEL: cel.h) or carries the private mark (dra__, cel__), so a name
 # says at a glance whether another layer may call it. Reads the libraries' symbol
 # tables (nm). Run by `make test`.
 set -euo pipefail
@@ -21,7 +21,7 @@ check() {   # LIB PRIVATE_PREFIX PUBLIC_HEADERS...
     fi
   done
 }
-check "$b/engine/libdra_engine.a" dra__ engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h engine/json.h
+check "$b/engine/libdra_engine.a" dra__ engine/engine.h engine/snapshot.h engine/context.h engine/causes.h engine/model.h engine/json.h engine/preempt.h
 check "$b/cel/libdra_cel.a" cel__ cel/cel.h
 [ "$bad" = 0 ] || exit 1
 echo "check-private: every exported engine and CEL function is public or marked private"

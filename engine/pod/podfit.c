@@ -658,3 +658,58 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     }
     arena_free(&a);
 }
+
+/* ---- making room (preempt_search.c) ----------------------------------------------------------- */
+
+void dra__pod_fit_state(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *base,
+                        const dra_node_usage *delta, dra_alloc_ctx *x, arena *a, const char *node, bool reallocate,
+                        dra_fit *out, dra_podnode *kept) {
+    /* a victim search asks "fits or not" many times: no second search to tell
+     * unresolvable from unschedulable (plan's overlay skips it too) */
+    dra_pod_request view = *pr;
+    view.pp.classify = false;
+    uint32_t nc = pr->pod.nclaims;
+    if (reallocate && nc && pr->pp.claims && !pr->pp.error && !pr->pp.unresolvable) {
+        /* a pod moved elsewhere: its claims deallocated with it, decided again */
+        const dra_claim **cl = ARENA_NEWN(a, const dra_claim *, nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            cl[k] = pr->pp.claims[k];
+            if (!cl[k]->allocated) continue;
+            dra_claim *copy = ARENA_NEW(a, dra_claim);
+            *copy = *cl[k];
+            copy->allocated = false;
+            copy->alloc_results = NULL;
+            copy->nalloc_results = 0;
+            copy->alloc_node_selector = NULL;
+            copy->alloc_node_selector_error = NULL;
+            for (uint32_t j = 0; j < k; j++)   /* one claim named twice stays one claim */
+                if (pr->pp.claims[j] == pr->pp.claims[k]) copy = (dra_claim *)cl[j];
+            cl[k] = copy;
+        }
+        view.pp.claims = cl;
+    }
+    if (base && pr->check_node) {
+        /* the whole-pod checks against the node's usage the caller counted once (a scan
+         * of every pod per call is most of a victim search on a large cluster) */
+        const dra_node *n = NULL;
+        const char *verr = NULL;
+        dra_nodeview *own = NULL;
+        dra__snapshot_view(pr->s, node, &n, &verr, a, &own);
+        dra_nodeview_free(own);
+        memset(out, 0, sizeof *out);
+        if (pr->pod.fit_error) {
+            out->status = DRA_FIT_ERROR;
+            snprintf(out->reason, sizeof out->reason, "%.500s", pr->pod.fit_error);
+            return;
+        }
+        dra_node_usage u = *base;
+        if (delta) u.pods += delta->pods, u.cpu_milli += delta->cpu_milli, u.memory += delta->memory;
+        bool unres;
+        if (n && !dra__nodefit_check(&pr->pod, n, &u, out->reason, sizeof out->reason, &unres)) {
+            out->status = unres ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
+            return;
+        }
+        view.check_node = false;
+    }
+    fit_core(&view, st, delta, x, a, node, NULL, DRA_SCORE_NONE, 0, out, kept, NULL);
+}

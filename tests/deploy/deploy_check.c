@@ -667,7 +667,11 @@ static void check_overlay(const char *src, const char *help, bool bind) {
     CHECK(timeout > budget, "httpTimeout %.3gs is not above dralloc's --filter-budget %.3gs", timeout, budget);
     if (bind) {
         CHECK(x && !strcmp(str(x, "bindVerb") ?: "", "bind"), "bind: bindVerb is not bind");
+        /* the preempt verb reads the objects' text, which only --preempt-verb keeps */
+        CHECK(x && !strcmp(str(x, "preemptVerb") ?: "", "preempt"), "bind: preemptVerb is not preempt");
+        CHECK(flag(args, "--preempt-verb") != NULL, "bind: preemptVerb without dralloc --preempt-verb");
     } else {
+        CHECK(x && !json_object_get(x, "preemptVerb"), "advisor: a preemptVerb (dralloc runs without --preempt-verb)");
         CHECK(x && !json_object_get(x, "bindVerb"), "advisor: a bindVerb");
         CHECK(x && json_is_true(json_object_get(x, "ignorable")), "advisor: the extender is not ignorable");
     }
