@@ -136,9 +136,9 @@ typedef struct three {
 
 static void scan_three(three *t, const dra_pod_request *pr, const char *const *names, const size_t *idx,
                        plan_scan_answer out[3][NODES]) {
-    plan_scan(pr, t->ov[0], t->x[0], DRA_SCORE_BINPACK, names, idx, NODES, out[0]);   /* two threads */
+    plan_scan(pr, t->ov[0], t->x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, out[0]);   /* two threads */
     for (size_t k = 0; k < NODES; k += CHUNK)                                          /* one, chunk by chunk */
-        plan_scan(pr, t->ov[1], t->x[1], DRA_SCORE_BINPACK, names, idx + k, CHUNK, out[1] + k);
+        plan_scan(pr, t->ov[1], t->x[1], DRA_SCORE_BINPACK, names, idx + k, CHUNK, false, out[1] + k);
     for (size_t k = 0; k < NODES; k++) {                                               /* one, node by node */
         dra_fit f;
         dra_pod_fit_overlay(pr, t->ov[2], t->x[2], names[k], DRA_SCORE_BINPACK, 0, false, &f);
@@ -191,7 +191,7 @@ Test(plan_scan, two_threads_answer_as_one) {
     for (size_t k = FIRST_H100 + 1; k < NODES; k++) cr_assert_eq(out[0][k].score, out[0][FIRST_H100].score);
     /* the second thread's answers adopted into the overlay's memo: asked again, the same */
     plan_scan_answer again[NODES];
-    plan_scan(pr, t.ov[0], t.x[0], DRA_SCORE_BINPACK, names, idx, NODES, again);
+    plan_scan(pr, t.ov[0], t.x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, again);
     for (size_t k = 0; k < NODES; k++)
         cr_assert(again[k].fits == out[0][k].fits && again[k].score == out[0][k].score, "%s asked again", names[k]);
     dra_pod_request_free(pr);
