@@ -11,69 +11,88 @@
  * [{"pod", "node", "by"}] (--preempt), "strandedBefore", "strandedAfter"}. Exit 0:
  * every pending pod placed; 1: some not; 2: an error. */
 #include "cmd/commands.h"
+#include "cmd/flags.h"
 #include "cmd/why_room.h"
 #include "report/report.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 _Bool cmd_plan_room_wanted(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--defrag") || !strcmp(argv[i], "--preempt")) return true;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strncmp(argv[i], "--defrag", 8) || !strncmp(argv[i], "--preempt", 9)) return true;
     return false;
 }
 
+static void room_usage(FILE *f) {
+    fprintf(f, "usage: dralloc plan (--defrag [--max-moves N] | --preempt [--allow-pdb-violations]) -f SNAPSHOT...\n"
+               "                    [--workload FILE] [-o table|json] [--report FILE.html] [--feature-gates A=true,...]\n"
+               "                    [--timings]\n\n"
+               "Room for the pending pods of the snapshot (and the workload's replicas, as pending pods):\n"
+               "--defrag moves running pods to other nodes where they fit again (fewest moves first, gangs\n"
+               "together, PodDisruptionBudgets respected; at most --max-moves), --preempt evicts pods of lower\n"
+               "priority (kube-scheduler's order of preemption candidates; PDBs respected unless\n"
+               "--allow-pdb-violations). Stranded devices before and after. Exit 0: every pending pod placed;\n"
+               "1: some not; 2: an error.\n");
+}
+
 typedef struct room_args {
-    const char **files;
-    size_t nfiles;
-    const char *workload, *report, *gates;
+    cmd_list files;
+    const char *workload, *report, *gates, *output;
     bool defrag, preempt, allow_pdb, as_json, timings;
     long max_moves;
 } room_args;
 
-static int parse(int argc, char **argv, room_args *a) {
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool takes = i + 1 < argc;
-        if (!strcmp(o, "--defrag")) {
-            a->defrag = true;
-        } else if (!strcmp(o, "--preempt")) {
-            a->preempt = true;
-        } else if (!strcmp(o, "--timings")) {
-            a->timings = true;
-        } else if (!strcmp(o, "--allow-pdb-violations")) {
-            a->allow_pdb = true;
-        } else if ((!strcmp(o, "-f") || !strcmp(o, "--filename")) && takes) {
-            a->files[a->nfiles++] = argv[++i];
-            while (i + 1 < argc && argv[i + 1][0] != '-') a->files[a->nfiles++] = argv[++i];
-        } else if (!strcmp(o, "--workload") && takes) {
-            a->workload = argv[++i];
-        } else if (!strcmp(o, "--report") && takes) {
-            a->report = argv[++i];
-        } else if (!strcmp(o, "--feature-gates") && takes) {
-            a->gates = argv[++i];
-        } else if (!strcmp(o, "--max-moves") && takes) {
-            char *end;
-            a->max_moves = strtol(argv[++i], &end, 10);
-            if (*end || a->max_moves < 0) {
-                fprintf(stderr, "dralloc plan: --max-moves %s: want a count (0 or more)\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(o, "-o") && takes) {
-            const char *v = argv[++i];
-            if (strcmp(v, "json") && strcmp(v, "table")) {
-                fprintf(stderr, "dralloc plan: -o %s: --defrag and --preempt print table or json\n", v);
-                return 2;
-            }
-            a->as_json = !strcmp(v, "json");
-        } else {
-            fprintf(stderr, "dralloc plan: %s: not an option of plan --defrag / --preempt "
-                            "(-f, --workload, --max-moves, --allow-pdb-violations, -o, --report, --feature-gates, --timings)\n", o);
-            return 2;
-        }
+static int read_max_moves(const cmd_flag_use *u) {
+    char *end;
+    long v = strtol(u->value, &end, 10);
+    if (!*u->value || *end || v < 0) {
+        fprintf(stderr, "dralloc plan: %s %s: want a count (0 or more)\n", u->as, u->value);
+        return CMD_PARSE_ERROR;
     }
+    *(long *)u->field = v;
+    return CMD_PARSE_OK;
+}
+
+static int read_room_output(const cmd_flag_use *u) {
+    if (strcmp(u->value, "json") && strcmp(u->value, "table")) {
+        fprintf(stderr, "dralloc plan: %s %s: --defrag and --preempt print table or json\n", u->as, u->value);
+        return CMD_PARSE_ERROR;
+    }
+    return CMD_PARSE_OK;
+}
+
+static const cmd_flag room_flags[] = {
+    {.name = "--defrag", .kind = CMD_BOOL, .off = offsetof(room_args, defrag)},
+    {.name = "--preempt", .kind = CMD_BOOL, .off = offsetof(room_args, preempt)},
+    {.name = "--timings", .kind = CMD_BOOL, .off = offsetof(room_args, timings)},
+    {.name = "--allow-pdb-violations", .kind = CMD_BOOL, .off = offsetof(room_args, allow_pdb)},
+    {.name = "--filename", .shorthand = "-f", .kind = CMD_PATHS, .off = offsetof(room_args, files)},
+    {.name = "--workload", .kind = CMD_STRING, .off = offsetof(room_args, workload)},
+    {.name = "--report", .kind = CMD_STRING, .off = offsetof(room_args, report)},
+    {.name = "--feature-gates", .kind = CMD_STRING, .off = offsetof(room_args, gates)},
+    {.name = "--max-moves", .kind = CMD_FUNC, .off = offsetof(room_args, max_moves), .fn = read_max_moves},
+    {.name = "--output", .shorthand = "-o", .kind = CMD_STRING, .off = offsetof(room_args, output),
+     .fn = read_room_output},
+};
+
+static const cmd_flags room_spec = {
+    .prog = "dralloc plan",
+    .flags = room_flags,
+    .nflags = sizeof room_flags / sizeof room_flags[0],
+    .unknown = "dralloc plan: %s: not an option of plan --defrag / --preempt (-f, --workload, --max-moves, "
+               "--allow-pdb-violations, -o, --report, --feature-gates, --timings)\n",
+    .missing = "dralloc plan: %s needs a value\n",
+    .usage = room_usage,
+};
+
+static int parse(int argc, char **argv, room_args *a) {
+    int rc = cmd_flags_parse(&room_spec, argc, argv, a);
+    if (rc) return rc == CMD_PARSE_HELP ? CMD_PARSE_HELP : 2;
+    a->as_json = a->output && !strcmp(a->output, "json");
     if (a->defrag == a->preempt) {
         fprintf(stderr, "dralloc plan: give one of --defrag and --preempt\n");
         return 2;
@@ -86,7 +105,7 @@ static int parse(int argc, char **argv, room_args *a) {
         fprintf(stderr, "dralloc plan: --defrag never violates a PodDisruptionBudget: --allow-pdb-violations goes with --preempt\n");
         return 2;
     }
-    if (!a->nfiles) {
+    if (!a->files.n) {
         fprintf(stderr, "dralloc plan: --defrag and --preempt read a snapshot: give -f FILE\n");
         return 2;
     }
@@ -95,8 +114,8 @@ static int parse(int argc, char **argv, room_args *a) {
 
 /* The snapshot's objects and the workload's replicas as pending pods. */
 static bool load(const room_args *a, plan_objects *objs, err *e) {
-    for (size_t i = 0; i < a->nfiles; i++)
-        if (!plan_objects_load_path(objs, a->files[i], e)) return false;
+    for (size_t i = 0; i < a->files.n; i++)
+        if (!plan_objects_load_path(objs, a->files.v[i], e)) return false;
     if (!a->workload) return true;
     plan_workloads w = {0};
     if (!plan_workloads_load(a->workload, &w, objs, e)) return false;
@@ -171,8 +190,11 @@ static int run(const room_args *a, const plan_objects *objs, const dra_features 
 
 int cmd_plan_room(int argc, char **argv) {
     room_args a = {.max_moves = -1};
-    a.files = xcalloc((size_t)argc + 1, sizeof *a.files);
     int rc = parse(argc, argv, &a);
+    if (rc == CMD_PARSE_HELP) {
+        cmd_flags_free(&room_spec, &a);
+        return 0;
+    }
     dra_features f;
     dra_features_default(&f);
     err e;
@@ -190,6 +212,6 @@ int cmd_plan_room(int argc, char **argv) {
     }
     if (!rc) rc = run(&a, &objs, &f);
     plan_objects_free(&objs);
-    free(a.files);
+    cmd_flags_free(&room_spec, &a);
     return rc;
 }
