@@ -372,6 +372,36 @@ static uint32_t entry_of(const dra_podplan *pp, const dra_claim *c) {
     return k;
 }
 
+/* The pod's claims allocated already (shared, or a PodGroup's): each named once in
+ * reused, and as the API server would return it with the pod added to its reservedFor
+ * in reused_claims. */
+static void reused_claims_of(const dra_podplan *pp, const dra_world *w, const dra_pod *pod, dra_pod_binding *b,
+                             const json_t *group, arena *a, json_t *reused, json_t *reused_claims) {
+    for (uint32_t k = 0; k < pod->nclaims; k++) {
+        const dra_claim *c = pp->claims[k];
+        if (!c->allocated) continue;
+        char ref[600];
+        snprintf(ref, sizeof ref, "%s/%s", dra_ns(c->ns), c->name);
+        bool seen = false;
+        for (size_t i = 0; i < json_array_size(reused); i++)
+            seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);
+        if (seen) continue;
+        json_array_append_new(reused, json_string(ref));
+        /* an allocated claim gets the pod appended to its reservedFor */
+        json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
+        if (!o) continue;
+        json_t *m = json_object_get(o, "metadata");
+        if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
+            json_object_set_new(m, "namespace", json_string(pp->pns));
+        const dra_claim *gc;
+        if (pp->group && dra__podgroup_claim(w, a, pp->group, &pod->claims[k], &gc))
+            dra_pod_binding_reserve_for(b, o, false, group);
+        else dra_pod_binding_reserve(b, o, false);
+        dra_claim_json_normalize(o);
+        json_array_append_new(reused_claims, o);
+    }
+}
+
 json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node *node, const dra_features *f,
                          dra_allocated *st, dra_alloc_ctx *xin, const char *now) {
     arena a;
@@ -456,29 +486,7 @@ json_t *dra_pod_allocate(const dra_world *w, const dra_pod *pod, const dra_node 
             const dra_claim *held = i < pn.nown && !pn.todo[i]->from_template ? pn.todo[i] : NULL;
             if (st) dra_allocated_add_result_of(st, &pn.res[i], held, f->consumable_capacity);
         }
-        for (uint32_t k = 0; k < pod->nclaims; k++) {
-            const dra_claim *c = pp.claims[k];
-            if (!c->allocated) continue;
-            char ref[600];
-            snprintf(ref, sizeof ref, "%s/%s", dra_ns(c->ns), c->name);
-            bool seen = false;
-            for (size_t i = 0; i < json_array_size(reused); i++)
-                seen |= !strcmp(json_string_value(json_array_get(reused, i)), ref);
-            if (seen) continue;
-            json_array_append_new(reused, json_string(ref));
-            /* an allocated claim gets the pod appended to its reservedFor */
-            json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
-            if (!o) continue;
-            json_t *m = json_object_get(o, "metadata");
-            if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))
-                json_object_set_new(m, "namespace", json_string(pp.pns));
-            const dra_claim *gc;
-            if (pp.group && dra__podgroup_claim(w, &a, pp.group, &pod->claims[k], &gc))
-                dra_pod_binding_reserve_for(&b, o, false, group);
-            else dra_pod_binding_reserve(&b, o, false);
-            dra_claim_json_normalize(o);
-            json_array_append_new(reused_claims, o);
-        }
+        reused_claims_of(&pp, w, pod, &b, group, &a, reused, reused_claims);
         json_decref(group);
         out = json_object();
         if (ers) json_object_set_new(out, "podStatus", json_pack("{s:O}", "extendedResourceClaimStatus", ers));

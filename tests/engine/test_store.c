@@ -531,7 +531,9 @@ Test(store, readers_see_whole_snapshots_while_the_writer_swaps, .timeout = 120) 
     pthread_t t[4];
     for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, reader, &r);
     dra_change del = {.kind = "ResourceClaim", .ns = "ml", .name = "busy"};
-    for (int i = 0; i < 200; i++) {
+    /* 200 swaps at least, and on until the readers have checked some answers: on a
+     * loaded machine the writer can finish before a reader thread first runs */
+    for (int i = 0; i < 200 || (atomic_load(&r.checked) < 100 && i < 200000); i++) {
         err e;
         err_clear(&e);
         uint64_t g = i % 2 ? dra_store_apply_json(r.st, busy, &e) : dra_store_apply(r.st, &del, 1, &e);
