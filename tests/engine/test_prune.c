@@ -323,7 +323,9 @@ Test(prune, deadline_in_a_long_call) {
     sg_run(c, false, 5, &o);
     cr_assert_eq(o.status, DRA_ALLOC_TIMEOUT, "%s", o.text);
     cr_assert_str_eq(o.text, "timed out trying to allocate devices");
-    cr_assert_lt(o.ms, 500, "stopped after %.1f ms", o.ms);
+    /* wall time, with room for a loaded CI machine (500 ms failed once under load): the
+     * call must stop near its 5 ms deadline, not run its 20,000 claims to the end */
+    cr_assert_lt(o.ms, 2000, "stopped after %.1f ms", o.ms);
     free(o.text);
     json_decref(c);
 }
