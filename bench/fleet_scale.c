@@ -1,0 +1,335 @@
+/* fleet_scale.c — `dralloc bench fleet --shape gpu8|mig8 [--devices N] [--dump DIR]`:
+ * the 20,000- and 100,000-node fleets of issue 43 (fleet_gen.h), N nodes (default
+ * 20,000).
+ *
+ * --dump DIR writes DIR/cluster.json (one List: classes, Nodes, ResourceSlices, the
+ * allocated claims) and DIR/workloads.json (plan's: one pod per node), for `dralloc
+ * capacity -f`, `plan -f` and `serve --snapshot` (bench/scale/run.sh times those).
+ * Without it, the fleet is ingested in this process as dralloc serve's watch reads it
+ * at start-up — each kind as LIST pages of 500 items of JSON text (the text is made
+ * before the clock starts and is not counted), parsed item by item, given to a relist
+ * in batches, committed — and measured, one line each:
+ *   ingest       wall and CPU time per kind and in all, MB of text
+ *   memory       RSS kept after each kind above the RSS before: bytes per device (Nodes
+ *                and slices over every device), per allocated claim (the claims'
+ *                relist over the claims), and once every node's view is built
+ *   capacity     dra_capacity_json on the snapshot
+ *   filter       the workload's pod decided on every node, one thread, cold (views built
+ *                lazily) and warm; then batches of 1,000 and 5,000 names (every
+ *                N/1000-th node, as kube-scheduler's percentageOfNodesToScore samples)
+ *                on one thread, memo off: the engine's share of a /filter, p50/p99
+ *   update       one slice republished, one claim allocated: dra_store_apply_json to
+ *                the published snapshot, p50/p99 over --reps (default 100) each. */
+#include "bench/bench.h"
+#include "bench/fleet_gen.h"
+
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { PAGE_ITEMS = 500 };
+
+/* ---- --dump ---------------------------------------------------------------------------- */
+
+typedef struct writer {
+    FILE *f;
+    size_t n;
+} writer;
+
+static void write_one(void *arg, json_t *obj) {
+    writer *w = arg;
+    fputs(w->n++ ? ",\n" : "\n", w->f);
+    json_dumpf(obj, w->f, JSON_COMPACT);
+    json_decref(obj);
+}
+
+static int dump(const bench_opts *o, fleet_shape s, size_t nodes) {
+    if (mkdir(o->dump, 0777) && errno != EEXIST) {
+        fprintf(stderr, "dralloc bench fleet: --dump %s: cannot make the directory\n", o->dump);
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cluster.json", o->dump);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
+        return 1;
+    }
+    writer w = {.f = f};
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", f);
+    fleet_gen_classes(s, write_one, &w);
+    for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++)
+        for (size_t j = 0; j < nodes; j++) fleet_gen_node(s, j, (fleet_kind)k, write_one, &w);
+    fputs("\n]}\n", f);
+    bool ok = !ferror(f);
+    if (fclose(f) || !ok) {
+        fprintf(stderr, "dralloc bench fleet: writing %s failed\n", path);
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/workloads.json", o->dump);
+    json_t *wl = fleet_gen_workloads(s, nodes);
+    int rc = json_dump_file(wl, path, JSON_INDENT(2));
+    json_decref(wl);
+    if (rc) {
+        fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
+        return 1;
+    }
+    fprintf(o->out, "fleet %s of %zu nodes: %zu objects in %s/cluster.json; workloads.json beside it (%zu pods)\n",
+            fleet_shape_name(s), nodes, w.n, o->dump, nodes);
+    return 0;
+}
+
+/* ---- ingest as LIST pages -------------------------------------------------------------- */
+
+typedef struct pages {
+    char **text;
+    size_t *len, n, bytes, items;
+} pages;
+
+static void collect(void *arg, json_t *obj) { json_array_append_new(arg, obj); }
+
+static char *page_text(json_t *items, fleet_kind k) {
+    static const char *const list[] = {"NodeList", "ResourceSliceList", "ResourceClaimList"};
+    json_t *page = json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", list[k], "apiVersion",
+                             k == FLEET_NODES ? "v1" : "resource.k8s.io/v1", "metadata", "resourceVersion", "1", "items",
+                             items);
+    char *t = json_dumps(page, JSON_COMPACT);
+    json_decref(page);
+    return t;
+}
+
+/* Every object of kind k as pages of PAGE_ITEMS items of text. */
+static void pages_make(fleet_shape s, size_t nodes, fleet_kind k, pages *p) {
+    memset(p, 0, sizeof *p);
+    json_t *items = json_array();
+    for (size_t j = 0; j < nodes; j++) {
+        fleet_gen_node(s, j, k, collect, items);
+        if (json_array_size(items) < PAGE_ITEMS && j + 1 < nodes) continue;
+        p->items += json_array_size(items);
+        p->text = xrealloc(p->text, (p->n + 1) * sizeof *p->text);
+        p->len = xrealloc(p->len, (p->n + 1) * sizeof *p->len);
+        p->text[p->n] = page_text(items, k);
+        p->len[p->n] = strlen(p->text[p->n]);
+        p->bytes += p->len[p->n++];
+        items = json_array();
+    }
+    json_decref(items);
+}
+
+static void pages_free(pages *p) {
+    for (size_t i = 0; i < p->n; i++) free(p->text[i]);
+    free(p->text);
+    free(p->len);
+}
+
+static void skipped(void *arg, const dra_change *c, const err *why) {
+    (void)c;
+    if ((*(size_t *)arg)++ < 3) fprintf(stderr, "bench fleet: refused: %s\n", why->msg);
+}
+
+/* The pages read into st as the watch's relist reads them; false on a failure. */
+static bool relist(dra_store *st, const char *kind, const pages *p, size_t *refused) {
+    dra_relist *rl = dra_store_relist_begin(st, kind);
+    json_t *batch[DRA_RELIST_BATCH_MAX];
+    bool ok = rl != NULL;
+    for (size_t pg = 0; ok && pg < p->n; pg++) {
+        json_t *env = NULL, *t;
+        dra_json_list *l = dra_json_list_open(p->text[pg], p->len[pg], &env);
+        size_t n = 0, bytes = 0, len;
+        bool failed = !l;
+        while (l && (t = dra_json_list_next(l, &len, &failed))) {
+            batch[n++] = t;
+            bytes += len;
+            if (!dra_relist_batch_full(n, bytes)) continue;
+            dra_relist_put(rl, (const json_t *const *)batch, n, skipped, refused);
+            for (size_t i = 0; i < n; i++) json_decref(batch[i]);
+            n = 0, bytes = 0;
+        }
+        if (n) dra_relist_put(rl, (const json_t *const *)batch, n, skipped, refused);
+        for (size_t i = 0; i < n; i++) json_decref(batch[i]);
+        ok = !failed;
+        dra_json_list_close(l);
+        json_decref(env);
+    }
+    err e;
+    err_clear(&e);
+    if (ok) ok = dra_relist_commit(rl, &e);
+    else dra_relist_abort(rl);
+    if (!ok) fprintf(stderr, "bench fleet: %s relist failed: %s\n", kind, e.msg);
+    return ok;
+}
+
+/* ---- measuring ------------------------------------------------------------------------- */
+
+typedef struct figures {
+    size_t nodes, devices, claims, held;
+    double ingest_ms[3], ingest_cpu_ms[3], mb[3];
+    long rss0, rss[3], rss_views;
+} figures;
+
+static const char *const KIND[] = {"Node", "ResourceSlice", "ResourceClaim"};
+
+static bool ingest(dra_store *st, fleet_shape s, figures *fg) {
+    for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++) {
+        pages p;
+        pages_make(s, fg->nodes, (fleet_kind)k, &p);
+        size_t refused = 0;
+        uint64_t t0 = bench_now_ns(), c0 = bench_proc_cpu_ns();
+        bool ok = relist(st, KIND[k], &p, &refused);
+        fg->ingest_ms[k] = (double)(bench_now_ns() - t0) / 1e6;
+        fg->ingest_cpu_ms[k] = (double)(bench_proc_cpu_ns() - c0) / 1e6;
+        fg->mb[k] = (double)p.bytes / 1e6;
+        pages_free(&p);
+        fg->rss[k] = bench_status_kib("VmRSS:");
+        if (!ok || refused) return false;
+    }
+    return true;
+}
+
+static double per(long kib, size_t n) { return n ? (double)kib * 1024.0 / (double)n : 0; }
+
+static void decide_names(const dra_pod_request *pr, dra_alloc_ctx *x, const char *const *names, size_t n) {
+    dra_fit f;
+    for (size_t i = 0; i < n; i++) dra_pod_fit(pr, x, names[i], NULL, DRA_SCORE_NONE, 0, &f);
+}
+
+/* The engine's share of /filter: cold and warm passes over every node, then batches of
+ * `want` names, p50/p99 in ms into q[0], q[1]. */
+static void filter_figures(dra_snapshot *snap, fleet_shape s, figures *fg, const bench_opts *o) {
+    err e;
+    err_clear(&e);
+    json_t *pod = fleet_gen_pod(s, "probe");
+    dra_pod_request *pr = dra_pod_request_new(snap, pod, &e);
+    json_decref(pod);
+    if (!pr) {
+        fprintf(o->out, "filter      pod request: %s\n", e.msg);
+        return;
+    }
+    char(*nm)[32] = xcalloc(fg->nodes, sizeof *nm);
+    const char **names = xcalloc(fg->nodes, sizeof *names);
+    for (size_t j = 0; j < fg->nodes; j++) fleet_gen_node_name(s, j, nm[j], sizeof nm[j]), names[j] = nm[j];
+    dra_alloc_ctx *x = dra_alloc_ctx_new();
+    uint64_t t0 = bench_now_ns();
+    decide_names(pr, x, names, fg->nodes);
+    double cold = (double)(bench_now_ns() - t0) / 1e6;
+    fg->rss_views = bench_status_kib("VmRSS:");
+    t0 = bench_now_ns();
+    decide_names(pr, x, names, fg->nodes);
+    double warm = (double)(bench_now_ns() - t0) / 1e6;
+    fprintf(o->out, "filter      every node, one thread: cold %.0f ms, again %.0f ms (%.2f µs a node)\n", cold, warm,
+            warm * 1e3 / (double)fg->nodes);
+    static const size_t want[] = {1000, 5000};
+    size_t reps = o->reps ? o->reps : 100;
+    const char **batch = xcalloc(5000, sizeof *batch);
+    double *t = xcalloc(reps, sizeof *t);
+    for (size_t w = 0; w < 2; w++) {
+        size_t n = want[w] < fg->nodes ? want[w] : fg->nodes;
+        size_t stride = fg->nodes / n ? fg->nodes / n : 1;
+        for (size_t r = 0; r < reps; r++) {
+            for (size_t i = 0; i < n; i++) batch[i] = names[(r * 7919 + i * stride) % fg->nodes];
+            t0 = bench_now_ns();
+            decide_names(pr, x, batch, n);
+            t[r] = (double)(bench_now_ns() - t0) / 1e6;
+        }
+        bench_stats st = bench_stats_of(t, reps);
+        fprintf(o->out, "filter      %zu names, one thread, engine only: p50 %.2f ms, p99 %.2f ms\n", n, st.p50, st.p99);
+    }
+    free(t);
+    free(batch);
+    dra_alloc_ctx_free(x);
+    free(names);
+    free(nm);
+    dra_pod_request_free(pr);
+}
+
+static bool update_figures(dra_store *st, fleet_shape s, const figures *fg, const bench_opts *o) {
+    size_t reps = o->reps ? o->reps : 100;
+    double *ts = xcalloc(reps, sizeof *ts), *tc = xcalloc(reps, sizeof *tc);
+    err e;
+    err_clear(&e);
+    bool ok = true;
+    for (size_t r = 0; r < reps && ok; r++) {
+        size_t j = (r * 104729) % fg->nodes;
+        json_t *sl = fleet_gen_slice_update(s, j, (int)r + 1);
+        uint64_t t0 = bench_now_ns();
+        ok = dra_store_apply_json(st, sl, &e) != 0;
+        ts[r] = (double)(bench_now_ns() - t0) / 1e3;
+        json_decref(sl);
+        char name[64];
+        snprintf(name, sizeof name, "update-%zu", r);
+        json_t *cl = fleet_gen_claim_on_free(s, (r * 7919) % fg->nodes, name);
+        t0 = bench_now_ns();
+        ok = ok && dra_store_apply_json(st, cl, &e) != 0;
+        tc[r] = (double)(bench_now_ns() - t0) / 1e3;
+        json_decref(cl);
+    }
+    if (!ok) fprintf(stderr, "bench fleet: update failed: %s\n", e.msg);
+    bench_stats a = bench_stats_of(ts, reps), b = bench_stats_of(tc, reps);
+    fprintf(o->out, "update      one slice: p50 %.0f µs, p99 %.0f µs; one claim: p50 %.0f µs, p99 %.0f µs (%zu each)\n",
+            a.p50, a.p99, b.p50, b.p99, reps);
+    free(ts);
+    free(tc);
+    return ok;
+}
+
+static void print_ingest(const bench_opts *o, fleet_shape s, const figures *fg) {
+    double ms = 0, cpu = 0, mb = 0;
+    for (int k = 0; k < 3; k++) ms += fg->ingest_ms[k], cpu += fg->ingest_cpu_ms[k], mb += fg->mb[k];
+    fprintf(o->out, "fleet       %s: %zu nodes, %zu devices, %zu allocated claims holding %zu devices (%.1f %%)\n",
+            fleet_shape_name(s), fg->nodes, fg->devices, fg->claims, fg->held,
+            fg->devices ? 100.0 * (double)fg->held / (double)fg->devices : 0);
+    fprintf(o->out, "ingest      LIST pages of %d, %.0f MB of text: %.2f s wall, %.2f s CPU (Nodes %.2f s, slices %.2f s, "
+                    "claims %.2f s)\n",
+            PAGE_ITEMS, mb, ms / 1e3, cpu / 1e3, fg->ingest_ms[0] / 1e3, fg->ingest_ms[1] / 1e3, fg->ingest_ms[2] / 1e3);
+    long dev_kib = fg->rss[1] - fg->rss0, claim_kib = fg->rss[2] - fg->rss[1];
+    fprintf(o->out, "memory      RSS kept %.0f MiB: %.0f B a device (Nodes and slices), %.0f B an allocated claim; "
+                    "peak %.0f MiB\n",
+            (double)(fg->rss[2] - fg->rss0) / 1024, per(dev_kib, fg->devices), per(claim_kib, fg->claims),
+            (double)bench_status_kib("VmHWM:") / 1024);
+}
+
+int bench_fleet_scale_main(const bench_opts *o, const char *shape) {
+    fleet_shape s;
+    if (!fleet_shape_parse(shape, &s)) {
+        fprintf(stderr, "dralloc bench fleet: --shape %s: gpu8 or mig8\n", shape);
+        return 2;
+    }
+    figures fg = {.nodes = o->devices ? o->devices : 20000};
+    if (o->dump) return dump(o, s, fg.nodes);
+    for (size_t j = 0; j < fg.nodes; j++) {
+        size_t c, h;
+        fleet_gen_fill(s, j, &c, &h);
+        fg.claims += c, fg.held += h;
+    }
+    fg.devices = fg.nodes * fleet_gen_devices_per_node(s);
+    dra_features f;
+    dra_features_default(&f);
+    fg.rss0 = bench_status_kib("VmRSS:");
+    dra_store *st = dra_store_new(&f);
+    json_t *cls = json_array();
+    fleet_gen_classes(s, collect, cls);
+    err e;
+    err_clear(&e);
+    json_array_append_new(cls, fleet_gen_template(s));
+    bool ok = dra_store_apply_json(st, cls, &e) != 0 && ingest(st, s, &fg);
+    json_decref(cls);
+    if (!ok) {
+        dra_store_free(st);
+        return 1;
+    }
+    print_ingest(o, s, &fg);
+    dra_snapshot *snap = dra_store_acquire(st);
+    uint64_t t0 = bench_now_ns();
+    json_t *cap = dra_capacity_json(snap, NULL);
+    fprintf(o->out, "capacity    dra_capacity_json: %.0f ms\n", (double)(bench_now_ns() - t0) / 1e6);
+    json_decref(cap);
+    filter_figures(snap, s, &fg, o);
+    fprintf(o->out, "memory      with every node's view built: %.0f B a device\n", per(fg.rss_views - fg.rss0, fg.devices));
+    dra_snapshot_release(snap);
+    ok = update_figures(st, s, &fg, o);
+    dra_store_free(st);
+    return ok ? 0 : 1;
+}
