@@ -157,15 +157,16 @@ static size_t mig8_held(size_t j, char out[12][40]) {
     return n;
 }
 
-void fleet_gen_fill(fleet_shape s, size_t j, size_t *claims, size_t *held) {
+void fleet_gen_fill(fleet_shape s, size_t j, size_t *claims, size_t *held, size_t *units) {
     if (s == FLEET_GPU8) {
         int f[4], c[4];
         *claims = gpu8_groups(j, f, c);
-        *held = 0;
-        for (size_t k = 0; k < *claims; k++) *held += (size_t)c[k] * 2;   /* GPUs and NICs */
+        *held = *units = 0;
+        for (size_t k = 0; k < *claims; k++) *held += (size_t)c[k] * 2, *units += (size_t)c[k];   /* GPUs and NICs */
     } else {
         char h[12][40];
         *claims = *held = mig8_held(j, h);
+        *units = j % 2 ? 6 * 8 + 4 + 2 : 6 * 8 + 7 + 6;   /* memory slices, fleet_gen.h */
     }
 }
 

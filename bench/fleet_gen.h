@@ -42,9 +42,10 @@ typedef void (*fleet_emit_fn)(void *arg, json_t *obj);   /* obj: a new reference
 void fleet_gen_classes(fleet_shape s, fleet_emit_fn emit, void *arg);
 /* Node j's objects of one kind: its Node, its ResourceSlices, or its allocated claims. */
 void fleet_gen_node(fleet_shape s, size_t j, fleet_kind k, fleet_emit_fn emit, void *arg);
-/* Devices per node, and claims and held devices on node j. */
+/* Devices per node; claims, held devices and held units (GPUs for gpu8, memory slices
+ * of 64 for mig8) on node j. */
 size_t fleet_gen_devices_per_node(fleet_shape s);
-void fleet_gen_fill(fleet_shape s, size_t j, size_t *claims, size_t *held);
+void fleet_gen_fill(fleet_shape s, size_t j, size_t *claims, size_t *held, size_t *units);
 /* Node j's name. */
 void fleet_gen_node_name(fleet_shape s, size_t j, char *buf, size_t n);
 /* Node j's first slice again at generation gen (a driver's republish: the one-slice
