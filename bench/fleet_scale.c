@@ -3,7 +3,8 @@
  * 20,000).
  *
  * --dump DIR writes DIR/cluster.json (one List: classes, Nodes, ResourceSlices, the
- * allocated claims) and DIR/workloads.json (plan's: one pod per node), for `dralloc
+ * allocated claims), DIR/workloads.json (plan's: one pod per node) and DIR/probes.json
+ * (64 unallocated claims of the workload's spec, for /filter requests), for `dralloc
  * capacity -f`, `plan -f` and `serve --snapshot` (bench/scale/run.sh times those).
  * Without it, the fleet is ingested in this process as dralloc serve's watch reads it
  * at start-up — each kind as LIST pages of 500 items of JSON text (the text is made
@@ -77,7 +78,27 @@ static int dump(const bench_opts *o, fleet_shape s, size_t nodes) {
         fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
         return 1;
     }
-    fprintf(o->out, "fleet %s of %zu nodes: %zu objects in %s/cluster.json; workloads.json beside it (%zu pods)\n",
+    /* unallocated claims of the workload's spec, for /filter probes (bench/scale/filter.py) */
+    snprintf(path, sizeof path, "%s/probes.json", o->dump);
+    json_t *probes = json_pack("{s:s, s:s, s:[]}", "apiVersion", "v1", "kind", "List", "items");
+    json_t *tmpl = fleet_gen_template(s);
+    for (int i = 0; i < 64; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "probe-%d", i);
+        json_array_append_new(json_object_get(probes, "items"),
+                              json_pack("{s:s, s:s, s:{s:s, s:s}, s:O}", "apiVersion", "resource.k8s.io/v1", "kind",
+                                        "ResourceClaim", "metadata", "name", name, "namespace", "ml", "spec",
+                                        json_object_get(json_object_get(tmpl, "spec"), "spec")));
+    }
+    json_decref(tmpl);
+    rc = json_dump_file(probes, path, JSON_INDENT(1));
+    json_decref(probes);
+    if (rc) {
+        fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
+        return 1;
+    }
+    fprintf(o->out, "fleet %s of %zu nodes: %zu objects in %s/cluster.json; workloads.json (%zu pods) and probes.json "
+                    "(64 unallocated claims) beside it\n",
             fleet_shape_name(s), nodes, w.n, o->dump, nodes);
     return 0;
 }

@@ -329,7 +329,12 @@ typedef struct mx_lane {
     _Alignas(64) dra_overlay *ov;
     dra_alloc_ctx *x;
     int lo, hi;
-    uint64_t started, busy_ns;   /* this job: when the worker began, the time its block took */
+    /* taken: the last job whose block a thread claimed (by compare-and-swap: the lane's
+     * worker, or the caller when the worker has not started it — a worker descheduled
+     * on a busy machine is never waited for before it began); done: the last job whose
+     * block is decided. started: when the worker began it (0: the caller ran it). */
+    _Atomic uint64_t taken, done;
+    uint64_t started, busy_ns;
 } mx_lane;
 
 /* Workers spin this long after a job before they sleep: the serial part of a cycle
@@ -352,11 +357,10 @@ typedef struct mx_pool {
     uint64_t cost_ns, wake_ns, published;
     unsigned inline_run;
     size_t jobs, inline_jobs;
-    /* gen counts jobs; a worker runs job gen when it differs from the last it ran;
-     * pending counts workers still on the current job. Workers spin a little, then
-     * sleep on go; the last one done wakes the caller on done. */
+    /* gen counts jobs; a worker runs job gen when it differs from the last it ran and
+     * its lane is not taken yet. Workers spin a little, then sleep on go; each wakes
+     * the caller on done when its block is decided. */
     _Alignas(64) _Atomic uint64_t gen;
-    _Alignas(64) _Atomic unsigned pending;
     bool quit;
     pthread_mutex_t mu;
     pthread_cond_t go, done;
@@ -394,20 +398,36 @@ static uint64_t next_job(mx_pool *p, uint64_t seen) {
     return quit ? 0 : g;
 }
 
+/* Claims lane l for job g: true when no thread took it for g yet. */
+static bool lane_take(mx_lane *l, uint64_t g) {
+    uint64_t cur = atomic_load_explicit(&l->taken, memory_order_relaxed);
+    while (cur < g)
+        if (atomic_compare_exchange_weak_explicit(&l->taken, &cur, g, memory_order_acq_rel, memory_order_relaxed))
+            return true;
+    return false;
+}
+
+/* Decides lane t's block for job g (claimed), then marks it done. */
+static void lane_run(mx_pool *p, unsigned t, uint64_t g, bool worker) {
+    mx_lane *l = &p->lanes[t];
+    uint64_t t0 = bench_now_ns();
+    l->started = worker ? t0 : 0;
+    filter_lane(p, t);
+    l->busy_ns = bench_now_ns() - t0;
+    atomic_store_explicit(&l->done, g, memory_order_release);
+}
+
 static void *worker_main(void *arg) {
     mx_worker *wk = arg;
     mx_pool *p = wk->p;
     mx_lane *l = &p->lanes[wk->lane];
     uint64_t seen = 0;
     while ((seen = next_job(p, seen))) {
-        l->started = bench_now_ns();
-        filter_lane(p, wk->lane);
-        l->busy_ns = bench_now_ns() - l->started;
-        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->mu);
-        }
+        if (!lane_take(l, seen)) continue;   /* the caller ran it */
+        lane_run(p, wk->lane, seen, true);
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
     }
     free(wk);
     return NULL;
@@ -464,25 +484,30 @@ static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
         return;
     }
     p->inline_run = 0;
-    atomic_store(&p->pending, p->n - 1);
     p->published = bench_now_ns();
     pthread_mutex_lock(&p->mu);
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+    uint64_t g = atomic_fetch_add_explicit(&p->gen, 1, memory_order_release) + 1;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    uint64_t t0 = bench_now_ns();
-    filter_lane(p, 0);
-    uint64_t busy = bench_now_ns() - t0;
-    for (int i = 0; i < 2000 && atomic_load_explicit(&p->pending, memory_order_acquire); i++) cpu_relax();
-    if (atomic_load_explicit(&p->pending, memory_order_acquire)) {
+    lane_take(&p->lanes[0], g);
+    lane_run(p, 0, g, false);
+    /* the blocks no worker has begun: here */
+    for (unsigned t = 1; t < p->n; t++)
+        if (lane_take(&p->lanes[t], g)) lane_run(p, t, g, false);
+    for (unsigned t = 1; t < p->n; t++) {
+        mx_lane *l = &p->lanes[t];
+        for (int i = 0; i < 2000 && atomic_load_explicit(&l->done, memory_order_acquire) != g; i++) cpu_relax();
+        if (atomic_load_explicit(&l->done, memory_order_acquire) == g) continue;
         pthread_mutex_lock(&p->mu);
-        while (atomic_load(&p->pending)) pthread_cond_wait(&p->done, &p->mu);
+        while (atomic_load_explicit(&l->done, memory_order_acquire) != g) pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }
-    uint64_t wake = 0;
-    for (unsigned t = 1; t < p->n; t++) {
-        busy += p->lanes[t].busy_ns;
-        uint64_t w = p->lanes[t].started > p->published ? p->lanes[t].started - p->published : 0;
+    uint64_t busy = 0, wake = 0;
+    for (unsigned t = 0; t < p->n; t++) {
+        const mx_lane *l = &p->lanes[t];
+        busy += l->busy_ns;
+        /* a block the caller took back counts as a start as late as the whole job */
+        uint64_t w = l->started > p->published ? l->started - p->published : t ? bench_now_ns() - p->published : 0;
         if (w > wake) wake = w;
     }
     p->wake_ns = mx_average(p->wake_ns, wake);

@@ -57,6 +57,7 @@ struct ext_pool {
     uint64_t wake_ns;     /* submission to a woken worker's first node, likewise */
     dra_alloc_ctx *spare[SPARE_MAX];
     size_t nspare;
+    size_t alone, shared;   /* batches by path (ext_pool_counts) */
 };
 
 /* Kubernetes' message for a node the filter deadline cut off. */
@@ -196,6 +197,8 @@ void ext_pool_run(ext_pool *p, const ext_batch_spec *s) {
     /* the whole batch here when a woken worker would start after it is done */
     bool inline_only = p->n == 0 || (uint64_t)s->n * p->cost_ns <= p->wake_ns;
     b.chunk = inline_only ? s->n : chunk_for(p, s->n);
+    if (inline_only) p->alone++;
+    else p->shared++;
     b.submitted = dra_monotonic_ns();
     b.inside = 1;   /* this thread */
     if (!inline_only) {
@@ -224,4 +227,11 @@ void ext_pool_run(ext_pool *p, const ext_batch_spec *s) {
     pthread_mutex_unlock(&p->mu);
     dra_alloc_ctx_free(x);
     pthread_cond_destroy(&b.finished);
+}
+
+void ext_pool_counts(ext_pool *p, size_t *alone, size_t *shared) {
+    pthread_mutex_lock(&p->mu);
+    *alone = p->alone;
+    *shared = p->shared;
+    pthread_mutex_unlock(&p->mu);
 }

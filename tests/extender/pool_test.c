@@ -117,6 +117,13 @@ Test(pool, every_size_every_node_once) {
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) run_and_check(p, &f, NODES - sizes[k], sizes[k]);
     ext_batch_spec none = {.pr = f.pr, .names = f.np, .n = 0, .out = NULL};
     ext_pool_run(p, &none);   /* an empty batch returns at once */
+    /* both paths ran: the first batch (one node at the assumed 20 µs, under the assumed
+     * 50 µs start) alone, the 64-node one after it (a search a node) shared */
+    size_t alone, shared;
+    ext_pool_counts(p, &alone, &shared);
+    cr_assert_gt(alone, 0);
+    cr_assert_gt(shared, 0);
+    cr_assert_eq(alone + shared, 4 * sizeof sizes / sizeof *sizes);
     ext_pool_free(p);
     teardown(&f);
 }
