@@ -16,8 +16,8 @@
  *                relist over the claims), and once every node's view is built
  *   capacity     dra_capacity_json on the snapshot
  *   filter       the workload's pod decided on every node, one thread, cold (views built
- *                lazily) and warm; then batches of 1,000 and 5,000 names (every
- *                N/1000-th node, as kube-scheduler's percentageOfNodesToScore samples)
+ *                lazily) and warm; then batches of 1,000 and 5,000 names (a spread
+ *                of the fleet, as kube-scheduler's percentageOfNodesToScore samples)
  *                on one thread, memo off: the engine's share of a /filter, p50/p99
  *   update       one slice republished, one claim allocated: dra_store_apply_json to
  *                the published snapshot, p50/p99 over --reps (default 100) each. */
@@ -257,9 +257,9 @@ static void filter_figures(dra_snapshot *snap, fleet_shape s, figures *fg, const
     double *t = xcalloc(reps, sizeof *t);
     for (size_t w = 0; w < 2; w++) {
         size_t n = want[w] < fg->nodes ? want[w] : fg->nodes;
-        size_t stride = fg->nodes / n ? fg->nodes / n : 1;
         for (size_t r = 0; r < reps; r++) {
-            for (size_t i = 0; i < n; i++) batch[i] = names[(r * 7919 + i * stride) % fg->nodes];
+            /* a spread of the fleet: a prime step meets every residue of the fill pattern */
+            for (size_t i = 0; i < n; i++) batch[i] = names[(r * 104729 + i * 7919) % fg->nodes];
             t0 = bench_now_ns();
             decide_names(pr, ov, x, batch, n);
             t[r] = (double)(bench_now_ns() - t0) / 1e6;

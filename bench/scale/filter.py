@@ -4,7 +4,8 @@ fleet dumped by `dralloc bench fleet --shape ... --dump DIR`).
 
 Each request is a pod claiming one of the dump's probe claims (probes.json: unallocated,
 the workload's spec) and `--names` NodeNames sampled as kube-scheduler's
-percentageOfNodesToScore samples them (every nodes/names-th node, from a rotating start).
+percentageOfNodesToScore samples them: a spread of the fleet (start + i * 7919, a prime
+that divides no fleet size, so every residue of the shapes' fill pattern is met).
 Requests go one at a time on one keep-alive connection; the first request of a batch
 size decides every node it names (cold), the later ones meet the fit memo for nodes an
 earlier request named (as pods of one Deployment do). Prints one line per batch size:
@@ -30,11 +31,10 @@ def main():
     conn = http.client.HTTPConnection(host, int(port), timeout=600)
     for want in [int(x) for x in a.names.split(",")]:
         n = min(want, a.nodes)
-        stride = max(1, a.nodes // n)
         lat = []
         for r in range(a.requests):
             start = (r * 7919) % a.nodes
-            names = ["%s-%06d" % (a.prefix, (start + i * stride) % a.nodes) for i in range(n)]
+            names = ["%s-%06d" % (a.prefix, (start + i * 7919) % a.nodes) for i in range(n)]
             pod = {"metadata": {"name": "probe-pod-%d" % r, "namespace": "ml", "uid": "uid-probe-%d-%d" % (want, r)},
                    "spec": {"containers": [{"name": "c"}],
                             "resourceClaims": [{"name": "dev", "resourceClaimName": "probe-%d" % (r % 64)}]}}
