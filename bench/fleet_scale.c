@@ -2,8 +2,9 @@
  * the 20,000- and 100,000-node fleets of issue 43 (fleet_gen.h), N nodes (default
  * 20,000).
  *
- * --dump DIR writes DIR/cluster.json (one List: classes, Nodes, ResourceSlices, the
- * allocated claims), DIR/workloads.json (plan's: one pod per node) and DIR/probes.json
+ * --dump DIR writes DIR/cluster/ (Lists: classes.json, then nodes-, slices- and
+ * claims-NNNN.json of 2,000 nodes each — a file reader takes at most 256 MiB a file),
+ * DIR/workloads.json (plan's: one pod per node) and DIR/probes.json
  * (64 unallocated claims of the workload's spec, for /filter requests), for `dralloc
  * capacity -f`, `plan -f` and `serve --snapshot` (bench/scale/run.sh times those).
  * Without it, the fleet is ingested in this process as dralloc serve's watch reads it
@@ -31,7 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { PAGE_ITEMS = 500 };
+enum { PAGE_ITEMS = 500, PART_NODES = 2000 };
 
 /* ---- --dump ---------------------------------------------------------------------------- */
 
@@ -47,29 +48,45 @@ static void write_one(void *arg, json_t *obj) {
     json_decref(obj);
 }
 
-static int dump(const bench_opts *o, fleet_shape s, size_t nodes) {
-    if (mkdir(o->dump, 0777) && errno != EEXIST) {
-        fprintf(stderr, "dralloc bench fleet: --dump %s: cannot make the directory\n", o->dump);
-        return 1;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cluster.json", o->dump);
+/* One List file of the kind's objects for nodes [j0, j1) (classes when k < 0). */
+static bool write_part(const char *path, fleet_shape s, int k, size_t j0, size_t j1, size_t *count) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
-        return 1;
+        return false;
     }
     writer w = {.f = f};
     fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", f);
-    fleet_gen_classes(s, write_one, &w);
-    for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++)
-        for (size_t j = 0; j < nodes; j++) fleet_gen_node(s, j, (fleet_kind)k, write_one, &w);
+    if (k < 0) fleet_gen_classes(s, write_one, &w);
+    for (size_t j = j0; k >= 0 && j < j1; j++) fleet_gen_node(s, j, (fleet_kind)k, write_one, &w);
     fputs("\n]}\n", f);
     bool ok = !ferror(f);
     if (fclose(f) || !ok) {
         fprintf(stderr, "dralloc bench fleet: writing %s failed\n", path);
+        return false;
+    }
+    *count += w.n;
+    return true;
+}
+
+static int dump(const bench_opts *o, fleet_shape s, size_t nodes) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cluster", o->dump);
+    if ((mkdir(o->dump, 0777) && errno != EEXIST) || (mkdir(path, 0777) && errno != EEXIST)) {
+        fprintf(stderr, "dralloc bench fleet: --dump %s: cannot make the directory\n", o->dump);
         return 1;
     }
+    /* parts of PART_NODES nodes a kind: a file reader takes at most 256 MiB a file
+     * (DRA_INPUT_MAX_BYTES), and 2,000 mig8 nodes' slices are ~200 MB */
+    static const char *const KIND_FILE[] = {"nodes", "slices", "claims"};
+    size_t objs = 0;
+    snprintf(path, sizeof path, "%s/cluster/classes.json", o->dump);
+    if (!write_part(path, s, -1, 0, 0, &objs)) return 1;
+    for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++)
+        for (size_t j = 0; j < nodes; j += PART_NODES) {
+            snprintf(path, sizeof path, "%s/cluster/%s-%04zu.json", o->dump, KIND_FILE[k], j / PART_NODES);
+            if (!write_part(path, s, k, j, j + PART_NODES < nodes ? j + PART_NODES : nodes, &objs)) return 1;
+        }
     snprintf(path, sizeof path, "%s/workloads.json", o->dump);
     json_t *wl = fleet_gen_workloads(s, nodes);
     int rc = json_dump_file(wl, path, JSON_INDENT(2));
@@ -97,9 +114,10 @@ static int dump(const bench_opts *o, fleet_shape s, size_t nodes) {
         fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
         return 1;
     }
-    fprintf(o->out, "fleet %s of %zu nodes: %zu objects in %s/cluster.json; workloads.json (%zu pods) and probes.json "
+    fprintf(o->out, "fleet %s of %zu nodes: %zu objects in %s/cluster/ (Lists of %d nodes' objects); workloads.json "
+                    "(%zu pods) and probes.json "
                     "(64 unallocated claims) beside it\n",
-            fleet_shape_name(s), nodes, w.n, o->dump, nodes);
+            fleet_shape_name(s), nodes, objs, o->dump, (int)PART_NODES, nodes);
     return 0;
 }
 

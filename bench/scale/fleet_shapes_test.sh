@@ -21,14 +21,15 @@ grep -q "mig8: 10 nodes, 1520 devices, 100 allocated claims holding 100 devices;
 if "$d" bench fleet --shape gpu9 --devices 10 2>/dev/null; then fail "--shape gpu9 must be refused"; fi
 
 "$d" bench fleet --shape gpu8 --devices 50 --dump "$out/g" > /dev/null
-for f in cluster.json workloads.json probes.json; do [ -s "$out/g/$f" ] || fail "--dump lacks $f"; done
-"$d" capacity -f "$out/g/cluster.json" -o json > "$out/cap.json"
+for f in cluster/classes.json cluster/nodes-0000.json cluster/slices-0000.json cluster/claims-0000.json \
+         workloads.json probes.json; do [ -s "$out/g/$f" ] || fail "--dump lacks $f"; done
+"$d" capacity -f "$out/g/cluster" -o json > "$out/cap.json"
 jq -e '([.nodes[].devices] | add) == 800 and ([.nodes[].allocated] | add) == 720' "$out/cap.json" > /dev/null \
   || fail "capacity of the dump: $(jq -c '[([.nodes[].devices] | add), ([.nodes[].allocated] | add)]' "$out/cap.json")"
 # the workload: one pod a node (50), each a GPU and a NIC on one PCIe root; per ten nodes
 # 8 GPUs are free (GPUs 6-7 on nodes 6 and 7, GPUs 3, 5, 6, 7 on node 9), each with the
 # NIC of its index, on its root, free too: 40 pods placed, 10 not
-"$d" plan -f "$out/g/cluster.json" --workload "$out/g/workloads.json" -o json > "$out/plan.json" || true
+"$d" plan -f "$out/g/cluster" --workload "$out/g/workloads.json" -o json > "$out/plan.json" || true
 jq -e '.workloads[0].placed == 40' "$out/plan.json" > /dev/null \
   || fail "plan: $(jq -c '.workloads[0] | {placed, replicas}' "$out/plan.json")"
 echo "fleet_shapes_test: ok"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — every figure of issue 43 (fleet scale) in one command, for a quiet machine:
 #
-#   bench/scale/run.sh [--quick] [--before OLD_BINARY] [BINARY]
+#   bench/scale/run.sh [--quick] [--only 1|2|3] [--before OLD_BINARY] [BINARY]
 #
 # BINARY defaults to build-release/dralloc (`make release`); --before runs the figures
 # an older binary can give (the scaling table, and capacity / plan / serve on the dumped
@@ -22,18 +22,21 @@
 #                and 5,000 names (filter.py: first, p50, p99)
 #
 # --quick: 2,000 and 5,000 gpu8 nodes, 1,000 mig8 nodes (a minute, to try the script).
-# Scratch files go to ${OUT:-/tmp/dralloc-scale} (a 100,000-node dump is ~0.6 GB).
+# Scratch files go to ${OUT:-/tmp/dralloc-scale} (the 100,000-node gpu8 dump is 0.7 GB, the
+# 20,000-node mig8 one 1.9 GB; the in-process mig8 run peaks near 6 GB of RSS).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 quick=0
+only=""
 before=""
 bin=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
     --before) before=$2; shift ;;
+    --only) only=$2; shift ;;
     *) bin=$1 ;;
     esac
     shift
@@ -48,12 +51,13 @@ load() { echo "# load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores, $(dat
 timed() {   # timed LABEL CMD...: wall, CPU, peak RSS of one command
     local label=$1; shift
     load
-    /usr/bin/time -f "$label: wall %e s, CPU %U+%S s, peak RSS %M KiB" "$@" >/dev/null
+    /usr/bin/time -f "$label: wall %e s, CPU %U+%S s, peak RSS %M KiB" "$@" >/dev/null || echo "$label: failed"
 }
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 binaries() { [ -n "$before" ] && echo "before:$before"; echo "after:$bin"; }
 
-echo "## 1. scaling (5000pods_500nodes)"
-for b in $(binaries); do
+want 1 && echo "## 1. scaling (5000pods_500nodes)"
+want 1 && for b in $(binaries); do
     name=${b%%:*} exe=${b#*:}
     for memo in "" "--no-memo"; do
         echo "### $name ${memo:-(memo on)}"
@@ -69,15 +73,15 @@ for b in $(binaries); do
     done
 done
 
-echo "## 2. fleets in process (after only: bench fleet --shape is new)"
-for n in $gpu8; do load; /usr/bin/time -f "peak RSS %M KiB" "$bin" bench fleet --shape gpu8 --devices "$n" --reps 100; done
-for n in $mig8; do load; /usr/bin/time -f "peak RSS %M KiB" "$bin" bench fleet --shape mig8 --devices "$n" --reps 100; done
+want 2 && echo "## 2. fleets in process (after only: bench fleet --shape is new)"
+want 2 && for n in $gpu8; do load; /usr/bin/time -f "peak RSS %M KiB" "$bin" bench fleet --shape gpu8 --devices "$n" --reps 100; done
+want 2 && for n in $mig8; do load; /usr/bin/time -f "peak RSS %M KiB" "$bin" bench fleet --shape mig8 --devices "$n" --reps 100; done
 
 serve_filter() {   # serve_filter NAME EXE DIR PREFIX NODES
     local name=$1 exe=$2 dir=$3 prefix=$4 nodes=$5
     load
     local t0=$(date +%s.%N)
-    "$exe" serve --snapshot "$dir/cluster.json" "$dir/probes.json" --listen "127.0.0.1:$port" >"$out/serve.log" 2>&1 &
+    "$exe" serve --snapshot "$dir/cluster" "$dir/probes.json" --listen "127.0.0.1:$port" >"$out/serve.log" 2>&1 &
     local pid=$!
     until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
         kill -0 $pid 2>/dev/null || { echo "serve exited:"; tail -5 "$out/serve.log"; return 1; }
@@ -91,17 +95,17 @@ serve_filter() {   # serve_filter NAME EXE DIR PREFIX NODES
     wait $pid 2>/dev/null || true
 }
 
-echo "## 3. from files: capacity, plan, serve + /filter"
-for spec in $(for n in $gpu8; do echo gpu8:$n; done; for n in $mig8; do echo mig8:$n; done); do
+want 3 && echo "## 3. from files: capacity, plan, serve + /filter"
+want 3 && for spec in $(for n in $gpu8; do echo gpu8:$n; done; for n in $mig8; do echo mig8:$n; done); do
     shape=${spec%%:*} n=${spec#*:}
     dir="$out/$shape-$n"
-    [ -s "$dir/cluster.json" ] || "$bin" bench fleet --shape "$shape" --devices "$n" --dump "$dir" >/dev/null
+    [ -d "$dir/cluster" ] || "$bin" bench fleet --shape "$shape" --devices "$n" --dump "$dir" >/dev/null
     prefix=$([ "$shape" = gpu8 ] && echo gpu || echo mig)
-    echo "### $shape, $n nodes ($(du -m "$dir/cluster.json" | cut -f1) MB of JSON)"
+    echo "### $shape, $n nodes ($(du -sm "$dir/cluster" | cut -f1) MB of JSON)"
     for b in $(binaries); do
         name=${b%%:*} exe=${b#*:}
-        timed "$name capacity -f" "$exe" capacity -f "$dir/cluster.json" -o json
-        timed "$name plan -f --workload ($n pods)" "$exe" plan -f "$dir/cluster.json" --workload "$dir/workloads.json" -o json
+        timed "$name capacity -f" "$exe" capacity -f "$dir/cluster" -o json
+        timed "$name plan -f --workload ($n pods)" "$exe" plan -f "$dir/cluster" --workload "$dir/workloads.json" -o json
         serve_filter "$name" "$exe" "$dir" "$prefix" "$n"
     done
 done
