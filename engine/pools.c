@@ -191,8 +191,9 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     v->f = *f;
     /* a view lives as long as its node's inputs do, one per node: a 4 KiB first block
      * holds a node of 16 devices whole (the 64 KiB default, resident once the allocator
-     * hands out pages it used before, was 17 KB a node at 100,000 nodes); a larger
-     * node's arrays get blocks of their own size (arena_alloc) */
+     * hands out pages it used before, cost 3.8 KB more a node at 5,000 such nodes:
+     * bench/README.md, "Fleet scale"); a larger node's arrays get blocks of their own
+     * size (arena_alloc) */
     arena_init(&v->mem, 4096);
     DRA_VEC(gpool) gp = {0};
     hmap idx;
