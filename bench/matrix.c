@@ -355,7 +355,11 @@ typedef struct mx_pool {
     /* the caller's measurements (only it writes them): cost per node and a worker's
      * start after publication, moving averages; jobs run inline since the last probe */
     uint64_t cost_ns, wake_ns, published;
-    unsigned inline_run;
+    /* the whole filter's wall time a node on each path (0: not measured yet): once
+     * both are known the faster one is taken, the other re-tried every
+     * MX_PROBE_EVERY jobs — what the machine gives, not what the model expects */
+    uint64_t alone_ns, shared_ns;
+    unsigned since_probe;
     size_t jobs, inline_jobs;
     /* gen counts jobs; a worker runs job gen when it differs from the last it ran and
      * its lane is not taken yet. Workers spin a little, then sleep on go; each wakes
@@ -466,24 +470,30 @@ static unsigned pool_owner(const mx_pool *p, int n) {
     return t;
 }
 
-static uint64_t mx_average(uint64_t old, uint64_t now) { return (old * 3 + now) / 4; }
+static uint64_t mx_average(uint64_t old, uint64_t now) { return old ? (old * 3 + now) / 4 : now; }
 
 /* Filters every node for pr: lane 0 here, the others on the workers — or every lane
- * here, one after the other, when the whole job at the measured cost per node is
- * cheaper than a worker's measured start (each lane's overlay is used by one thread
- * at a time either way, so the answers are the same). */
+ * here, one after the other (each lane's overlay is used by one thread at a time
+ * either way, so the answers are the same): until both paths were timed, when the
+ * whole job at the measured cost per node is cheaper than a worker's measured start;
+ * then whichever path was faster a node. */
 static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
     p->pr = pr;
     p->jobs++;
-    bool inline_all = p->n == 1 || ((uint64_t)p->nodes * p->cost_ns <= p->wake_ns && ++p->inline_run < MX_PROBE_EVERY);
-    if (inline_all) {
-        uint64_t t0 = bench_now_ns();
+    uint64_t nodes = (uint64_t)(p->nodes ? p->nodes : 1), t0 = bench_now_ns();
+    bool alone = p->alone_ns && p->shared_ns ? p->alone_ns <= p->shared_ns : nodes * p->cost_ns <= p->wake_ns;
+    if (++p->since_probe >= MX_PROBE_EVERY) {
+        p->since_probe = 0;
+        alone = !alone;
+    }
+    if (p->n == 1 || alone) {
         for (unsigned t = 0; t < p->n; t++) filter_lane(p, t);
-        p->cost_ns = mx_average(p->cost_ns, (bench_now_ns() - t0) / (uint64_t)(p->nodes ? p->nodes : 1) + 1);
+        uint64_t per = (bench_now_ns() - t0) / nodes + 1;
+        p->cost_ns = mx_average(p->cost_ns, per);
+        p->alone_ns = mx_average(p->alone_ns, per);
         p->inline_jobs += p->n > 1;
         return;
     }
-    p->inline_run = 0;
     p->published = bench_now_ns();
     pthread_mutex_lock(&p->mu);
     uint64_t g = atomic_fetch_add_explicit(&p->gen, 1, memory_order_release) + 1;
@@ -511,7 +521,8 @@ static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
         if (w > wake) wake = w;
     }
     p->wake_ns = mx_average(p->wake_ns, wake);
-    p->cost_ns = mx_average(p->cost_ns, busy / (uint64_t)(p->nodes ? p->nodes : 1) + 1);
+    p->cost_ns = mx_average(p->cost_ns, busy / nodes + 1);
+    p->shared_ns = mx_average(p->shared_ns, (bench_now_ns() - t0) / nodes + 1);
 }
 
 static void pool_stop(mx_pool *p) {
