@@ -29,6 +29,7 @@ typedef struct bench_opts {
     size_t warmup;         /* untimed passes before them */
     const char *json;      /* when set, also write the results as JSON to this path */
     const char *dump;      /* when set, only write the generated input as text to this path ("-": out) */
+    const char *shape;     /* fleet: gpu8 | mig8 (issue 43's fleets, fleet_scale.c); NULL: the planner's fleet */
     FILE *out;             /* report stream (stdout) */
 } bench_opts;
 
@@ -82,6 +83,10 @@ int bench_plan_main(const bench_opts *o);
  * claims allocated and two DeviceTaintRules; --devices N nodes; --dump DIR writes it as
  * files for `dralloc plan`, else ingest and the capacity view are timed. */
 int bench_fleet_main(const bench_opts *o);
+/* fleet --shape gpu8|mig8 (fleet_scale.c, fleet_gen.h): 20,000 or 100,000 nodes of 8 GPUs
+ * and 8 NICs, or of 8 MIG-carved A100s, 90 % held; --dump DIR, else ingest as LIST pages,
+ * memory per device and claim, capacity, filter and update latencies. */
+int bench_fleet_scale_main(const bench_opts *o, const char *shape);
 /* serve — /filter load on a `dralloc serve` child process at fixed rates (serve_load.c);
  * --devices is the node count, --reps the seconds per rate, json "-" means stdout. */
 int bench_serve_main(const bench_opts *o);

@@ -432,6 +432,7 @@ static int dump(const bench_opts *o, const fleet *f) {
 static void collect(void *arg, json_t *obj) { json_array_append_new(arg, obj); }
 
 int bench_fleet_main(const bench_opts *o) {
+    if (o->shape) return bench_fleet_scale_main(o, o->shape);
     fleet f;
     fleet_init(&f, o->devices ? o->devices : 2000);
     if (o->dump) return dump(o, &f);

@@ -33,9 +33,12 @@
  * on the first node (checked where the upstream shape fixes it, else MISMATCH).
  *
  * Threads (--threads N, or a range 1..max for the scaling report): the nodes of one
- * pod are filtered by N threads from a pool made once per run, thread t deciding the
- * nodes n with n mod N = t, each on its own planning overlay (the overlay and its fit
- * memo are single-threaded). That is exact when a commit can only change its own
+ * pod are filtered by N threads from a pool made once per run, lane t owning the
+ * t-th of N contiguous blocks of nodes, each lane on its own planning overlay (the
+ * overlay and its fit memo are single-threaded). When the whole filter at the
+ * measured cost per node is cheaper than a worker's measured start (memo hits: ~60 ns
+ * a node), the calling thread runs every lane's block itself, so a second thread
+ * never makes a cycle slower than one. That is exact when a commit can only change its own
  * node's answers — node-local pools — and in steady workloads (nothing committed);
  * a fill workload over shared pools runs on one thread. The overlay's fit memo (an
  * answer reused while nothing that could change it was committed) is on, as `plan`
@@ -318,14 +321,27 @@ static json_t *cluster_part(const mx_workload *w, int k) {
 
 /* ---- filtering on a pool of threads ------------------------------------------------------------ */
 
-/* One lane per thread: its overlay (it owns the nodes n with n mod lanes = lane) and
- * allocator context. Lane 0 is the calling thread. */
+/* One lane per thread: its overlay (it owns the nodes [lo, hi), a contiguous block,
+ * so that no two threads write neighbouring fits) and allocator context. Lane 0 is
+ * the calling thread. Each lane sits on its own cache lines; what a worker writes
+ * per job (its start and its time) goes there, never a line another thread writes. */
 typedef struct mx_lane {
-    dra_overlay *ov;
+    _Alignas(64) dra_overlay *ov;
     dra_alloc_ctx *x;
+    int lo, hi;
+    /* taken: the last job whose block a thread claimed (by compare-and-swap: the lane's
+     * worker, or the caller when the worker has not started it — a worker descheduled
+     * on a busy machine is never waited for before it began); done: the last job whose
+     * block is decided. started: when the worker began it (0: the caller ran it). */
+    _Atomic uint64_t taken, done;
+    uint64_t started, busy_ns;
 } mx_lane;
 
-enum { MX_MAX_THREADS = 64, MX_SPIN = 200 };
+/* Workers spin this long after a job before they sleep: the serial part of a cycle
+ * (pod request, scoring, commit) is about this short, and a spinning worker starts
+ * in ~0.1 µs where a woken one takes tens. PROBE_EVERY: an inline stretch goes
+ * parallel once in so many jobs to measure the start again. */
+enum { MX_MAX_THREADS = 64, MX_SPIN_NS = 20000, MX_PROBE_EVERY = 64 };
 
 typedef struct mx_pool {
     unsigned n;
@@ -336,11 +352,19 @@ typedef struct mx_pool {
     int nodes;
     char (*names)[32];
     dra_fit *fits;
-    /* gen counts jobs; a worker runs job gen when it differs from the last it ran;
-     * pending counts workers still on the current job. Workers spin a little, then
-     * sleep on go; the last one done wakes the caller on done. */
-    _Atomic uint64_t gen;
-    _Atomic unsigned pending;
+    /* the caller's measurements (only it writes them): cost per node and a worker's
+     * start after publication, moving averages; jobs run inline since the last probe */
+    uint64_t cost_ns, wake_ns, published;
+    /* the whole filter's wall time a node on each path (0: not measured yet): once
+     * both are known the faster one is taken, the other re-tried every
+     * MX_PROBE_EVERY jobs — what the machine gives, not what the model expects */
+    uint64_t alone_ns, shared_ns;
+    unsigned since_probe;
+    size_t jobs, inline_jobs;
+    /* gen counts jobs; a worker runs job gen when it differs from the last it ran and
+     * its lane is not taken yet. Workers spin a little, then sleep on go; each wakes
+     * the caller on done when its block is decided. */
+    _Alignas(64) _Atomic uint64_t gen;
     bool quit;
     pthread_mutex_t mu;
     pthread_cond_t go, done;
@@ -352,8 +376,9 @@ typedef struct mx_worker {
 } mx_worker;
 
 static void filter_lane(mx_pool *p, unsigned t) {
-    for (int n = (int)t; n < p->nodes; n += (int)p->n)
-        dra_pod_fit_overlay(p->pr, p->lanes[t].ov, p->lanes[t].x, p->names[n], DRA_SCORE_BINPACK, 0, false, &p->fits[n]);
+    mx_lane *l = &p->lanes[t];
+    for (int n = l->lo; n < l->hi; n++)
+        dra_pod_fit_overlay(p->pr, l->ov, l->x, p->names[n], DRA_SCORE_BINPACK, 0, false, &p->fits[n]);
 }
 
 static inline void cpu_relax(void) {
@@ -362,27 +387,51 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* The next job after `seen`: spins MX_SPIN_NS, then sleeps; 0 when the pool stops. */
+static uint64_t next_job(mx_pool *p, uint64_t seen) {
+    uint64_t g, until = bench_now_ns() + MX_SPIN_NS;
+    for (int i = 0; (g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen; i++) {
+        cpu_relax();
+        if ((i & 63) == 63 && bench_now_ns() > until) break;
+    }
+    if (g != seen) return g;
+    pthread_mutex_lock(&p->mu);
+    while ((g = atomic_load(&p->gen)) == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+    bool quit = p->quit;
+    pthread_mutex_unlock(&p->mu);
+    return quit ? 0 : g;
+}
+
+/* Claims lane l for job g: true when no thread took it for g yet. */
+static bool lane_take(mx_lane *l, uint64_t g) {
+    uint64_t cur = atomic_load_explicit(&l->taken, memory_order_relaxed);
+    while (cur < g)
+        if (atomic_compare_exchange_weak_explicit(&l->taken, &cur, g, memory_order_acq_rel, memory_order_relaxed))
+            return true;
+    return false;
+}
+
+/* Decides lane t's block for job g (claimed), then marks it done. */
+static void lane_run(mx_pool *p, unsigned t, uint64_t g, bool worker) {
+    mx_lane *l = &p->lanes[t];
+    uint64_t t0 = bench_now_ns();
+    l->started = worker ? t0 : 0;
+    filter_lane(p, t);
+    l->busy_ns = bench_now_ns() - t0;
+    atomic_store_explicit(&l->done, g, memory_order_release);
+}
+
 static void *worker_main(void *arg) {
     mx_worker *wk = arg;
     mx_pool *p = wk->p;
+    mx_lane *l = &p->lanes[wk->lane];
     uint64_t seen = 0;
-    for (;;) {
-        uint64_t g = 0;
-        for (int i = 0; i < MX_SPIN && (g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen; i++) cpu_relax();
-        if (g == seen) {
-            pthread_mutex_lock(&p->mu);
-            while ((g = atomic_load(&p->gen)) == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-            bool quit = p->quit;
-            pthread_mutex_unlock(&p->mu);
-            if (quit) break;
-        }
-        seen = g;
-        filter_lane(p, wk->lane);
-        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->mu);
-        }
+    while ((seen = next_job(p, seen))) {
+        if (!lane_take(l, seen)) continue;   /* the caller ran it */
+        lane_run(p, wk->lane, seen, true);
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
     }
     free(wk);
     return NULL;
@@ -394,6 +443,8 @@ static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int n
     p->nodes = nodes;
     p->names = names;
     p->fits = fits;
+    p->cost_ns = 2000;    /* until measured: a decision, not a memo hit */
+    p->wake_ns = 20000;   /* a woken worker, until measured */
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -401,6 +452,8 @@ static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int n
         p->lanes[t].ov = dra_overlay_new(s);
         dra_overlay_memo(p->lanes[t].ov, memo);
         p->lanes[t].x = dra_alloc_ctx_new();
+        p->lanes[t].lo = (int)((int64_t)nodes * t / n);
+        p->lanes[t].hi = (int)((int64_t)nodes * (t + 1) / n);
     }
     for (unsigned t = 1; t < n; t++) {
         mx_worker *wk = xmalloc(sizeof *wk);
@@ -409,23 +462,67 @@ static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int n
     }
 }
 
-/* Filters every node for pr: lane 0 here, the others on the workers. */
+/* The lane owning node n (the lane whose overlay holds its commits). */
+static unsigned pool_owner(const mx_pool *p, int n) {
+    unsigned t = (unsigned)((int64_t)n * p->n / (p->nodes ? p->nodes : 1));
+    while (t + 1 < p->n && n >= p->lanes[t].hi) t++;
+    while (t > 0 && n < p->lanes[t].lo) t--;
+    return t;
+}
+
+static uint64_t mx_average(uint64_t old, uint64_t now) { return old ? (old * 3 + now) / 4 : now; }
+
+/* Filters every node for pr: lane 0 here, the others on the workers — or every lane
+ * here, one after the other (each lane's overlay is used by one thread at a time
+ * either way, so the answers are the same): until both paths were timed, when the
+ * whole job at the measured cost per node is cheaper than a worker's measured start;
+ * then whichever path was faster a node. */
 static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
     p->pr = pr;
-    if (p->n > 1) {
-        atomic_store(&p->pending, p->n - 1);
+    p->jobs++;
+    uint64_t nodes = (uint64_t)(p->nodes ? p->nodes : 1), t0 = bench_now_ns();
+    bool alone = p->alone_ns && p->shared_ns ? p->alone_ns <= p->shared_ns : nodes * p->cost_ns <= p->wake_ns;
+    if (++p->since_probe >= MX_PROBE_EVERY) {
+        p->since_probe = 0;
+        alone = !alone;
+    }
+    if (p->n == 1 || alone) {
+        for (unsigned t = 0; t < p->n; t++) filter_lane(p, t);
+        uint64_t per = (bench_now_ns() - t0) / nodes + 1;
+        p->cost_ns = mx_average(p->cost_ns, per);
+        p->alone_ns = mx_average(p->alone_ns, per);
+        p->inline_jobs += p->n > 1;
+        return;
+    }
+    p->published = bench_now_ns();
+    pthread_mutex_lock(&p->mu);
+    uint64_t g = atomic_fetch_add_explicit(&p->gen, 1, memory_order_release) + 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    lane_take(&p->lanes[0], g);
+    lane_run(p, 0, g, false);
+    /* the blocks no worker has begun: here */
+    for (unsigned t = 1; t < p->n; t++)
+        if (lane_take(&p->lanes[t], g)) lane_run(p, t, g, false);
+    for (unsigned t = 1; t < p->n; t++) {
+        mx_lane *l = &p->lanes[t];
+        for (int i = 0; i < 2000 && atomic_load_explicit(&l->done, memory_order_acquire) != g; i++) cpu_relax();
+        if (atomic_load_explicit(&l->done, memory_order_acquire) == g) continue;
         pthread_mutex_lock(&p->mu);
-        atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
-        pthread_cond_broadcast(&p->go);
+        while (atomic_load_explicit(&l->done, memory_order_acquire) != g) pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }
-    filter_lane(p, 0);
-    if (p->n > 1) {
-        for (int i = 0; i < MX_SPIN && atomic_load_explicit(&p->pending, memory_order_acquire); i++) cpu_relax();
-        pthread_mutex_lock(&p->mu);
-        while (atomic_load(&p->pending)) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
+    uint64_t busy = 0, wake = 0;
+    for (unsigned t = 0; t < p->n; t++) {
+        const mx_lane *l = &p->lanes[t];
+        busy += l->busy_ns;
+        /* a block the caller took back counts as a start as late as the whole job */
+        uint64_t w = l->started > p->published ? l->started - p->published : t ? bench_now_ns() - p->published : 0;
+        if (w > wake) wake = w;
     }
+    p->wake_ns = mx_average(p->wake_ns, wake);
+    p->cost_ns = mx_average(p->cost_ns, busy / nodes + 1);
+    p->shared_ns = mx_average(p->shared_ns, (bench_now_ns() - t0) / nodes + 1);
 }
 
 static void pool_stop(mx_pool *p) {
@@ -577,7 +674,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
         for (int n = 0; n < w->nodes; n++)
             if (fits[n].status == DRA_FIT_OK && (best < 0 || fits[n].score > fits[best].score)) best = n;
         if (best >= 0 && w->mode == FILL) {
-            const mx_lane *l = &pool->lanes[(unsigned)best % threads];
+            const mx_lane *l = &pool->lanes[pool_owner(pool, best)];
             dra_fit commit;
             dra_pod_fit_overlay(pr, l->ov, l->x, names[best], DRA_SCORE_BINPACK, 0, true, &commit);
         }

@@ -28,7 +28,7 @@ static const workload workloads[] = {
     {"listpage", bench_listpage_main, "a LIST page of 500 MIG-carved slices: jansson, dra_json_parse, item by item (ms, MB/s, peak RSS)"},
     {"relist", bench_relist_main, "a MIG-carved fleet's slices (--devices N nodes, default 5,000) from LIST pages of text into a store, as the watch reads them"},
     {"plan", bench_plan_main, "planning loop: 5000pods_500nodes pods/s (full and fit cache), 36,000 pods on 5,000 nodes"},
-    {"fleet", bench_fleet_main, "the planner's fleet (H100, MIG-carved A100, CPU nodes; --devices N nodes): ingest and capacity view, or --dump DIR"},
+    {"fleet", bench_fleet_main, "the planner's fleet (H100, MIG-carved A100, CPU nodes; --devices N nodes): ingest and capacity view, or --dump DIR; --shape gpu8|mig8: issue 43's 8 GPU + 8 NIC or 8 MIG-carved A100 nodes"},
     {"serve", bench_serve_main, "dralloc serve /filter load at fixed rates (5000 nodes, 500 NodeNames): p50/p90/p99, highest rate sustained"},
 };
 
@@ -264,6 +264,7 @@ static const cmd_flag micro_flags[] = {
     {.shorthand = "-o", .kind = CMD_FUNC, .off = offsetof(micro_args, o.json), .fn = read_micro_output,
      .own_missing = true},
     {.name = "--dump", .kind = CMD_STRING, .off = offsetof(micro_args, o.dump), .fn = read_file, .own_missing = true},
+    {.name = "--shape", .kind = CMD_STRING, .off = offsetof(micro_args, o.shape)},
 };
 
 static const cmd_flags micro_spec = {

@@ -43,6 +43,7 @@ typedef struct sim {
     plan_rank *rank;         /* the fit cache: the current workload's pods' fit per node */
     size_t *scan_idx;        /* per node: the nodes one scan decides, and their answers */
     plan_scan_answer *scan_out;
+    plan_scan_cost scan_cost;   /* what its scans measured: one thread or two */
     plan_fitmemo *memo;      /* o->memo while it may be used: NULL once a commit may have
                               * reached past its node (a workload outside the fit cache) */
     uint64_t *node_key;      /* with memo: per node, its name as the memo's key */
@@ -229,7 +230,7 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
             else
                 m->scan_idx[k++] = i;
         }
-        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, k, m->o->one_thread, m->scan_out);
+        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, k, m->o->one_thread, m->scan_out, &m->scan_cost);
         for (size_t j = 0; j < k; j++) {
             size_t nd = m->scan_idx[j];
             plan_rank_set(m->rank, nd, m->scan_out[j].fits, m->scan_out[j].score);
@@ -240,7 +241,7 @@ static long place_replica(sim *m, size_t wi, long rep, char *buf, size_t n, bool
         best = plan_rank_best(m->rank);
     } else {
         for (size_t i = 0; i < m->nnodes; i++) m->scan_idx[i] = i;
-        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, m->nnodes, m->o->one_thread, m->scan_out);
+        plan_scan(pr, m->ov, m->x, m->o->score, m->nodes, m->scan_idx, m->nnodes, m->o->one_thread, m->scan_out, &m->scan_cost);
         int64_t best_score = 0;
         for (size_t i = 0; i < m->nnodes; i++) {
             const plan_scan_answer *a = &m->scan_out[i];
@@ -484,7 +485,8 @@ static void stranded(sim *m, json_t *nodes_json, json_int_t *total) {
     size_t nfit = nw * nidx;
     plan_scan_answer *fit = xcalloc(nfit ? nfit : 1, sizeof *fit);
     for (size_t wi = 0; wi < nw; wi++)
-        if (prs[wi]) plan_scan(prs[wi], m->ov, m->x, m->o->score, names, idx, nidx, m->o->one_thread, fit + wi * nidx);
+        if (prs[wi]) plan_scan(prs[wi], m->ov, m->x, m->o->score, names, idx, nidx, m->o->one_thread, fit + wi * nidx,
+                                  &m->scan_cost);
     json_t *usable_classes = json_object();
     for (size_t k = 0; k < nidx; k++) {
         nj = json_array_get(nodes_json, idx[k]);

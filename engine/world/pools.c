@@ -323,7 +323,12 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     v->w = w;
     v->node = node;
     v->f = *f;
-    arena_init(&v->mem, 0);
+    /* a view lives as long as its node's inputs do, one per node: a 4 KiB first block
+     * holds a node of 16 devices whole (the 64 KiB default, resident once the allocator
+     * hands out pages it used before, cost 3.8 KB more a node at 5,000 such nodes:
+     * bench/README.md, "Fleet scale"); a larger node's arrays get blocks of their own
+     * size (arena_alloc) */
+    arena_init(&v->mem, 4096);
     gpools gp = {0};
     if (!gather_pools(v, &gp, e)) {
         for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
