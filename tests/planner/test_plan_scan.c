@@ -128,6 +128,9 @@ static dra_pod_request *replica(dra_snapshot *s, const fleet *f, long rep) {
     return pr;
 }
 
+/* a cost that makes plan_scan hand nodes to its second thread: 1 ms a node */
+#define TWO_THREADS (&(plan_scan_cost){.node_ns = 1000000, .copy_ns = 1000})
+
 /* The three ways to decide every node for pr, one overlay each (the same commits). */
 typedef struct three {
     dra_overlay *ov[3];
@@ -136,9 +139,11 @@ typedef struct three {
 
 static void scan_three(three *t, const dra_pod_request *pr, const char *const *names, const size_t *idx,
                        plan_scan_answer out[3][NODES]) {
-    plan_scan(pr, t->ov[0], t->x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, out[0]);   /* two threads */
+    /* two threads: a cost measured as high as a node's search can be (plan_scan.h) */
+    plan_scan(pr, t->ov[0], t->x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, out[0], TWO_THREADS);
     for (size_t k = 0; k < NODES; k += CHUNK)                                          /* one, chunk by chunk */
-        plan_scan(pr, t->ov[1], t->x[1], DRA_SCORE_BINPACK, names, idx + k, CHUNK, false, out[1] + k);
+        plan_scan(pr, t->ov[1], t->x[1], DRA_SCORE_BINPACK, names, idx + k, CHUNK, true, out[1] + k,
+                  &(plan_scan_cost){0});
     for (size_t k = 0; k < NODES; k++) {                                               /* one, node by node */
         dra_fit f;
         dra_pod_fit_overlay(pr, t->ov[2], t->x[2], names[k], DRA_SCORE_BINPACK, 0, false, &f);
@@ -191,7 +196,7 @@ Test(plan_scan, two_threads_answer_as_one) {
     for (size_t k = FIRST_H100 + 1; k < NODES; k++) cr_assert_eq(out[0][k].score, out[0][FIRST_H100].score);
     /* the second thread's answers adopted into the overlay's memo: asked again, the same */
     plan_scan_answer again[NODES];
-    plan_scan(pr, t.ov[0], t.x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, again);
+    plan_scan(pr, t.ov[0], t.x[0], DRA_SCORE_BINPACK, names, idx, NODES, false, again, TWO_THREADS);
     for (size_t k = 0; k < NODES; k++)
         cr_assert(again[k].fits == out[0][k].fits && again[k].score == out[0][k].score, "%s asked again", names[k]);
     dra_pod_request_free(pr);
