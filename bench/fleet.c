@@ -27,6 +27,7 @@
  * Without --dump: the cluster ingested into a store and dra_capacity_json on it, the
  * time of each and the RSS. */
 #include "bench/bench.h"
+#include "bench/list_writer.h"
 
 #include "engine/engine.h"
 
@@ -365,18 +366,6 @@ static json_t *workloads(const fleet *f) {
 
 /* ---- output ----------------------------------------------------------------------------- */
 
-typedef struct writer {
-    FILE *f;
-    size_t n;
-} writer;
-
-static void write_one(void *arg, json_t *obj) {
-    writer *w = arg;
-    fputs(w->n++ ? ",\n" : "\n", w->f);
-    json_dumpf(obj, w->f, JSON_COMPACT);
-    json_decref(obj);
-}
-
 static FILE *open_in(const char *dir, const char *file, char *path, size_t n) {
     snprintf(path, n, "%s/%s", dir, file);
     FILE *f = fopen(path, "w");
@@ -388,10 +377,10 @@ static bool write_list(const char *dir, const char *file, const fleet *f, bool s
     char path[4096];
     FILE *out = open_in(dir, file, path, sizeof path);
     if (!out) return false;
-    writer w = {.f = out};
+    bench_list_writer w = {.f = out};
     fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", out);
-    if (shape_of) node_objects(f, s, 99999, false, write_one, &w);
-    else fleet_objects(f, write_one, &w);
+    if (shape_of) node_objects(f, s, 99999, false, bench_list_put, &w);
+    else fleet_objects(f, bench_list_put, &w);
     fputs("\n]}\n", out);
     bool ok = !ferror(out);
     if (fclose(out) || !ok) {

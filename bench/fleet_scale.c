@@ -24,6 +24,7 @@
  *                the published snapshot, p50/p99 over --reps (default 100) each. */
 #include "bench/bench.h"
 #include "bench/fleet_gen.h"
+#include "bench/list_writer.h"
 
 #include "engine/engine.h"
 
@@ -36,18 +37,6 @@ enum { PAGE_ITEMS = 500, PART_NODES = 2000 };
 
 /* ---- --dump ---------------------------------------------------------------------------- */
 
-typedef struct writer {
-    FILE *f;
-    size_t n;
-} writer;
-
-static void write_one(void *arg, json_t *obj) {
-    writer *w = arg;
-    fputs(w->n++ ? ",\n" : "\n", w->f);
-    json_dumpf(obj, w->f, JSON_COMPACT);
-    json_decref(obj);
-}
-
 /* One List file of the kind's objects for nodes [j0, j1) (classes when k < 0). */
 static bool write_part(const char *path, fleet_shape s, int k, size_t j0, size_t j1, size_t *count) {
     FILE *f = fopen(path, "w");
@@ -55,10 +44,10 @@ static bool write_part(const char *path, fleet_shape s, int k, size_t j0, size_t
         fprintf(stderr, "dralloc bench fleet: cannot write %s\n", path);
         return false;
     }
-    writer w = {.f = f};
+    bench_list_writer w = {.f = f};
     fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", f);
-    if (k < 0) fleet_gen_classes(s, write_one, &w);
-    for (size_t j = j0; k >= 0 && j < j1; j++) fleet_gen_node(s, j, (fleet_kind)k, write_one, &w);
+    if (k < 0) fleet_gen_classes(s, bench_list_put, &w);
+    for (size_t j = j0; k >= 0 && j < j1; j++) fleet_gen_node(s, j, (fleet_kind)k, bench_list_put, &w);
     fputs("\n]}\n", f);
     bool ok = !ferror(f);
     if (fclose(f) || !ok) {

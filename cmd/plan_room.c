@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "cmd/flags.h"
 #include "cmd/why_room.h"
+#include "base/clock.h"
 #include "report/report.h"
 
 #include <stddef.h>
@@ -131,35 +132,21 @@ static bool load(const room_args *a, plan_objects *objs, err *e) {
     return true;
 }
 
-static double secs_since(const struct timespec *t0) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static int run(const room_args *a, const plan_objects *objs, const dra_features *f) {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cmd_room cr;
+    if (!cmd_room_open(&cr, objs, f, "dralloc plan")) return 2;
     err e;
     err_clear(&e);
-    /* the store takes the objects but the two kinds only the room reads */
-    dra_store *st = plan_store_new(objs, f, &e);
-    if (!st) {
-        char buf[2048];
-        fprintf(stderr, "dralloc plan: %s\n", err_format(&e, buf, sizeof buf));
-        return 2;
-    }
-    dra_snapshot *s = dra_store_acquire(st);
-    double store_s = secs_since(&t0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    dra_room *r = dra_room_new(s, objs->items, &e);
+    dra_room *r = cr.r;
     int rc = 2;
     json_t *out = NULL;
     dra_room_status status = DRA_ROOM_ERROR;
+    uint64_t t_settle = monotonic_ns();
     if (r) out = a->defrag ? dra_room_defrag(r, a->max_moves, &status, &e) : dra_room_preempt_all(r, a->allow_pdb, &status, &e);
     if (a->timings)
         fprintf(stderr, "dralloc plan: timings: store built %.3f s; %s %.3f s (the room read and every pod settled)\n",
-                store_s, a->defrag ? "--defrag" : "--preempt", secs_since(&t1));
+                cr.store_s, a->defrag ? "--defrag" : "--preempt",
+                cr.room_s + (double)(monotonic_ns() - t_settle) / 1e9);
     if (!out) {
         fprintf(stderr, "dralloc plan: %s\n", e.msg);
     } else {
@@ -182,9 +169,7 @@ static int run(const room_args *a, const plan_objects *objs, const dra_features 
         }
     }
     json_decref(out);
-    dra_room_free(r);
-    dra_snapshot_release(s);
-    dra_store_free(st);
+    cmd_room_close(&cr);
     return rc;
 }
 

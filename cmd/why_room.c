@@ -9,6 +9,8 @@
  * error (the pod not found or not pending, a PriorityClass that does not exist). */
 #include "cmd/why_room.h"
 
+#include "base/clock.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,57 +59,67 @@ static void print_text(FILE *f, const json_t *out) {
     }
 }
 
-static double secs_since(const struct timespec *t0) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+static double secs_since(uint64_t t0) { return (double)(monotonic_ns() - t0) / 1e9; }
+
+bool cmd_room_open(cmd_room *cr, const plan_objects *objs, const dra_features *f, const char *prog) {
+    *cr = (cmd_room){0};
+    err e;
+    err_clear(&e);
+    uint64_t t0 = monotonic_ns();
+    /* the store takes the objects but the two kinds only the room reads */
+    cr->st = plan_store_new(objs, f, &e);
+    if (!cr->st) {
+        char buf[2048];
+        fprintf(stderr, "%s: %s\n", prog, err_format(&e, buf, sizeof buf));
+        return false;
+    }
+    cr->s = dra_store_acquire(cr->st);
+    cr->store_s = secs_since(t0);
+    t0 = monotonic_ns();
+    cr->r = cr->s ? dra_room_new(cr->s, objs->items, &e) : NULL;
+    cr->room_s = secs_since(t0);
+    if (!cr->r) {
+        fprintf(stderr, "%s: %s\n", prog, cr->s ? e.msg : "no objects");
+        cmd_room_close(cr);
+        return false;
+    }
+    return true;
+}
+
+void cmd_room_close(cmd_room *cr) {
+    dra_room_free(cr->r);
+    dra_snapshot_release(cr->s);
+    dra_store_free(cr->st);
+    *cr = (cmd_room){0};
 }
 
 int cmd_why_make_room(const plan_objects *objs, const dra_features *f, const char *ns, const char *name,
                       bool allow_pdb, bool as_json, bool timings) {
-    struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cmd_room cr;
+    if (!cmd_room_open(&cr, objs, f, "dralloc why")) return 2;
+    uint64_t t0 = monotonic_ns();
     err e;
     err_clear(&e);
     int rc = 2;
-    /* the store takes the objects but the two kinds only the room reads */
-    dra_store *st = plan_store_new(objs, f, &e);
-    if (!st) {
-        char buf[2048];
-        fprintf(stderr, "dralloc why: %s\n", err_format(&e, buf, sizeof buf));
-        return 2;
-    }
-    dra_snapshot *s = dra_store_acquire(st);
-    double store_s = secs_since(&t0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    dra_room *r = s ? dra_room_new(s, objs->items, &e) : NULL;
-    double room_s = secs_since(&t1);
-    clock_gettime(CLOCK_MONOTONIC, &t2);
-    if (!r) {
-        fprintf(stderr, "dralloc why: %s\n", s ? e.msg : "no objects");
+    dra_room_opts o = {.allow_pdb_violations = allow_pdb};
+    dra_room_status status;
+    json_t *out = dra_room_make(cr.r, ns, name, &o, &status, &e);
+    if (timings)
+        fprintf(stderr, "dralloc why: timings: store built %.3f s (the engine's ingest); room read %.3f s (priorities, "
+                        "PDBs, reservations); make-room %.3f s (the search)\n", cr.store_s, cr.room_s, secs_since(t0));
+    if (!out) {
+        fprintf(stderr, "dralloc why: %s\n", e.msg);
     } else {
-        dra_room_opts o = {.allow_pdb_violations = allow_pdb};
-        dra_room_status status;
-        json_t *out = dra_room_make(r, ns, name, &o, &status, &e);
-        if (timings)
-            fprintf(stderr, "dralloc why: timings: store built %.3f s (the engine's ingest); room read %.3f s (priorities, "
-                            "PDBs, reservations); make-room %.3f s (the search)\n", store_s, room_s, secs_since(&t2));
-        if (!out) {
-            fprintf(stderr, "dralloc why: %s\n", e.msg);
+        if (as_json) {
+            json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            fputc('\n', stdout);
         } else {
-            if (as_json) {
-                json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                fputc('\n', stdout);
-            } else {
-                print_text(stdout, out);
-            }
-            rc = status == DRA_ROOM_FOUND ? 0 : 1;
+            print_text(stdout, out);
         }
-        json_decref(out);
+        rc = status == DRA_ROOM_FOUND ? 0 : 1;
     }
-    dra_room_free(r);
-    dra_snapshot_release(s);
-    dra_store_free(st);
+    json_decref(out);
+    cmd_room_close(&cr);
     return rc;
 }
 
