@@ -1,6 +1,8 @@
-/* clock.c — bench_now_ns over clock_gettime(CLOCK_MONOTONIC), bench_cpu_ns over the
- * calling thread's CPU clock. */
+/* clock.c — bench's clocks on base/clock.h (bench_now_ns: monotonic, bench_cpu_ns: the
+ * calling thread's CPU time), peak RSS from /proc, and the hardware counters. */
 #include "bench/clock.h"
+
+#include "base/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,23 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t bench_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t bench_now_ns(void) { return monotonic_ns(); }
 
-uint64_t bench_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t bench_cpu_ns(void) { return thread_cpu_ns(); }
 
-uint64_t bench_proc_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t bench_proc_cpu_ns(void) { return clock_ns_of(CLOCK_PROCESS_CPUTIME_ID); }
 
 void bench_reset_peak_rss(void) {
     FILE *f = fopen("/proc/self/clear_refs", "w");

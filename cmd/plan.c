@@ -16,6 +16,8 @@
  * scenario could not be planned (its objects do not load), 2 on usage or input
  * errors. */
 #include "cmd/commands.h"
+
+#include "base/clock.h"
 #include "cmd/flags.h"
 #include "cmd/kube_input.h"
 
@@ -39,11 +41,7 @@ typedef struct progress_state {
     bool shown;
 } progress_state;
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return monotonic_ns(); }
 
 static void progress_cb(void *arg, size_t done, size_t total) {
     progress_state *p = arg;

@@ -8,6 +8,7 @@
 #include "extender/kube.h"
 
 #include "base/base.h"
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "engine/context.h"
 #include "engine/snapshot.h"
@@ -53,18 +54,16 @@ static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 /* ---- configuration ---------------------------------------------------------------------------- */
 
+/* A kubeconfig, a token or a CA bundle: NULL when it cannot be read. Small files;
+ * the bound keeps a mistaken path (/dev/zero, a FIFO) from eating memory. */
 static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     strbuf sb;
-    sbuf_init(&sb);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sbuf_add(&sb, buf, n);
-    fclose(f);
-    sbuf_add(&sb, "", 1);
+    err e;
+    err_clear(&e);
+    if (!file_read_all(path, 16u << 20, &sb, &e)) return NULL;
+    sbuf_addc(&sb, '\0');
     if (len) *len = sb.len - 1;
-    return sb.buf;
+    return sbuf_take(&sb);
 }
 
 /* Standard base64 (kubeconfig *-data fields); a 30-line decoder rather than a new

@@ -3,6 +3,7 @@
 #include "extender/lease.h"
 
 #include "base/base.h"
+#include "base/clock.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -28,11 +29,7 @@ struct ext_lease {
     double seen_at;
 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)monotonic_ns() / 1e9; }
 
 static void llog(const ext_lease *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void llog(const ext_lease *l, const char *fmt, ...) {

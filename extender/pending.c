@@ -7,6 +7,7 @@
 #include "extender/pending.h"
 
 #include "base/base.h"
+#include "base/clock.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "base/vec.h"
@@ -55,11 +56,7 @@ struct ext_pending {
     VEC(kind_rec) kinds;
 };
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+static int64_t now_ns(void) { return (int64_t)monotonic_ns(); }
 
 ext_pending *ext_pending_new(double timeout_s) {
     ext_pending *p = xcalloc(1, sizeof *p);

@@ -10,6 +10,7 @@
 #include "extender/requeue.h"
 
 #include "base/base.h"
+#include "base/clock.h"
 #include "base/error.h"
 
 #include <assert.h>
@@ -41,11 +42,7 @@ struct ext_requeue {
     bool started;
 };
 
-static uint64_t rq__now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t rq__now_ns(void) { return monotonic_ns(); }
 
 static void rq__log(const ext_requeue *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rq__log(const ext_requeue *r, const char *fmt, ...) {

@@ -57,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/strbuf.h"
 #include "extender/budget.h"
 #include "extender/listen.h"
@@ -128,11 +129,7 @@ typedef struct request {
     ext_reply reply;
 } request;
 
-static uint64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
+static uint64_t now_ns(void) { return monotonic_ns(); }
 
 static bool phase_move(conn *cn, int from, int to) {
     return !cn || atomic_compare_exchange_strong(&cn->phase, &from, to);

@@ -23,6 +23,8 @@
 #include <time.h>
 
 #include "base/base.h"
+#include "base/clock.h"
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "extender/tls_internal.h"
 
@@ -34,11 +36,7 @@ typedef ext__tls_stamp stamp;
 enum { F_CERT = EXT__TLS_CERT, F_KEY = EXT__TLS_KEY, F_CA = EXT__TLS_CA, NFILES = EXT__TLS_NFILES };
 static const char *const FLAG[NFILES] = {"--tls-cert-file", "--tls-private-key-file", "--client-ca-file"};
 
-uint64_t ext__tls_mono_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
+uint64_t ext__tls_mono_ns(void) { return monotonic_ns(); }
 
 static bool stamp_of(const char *path, stamp *s) {
     struct stat st;
@@ -54,15 +52,13 @@ static bool stamp_eq(const stamp *a, const stamp *b) {
            a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
+/* A PEM file (certificate, key, CA): NULL when it cannot be read; bounded as every
+ * named file is (base/file.h). */
 static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     strbuf b;
-    sbuf_init(&b);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sbuf_add(&b, buf, n);
-    fclose(f);
+    err e;
+    err_clear(&e);
+    if (!file_read_all(path, 16u << 20, &b, &e)) return NULL;
     sbuf_addc(&b, '\0');
     return sbuf_take(&b);
 }

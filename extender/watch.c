@@ -9,6 +9,7 @@
 #include "extender/watch.h"
 
 #include "base/base.h"
+#include "base/clock.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "extender/metrics.h"
@@ -87,11 +88,7 @@ struct ext_watch {
     kind_state kinds[NKINDS];
 };
 
-static int64_t mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+static int64_t mono_ns(void) { return (int64_t)monotonic_ns(); }
 
 static void wlog(const ext_watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void wlog(const ext_watch *w, const char *fmt, ...) {
