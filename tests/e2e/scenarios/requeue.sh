@@ -15,14 +15,9 @@
 # /debug/cache "requeue".writes rose), and the claim must exist with its annotation.
 scenario_slice_wake() {
     trap requeue_cleanup EXIT
+    # the class, and no device of it anywhere yet (claims.sh's world with no node)
+    claims_world e2e-wake wake.e2e.dralloc.dev "" || return 1
     k apply -f - >/dev/null <<EOF || return 1
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: e2e-wake, labels: {e2e-world: requeue}}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "wake.e2e.dralloc.dev"'}
----
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: one, namespace: $NS}
@@ -32,7 +27,7 @@ spec:
     - name: dev
       exactly: {deviceClassName: e2e-wake}
 EOF
-    dralloc_has DeviceClass 1 && dralloc_has ResourceClaim 1 || return 1
+    dralloc_has ResourceClaim 1 || return 1
     local writes0
     writes0=$(dralloc_get /debug/cache | jq '.requeue.writes // 0')
     claims_pod p one || return 1
@@ -47,7 +42,7 @@ EOF
     k apply -f - >/dev/null <<EOF || return 1
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
-metadata: {name: node-1-wake.e2e.dralloc.dev, labels: {e2e-world: requeue}}
+metadata: {name: node-1-wake.e2e.dralloc.dev, labels: {e2e-world: claims}}
 spec:
   driver: wake.e2e.dralloc.dev
   nodeName: node-1
@@ -66,9 +61,4 @@ EOF
     echo "    pod p bound to node-1 ${took} s after its ResourceSlice; dralloc's requeue writes $writes0 -> $writes1 (last: $ann)"
 }
 
-requeue_cleanup() {
-    k delete pods -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null 2>&1
-    k delete resourceclaims -n "$NS" --all --wait=true --timeout="$WAIT" >/dev/null 2>&1
-    k delete resourceslices,deviceclasses -l e2e-world=requeue --wait=false >/dev/null 2>&1
-    return 0
-}
+requeue_cleanup() { claims_cleanup; }
