@@ -34,8 +34,22 @@ void arena_init(arena *a, size_t block_size) {
     a->big = NULL;
     a->block_size = block_size ? block_size : ARENA_DEFAULT_BLOCK;
     if (a->block_size < 128) a->block_size = 128;   /* room for the header and a quarter-block request */
+    a->first_size = 0;
     a->total = 0;
     a->reserved = 0;
+}
+
+/* n rounded up to a malloc size class: 16-byte steps to 128, then four classes per
+ * power of two (jemalloc's; glibc's bins are finer, so nothing is lost there). */
+static size_t size_class(size_t n) {
+    if (n <= 128) return (n + 15) & ~(size_t)15;
+    size_t step = (size_t)1 << (63 - __builtin_clzll((unsigned long long)(n - 1)) - 2);
+    return (n + step - 1) & ~(step - 1);
+}
+
+void arena_init_sized(arena *a, size_t expect, size_t block_size) {
+    arena_init(a, block_size);
+    if (expect) a->first_size = size_class(sizeof(arena_block) + align_up(expect));
 }
 
 size_t arena_bytes_reserved(const arena *a) { return a->reserved; }
@@ -59,7 +73,10 @@ void *arena_alloc(arena *a, size_t n) {
     n = align_up(n ? n : 1);
     arena_block *b = a->cur;
     if (UNLIKELY(!b || b->size - b->used < n)) {
-        if (n > block_size(a) / 4) {
+        if (!b && a->first_size && n <= a->first_size - sizeof(arena_block)) {
+            /* the first block, sized for what the arena is expected to hold */
+            b = a->cur = block_new(a, a->first_size - sizeof(arena_block), NULL);
+        } else if (n > block_size(a) / 4) {
             /* A large request gets its own block, so the rest of the current block
              * stays usable for the small requests that follow. */
             arena_block *big = block_new(a, n, a->big);
@@ -67,11 +84,12 @@ void *arena_alloc(arena *a, size_t n) {
             a->big = big;
             a->total += n;
             return big->data;
+        } else {
+            /* the block with its header is block_size bytes: a power of two is an
+             * allocator size class, where payload + header would round up to the next
+             * class (2 KiB + 24 → 2.5 KiB: a fifth of every block lost) */
+            b = a->cur = block_new(a, block_size(a) - sizeof(arena_block), a->cur);
         }
-        /* the block with its header is block_size bytes: a power of two is an
-         * allocator size class, where payload + header would round up to the next
-         * class (2 KiB + 24 → 2.5 KiB: a fifth of every block lost) */
-        b = a->cur = block_new(a, block_size(a) - sizeof(arena_block), a->cur);
     }
     void *p = b->data + b->used;
     b->used += n;

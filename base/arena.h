@@ -17,6 +17,7 @@ typedef struct arena {
     arena_block *cur;      /* block being bumped; older blocks chain behind it */
     arena_block *big;      /* oversized blocks, newest first: each holds one request */
     size_t block_size;     /* malloc size of ordinary blocks, header included; 0 means the default (64 KiB) */
+    size_t first_size;     /* malloc size of the first ordinary block when it differs (arena_init_sized), else 0 */
     size_t total;          /* bytes handed out since init, for stats and limits */
     size_t reserved;       /* bytes of every block held (ordinary and oversized) */
 } arena;
@@ -29,6 +30,13 @@ typedef struct arena_mark {
 } arena_mark;
 
 void arena_init(arena *a, size_t block_size);
+/* An arena whose whole contents are expected to take about `expect` bytes (what the
+ * last object of its kind took): the first block holds that much, rounded up to an
+ * allocator size class (a block just over one, as 2 KiB was for a 400-byte Node, is
+ * memory kept for nothing by every long-lived object); what does not fit goes to
+ * blocks of block_size. A request that fits the current block is bumped from it, so
+ * the first block takes the large requests too. expect 0: as arena_init. */
+void arena_init_sized(arena *a, size_t expect, size_t block_size);
 void *arena_alloc(arena *a, size_t n);         /* 16-byte aligned, uninitialised */
 void *arena_zalloc(arena *a, size_t n);        /* zeroed */
 void *arena_memdup(arena *a, const void *p, size_t n);

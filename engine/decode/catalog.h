@@ -30,6 +30,9 @@ typedef struct dra_catalog {
     intern_table *names;
     cel_env *env, *env_any;  /* selectors (bool results); derived attributes (any result) */
     cel_cache *cel, *cel_any;
+    /* the bytes the last node view built on the catalog's worlds took (pools.c): the
+     * next view's arena starts with a block of that size. A hint: any value is correct. */
+    _Atomic uint32_t view_bytes;
 } dra_catalog;
 
 dra_catalog *dra__catalog_new(void);

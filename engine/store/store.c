@@ -651,6 +651,42 @@ const char *dra__store_meta_str(const json_t *o, const char *key) {
  * identity (dra__object_identity) is json_hash, decoded; placed in the arrival order when applied (dra__store_entry_place).
  * NULL with e set when it is invalid. Touches nothing of st but its catalog (locked):
  * two threads decode a batch's entries. */
+/* An entry's arena: the first block when nothing of its kind was decoded yet, the
+ * blocks after a first one sized from the last object (small: they take what did not
+ * fit), and the largest object whose size the next one's first block follows (a
+ * 3 MiB slice is not a reason for the next small one to reserve 3 MiB). */
+enum { ENTRY_BLOCK_FIRST = 2048, ENTRY_BLOCK_MORE = 512, ENTRY_EXPECT_MAX = 64 * 1024 };
+
+/* What predicts an object's decoded size, folded: its kind, a slice's driver and the sizes of the
+ * objects and lists under spec, status and metadata, three levels down (a slice's
+ * devices or counter sets, a claim's requests and results, a Node's labels) — not
+ * their contents. A fleet's objects come in a few shapes (a node's counters slice and
+ * its device slices alternate in a LIST, claims of 1 and 8 GPUs), each with a hint of
+ * its own (st->entry_bytes). */
+static uint32_t shape_fold(uint64_t h, const json_t *v, int depth) {
+    const char *k;
+    const json_t *m;
+    json_object_foreach((json_t *)v, k, m) {
+        size_t n = json_is_array(m) ? json_array_size(m) : json_is_object(m) ? json_object_size(m) : 0;
+        h = hash_u64(h ^ (n + 1));
+        if (depth > 1 && json_is_object(m)) h = shape_fold(h, m, depth - 1);
+    }
+    return (uint32_t)h;
+}
+
+static size_t entry_shape(const json_t *obj, dra_kind k) {
+    uint64_t h = hash_u64(k);
+    /* a slice's driver too: a node's GPUs and NICs come in slices of one shape */
+    const char *driver = json_string_value(json_object_get(json_object_get(obj, "spec"), "driver"));
+    if (driver) h ^= hash_bytes(driver, strlen(driver));
+    static const char *const parts[] = {"metadata", "spec", "status"};
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        const json_t *p = json_object_get(obj, parts[i]);
+        if (json_is_object(p)) h = shape_fold(h ^ i, p, 3);
+    }
+    return (size_t)(hash_u64(h) % ENTRY_SHAPES);
+}
+
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
                         uint64_t json_hash, bool fields_known, dra_name_memo *memo, err *e) {
     entry *en = xcalloc(1, sizeof *en);
@@ -664,8 +700,13 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     en->json_hash = json_hash;
     if (k == DRA_KIND_TAINT_RULE || k == DRA_KIND_POD_GROUP) en->json = json_deep_copy(obj);
     en->source = source ? xstrdup(source) : NULL;
-    /* small objects dominate (claims, one-node slices): start with a small block */
-    arena_init(&en->mem, 2048);
+    /* small objects dominate (claims, one-node slices): the first block sized as the
+     * last object of its shape took, a little to spare (names differ in length; the
+     * size class rounds up besides); what overflows it goes to small blocks */
+    size_t shape = entry_shape(obj, k);
+    uint32_t expect = atomic_load_explicit(&st->entry_bytes[shape], memory_order_relaxed);
+    if (expect) arena_init_sized(&en->mem, expect + expect / 64 + 64, ENTRY_BLOCK_MORE);
+    else arena_init(&en->mem, ENTRY_BLOCK_FIRST);
     en->cat = dra__catalog_retain(st->cat);
     dra_decoder d = {.a = &en->mem,
                      .cat = st->cat,
@@ -685,6 +726,8 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
         goto fail;
     }
     dra__holds_compact(&en->holds, st->cat);
+    if (en->mem.total < ENTRY_EXPECT_MAX)
+        atomic_store_explicit(&st->entry_bytes[shape], (uint32_t)en->mem.total, memory_order_relaxed);
     return en;
 fail:
     dra__store_entry_release(en);

@@ -145,6 +145,8 @@ struct dra_snapshot {
  * are not handed on to later snapshots either, for the same reason. */
 enum { BARE_VIEWS_MAX = 4096 };
 
+enum { ENTRY_SHAPES = 256 };
+
 struct dra_store {
     pthread_mutex_t write_lock;   /* one writer at a time */
     pthread_mutex_t cur_lock;     /* guards cur: taken briefly by readers and the publisher */
@@ -156,6 +158,13 @@ struct dra_store {
     uint32_t slice_seq;           /* stable-sort tie-break for slices, in arrival order */
     dra_store_opts opts;          /* how objects are read (dra_store_new_with) */
     dra_input input;              /* opts.input, copied: where decoding warns */
+    /* by the shape of an object (store.c entry_shape: its kind and the sizes of its
+     * lists), the bytes the last object of that shape took: the next one's arena
+     * starts with a block of about that size (arena_init_sized) instead of a fixed
+     * 2 KiB that a 400-byte Node or a 700-byte claim left mostly empty for as long as
+     * it lived. Hints, written by both decoding lanes without order: any value is
+     * correct, a wrong one costs memory only. */
+    _Atomic uint32_t entry_bytes[ENTRY_SHAPES];
 };
 
 /* ---- shared by the store's files (store.c unless named) ---- */

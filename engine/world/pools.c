@@ -318,17 +318,25 @@ static void lay_out_cands(dra_nodeview *v) {
     }
 }
 
+/* A view's arena: the first block before any view was built, the blocks after a
+ * first one sized from the last view, and the largest view whose size the next one's
+ * first block follows. */
+enum { VIEW_BLOCK_FIRST = 4096, VIEW_BLOCK_MORE = 1024, VIEW_EXPECT_MAX = 1 << 20 };
+
 dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const dra_features *f, err *e) {
     dra_nodeview *v = xcalloc(1, sizeof *v);
     v->w = w;
     v->node = node;
     v->f = *f;
-    /* a view lives as long as its node's inputs do, one per node: a 4 KiB first block
-     * holds a node of 16 devices whole (the 64 KiB default, resident once the allocator
-     * hands out pages it used before, cost 3.8 KB more a node at 5,000 such nodes:
-     * bench/README.md, "Fleet scale"); a larger node's arrays get blocks of their own
-     * size (arena_alloc) */
-    arena_init(&v->mem, 4096);
+    /* a view lives as long as its node's inputs do, one per node, and the nodes of a
+     * fleet look alike: the first block is sized as the last view took (a fixed 4 KiB
+     * held 1.5 KB of a node of 16 devices; the 64 KiB default, resident once the
+     * allocator hands out pages it used before, cost 3.8 KB more a node: bench/README.md,
+     * "Fleet scale"); what does not fit goes to small blocks, or blocks of their own
+     * size for the large arrays (arena_alloc) */
+    uint32_t expect = atomic_load_explicit(&w->cat->view_bytes, memory_order_relaxed);
+    if (expect) arena_init_sized(&v->mem, expect + expect / 64 + 64, VIEW_BLOCK_MORE);
+    else arena_init(&v->mem, VIEW_BLOCK_FIRST);
     gpools gp = {0};
     if (!gather_pools(v, &gp, e)) {
         for (size_t i = 0; i < gp.n; i++) free(gp.v[i].rel.v);
@@ -339,6 +347,8 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     build_pools(v, &gp);
     free(gp.v);
     lay_out_cands(v);
+    if (v->mem.total < VIEW_EXPECT_MAX)
+        atomic_store_explicit(&w->cat->view_bytes, (uint32_t)v->mem.total, memory_order_relaxed);
     return v;
 }
 
