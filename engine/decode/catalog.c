@@ -17,6 +17,8 @@ dra_catalog *dra__catalog_new(void) {
     c->cel = cel_cache_new(c->env);
     c->env_any = cel_env_new_dra_any(c->names);
     c->cel_any = cel_cache_new(c->env_any);
+    pthread_mutex_init(&c->shared.lock, NULL);
+    arena_init(&c->shared.mem, 0);
     return c;
 }
 
@@ -32,6 +34,9 @@ void dra__catalog_release(dra_catalog *c) {
     cel_env_free(c->env_any);
     cel_env_free(c->env);
     intern_free(c->names);
+    pthread_mutex_destroy(&c->shared.lock);
+    free(c->shared.slot);
+    arena_free(&c->shared.mem);
     free(c);
 }
 

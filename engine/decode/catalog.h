@@ -16,8 +16,10 @@
 #ifndef DRA_ENGINE_CATALOG_H
 #define DRA_ENGINE_CATALOG_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/intern.h"
 #include "cel/cel.h"
@@ -25,6 +27,15 @@
 
 /* Reference-counted; the intern table and both caches are internally locked, so the
  * snapshot builder may intern and compile while request threads read. */
+/* Byte arrays kept once by content (catalog_share.c): open addressing on the hash
+ * (0: empty), the arrays in an arena that lives with the catalog. */
+typedef struct dra_catalog_shared {
+    pthread_mutex_t lock;
+    struct dra_shared_slot { uint64_t hash; size_t n; const void *p; } *slot;
+    uint32_t cap, len;
+    arena mem;
+} dra_catalog_shared;
+
 typedef struct dra_catalog {
     _Atomic long refs;
     intern_table *names;
@@ -33,11 +44,18 @@ typedef struct dra_catalog {
     /* the bytes the last node view built on the catalog's worlds took (pools.c): the
      * next view's arena starts with a block of that size. A hint: any value is correct. */
     _Atomic uint32_t view_bytes;
+    dra_catalog_shared shared;   /* dra__catalog_share */
 } dra_catalog;
 
 dra_catalog *dra__catalog_new(void);
 dra_catalog *dra__catalog_retain(dra_catalog *c);
 void dra__catalog_release(dra_catalog *c);
+
+/* An immutable copy of p[0..n) shared with every equal one asked for before (16-byte
+ * aligned, valid while the catalog lives); NULL when n is 0 or the shared bytes are
+ * at their bound (the caller keeps a copy of its own). Any thread. */
+const void *dra__catalog_share(dra_catalog *c, const void *p, size_t n);
+size_t dra__catalog_shared_bytes(dra_catalog *c);
 
 /* Its sizes (snapshot.h's dra_catalog_sizes). */
 void dra__catalog_sizes(dra_catalog *c, dra_catalog_sizes *out);

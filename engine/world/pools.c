@@ -47,7 +47,10 @@ static bool map_consumption(dra_nodeview *v, dra_pool *p, const dra_device *d, c
                             uint32_t *nout) {
     uint32_t total = 0;
     for (uint32_t i = 0; i < d->nconsumes; i++) total += d->consumes[i].ncounters;
-    dra_consumption *c = ARENA_NEWN(&v->mem, dra_consumption, total ? total : 1);
+    enum { ON_STACK = 32 };
+    dra_consumption stack[ON_STACK];
+    dra_consumption *c = total <= ON_STACK ? stack : ARENA_NEWN(&v->mem, dra_consumption, total);
+    memset(c, 0, sizeof *c * (total ? total : 1));   /* compared by content: the padding too */
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->nconsumes; i++) {
         const dra_counter_set *cs = &d->consumes[i];
@@ -74,7 +77,10 @@ static bool map_consumption(dra_nodeview *v, dra_pool *p, const dra_device *d, c
             n++;
         }
     }
-    *out = c;
+    /* the nodes of a fleet carve their devices alike: one copy of each array for all
+     * their views (catalog_share.c), else the view's own */
+    const dra_consumption *shared = c == stack ? dra__catalog_share(v->w->cat, c, sizeof *c * n) : NULL;
+    *out = shared ? shared : c == stack ? arena_memdup(&v->mem, c, sizeof *c * (n ? n : 1)) : c;
     *nout = n;
     return true;
 }
