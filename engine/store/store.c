@@ -170,9 +170,11 @@ void dra_snapshot_release(dra_snapshot *s) {
     for (size_t i = 0; i < s->vslots.n; i++)
         if (s->vslots.v[i]->made_here) dra__store_vcell_release(s->vslots.v[i]->cell);
     free(s->vslots.v);
-    free(s->vnext.v);
+    for (view_table *t = atomic_load_explicit(&s->vtab, memory_order_relaxed), *next; t; t = next) {
+        next = t->retired;
+        free(t);
+    }
     arena_free(&s->vmem);
-    hmap_free(&s->views);
     pthread_mutex_destroy(&s->views_lock);
     pmap_free(&s->inherited);
     pmap_free(&s->memo);
@@ -264,7 +266,7 @@ dra_snapshot *dra__store_snapshot_fork(const dra_store *st, const dra_snapshot *
     pthread_mutex_init(&s->views_lock, NULL);
     pthread_mutex_init(&s->memo_lock, NULL);
     pmap_init(&s->memo, &mnode_ops);
-    hmap_init(&s->views);
+    atomic_init(&s->vtab, NULL);
     arena_init(&s->vmem, 0);
     pmap_init(&s->tainted, &tainted_ops);
     pmap_init(&s->inherited, &vcell_ops);

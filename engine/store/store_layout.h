@@ -30,7 +30,8 @@
  *               the snapshot being built is changed);
  *   cur_lock    taken briefly inside write_lock to publish, and by readers to pin;
  *   memo_lock   a snapshot's memo map, then one mnode's lock inside it;
- *   views_lock  a snapshot's view slots, alone.
+ *   views_lock  a snapshot's view slots, alone; taken to add one, not to find one
+ *               (view_table: published slots are read without it).
  * What a change drops from the memo (memo_carry) is asserted after the fact: no
  * answer of a changed Node's or pod's node survives into the new snapshot. */
 static inline void ref_take(_Atomic long *r) {
@@ -95,8 +96,22 @@ typedef struct view_slot {
     vcell *cell;             /* held when made here; inherited ones are held by `inherited` */
     const dra_nodeview *view;
     const dra_node *node;
+    uint64_t hash;           /* of the node's name */
     bool made_here;
 } view_slot;
+
+/* A snapshot's slots by node name, read without a lock: open addressing, a slot
+ * published once (release) into an empty place and never moved or removed there, so
+ * a reader that finds it (acquire) sees it whole, and a reader that meets an empty
+ * place knows the name was not there when it looked (it then looks again under
+ * views_lock). Grown by doubling under views_lock into a new table that replaces it
+ * (release); the old one stays, on `retired`, until the snapshot goes — a reader may
+ * still be walking it. */
+typedef struct view_table {
+    struct view_table *retired;   /* the table this one replaced */
+    uint32_t cap, n;              /* cap a power of two; n slots, at most cap / 2 */
+    _Atomic(view_slot *) at[];
+} view_table;
 
 /* The fit memo of one node: its answers by pod signature, shared by consecutive
  * snapshots while the node's inputs stay (memo_carry), so each has its own lock. */
@@ -131,10 +146,12 @@ struct dra_snapshot {
     const char **node_names; /* Node objects, sorted; built at first use */
     pthread_mutex_t memo_lock;   /* guards the map memo (each mnode has its own lock) */
     pmap memo;               /* node name → mnode, some shared with earlier snapshots */
-    pthread_mutex_t views_lock;  /* guards views, vslots, vnext, vmem */
-    hmap views;              /* node name hash → index+1 into vslots; chain through vnext */
+    /* Writers of the views take views_lock (adding a slot, growing the table); a
+     * reader finding its node's slot takes nothing and writes nothing (two threads
+     * deciding nodes shared no line here but the table's, read-only). */
+    pthread_mutex_t views_lock;  /* guards the writes of vtab, vslots, vmem, nbare */
+    _Atomic(view_table *) vtab;  /* node name → slot (NULL: none yet) */
     DRA_VEC(view_slot *) vslots;
-    DRA_VEC(uint32_t) vnext;
     arena vmem;              /* the slots and the view headers */
     size_t nbare;            /* slots of nodes without a Node object (BARE_VIEWS_MAX) */
 };

@@ -13,13 +13,40 @@
 
 /* ---- node views ------------------------------------------------------------------------------ */
 
-/* The slot of a node in s's table, or NULL. Under views_lock. */
+/* The slot of a node in s's table, or NULL: without a lock (view_table). */
 static view_slot *slot_of(const dra_snapshot *s, const char *name, uint64_t h) {
-    uint64_t head = 0;
-    if (!hmap_get(&s->views, h, &head)) return NULL;
-    for (uint32_t i = (uint32_t)head; i; i = s->vnext.v[i - 1])
-        if (!strcmp(s->vslots.v[i - 1]->cell->name, name)) return s->vslots.v[i - 1];
-    return NULL;
+    const view_table *t = atomic_load_explicit(&((dra_snapshot *)s)->vtab, memory_order_acquire);
+    if (!t) return NULL;
+    for (uint32_t mask = t->cap - 1, i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        view_slot *v = atomic_load_explicit((_Atomic(view_slot *) *)&t->at[i], memory_order_acquire);
+        if (!v) return NULL;
+        if (v->hash == h && !strcmp(v->cell->name, name)) return v;
+    }
+}
+
+/* v placed in t's first empty place from its hash (t has room). Under views_lock. */
+static void table_place(view_table *t, view_slot *v) {
+    uint32_t mask = t->cap - 1, i = (uint32_t)v->hash & mask;
+    while (atomic_load_explicit(&t->at[i], memory_order_relaxed)) i = (i + 1) & mask;
+    atomic_store_explicit(&t->at[i], v, memory_order_release);
+    t->n++;
+}
+
+/* s's table with room for one more slot: itself, or a table twice its size with its
+ * slots, published in its place (the old one retired). Under views_lock. */
+static view_table *table_room(dra_snapshot *s) {
+    view_table *t = atomic_load_explicit(&s->vtab, memory_order_relaxed);
+    if (t && (t->n + 1) * 2 <= t->cap) return t;
+    uint32_t cap = t ? t->cap * 2 : 64;
+    view_table *g = xcalloc(1, sizeof *g + cap * sizeof g->at[0]);
+    g->cap = cap;
+    for (uint32_t i = 0; t && i < t->cap; i++) {
+        view_slot *v = atomic_load_explicit(&t->at[i], memory_order_relaxed);
+        if (v) table_place(g, v);
+    }
+    g->retired = t;
+    atomic_store_explicit(&s->vtab, g, memory_order_release);
+    return g;
 }
 
 /* A slot for cell in s's table (another thread may have put one first: that one
@@ -32,6 +59,7 @@ static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_h
     }
     v = ARENA_NEW(&s->vmem, view_slot);
     v->cell = cell;
+    v->hash = h;
     v->made_here = made_here;
     if (made_here && cell->bare) s->nbare++;
     v->node = cell->bare ? cell->bare : dra_world_find_node(s->w, cell->name);
@@ -45,11 +73,8 @@ static view_slot *slot_add(dra_snapshot *s, uint64_t h, vcell *cell, bool made_h
         h2->node = v->node;
         v->view = h2;
     }
-    uint64_t head = 0;
-    hmap_get(&s->views, h, &head);
     DRA_VEC_PUSH(s->vslots, v);
-    DRA_VEC_PUSH(s->vnext, (uint32_t)head);
-    hmap_put(&s->views, h, s->vslots.n);
+    table_place(table_room(s), v);   /* published last: the slot is whole before */
     return v;
 }
 
@@ -69,8 +94,15 @@ const dra_nodeview *dra__snapshot_view(dra_snapshot *s, const char *name, const 
                                        arena *a, dra_nodeview **owned) {
     uint64_t h = hash_bytes(name, strlen(name));
     *owned = NULL;
-    pthread_mutex_lock(&s->views_lock);
+    /* a node decided before on this snapshot: found without a lock, nothing written */
     view_slot *v = slot_of(s, name, h);
+    if (v) {
+        *errmsg = v->cell->err;
+        *node = v->node;
+        return v->view;
+    }
+    pthread_mutex_lock(&s->views_lock);
+    v = slot_of(s, name, h);   /* added by another thread meanwhile */
     if (!v) {
         /* the inherited map is read-only once published: looked up under the lock only
          * because the slot is added under it */
