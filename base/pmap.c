@@ -288,46 +288,63 @@ static inline size_t chunk_of(const cmap *m, uint64_t key) {
     return m->bits ? (size_t)(hash_u64(key) >> (64 - m->bits)) : 0;
 }
 
+static cmap_dir *dir_new(uint32_t bits) {
+    cmap_dir *d = xcalloc(1, sizeof *d + ((size_t)1 << bits) * sizeof d->c[0]);
+    atomic_init(&d->refs, 1);
+    return d;
+}
+
+static void dir_release(const pmap_ops *ops, cmap_dir *d, uint32_t bits) {
+    if (!d || atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;
+    for (size_t i = 0; i < (size_t)1 << bits; i++) chunk_release(ops, d->c[i]);
+    free(d);
+}
+
 void cmap_init(cmap *m, const pmap_ops *ops) {
-    m->chunks = xcalloc(1, sizeof *m->chunks);
+    m->dir = dir_new(0);
     m->bits = 0;
     m->len = 0;
     m->ops = ops;
 }
 
 void cmap_free(cmap *m) {
-    if (!m->chunks) return;
-    for (size_t i = 0; i < (size_t)1 << m->bits; i++) chunk_release(m->ops, m->chunks[i]);
-    free(m->chunks);
-    m->chunks = NULL;
+    if (!m->dir) return;
+    dir_release(m->ops, m->dir, m->bits);
+    m->dir = NULL;
     m->len = 0;
 }
 
 void cmap_share(cmap *dst, const cmap *src) {
-    size_t n = (size_t)1 << src->bits;
-    dst->chunks = xmalloc(n * sizeof *dst->chunks);
-    for (size_t i = 0; i < n; i++) {
-        dst->chunks[i] = src->chunks[i];
-        if (dst->chunks[i]) atomic_fetch_add_explicit(&dst->chunks[i]->refs, 1, memory_order_relaxed);
-    }
-    dst->bits = src->bits;
-    dst->len = src->len;
-    dst->ops = src->ops;
+    atomic_fetch_add_explicit(&src->dir->refs, 1, memory_order_relaxed);
+    *dst = *src;
 }
 
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val) {
-    const cmap_chunk *c = m->chunks[chunk_of(m, key)];
+    const cmap_chunk *c = m->dir->c[chunk_of(m, key)];
     return c && hmap_get(&c->m, key, val);
+}
+
+/* m's chunk pointers, private to m: copied (each chunk retained) while shared. */
+static cmap_dir *dir_own(cmap *m) {
+    /* acquire: when another version let go of the dir, its retains are seen */
+    if (atomic_load_explicit(&m->dir->refs, memory_order_acquire) == 1) return m->dir;
+    size_t n = (size_t)1 << m->bits;
+    cmap_dir *d = dir_new(m->bits);
+    for (size_t i = 0; i < n; i++)
+        if ((d->c[i] = m->dir->c[i])) atomic_fetch_add_explicit(&d->c[i]->refs, 1, memory_order_relaxed);
+    dir_release(m->ops, m->dir, m->bits);
+    return m->dir = d;
 }
 
 /* Chunk i, private to m (created when missing). */
 static cmap_chunk *chunk_own(cmap *m, size_t i) {
-    cmap_chunk *c = m->chunks[i];
+    cmap_dir *d = dir_own(m);
+    cmap_chunk *c = d->c[i];
     if (!c) {
         c = xcalloc(1, sizeof *c);
         atomic_init(&c->refs, 1);
         hmap_init(&c->m);
-        return m->chunks[i] = c;
+        return d->c[i] = c;
     }
     if (atomic_load_explicit(&c->refs, memory_order_acquire) == 1) return c;
     cmap_chunk *o = xcalloc(1, sizeof *o);
@@ -338,15 +355,15 @@ static cmap_chunk *chunk_own(cmap *m, size_t i) {
         for (size_t it = 0; hmap_next(&o->m, &it, &k, &v);) m->ops->retain((void *)(uintptr_t)v);
     }
     chunk_release(m->ops, c);
-    return m->chunks[i] = o;
+    return d->c[i] = o;
 }
 
 /* Twice the chunks, every entry moved: amortised O(1) per insertion, like a table
  * that doubles. */
 static void cmap_grow(cmap *m) {
-    cmap g = {.chunks = xcalloc((size_t)2 << m->bits, sizeof *g.chunks), .bits = m->bits + 1, .ops = m->ops};
+    cmap g = {.dir = dir_new(m->bits + 1), .bits = m->bits + 1, .ops = m->ops};
     for (size_t i = 0; i < (size_t)1 << m->bits; i++) {
-        const cmap_chunk *c = m->chunks[i];
+        const cmap_chunk *c = m->dir->c[i];
         if (!c) continue;
         uint64_t k, v;
         for (size_t it = 0; hmap_next(&c->m, &it, &k, &v);) {

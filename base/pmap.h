@@ -17,8 +17,12 @@
  *
  * cmap — a chunked copy-on-write hash map from 64-bit keys to 64-bit values: 2^bits
  * open-addressing hmaps (base/hmap.h) chosen by the key's hash, each reference-
- * counted. cmap_share copies the chunk pointers (one per ~256 entries) and a write
- * copies only the chunk it lands in. Lookups cost one more indirection than an hmap,
+ * counted, behind a reference-counted array of their pointers. cmap_share takes a
+ * reference to that array, so a version whose claims did not change (a slice
+ * update's snapshot, a request's overlay) copies nothing — copying the pointers, one
+ * per ~256 entries with each chunk's count raised and later lowered, grew with the
+ * fleet; the first write to a shared array copies it, and a write copies only the
+ * chunk it lands in. Lookups cost one more indirection than an hmap,
  * against the three or four of a trie: this is for the in-use set, read for every
  * candidate device of every allocation and changed by one claim at a time.
  *
@@ -83,8 +87,15 @@ typedef struct cmap_chunk {
     hmap m;
 } cmap_chunk;
 
+/* The chunk pointers, shared by the versions of a map until one of them writes
+ * (then it copies them: O(chunks) once per version that writes). */
+typedef struct cmap_dir {
+    _Atomic long refs;
+    cmap_chunk *c[];         /* 1 << bits, NULL while empty; chosen by hash_u64(key)'s top bits */
+} cmap_dir;
+
 typedef struct cmap {
-    cmap_chunk **chunks;     /* 1 << bits, NULL while empty; chosen by hash_u64(key)'s top bits */
+    cmap_dir *dir;
     uint32_t bits;
     size_t len;
     const pmap_ops *ops;     /* values are pointers the map holds (a chunk copy retains them), or NULL */
@@ -92,7 +103,8 @@ typedef struct cmap {
 
 void cmap_init(cmap *m, const pmap_ops *ops);
 void cmap_free(cmap *m);
-/* dst (uninitialised, or freed) becomes a copy of src sharing every chunk: O(chunks). */
+/* dst (uninitialised, or freed) becomes a copy of src sharing its chunks: O(1); the
+ * first write to either copies the chunk pointers (O(chunks)), then the chunk written. */
 void cmap_share(cmap *dst, const cmap *src);
 static inline size_t cmap_len(const cmap *m) { return m->len; }
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val);
