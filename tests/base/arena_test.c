@@ -225,3 +225,44 @@ Test(arena, reset_frees_oversized_blocks) {
     arena_free(&a);
     cr_expect_eq(arena_bytes_reserved(&a), 0);
 }
+
+/* arena_init_sized: the first block holds what is expected (large requests included,
+ * while they fit), rounded up to an allocator size class; what does not fit goes to
+ * blocks of the later size, or blocks of their own. */
+Test(arena, sized_first_block) {
+    arena a;
+    arena_init_sized(&a, 3000, 512);
+    char *p = arena_alloc(&a, 2000);   /* over a quarter of 512: fits the first block all the same */
+    char *q = arena_alloc(&a, 900);
+    cr_expect_eq(q - p, 2000 + 0);     /* 2000 is 16-aligned: adjacent */
+    cr_expect_null(a.big);
+    size_t first = arena_bytes_reserved(&a);
+    cr_expect(first >= 3000 + 32 && first <= 3584, "first block %zu bytes (3,584 is the size class above)", first);
+    arena_alloc(&a, 600);   /* no room left: a block of its own (over a quarter of 512) */
+    cr_expect_not_null(a.big);
+    size_t with_big = arena_bytes_reserved(&a);
+    cr_expect(with_big > first + 600 && with_big <= first + 600 + 64);
+    arena_alloc(&a, 100);   /* what the first block has left */
+    cr_expect_eq(arena_bytes_reserved(&a), with_big);
+    arena_alloc(&a, 100);   /* an ordinary block of 512 */
+    cr_expect_eq(arena_bytes_reserved(&a), with_big + 512);
+    arena_free(&a);
+    cr_expect_eq(arena_bytes_reserved(&a), 0);
+    /* a first request larger than expected: as an unsized arena would */
+    arena_init_sized(&a, 100, 1024);
+    memset(arena_alloc(&a, 5000), 1, 5000);
+    cr_expect_not_null(a.big);
+    size_t big_only = arena_bytes_reserved(&a);
+    memset(arena_alloc(&a, 100), 2, 100);   /* the first block, of the expected size */
+    cr_expect_leq(arena_bytes_reserved(&a) - big_only, 256);
+    arena_free(&a);
+    /* reset past the first block and use again: the first block is sized again */
+    arena_init_sized(&a, 1000, 256);
+    arena_mark m = arena_save(&a);
+    arena_alloc(&a, 900);
+    arena_reset(&a, m);
+    cr_expect_eq(arena_bytes_reserved(&a), 0);
+    arena_alloc(&a, 900);
+    cr_expect_null(a.big);
+    arena_free(&a);
+}

@@ -407,3 +407,41 @@ Test(cmap, pointer_values_are_counted) {
     cmap_free(&b);
     cr_assert_eq(atomic_load(&live), 0);
 }
+
+/* Versions sharing one chunk-pointer array: each one that writes copies it then,
+ * whichever writes first (the original included), and one let go first leaves the
+ * others whole. */
+Test(cmap, shared_pointers_copied_at_the_first_write) {
+    cmap a, b, c;
+    cmap_init(&a, NULL);
+    for (uint64_t i = 0; i < 5000; i++) cmap_put(&a, i, i + 1);
+    cmap_share(&b, &a);
+    cmap_share(&c, &b);
+    cr_assert_eq(a.dir, c.dir);        /* nothing copied yet */
+    cmap_put(&a, 1, 1000);             /* the original writes first */
+    cr_assert_neq(a.dir, b.dir);
+    cr_assert_eq(b.dir, c.dir);
+    cmap_del(&c, 2);
+    cr_assert_neq(b.dir, c.dir);
+    uint64_t v;
+    cr_assert(cmap_get(&a, 1, &v) && v == 1000);
+    cr_assert(cmap_get(&b, 1, &v) && v == 2);
+    cr_assert(cmap_get(&c, 1, &v) && v == 2);
+    cr_assert(cmap_get(&a, 2, &v) && cmap_get(&b, 2, &v));
+    cr_assert_not(cmap_get(&c, 2, &v));
+    cmap_free(&b);                     /* let go in the middle: the others stand */
+    for (uint64_t i = 3; i < 5000; i++) {
+        cr_assert(cmap_get(&a, i, &v) && v == i + 1);
+        cr_assert(cmap_get(&c, i, &v) && v == i + 1);
+    }
+    cmap d;
+    cmap_share(&d, &c);
+    for (uint64_t i = 5000; i < 40000; i++) cmap_put(&d, i, i);   /* grown while shared */
+    cr_assert_eq(cmap_len(&c), 4999);
+    cr_assert_not(cmap_get(&c, 6000, &v));
+    cr_assert(cmap_get(&d, 6000, &v) && v == 6000);
+    cmap_free(&a);
+    cmap_free(&c);
+    cmap_free(&d);
+}
+
