@@ -8,10 +8,13 @@ percentageOfNodesToScore samples them: a spread of the fleet (start + i * 7919, 
 that divides no fleet size, so every residue of the shapes' fill pattern is met).
 Requests go one at a time on one keep-alive connection; the first request of a batch
 size decides every node it names (cold), the later ones meet the fit memo for nodes an
-earlier request named (as pods of one Deployment do). Prints one line per batch size:
-first, p50, p99, max in ms.
+earlier request named (as pods of one Deployment do). With --rotate each request names
+the next NAMES nodes of the spread instead (request r: spread positions r*NAMES ..
+(r+1)*NAMES-1, wrapping), as kube-scheduler's rotating start index does once the fleet is
+larger than a filter's names: every request meets nodes no earlier one named (cold, until
+the spread wraps). Prints one line per batch size: first, p50, p99, max in ms.
 
-usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200]
+usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200] [--rotate]
 """
 import argparse
 import http.client
@@ -26,6 +29,7 @@ def main():
     ap.add_argument("nodes", type=int)
     ap.add_argument("--names", default="1000,5000")
     ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--rotate", action="store_true")
     a = ap.parse_args()
     host, port = a.addr.rsplit(":", 1)
     conn = http.client.HTTPConnection(host, int(port), timeout=600)
@@ -33,7 +37,7 @@ def main():
         n = min(want, a.nodes)
         lat = []
         for r in range(a.requests):
-            start = (r * 7919) % a.nodes
+            start = (r * n if a.rotate else r) * 7919 % a.nodes
             names = ["%s-%06d" % (a.prefix, (start + i * 7919) % a.nodes) for i in range(n)]
             pod = {"metadata": {"name": "probe-pod-%d" % r, "namespace": "ml", "uid": "uid-probe-%d-%d" % (want, r)},
                    "spec": {"containers": [{"name": "c"}],

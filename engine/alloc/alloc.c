@@ -61,6 +61,9 @@ void dra_alloc_ctx_free(dra_alloc_ctx *x) {
 
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x) { return x->steps; }
 
+void dra_alloc_ctx_set_reasons(dra_alloc_ctx *x, bool on) { x->no_reasons = !on; }
+bool dra_alloc_ctx_reasons(const dra_alloc_ctx *x) { return !x->no_reasons; }
+
 void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel) {
     x->deadline_ns = deadline_ns;
     x->cancel = cancel;

@@ -164,6 +164,7 @@ struct dra_alloc_ctx {
     /* Device choice (bestfit.c): best-fit enumerates solutions at the search's leaf
      * (dra__bestfit_leaf); bf is its per-call state, NULL until the first solution. */
     uint8_t choice;              /* dra_device_choice */
+    bool no_reasons;             /* dra_alloc_ctx_set_reasons(x, false): failed fits unexplained */
     bool status_only;            /* dra_allocate(out = NULL): the first solution answers */
     struct dra_bestfit *bf;
     /* the attribute name ids best-fit groups devices by (pcieRoot's domain and name,

@@ -181,10 +181,15 @@ static bool dev_in_use(const dra_allocated *st, uint64_t key) {
 }
 
 static bool dev_new(const dra_pool *p, const dra_alloc_result *res, size_t nres, uint64_t key, const dra_nodeview *v) {
-    (void)v;
     for (size_t r = 0; r < nres; r++)
         for (uint32_t i = 0; i < res[r].nresults; i++) {
             const dra_device_result *d = &res[r].results[i];
+            /* the allocator's results carry their device key (pool and name ids): no
+             * lookup of the name, which takes the intern table's lock */
+            if (d->key) {
+                if (d->key == key) return true;
+                continue;
+            }
             if (strcmp(d->driver, p->driver) || strcmp(d->pool, p->pool)) continue;
             if (dra_device_key(p->pool_key, intern_get(v->w->names, d->device, strlen(d->device))) == key) return true;
         }
@@ -290,7 +295,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     }
     if (!pr->pp.needs_dra) {
         out->status = DRA_FIT_OK;
-        out->score = view ? score_of(mode, node_utilisation(view, st, NULL, 0)) : 0;
+        out->score = view && mode != DRA_SCORE_NONE ? score_of(mode, node_utilisation(view, st, NULL, 0)) : 0;
         goto done;
     }
     if (!view && verr && !pr->pp.error && !pr->pp.unresolvable) {
@@ -314,7 +319,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     case DRA_ALLOC_OK:
         out->status = DRA_FIT_OK;
         out->reason[0] = '\0';
-        out->score = view ? score_of(mode, node_utilisation(view, st, pn.res, pn.ntodo)) : 0;
+        out->score = view && mode != DRA_SCORE_NONE ? score_of(mode, node_utilisation(view, st, pn.res, pn.ntodo)) : 0;
         break;
     case DRA_ALLOC_UNSAT:
         out->status = pn.unresolvable ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
@@ -359,7 +364,10 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
     arena_init(&a, 4096);
     fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, name, node_obj, mode, deadline_ns, out, NULL, NULL);
     arena_free(&a);
-    if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE || out->status == DRA_FIT_UNRESOLVABLE))
+    /* a failure decided without its reason (dra_alloc_ctx_set_reasons) is not kept:
+     * the memo answers callers that read reasons */
+    if (memo && (out->status == DRA_FIT_OK ||
+                 ((out->status == DRA_FIT_UNSCHEDULABLE || out->status == DRA_FIT_UNRESOLVABLE) && dra_alloc_ctx_reasons(x))))
         dra__memo_put(pr->s, name, sig, (int)out->status, out->score, out->reason, pr->names, pr->nnames);
 }
 
@@ -569,7 +577,8 @@ void dra_overlay_memo_adopt(dra_overlay *ov, dra_overlay *from) {
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
     bool memo = !commit && !ov->no_memo && overlay_memo_ok(pr);
-    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0);
+    /* answers made without reasons (dra_alloc_ctx_set_reasons) only for such callers */
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0) ^ (dra_alloc_ctx_reasons(x) ? 0 : 0xE1A5ull << 32);
     uint64_t ver = 0, mkey = 0;
     if (memo) {
         struct ov_node *u0 = ov_usage(ov, node, false);

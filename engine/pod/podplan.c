@@ -285,9 +285,12 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
     case DRA_ALLOC_OK:
         return;
     case DRA_ALLOC_UNSAT: {
-        char why[sizeof out->reason];
-        dra__explain_short(x, why, sizeof why);
-        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+        /* the explanation only where someone reads it (dra_alloc_ctx_set_reasons) */
+        if (dra_alloc_ctx_reasons(x)) {
+            char why[sizeof out->reason];
+            dra__explain_short(x, why, sizeof why);
+            snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+        }
         if (pp->explain) {
             char *text = arena_alloc(a, 16384);
             dra_alloc_explain(x, text, 16384);
