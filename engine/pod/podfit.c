@@ -240,12 +240,23 @@ static int64_t score_of(dra_score_mode mode, double u) {
 
 /* ---- one node -------------------------------------------------------------------------------- */
 
+/* A node's view as the snapshot gave it, kept by a planning overlay (one thread's):
+ * the snapshot keeps a view it handed out for its life, so asking it again per
+ * decision (a mutex every thread takes, per node) is needed only the first time. */
+typedef struct ov_view {
+    const dra_nodeview *view;
+    const dra_node *node;
+    const char *verr;
+    bool known;              /* the fields hold the snapshot's answer */
+} ov_view;
+
 /* One node against in-use state st; `extra`: usage committed beside the world's pods
  * (plan's overlay). With a fit and `keep`, *kept receives the allocation (valid
- * until x or a are reset). */
+ * until x or a are reset). vc (may be NULL): the node's view when known, else filled
+ * in with the snapshot's answer when that one lasts as long as the snapshot. */
 static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *extra, dra_alloc_ctx *x,
                      arena *a, const char *name, const json_t *node_obj, dra_score_mode mode, uint64_t deadline_ns,
-                     dra_fit *out, dra_podnode *kept, const dra_node **node_out) {
+                     dra_fit *out, dra_podnode *kept, ov_view *vc) {
     memset(out, 0, sizeof *out);
     dra_snapshot *s = pr->s;
     const dra_world *w = dra__snapshot_world(s);
@@ -274,10 +285,13 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
             if (!own_view) verr = arena_strdup(a, e.msg);
             view = own_view;
         }
+    } else if (vc && vc->known) {
+        view = vc->view, node = vc->node, verr = vc->verr;
     } else {
         view = dra__snapshot_view(s, name, &node, &verr, a, &own_view);
+        /* a view of the call's own (the snapshot's table full) is not kept */
+        if (vc && !own_view) *vc = (ov_view){view, node, verr, true};
     }
-    if (node_out) *node_out = node;
     if (pr->check_node) {
         if (pr->pod.fit_error) {
             out->status = DRA_FIT_ERROR;
@@ -449,6 +463,10 @@ struct dra_overlay {
     DRA_VEC(ov_memo) memos;
     DRA_VEC(committed_claim) claims;
     hmap claim_idx;          /* claim key hash → index+1 */
+    /* the nodes' views as the snapshot handed them out (ov_view), by the view's node
+     * name: a copy of the overlay starts without them */
+    hmap vmap;               /* node name hash → index+1 into views (probe chain as usage) */
+    DRA_VEC(ov_view) views;
 };
 
 dra_overlay *dra_overlay_new(dra_snapshot *s) {
@@ -475,6 +493,8 @@ void dra_overlay_free(dra_overlay *ov) {
     free(ov->claims.v);
     hmap_free(&ov->usage);
     hmap_free(&ov->claim_idx);
+    hmap_free(&ov->vmap);
+    free(ov->views.v);
     dra_snapshot_release(ov->s);
     free(ov);
 }
@@ -521,6 +541,23 @@ static struct ov_node *ov_usage(dra_overlay *ov, const char *name, bool create) 
     DRA_VEC_PUSH(ov->nodes, nn);
     hmap_put(&ov->usage, probe, ov->nodes.n);
     return &ov->nodes.v[ov->nodes.n - 1];
+}
+
+/* The kept view of node `name` (hash h), or NULL. */
+static const ov_view *ov_view_get(const dra_overlay *ov, const char *name, uint64_t h) {
+    uint64_t i;
+    for (uint64_t probe = h; hmap_get(&ov->vmap, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(ov->views.v[i - 1].node->name, name)) return &ov->views.v[i - 1];
+    return NULL;
+}
+
+/* Keeps v (the snapshot's answer for node `name`, hash h) when it names its node. */
+static void ov_view_put(dra_overlay *ov, const char *name, uint64_t h, const ov_view *v) {
+    if (!v->known || !v->node || !v->node->name || strcmp(v->node->name, name)) return;
+    uint64_t probe = h, i;
+    while (hmap_get(&ov->vmap, probe, &i)) probe = hash_u64(probe);
+    DRA_VEC_PUSH(ov->views, *v);
+    hmap_put(&ov->vmap, probe, ov->views.n);
 }
 
 static const committed_claim *ov_claim(const dra_overlay *ov, const char *key) {
@@ -630,7 +667,11 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     }
     struct ov_node *u = ov_usage(ov, node, false);
     dra_podnode kept;
-    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, NULL);
+    uint64_t nh = hash_bytes(node, strlen(node));
+    const ov_view *kv = ov_view_get(ov, node, nh);
+    ov_view vc = kv ? *kv : (ov_view){0};
+    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, &vc);
+    if (!kv) ov_view_put(ov, node, nh, &vc);
     if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE ||
                  out->status == DRA_FIT_UNRESOLVABLE)) {
         uint64_t probe = mkey, idx;
