@@ -1764,6 +1764,10 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint32_t, nc) : NULL;
     x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
     x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
+    /* A fleet's in-use set is far larger than the caches, and a node's candidates sit
+     * at random places in it: their lines are asked for all at once, so that the
+     * misses overlap, before the search reads them one candidate at a time. */
+    for (uint32_t c = 0; state && c < v->ncands; c++) cmap_prefetch(&state->devices, v->cands[c].key);
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;

@@ -575,6 +575,14 @@ static struct dra_explain *analyse(dra_alloc_ctx *x) {
     if (x->explained) return x->explained;
     struct dra_explain *ex = ARENA_NEW(&x->a, struct dra_explain);
     memset(ex, 0, sizeof *ex);
+    /* the holders of the devices in use (and the in-use answers the search did not
+     * need), read from a map far larger than the caches: every line asked for at once
+     * (as dra_allocate does for the in-use set) */
+    for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
+        uint8_t m = x->st_use[c];
+        if (!(m & DRA_USE_DEV_KNOWN)) cmap_prefetch(&x->st->devices, x->v->cands[c].key);
+        if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch(&x->st->holders, x->v->cands[c].key);
+    }
     find_lost(x, ex);
     size_t n = 0;
     for (size_t ci = 0; ci < x->ncs; ci++)
