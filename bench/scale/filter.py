@@ -14,7 +14,7 @@ the next NAMES nodes of the spread instead (request r: spread positions r*NAMES 
 larger than a filter's names: every request meets nodes no earlier one named (cold, until
 the spread wraps). Prints one line per batch size: first, p50, p99, max in ms.
 
-usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200] [--rotate]
+usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200] [--rotate] [--claim PREFIX]
 """
 import argparse
 import http.client
@@ -30,6 +30,7 @@ def main():
     ap.add_argument("--names", default="1000,5000")
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--rotate", action="store_true")
+    ap.add_argument("--claim", default="probe")   # the probe claims' name prefix (PREFIX-0 .. PREFIX-63)
     a = ap.parse_args()
     host, port = a.addr.rsplit(":", 1)
     conn = http.client.HTTPConnection(host, int(port), timeout=600)
@@ -41,7 +42,7 @@ def main():
             names = ["%s-%06d" % (a.prefix, (start + i * 7919) % a.nodes) for i in range(n)]
             pod = {"metadata": {"name": "probe-pod-%d" % r, "namespace": "ml", "uid": "uid-probe-%d-%d" % (want, r)},
                    "spec": {"containers": [{"name": "c"}],
-                            "resourceClaims": [{"name": "dev", "resourceClaimName": "probe-%d" % (r % 64)}]}}
+                            "resourceClaims": [{"name": "dev", "resourceClaimName": "%s-%d" % (a.claim, r % 64)}]}}
             body = json.dumps({"Pod": pod, "Nodes": None, "NodeNames": names})
             t0 = time.perf_counter()
             conn.request("POST", "/filter", body, {"Content-Type": "application/json"})

@@ -54,6 +54,7 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed) {
 
 void dra_alloc_ctx_free(dra_alloc_ctx *x) {
     if (!x) return;
+    free(x->sel_keep);
     cel_eval_ctx_free(x->cel);
     arena_free(&x->a);
     free(x);
@@ -1737,8 +1738,60 @@ static bool build_results(dra_alloc_ctx *x) {
     return true;
 }
 
+void dra__alloc_carry_selectors(dra_alloc_ctx *x) { x->sel_carry = true; }
+
+/* Saves the last call's selector results into x->sel_keep when the coming call is on
+ * the same view and claims and they can be carried (a result with an error or a
+ * derived attribute is not: its text or values live in the arena); true when saved. */
+static bool sel_save(dra_alloc_ctx *x, const dra_nodeview *v, const dra_claim *const *claims, size_t n) {
+    bool carry = x->sel_carry;
+    x->sel_carry = false;
+    if (!carry || !x->prepared || !x->cs || x->v != v || x->ncs != n || !v->ncands) return false;
+    size_t need = 0;
+    for (size_t ci = 0; ci < n; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        if (cs->claim != claims[ci]) return false;
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++) {
+                if (!cs->reqs[ri][si].sel || cs->reqs[ri][si].derived) return false;
+                need += v->ncands;
+            }
+    }
+    if (need > x->sel_keep_cap) {
+        free(x->sel_keep);
+        x->sel_keep = xmalloc(need);
+        x->sel_keep_cap = need;
+    }
+    size_t off = 0;
+    for (size_t ci = 0; ci < n; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++, off += v->ncands) {
+                const uint8_t *sel = cs->reqs[ri][si].sel;
+                for (uint32_t c = 0; c < v->ncands; c++)
+                    x->sel_keep[off + c] = sel[c] == SEL_YES || sel[c] == SEL_NO ? sel[c] : SEL_UNKNOWN;
+            }
+    }
+    return true;
+}
+
+/* Puts the saved results back into the new call's requests (prepared as the saved
+ * ones were: the same claims). */
+static void sel_restore(dra_alloc_ctx *x) {
+    size_t off = 0;
+    for (size_t ci = 0; ci < x->ncs; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++, off += x->v->ncands) {
+                dra_req_data *rd = &cs->reqs[ri][si];
+                if (!rd->derived) memcpy(rd->sel, x->sel_keep + off, x->v->ncands);
+            }
+    }
+}
+
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e) {
+    bool carried = sel_save(x, v, claims, nclaims);
     arena_clear(&x->a);
     x->steps = 0;
     x->timed_out = false;
@@ -1771,7 +1824,9 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
-    bool prepared = prepare(x, claims, nclaims);
+    x->prepared = false;
+    bool prepared = x->prepared = prepare(x, claims, nclaims);
+    if (prepared && carried) sel_restore(x);
     int r = prepared ? search(x) : R_ERR;
     if (x->bf && dra__bestfit_finish(x)) r = R_OK;   /* best-fit: the best solution, back in x->cs */
     if (x->timed_out) {

@@ -328,7 +328,8 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     dra_alloc_ctx_set_device_choice(x, choice);
     out->steps = dra_alloc_ctx_steps(x);
     dra_alloc_ctx_set_deadline(x, 0, NULL);
-    snprintf(out->reason, sizeof out->reason, "%s", pn.reason);
+    memcpy(out->reason, pn.reason, strnlen(pn.reason, sizeof out->reason - 1) + 1);   /* both 512 bytes, NUL-ended */
+    out->reason[sizeof out->reason - 1] = '\0';
     switch (pn.status) {
     case DRA_ALLOC_OK:
         out->status = DRA_FIT_OK;

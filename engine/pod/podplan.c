@@ -287,9 +287,15 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
     case DRA_ALLOC_UNSAT: {
         /* the explanation only where someone reads it (dra_alloc_ctx_set_reasons) */
         if (dra_alloc_ctx_reasons(x)) {
+            /* "cannot allocate all claims: %.480s", without the formatter (every node
+             * that does not fit writes it) */
+            static const char pre[] = "cannot allocate all claims: ";
             char why[sizeof out->reason];
-            dra__explain_short(x, why, sizeof why);
-            snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+            size_t n = dra__explain_short(x, why, sizeof why);
+            if (n > 480) n = 480;
+            memcpy(out->reason, pre, sizeof pre - 1);
+            memcpy(out->reason + sizeof pre - 1, why, n);
+            out->reason[sizeof pre - 1 + n] = '\0';
         }
         if (pp->explain) {
             char *text = arena_alloc(a, 16384);
@@ -300,6 +306,7 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
         if (st && pp->classify) {
             err e2;
             err_clear(&e2);
+            dra__alloc_carry_selectors(x);   /* the same node and claims: the selectors answered already */
             dra_alloc_status s2 = dra_allocate(x, view, NULL, out->todo, out->ntodo, NULL, &e2);
             out->unresolvable = s2 == DRA_ALLOC_UNSAT;
         } else {
