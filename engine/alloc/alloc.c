@@ -22,6 +22,7 @@
  * candidate) for the call. The search keeps its pending calls on an explicit stack
  * (search), so any number of claims fits. */
 #include "engine/alloc/alloc_internal.h"
+#include "engine/alloc/classes.h"
 #include "engine/alloc/derived.h"
 
 #include <assert.h>
@@ -255,7 +256,10 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->admin = spec->admin_access == 1;
     if (!spec->class_name || !*spec->class_name)
         return dra__alloc_fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
-    rd->cls = dra__world_find_class(x->w, spec->class_name);
+    rd->cls = NULL;
+    for (uint32_t i = 0; x->hint_w == x->w && i < x->nhint && !rd->cls; i++)
+        if (x->hint_specs[i] == spec) rd->cls = x->hint_cls[i];
+    if (!rd->cls) rd->cls = dra__world_find_class(x->w, spec->class_name);
     if (!rd->cls)
         return dra__alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
@@ -1739,6 +1743,14 @@ static bool build_results(dra_alloc_ctx *x) {
 }
 
 void dra__alloc_carry_selectors(dra_alloc_ctx *x) { x->sel_carry = true; }
+
+void dra__alloc_class_hint(dra_alloc_ctx *x, const dra_world *w, const dra_request_spec *const *specs,
+                           const dra_class *const *cls, uint32_t n) {
+    x->hint_w = n ? w : NULL;
+    x->hint_specs = specs;
+    x->hint_cls = cls;
+    x->nhint = n;
+}
 
 /* Saves the last call's selector results into x->sel_keep when the coming call is on
  * the same view and claims and they can be carried (a result with an error or a
