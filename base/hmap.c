@@ -59,6 +59,13 @@ static void grow(hmap *m) {
     free(oldu);
 }
 
+void hmap_prefetch(const hmap *m, uint64_t key) {
+    if (!m->cap) return;
+    size_t i = hash_u64(key) & (m->cap - 1);
+    __builtin_prefetch(&m->used[i]);
+    __builtin_prefetch(&m->slots[i]);
+}
+
 bool hmap_get(const hmap *m, uint64_t key, uint64_t *val) {
     if (!m->len) return false;
     bool f;

@@ -32,6 +32,10 @@ bool hmap_put(hmap *m, uint64_t key, uint64_t val);
  * pointer is valid until the next insert. */
 uint64_t *hmap_upsert(hmap *m, uint64_t key, uint64_t dflt, bool *inserted);
 bool hmap_del(hmap *m, uint64_t key);
+/* Starts loading the memory a lookup of key reads first, and changes nothing: a
+ * batch of lookups on a large map issues these ahead so that its cache misses
+ * overlap instead of queueing one behind the other. */
+void hmap_prefetch(const hmap *m, uint64_t key);
 /* dst (initialised or not; its old contents are dropped) becomes a copy of src:
  * two memcpy, so snapshots copy an index instead of rebuilding it. */
 void hmap_copy(hmap *dst, const hmap *src);

@@ -319,6 +319,11 @@ void cmap_share(cmap *dst, const cmap *src) {
     *dst = *src;
 }
 
+void cmap_prefetch(const cmap *m, uint64_t key) {
+    const cmap_chunk *c = m->chunks[chunk_of(m, key)];
+    if (c) hmap_prefetch(&c->m, key);
+}
+
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val) {
     const cmap_chunk *c = m->dir->c[chunk_of(m, key)];
     return c && hmap_get(&c->m, key, val);

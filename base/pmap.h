@@ -108,6 +108,7 @@ void cmap_free(cmap *m);
 void cmap_share(cmap *dst, const cmap *src);
 static inline size_t cmap_len(const cmap *m) { return m->len; }
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val);
+void cmap_prefetch(const cmap *m, uint64_t key);   /* as hmap_prefetch */
 /* As hmap_upsert, in a chunk made private to m first (the pointer is valid until the
  * next change of m). With ops, a value replaced through the pointer is the caller's
  * to release. */

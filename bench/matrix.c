@@ -452,6 +452,9 @@ static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int n
         p->lanes[t].ov = dra_overlay_new(s);
         dra_overlay_memo(p->lanes[t].ov, memo);
         p->lanes[t].x = dra_alloc_ctx_new();
+        /* the cycle reads a fit's status and score, never its reason: a node that does
+         * not fit costs its search only, not the explanation beside it */
+        dra_alloc_ctx_set_reasons(p->lanes[t].x, false);
         p->lanes[t].lo = (int)((int64_t)nodes * t / n);
         p->lanes[t].hi = (int)((int64_t)nodes * (t + 1) / n);
     }
@@ -577,7 +580,10 @@ static void first_allocation(dra_snapshot *s, dra_alloc_ctx *x, char *out, size_
         return;
     }
     dra_fit fit;
+    bool reasons = dra_alloc_ctx_reasons(x);
+    dra_alloc_ctx_set_reasons(x, true);   /* this one's reason is printed */
     json_t *al = dra_pod_fit_allocation(pr, x, "node-00000", 0, &fit);
+    dra_alloc_ctx_set_reasons(x, reasons);
     if (!al) snprintf(out, n, "%s: %.400s", dra_fit_status_name(fit.status), fit.reason);
     else {
         size_t len = 0, i, j;

@@ -42,6 +42,9 @@ dra_causes *dra_causes_new(void);
 void dra_causes_free(dra_causes *c);
 /* One node's failed fit. */
 void dra_causes_add(dra_causes *c, const char *node, const dra_fit *f);
+/* The same with its cause k, already taken with dra_fit_cause(f, node, k) (the
+ * extender takes it for FailedNodes first). */
+void dra_causes_add_cause(dra_causes *c, const char *node, const dra_fit *f, const dra_cause *k);
 size_t dra_causes_nodes(const dra_causes *c);
 /* "0/N nodes are available: <count> <cause>, ...." over N nodes (nodes that fit count
  * in N, not in the causes, as in kube-scheduler). Returns the length (cut at n - 1). */

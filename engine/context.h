@@ -135,6 +135,15 @@ dra_device_choice dra_alloc_ctx_device_choice(const dra_alloc_ctx *x);
 bool dra_device_choice_parse(const char *s, dra_device_choice *out);
 const char *dra_device_choice_name(dra_device_choice c);
 
+/* Whether fits decided with x explain a failure (dra_fit.reason; on for a new
+ * context). A caller that reads only a fit's status and score (the scaling matrix's
+ * filter) turns it off: the explanation, a second pass over every candidate and its
+ * text, is most of what a node that does not fit costs, and nobody would read it.
+ * Off, a failed fit's reason is empty, and the fit memos neither keep such an answer
+ * nor give it to a caller with reasons on. */
+void dra_alloc_ctx_set_reasons(dra_alloc_ctx *x, bool on);
+bool dra_alloc_ctx_reasons(const dra_alloc_ctx *x);
+
 /* The clock deadlines are measured on (base/clock.h's CLOCK_MONOTONIC), named here
  * because it is part of the contract of every deadline_ns the engine takes. */
 static inline uint64_t dra_monotonic_ns(void) { return monotonic_ns(); }

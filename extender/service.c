@@ -259,7 +259,7 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
                 dra_cause k;
                 dra_fit_cause(&fits[i], a.names[i], &k);
                 cause[i] = xstrdup(k.text);
-                dra_causes_add(dc, a.names[i], &fits[i]);
+                dra_causes_add_cause(dc, a.names[i], &fits[i], &k);
             }
         }
         out = ext_filter_result(&a, v, (const char *const *)cause, fatal);

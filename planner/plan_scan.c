@@ -53,6 +53,7 @@ static void lane_run(scan_lane *l) {
 static void *lane_thread(void *arg) {
     scan_lane *l = arg;
     l->x = dra_alloc_ctx_new();
+    dra_alloc_ctx_set_reasons(l->x, false);   /* as the calling thread's lane: no reasons read */
     lane_run(l);
     return NULL;
 }
@@ -90,7 +91,12 @@ void plan_scan(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, dra
             two = false;
         }
     }
+    /* a scan reads whether and how well each node fits, never why not: no node's
+     * failure is explained (the overlay's memo keeps such answers apart, exact) */
+    bool reasons = dra_alloc_ctx_reasons(x);
+    dra_alloc_ctx_set_reasons(x, false);
     lane_run(&mine);
+    dra_alloc_ctx_set_reasons(x, reasons);
     uint64_t busy = mine.busy_ns;
     if (two) {
         pthread_join(th, NULL);

@@ -8,10 +8,13 @@ percentageOfNodesToScore samples them: a spread of the fleet (start + i * 7919, 
 that divides no fleet size, so every residue of the shapes' fill pattern is met).
 Requests go one at a time on one keep-alive connection; the first request of a batch
 size decides every node it names (cold), the later ones meet the fit memo for nodes an
-earlier request named (as pods of one Deployment do). Prints one line per batch size:
-first, p50, p99, max in ms.
+earlier request named (as pods of one Deployment do). With --rotate each request names
+the next NAMES nodes of the spread instead (request r: spread positions r*NAMES ..
+(r+1)*NAMES-1, wrapping), as kube-scheduler's rotating start index does once the fleet is
+larger than a filter's names: every request meets nodes no earlier one named (cold, until
+the spread wraps). Prints one line per batch size: first, p50, p99, max in ms.
 
-usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200]
+usage: filter.py HOST:PORT NODE_PREFIX NODES --names 1000,5000 [--requests 200] [--rotate] [--claim PREFIX]
 """
 import argparse
 import http.client
@@ -26,6 +29,8 @@ def main():
     ap.add_argument("nodes", type=int)
     ap.add_argument("--names", default="1000,5000")
     ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--rotate", action="store_true")
+    ap.add_argument("--claim", default="probe")   # the probe claims' name prefix (PREFIX-0 .. PREFIX-63)
     a = ap.parse_args()
     host, port = a.addr.rsplit(":", 1)
     conn = http.client.HTTPConnection(host, int(port), timeout=600)
@@ -33,11 +38,11 @@ def main():
         n = min(want, a.nodes)
         lat = []
         for r in range(a.requests):
-            start = (r * 7919) % a.nodes
+            start = (r * n if a.rotate else r) * 7919 % a.nodes
             names = ["%s-%06d" % (a.prefix, (start + i * 7919) % a.nodes) for i in range(n)]
             pod = {"metadata": {"name": "probe-pod-%d" % r, "namespace": "ml", "uid": "uid-probe-%d-%d" % (want, r)},
                    "spec": {"containers": [{"name": "c"}],
-                            "resourceClaims": [{"name": "dev", "resourceClaimName": "probe-%d" % (r % 64)}]}}
+                            "resourceClaims": [{"name": "dev", "resourceClaimName": "%s-%d" % (a.claim, r % 64)}]}}
             body = json.dumps({"Pod": pod, "Nodes": None, "NodeNames": names})
             t0 = time.perf_counter()
             conn.request("POST", "/filter", body, {"Content-Type": "application/json"})

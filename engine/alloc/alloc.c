@@ -22,6 +22,7 @@
  * candidate) for the call. The search keeps its pending calls on an explicit stack
  * (search), so any number of claims fits. */
 #include "engine/alloc/alloc_internal.h"
+#include "engine/alloc/classes.h"
 #include "engine/alloc/derived.h"
 
 #include <assert.h>
@@ -54,12 +55,16 @@ void dra_alloc_ctx_set_seed(dra_alloc_ctx *x, uint64_t seed) {
 
 void dra_alloc_ctx_free(dra_alloc_ctx *x) {
     if (!x) return;
+    free(x->sel_keep);
     cel_eval_ctx_free(x->cel);
     arena_free(&x->a);
     free(x);
 }
 
 uint64_t dra_alloc_ctx_steps(const dra_alloc_ctx *x) { return x->steps; }
+
+void dra_alloc_ctx_set_reasons(dra_alloc_ctx *x, bool on) { x->no_reasons = !on; }
+bool dra_alloc_ctx_reasons(const dra_alloc_ctx *x) { return !x->no_reasons; }
 
 void dra_alloc_ctx_set_deadline(dra_alloc_ctx *x, uint64_t deadline_ns, const _Atomic bool *cancel) {
     x->deadline_ns = deadline_ns;
@@ -251,7 +256,10 @@ static bool validate(dra_alloc_ctx *x, dra_claim_state *cs, const dra_request_sp
     rd->admin = spec->admin_access == 1;
     if (!spec->class_name || !*spec->class_name)
         return dra__alloc_fail(x, "claim %s, request %s: missing device class name (unsupported request type?)", dra_claim_obj(x, cs), spec->name);
-    rd->cls = dra__world_find_class(x->w, spec->class_name);
+    rd->cls = NULL;
+    for (uint32_t i = 0; x->hint_w == x->w && i < x->nhint && !rd->cls; i++)
+        if (x->hint_specs[i] == spec) rd->cls = x->hint_cls[i];
+    if (!rd->cls) rd->cls = dra__world_find_class(x->w, spec->class_name);
     if (!rd->cls)
         return dra__alloc_fail(x, "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
                     dra_claim_obj(x, cs), spec->name, spec->class_name, spec->class_name);
@@ -1734,8 +1742,68 @@ static bool build_results(dra_alloc_ctx *x) {
     return true;
 }
 
+void dra__alloc_carry_selectors(dra_alloc_ctx *x) { x->sel_carry = true; }
+
+void dra__alloc_class_hint(dra_alloc_ctx *x, const dra_world *w, const dra_request_spec *const *specs,
+                           const dra_class *const *cls, uint32_t n) {
+    x->hint_w = n ? w : NULL;
+    x->hint_specs = specs;
+    x->hint_cls = cls;
+    x->nhint = n;
+}
+
+/* Saves the last call's selector results into x->sel_keep when the coming call is on
+ * the same view and claims and they can be carried (a result with an error or a
+ * derived attribute is not: its text or values live in the arena); true when saved. */
+static bool sel_save(dra_alloc_ctx *x, const dra_nodeview *v, const dra_claim *const *claims, size_t n) {
+    bool carry = x->sel_carry;
+    x->sel_carry = false;
+    if (!carry || !x->prepared || !x->cs || x->v != v || x->ncs != n || !v->ncands) return false;
+    size_t need = 0;
+    for (size_t ci = 0; ci < n; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        if (cs->claim != claims[ci]) return false;
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++) {
+                if (!cs->reqs[ri][si].sel || cs->reqs[ri][si].derived) return false;
+                need += v->ncands;
+            }
+    }
+    if (need > x->sel_keep_cap) {
+        free(x->sel_keep);
+        x->sel_keep = xmalloc(need);
+        x->sel_keep_cap = need;
+    }
+    size_t off = 0;
+    for (size_t ci = 0; ci < n; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++, off += v->ncands) {
+                const uint8_t *sel = cs->reqs[ri][si].sel;
+                for (uint32_t c = 0; c < v->ncands; c++)
+                    x->sel_keep[off + c] = sel[c] == SEL_YES || sel[c] == SEL_NO ? sel[c] : SEL_UNKNOWN;
+            }
+    }
+    return true;
+}
+
+/* Puts the saved results back into the new call's requests (prepared as the saved
+ * ones were: the same claims). */
+static void sel_restore(dra_alloc_ctx *x) {
+    size_t off = 0;
+    for (size_t ci = 0; ci < x->ncs; ci++) {
+        const dra_claim_state *cs = &x->cs[ci];
+        for (uint32_t ri = 0; ri < cs->claim->nreqs; ri++)
+            for (uint32_t si = 0; si < cs->nvar[ri]; si++, off += x->v->ncands) {
+                dra_req_data *rd = &cs->reqs[ri][si];
+                if (!rd->derived) memcpy(rd->sel, x->sel_keep + off, x->v->ncands);
+            }
+    }
+}
+
 dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra_allocated *state,
                               const dra_claim *const *claims, size_t nclaims, dra_alloc_result **out, err *e) {
+    bool carried = sel_save(x, v, claims, nclaims);
     arena_clear(&x->a);
     x->steps = 0;
     x->timed_out = false;
@@ -1761,10 +1829,16 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->cap_shares = v->f.consumable_capacity ? ARENA_NEWN(&x->a, uint32_t, nc) : NULL;
     x->mark = ARENA_NEWN(&x->a, uint8_t, nc);
     x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
+    /* A fleet's in-use set is far larger than the caches, and a node's candidates sit
+     * at random places in it: their lines are asked for all at once, so that the
+     * misses overlap, before the search reads them one candidate at a time. */
+    for (uint32_t c = 0; state && c < v->ncands; c++) cmap_prefetch(&state->devices, v->cands[c].key);
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     if (out) *out = NULL;
-    bool prepared = prepare(x, claims, nclaims);
+    x->prepared = false;
+    bool prepared = x->prepared = prepare(x, claims, nclaims);
+    if (prepared && carried) sel_restore(x);
     int r = prepared ? search(x) : R_ERR;
     if (x->bf && dra__bestfit_finish(x)) r = R_OK;   /* best-fit: the best solution, back in x->cs */
     if (x->timed_out) {

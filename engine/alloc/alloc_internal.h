@@ -164,6 +164,18 @@ struct dra_alloc_ctx {
     /* Device choice (bestfit.c): best-fit enumerates solutions at the search's leaf
      * (dra__bestfit_leaf); bf is its per-call state, NULL until the first solution. */
     uint8_t choice;              /* dra_device_choice */
+    bool no_reasons;             /* dra_alloc_ctx_set_reasons(x, false): failed fits unexplained */
+    /* dra__alloc_carry_selectors: the next call on the same view and claims takes the
+     * last call's selector results (sel_keep: scratch outside the arena, reused) */
+    /* classes.h: the classes of the pod's requests, looked up once per pod request */
+    const dra_world *hint_w;
+    const dra_request_spec *const *hint_specs;
+    const dra_class *const *hint_cls;
+    uint32_t nhint;
+    bool sel_carry;
+    bool prepared;               /* the last call's requests were all prepared (cs complete) */
+    uint8_t *sel_keep;
+    size_t sel_keep_cap;
     bool status_only;            /* dra_allocate(out = NULL): the first solution answers */
     struct dra_bestfit *bf;
     /* the attribute name ids best-fit groups devices by (pcieRoot's domain and name,

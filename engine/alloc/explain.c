@@ -575,6 +575,14 @@ static struct dra_explain *analyse(dra_alloc_ctx *x) {
     if (x->explained) return x->explained;
     struct dra_explain *ex = ARENA_NEW(&x->a, struct dra_explain);
     memset(ex, 0, sizeof *ex);
+    /* the holders of the devices in use (and the in-use answers the search did not
+     * need), read from a map far larger than the caches: every line asked for at once
+     * (as dra_allocate does for the in-use set) */
+    for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
+        uint8_t m = x->st_use[c];
+        if (!(m & DRA_USE_DEV_KNOWN)) cmap_prefetch(&x->st->devices, x->v->cands[c].key);
+        if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch(&x->st->holders, x->v->cands[c].key);
+    }
     find_lost(x, ex);
     size_t n = 0;
     for (size_t ci = 0; ci < x->ncs; ci++)
@@ -625,26 +633,58 @@ static void put(out *o, const char *fmt, ...) {
     if (o->off >= o->n) o->off = o->n - 1;
 }
 
+/* put(o, "%s", s) without the formatter: the short line is written for every node
+ * that does not fit, and vsnprintf's cost per call was most of writing it. The same
+ * bytes as put's, cut at the same place. */
+static void puts_(out *o, const char *s) {
+    if (o->off + 1 >= o->n) return;
+    size_t len = strlen(s), room = o->n - o->off - 1;
+    memcpy(o->b + o->off, s, len < room ? len : room);
+    o->b[o->off + (len < room ? len : room)] = '\0';
+    o->off += len;
+    if (o->off >= o->n) o->off = o->n - 1;
+}
+
+/* put(o, "%lld", v) (and "%u") without the formatter. */
+static void putn(out *o, int64_t v) {
+    char b[24], *p = b + sizeof b;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *--p = '\0';
+    do *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *--p = '-';
+    puts_(o, p);
+}
+
+/* A claim as claim_name() writes it ("namespace/name"). */
+static void put_claim(out *o, const dra_claim *c) {
+    puts_(o, dra_ns(c->ns));
+    puts_(o, "/");
+    puts_(o, c->name);
+}
+
 static void put_taint(out *o, const dra_taint *t) {
-    put(o, "%s", t->key ? t->key : "");
-    if (t->value && *t->value) put(o, "=%s", t->value);
-    put(o, ":%s", t->effect ? t->effect : "");
+    puts_(o, t->key ? t->key : "");
+    if (t->value && *t->value) puts_(o, "="), puts_(o, t->value);
+    puts_(o, ":");
+    puts_(o, t->effect ? t->effect : "");
 }
 
 /* "claim A", "claims A and B", "claims A, B and 3 more" (brief: one name at most). */
-static void put_holders(dra_alloc_ctx *x, out *o, const req_ex *re, bool brief) {
+static void put_holders(out *o, const req_ex *re, bool brief) {
     uint32_t shown = re->nholders < (brief ? 1u : 2u) ? re->nholders : (brief ? 1u : 2u);
     uint32_t more = re->nholders - shown;
     if (!re->nholders) {
-        put(o, "already allocated");
+        puts_(o, "already allocated");
         return;
     }
-    put(o, "held by claim%s ", shown + more + (re->unknown_holder ? 1 : 0) > 1 && !brief ? "s" : "");
-    for (uint32_t i = 0; i < shown; i++)
-        put(o, "%s%s", i == 0 ? "" : (more || re->unknown_holder || i + 1 < shown) ? ", " : " and ",
-            claim_name(x, re->holders[i].c));
-    if (more) put(o, " and %u more", more);
-    else if (re->unknown_holder) put(o, " and others");
+    puts_(o, shown + more + (re->unknown_holder ? 1 : 0) > 1 && !brief ? "held by claims " : "held by claim ");
+    for (uint32_t i = 0; i < shown; i++) {
+        puts_(o, i == 0 ? "" : (more || re->unknown_holder || i + 1 < shown) ? ", " : " and ");
+        put_claim(o, re->holders[i].c);
+    }
+    if (more) puts_(o, " and "), putn(o, more), puts_(o, " more");
+    else if (re->unknown_holder) puts_(o, " and others");
 }
 
 static const char *lost_why(uint8_t why) {
@@ -676,7 +716,8 @@ static void pool_why(dra_alloc_ctx *x, out *o, const dra_pool *p) {
 }
 
 static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c, bool brief) {
-    put(o, "%u ", c->n);
+    putn(o, c->n);
+    puts_(o, " ");
     switch (c->kind) {
     case K_POOL: {
         const dra_pool *p = c->p;
@@ -689,9 +730,9 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
                      : "have bindingConditions, which need DRADeviceBindingConditions and DRAResourceClaimDeviceStatus (off)");
         break;
     case K_TAINT:
-        put(o, brief ? "taint " : "have taint ");
+        puts_(o, brief ? "taint " : "have taint ");
         put_taint(o, c->p);
-        put(o, brief ? " not tolerated" : ", not tolerated by the request");
+        puts_(o, brief ? " not tolerated" : ", not tolerated by the request");
         break;
     case K_COUNTERS_GATE:
         put(o, brief ? "consume counters (DRAPartitionableDevices off)"
@@ -705,7 +746,7 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
         put(o, "have %s of capacity %s, the request needs %s", qty_text(x, &c->left), c->key,
             qty_text_as(x, &c->want, &c->left));
         break;
-    case K_HELD: put_holders(x, o, re, brief); break;
+    case K_HELD: put_holders(o, re, brief); break;
     case K_CAP_USED:
         put(o, "have %s of capacity %s left, the request needs %s", qty_text(x, &c->left), c->key,
             qty_text_as(x, &c->want, &c->left));
@@ -733,23 +774,32 @@ static void put_cause(dra_alloc_ctx *x, out *o, const req_ex *re, const cause *c
 
 static const char *class_of(const req_ex *re) { return re->rd->cls ? re->rd->cls->name : "?"; }
 
+/* "claim %s request %s: wants [all (]%lld[)], %u match %s, %u free" and the causes. */
 static void put_short_request(dra_alloc_ctx *x, out *o, const req_ex *re) {
     const dra_req_data *rd = re->rd;
-    if (rd->all_mode)
-        put(o, "claim %s request %s: wants all (%lld), %u match %s, %u free", claim_name(x, re->cs->claim), rd->name,
-            (long long)re->want, re->match, class_of(re), re->nfree);
-    else
-        put(o, "claim %s request %s: wants %lld, %u match %s, %u free", claim_name(x, re->cs->claim), rd->name,
-            (long long)re->want, re->match, class_of(re), re->nfree);
+    puts_(o, "claim ");
+    put_claim(o, re->cs->claim);
+    puts_(o, " request ");
+    puts_(o, rd->name);
+    puts_(o, rd->all_mode ? ": wants all (" : ": wants ");
+    putn(o, re->want);
+    puts_(o, rd->all_mode ? "), " : ", ");
+    putn(o, re->match);
+    puts_(o, " match ");
+    puts_(o, class_of(re));
+    puts_(o, ", ");
+    putn(o, re->nfree);
+    puts_(o, " free");
     if (re->cons_why && (int64_t)re->nfree >= re->want) {
-        put(o, ", but %s", re->cons_why);
+        puts_(o, ", but ");
+        puts_(o, re->cons_why);
         return;
     }
     for (uint32_t i = 0; i < re->ncauses && i < 2; i++) {
-        put(o, i ? ", " : ": ");
+        puts_(o, i ? ", " : ": ");
         put_cause(x, o, re, &re->causes[i], true);
     }
-    if (re->ncauses > 2) put(o, ", ...");
+    if (re->ncauses > 2) puts_(o, ", ...");
 }
 
 size_t dra__explain_short(dra_alloc_ctx *x, char *buf, size_t n) {
@@ -766,7 +816,7 @@ size_t dra__explain_short(dra_alloc_ctx *x, char *buf, size_t n) {
         while (first > 0 && ex->reqs[first - 1].cs == re->cs) first--;
         while (end < ex->nreqs && ex->reqs[end].cs == re->cs) end++;
         if (!request_fails(&ex->reqs[first], end - first, re->ri)) continue;
-        if (any) put(&o, "; ");
+        if (any) puts_(&o, "; ");
         put_short_request(x, &o, re);
         any = true;
     }

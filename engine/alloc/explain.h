@@ -18,4 +18,11 @@ size_t dra__explain_short(dra_alloc_ctx *x, char *buf, size_t n);
  * incomplete and why, "pool D/P: duplicate device name gpu-0; pool ...". 0 when none. */
 size_t dra__explain_pools(dra_alloc_ctx *x, char *buf, size_t n);
 
+/* The next dra_allocate call on x, when it is on the same node view and the same
+ * claims as the last one (podplan.c's check with nothing in use, right after an
+ * explained failure), starts from the selector results the last call and its
+ * explanation found, instead of evaluating each selector again (a selector's answer
+ * depends on the device, the node, the class and the request only). */
+void dra__alloc_carry_selectors(dra_alloc_ctx *x);
+
 #endif

@@ -193,27 +193,31 @@ static bool closer(int rank, int64_t missing, int64_t matching, const entry *e) 
 void dra_causes_add(dra_causes *c, const char *node, const dra_fit *f) {
     dra_cause k;
     dra_fit_cause(f, node, &k);
+    dra_causes_add_cause(c, node, f, &k);
+}
+
+void dra_causes_add_cause(dra_causes *c, const char *node, const dra_fit *f, const dra_cause *k) {
     c->nodes++;
-    uint64_t probe = hash_bytes(k.text, strlen(k.text)), i;
+    uint64_t probe = hash_bytes(k->text, strlen(k->text)), i;
     entry *e = NULL;
     for (; hmap_get(&c->at, probe, &i); probe = hash_u64(probe))
-        if (!strcmp(c->v.v[i - 1].text, k.text)) {
+        if (!strcmp(c->v.v[i - 1].text, k->text)) {
             e = &c->v.v[i - 1];
             break;
         }
-    int rank = rank_of(&k);
+    int rank = rank_of(k);
     if (!e) {
-        entry z = {.text = xstrdup(k.text), .node = xstrdup(node), .reason = xstrdup(f->reason), .rank = rank,
-                   .missing = k.missing, .matching = k.matching, .seq = c->v.n};
+        entry z = {.text = xstrdup(k->text), .node = xstrdup(node), .reason = xstrdup(f->reason), .rank = rank,
+                   .missing = k->missing, .matching = k->matching, .seq = c->v.n};
         VEC_PUSH(c->v, z);
         hmap_put(&c->at, probe, c->v.n);
         e = &c->v.v[c->v.n - 1];
-    } else if (closer(rank, k.missing, k.matching, e)) {
+    } else if (closer(rank, k->missing, k->matching, e)) {
         free(e->node);
         free(e->reason);
         e->node = xstrdup(node);
         e->reason = xstrdup(f->reason);
-        e->rank = rank, e->missing = k.missing, e->matching = k.matching;
+        e->rank = rank, e->missing = k->missing, e->matching = k->matching;
     }
     e->count++;
 }

@@ -181,10 +181,15 @@ static bool dev_in_use(const dra_allocated *st, uint64_t key) {
 }
 
 static bool dev_new(const dra_pool *p, const dra_alloc_result *res, size_t nres, uint64_t key, const dra_nodeview *v) {
-    (void)v;
     for (size_t r = 0; r < nres; r++)
         for (uint32_t i = 0; i < res[r].nresults; i++) {
             const dra_device_result *d = &res[r].results[i];
+            /* the allocator's results carry their device key (pool and name ids): no
+             * lookup of the name, which takes the intern table's lock */
+            if (d->key) {
+                if (d->key == key) return true;
+                continue;
+            }
             if (strcmp(d->driver, p->driver) || strcmp(d->pool, p->pool)) continue;
             if (dra_device_key(p->pool_key, intern_get(v->w->names, d->device, strlen(d->device))) == key) return true;
         }
@@ -235,12 +240,23 @@ static int64_t score_of(dra_score_mode mode, double u) {
 
 /* ---- one node -------------------------------------------------------------------------------- */
 
+/* A node's view as the snapshot gave it, kept by a planning overlay (one thread's):
+ * the snapshot keeps a view it handed out for its life, so asking it again per
+ * decision (a mutex every thread takes, per node) is needed only the first time. */
+typedef struct ov_view {
+    const dra_nodeview *view;
+    const dra_node *node;
+    const char *verr;
+    bool known;              /* the fields hold the snapshot's answer */
+} ov_view;
+
 /* One node against in-use state st; `extra`: usage committed beside the world's pods
  * (plan's overlay). With a fit and `keep`, *kept receives the allocation (valid
- * until x or a are reset). */
+ * until x or a are reset). vc (may be NULL): the node's view when known, else filled
+ * in with the snapshot's answer when that one lasts as long as the snapshot. */
 static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const dra_node_usage *extra, dra_alloc_ctx *x,
                      arena *a, const char *name, const json_t *node_obj, dra_score_mode mode, uint64_t deadline_ns,
-                     dra_fit *out, dra_podnode *kept, const dra_node **node_out) {
+                     dra_fit *out, dra_podnode *kept, ov_view *vc) {
     memset(out, 0, sizeof *out);
     dra_snapshot *s = pr->s;
     const dra_world *w = dra__snapshot_world(s);
@@ -269,10 +285,13 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
             if (!own_view) verr = arena_strdup(a, e.msg);
             view = own_view;
         }
+    } else if (vc && vc->known) {
+        view = vc->view, node = vc->node, verr = vc->verr;
     } else {
         view = dra__snapshot_view(s, name, &node, &verr, a, &own_view);
+        /* a view of the call's own (the snapshot's table full) is not kept */
+        if (vc && !own_view) *vc = (ov_view){view, node, verr, true};
     }
-    if (node_out) *node_out = node;
     if (pr->check_node) {
         if (pr->pod.fit_error) {
             out->status = DRA_FIT_ERROR;
@@ -290,7 +309,7 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     }
     if (!pr->pp.needs_dra) {
         out->status = DRA_FIT_OK;
-        out->score = view ? score_of(mode, node_utilisation(view, st, NULL, 0)) : 0;
+        out->score = view && mode != DRA_SCORE_NONE ? score_of(mode, node_utilisation(view, st, NULL, 0)) : 0;
         goto done;
     }
     if (!view && verr && !pr->pp.error && !pr->pp.unresolvable) {
@@ -309,12 +328,13 @@ static void fit_core(const dra_pod_request *pr, const dra_allocated *st, const d
     dra_alloc_ctx_set_device_choice(x, choice);
     out->steps = dra_alloc_ctx_steps(x);
     dra_alloc_ctx_set_deadline(x, 0, NULL);
-    snprintf(out->reason, sizeof out->reason, "%s", pn.reason);
+    memcpy(out->reason, pn.reason, strnlen(pn.reason, sizeof out->reason - 1) + 1);   /* both 512 bytes, NUL-ended */
+    out->reason[sizeof out->reason - 1] = '\0';
     switch (pn.status) {
     case DRA_ALLOC_OK:
         out->status = DRA_FIT_OK;
         out->reason[0] = '\0';
-        out->score = view ? score_of(mode, node_utilisation(view, st, pn.res, pn.ntodo)) : 0;
+        out->score = view && mode != DRA_SCORE_NONE ? score_of(mode, node_utilisation(view, st, pn.res, pn.ntodo)) : 0;
         break;
     case DRA_ALLOC_UNSAT:
         out->status = pn.unresolvable ? DRA_FIT_UNRESOLVABLE : DRA_FIT_UNSCHEDULABLE;
@@ -359,7 +379,10 @@ void dra_pod_fit(const dra_pod_request *pr, dra_alloc_ctx *x, const char *name, 
     arena_init(&a, 4096);
     fit_core(pr, dra__snapshot_allocated(pr->s), NULL, x, &a, name, node_obj, mode, deadline_ns, out, NULL, NULL);
     arena_free(&a);
-    if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE || out->status == DRA_FIT_UNRESOLVABLE))
+    /* a failure decided without its reason (dra_alloc_ctx_set_reasons) is not kept:
+     * the memo answers callers that read reasons */
+    if (memo && (out->status == DRA_FIT_OK ||
+                 ((out->status == DRA_FIT_UNSCHEDULABLE || out->status == DRA_FIT_UNRESOLVABLE) && dra_alloc_ctx_reasons(x))))
         dra__memo_put(pr->s, name, sig, (int)out->status, out->score, out->reason, pr->names, pr->nnames);
 }
 
@@ -441,6 +464,10 @@ struct dra_overlay {
     DRA_VEC(ov_memo) memos;
     DRA_VEC(committed_claim) claims;
     hmap claim_idx;          /* claim key hash → index+1 */
+    /* the nodes' views as the snapshot handed them out (ov_view), by the view's node
+     * name: a copy of the overlay starts without them */
+    hmap vmap;               /* node name hash → index+1 into views (probe chain as usage) */
+    DRA_VEC(ov_view) views;
 };
 
 dra_overlay *dra_overlay_new(dra_snapshot *s) {
@@ -467,6 +494,8 @@ void dra_overlay_free(dra_overlay *ov) {
     free(ov->claims.v);
     hmap_free(&ov->usage);
     hmap_free(&ov->claim_idx);
+    hmap_free(&ov->vmap);
+    free(ov->views.v);
     dra_snapshot_release(ov->s);
     free(ov);
 }
@@ -513,6 +542,23 @@ static struct ov_node *ov_usage(dra_overlay *ov, const char *name, bool create) 
     DRA_VEC_PUSH(ov->nodes, nn);
     hmap_put(&ov->usage, probe, ov->nodes.n);
     return &ov->nodes.v[ov->nodes.n - 1];
+}
+
+/* The kept view of node `name` (hash h), or NULL. */
+static const ov_view *ov_view_get(const dra_overlay *ov, const char *name, uint64_t h) {
+    uint64_t i;
+    for (uint64_t probe = h; hmap_get(&ov->vmap, probe, &i); probe = hash_u64(probe))
+        if (!strcmp(ov->views.v[i - 1].node->name, name)) return &ov->views.v[i - 1];
+    return NULL;
+}
+
+/* Keeps v (the snapshot's answer for node `name`, hash h) when it names its node. */
+static void ov_view_put(dra_overlay *ov, const char *name, uint64_t h, const ov_view *v) {
+    if (!v->known || !v->node || !v->node->name || strcmp(v->node->name, name)) return;
+    uint64_t probe = h, i;
+    while (hmap_get(&ov->vmap, probe, &i)) probe = hash_u64(probe);
+    DRA_VEC_PUSH(ov->views, *v);
+    hmap_put(&ov->vmap, probe, ov->views.n);
 }
 
 static const committed_claim *ov_claim(const dra_overlay *ov, const char *key) {
@@ -569,7 +615,8 @@ void dra_overlay_memo_adopt(dra_overlay *ov, dra_overlay *from) {
 void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_ctx *x, const char *node,
                          dra_score_mode mode, uint64_t deadline_ns, bool commit, dra_fit *out) {
     bool memo = !commit && !ov->no_memo && overlay_memo_ok(pr);
-    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0);
+    /* answers made without reasons (dra_alloc_ctx_set_reasons) only for such callers */
+    uint64_t sig = pr->sig ^ (uint64_t)mode ^ (pr->check_node ? 0x5A5A : 0) ^ (dra_alloc_ctx_reasons(x) ? 0 : 0xE1A5ull << 32);
     uint64_t ver = 0, mkey = 0;
     if (memo) {
         struct ov_node *u0 = ov_usage(ov, node, false);
@@ -621,7 +668,11 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
     }
     struct ov_node *u = ov_usage(ov, node, false);
     dra_podnode kept;
-    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, NULL);
+    uint64_t nh = hash_bytes(node, strlen(node));
+    const ov_view *kv = ov_view_get(ov, node, nh);
+    ov_view vc = kv ? *kv : (ov_view){0};
+    fit_core(&view, ov->st, u ? &u->u : NULL, x, &a, node, NULL, mode, deadline_ns, out, commit ? &kept : NULL, &vc);
+    if (!kv) ov_view_put(ov, node, nh, &vc);
     if (memo && (out->status == DRA_FIT_OK || out->status == DRA_FIT_UNSCHEDULABLE ||
                  out->status == DRA_FIT_UNRESOLVABLE)) {
         uint64_t probe = mkey, idx;

@@ -7,6 +7,7 @@
 
 #include "base/hash.h"
 #include "engine/decode/decode_util.h"
+#include "engine/alloc/classes.h"
 #include "engine/alloc/explain.h"
 #include "engine/pod/nodefit.h"
 #include "engine/world/podgroup.h"
@@ -137,6 +138,23 @@ void dra__podplan_init(dra_podplan *pp, const dra_world *w, const dra_features *
         }
         pp->claims[k] = c;
     }
+    /* the classes of the requests, once for every node the pod is tried on */
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < pod->nclaims; k++)
+        for (uint32_t r = 0; r < pp->claims[k]->nreqs; r++) n += 1 + pp->claims[k]->reqs[r].nsubs;
+    pp->hint_specs = ARENA_NEWN(a, const dra_request_spec *, n ? n : 1);
+    pp->hint_cls = ARENA_NEWN(a, const dra_class *, n ? n : 1);
+    for (uint32_t k = 0; k < pod->nclaims; k++)
+        for (uint32_t r = 0; r < pp->claims[k]->nreqs; r++) {
+            const dra_request *q = &pp->claims[k]->reqs[r];
+            for (uint32_t i = 0; i <= q->nsubs; i++) {
+                const dra_request_spec *sp = i < q->nsubs ? &q->subs[i] : &q->exactly;
+                if (i == q->nsubs && !q->has_exactly) continue;
+                if (!sp->class_name || !*sp->class_name) continue;
+                pp->hint_specs[pp->nhint] = sp;
+                pp->hint_cls[pp->nhint++] = dra__world_find_class(w, sp->class_name);
+            }
+        }
 }
 
 static void reason(dra_podnode *out, bool unresolvable, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -279,15 +297,27 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
     if (!view) return reason(out, false, "no node view for %s", node->name);
     err ae;
     err_clear(&ae);
+    /* the hint is the pod request's memory: set for this call only */
+    dra__alloc_class_hint(x, pp->w, pp->hint_specs, pp->hint_cls, pp->nhint);
     dra_alloc_status s = dra_allocate(x, view, st, out->todo, out->ntodo, &out->res, &ae);
+    dra__alloc_class_hint(x, NULL, NULL, NULL, 0);
     out->status = s;
     switch (s) {
     case DRA_ALLOC_OK:
         return;
     case DRA_ALLOC_UNSAT: {
-        char why[sizeof out->reason];
-        dra__explain_short(x, why, sizeof why);
-        snprintf(out->reason, sizeof out->reason, "cannot allocate all claims: %.480s", why);
+        /* the explanation only where someone reads it (dra_alloc_ctx_set_reasons) */
+        if (dra_alloc_ctx_reasons(x)) {
+            /* "cannot allocate all claims: %.480s", without the formatter (every node
+             * that does not fit writes it) */
+            static const char pre[] = "cannot allocate all claims: ";
+            char why[sizeof out->reason];
+            size_t n = dra__explain_short(x, why, sizeof why);
+            if (n > 480) n = 480;
+            memcpy(out->reason, pre, sizeof pre - 1);
+            memcpy(out->reason + sizeof pre - 1, why, n);
+            out->reason[sizeof pre - 1 + n] = '\0';
+        }
         if (pp->explain) {
             char *text = arena_alloc(a, 16384);
             dra_alloc_explain(x, text, 16384);
@@ -297,7 +327,10 @@ void dra__podplan_try(const dra_podplan *pp, const dra_node *node, const dra_nod
         if (st && pp->classify) {
             err e2;
             err_clear(&e2);
+            dra__alloc_carry_selectors(x);   /* the same node and claims: the selectors answered already */
+            dra__alloc_class_hint(x, pp->w, pp->hint_specs, pp->hint_cls, pp->nhint);
             dra_alloc_status s2 = dra_allocate(x, view, NULL, out->todo, out->ntodo, NULL, &e2);
+            dra__alloc_class_hint(x, NULL, NULL, NULL, 0);
             out->unresolvable = s2 == DRA_ALLOC_UNSAT;
         } else {
             out->unresolvable = !st;

@@ -75,6 +75,11 @@ typedef struct dra_podplan {
     /* keep the long explanation of a failed allocation (dra_podnode.explanation): the
      * CLI prints it; the extender and planning need only the short reason */
     bool explain;
+    /* the class of each request spec of the claims (podplan_init), for the allocator
+     * (engine/alloc/classes.h): looked up once, not per node */
+    const dra_request_spec **hint_specs;
+    const dra_class **hint_cls;
+    uint32_t nhint;
 } dra_podplan;
 
 /* Resolves the pod's claims against the world; memory from a. */
