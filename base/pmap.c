@@ -320,7 +320,8 @@ void cmap_share(cmap *dst, const cmap *src) {
 }
 
 void cmap_prefetch(const cmap *m, uint64_t key) {
-    const cmap_chunk *c = m->chunks[chunk_of(m, key)];
+    if (!m->dir) return;
+    const cmap_chunk *c = m->dir->c[chunk_of(m, key)];
     if (c) hmap_prefetch(&c->m, key);
 }
 
