@@ -406,7 +406,7 @@ static void ev__sync(ext_evictor *ev) {
      * list may be served from a cache older than the hold's patch) */
     ext_hold *all;
     size_t n = ext_holds_list(ev->holds, &all);
-    int64_t grace = (int64_t)((ev->o.sync_s * 2 > 10 ? ev->o.sync_s * 2 : 10) * 1e9);
+    int64_t grace = (int64_t)((ev->o.sync_s * 2 + 1) * 1e9);
     for (size_t i = 0; i < n; i++) {
         bool expired = all[i].expires_ns <= now;
         bool gone = st == 200 && !json_object_get(seen, all[i].uid) && now - all[i].since_ns > grace;
