@@ -288,7 +288,9 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     json_array_foreach(nodes, i, nd) {
         if (listed >= max) break;
         const char *node = json_string_value(nd);
-        if (!node || ext_holds_node_taken(ev->holds, node, prio)) continue;
+        /* a held node is a candidate too: its victims are terminating, so the room
+         * counts their devices as taken and picks other pods there, if any */
+        if (!node) continue;
         if (ev__node_pods(ev, node, uid, items, byname, seen)) listed++;
     }
     json_decref(seen);
@@ -300,7 +302,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 1}, &status, &e) : NULL;
     const json_t *cand = json_array_get(json_object_get(out, "candidates"), 0);
     if (!listed) {
-        ev__log(ev, "pod %s/%s: no node to look at (every candidate held, or listing failed)", ns, name);
+        ev__log(ev, "pod %s/%s: no node to look at (listing the pods failed)", ns, name);
     } else if (!out) {
         ev__log(ev, "pod %s/%s: %s", ns, name, e.msg);
     } else if (json_is_true(json_object_get(out, "fits"))) {

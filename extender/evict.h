@@ -16,7 +16,7 @@
  *      hold yet (in the table or in its own annotation: a hold means its victims are
  *      terminating, so no second preemption cascades), not tried within retry_s;
  *   2. lists the pods bound to up to max_nodes of the nodes /filter failed as
- *      Unschedulable and no one holds (GET /api/v1/pods?fieldSelector=spec.nodeName=N:
+ *      Unschedulable (GET /api/v1/pods?fieldSelector=spec.nodeName=N:
  *      dralloc watches no pods, and their priorities and start times are what
  *      preemption orders victims by), and takes their claims from the watch's JSON;
  *   3. asks a room (engine/preempt.h, dra_room_new) for the best candidate in

@@ -178,6 +178,14 @@ bool ext_holds_blocks(ext_holds *t, const char *node, const char *uid, const int
     if (!t || !node) return false;
     bool blocked = false;
     pthread_mutex_lock(&t->mu);
+    /* a preemptor holding this node passes the other holds on it: each was made with
+     * victims of its own (a room never picks a pod already terminating), so they wait
+     * for different devices, and none preempts again */
+    for (size_t i = 0; uid && i < t->n; i++)
+        if (!strcmp(t->v[i].h.node, node) && !strcmp(t->v[i].h.uid, uid)) {
+            pthread_mutex_unlock(&t->mu);
+            return false;
+        }
     for (size_t i = 0; i < t->n && !blocked; i++) {
         hold__entry *e = &t->v[i];
         if (strcmp(e->h.node, node) || (uid && !strcmp(e->h.uid, uid))) continue;
@@ -196,15 +204,6 @@ bool ext_holds_blocks(ext_holds *t, const char *node, const char *uid, const int
     }
     pthread_mutex_unlock(&t->mu);
     return blocked;
-}
-
-bool ext_holds_node_taken(ext_holds *t, const char *node, int32_t prio) {
-    if (!t || !node) return false;
-    pthread_mutex_lock(&t->mu);
-    bool taken = false;
-    for (size_t i = 0; i < t->n && !taken; i++) taken = !strcmp(t->v[i].h.node, node) && t->v[i].h.priority >= prio;
-    pthread_mutex_unlock(&t->mu);
-    return taken;
 }
 
 size_t ext_holds_list(ext_holds *t, ext_hold **out) {

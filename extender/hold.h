@@ -18,7 +18,8 @@
  * /bind). It is coarse by design: a hold lasts until the preemptor binds (seconds
  * after its victims' claims are freed), it is deleted, or the timeout.
  *
- * Who it blocks: at /filter, a pod other than the preemptor whose priority is not
+ * Who it blocks: at /filter, a pod other than the preemptor (nor another preemptor
+ * holding the same node: each waits for its own victims' devices) whose priority is not
  * higher than the hold's (a higher one may take the node, as kube-scheduler lets a
  * higher-priority pod take a nominated node's room); at /bind (no priority known
  * there), any pod other than the preemptor that the hold's /filter did not let
@@ -71,8 +72,6 @@ bool ext_holds_get(ext_holds *t, const char *uid, ext_hold *out);
  * remembered as let through, so that its /bind passes too. who receives "ns/name" of
  * the preemptor when blocked. */
 bool ext_holds_blocks(ext_holds *t, const char *node, const char *uid, const int32_t *priority, char *who, size_t n);
-/* Whether node is held for a pod of priority >= prio (preemption looks elsewhere). */
-bool ext_holds_node_taken(ext_holds *t, const char *node, int32_t prio);
 /* Copies of every hold (*out malloc'd; each cleared and out freed by the caller). */
 size_t ext_holds_list(ext_holds *t, ext_hold **out);
 size_t ext_holds_count(ext_holds *t);
