@@ -539,7 +539,8 @@ static void wire_live(serve_opts *o, serve_rt *rt) {
     if (o->bind_mode && o->preemption) {
         rt->holds = ext_holds_new();
         rt->evictor = ext_evictor_start(rt->kube, rt->st, rt->claims, rt->holds,
-                                        &(ext_evictor_opts){.hold_s = o->preemption_hold_s, .lease = rt->lease});
+                                        &(ext_evictor_opts){.hold_s = o->preemption_hold_s, .lease = rt->lease,
+                                                            .requeue = rt->requeue});
         o->cfg.holds = rt->holds;
         o->cfg.evictor = rt->evictor;
     }

@@ -10,9 +10,12 @@
 #include "base/base.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "engine/engine.h"
+#include "engine/model.h"
 #include "engine/preempt.h"
 #include "extender/lease.h"
 #include "extender/objcache.h"
+#include "extender/requeue.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -48,6 +51,7 @@ struct ext_evictor {
     ev__job *q;
     size_t qn, qcap;
     json_t *tried;               /* uid → monotonic ns of the last try */
+    uint64_t wake_ns;            /* when to wake the parked pods for a retry (0: no need) */
     bool stop, started;
     pthread_t th;
     _Atomic uint64_t preemptions, evictions, refused, released, restored, api_errors;
@@ -89,7 +93,7 @@ static long ev__call(ext_evictor *ev, const char *method, const char *path, cons
     json_t *doc = r.body ? json_loads(r.body, 0, NULL) : NULL;
     if (msg && nmsg) {
         const char *m = json_string_value(json_object_get(doc, "message"));
-        snprintf(msg, nmsg, "%s", r.status ? (m ? m : (r.body ? r.body : "")) : e.msg);
+        snprintf(msg, nmsg, "%.250s", r.status ? (m ? m : (r.body ? r.body : "")) : e.msg);
     }
     if (r.status < 200 || r.status >= 300) atomic_fetch_add(&ev->api_errors, r.status == 404 ? 0 : 1);
     if (out) *out = doc;
@@ -170,10 +174,40 @@ static void claim_names(const json_t *pod, json_t *names) {
     if (json_string_value(ext)) json_array_append(names, (json_t *)ext);
 }
 
-/* The pods bound to node, and their claims, appended to items; byname gets "ns/name" →
- * uid. False when the list failed. */
-static bool ev__node_pods(ext_evictor *ev, const char *node, const char *self_uid, json_t *items, json_t *byname,
-                          json_t *seen_claims) {
+static bool allocated_json(const json_t *c, const dra_claim *wc) {
+    const char *uid = json_string_value(json_object_get(json_object_get(c, "metadata"), "uid"));
+    return json_object_get(json_object_get(c, "status"), "allocation") && (!uid || !wc->uid || !strcmp(uid, wc->uid));
+}
+
+/* A claim as a room reads it (status.allocation and status.reservedFor), when the
+ * snapshot has it allocated (one that is not frees nothing): the store's text of it
+ * (serve --preempt-verb keeps it), else the watch's JSON — either may lag the
+ * snapshot's allocation (a version the pending table held back, a bind's answer), and
+ * a version without the allocation would leave its devices taken by nobody — else the
+ * API server's. NULL: not allocated, or not readable. */
+static json_t *ev__claim(ext_evictor *ev, const dra_world *w, const char *ns, const char *name) {
+    const dra_claim *wc = dra_world_find_claim(w, ns, name);
+    if (!wc || !wc->allocated) return NULL;
+    json_t *c = wc->raw_json ? json_loads(wc->raw_json, 0, NULL) : NULL;
+    if (c && allocated_json(c, wc)) return c;
+    json_decref(c);
+    c = ev->claims ? ext_objcache_copy(ev->claims, ns, name) : NULL;
+    if (c && allocated_json(c, wc)) return c;
+    json_decref(c);
+    char path[600], msg[300];
+    snprintf(path, sizeof path, "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s", ns, name);
+    c = NULL;
+    long st = ev__call(ev, "GET", path, NULL, NULL, &c, msg, sizeof msg);
+    if (st == 200 && allocated_json(c, wc)) return c;
+    if (st != 200 && st != 404) ev__log(ev, "reading ResourceClaim %s/%s: HTTP %ld: %s", ns, name, st, msg);
+    json_decref(c);
+    return NULL;
+}
+
+/* The pods bound to node, and their claims (allocated in w), appended to items; byname
+ * gets "ns/name" → uid. False when the list failed. */
+static bool ev__node_pods(ext_evictor *ev, const dra_world *w, const char *node, const char *self_uid, json_t *items,
+                          json_t *byname, json_t *seen_claims) {
     char path[600], msg[300];
     snprintf(path, sizeof path, "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
     json_t *list = NULL;
@@ -202,7 +236,7 @@ static bool ev__node_pods(ext_evictor *ev, const char *node, const char *self_ui
             snprintf(key, sizeof key, "%s/%s", ns, json_string_value(nm));
             if (json_object_get(seen_claims, key)) continue;
             json_object_set_new(seen_claims, key, json_true());
-            json_t *c = ev->claims ? ext_objcache_copy(ev->claims, ns, json_string_value(nm)) : NULL;
+            json_t *c = ev__claim(ev, w, ns, json_string_value(nm));
             if (!c) continue;
             json_object_set_new(c, "kind", json_string("ResourceClaim"));
             json_array_append_new(items, c);
@@ -285,19 +319,19 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     json_array_append_new(items, self);
     size_t i, listed = 0, max = ev->o.max_nodes ? ev->o.max_nodes : 16;
     const json_t *nd;
+    dra_snapshot *snap = dra_store_acquire(ev->st);
     json_array_foreach(nodes, i, nd) {
         if (listed >= max) break;
         const char *node = json_string_value(nd);
         /* a held node is a candidate too: its victims are terminating, so the room
          * counts their devices as taken and picks other pods there, if any */
         if (!node) continue;
-        if (ev__node_pods(ev, node, uid, items, byname, seen)) listed++;
+        if (snap && ev__node_pods(ev, dra_snapshot_world(snap), node, uid, items, byname, seen)) listed++;
     }
     json_decref(seen);
-    dra_snapshot *snap = listed ? dra_store_acquire(ev->st) : NULL;
     err e;
     err_clear(&e);
-    dra_room *room = snap ? dra_room_new(snap, items, &e) : NULL;
+    dra_room *room = snap && listed ? dra_room_new(snap, items, &e) : NULL;
     dra_room_status status = DRA_ROOM_ERROR;
     json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 1}, &status, &e) : NULL;
     const json_t *cand = json_array_get(json_object_get(out, "candidates"), 0);
@@ -308,6 +342,10 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     } else if (json_is_true(json_object_get(out, "fits"))) {
         /* victims of an earlier preemption are terminating: their devices come free */
     } else if (status != DRA_ROOM_FOUND || !cand) {
+        char *o = json_dumps(out, JSON_COMPACT);
+        ev__log(ev, "pod %s/%s: no candidate among %zu node(s), %zu objects: %.300s", ns, name, listed,
+                json_array_size(items), o ? o : "");
+        free(o);
         ev__event(ev, ns, name, uid, "Warning", "FailedPreemption",
                   "dralloc found no set of lower-priority pods on the %zu node(s) it looked at whose eviction frees "
                   "the devices this pod needs", listed);
@@ -352,6 +390,9 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
             } else {
                 atomic_fetch_add(&ev->refused, 1);
                 ext_holds_drop(ev->holds, uid);
+                pthread_mutex_lock(&ev->mu);
+                ev->wake_ns = monotonic_ns() + (uint64_t)(ev->o.retry_s * 1e9);
+                pthread_mutex_unlock(&ev->mu);
                 ev__event(ev, ns, name, uid, "Warning", "FailedPreemption",
                           "dralloc preempting on node %s for this pod: %s; the hold is released, tried again in %.0fs",
                           h.node, why, ev->o.retry_s);
@@ -440,13 +481,19 @@ static void *ev__run(void *arg) {
             else ev__release(ev, &j.hold, j.why);
             job_free(&j);
             pthread_mutex_lock(&ev->mu);
+        } else if (ev->wake_ns && now >= ev->wake_ns) {
+            ev->wake_ns = 0;
+            pthread_mutex_unlock(&ev->mu);
+            ext_requeue_changed(ev->o.requeue, "a refused preemption to try again");
+            pthread_mutex_lock(&ev->mu);
         } else if (now >= next_sync) {
             pthread_mutex_unlock(&ev->mu);
             ev__sync(ev);
             pthread_mutex_lock(&ev->mu);
             next_sync = monotonic_ns() + (uint64_t)(ev->o.sync_s * 1e9);
         } else {
-            struct timespec ts = {(time_t)(next_sync / 1000000000u), (long)(next_sync % 1000000000u)};
+            uint64_t at = ev->wake_ns && ev->wake_ns < next_sync ? ev->wake_ns : next_sync;
+            struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
             pthread_cond_timedwait(&ev->cv, &ev->mu, &ts);
         }
     }

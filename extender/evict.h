@@ -58,6 +58,8 @@ typedef struct ext_evictor_opts {
     double retry_s;              /* a pod is not tried again sooner, default 10 */
     unsigned max_nodes;          /* nodes whose pods are listed per preemption, default 16 */
     struct ext_lease *lease;     /* --leader-elect: a standby restores holds but writes nothing */
+    struct ext_requeue *requeue; /* woken retry_s after a refused preemption: kube-scheduler parked
+                                  * the pod, and nothing else may ask for it again (requeue.h) */
     bool quiet;                  /* no log lines (tests) */
 } ext_evictor_opts;
 
