@@ -62,6 +62,11 @@ void dra_room_free(dra_room *r);
  * from spec.priority (the API server sets it on every pod); no PriorityClass or PDB is
  * read. */
 dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *const *nodes, size_t n, err *e);
+/* Devices ([{"driver", "pool", "device"}]) counted in use from the start of every
+ * query, beside the snapshot's allocations: what is promised to another pod (the
+ * extender's holds, extender/hold.h) is no room for this one. Only the device itself
+ * is taken (not the counters it consumes). */
+void dra_room_take(dra_room *r, const json_t *devices);
 /* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
  * them, so a caller keeps them out of its store. */
 bool dra_room_reads_only(const char *kind);

@@ -332,6 +332,15 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     err e;
     err_clear(&e);
     dra_room *room = snap && listed ? dra_room_new(snap, items, &e) : NULL;
+    /* what other preemptors' holds wait for is no room for this pod (unless it ranks
+     * higher: /filter lets it through those holds) */
+    ext_hold *held;
+    size_t nheld = ext_holds_list(ev->holds, &held);
+    for (size_t k = 0; k < nheld; k++) {
+        if (room && strcmp(held[k].uid, uid) && held[k].priority >= prio) dra_room_take(room, held[k].devices);
+        ext_hold_clear(&held[k]);
+    }
+    free(held);
     dra_room_status status = DRA_ROOM_ERROR;
     json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 1}, &status, &e) : NULL;
     const json_t *cand = json_array_get(json_object_get(out, "candidates"), 0);
@@ -340,7 +349,12 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     } else if (!out) {
         ev__log(ev, "pod %s/%s: %s", ns, name, e.msg);
     } else if (json_is_true(json_object_get(out, "fits"))) {
-        /* victims of an earlier preemption are terminating: their devices come free */
+        /* it fits as things are: devices came free (a pod left) that /filter has not
+         * seen, or that a hold keeps for another pod (the binder's first fit may take
+         * other devices than the room chose). Asked again after retry_s, if parked. */
+        pthread_mutex_lock(&ev->mu);
+        if (!ev->wake_ns) ev->wake_ns = monotonic_ns() + (uint64_t)(ev->o.retry_s * 1e9);
+        pthread_mutex_unlock(&ev->mu);
     } else if (status != DRA_ROOM_FOUND || !cand) {
         char *o = json_dumps(out, JSON_COMPACT);
         ev__log(ev, "pod %s/%s: no candidate among %zu node(s), %zu objects: %.300s", ns, name, listed,
