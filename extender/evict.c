@@ -443,7 +443,7 @@ static void ev__sync(ext_evictor *ev) {
             json_object_set_new(seen, h.uid, json_true());
             const char *node = jstr(p, "spec", "nodeName");
             const char *why = json_object_get(json_object_get(p, "metadata"), "deletionTimestamp") ? "the pod is being deleted"
-                              : node && *node                                                  ? "the pod is bound"
+                              : node && *node                                                  ? "the pod is bound (seen on the API server)"
                               : h.expires_ns <= now                                            ? "it expired"
                                                                                                : NULL;
             if (why) {
@@ -597,7 +597,7 @@ void ext_evictor_bound(ext_evictor *ev, const char *uid) {
     if (!ext_holds_get(ev->holds, uid, &h)) return;
     ext_holds_drop(ev->holds, uid);
     ev__job j = {.kind = EV__RELEASE, .hold = h};
-    snprintf(j.why, sizeof j.why, "the pod is bound");
+    snprintf(j.why, sizeof j.why, "the pod is bound (its /bind succeeded)");
     pthread_mutex_lock(&ev->mu);
     push_locked(ev, &j);
     pthread_mutex_unlock(&ev->mu);
