@@ -313,8 +313,22 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
                *uid = jstr(pod, "metadata", "uid");
     int32_t prio = (int32_t)json_integer_value(json_object_get(json_object_get(pod, "spec"), "priority"));
     if (!name || !uid || ext_holds_has(ev->holds, uid)) return;
+    /* the pod as it is now: queued behind other preemptions, it may have been bound
+     * (devices came free), deleted, or given a hold by another replica since /filter */
+    char path[600], msg[300];
+    snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+    json_t *now = NULL;
+    long gst = ev__call(ev, "GET", path, NULL, NULL, &now, msg, sizeof msg);
+    const char *now_uid = jstr(now, "metadata", "uid"), *now_node = jstr(now, "spec", "nodeName");
+    if (gst != 200 || !now_uid || strcmp(now_uid, uid) || (now_node && *now_node) ||
+        json_object_get(json_object_get(now, "metadata"), "deletionTimestamp") ||
+        json_object_get(json_object_get(json_object_get(now, "metadata"), "annotations"), EXT_HOLD_ANNOTATION)) {
+        if (gst != 200 && gst != 404) ev__log(ev, "pod %s/%s: reading it: HTTP %ld: %s", ns, name, gst, msg);
+        json_decref(now);
+        return;
+    }
     json_t *items = json_array(), *byname = json_object(), *seen = json_object();
-    json_t *self = json_deep_copy(pod);
+    json_t *self = now;
     json_object_set_new(self, "kind", json_string("Pod"));
     json_array_append_new(items, self);
     size_t i, listed = 0, max = ev->o.max_nodes ? ev->o.max_nodes : 16;
@@ -380,7 +394,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
                                                        json_string_value(json_object_get(v, "namespace")), "name",
                                                        json_string_value(json_object_get(v, "name")), "uid", vu));
         }
-        char vt[800], dt[800], msg[300];
+        char vt[800], dt[800];
         victims_text(json_object_get(cand, "victims"), vt, sizeof vt);
         devices_text(h.devices, dt, sizeof dt);
         long st = ok ? ev__patch_hold(ev, ns, name, uid, &h, msg, sizeof msg) : 0;

@@ -15,21 +15,23 @@
  *   1. skips it unless it may preempt: priority > 0, preemptionPolicy not Never, no
  *      hold yet (in the table or in its own annotation: a hold means its victims are
  *      terminating, so no second preemption cascades), not tried within retry_s;
- *   2. lists the pods bound to up to max_nodes of the nodes /filter failed as
+ *   2. reads the pod again (GET): bound, deleted or held since /filter asked — it waited
+ *      in the queue — it is left alone;
+ *   3. lists the pods bound to up to max_nodes of the nodes /filter failed as
  *      Unschedulable (GET /api/v1/pods?fieldSelector=spec.nodeName=N:
  *      dralloc watches no pods, and their priorities and start times are what
  *      preemption orders victims by), and takes their claims from the watch's JSON;
- *   3. asks a room (engine/preempt.h, dra_room_new) for the best candidate in
+ *   4. asks a room (engine/preempt.h, dra_room_new) for the best candidate in
  *      kube-scheduler's order (pickOneNodeForPreemption); a pod that fits as things
  *      are (its victims already terminating) is left alone;
- *   4. records the hold on the preemptor (label + annotation, a merge patch) and in the
+ *   5. records the hold on the preemptor (label + annotation, a merge patch) and in the
  *      table, then POSTs a policy/v1 Eviction for each victim with its UID as a
  *      precondition. The API server enforces PodDisruptionBudgets: a 429 stops the
  *      preemption there — with no victim evicted yet the hold is released; after some,
  *      the hold is released too and the Event names who was evicted and who not (an
  *      eviction cannot be undone, and the evicted pods' devices then go to whoever
  *      fits, as after any pod's exit);
- *   5. posts Events (core/v1): "Preempted" on each victim, "Preempting" (or
+ *   6. posts Events (core/v1): "Preempted" on each victim, "Preempting" (or
  *      "FailedPreemption") on the preemptor.
  * Every sync_s it lists the pods labelled EXT_HOLD_LABEL (all namespaces): holds made
  * by another replica are restored (a new leader keeps them); a held pod that is bound

@@ -204,7 +204,14 @@ typedef struct wait_arg {
     ev_env *e;
     const char *s;
     int n;
+    const char *reason, *text;
 } wait_arg;
+static bool w_event(void *a) { wait_arg *w = a; return has_event(w->f, w->s, w->reason, w->text); }
+/* has_event within 5 s (the Events follow the writes they tell of) */
+static bool event_soon(fake_api *f, const char *pod, const char *reason, const char *text) {
+    wait_arg w = {.f = f, .s = pod, .reason = reason, .text = text};
+    return live_wait(5, w_event, &w);
+}
 static bool w_evictions(void *a) { wait_arg *w = a; return evictions(w->f, NULL, 0) >= w->n; }
 static bool w_held(void *a) { wait_arg *w = a; return ext_holds_has(w->e->holds, w->s); }
 static bool w_unheld(void *a) { wait_arg *w = a; return !ext_holds_has(w->e->holds, w->s); }
@@ -276,21 +283,21 @@ void live_evict(void) {
     ext_kube *k = ext_kube_new(&(ext_kube_opts){.server = url}, &er);
     ev_env e;
     env_start(&e, k, 30);
-    wait_arg w = {f, &e, NULL, 9};
+    wait_arg w = {.f = f, .e = &e, .n = 9};
     CHECK(live_wait(10, w_claims, &w), "evict: the store does not have the 9 claims");
 
     /* 1. preemption: one victim of priority 1 on n0 */
     char got[64], why[600], victim[64] = "";
     filter(&e, f, "high", got, sizeof got, NULL, 0);
     CHECK(!*got, "evict: high passes %s with every GPU in use", got);
-    w = (wait_arg){f, &e, "uid-high", 1};
+    w = (wait_arg){.f = f, .e = &e, .s = "uid-high", .n = 1};
     CHECK(live_wait(10, w_evictions, &w), "evict: no eviction for high");
     CHECK(live_wait(5, w_held, &w), "evict: no hold for high");
     evictions(f, victim, sizeof victim);
     CHECK(!strcmp(victim, "low-a") || !strcmp(victim, "low-b"), "evict: evicted %s, want a priority-1 pod of n0", victim);
     CHECK(labelled(f, "high"), "evict: high carries no hold label and annotation");
-    CHECK(has_event(f, victim, "Preempted", "ml/high"), "evict: no Preempted event on %s", victim);
-    CHECK(has_event(f, "high", "Preempting", "n0"), "evict: no Preempting event on high");
+    CHECK(event_soon(f, victim, "Preempted", "ml/high"), "evict: no Preempted event on %s", victim);
+    CHECK(event_soon(f, "high", "Preempting", "n0"), "evict: no Preempting event on high");
     ext_hold h;
     if (ext_holds_get(e.holds, "uid-high", &h)) {
         CHECK(!strcmp(h.node, "n0") && json_array_size(h.victims) == 1, "evict: hold on %s with %zu victims", h.node,
@@ -320,29 +327,29 @@ void live_evict(void) {
     CHECK(live_wait(2, w_unheld, &w), "evict: the hold outlived high's bind");
     w.s = "high";
     CHECK(live_wait(5, w_unlabelled, &w), "evict: high's hold label not removed after its bind");
-    CHECK(has_event(f, "high", "PreemptionHoldReleased", "bound") || (nap(1), has_event(f, "high", "PreemptionHoldReleased", "bound")),
+    CHECK(event_soon(f, "high", "PreemptionHoldReleased", "bound"),
           "evict: no release Event on high");
 
     /* 4. a 429 (PodDisruptionBudget): nothing evicted, the hold released; the next try evicts */
     int before = evictions(f, NULL, 0);
     fake_fail_request(f, "POST", "/eviction", 429);
     filter(&e, f, "high2", got, sizeof got, NULL, 0);
-    w = (wait_arg){f, &e, "uid-high2", 1};
+    w = (wait_arg){.f = f, .e = &e, .s = "uid-high2", .n = 1};
     CHECK(live_wait(10, w_refused, &w), "evict: the 429 was not counted as refused");
     CHECK(!ext_holds_has(e.holds, "uid-high2"), "evict: a hold kept after a refused eviction");
     w.s = "high2";
     CHECK(live_wait(5, w_unlabelled, &w), "evict: the hold label stays after a refused eviction");
-    CHECK(has_event(f, "high2", "FailedPreemption", "429"), "evict: no FailedPreemption event naming the 429");
+    CHECK(event_soon(f, "high2", "FailedPreemption", "429"), "evict: no FailedPreemption event naming the 429");
     nap(0.6);   /* retry_s */
     filter(&e, f, "high2", got, sizeof got, NULL, 0);
-    w = (wait_arg){f, &e, "uid-high2", before + 2};
+    w = (wait_arg){.f = f, .e = &e, .s = "uid-high2", .n = before + 2};
     CHECK(live_wait(10, w_evictions, &w), "evict: no eviction on the retry after a 429 (%d)", evictions(f, NULL, 0));
     CHECK(live_wait(5, w_held, &w), "evict: no hold for high2 after the retry");
 
     /* 5. a new leader: a fresh evictor restores high2's hold from the API */
     env_stop(&e);
     env_start(&e, k, 30);
-    w = (wait_arg){f, &e, "uid-high2", 9};
+    w = (wait_arg){.f = f, .e = &e, .s = "uid-high2", .n = 9};
     CHECK(live_wait(10, w_held, &w), "evict: the new evictor did not restore high2's hold");
     ext_evictor_stats s;
     ext_evictor_stats_of(e.ev, &s);
@@ -362,11 +369,11 @@ void live_evict(void) {
     /* 6. a hold that expires */
     env_start(&e, k, 1);
     json_t *all = fake_objects(f, "resourceclaims");
-    w = (wait_arg){f, &e, NULL, (int)json_array_size(all)};
+    w = (wait_arg){.f = f, .e = &e, .s = NULL, .n = (int)json_array_size(all)};
     json_decref(all);
     CHECK(live_wait(10, w_claims, &w), "evict: the third store does not have the server's claims");
     int b3 = evictions(f, NULL, 0);
-    w = (wait_arg){f, &e, "uid-high3", b3 + 1};
+    w = (wait_arg){.f = f, .e = &e, .s = "uid-high3", .n = b3 + 1};
     for (int i = 0; i < 20 && !ext_holds_has(e.holds, "uid-high3") && evictions(f, NULL, 0) == b3; i++) {
         filter(&e, f, "high3", got, sizeof got, NULL, 0);
         nap(0.3);
