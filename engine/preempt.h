@@ -67,6 +67,11 @@ dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *con
  * extender's holds, extender/hold.h) is no room for this one. Only the device itself
  * is taken (not the counters it consumes). */
 void dra_room_take(dra_room *r, const json_t *devices);
+/* Whether snapshot s holds ResourceClaim ns/name allocated; *uid its UID (borrowed from
+ * s, NULL when unknown) and *obj (new, or NULL) the object as the store read it when it
+ * keeps the objects' text: what a caller gathering a room's objects from elsewhere (a
+ * cache, the API server) checks its copies against. */
+bool dra_room_claim_allocated(dra_snapshot *s, const char *ns, const char *name, const char **uid, json_t **obj);
 /* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
  * them, so a caller keeps them out of its store. */
 bool dra_room_reads_only(const char *kind);

@@ -10,8 +10,6 @@
 #include "base/base.h"
 #include "base/clock.h"
 #include "base/error.h"
-#include "engine/engine.h"
-#include "engine/model.h"
 #include "engine/preempt.h"
 #include "extender/lease.h"
 #include "extender/objcache.h"
@@ -174,9 +172,9 @@ static void claim_names(const json_t *pod, json_t *names) {
     if (json_string_value(ext)) json_array_append(names, (json_t *)ext);
 }
 
-static bool allocated_json(const json_t *c, const dra_claim *wc) {
+static bool allocated_json(const json_t *c, const char *want_uid) {
     const char *uid = json_string_value(json_object_get(json_object_get(c, "metadata"), "uid"));
-    return json_object_get(json_object_get(c, "status"), "allocation") && (!uid || !wc->uid || !strcmp(uid, wc->uid));
+    return json_object_get(json_object_get(c, "status"), "allocation") && (!uid || !want_uid || !strcmp(uid, want_uid));
 }
 
 /* A claim as a room reads it (status.allocation and status.reservedFor), when the
@@ -185,28 +183,28 @@ static bool allocated_json(const json_t *c, const dra_claim *wc) {
  * snapshot's allocation (a version the pending table held back, a bind's answer), and
  * a version without the allocation would leave its devices taken by nobody — else the
  * API server's. NULL: not allocated, or not readable. */
-static json_t *ev__claim(ext_evictor *ev, const dra_world *w, const char *ns, const char *name) {
-    const dra_claim *wc = dra_world_find_claim(w, ns, name);
-    if (!wc || !wc->allocated) return NULL;
-    json_t *c = wc->raw_json ? json_loads(wc->raw_json, 0, NULL) : NULL;
-    if (c && allocated_json(c, wc)) return c;
+static json_t *ev__claim(ext_evictor *ev, dra_snapshot *snap, const char *ns, const char *name) {
+    const char *want;
+    json_t *c = NULL;
+    if (!dra_room_claim_allocated(snap, ns, name, &want, &c)) return NULL;
+    if (c && allocated_json(c, want)) return c;
     json_decref(c);
     c = ev->claims ? ext_objcache_copy(ev->claims, ns, name) : NULL;
-    if (c && allocated_json(c, wc)) return c;
+    if (c && allocated_json(c, want)) return c;
     json_decref(c);
     char path[600], msg[300];
     snprintf(path, sizeof path, "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s", ns, name);
     c = NULL;
     long st = ev__call(ev, "GET", path, NULL, NULL, &c, msg, sizeof msg);
-    if (st == 200 && allocated_json(c, wc)) return c;
+    if (st == 200 && allocated_json(c, want)) return c;
     if (st != 200 && st != 404) ev__log(ev, "reading ResourceClaim %s/%s: HTTP %ld: %s", ns, name, st, msg);
     json_decref(c);
     return NULL;
 }
 
-/* The pods bound to node, and their claims (allocated in w), appended to items; byname
- * gets "ns/name" → uid. False when the list failed. */
-static bool ev__node_pods(ext_evictor *ev, const dra_world *w, const char *node, const char *self_uid, json_t *items,
+/* The pods bound to node, and their claims (allocated in snap), appended to items;
+ * byname gets "ns/name" → uid. False when the list failed. */
+static bool ev__node_pods(ext_evictor *ev, dra_snapshot *snap, const char *node, const char *self_uid, json_t *items,
                           json_t *byname, json_t *seen_claims) {
     char path[600], msg[300];
     snprintf(path, sizeof path, "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
@@ -236,7 +234,7 @@ static bool ev__node_pods(ext_evictor *ev, const dra_world *w, const char *node,
             snprintf(key, sizeof key, "%s/%s", ns, json_string_value(nm));
             if (json_object_get(seen_claims, key)) continue;
             json_object_set_new(seen_claims, key, json_true());
-            json_t *c = ev__claim(ev, w, ns, json_string_value(nm));
+            json_t *c = ev__claim(ev, snap, ns, json_string_value(nm));
             if (!c) continue;
             json_object_set_new(c, "kind", json_string("ResourceClaim"));
             json_array_append_new(items, c);
@@ -340,7 +338,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
         /* a held node is a candidate too: its victims are terminating, so the room
          * counts their devices as taken and picks other pods there, if any */
         if (!node) continue;
-        if (snap && ev__node_pods(ev, dra_snapshot_world(snap), node, uid, items, byname, seen)) listed++;
+        if (snap && ev__node_pods(ev, snap, node, uid, items, byname, seen)) listed++;
     }
     json_decref(seen);
     err e;
