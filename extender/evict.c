@@ -349,7 +349,8 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     ext_hold *held;
     size_t nheld = ext_holds_list(ev->holds, &held);
     for (size_t k = 0; k < nheld; k++) {
-        if (room && strcmp(held[k].uid, uid) && held[k].priority >= prio) dra_room_take(room, held[k].devices);
+        if (room && strcmp(held[k].uid, uid) && held[k].priority >= prio)
+            dra_room_take(room, held[k].node, held[k].devices);
         ext_hold_clear(&held[k]);
     }
     free(held);

@@ -36,7 +36,11 @@ bool dra_room_reads_only(const char *kind) {
     return kind && (!strcmp(kind, "PriorityClass") || !strcmp(kind, "PodDisruptionBudget"));
 }
 
-void dra_room_take(dra_room *r, const json_t *devices) {
+void dra_room_take(dra_room *r, const char *node, const json_t *devices) {
+    if (node) {
+        if (!r->held) r->held = json_object();
+        json_object_set_new(r->held, node, json_true());
+    }
     if (!json_is_array(devices)) return;
     if (!r->taken) r->taken = json_array();
     json_array_extend(r->taken, (json_t *)devices);
@@ -45,6 +49,7 @@ void dra_room_take(dra_room *r, const json_t *devices) {
 void dra_room_free(dra_room *r) {
     if (!r) return;
     json_decref(r->taken);
+    json_decref(r->held);
     for (size_t i = 0; i < r->node_pods.n; i++) free(r->node_pods.v[i].v.v);
     free(r->node_pods.v);
     free(r->pods.v);
@@ -160,9 +165,12 @@ static dra__cand *candidates(query *q, const dra_pod_request *pr, int32_t prio, 
         dra_fit f;
         dra__pod_fit_state(pr, r->st, dra__room_base(r, node), usage(q, node), r->x, &fa, node, false, &f, NULL);
         arena_free(&fa);
-        if (f.status == DRA_FIT_OK) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
+        /* a node held for another pod (dra_room_take): its free devices are promised, so
+         * fitting there now is no fit; victims may still be found there */
+        bool held = f.status == DRA_FIT_OK && json_object_get(r->held, node);
+        if (f.status == DRA_FIT_OK && !held) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
         /* nodesWherePreemptionMightHelp: Unschedulable, not UnschedulableAndUnresolvable */
-        potential[i] = f.status == DRA_FIT_UNSCHEDULABLE;
+        potential[i] = f.status == DRA_FIT_UNSCHEDULABLE || held;
     }
     if (*n) {
         *fits_now = true;
