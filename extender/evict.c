@@ -516,6 +516,11 @@ static void *ev__run(void *arg) {
         } else if (now >= next_sync) {
             pthread_mutex_unlock(&ev->mu);
             ev__sync(ev);
+            /* a held pod parked by kube-scheduler after its last "no node" may hear no
+             * event when its victims' devices come free (that came before it was parked,
+             * or reached kube-scheduler before dralloc): wake the parked pods while holds
+             * wait (requeue.h writes only when a pod was rejected since its last write) */
+            if (ext_holds_count(ev->holds)) ext_requeue_changed(ev->o.requeue, "pods hold nodes for their devices");
             pthread_mutex_lock(&ev->mu);
             next_sync = monotonic_ns() + (uint64_t)(ev->o.sync_s * 1e9);
         } else {

@@ -37,7 +37,10 @@
  * by another replica are restored (a new leader keeps them); a held pod that is bound
  * or being deleted, or whose hold expired, is released (label and annotation removed,
  * an Event "PreemptionHoldReleased"); one gone from the list is dropped. A /bind of the
- * preemptor releases its hold at once (ext_evictor_bound).
+ * preemptor releases its hold at once (ext_evictor_bound). While holds exist, each sync
+ * also asks the requeue (requeue.h) to wake the pods kube-scheduler parked: a held pod
+ * rejected before its victims' devices came free may hear no other event (seen on
+ * kube-scheduler 1.37.2: a held pod waited out a 60 s hold).
  *
  * Every API failure is logged and counted; the pod is tried again after retry_s. */
 #ifndef DRA_EXTENDER_EVICT_H
