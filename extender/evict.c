@@ -325,7 +325,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
         json_decref(now);
         return;
     }
-    json_t *items = json_array(), *byname = json_object(), *seen = json_object();
+    json_t *items = json_array(), *byname = json_object(), *seen = json_object(), *looked = json_object();
     json_t *self = now;
     json_object_set_new(self, "kind", json_string("Pod"));
     json_array_append_new(items, self);
@@ -338,7 +338,10 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
         /* a held node is a candidate too: its victims are terminating, so the room
          * counts their devices as taken and picks other pods there, if any */
         if (!node) continue;
-        if (snap && ev__node_pods(ev, snap, node, uid, items, byname, seen)) listed++;
+        if (snap && ev__node_pods(ev, snap, node, uid, items, byname, seen)) {
+            listed++;
+            json_object_set_new(looked, node, json_true());
+        }
     }
     json_decref(seen);
     err e;
@@ -354,6 +357,14 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
         ext_hold_clear(&held[k]);
     }
     free(held);
+    /* the room decides every node of the snapshot; only those looked at count: another
+     * node kube-scheduler did not send (its own filters failed it) is no fit as things
+     * are (and without its pods listed, no victims there either) */
+    for (size_t k = 0; room && k < dra_snapshot_nnodes(snap); k++) {
+        const char *node = dra_snapshot_node_name(snap, k);
+        if (node && !json_object_get(looked, node)) dra_room_take(room, node, NULL);
+    }
+    json_decref(looked);
     dra_room_status status = DRA_ROOM_ERROR;
     json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 1}, &status, &e) : NULL;
     const json_t *cand = json_array_get(json_object_get(out, "candidates"), 0);
@@ -362,6 +373,8 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     } else if (!out) {
         ev__log(ev, "pod %s/%s: %s", ns, name, e.msg);
     } else if (json_is_true(json_object_get(out, "fits"))) {
+        ev__log(ev, "pod %s/%s fits node %s as things are: not preempting (asked again in %.0fs)", ns, name,
+                json_string_value(json_object_get(cand, "node")) ?: "?", ev->o.retry_s);
         /* it fits as things are: devices came free (a pod left) that /filter has not
          * seen, or that a hold keeps for another pod (the binder's first fit may take
          * other devices than the room chose). Asked again after retry_s, if parked. */
