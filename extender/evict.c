@@ -205,7 +205,7 @@ static json_t *ev__claim(ext_evictor *ev, dra_snapshot *snap, const char *ns, co
 /* The pods bound to node, and their claims (allocated in snap), appended to items;
  * byname gets "ns/name" → uid. False when the list failed. */
 static bool ev__node_pods(ext_evictor *ev, dra_snapshot *snap, const char *node, const char *self_uid, json_t *items,
-                          json_t *byname, json_t *seen_claims) {
+                          json_t *byname, json_t *seen_claims, const json_t *going) {
     char path[600], msg[300];
     snprintf(path, sizeof path, "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
     json_t *list = NULL;
@@ -225,6 +225,10 @@ static bool ev__node_pods(ext_evictor *ev, dra_snapshot *snap, const char *node,
         snprintf(key, sizeof key, "%s/%s", ns, name);
         json_object_set_new(byname, key, json_string(uid ? uid : ""));
         json_object_set_new(p, "kind", json_string("Pod"));
+        /* a victim of a hold is going, whatever the list says yet (it may be served from a
+         * cache older than the eviction): never a victim twice, its devices promised */
+        if (uid && json_object_get(going, uid) && !json_object_get(json_object_get(p, "metadata"), "deletionTimestamp"))
+            json_object_set_new(json_object_get(p, "metadata"), "deletionTimestamp", json_string("1970-01-01T00:00:00Z"));
         json_array_append(items, p);
         json_t *names = json_array();
         claim_names(p, names);
@@ -293,11 +297,13 @@ static bool ev__evict_all(ext_evictor *ev, const ext_hold *h, char *why, size_t 
                       "Preempted by dralloc for pod %s/%s (priority %d) on node %s: it needs the devices this pod's "
                       "claims hold", h->ns, h->name, h->priority, h->node);
             ev__log(ev, "evicted %s/%s on node %s for %s/%s", ns, name, h->node, h->ns, h->name);
-        } else if (st == 404 || st == 409) {
-            /* gone already, or another pod of that name now (the UID precondition): nothing to evict */
         } else {
+            /* 404/409: gone already, or another pod of that name (the UID precondition) —
+             * its devices are some other preemptor's or taken; what the room chose does
+             * not hold any more: stop, and decide again later */
             snprintf(why, nwhy, "%s%s%sthe eviction of %s/%s was refused (HTTP %ld%s): %s", done ? "evicted " : "no pod evicted",
-                     done ? evicted : "", "; ", ns, name, st, st == 429 ? ", a PodDisruptionBudget" : "", msg);
+                     done ? evicted : "", "; ", ns, name, st,
+                     st == 429 ? ", a PodDisruptionBudget" : st == 404 || st == 409 ? ", the pod is gone" : "", msg);
             return false;
         }
         if (at < sizeof evicted) at += (size_t)snprintf(evicted + at, sizeof evicted - at, "%s%s/%s", done ? ", " : "", ns, name);
@@ -332,13 +338,22 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     size_t i, listed = 0, max = ev->o.max_nodes ? ev->o.max_nodes : 16;
     const json_t *nd;
     dra_snapshot *snap = dra_store_acquire(ev->st);
+    ext_hold *held;
+    size_t nheld = ext_holds_list(ev->holds, &held);
+    json_t *going = json_object();
+    for (size_t k = 0; k < nheld; k++) {
+        size_t vi;
+        const json_t *v;
+        json_array_foreach(held[k].victims, vi, v) if (json_string_value(json_object_get(v, "uid")))
+            json_object_set_new(going, json_string_value(json_object_get(v, "uid")), json_true());
+    }
     json_array_foreach(nodes, i, nd) {
         if (listed >= max) break;
         const char *node = json_string_value(nd);
         /* a held node is a candidate too: its victims are terminating, so the room
          * counts their devices as taken and picks other pods there, if any */
         if (!node) continue;
-        if (snap && ev__node_pods(ev, snap, node, uid, items, byname, seen)) {
+        if (snap && ev__node_pods(ev, snap, node, uid, items, byname, seen, going)) {
             listed++;
             json_object_set_new(looked, node, json_true());
         }
@@ -349,8 +364,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     dra_room *room = snap && listed ? dra_room_new(snap, items, &e) : NULL;
     /* what other preemptors' holds wait for is no room for this pod (unless it ranks
      * higher: /filter lets it through those holds) */
-    ext_hold *held;
-    size_t nheld = ext_holds_list(ev->holds, &held);
+    json_decref(going);
     for (size_t k = 0; k < nheld; k++) {
         if (room && strcmp(held[k].uid, uid) && held[k].priority >= prio)
             dra_room_take(room, held[k].node, held[k].devices);
