@@ -380,15 +380,23 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
     }
     json_decref(looked);
     dra_room_status status = DRA_ROOM_ERROR;
-    json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 1}, &status, &e) : NULL;
-    const json_t *cand = json_array_get(json_object_get(out, "candidates"), 0);
+    json_t *out = room ? dra_room_make(room, ns, name, &(dra_room_opts){.list = 8}, &status, &e) : NULL;
+    /* the best candidate with a victim: on a held node the pod may fit with none (the
+     * free devices there are promised to its holders), which is no room for it — as
+     * kube-scheduler 1.37 drops a candidate without victims */
+    const json_t *cand = NULL, *c0 = json_array_get(json_object_get(out, "candidates"), 0);
+    for (size_t k = 0; !cand && k < json_array_size(json_object_get(out, "candidates")); k++) {
+        const json_t *c = json_array_get(json_object_get(out, "candidates"), k);
+        if (json_array_size(json_object_get(c, "victims"))) cand = c;
+    }
     if (!listed) {
         ev__log(ev, "pod %s/%s: no node to look at (listing the pods failed)", ns, name);
     } else if (!out) {
         ev__log(ev, "pod %s/%s: %s", ns, name, e.msg);
-    } else if (json_is_true(json_object_get(out, "fits"))) {
-        ev__log(ev, "pod %s/%s fits node %s as things are: not preempting (asked again in %.0fs)", ns, name,
-                json_string_value(json_object_get(cand, "node")) ?: "?", ev->o.retry_s);
+    } else if (json_is_true(json_object_get(out, "fits")) || (status == DRA_ROOM_FOUND && !cand)) {
+        ev__log(ev, "pod %s/%s fits node %s as things are%s: not preempting (asked again in %.0fs)", ns, name,
+                json_string_value(json_object_get(c0, "node")) ?: "?",
+                json_is_true(json_object_get(out, "fits")) ? "" : " (with devices held for others)", ev->o.retry_s);
         /* it fits as things are: devices came free (a pod left) that /filter has not
          * seen, or that a hold keeps for another pod (the binder's first fit may take
          * other devices than the room chose). Asked again after retry_s, if parked. */
