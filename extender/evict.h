@@ -22,8 +22,12 @@
  *      dralloc watches no pods, and their priorities and start times are what
  *      preemption orders victims by), and takes their claims from the watch's JSON;
  *   4. asks a room (engine/preempt.h, dra_room_new) for the best candidate in
- *      kube-scheduler's order (pickOneNodeForPreemption); a pod that fits as things
- *      are (its victims already terminating) is left alone;
+ *      kube-scheduler's order (pickOneNodeForPreemption) that has a victim, over the
+ *      nodes listed only, with what other holds wait for counted as taken (their
+ *      victims going, their devices and nodes promised: dra_room_take); a pod that
+ *      fits as things are is left alone and asked again after retry_s. No
+ *      PodDisruptionBudget is read (dralloc watches none): the Eviction API refuses
+ *      what would violate one, and the pod is tried again after retry_s;
  *   5. records the hold on the preemptor (label + annotation, a merge patch) and in the
  *      table, then POSTs a policy/v1 Eviction for each victim with its UID as a
  *      precondition. The API server enforces PodDisruptionBudgets: a 429 stops the
