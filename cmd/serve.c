@@ -24,6 +24,8 @@
 #include "engine/engine.h"
 #include "extender/auth.h"
 #include "extender/bind.h"
+#include "extender/evict.h"
+#include "extender/hold.h"
 #include "extender/budget.h"
 #include "extender/extender.h"
 #include "extender/gates.h"
@@ -95,6 +97,8 @@ typedef struct serve_opts {
     bool bind_mode, leader_elect, watch_list, allow_unauth, verbose, preempt_verb;
     double bind_timeout_s;
     dra_device_choice choice;       /* --device-choice: the binder's (the allocation it writes is kept) */
+    bool preemption;                /* --preemption=evict (bind mode's own preemption, evict.h) */
+    double preemption_hold_s;       /* --preemption-hold: a hold's lifetime */
     const char *lease_ns, *lease_name, *health_listen;
     ext_lease_opts lo;
     ext_tls_opts to;
@@ -192,6 +196,18 @@ static int read_score(const cmd_flag_use *u) {
 static int read_choice(const cmd_flag_use *u) {
     if (u->value && dra_device_choice_parse(u->value, u->field)) return CMD_PARSE_OK;
     fprintf(stderr, "dralloc serve: --device-choice needs first-fit or best-fit\n");
+    return CMD_PARSE_ERROR;
+}
+
+/* --preemption off|evict */
+static int read_preemption(const cmd_flag_use *u) {
+    bool *on = u->field;
+    if (u->value && (!strcmp(u->value, "off") || !strcmp(u->value, "evict"))) {
+        *on = !strcmp(u->value, "evict");
+        return CMD_PARSE_OK;
+    }
+    fprintf(stderr, "dralloc serve: --preemption: Unsupported value: \"%s\": supported values: \"off\", \"evict\"\n",
+            u->value ? u->value : "");
     return CMD_PARSE_ERROR;
 }
 
@@ -338,6 +354,15 @@ static const cmd_flag serve_flags[] = {
     {.name = "--preempt-verb", .kind = CMD_BOOL, .off = offsetof(serve_opts, preempt_verb),
      .help = "serve /preempt (kube-scheduler's preemptVerb): kube-scheduler's victims completed\n"
              "with the pods whose devices the pending pod needs; keeps the objects' text"},
+    {.name = "--preemption", .kind = CMD_FUNC, .off = offsetof(serve_opts, preemption), .fn = read_preemption,
+     .own_missing = true, .label = "--preemption P",
+     .help = "bind mode only: off (default) or evict — a pod /filter leaves with no\n"
+             "node gets lower-priority pods evicted (Eviction API: PDBs hold) and\n"
+             "their node held for it (label and annotation dralloc.dev/hold)"},
+    {DUR_ROW("--preemption-hold", preemption_hold_s, 86400000000000ull, true, DUR_SECONDS, "(5m, 90s) up to 24h"),
+     .label = "--preemption-hold DUR",
+     .help = "how long a node stays held for a preemptor that does not bind\n"
+             "(default 5m: kube-scheduler retries a parked pod within 5 minutes)"},
     {DUR_ROW("--bind-timeout", bind_timeout_s, 3600000000000ull, true, DUR_SECONDS, "(5s, 500ms) up to 1h"),
      .label = "--bind-timeout DUR",
      .help = "kube-scheduler's httpTimeout for the extender (default 5s, as deploy/bind):\n"
@@ -435,15 +460,19 @@ typedef struct serve_rt {
     ext_pending *pending;     /* bind mode: claims written vs older versions the watch brings */
     ext_objcache *claims;     /* bind mode: the claims' JSON, so that a write needs no GET first */
     ext_requeue *requeue;     /* bind mode: wakes the pods parked on our "no node" (requeue.h) */
+    ext_holds *holds;         /* --preemption=evict: nodes held for preemptors (hold.h) */
+    ext_evictor *evictor;     /* --preemption=evict: evicts victims, keeps the holds (evict.h) */
 } serve_rt;
 
 static void serve_teardown(serve_rt *rt, bool release_lease) {
+    ext_evictor_stop(rt->evictor);
     ext_lease_stop(rt->lease, release_lease);
     ext_watch_stop(rt->watch);
     ext_binder_free(rt->binder);
     ext_requeue_stop(rt->requeue);
     ext_pending_free(rt->pending);
     ext_objcache_free(rt->claims);
+    ext_holds_free(rt->holds);
     ext_kube_free(rt->kube);
     dra_store_free(rt->st);
     ext_budget_free(rt->budget);
@@ -507,6 +536,14 @@ static void wire_live(serve_opts *o, serve_rt *rt) {
         ext_binder_set_requeue(rt->binder, rt->requeue);
         o->cfg.requeue = rt->requeue;
     }
+    if (o->bind_mode && o->preemption) {
+        rt->holds = ext_holds_new();
+        rt->evictor = ext_evictor_start(rt->kube, rt->st, rt->claims, rt->holds,
+                                        &(ext_evictor_opts){.hold_s = o->preemption_hold_s, .lease = rt->lease,
+                                                            .requeue = rt->requeue});
+        o->cfg.holds = rt->holds;
+        o->cfg.evictor = rt->evictor;
+    }
     fprintf(stderr, "dralloc serve: following %s%s%s\n", ext_kube_server(rt->kube), o->bind_mode ? " (bind mode)" : "",
             o->leader_elect ? " (leader election)" : "");
 }
@@ -533,6 +570,11 @@ static bool serve_wire(serve_opts *o, serve_rt *rt) {
     rt->live = o->ko.kubeconfig || o->ko.server || (!o->paths.n && host && *host);
     if (rt->live && o->paths.n) {
         fprintf(stderr, "dralloc serve: --snapshot and a kube-apiserver (--kubeconfig/--server) exclude each other\n");
+        return false;
+    }
+    if (o->preemption && !o->bind_mode) {
+        fprintf(stderr, "dralloc serve: --preemption=evict needs --bind: in advisor mode kube-scheduler's DynamicResources "
+                        "plugin allocates, and its own preemption (with the preempt verb) decides victims\n");
         return false;
     }
     if (!rt->live && (o->bind_mode || o->leader_elect)) {

@@ -62,6 +62,19 @@ void dra_room_free(dra_room *r);
  * from spec.priority (the API server sets it on every pod); no PriorityClass or PDB is
  * read. */
 dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *const *nodes, size_t n, err *e);
+/* What is promised to another pod (the extender's holds, extender/hold.h) is no room
+ * for this one: devices ([{"driver", "pool", "device"}], may be NULL) counted in use
+ * from the start of every query, beside the snapshot's allocations (the device itself,
+ * not the counters it consumes); and node (may be NULL), where a pod that fits as
+ * things are does not count as fitting — the free devices there may be the promised
+ * ones under other names (the binder's first fit picks its own) — though victims may
+ * still be searched there. */
+void dra_room_take(dra_room *r, const char *node, const json_t *devices);
+/* Whether snapshot s holds ResourceClaim ns/name allocated; *uid its UID (borrowed from
+ * s, NULL when unknown) and *obj (new, or NULL) the object as the store read it when it
+ * keeps the objects' text: what a caller gathering a room's objects from elsewhere (a
+ * cache, the API server) checks its copies against. */
+bool dra_room_claim_allocated(dra_snapshot *s, const char *ns, const char *name, const char **uid, json_t **obj);
 /* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
  * them, so a caller keeps them out of its store. */
 bool dra_room_reads_only(const char *kind);

@@ -31,6 +31,9 @@ typedef struct ext_config {
     struct ext_lease *lease;     /* --leader-elect: only the leader binds; a standby is ready too */
     struct ext_binder *binder;   /* --bind */
     struct ext_requeue *requeue; /* --bind: told of every /filter with no node (requeue.h) */
+    struct ext_holds *holds;     /* --preemption=evict: nodes held for preemptors (hold.h); /filter
+                                  * and /bind keep other pods off them */
+    struct ext_evictor *evictor; /* --preemption=evict: told of every /filter with no node (evict.h) */
     /* serving (borrowed, may be NULL) */
     const char *write_guard;     /* why /bind and /objects are refused (auth.h): 403 with it; NULL: open */
     struct ext_budget *budget;   /* buffered request bytes (budget.h), for the metrics */

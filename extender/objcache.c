@@ -53,12 +53,15 @@ void ext_objcache_del(ext_objcache *c, const char *ns, const char *name) {
 json_t *ext_objcache_copy(ext_objcache *c, const char *ns, const char *name) {
     char key[600];
     key_of(ns, name, key, sizeof key);
+    /* the copy under the lock, no reference taken: the watch drops its own reference to
+     * a value it put at any time, and jansson's json_incref reads the count without an
+     * atomic load before its atomic increment — a data race ThreadSanitizer reports
+     * (seen with the evictor, extender/evict.c, copying claims beside the watch).
+     * Values never change once put, so reading one needs only that it stay alive. */
     pthread_mutex_lock(&c->mu);
-    /* a reference under the lock, the copy outside it: values never change once put */
-    json_t *o = json_incref(json_object_get(c->objs, key));
-    pthread_mutex_unlock(&c->mu);
+    const json_t *o = json_object_get(c->objs, key);
     json_t *copy = o ? json_deep_copy(o) : NULL;
-    json_decref(o);
+    pthread_mutex_unlock(&c->mu);
     return copy;
 }
 

@@ -7,6 +7,8 @@
 #include "extender/auth.h"
 #include "extender/bind.h"
 #include "extender/budget.h"
+#include "extender/evict.h"
+#include "extender/hold.h"
 #include "extender/lease.h"
 #include "extender/requeue.h"
 #include "extender/gates.h"
@@ -243,7 +245,21 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
          * event reads "0/N nodes are available: 140 no device matches ..., 18 ..." */
         char **cause = xcalloc(a.n + 1, sizeof *cause);
         dra_causes *dc = fits ? dra_causes_new() : NULL;
+        /* a node held for a preemptor (hold.h) is no place for an equal- or lower-priority pod */
+        const char *uid = json_string_value(json_object_get(json_object_get(a.pod, "metadata"), "uid"));
+        const json_t *jprio = json_object_get(json_object_get(a.pod, "spec"), "priority");
+        int32_t prio = (int32_t)json_integer_value(jprio);
+        char holder[600];
         for (size_t i = 0; fits && i < a.n; i++) {
+            if (fits[i].status == DRA_FIT_OK && s->cfg.holds &&
+                ext_holds_blocks(s->cfg.holds, a.names[i], uid, &prio, holder, sizeof holder)) {
+                v[i] = EXT_FAIL;
+                why[i] = "held for a preemptor";
+                char text[800];
+                snprintf(text, sizeof text, "node held for pod %s, whose preemption freed devices there", holder);
+                cause[i] = xstrdup(text);
+                continue;
+            }
             switch (fits[i].status) {
             case DRA_FIT_OK: v[i] = EXT_PASS, nfit++; break;
             case DRA_FIT_UNRESOLVABLE: v[i] = EXT_FAIL_UNRESOLVABLE; break;
@@ -255,7 +271,7 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
             default: v[i] = EXT_FAIL;
             }
             why[i] = fits[i].reason;
-            if (v[i] != EXT_PASS) {
+            if (v[i] != EXT_PASS && !cause[i]) {
                 dra_cause k;
                 dra_fit_cause(&fits[i], a.names[i], &k);
                 cause[i] = xstrdup(k.text);
@@ -265,6 +281,16 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
         out = ext_filter_result(&a, v, (const char *const *)cause, fatal);
         /* no node: kube-scheduler parks the pod until an event it hears (requeue.h) */
         if (!nfit) ext_requeue_rejected(s->cfg.requeue);
+        /* --preemption=evict: the leader looks for victims on the nodes failed as
+         * Unschedulable, off this thread (evict.h) */
+        if (!nfit && fits && !fatal && s->cfg.evictor && (!s->cfg.lease || ext_lease_is_leader(s->cfg.lease))) {
+            const char **cands = xcalloc(a.n + 1, sizeof *cands);
+            size_t nc = 0;
+            for (size_t i = 0; i < a.n; i++)
+                if (v[i] == EXT_FAIL && a.names[i]) cands[nc++] = a.names[i];
+            ext_evictor_rejected(s->cfg.evictor, a.pod, cands, nc);
+            free(cands);
+        }
         char summary[2048];
         if (dc && dra_causes_nodes(dc)) dra_causes_summary(dc, a.n, summary, sizeof summary);
         remember(s, &a, snap, v, why, nfit, fatal, needs, dc && dra_causes_nodes(dc) ? summary : NULL);
@@ -312,7 +338,7 @@ static void bind_answer(ext_reply *r, char *msg) {
  * in two phases (bind.h): true, answered in r; false, *later is the bind to finish
  * (ext_bind_finish, then bind_answer). later NULL: both here. */
 static bool bind_verb(ext_service *s, const char *body, size_t len, uint64_t received_ns, ext_reply *r,
-                      ext_bind_job **later) {
+                      ext_bind_job **later, char **later_uid) {
     if (!s->cfg.binder) {
         reply(r, 200, mime_json, xstrdup("{\"Error\":\"bind mode is not enabled (--bind)\"}"));
         return true;
@@ -340,13 +366,20 @@ static bool bind_verb(ext_service *s, const char *body, size_t len, uint64_t rec
     }
     char *msg = NULL;
     bool answered = true;
+    char holder[600];
     if (s->cfg.lease && !ext_lease_is_leader(s->cfg.lease)) {
         msg = standby_error(s->cfg.lease);
+    } else if (s->cfg.holds && ext_holds_blocks(s->cfg.holds, v[3], v[2], NULL, holder, sizeof holder)) {
+        char text[1200];
+        snprintf(text, sizeof text, "node %s is held for pod %s, whose preemption freed devices there", v[3] ? v[3] : "",
+                 holder);
+        msg = xstrdup(text);
     } else {
         ext_bind_job *j = ext_bind_job_new(v[1], v[0], v[2], v[3], received_ns);
         answered = ext_bind_prepare(s->cfg.binder, j, &msg);
-        if (!answered && later) *later = j;
+        if (!answered && later) *later = j, *later_uid = v[2] ? xstrdup(v[2]) : NULL;
         else if (!answered) msg = ext_bind_finish(s->cfg.binder, j), answered = true;
+        if (answered && !msg) ext_evictor_bound(s->cfg.evictor, v[2]);   /* its hold, if any, is done */
     }
     json_decref(doc);
     if (answered) bind_answer(r, msg);
@@ -446,6 +479,7 @@ static void debug_cache(ext_service *s, ext_reply *r) {
     if (s->cfg.watch) json_object_set_new(j, "watch", ext_watch_status_json(s->cfg.watch));
     if (s->cfg.lease) json_object_set_new(j, "leader", leader_json(s->cfg.lease));
     if (s->cfg.requeue) json_object_set_new(j, "requeue", ext_requeue_status_json(s->cfg.requeue));
+    if (s->cfg.evictor) json_object_set_new(j, "preemption", ext_evictor_status_json(s->cfg.evictor));
     char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(j);
     reply(r, 200, mime_json, out);
@@ -617,7 +651,7 @@ static ext_verb route(ext_service *s, const char *m, const char *path, const cha
         return EXT_VERB_PRIORITIZE;
     }
     if (is_verb(path, "bind")) {
-        if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, 0, r, NULL);
+        if (method_is(m, "POST", r, "POST")) bind_verb(s, body, len, 0, r, NULL, NULL);
         return EXT_VERB_BIND;
     }
     if (is_verb(path, "preempt")) {
@@ -643,6 +677,7 @@ bool ext_service_waits(const ext_service *s, const char *path) {
 
 struct ext_deferred {
     ext_bind_job *job;
+    char *uid;                   /* the pod's, to release its hold once bound */
     uint64_t t0;                 /* the request's arrival, for its metrics */
 };
 
@@ -658,13 +693,15 @@ bool ext_service_begin(ext_service *s, const char *method, const char *path, con
     uint64_t t0 = dra_monotonic_ns();
     memset(out, 0, sizeof *out);
     ext_bind_job *j = NULL;
-    if (bind_verb(s, body ? body : "", body ? len : 0, t0, out, &j)) {
+    char *uid = NULL;
+    if (bind_verb(s, body ? body : "", body ? len : 0, t0, out, &j, &uid)) {
         ext_metrics_request(s->metrics, EXT_VERB_BIND, out->status, dra_monotonic_ns() - t0);
         return true;
     }
     assert(j);
     ext_deferred *d = xcalloc(1, sizeof *d);
     d->job = j;
+    d->uid = uid;
     d->t0 = t0;
     *later = d;
     return false;
@@ -672,8 +709,11 @@ bool ext_service_begin(ext_service *s, const char *method, const char *path, con
 
 void ext_service_finish(ext_service *s, ext_deferred *d, ext_reply *out) {
     memset(out, 0, sizeof *out);
-    bind_answer(out, ext_bind_finish(s->cfg.binder, d->job));
+    char *msg = ext_bind_finish(s->cfg.binder, d->job);
+    if (!msg) ext_evictor_bound(s->cfg.evictor, d->uid);
+    bind_answer(out, msg);
     ext_metrics_request(s->metrics, EXT_VERB_BIND, out->status, dra_monotonic_ns() - d->t0);
+    free(d->uid);
     free(d);
 }
 

@@ -36,8 +36,20 @@ bool dra_room_reads_only(const char *kind) {
     return kind && (!strcmp(kind, "PriorityClass") || !strcmp(kind, "PodDisruptionBudget"));
 }
 
+void dra_room_take(dra_room *r, const char *node, const json_t *devices) {
+    if (node) {
+        if (!r->held) r->held = json_object();
+        json_object_set_new(r->held, node, json_true());
+    }
+    if (!json_is_array(devices)) return;
+    if (!r->taken) r->taken = json_array();
+    json_array_extend(r->taken, (json_t *)devices);
+}
+
 void dra_room_free(dra_room *r) {
     if (!r) return;
+    json_decref(r->taken);
+    json_decref(r->held);
     for (size_t i = 0; i < r->node_pods.n; i++) free(r->node_pods.v[i].v.v);
     free(r->node_pods.v);
     free(r->pods.v);
@@ -63,6 +75,16 @@ static long find(const dra_room *r, const char *ns, const char *name) {
 void dra__room_fresh(dra_room *r) {
     dra_allocated_free(r->st);
     r->st = dra__allocated_clone(dra__snapshot_allocated(r->s), r->w);
+    size_t i;
+    const json_t *d;
+    json_array_foreach(r->taken, i, d) {
+        char id[800];
+        snprintf(id, sizeof id, "%s/%s/%s", json_string_value(json_object_get(d, "driver")) ?: "",
+                 json_string_value(json_object_get(d, "pool")) ?: "", json_string_value(json_object_get(d, "device")) ?: "");
+        err e;
+        err_clear(&e);
+        dra_allocated_add_device(r->st, id, &e);   /* a device gone from the slices: nothing to take */
+    }
     for (size_t i = 0; i < r->claims.n; i++) r->claims.v[i].removed = 0;
     for (size_t i = 0; i < r->pods.n; i++) r->pods.v[i].evicted = false;
 }
@@ -143,9 +165,12 @@ static dra__cand *candidates(query *q, const dra_pod_request *pr, int32_t prio, 
         dra_fit f;
         dra__pod_fit_state(pr, r->st, dra__room_base(r, node), usage(q, node), r->x, &fa, node, false, &f, NULL);
         arena_free(&fa);
-        if (f.status == DRA_FIT_OK) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
+        /* a node held for another pod (dra_room_take): its free devices are promised, so
+         * fitting there now is no fit; victims may still be found there */
+        bool held = f.status == DRA_FIT_OK && json_object_get(r->held, node);
+        if (f.status == DRA_FIT_OK && !held) out[(*n)++] = (dra__cand){.node = node, .maxprio = INT64_MIN, .exact = true};
         /* nodesWherePreemptionMightHelp: Unschedulable, not UnschedulableAndUnresolvable */
-        potential[i] = f.status == DRA_FIT_UNSCHEDULABLE;
+        potential[i] = f.status == DRA_FIT_UNSCHEDULABLE || held;
     }
     if (*n) {
         *fits_now = true;

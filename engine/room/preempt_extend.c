@@ -73,6 +73,13 @@ dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *con
     return r;
 }
 
+bool dra_room_claim_allocated(dra_snapshot *s, const char *ns, const char *name, const char **uid, json_t **obj) {
+    const dra_claim *c = dra_world_find_claim(dra__snapshot_world(s), ns, name);
+    *uid = c ? c->uid : NULL;
+    *obj = c && c->allocated ? parse(c->raw_json) : NULL;
+    return c && c->allocated;
+}
+
 static long by_uid(const dra_room *r, const char *node, const char *uid) {
     size_t n;
     const uint32_t *pods = dra__room_node_pods(r, node, &n);

@@ -83,6 +83,8 @@ struct dra_room {
     bool movable_only;                    /* defrag: only pods that can be placed again are searched */
     hmap usage_idx;                       /* node name hash → index+1 into usage */
     dra__usage_vec usage;                 /* per node: the world's pods bound there (dra__node_usage) */
+    json_t *taken;                        /* devices in use from the start of every query (dra_room_take) */
+    json_t *held;                         /* node names where fitting as things are does not count (dra_room_take) */
 };
 
 /* preempt.c: the usage a query changed per node (members placed, pods moved), and the

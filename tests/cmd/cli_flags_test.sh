@@ -62,6 +62,11 @@ want_err "dralloc why: -n needs a value" why -n
 want_err "dralloc plan: --min-nodes needs a value" plan --min-nodes
 want_err "dralloc serve: --listen needs HOST:PORT" serve --listen
 want_err "dralloc bench: --json needs a file name" bench --json
+# --preemption: off or evict, and evict only in bind mode (issue #42)
+want_err 'dralloc serve: --preemption: Unsupported value: "maybe": supported values: "off", "evict"' serve --preemption=maybe
+want_err "dralloc serve: --preemption=evict needs --bind: in advisor mode kube-scheduler's DynamicResources plugin allocates, and its own preemption (with the preempt verb) decides victims" serve --preemption evict --snapshot /nonexistent
+[ "$(run p serve --preemption=off --preemption-hold=90s --help)" = 0 ] || fail "serve --preemption=off --preemption-hold=90s"
+want_err "dralloc serve: --preemption-hold needs a Go duration (5m, 90s) up to 24h" serve --preemption-hold=soon
 # a boolean's value other than true or false is no flag
 want_err "dralloc serve: unexpected argument '--watch-list=maybe'" serve --watch-list=maybe
 

@@ -6,7 +6,8 @@
  *     API server maps to a row here (so the table cannot miss a call the code makes).
  * Where each comes from: extender/watch.c (list, watch of each kind) and
  * extender/bind.c (the pod, its binding and status, the claims, a PodGroup),
- * extender/requeue.c (its own claim, created and patched).
+ * extender/requeue.c (its own claim, created and patched), extender/evict.c (opt-in
+ * preemption: pods listed and patched, evictions, Events).
  * Leases are not here: the sidecar does not run --leader-elect (kube-scheduler's own
  * election picks the active replica; its Role is in deploy/base). */
 #ifndef DRA_TESTS_DEPLOY_API_CALLS_H
@@ -53,6 +54,14 @@ static const api_call API_CALLS[] = {
     {"scheduling.k8s.io", "podgroups", "get", true, false},
     /* requeue.c: the requeue claim's annotation (created with the create above) */
     {"resource.k8s.io", "resourceclaims", "patch", true, false},
+    /* evict.c (--preemption=evict; granted with bind mode, used only when the flag is
+     * given): the pods of candidate nodes and the held pods listed, the hold's label
+     * and annotation patched on the preemptor, the victims evicted (policy/v1, which
+     * enforces PodDisruptionBudgets), Events on both */
+    {"", "pods", "list", true, false},
+    {"", "pods", "patch", true, false},
+    {"", "pods/eviction", "create", true, false},
+    {"", "events", "create", true, false},
     /* cmd/serve.c: the release, for the feature gates' defaults (extender/gates.h) */
     {"", "/version", "get", false, true},
 };

@@ -28,6 +28,9 @@ TLS_SCENARIOS=(cert_rotation)
 # bind: 4 nodes, the Deployment's two replicas (cluster.sh --replicas 2; failover last:
 # it kills the leading replica)
 BIND_SCENARIOS=(smoke_bind apf unschedulable_event template_gate slice_wake bind_scarcity two_schedulers failover)
+# preempt: bind, 4 nodes, two replicas, dralloc with --preemption=evict (deploy/bind
+# ships it off; E2E_DRALLOC_ARGS adds it): its own cluster, as it kills the leader
+PREEMPT_SCENARIOS=(preempt)
 
 PASSED=0 FAILED=0 FAILED_NAMES=()
 NOTES_DIR=$(mktemp -d /tmp/dralloc-e2e-notes.XXXXXX)
@@ -285,13 +288,18 @@ ARGS=("$@")
 for n in "${ARGS[@]}"; do
     declare -F "scenario_$n" >/dev/null || { echo "run.sh: no scenario $n" >&2; echo "0 passed, 1 failed"; exit 2; }
 done
-sel_advisor=() sel_tls=() sel_bind=()
+sel_advisor=() sel_tls=() sel_bind=() sel_preempt=()
 for n in "${ADVISOR_SCENARIOS[@]}"; do wanted "$n" && sel_advisor+=("$n"); done
 for n in "${TLS_SCENARIOS[@]}"; do wanted "$n" && sel_tls+=("$n"); done
 for n in "${BIND_SCENARIOS[@]}"; do wanted "$n" && sel_bind+=("$n"); done
+for n in "${PREEMPT_SCENARIOS[@]}"; do wanted "$n" && sel_preempt+=("$n"); done
 run_scenarios advisor 2 "" "${sel_advisor[@]}"
 run_scenarios advisor 2 "--tls" "${sel_tls[@]}"
 run_scenarios bind 4 "--replicas 2" "${sel_bind[@]}"   # bind_scarcity: 4 nodes
+E2E_DRALLOC_ARGS_SAVED=${E2E_DRALLOC_ARGS:-}
+export E2E_DRALLOC_ARGS="$E2E_DRALLOC_ARGS_SAVED --preemption=evict --preemption-hold=60s"
+run_scenarios bind 4 "--replicas 2" "${sel_preempt[@]}"
+export E2E_DRALLOC_ARGS=$E2E_DRALLOC_ARGS_SAVED
 if ((FAILED)); then
     for n in "${FAILED_NAMES[@]}"; do
         if [[ -s $NOTES_DIR/$n ]]; then

@@ -54,6 +54,7 @@ struct fake_api {
     json_t *lists;               /* token id → [items...] */
     json_t *leases;              /* "ns/name" → Lease */
     json_t *pods;                /* "ns/name" → Pod (not watched: bind mode reads them one by one) */
+    json_t *events;              /* core/v1 Events POSTed, in order */
     long next_list;
     int watch_list;              /* FAKE_WATCH_LIST_* */
     int initial_delay_ms;        /* between initial events of a streaming list */
@@ -428,6 +429,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
 static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn);
 
+static enum MHD_Result handle_pod_list(fake_api *f, struct MHD_Connection *c);
+static enum MHD_Result handle_event(fake_api *f, struct MHD_Connection *c, const char *method, const conn *cn);
 static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                   const conn *cn);
 static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
@@ -492,6 +495,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     pthread_mutex_unlock(&f->mu);
     if (!strncmp(url, "/apis/coordination.k8s.io/v1/namespaces/", 40)) return handle_lease(f, c, url, method, cn);
+    if (!strcmp(url, "/api/v1/pods") && !strcmp(method, "GET")) return handle_pod_list(f, c);
+    {
+        size_t ul = strlen(url);
+        if (!strncmp(url, "/api/v1/namespaces/", 19) && ul > 26 && strchr(url + 19, '/') == url + ul - 7 &&
+            !strcmp(url + ul - 7, "/events"))
+            return handle_event(f, c, method, cn);
+    }
     if (!strncmp(url, "/api/v1/namespaces/", 19)) return handle_pod(f, c, url, method, cn);
     if (!strncmp(url, "/apis/resource.k8s.io/v1/namespaces/", 36)) return handle_claim(f, c, url, method, cn);
     if (!strncmp(url, "/apis/scheduling.k8s.io/v1alpha2/namespaces/", 44)) return handle_podgroup(f, c, url, method);
@@ -645,7 +655,62 @@ static enum MHD_Result handle_lease(fake_api *f, struct MHD_Connection *c, const
     return reply(c, code, out, -1);
 }
 
-/* Pods: GET one, PATCH its status (a strategic-merge patch of status fields, merged
+/* RFC 7386 on dst: an object member merges, null removes, anything else replaces. */
+static void merge_patch(json_t *dst, const json_t *patch) {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)patch, k, v) {
+        json_t *d = json_object_get(dst, k);
+        if (json_is_null(v)) json_object_del(dst, k);
+        else if (json_is_object(v) && json_is_object(d)) merge_patch(d, v);
+        else if (json_is_object(v)) {
+            json_t *fresh = json_object();
+            merge_patch(fresh, v);
+            json_object_set_new(dst, k, fresh);
+        } else json_object_set(dst, k, v);
+    }
+}
+
+/* GET /api/v1/pods: every pod, with fieldSelector spec.nodeName=N or labelSelector KEY
+ * (the key present) when given — the two selectors `serve --preemption=evict` sends. */
+static enum MHD_Result handle_pod_list(fake_api *f, struct MHD_Connection *c) {
+    const char *fs = arg(c, "fieldSelector"), *ls = arg(c, "labelSelector");
+    const char *node = fs && !strncmp(fs, "spec.nodeName=", 14) ? fs + 14 : NULL;
+    if ((fs && !node) || (ls && strchr(ls, '=')))
+        return reply(c, 400, status_obj(400, "BadRequest", "fake: unsupported selector"), -1);
+    json_t *items = json_array();
+    pthread_mutex_lock(&f->mu);
+    const char *k;
+    json_t *p;
+    json_object_foreach(f->pods, k, p) {
+        const char *nn = json_string_value(json_object_get(json_object_get(p, "spec"), "nodeName"));
+        if (node && (!nn || strcmp(nn, node))) continue;
+        if (ls && !json_object_get(json_object_get(json_object_get(p, "metadata"), "labels"), ls)) continue;
+        json_array_append_new(items, json_deep_copy(p));
+    }
+    char rv[32];
+    snprintf(rv, sizeof rv, "%ld", f->rv);
+    pthread_mutex_unlock(&f->mu);
+    return reply(c, 200, json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", "PodList", "apiVersion", "v1", "metadata",
+                                   "resourceVersion", rv, "items", items), -1);
+}
+
+/* POST /api/v1/namespaces/NS/events: kept (fake_events). */
+static enum MHD_Result handle_event(fake_api *f, struct MHD_Connection *c, const char *method, const conn *cn) {
+    json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+    if (strcmp(method, "POST") || !json_is_object(b)) {
+        json_decref(b);
+        return reply(c, 400, status_obj(400, "BadRequest", "fake: POST an Event"), -1);
+    }
+    pthread_mutex_lock(&f->mu);
+    json_array_append(f->events, b);
+    pthread_mutex_unlock(&f->mu);
+    return reply(c, 201, b, -1);
+}
+
+/* Pods: GET one, PATCH it (a merge patch of metadata; metadata.uid a precondition),
+ * POST its eviction (metadata.deletionTimestamp set: the pod terminates until
+ * fake_delete_pod), PATCH its status (a strategic-merge patch of status fields, merged
  * key by key: what the scheduler's PatchPodStatus sends), POST its binding
  * (spec.nodeName set once; 409 when bound; held while fake_hold_bindings says so). */
 static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
@@ -671,6 +736,36 @@ static enum MHD_Result handle_pod(fake_api *f, struct MHD_Connection *c, const c
     } else if (!*sub && !strcmp(method, "GET")) {
         code = 200;
         out = json_deep_copy(pod);
+    } else if (!*sub && !strcmp(method, "PATCH")) {
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        const char *puid = json_string_value(json_object_get(json_object_get(b, "metadata"), "uid"));
+        const char *uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
+        if (!json_is_object(b)) {
+            code = 400;
+            out = status_obj(400, "BadRequest", "a merge patch is expected");
+        } else if (puid && (!uid || strcmp(puid, uid))) {
+            code = 409;
+            out = status_obj(409, "Conflict", "Precondition failed: UID in precondition does not match");
+        } else {
+            merge_patch(pod, b);
+            code = 200;
+            out = json_deep_copy(pod);
+        }
+        json_decref(b);
+    } else if (!strcmp(sub, "eviction") && !strcmp(method, "POST")) {
+        json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
+        const char *puid = json_string_value(json_object_get(json_object_get(json_object_get(b, "deleteOptions"),
+                                                                             "preconditions"), "uid"));
+        const char *uid = json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
+        if (puid && (!uid || strcmp(puid, uid))) {
+            code = 409;
+            out = status_obj(409, "Conflict", "Precondition failed: UID in precondition does not match");
+        } else {
+            json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp", json_string("2026-01-01T00:00:00Z"));
+            code = 201;
+            out = json_pack("{s:s, s:s}", "kind", "Status", "status", "Success");
+        }
+        json_decref(b);
     } else if (!strcmp(sub, "status") && !strcmp(method, "PATCH")) {
         const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
         json_t *b = cn->body ? json_loads(cn->body, 0, NULL) : NULL;
@@ -728,22 +823,6 @@ static void store_version(fake_api *f, int r, const char *key, json_t *obj, cons
  * and spec), PUT status, DELETE (with finalizers left: deletionTimestamp set, as the
  * API server does). Each PUT needs the current resourceVersion (409 otherwise); every
  * change is an event for watchers. */
-/* RFC 7386 on dst: an object member merges, null removes, anything else replaces. */
-static void merge_patch(json_t *dst, const json_t *patch) {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)patch, k, v) {
-        json_t *d = json_object_get(dst, k);
-        if (json_is_null(v)) json_object_del(dst, k);
-        else if (json_is_object(v) && json_is_object(d)) merge_patch(d, v);
-        else if (json_is_object(v)) {
-            json_t *fresh = json_object();
-            merge_patch(fresh, v);
-            json_object_set_new(dst, k, fresh);
-        } else json_object_set(dst, k, v);
-    }
-}
-
 static enum MHD_Result handle_claim(fake_api *f, struct MHD_Connection *c, const char *url, const char *method,
                                     const conn *cn) {
     char ns[128] = "", name[256] = "", sub[32] = "";
@@ -886,6 +965,21 @@ void fake_put_pod(fake_api *f, json_t *pod) {
     pthread_mutex_unlock(&f->mu);
 }
 
+void fake_delete_pod(fake_api *f, const char *ns, const char *name) {
+    char key[400];
+    snprintf(key, sizeof key, "%s/%s", ns, name);
+    pthread_mutex_lock(&f->mu);
+    json_object_del(f->pods, key);
+    pthread_mutex_unlock(&f->mu);
+}
+
+json_t *fake_events(fake_api *f) {
+    pthread_mutex_lock(&f->mu);
+    json_t *e = json_deep_copy(f->events);
+    pthread_mutex_unlock(&f->mu);
+    return e;
+}
+
 json_t *fake_pod(fake_api *f, const char *ns, const char *name) {
     char key[400];
     snprintf(key, sizeof key, "%s/%s", ns, name);
@@ -915,6 +1009,7 @@ fake_api *fake_start_tls(const fake_tls *tls) {
     f->leases = json_object();
     f->log = json_array();
     f->pods = json_object();
+    f->events = json_array();
     f->rv = 100;
     f->tls_client_certs = tls && tls->trust_pem;
     /* loopback only, a free port */
@@ -1041,6 +1136,7 @@ void fake_stop(fake_api *f) {
     json_decref(f->lists);
     json_decref(f->leases);
     json_decref(f->pods);
+    json_decref(f->events);
     json_decref(f->log);
     free(f->token);
     free(f);

@@ -60,6 +60,12 @@ json_t *fake_lease(fake_api *f, const char *ns, const char *name);
 /* Pods for bind mode: GET one and POST pods/binding are served (the pod is stolen). */
 void fake_put_pod(fake_api *f, json_t *pod);
 json_t *fake_pod(fake_api *f, const char *ns, const char *name);
+/* `serve --preemption=evict`'s requests are served too: GET /api/v1/pods with
+ * fieldSelector spec.nodeName=N or labelSelector KEY, a merge PATCH of a pod
+ * (metadata.uid a precondition), POST pods/NAME/eviction (the pod gets a
+ * deletionTimestamp and stays until fake_delete_pod), POST namespaces/NS/events. */
+void fake_delete_pod(fake_api *f, const char *ns, const char *name);
+json_t *fake_events(fake_api *f);   /* every Event POSTed, in order (a new reference) */
 
 /* Streaming lists (sendInitialEvents): served (default), refused with 422, or ignored
  * (a plain watch from now, with bookmarks, as a server that does not know the

@@ -73,6 +73,8 @@ void live_pending(fake_api *f, ext_kube *k);
 void live_concurrent(fake_api *f, ext_kube *k);
 /* live_requeue.c: bind mode's wake-up write for the pods parked on "no node" */
 void live_requeue(fake_api *f, ext_kube *k);
+/* live_evict.c: serve --preemption=evict (evictions, holds, their release), its own fake */
+void live_evict(void);
 /* live_tls.c: its own https fake; skipped with a message when openssl is missing */
 void live_tls(void);
 

@@ -1056,6 +1056,7 @@ int main(int argc, char **argv) {
     if (part("pending")) live_pending(f, k);
     if (part("concurrent")) live_concurrent(f, k);
     if (part("requeue")) live_requeue(f, k);
+    if (part("evict")) live_evict();
 
     /* dralloc serve as kube-scheduler sees it, fed by the same server */
     if (argc > 1 && part("serve")) serve_e2e(f, argv[1], tokfile);
