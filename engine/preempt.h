@@ -75,6 +75,10 @@ void dra_room_take(dra_room *r, const char *node, const json_t *devices);
  * keeps the objects' text: what a caller gathering a room's objects from elsewhere (a
  * cache, the API server) checks its copies against. */
 bool dra_room_claim_allocated(dra_snapshot *s, const char *ns, const char *name, const char **uid, json_t **obj);
+/* Appends to names (an array) the claim names pod's object holds: its entries'
+ * resourceClaimName, the generated names of its status, and its extended-resource
+ * claim — what evicting it could free. */
+void dra_room_pod_claim_names(const json_t *pod, json_t *names);
 /* The kinds only a room reads (PriorityClass, PodDisruptionBudget): a store refuses
  * them, so a caller keeps them out of its store. */
 bool dra_room_reads_only(const char *kind);

@@ -159,19 +159,6 @@ static void ev__release(ext_evictor *ev, const ext_hold *h, const char *why) {
 
 /* ---- one preemption ------------------------------------------------------------------------ */
 
-/* The claim names a pod's object names: what its victims' claims are. */
-static void claim_names(const json_t *pod, json_t *names) {
-    size_t i;
-    const json_t *x;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "resourceClaims"), i, x)
-        if (json_string_value(json_object_get(x, "resourceClaimName"))) json_array_append(names, json_object_get(x, "resourceClaimName"));
-    const json_t *status = json_object_get(pod, "status");
-    json_array_foreach(json_object_get(status, "resourceClaimStatuses"), i, x)
-        if (json_string_value(json_object_get(x, "resourceClaimName"))) json_array_append(names, json_object_get(x, "resourceClaimName"));
-    const json_t *ext = json_object_get(json_object_get(status, "extendedResourceClaimStatus"), "resourceClaimName");
-    if (json_string_value(ext)) json_array_append(names, (json_t *)ext);
-}
-
 static bool allocated_json(const json_t *c, const char *want_uid) {
     const char *uid = json_string_value(json_object_get(json_object_get(c, "metadata"), "uid"));
     return json_object_get(json_object_get(c, "status"), "allocation") && (!uid || !want_uid || !strcmp(uid, want_uid));
@@ -231,7 +218,7 @@ static bool ev__node_pods(ext_evictor *ev, dra_snapshot *snap, const char *node,
             json_object_set_new(json_object_get(p, "metadata"), "deletionTimestamp", json_string("1970-01-01T00:00:00Z"));
         json_array_append(items, p);
         json_t *names = json_array();
-        claim_names(p, names);
+        dra_room_pod_claim_names(p, names);
         size_t j;
         json_t *nm;
         json_array_foreach(names, j, nm) {

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The claim names a pod's object holds: its entries' resourceClaimName, the generated
- * names of its status, and its extended-resource claim. */
-static void claim_names(const json_t *pod, json_t *names) {
+/* preempt.h; the room reads a victim's claims through the same names. */
+void dra_room_pod_claim_names(const json_t *pod, json_t *names) {
     size_t i;
     const json_t *x;
     json_array_foreach(json_object_get(json_object_get(pod, "spec"), "resourceClaims"), i, x)
@@ -47,7 +46,7 @@ dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *con
             break;
         }
         json_t *names = json_array();
-        claim_names(obj, names);
+        dra_room_pod_claim_names(obj, names);
         size_t j;
         json_t *nm;
         json_array_foreach(names, j, nm) {
