@@ -288,8 +288,9 @@ static inline size_t chunk_of(const cmap *m, uint64_t key) {
     return m->bits ? (size_t)(hash_u64(key) >> (64 - m->bits)) : 0;
 }
 
-static cmap_dir *dir_new(uint32_t bits) {
-    cmap_dir *d = xcalloc(1, sizeof *d + ((size_t)1 << bits) * sizeof d->c[0]);
+static cmap_dir *dir_new(uint32_t bits, bool zero) {
+    size_t size = sizeof(cmap_dir) + ((size_t)1 << bits) * sizeof(cmap_chunk *);
+    cmap_dir *d = zero ? xcalloc(1, size) : xmalloc(size);
     atomic_init(&d->refs, 1);
     return d;
 }
@@ -301,7 +302,7 @@ static void dir_release(const pmap_ops *ops, cmap_dir *d, uint32_t bits) {
 }
 
 void cmap_init(cmap *m, const pmap_ops *ops) {
-    m->dir = dir_new(0);
+    m->dir = dir_new(0, true);
     m->bits = 0;
     m->len = 0;
     m->ops = ops;
@@ -335,7 +336,7 @@ static cmap_dir *dir_own(cmap *m) {
     /* acquire: when another version let go of the dir, its retains are seen */
     if (atomic_load_explicit(&m->dir->refs, memory_order_acquire) == 1) return m->dir;
     size_t n = (size_t)1 << m->bits;
-    cmap_dir *d = dir_new(m->bits);
+    cmap_dir *d = dir_new(m->bits, false);   /* every pointer written below */
     for (size_t i = 0; i < n; i++)
         if ((d->c[i] = m->dir->c[i])) atomic_fetch_add_explicit(&d->c[i]->refs, 1, memory_order_relaxed);
     dir_release(m->ops, m->dir, m->bits);
@@ -367,7 +368,7 @@ static cmap_chunk *chunk_own(cmap *m, size_t i) {
 /* Twice the chunks, every entry moved: amortised O(1) per insertion, like a table
  * that doubles. */
 static void cmap_grow(cmap *m) {
-    cmap g = {.dir = dir_new(m->bits + 1), .bits = m->bits + 1, .ops = m->ops};
+    cmap g = {.dir = dir_new(m->bits + 1, true), .bits = m->bits + 1, .ops = m->ops};
     for (size_t i = 0; i < (size_t)1 << m->bits; i++) {
         const cmap_chunk *c = m->dir->c[i];
         if (!c) continue;
