@@ -64,6 +64,11 @@ void live_env_start(live_env *e, ext_kube *k, dra_store *st, double pending_time
                     const char *what);
 void live_env_stop(live_env *e);
 
+/* POST /filter of pod on nodes through svc (live_test.c): the passing nodes as "a,b,"
+ * in out, and in why (NULL: none) the failure message given for node explain. */
+void live_filter(ext_service *svc, const json_t *pod, const char *const *nodes, int n, char *out, size_t outn,
+                 const char *explain, char *why, size_t whyn);
+
 /* live_bind.c */
 void live_gang_siblings(fake_api *f, ext_kube *k);
 void live_extended_resources(fake_api *f, ext_kube *k);

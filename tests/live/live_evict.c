@@ -121,23 +121,10 @@ static void env_stop(ev_env *e) {
 /* /filter of pod on n0 and n1: the passing nodes as "n0,n1," and the reason given for
  * n0 (why). */
 static void filter(ev_env *e, fake_api *f, const char *name, char *out, size_t n, char *why, size_t nwhy) {
+    static const char *const nodes[] = {"n0", "n1"};
     json_t *pod = fake_pod(f, "ml", name);
-    json_t *args = json_pack("{s:o, s:n, s:[s, s]}", "Pod", pod, "Nodes", "NodeNames", "n0", "n1");
-    char *body = json_dumps(args, JSON_COMPACT);
-    json_decref(args);
-    ext_reply r;
-    ext_service_handle(e->svc, "POST", "/filter", body, strlen(body), &r);
-    free(body);
-    json_t *j = r.status == 200 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
-    CHECK(j, "evict: /filter answered %d %.*s", r.status, (int)r.len, r.body);
-    size_t o = 0;
-    out[0] = '\0';
-    const json_t *pass = json_object_get(j, "NodeNames");
-    for (size_t i = 0; i < json_array_size(pass); i++)
-        o += (size_t)snprintf(out + o, n - o, "%s,", json_string_value(json_array_get(pass, i)));
-    if (why) snprintf(why, nwhy, "%s", json_string_value(json_object_get(json_object_get(j, "FailedNodes"), "n0")) ?: "");
-    json_decref(j);
-    ext_reply_free(&r);
+    live_filter(e->svc, pod, nodes, 2, out, n, "n0", why, nwhy);
+    json_decref(pod);
 }
 
 /* /bind of pod on node: NULL when bound, else the Error (static buffer). */

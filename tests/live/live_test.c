@@ -1080,3 +1080,31 @@ int main(int argc, char **argv) {
            live_failures == 1 ? "" : "s");
     return live_failures ? 1 : 0;
 }
+
+/* POST /filter of pod on nodes through svc: the passing nodes as "a,b," in out and, in
+ * why, the failure message of node `explain` (why NULL: none). */
+void live_filter(ext_service *svc, const json_t *pod, const char *const *nodes, int n, char *out, size_t outn,
+                 const char *explain, char *why, size_t whyn) {
+    json_t *names = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(names, json_string(nodes[i]));
+    json_t *args = json_pack("{s:O, s:n, s:o}", "Pod", pod, "Nodes", "NodeNames", names);
+    char *body = json_dumps(args, JSON_COMPACT);
+    json_decref(args);
+    ext_reply r;
+    ext_service_handle(svc, "POST", "/filter", body, strlen(body), &r);
+    free(body);
+    json_t *j = r.status == 200 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+    CHECK(j, "/filter answered %d %.*s", r.status, (int)r.len, r.body);
+    size_t o = 0;
+    out[0] = '\0';
+    const json_t *pass = json_object_get(j, "NodeNames");
+    for (size_t i = 0; i < json_array_size(pass); i++)
+        o += (size_t)snprintf(out + o, outn - o, "%s,", json_string_value(json_array_get(pass, i)));
+    if (why) {
+        const char *m = json_string_value(json_object_get(json_object_get(j, "FailedNodes"), explain));
+        if (!m) m = json_string_value(json_object_get(json_object_get(j, "FailedAndUnresolvableNodes"), explain));
+        snprintf(why, whyn, "%s", m ? m : "");
+    }
+    json_decref(j);
+    ext_reply_free(&r);
+}
