@@ -146,6 +146,13 @@ static long ev__patch_hold(ext_evictor *ev, const char *ns, const char *name, co
     return st;
 }
 
+/* Drops uid's hold: the node is open again to the pods /filter turned away from it,
+ * which kube-scheduler may have parked on that answer with no event of its own to
+ * come (the preemptor's binding may have reached it first): the requeue is told. */
+static void ev__drop(ext_evictor *ev, const char *uid) {
+    if (ext_holds_drop(ev->holds, uid)) ext_requeue_changed(ev->o.requeue, "a node hold released");
+}
+
 static void ev__release(ext_evictor *ev, const ext_hold *h, const char *why) {
     char msg[300];
     long st = ev__patch_hold(ev, h->ns, h->name, h->uid, NULL, msg, sizeof msg);
@@ -438,7 +445,7 @@ static void ev__preempt(ext_evictor *ev, const json_t *pod, const json_t *nodes)
                           "until it binds, is deleted, or %s", vt, h.node, dt, exp);
             } else {
                 atomic_fetch_add(&ev->refused, 1);
-                ext_holds_drop(ev->holds, uid);
+                ev__drop(ev, uid);
                 pthread_mutex_lock(&ev->mu);
                 ev->wake_ns = monotonic_ns() + (uint64_t)(ev->o.retry_s * 1e9);
                 pthread_mutex_unlock(&ev->mu);
@@ -482,7 +489,7 @@ static void ev__sync(ext_evictor *ev) {
                               : h.expires_ns <= now                                            ? "it expired"
                                                                                                : NULL;
             if (why) {
-                ext_holds_drop(ev->holds, h.uid);
+                ev__drop(ev, h.uid);
                 if (leading) ev__release(ev, &h, why);
             } else if (!ext_holds_has(ev->holds, h.uid)) {
                 ext_holds_put(ev->holds, &h);
@@ -503,7 +510,7 @@ static void ev__sync(ext_evictor *ev) {
         bool expired = all[i].expires_ns <= now;
         bool gone = st == 200 && !json_object_get(seen, all[i].uid) && now - all[i].since_ns > grace;
         if (expired || gone) {
-            ext_holds_drop(ev->holds, all[i].uid);
+            ev__drop(ev, all[i].uid);
             if (expired && leading) ev__release(ev, &all[i], "it expired");
             else if (gone) ev__log(ev, "pod %s/%s: its hold is gone from the API (deleted): dropped", all[i].ns, all[i].name);
         }
@@ -635,7 +642,7 @@ void ext_evictor_bound(ext_evictor *ev, const char *uid) {
     if (!ev || !uid) return;
     ext_hold h;
     if (!ext_holds_get(ev->holds, uid, &h)) return;
-    ext_holds_drop(ev->holds, uid);
+    ev__drop(ev, uid);
     ev__job j = {.kind = EV__RELEASE, .hold = h};
     snprintf(j.why, sizeof j.why, "the pod is bound (its /bind succeeded)");
     pthread_mutex_lock(&ev->mu);

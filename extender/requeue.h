@@ -48,8 +48,12 @@ typedef struct ext_requeue_opts {
 ext_requeue *ext_requeue_start(ext_kube *k, const ext_requeue_opts *o);
 void ext_requeue_stop(ext_requeue *r);   /* NULL: nothing */
 
-/* A /filter answered with no node: the pod is parked on dralloc's word. NULL r: nothing. */
-void ext_requeue_rejected(ext_requeue *r);
+/* A /filter answered with no node: the pod is parked on dralloc's word. since_ns: when
+ * the answer began (CLOCK_MONOTONIC, before its snapshot was acquired). A change told
+ * (ext_requeue_changed) at or after since_ns may be missing from the answer, and no
+ * later change may come to wake the pod: such a rejection asks for a write itself.
+ * NULL r: nothing. */
+void ext_requeue_rejected(ext_requeue *r, uint64_t since_ns);
 /* Capacity may have appeared (why: a few words, for the annotation and the log). A write
  * follows when some pod was rejected since the last one. NULL r: nothing. */
 void ext_requeue_changed(ext_requeue *r, const char *why);

@@ -280,7 +280,7 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
         }
         out = ext_filter_result(&a, v, (const char *const *)cause, fatal);
         /* no node: kube-scheduler parks the pod until an event it hears (requeue.h) */
-        if (!nfit) ext_requeue_rejected(s->cfg.requeue);
+        if (!nfit) ext_requeue_rejected(s->cfg.requeue, t0);
         /* --preemption=evict: the leader looks for victims on the nodes failed as
          * Unschedulable, off this thread (evict.h) */
         if (!nfit && fits && !fatal && s->cfg.evictor && (!s->cfg.lease || ext_lease_is_leader(s->cfg.lease))) {

@@ -6,11 +6,14 @@
  *   - a rejection then a change: the claim dralloc-system/dralloc-requeue is created
  *     with the annotation; the next one patches it (the count in the annotation moves);
  *   - a burst of changes after one rejection is one write (coalesced);
+ *   - a rejection whose answer began before the last change (its snapshot may not hold
+ *     it) writes with no change after it; one that began after the change does not;
  *   - through the watch: a rejection, then a ResourceSlice appearing on the server,
  *     writes; the requeue's own claim coming back through the watch does not write
  *     again (it would wake the pods forever, a write a second). */
 #include "tests/live/live.h"
 
+#include "base/clock.h"
 #include "extender/requeue.h"
 
 #include <string.h>
@@ -80,7 +83,7 @@ void live_requeue(fake_api *f, ext_kube *k) {
     CHECK(ext_requeue_writes(rq) == 0 && !*annotation(f), "requeue: wrote with no pod rejected (writes %llu)",
           (unsigned long long)ext_requeue_writes(rq));
 
-    ext_requeue_rejected(rq);
+    ext_requeue_rejected(rq, monotonic_ns());
     ext_requeue_changed(rq, "ResourceSlice changed");
     CHECK(live_wait(5, has_writes, &(writes_at_least){rq, 1}), "requeue: no write after a rejection and a change");
     CHECK(!strcmp(annotation(f), "1: ResourceSlice changed"), "requeue: the claim's annotation is '%s'", annotation(f));
@@ -90,13 +93,30 @@ void live_requeue(fake_api *f, ext_kube *k) {
     CHECK(ext_requeue_writes(rq) == 1, "requeue: wrote again with no rejection since the last write (writes %llu)",
           (unsigned long long)ext_requeue_writes(rq));
 
-    ext_requeue_rejected(rq);
+    ext_requeue_rejected(rq, monotonic_ns());
     for (int i = 0; i < 20; i++) ext_requeue_changed(rq, "ResourceClaim deleted");
     CHECK(live_wait(5, has_writes, &(writes_at_least){rq, 2}), "requeue: no second write");
     nap(0.8);
     CHECK(ext_requeue_writes(rq) == 2, "requeue: a burst of 20 changes after one rejection gave %llu writes, want 1",
           (unsigned long long)ext_requeue_writes(rq) - 1);
     CHECK(!strcmp(annotation(f), "2: ResourceClaim deleted"), "requeue: the patched annotation is '%s'", annotation(f));
+
+    /* the answer that began before a change and ended after it: the change found no
+     * rejection newer than the last write, so the rejection itself must ask */
+    uint64_t began = monotonic_ns();
+    ext_requeue_changed(rq, "ResourceClaim deleted");
+    nap(0.5);
+    CHECK(ext_requeue_writes(rq) == 2, "requeue: a change with no rejection since the last write wrote (writes %llu)",
+          (unsigned long long)ext_requeue_writes(rq));
+    ext_requeue_rejected(rq, began);
+    CHECK(live_wait(5, has_writes, &(writes_at_least){rq, 3}),
+          "requeue: a pod answered on a snapshot from before the last change was never woken");
+    CHECK(strstr(annotation(f), "a change while a /filter found no node") != NULL,
+          "requeue: the annotation after a stale answer is '%s'", annotation(f));
+    ext_requeue_rejected(rq, monotonic_ns());   /* began after every change: its answer saw them */
+    nap(0.8);
+    CHECK(ext_requeue_writes(rq) == 3, "requeue: a rejection newer than every change wrote (writes %llu)",
+          (unsigned long long)ext_requeue_writes(rq));
     ext_requeue_stop(rq);
 
     /* through the watch: the slice as the server announces it */
@@ -109,12 +129,12 @@ void live_requeue(fake_api *f, ext_kube *k) {
     ext_watch *w = ext_watch_start(k, st, &wo);
     for (int i = 0; i < 500 && !ext_watch_ready(w); i++) nap(0.02);
     CHECK(ext_watch_ready(w), "requeue: the watch is not ready");
-    ext_requeue_rejected(rq);
+    ext_requeue_rejected(rq, monotonic_ns());
     fake_put(f, "resourceslices", live_slice("wake-slice", "node-0", 1, "A100"));
     CHECK(live_wait(5, has_writes, &(writes_at_least){rq, 1}), "requeue: a ResourceSlice through the watch wrote nothing");
     /* the write's own MODIFIED event comes back through the watch: no write from it,
      * even with a rejection after the write */
-    ext_requeue_rejected(rq);
+    ext_requeue_rejected(rq, monotonic_ns());
     nap(1.0);
     CHECK(ext_requeue_writes(rq) == 1, "requeue: its own claim's event wrote again (writes %llu)",
           (unsigned long long)ext_requeue_writes(rq));

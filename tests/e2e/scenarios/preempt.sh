@@ -105,10 +105,10 @@ scenario_preempt() {
     for ((r = 0; r < rounds; r++)); do
         local tr=$SECONDS e0 e1 lows_left
         preempt_pods low $((r * 1000)) $((r * 1000 + total)) e2e-preempt-low slow || { kill "$slow"; return 1; }
-        preempt_wait_bound low "$total" 90 || { kill "$slow"; return 1; }
+        preempt_wait_bound low "$total" 90 || { kill "$slow"; preempt_debug "$lead" "$standby"; return 1; }
         e0=$(preempt_evictions)
         preempt_pods high $((r * 1000 + 1)) $((r * 1000 + 1 + trials)) e2e-preempt-high || { kill "$slow"; return 1; }
-        preempt_wait_bound high "$trials" 150 || { kill "$slow"; preempt_debug; return 1; }
+        preempt_wait_bound high "$trials" 150 || { kill "$slow"; preempt_debug "$lead" "$standby"; return 1; }
         sleep 2   # a late eviction would show now
         e1=$(preempt_evictions)
         lows_left=$(k get pods -n "$NS" -l e2e-preempt=low -o json |
@@ -261,10 +261,28 @@ preempt_clear() {
         { fail "the pods of $NS are still there after $WAIT"; return 1; }
 }
 
+# preempt_debug [KILLED LIVE]: what a stuck round needs to be understood, on stderr (CI
+# keeps only the output, not the cluster's logs): the pods, why the pending ones are
+# pending (kube-scheduler's last FailedScheduling message), the nodes' taints and
+# Ready condition, the claims not yet gone, the live dralloc's holds and requeue
+# counts, and its last log lines about holds, preemption and requeues
 preempt_debug() {
+    local live=${2-}
     k get pods -n "$NS" -o wide >&2
     k get events -n "$NS" --sort-by=.lastTimestamp | tail -40 >&2
-    dralloc_get /debug/cache | jq -c .preemption >&2
+    echo "--- FailedScheduling, last per pending pod" >&2
+    k get events -n "$NS" --field-selector reason=FailedScheduling -o json |
+        jq -r '.items | group_by(.involvedObject.name) | .[] | max_by(.lastTimestamp // .eventTime) |
+            "\(.involvedObject.name): \(.message)"' | tail -12 >&2
+    echo "--- nodes (taints, Ready)" >&2
+    k get nodes -o json | jq -r '.items[] | "\(.metadata.name) taints=\([.spec.taints[]?.key] | join(",")) ready=\(.status.conditions[]? | select(.type == "Ready") | .status)"' >&2
+    echo "--- claims: name allocated reservedFor deleting" >&2
+    k get resourceclaims -n "$NS" -o json | jq -r '.items[] | "\(.metadata.name) \(.status.allocation != null) \([.status.reservedFor[]?.name] | join(",")) \(.metadata.deletionTimestamp != null)"' >&2
+    echo "--- dralloc (the live replica)" >&2
+    dralloc_get /debug/cache | jq -c '{preemption, requeue}' >&2
+    [[ -f $CLUSTER/dralloc$live.log ]] &&
+        grep -E -i 'hold|preempt|requeue|watch|relist' "$CLUSTER/dralloc$live.log" | tail -30 >&2
+    return 0
 }
 
 preempt_cleanup() {
