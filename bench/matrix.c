@@ -33,15 +33,14 @@
  * on the first node (checked where the upstream shape fixes it, else MISMATCH).
  *
  * Threads (--threads N, or a range 1..max for the scaling report): the nodes of one
- * pod are filtered by N threads from a pool made once per run, lane t owning the
- * t-th of N contiguous blocks of nodes, each lane on its own planning overlay (the
- * overlay and its fit memo are single-threaded). When the whole filter at the
- * measured cost per node is cheaper than a worker's measured start (memo hits: ~60 ns
- * a node), the calling thread runs every lane's block itself, so a second thread
- * never makes a cycle slower than one. That is exact when a commit can only change its own
- * node's answers — node-local pools — and in steady workloads (nothing committed);
- * a fill workload over shared pools runs on one thread. The overlay's fit memo (an
- * answer reused while nothing that could change it was committed) is on, as `plan`
+ * pod are filtered by N threads from a pool made once per run (mx_pool.h): blocks of
+ * contiguous nodes, each on its own planning overlay (the overlay and its fit memo are
+ * single-threaded), claimed in chunks by whichever thread comes first, the caller
+ * included; a filter cheaper than a worker's measured start runs on the caller alone.
+ * That is exact when a commit can only change its own node's answers — node-local
+ * pools — and in steady workloads (nothing committed); a fill workload over shared
+ * pools runs on one thread. The overlay's fit memo (an answer reused while nothing
+ * that could change it was committed) is on, as `plan`
  * runs; --no-memo decides every node every time, which is what the allocator costs.
  * --scale F multiplies nodes, pools, init claims and pods (at least 1 each), for
  * quick runs (the CTest runs the new shapes at 1 %). --build-only stops each run once
@@ -51,12 +50,11 @@
 #include "bench/bench.h"
 #include "bench/alloc_objects.h"
 #include "bench/matrix_objects.h"
+#include "bench/mx_pool.h"
 
 #include "engine/engine.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -319,230 +317,6 @@ static json_t *cluster_part(const mx_workload *w, int k) {
     return NULL;
 }
 
-/* ---- filtering on a pool of threads ------------------------------------------------------------ */
-
-/* One lane per thread: its overlay (it owns the nodes [lo, hi), a contiguous block,
- * so that no two threads write neighbouring fits) and allocator context. Lane 0 is
- * the calling thread. Each lane sits on its own cache lines; what a worker writes
- * per job (its start and its time) goes there, never a line another thread writes. */
-typedef struct mx_lane {
-    _Alignas(64) dra_overlay *ov;
-    dra_alloc_ctx *x;
-    int lo, hi;
-    /* taken: the last job whose block a thread claimed (by compare-and-swap: the lane's
-     * worker, or the caller when the worker has not started it — a worker descheduled
-     * on a busy machine is never waited for before it began); done: the last job whose
-     * block is decided. started: when the worker began it (0: the caller ran it). */
-    _Atomic uint64_t taken, done;
-    uint64_t started, busy_ns;
-} mx_lane;
-
-/* Workers spin this long after a job before they sleep: the serial part of a cycle
- * (pod request, scoring, commit) is about this short, and a spinning worker starts
- * in ~0.1 µs where a woken one takes tens. PROBE_EVERY: an inline stretch goes
- * parallel once in so many jobs to measure the start again. */
-enum { MX_MAX_THREADS = 64, MX_SPIN_NS = 20000, MX_PROBE_EVERY = 64 };
-
-typedef struct mx_pool {
-    unsigned n;
-    mx_lane lanes[MX_MAX_THREADS];
-    pthread_t th[MX_MAX_THREADS];
-    /* the current job: filter every node for pr into fits */
-    const dra_pod_request *pr;
-    int nodes;
-    char (*names)[32];
-    dra_fit *fits;
-    /* the caller's measurements (only it writes them): cost per node and a worker's
-     * start after publication, moving averages; jobs run inline since the last probe */
-    uint64_t cost_ns, wake_ns, published;
-    /* the whole filter's wall time a node on each path (0: not measured yet): once
-     * both are known the faster one is taken, the other re-tried every
-     * MX_PROBE_EVERY jobs — what the machine gives, not what the model expects */
-    uint64_t alone_ns, shared_ns;
-    unsigned since_probe;
-    size_t jobs, inline_jobs;
-    /* gen counts jobs; a worker runs job gen when it differs from the last it ran and
-     * its lane is not taken yet. Workers spin a little, then sleep on go; each wakes
-     * the caller on done when its block is decided. */
-    _Alignas(64) _Atomic uint64_t gen;
-    bool quit;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-} mx_pool;
-
-typedef struct mx_worker {
-    mx_pool *p;
-    unsigned lane;
-} mx_worker;
-
-static void filter_lane(mx_pool *p, unsigned t) {
-    mx_lane *l = &p->lanes[t];
-    for (int n = l->lo; n < l->hi; n++)
-        dra_pod_fit_overlay(p->pr, l->ov, l->x, p->names[n], DRA_SCORE_BINPACK, 0, false, &p->fits[n]);
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
-/* The next job after `seen`: spins MX_SPIN_NS, then sleeps; 0 when the pool stops. */
-static uint64_t next_job(mx_pool *p, uint64_t seen) {
-    uint64_t g, until = bench_now_ns() + MX_SPIN_NS;
-    for (int i = 0; (g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen; i++) {
-        cpu_relax();
-        if ((i & 63) == 63 && bench_now_ns() > until) break;
-    }
-    if (g != seen) return g;
-    pthread_mutex_lock(&p->mu);
-    while ((g = atomic_load(&p->gen)) == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-    bool quit = p->quit;
-    pthread_mutex_unlock(&p->mu);
-    return quit ? 0 : g;
-}
-
-/* Claims lane l for job g: true when no thread took it for g yet. */
-static bool lane_take(mx_lane *l, uint64_t g) {
-    uint64_t cur = atomic_load_explicit(&l->taken, memory_order_relaxed);
-    while (cur < g)
-        if (atomic_compare_exchange_weak_explicit(&l->taken, &cur, g, memory_order_acq_rel, memory_order_relaxed))
-            return true;
-    return false;
-}
-
-/* Decides lane t's block for job g (claimed), then marks it done. */
-static void lane_run(mx_pool *p, unsigned t, uint64_t g, bool worker) {
-    mx_lane *l = &p->lanes[t];
-    uint64_t t0 = bench_now_ns();
-    l->started = worker ? t0 : 0;
-    filter_lane(p, t);
-    l->busy_ns = bench_now_ns() - t0;
-    atomic_store_explicit(&l->done, g, memory_order_release);
-}
-
-static void *worker_main(void *arg) {
-    mx_worker *wk = arg;
-    mx_pool *p = wk->p;
-    mx_lane *l = &p->lanes[wk->lane];
-    uint64_t seen = 0;
-    while ((seen = next_job(p, seen))) {
-        if (!lane_take(l, seen)) continue;   /* the caller ran it */
-        lane_run(p, wk->lane, seen, true);
-        pthread_mutex_lock(&p->mu);
-        pthread_cond_signal(&p->done);
-        pthread_mutex_unlock(&p->mu);
-    }
-    free(wk);
-    return NULL;
-}
-
-static void pool_start(mx_pool *p, unsigned n, dra_snapshot *s, bool memo, int nodes, char (*names)[32], dra_fit *fits) {
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->nodes = nodes;
-    p->names = names;
-    p->fits = fits;
-    p->cost_ns = 2000;    /* until measured: a decision, not a memo hit */
-    p->wake_ns = 20000;   /* a woken worker, until measured */
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    for (unsigned t = 0; t < n; t++) {
-        p->lanes[t].ov = dra_overlay_new(s);
-        dra_overlay_memo(p->lanes[t].ov, memo);
-        p->lanes[t].x = dra_alloc_ctx_new();
-        /* the cycle reads a fit's status and score, never its reason: a node that does
-         * not fit costs its search only, not the explanation beside it */
-        dra_alloc_ctx_set_reasons(p->lanes[t].x, false);
-        p->lanes[t].lo = (int)((int64_t)nodes * t / n);
-        p->lanes[t].hi = (int)((int64_t)nodes * (t + 1) / n);
-    }
-    for (unsigned t = 1; t < n; t++) {
-        mx_worker *wk = xmalloc(sizeof *wk);
-        *wk = (mx_worker){p, t};
-        pthread_create(&p->th[t], NULL, worker_main, wk);
-    }
-}
-
-/* The lane owning node n (the lane whose overlay holds its commits). */
-static unsigned pool_owner(const mx_pool *p, int n) {
-    unsigned t = (unsigned)((int64_t)n * p->n / (p->nodes ? p->nodes : 1));
-    while (t + 1 < p->n && n >= p->lanes[t].hi) t++;
-    while (t > 0 && n < p->lanes[t].lo) t--;
-    return t;
-}
-
-static uint64_t mx_average(uint64_t old, uint64_t now) { return old ? (old * 3 + now) / 4 : now; }
-
-/* Filters every node for pr: lane 0 here, the others on the workers — or every lane
- * here, one after the other (each lane's overlay is used by one thread at a time
- * either way, so the answers are the same): until both paths were timed, when the
- * whole job at the measured cost per node is cheaper than a worker's measured start;
- * then whichever path was faster a node. */
-static void pool_filter(mx_pool *p, const dra_pod_request *pr) {
-    p->pr = pr;
-    p->jobs++;
-    uint64_t nodes = (uint64_t)(p->nodes ? p->nodes : 1), t0 = bench_now_ns();
-    bool alone = p->alone_ns && p->shared_ns ? p->alone_ns <= p->shared_ns : nodes * p->cost_ns <= p->wake_ns;
-    if (++p->since_probe >= MX_PROBE_EVERY) {
-        p->since_probe = 0;
-        alone = !alone;
-    }
-    if (p->n == 1 || alone) {
-        for (unsigned t = 0; t < p->n; t++) filter_lane(p, t);
-        uint64_t per = (bench_now_ns() - t0) / nodes + 1;
-        p->cost_ns = mx_average(p->cost_ns, per);
-        p->alone_ns = mx_average(p->alone_ns, per);
-        p->inline_jobs += p->n > 1;
-        return;
-    }
-    p->published = bench_now_ns();
-    pthread_mutex_lock(&p->mu);
-    uint64_t g = atomic_fetch_add_explicit(&p->gen, 1, memory_order_release) + 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    lane_take(&p->lanes[0], g);
-    lane_run(p, 0, g, false);
-    /* the blocks no worker has begun: here */
-    for (unsigned t = 1; t < p->n; t++)
-        if (lane_take(&p->lanes[t], g)) lane_run(p, t, g, false);
-    for (unsigned t = 1; t < p->n; t++) {
-        mx_lane *l = &p->lanes[t];
-        for (int i = 0; i < 2000 && atomic_load_explicit(&l->done, memory_order_acquire) != g; i++) cpu_relax();
-        if (atomic_load_explicit(&l->done, memory_order_acquire) == g) continue;
-        pthread_mutex_lock(&p->mu);
-        while (atomic_load_explicit(&l->done, memory_order_acquire) != g) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-    }
-    uint64_t busy = 0, wake = 0;
-    for (unsigned t = 0; t < p->n; t++) {
-        const mx_lane *l = &p->lanes[t];
-        busy += l->busy_ns;
-        /* a block the caller took back counts as a start as late as the whole job */
-        uint64_t w = l->started > p->published ? l->started - p->published : t ? bench_now_ns() - p->published : 0;
-        if (w > wake) wake = w;
-    }
-    p->wake_ns = mx_average(p->wake_ns, wake);
-    p->cost_ns = mx_average(p->cost_ns, busy / nodes + 1);
-    p->shared_ns = mx_average(p->shared_ns, (bench_now_ns() - t0) / nodes + 1);
-}
-
-static void pool_stop(mx_pool *p) {
-    pthread_mutex_lock(&p->mu);
-    p->quit = true;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (unsigned t = 1; t < p->n; t++) pthread_join(p->th[t], NULL);
-    for (unsigned t = 0; t < p->n; t++) {
-        dra_alloc_ctx_free(p->lanes[t].x);
-        dra_overlay_free(p->lanes[t].ov);
-    }
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-}
-
 /* ---- one run ---------------------------------------------------------------------------------- */
 
 typedef struct mx_result {
@@ -553,7 +327,17 @@ typedef struct mx_result {
     size_t placed;
     long peak_kib, build_peak_kib;   /* VmHWM at the end, and once the snapshot was built */
     char first_alloc[512];   /* "request:pool/device,..." of the first pod on node-00000, or why not */
+    uint64_t digest;         /* FNV-1a over every pod's answers (status and score a node) and pick */
 } mx_result;
+
+/* One FNV-1a step over the 8 bytes of v. */
+static uint64_t fnv_step(uint64_t h, uint64_t v) {
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -651,17 +435,16 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
     }
     dra_snapshot *s = dra_store_acquire(st);
     if (threads < 1) threads = 1;
-    if (threads > MX_MAX_THREADS) threads = MX_MAX_THREADS;
     if (w->mode == FILL && shared_pools(w)) threads = 1;   /* a commit reaches every node */
     char(*names)[32] = xcalloc((size_t)w->nodes, sizeof *names);
     for (int n = 0; n < w->nodes; n++) node_name(n, names[n], sizeof names[n]);
     dra_fit *fits = xcalloc((size_t)w->nodes, sizeof *fits);
-    mx_pool *pool = xcalloc(1, sizeof *pool);
-    pool_start(pool, threads, s, memo, w->nodes, names, fits);
-    first_allocation(s, pool->lanes[0].x, r->first_alloc, sizeof r->first_alloc);
+    mx_pool *pool = mx_pool_new(threads, s, memo, w->nodes, names, fits);
+    first_allocation(s, mx_pool_ctx(pool), r->first_alloc, sizeof r->first_alloc);
     double *lat = xcalloc((size_t)w->pods, sizeof *lat);
     uint64_t fit_ns = 0, cycles = 0, cpu0 = bench_proc_cpu_ns();
     size_t decisions = 0, placed = 0, hits = 0;
+    uint64_t digest = 14695981039346656037ull;
     for (int p = 0; p < w->pods; p++) {
         json_t *pod = pod_json(p);
         uint64_t c0 = bench_now_ns();
@@ -669,7 +452,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
         json_decref(pod);
         if (!pr) continue;
         uint64_t f0 = bench_now_ns();
-        pool_filter(pool, pr);
+        mx_pool_filter(pool, pr);
         uint64_t f1 = bench_now_ns();
         fit_ns += f1 - f0;
         decisions += (size_t)w->nodes;
@@ -680,14 +463,17 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
         for (int n = 0; n < w->nodes; n++)
             if (fits[n].status == DRA_FIT_OK && (best < 0 || fits[n].score > fits[best].score)) best = n;
         if (best >= 0 && w->mode == FILL) {
-            const mx_lane *l = &pool->lanes[pool_owner(pool, best)];
             dra_fit commit;
-            dra_pod_fit_overlay(pr, l->ov, l->x, names[best], DRA_SCORE_BINPACK, 0, true, &commit);
+            mx_pool_commit(pool, pr, best, &commit);
         }
         placed += best >= 0;
         dra_pod_request_free(pr);
         cycles += bench_now_ns() - c0;
+        /* outside the timed cycle: every node's answer and the pick, for the digest */
+        for (int n = 0; n < w->nodes; n++) digest = fnv_step(fnv_step(digest, (uint64_t)fits[n].status), (uint64_t)fits[n].score);
+        digest = fnv_step(digest, (uint64_t)(int64_t)best);
     }
+    r->digest = digest;
     uint64_t cpu = bench_proc_cpu_ns() - cpu0;
     r->pods_per_cpu_s = cpu ? (double)w->pods / ((double)cpu / 1e9) : 0;
     r->first_ms = w->pods ? lat[0] / 1e6 : 0;
@@ -702,8 +488,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
     r->memo_hits = decisions ? (double)hits / (double)decisions : 0;
     r->peak_kib = bench_status_kib("VmHWM:");
     free(lat);
-    pool_stop(pool);
-    free(pool);
+    mx_pool_free(pool);
     free(fits);
     free(names);
     dra_snapshot_release(s);
@@ -729,6 +514,7 @@ typedef struct mx_figures {
     double s_pods, s_allocs, s_build, s50, s99;
     long peak_kib, build_peak_kib;
     char first_alloc[512];
+    uint64_t digest;   /* the runs' decisions (mx_result.digest); runs that differ: 0 */
 } mx_figures;
 
 static bool run_reps(const mx_workload *w, unsigned threads, bool memo, bool build_only, size_t reps,
@@ -744,6 +530,7 @@ static bool run_reps(const mx_workload *w, unsigned threads, bool memo, bool bui
     out->peak_kib = warm.peak_kib;
     out->build_peak_kib = warm.build_peak_kib;
     snprintf(out->first_alloc, sizeof out->first_alloc, "%s", warm.first_alloc);
+    out->digest = warm.digest;
     for (size_t i = 0; i < R; i++) {
         mx_result r;
         if (!run_once(w, threads, memo, build_only, &r)) return false;
@@ -751,6 +538,7 @@ static bool run_reps(const mx_workload *w, unsigned threads, bool memo, bool bui
         pods_cpu[i] = r.pods_per_cpu_s;
         p50[i] = r.p50, p90[i] = r.p90, p99[i] = r.p99, mx[i] = r.max, first[i] = r.first_ms;
         out->placed = r.placed;
+        if (r.digest != out->digest) out->digest = 0;   /* not deterministic: said as 0 */
         out->memo_hits = r.memo_hits;   /* the same every run: the decisions are deterministic */
         if (r.peak_kib > out->peak_kib) out->peak_kib = r.peak_kib;
         if (r.build_peak_kib > out->build_peak_kib) out->build_peak_kib = r.build_peak_kib;
@@ -841,6 +629,10 @@ int bench_matrix_run(const int *which, size_t n, const bench_matrix_opts *mo) {
             g->first_alloc, "firstAllocationCheck", !w.expect || mo->build_only ? "unchecked" : ok ? "ok" : "MISMATCH", "threads",
             (int)g->threads);
         json_object_set_new(wj, "memoHitRate", json_real(g->memo_hits));
+        char dg[20];
+        snprintf(dg, sizeof dg, "%016llx", (unsigned long long)g->digest);
+        /* every node's answer and every pick, the same whatever the threads and the memo */
+        json_object_set_new(wj, "decisionDigest", json_string(dg));
         if (mo->build_only) json_object_set_new(wj, "buildOnly", json_true());
         if (mo->scaling) {
             json_t *sj = json_array();

@@ -51,6 +51,22 @@ for w in firstavailable_empty_500nodes partitionable_2000pods_100nodes consumabl
   grep -q "$w.*pods/s.*1.000" "$out/cmp2" || { cat "$out/cmp2"; fail "compare $w"; }
 done
 
+# exactness of the thread pool (bench/mx_pool.h): every node's answer and every pick the
+# same with 1 and 3 threads (blocks claimed by whichever thread comes first), with and
+# without the fit memo — a fill (each commit changes later answers) and a steady shape
+digest() { grep -o '"decisionDigest": "[0-9a-f]*"' "$1" | head -1; }
+for w in 2000pods_200nodes steady_half_500nodes; do
+  ref=
+  for args in "--threads 1" "--threads 3" "--threads 1 --no-memo" "--threads 3 --no-memo"; do
+    # shellcheck disable=SC2086
+    "$d" bench "$w" $args --scale 0.25 --reps 2 -o json > "$out/dg.json" || fail "bench $w $args"
+    got=$(digest "$out/dg.json")
+    [[ -n $got && $got != *'"0000000000000000"' ]] || { cat "$out/dg.json"; fail "$w $args: no digest, or runs that differ"; }
+    [[ -z $ref ]] && ref=$got
+    [[ $got == "$ref" ]] || fail "$w $args: decisions differ from --threads 1: $got, want $ref"
+  done
+done
+
 # the scaling report: one entry per thread count, the contract keys still there
 "$d" bench steady_empty_500nodes --threads 1..2 --scale 0.02 --reps 1 -o json > "$out/s.json"
 grep -q '"scaling"' "$out/s.json" || { cat "$out/s.json"; fail "no scaling in -o json"; }
