@@ -327,16 +327,14 @@ typedef struct mx_result {
     size_t placed;
     long peak_kib, build_peak_kib;   /* VmHWM at the end, and once the snapshot was built */
     char first_alloc[512];   /* "request:pool/device,..." of the first pod on node-00000, or why not */
-    uint64_t digest;         /* FNV-1a over every pod's answers (status and score a node) and pick */
+    uint64_t digest;         /* fnv_step over every pod's answer digest (mx_pool_answer) and pick */
 } mx_result;
 
-/* One FNV-1a step over the 8 bytes of v. */
+/* One step of the digest: FNV-1a's multiply a word at a time, with a shift to carry the
+ * high bits down (a digest to compare runs, not a hash table's). */
 static uint64_t fnv_step(uint64_t h, uint64_t v) {
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 1099511628211ull;
-    }
-    return h;
+    h = (h ^ v) * 1099511628211ull;
+    return h ^ (h >> 29);
 }
 
 static int cmp_d(const void *a, const void *b) {
@@ -452,16 +450,16 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
         json_decref(pod);
         if (!pr) continue;
         uint64_t f0 = bench_now_ns();
-        mx_pool_filter(pool, pr);
+        /* filter, and score and pick: the highest binpack score, ties by node order —
+         * reduced by the threads that decided the nodes (mx_pool_answer) */
+        mx_pool_answer ans;
+        mx_pool_filter(pool, pr, &ans);
         uint64_t f1 = bench_now_ns();
         fit_ns += f1 - f0;
         decisions += (size_t)w->nodes;
-        for (int n = 0; n < w->nodes; n++) hits += fits[n].memo_hit;
+        hits += ans.hits;
         lat[p] = (double)(f1 - f0);
-        /* score and pick: the highest binpack score, ties by node order */
-        int best = -1;
-        for (int n = 0; n < w->nodes; n++)
-            if (fits[n].status == DRA_FIT_OK && (best < 0 || fits[n].score > fits[best].score)) best = n;
+        int best = ans.best;
         if (best >= 0 && w->mode == FILL) {
             dra_fit commit;
             mx_pool_commit(pool, pr, best, &commit);
@@ -469,9 +467,7 @@ static bool run_once(const mx_workload *w, unsigned threads, bool memo, bool bui
         placed += best >= 0;
         dra_pod_request_free(pr);
         cycles += bench_now_ns() - c0;
-        /* outside the timed cycle: every node's answer and the pick, for the digest */
-        for (int n = 0; n < w->nodes; n++) digest = fnv_step(fnv_step(digest, (uint64_t)fits[n].status), (uint64_t)fits[n].score);
-        digest = fnv_step(digest, (uint64_t)(int64_t)best);
+        digest = fnv_step(fnv_step(digest, ans.digest), (uint64_t)(int64_t)best);
     }
     r->digest = digest;
     uint64_t cpu = bench_proc_cpu_ns() - cpu0;

@@ -25,8 +25,19 @@ typedef struct mx_pool mx_pool;
 /* threads ≥ 1 (the caller is one of them); names[n] and fits[n] for n < nodes. */
 mx_pool *mx_pool_new(unsigned threads, dra_snapshot *s, bool memo, int nodes, char (*names)[32], dra_fit *fits);
 void mx_pool_free(mx_pool *p);   /* NULL: nothing */
-/* fits[n] := pr's fit on node n for every node (binpack score, no commit). */
-void mx_pool_filter(mx_pool *p, const dra_pod_request *pr);
+/* What a scheduling cycle takes from the filter, reduced by the threads that decided
+ * the nodes (each over its blocks, the caller over the blocks' parts), so that the
+ * caller reads a few lines a job, not every node's fit another core just wrote. */
+typedef struct mx_pool_answer {
+    int best;          /* the highest binpack score among the nodes that fit, ties by node order; -1: none */
+    size_t hits;       /* nodes answered by the fit memo */
+    uint64_t digest;   /* every node's status and score: a sum over nodes of a hash of (node, status,
+                        * score), the same whatever the blocks and the order they were added in */
+} mx_pool_answer;
+
+/* fits[n] := pr's fit on node n for every node (binpack score, no commit); *out the
+ * answer over them. */
+void mx_pool_filter(mx_pool *p, const dra_pod_request *pr, mx_pool_answer *out);
 /* Decides node n for pr again on its block's overlay and commits the allocation there. */
 void mx_pool_commit(mx_pool *p, const dra_pod_request *pr, int n, dra_fit *out);
 /* The calling thread's allocator context (free of any job between calls). */

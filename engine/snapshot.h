@@ -220,11 +220,14 @@ typedef enum dra_fit_status {
 typedef enum dra_score_mode { DRA_SCORE_NONE = 0, DRA_SCORE_BINPACK, DRA_SCORE_SPREAD } dra_score_mode;
 
 typedef struct dra_fit {
+    /* what a scheduling cycle reads of every node first, and the reason's first bytes
+     * (empty when it fits), on one cache line: a fit another thread wrote costs its
+     * reader one line, not two */
     dra_fit_status status;
-    char reason[512];             /* why not (status != OK), for FailedNodes */
+    bool memo_hit;                /* answered from the fit memo (no search) */
     int64_t score;                /* 0..10 (MaxExtenderPriority) under the request's mode */
     uint64_t steps;               /* allocator search steps spent */
-    bool memo_hit;                /* answered from the fit memo (no search) */
+    char reason[512];             /* why not (status != OK), for FailedNodes */
 } dra_fit;
 
 /* The fit memo. dra_pod_fit keeps each node's answer (status, score, reason) under the

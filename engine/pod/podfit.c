@@ -626,7 +626,10 @@ void dra_pod_fit_overlay(const dra_pod_request *pr, dra_overlay *ov, dra_alloc_c
         for (uint64_t probe = mkey; hmap_get(&ov->memo, probe, &idx); probe = hash_u64(probe)) {
             const ov_memo *m = &ov->memos.v[idx - 1];
             if (m->sig != sig || m->ver != ver || m->gver != ov->gver || strcmp(m->node, node)) continue;
-            *out = m->fit;
+            /* the answer's fields, not the whole struct: a hit writes the line the
+             * cycle reads (and the reason's bytes), not 512 bytes it overwrites */
+            out->status = m->fit.status;
+            out->score = m->fit.score;
             out->steps = 0;
             out->memo_hit = true;
             /* the reason named the first pod that got it: say it in this pod's names */
