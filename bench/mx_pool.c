@@ -41,8 +41,8 @@
 
 enum {
     MXP_MAX_THREADS = 64,
-    MXP_BLOCKS_PER_THREAD = 16,   /* blocks (overlays) per thread: the finest chunk */
-    MXP_CLAIM_TARGET_NS = 8000,   /* a chunk's cost */
+    MXP_BLOCKS_PER_THREAD = 32,   /* blocks (overlays) per thread: the finest chunk */
+    MXP_CLAIM_TARGET_NS = 4000,   /* a chunk's cost */
     MXP_CLAIMS_PER_THREAD = 4,    /* at least this many chunks per thread, for balance */
     MXP_SPIN_MIN_NS = 20000,      /* a worker spins at least this long after a job before it sleeps, */
     MXP_SPIN_MAX_NS = 2000000,    /* at most this long, */
