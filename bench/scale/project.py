@@ -11,16 +11,17 @@ measures (wall time there is the other processes' as much as ours):
   h  = max(0, T2 - T1), T2 = 1 / pods per CPU-second at 2 threads
                                               the CPU a second thread adds per cycle: its
                                               start, spinning, the lines that move
-  F(N) = max(F/N + h (N-1)/N, decided * lock) each extra thread adds h, spread over N; the
-                                              nodes decided (not memo hits) still pass
-                                              one at a time through the
-                                              snapshot's shared per-node lock (engine
-                                              store.c views_lock, --lock-ns, default 40 ns:
-                                              an uncontended lock and unlock of a line
-                                              that moves between cores)
+  F(N) = max(F/N + h (N-1)/N, decided * lock) each extra thread adds h, spread over N;
+                                              --lock-ns: a floor for nodes decided (not
+                                              memo hits) that pass one at a time through
+                                              a shared per-node lock. Default 0: the
+                                              matrix's path takes none since node views
+                                              are found without one (engine/store/
+                                              store_views.c's atomic table; the
+                                              snapshot's views_lock, 40 ns, until then)
   F(N) > F: the pool decides inline (its rule), so F(N) = F
   speedup(N) = T1 / (S + F(N)), on idle cores
-usage: project.py SCALING.json [--lock-ns 40]
+usage: project.py SCALING.json [--lock-ns NS]
 """
 import json
 import sys
@@ -28,7 +29,7 @@ import sys
 
 def main():
     path = sys.argv[1]
-    lock_ns = float(sys.argv[sys.argv.index("--lock-ns") + 1]) if "--lock-ns" in sys.argv else 40.0
+    lock_ns = float(sys.argv[sys.argv.index("--lock-ns") + 1]) if "--lock-ns" in sys.argv else 0.0
     doc = json.load(open(path))
     for w in doc["workloads"]:
         sc = {e["threads"]: e for e in w.get("scaling", [])}
