@@ -36,6 +36,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/bench.h"
 
@@ -212,8 +213,20 @@ static void *mxp_worker(void *arg) {
     return NULL;
 }
 
+/* n zeroed bytes at a cache line's start: the pool and its blocks hold members aligned
+ * to one (malloc gives 16). Freed with free. */
+static void *mxp_zalloc_lines(size_t n) {
+    n = (n + 63) / 64 * 64;
+    void *m = aligned_alloc(64, n ? n : 64);
+    if (!m) {
+        fprintf(stderr, "dralloc bench: out of memory\n");
+        abort();
+    }
+    return memset(m, 0, n);
+}
+
 mx_pool *mx_pool_new(unsigned threads, dra_snapshot *s, bool memo, int nodes, char (*names)[32], dra_fit *fits) {
-    mx_pool *p = xcalloc(1, sizeof *p);
+    mx_pool *p = mxp_zalloc_lines(sizeof *p);
     p->n = threads < 1 ? 1 : threads > MXP_MAX_THREADS ? MXP_MAX_THREADS : threads;
     p->nodes = nodes;
     p->names = names;
@@ -221,7 +234,7 @@ mx_pool *mx_pool_new(unsigned threads, dra_snapshot *s, bool memo, int nodes, ch
     unsigned nb = p->n == 1 ? 1 : p->n * MXP_BLOCKS_PER_THREAD;
     if (nodes > 0 && nb > (unsigned)nodes) nb = (unsigned)nodes;
     p->nblocks = nb ? nb : 1;
-    p->blocks = xcalloc(p->nblocks, sizeof *p->blocks);
+    p->blocks = mxp_zalloc_lines(p->nblocks * sizeof *p->blocks);
     for (unsigned b = 0; b < p->nblocks; b++) {
         p->blocks[b].ov = dra_overlay_new(s);
         dra_overlay_memo(p->blocks[b].ov, memo);
