@@ -46,7 +46,7 @@ tsan: deps
 	@./build-tsan/dralloc bench fleet --devices 100 --dump build-tsan/fleet100 >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc capacity -f build-tsan/fleet100/cluster.json -o json >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc bench mig_5000nodes --reps 1 --scale 0.05 >/dev/null
-	@echo "tsan: the matrix's thread pool (bench/mx_pool.c: chunks claimed on one ticket, workers spinning and sleeping)"
+	@echo "tsan: the matrix's thread pool (bench/mx_pool.c: chunks claimed and stolen on per-thread tickets, workers spinning and sleeping)"
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc bench 2000pods_200nodes --threads 3 --reps 1 --scale 0.1 >/dev/null
 	@TSAN_OPTIONS="halt_on_error=1" ./build-tsan/dralloc bench 2000pods_200nodes --threads 2 --no-memo --reps 1 --scale 0.1 >/dev/null
 	@echo "tsan: plan's two-thread node scans and the store freed beside the output (a 600-node fleet)"
