@@ -253,6 +253,21 @@ typedef struct dra_device_result {
     dra_strs binding_conditions, binding_failure_conditions;
 } dra_device_result;
 
+/* One device of a claim's status.allocation as decoded (decode_claim.c) and kept by the
+ * store for every allocated claim: what the in-use set and the memo read, in 64 bytes.
+ * dra_device_result above is the allocator's, with the fields only it produces
+ * (tolerations, binding conditions: 120 bytes); at 100,000 nodes the store keeps
+ * ~2.9 M of these (bench/README.md, "Fleet scale"). */
+typedef struct dra_claim_result {
+    const char *request;
+    const char *driver, *pool, *device;
+    uint64_t key;            /* dra_device_key of (driver/pool, device), interned at decode */
+    const char *share_id;
+    dra_cap_value *consumed;
+    uint32_t nconsumed;
+    int8_t admin_access;     /* -1 unset */
+} dra_claim_result;
+
 typedef struct dra_claim {
     const char *ns;          /* may be NULL */
     const char *name;
@@ -265,7 +280,7 @@ typedef struct dra_claim {
     dra_config *configs;
     uint32_t nconfigs;
     bool allocated;          /* status.allocation present */
-    dra_device_result *alloc_results;
+    dra_claim_result *alloc_results;
     uint32_t nalloc_results;
     const char *raw_json;    /* the object as read, for printing it back with a status
                               * (for a template's claim: its spec only) */

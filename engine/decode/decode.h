@@ -60,7 +60,7 @@ bool dra__decode_pod(const dra_decoder *d, const json_t *obj, dra_pod *out, err 
 uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n);
 static inline uint32_t dra_dec_intern_cstr(const dra_decoder *d, const char *s) { return dra__dec_intern(d, s, strlen(s)); }
 /* The device key of a result (interned "driver/pool" and device), held by d->holds. */
-uint64_t dra__result_key_intern(const dra_decoder *d, const dra_device_result *r);
+uint64_t dra__result_key_intern(const dra_decoder *d, const char *driver, const char *pool, const char *device);
 /* Splits an attribute/capacity name into interned (domain, id): "dom/id" or, when
  * unqualified, (driver, id). */
 void dra__split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id);

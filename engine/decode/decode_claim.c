@@ -183,13 +183,13 @@ static bool decode_claim_spec(dctx *c, const json_t *spec, dra_claim *cl) {
 
 static bool decode_result(dctx *c, const json_t *r, void *elem, void *ud) {
     (void)ud;
-    dra_device_result *x = elem;
+    dra_claim_result *x = elem;
     if (!dra__dget_str(c, r, "request", &x->request) || !dra__dget_str(c, r, "driver", &x->driver) ||
         !dra__dget_str(c, r, "pool", &x->pool) || !dra__dget_str(c, r, "device", &x->device) ||
         !dra__dget_bool(c, r, "adminAccess", &x->admin_access) || !dra__dget_str(c, r, "shareID", &x->share_id))
         return false;
     if (!x->driver || !x->pool || !x->device) return dra__dfail(c, "driver, pool and device are required");
-    x->key = dra__result_key_intern(c->d, x);
+    x->key = dra__result_key_intern(c->d, x->driver, x->pool, x->device);
     const json_t *cc;
     if (!dra__dget_obj(c, r, "consumedCapacity", &cc)) return false;
     if (cc) {

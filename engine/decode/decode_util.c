@@ -346,13 +346,13 @@ uint64_t dra__dspec_hash(const json_t *spec) {
 
 uint32_t dra__dec_intern(const dra_decoder *d, const char *s, size_t n) { return dra__cat_intern(d->cat, d->holds, d->memo, s, n); }
 
-uint64_t dra__result_key_intern(const dra_decoder *d, const dra_device_result *r) {
+uint64_t dra__result_key_intern(const dra_decoder *d, const char *driver, const char *pool, const char *device) {
     char stack[512];
     size_t len;
-    char *buf = dra_pool_id(r->driver, r->pool, stack, sizeof stack, &len);
+    char *buf = dra_pool_id(driver, pool, stack, sizeof stack, &len);
     uint32_t pk = dra__dec_intern(d, buf, len);
     if (buf != stack) free(buf);
-    return dra_device_key(pk, dra_dec_intern_cstr(d, r->device));
+    return dra_device_key(pk, dra_dec_intern_cstr(d, device));
 }
 
 void dra__split_qualified(const dra_decoder *d, const char *qname, uint32_t driver_id, uint32_t *domain, uint32_t *id) {

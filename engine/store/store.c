@@ -447,7 +447,7 @@ static bool drop_memos_of(pmap *m, const dra_slice_list *l) { return drop_nodes_
 static bool drop_memos_of_claim(dra_snapshot *s, dra_snapshot *old, const dra_claim *c) {
     bool global = false;
     for (uint32_t i = 0; c && c->allocated && i < c->nalloc_results && !global; i++) {
-        const dra_device_result *r = &c->alloc_results[i];
+        const dra_claim_result *r = &c->alloc_results[i];
         char key[512];
         int n = snprintf(key, sizeof key, "%s/%s", r->driver ? r->driver : "", r->pool ? r->pool : "");
         if (n < 0 || (size_t)n >= sizeof key) return true;   /* no such pool name fits: be safe */

@@ -135,10 +135,29 @@ bool dra_allocated_add_capacity(dra_allocated *s, const char *id, const char *ca
     return true;
 }
 
+/* A device a claim holds, from either kind of result (a decoded claim's
+ * dra_claim_result, the allocator's dra_device_result): what the in-use set reads. */
+typedef struct held_dev {
+    const char *driver, *pool, *device;
+    uint64_t key;
+    int8_t admin_access;
+    const char *share_id;
+    const dra_cap_value *consumed;
+    uint32_t nconsumed;
+} held_dev;
+
+static held_dev held_of_claim(const dra_claim_result *r) {
+    return (held_dev){r->driver, r->pool, r->device, r->key, r->admin_access, r->share_id, r->consumed, r->nconsumed};
+}
+
+static held_dev held_of_alloc(const dra_device_result *r) {
+    return (held_dev){r->driver, r->pool, r->device, r->key, r->admin_access, r->share_id, r->consumed, r->nconsumed};
+}
+
 /* The device key of a result: set where its names were interned (a decoded claim, the
  * allocator's view); else looked up — a name nothing interned is no device anyone
  * holds or sees (the key matches no candidate). */
-static uint64_t result_key(intern_table *names, const dra_device_result *r) {
+static uint64_t result_key(intern_table *names, const held_dev *r) {
     if (r->key) return r->key;
     char stack[512];
     size_t len;
@@ -153,24 +172,29 @@ static uint32_t cap_key_id(intern_table *names, const dra_cap_value *v) {
     return v->key_id ? v->key_id : intern_get(names, v->key, strlen(v->key));
 }
 
+/* One device held by `holder` (NULL: not recorded). */
+static void add_held(dra_allocated *s, const held_dev *r, const dra_claim *holder, bool consumable_capacity) {
+    if (r->admin_access == 1) return;
+    /* keys come from the intern table only: the world's arena stays untouched, so
+     * allocated states can be built while other threads read the world */
+    uint64_t k = result_key(s->w->names, r);
+    bool ins;
+    if (consumable_capacity && r->share_id) {
+        (*cmap_upsert(&s->shared, k, 0, &ins))++;
+        for (uint32_t j = 0; j < r->nconsumed; j++)
+            add_capacity_key(s, k, cap_key_id(s->w->names, &r->consumed[j]), &r->consumed[j].value);
+    } else {
+        (*cmap_upsert(&s->devices, k, 0, &ins))++;
+    }
+    if (holder) cmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
+}
+
 /* The results of c, held by `holder` (NULL: not recorded). */
 static void add_results(dra_allocated *s, const dra_claim *c, const dra_claim *holder, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
-        const dra_device_result *r = &c->alloc_results[i];
-        if (r->admin_access == 1) continue;
-        /* keys come from the intern table only: the world's arena stays untouched, so
-         * allocated states can be built while other threads read the world */
-        uint64_t k = result_key(s->w->names, r);
-        bool ins;
-        if (consumable_capacity && r->share_id) {
-            (*cmap_upsert(&s->shared, k, 0, &ins))++;
-            for (uint32_t j = 0; j < r->nconsumed; j++)
-                add_capacity_key(s, k, cap_key_id(s->w->names, &r->consumed[j]), &r->consumed[j].value);
-        } else {
-            (*cmap_upsert(&s->devices, k, 0, &ins))++;
-        }
-        if (holder) cmap_put(&s->holders, k, (uint64_t)(uintptr_t)holder);
+        held_dev h = held_of_claim(&c->alloc_results[i]);
+        add_held(s, &h, holder, consumable_capacity);
     }
 }
 
@@ -189,7 +213,8 @@ static void count_down(cmap *m, uint64_t k) {
 void dra__allocated_remove_claim(dra_allocated *s, const dra_claim *c, bool consumable_capacity) {
     if (!c->allocated) return;
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
-        const dra_device_result *r = &c->alloc_results[i];
+        held_dev hd = held_of_claim(&c->alloc_results[i]);
+        const held_dev *r = &hd;
         if (r->admin_access == 1) continue;
         uint64_t k = result_key(s->w->names, r);
         uint64_t h;
@@ -221,6 +246,8 @@ void dra_allocated_add_result(dra_allocated *s, const dra_alloc_result *r, bool 
 
 void dra_allocated_add_result_of(dra_allocated *s, const dra_alloc_result *r, const dra_claim *holder,
                                  bool consumable_capacity) {
-    dra_claim c = {.allocated = true, .alloc_results = r->results, .nalloc_results = r->nresults};
-    add_results(s, &c, holder, consumable_capacity);
+    for (uint32_t i = 0; i < r->nresults; i++) {
+        held_dev h = held_of_alloc(&r->results[i]);
+        add_held(s, &h, holder, consumable_capacity);
+    }
 }
