@@ -4,6 +4,8 @@
 
 #include "base/clock.h"
 
+#include <dlfcn.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,15 @@ void bench_reset_peak_rss(void) {
     if (!f) return;
     fputs("5", f);   /* "reset the peak resident set size" (proc(5)) */
     fclose(f);
+}
+
+bool bench_release_freed(void) {
+    /* jemalloc when it is the process's allocator (found at run time: the sanitizer
+     * builds link none); 4096 is MALLCTL_ARENAS_ALL */
+    typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+    mallctl_fn mc = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+    if (mc) return mc("arena.4096.purge", NULL, NULL, NULL, 0) == 0;
+    return malloc_trim(0) >= 0;
 }
 
 long bench_status_kib(const char *field) {

@@ -16,6 +16,11 @@ uint64_t bench_proc_cpu_ns(void);
 long bench_status_kib(const char *field);
 /* VmHWM back to the current RSS, so that the next peak read is of what follows. */
 void bench_reset_peak_rss(void);
+/* Gives the pages the allocator keeps freed for reuse back to the kernel (jemalloc:
+ * every arena purged; glibc's malloc: malloc_trim), so that the next VmRSS counts what
+ * is held — what a service shows once its allocator's decay has run (dralloc keeps
+ * freed pages 10 s: cmd/main.c). False when neither could be asked. */
+bool bench_release_freed(void);
 
 /* The calling thread's user-space cycles and instructions (perf_event_open): what a
  * loop costs on the core, whatever else the machine runs meanwhile (a descheduled

@@ -14,7 +14,9 @@
  *   ingest       wall and CPU time per kind and in all, MB of text
  *   memory       RSS kept after each kind above the RSS before: bytes per device (Nodes
  *                and slices over every device), per allocated claim (the claims'
- *                relist over the claims), and once every node's view is built
+ *                relist over the claims); then held above the RSS before the text,
+ *                the allocator's freed pages given back (bench_release_freed): after
+ *                the ingest and once every node's view is built, per device
  *   capacity     dra_capacity_json on the snapshot
  *   filter       the workload's pod decided on every node, one thread, cold (views built
  *                lazily) and warm; then batches of 1,000 and 5,000 names (a spread
@@ -198,7 +200,11 @@ typedef struct figures {
     size_t nodes, devices, claims, held;
     double ingest_ms[3], ingest_cpu_ms[3], mb[3];
     size_t units, units_held;   /* GPUs (gpu8) or memory slices (mig8), and those held */
-    long rss0, rss[3], rss_text, rss_views;   /* rss_text: given back by freeing the pages */
+    long rss0, rss[3], rss_text;   /* rss_text: given back by freeing the pages */
+    /* KiB: the RSS before any text was made, and held above it once the allocator gave
+     * back every page it kept freed (bench_release_freed): after the ingest, and once
+     * every node's view is built */
+    long rss_start, held_ingest, held_views;
     long ingest_peak;            /* KiB: the high-water mark during the relists less the pages' text (-1: not known) */
 } figures;
 
@@ -209,6 +215,7 @@ static const char *const KIND[] = {"Node", "ResourceSlice", "ResourceClaim"};
 static bool ingest(dra_store *st, fleet_shape s, figures *fg) {
     pages p[3];
     long before = bench_status_kib("VmRSS:");
+    fg->rss_start = before;
     for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++) pages_make(s, fg->nodes, (fleet_kind)k, &p[k]);
     fg->rss0 = bench_status_kib("VmRSS:");
     /* A watch holds one page's text at a time, this bench all of them: the peak a
@@ -230,6 +237,8 @@ static bool ingest(dra_store *st, fleet_shape s, figures *fg) {
     fg->ingest_peak = reset ? bench_status_kib("VmHWM:") - (fg->rss0 - before) : -1;
     for (int k = FLEET_NODES; k <= FLEET_CLAIMS; k++) pages_free(&p[k]);
     fg->rss_text = fg->rss[2] - bench_status_kib("VmRSS:");   /* what freeing the text gave back */
+    bench_release_freed();
+    fg->held_ingest = bench_status_kib("VmRSS:") - fg->rss_start;
     return ok;
 }
 
@@ -263,7 +272,8 @@ static void filter_figures(dra_snapshot *snap, fleet_shape s, figures *fg, const
     uint64_t t0 = bench_now_ns();
     decide_names(pr, ov, x, names, fg->nodes);
     double cold = (double)(bench_now_ns() - t0) / 1e6;
-    fg->rss_views = bench_status_kib("VmRSS:");
+    bench_release_freed();
+    fg->held_views = bench_status_kib("VmRSS:") - fg->rss_start;
     t0 = bench_now_ns();
     decide_names(pr, ov, x, names, fg->nodes);
     double warm = (double)(bench_now_ns() - t0) / 1e6;
@@ -418,9 +428,13 @@ int bench_fleet_scale_main(const bench_opts *o, const char *shape) {
     fprintf(o->out, "capacity    dra_capacity_json: %.0f ms\n", (double)(bench_now_ns() - t0) / 1e6);
     json_decref(cap);
     filter_figures(snap, s, &fg, o);
-    fprintf(o->out, "memory      with every node's view built (the pages' text freed, what the allocator keeps counted): "
-                    "%.0f B a device\n",
-            per(fg.rss_views - (fg.rss0 - fg.rss_text), fg.devices));
+    /* held with every freed page given back: the text's pages and the allocator's
+     * timing out of it (until 2026-12-08 this line subtracted what freeing the text gave
+     * back at once, and views built in pages the allocator still kept counted nothing) */
+    fprintf(o->out, "memory      held, the allocator's freed pages given back: after the ingest %.0f MiB, %.0f B a device "
+                    "(everything: Nodes, slices, claims); with every node's view built %.0f MiB, %.0f B a device\n",
+            (double)fg.held_ingest / 1024, per(fg.held_ingest, fg.devices), (double)fg.held_views / 1024,
+            per(fg.held_views, fg.devices));
     dra_snapshot_release(snap);
     ok = update_figures(st, s, &fg, o);
     dra_store_free(st);
