@@ -441,7 +441,7 @@ static const char *obj_name(const dra_claim *c, char *buf, size_t n) {
 static json_t *claim_json(const dra_claim *c, const dra_alloc_result *r) {
     json_t *o;
     if (c->raw_json && !c->from_template) {
-        o = json_loads(c->raw_json, 0, NULL);
+        o = dra_claim_object(c);
     } else {
         o = dra_claim_json_new(c, NULL);
         json_t *spec = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
@@ -569,7 +569,7 @@ static size_t pick_claim(const dra_world *w, const alloc_args *a, job *jobs, siz
             return 0;
         }
         fprintf(stderr, "ResourceClaim %s/%s is already allocated; printed as it is\n", ns, name);
-        json_t *o = json_loads(c->raw_json, 0, NULL);
+        json_t *o = dra_claim_object(c);
         if (o) {
             ensure_namespace(o);
             dra_claim_json_normalize(o);

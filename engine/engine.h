@@ -173,6 +173,10 @@ json_t *dra_node_selector_to_json(const dra_node_selector *ns);
  * the caller's), and status.allocation set on a claim object (status created when
  * missing). */
 json_t *dra_claim_json_new(const dra_claim *c, json_t **meta);
+/* A stored claim's object as it was read (raw_json parsed), NULL when no text was kept
+ * (or for a template's claim, whose raw_json is its spec): its results put back where
+ * the store left them out (dra_claim.raw_results_elided), the same JSON value. */
+json_t *dra_claim_object(const dra_claim *c);
 void dra_claim_json_set_allocation(json_t *claim, const dra_alloc_result *r);
 
 /* ---- what the control plane writes around an allocation (result_encode.c) ------------ */

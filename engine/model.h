@@ -283,7 +283,10 @@ typedef struct dra_claim {
     dra_claim_result *alloc_results;
     uint32_t nalloc_results;
     const char *raw_json;    /* the object as read, for printing it back with a status
-                              * (for a template's claim: its spec only) */
+                              * (for a template's claim: its spec only); read it with
+                              * dra_claim_object (engine.h) */
+    bool raw_results_elided; /* raw_json holds null for status.allocation.devices.results:
+                              * alloc_results give them back (decode_claim.c) */
     bool from_template;      /* generated from a ResourceClaimTemplate */
     /* hash of the spec (keys sorted), set at ingest: claims with the same needs share
      * fit answers (podfit.c); 0 when unknown */

@@ -143,6 +143,29 @@ json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
     return o;
 }
 
+json_t *dra_claim_object(const dra_claim *c) {
+    if (!c || !c->raw_json || c->from_template) return NULL;
+    /* the text is json_dumps' (decode_util.c), which writes a NUL in a string as \u0000 */
+    json_t *o = json_loads(c->raw_json, JSON_ALLOW_NUL, NULL);
+    if (!o || !c->raw_results_elided) return o;
+    json_t *devs = json_object_get(json_object_get(json_object_get(o, "status"), "allocation"), "devices");
+    json_t *res = json_array();
+    for (uint32_t i = 0; i < c->nalloc_results; i++) {
+        const dra_claim_result *r = &c->alloc_results[i];
+        /* the keys in decode_claim.c's ELIDE_KEYS order: what results_elidable let through */
+        json_t *x = json_object();
+        json_object_set_new(x, "request", json_string(r->request));
+        json_object_set_new(x, "driver", json_string(r->driver));
+        json_object_set_new(x, "pool", json_string(r->pool));
+        json_object_set_new(x, "device", json_string(r->device));
+        if (r->admin_access >= 0) json_object_set_new(x, "adminAccess", json_boolean(r->admin_access == 1));
+        if (r->share_id) json_object_set_new(x, "shareID", json_string(r->share_id));
+        json_array_append_new(res, x);
+    }
+    json_object_set_new(devs, "results", res);
+    return o;
+}
+
 json_t *dra_claim_json_new(const dra_claim *c, json_t **meta) {
     json_t *o = json_object();
     json_object_set_new(o, "apiVersion", json_string("resource.k8s.io/v1"));

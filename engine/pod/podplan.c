@@ -380,7 +380,7 @@ json_t *dra__claim_spec_json(const dra_claim *c) {
 
 static json_t *claim_object(const dra_claim *c, bool implicit, const dra_alloc_result *r) {
     json_t *o = NULL;
-    if (c->raw_json && !c->from_template && !implicit) o = json_loads(c->raw_json, 0, NULL);
+    if (!implicit) o = dra_claim_object(c);
     if (!o) {
         json_t *m;
         o = dra_claim_json_new(c, &m);
@@ -421,7 +421,7 @@ static void reused_claims_of(const dra_podplan *pp, const dra_world *w, const dr
         if (seen) continue;
         json_array_append_new(reused, json_string(ref));
         /* an allocated claim gets the pod appended to its reservedFor */
-        json_t *o = c->raw_json ? json_loads(c->raw_json, 0, NULL) : NULL;
+        json_t *o = dra_claim_object(c);
         if (!o) continue;
         json_t *m = json_object_get(o, "metadata");
         if (json_is_object(m) && !json_string_length(json_object_get(m, "namespace")))

@@ -55,7 +55,7 @@ dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *con
             if (json_object_get(seen, key)) continue;
             json_object_set_new(seen, key, json_true());
             const dra_claim *c = dra_world_find_claim(w, dra_ns(p->ns), json_string_value(nm));
-            json_t *cobj = c ? parse(c->raw_json) : NULL;
+            json_t *cobj = dra_claim_object(c);
             if (cobj) {
                 if (!json_object_get(cobj, "kind")) json_object_set_new(cobj, "kind", json_string("ResourceClaim"));
                 json_array_append_new(items, cobj);
@@ -75,7 +75,7 @@ dra_room *dra_room_new_nodes(dra_snapshot *s, const json_t *pod, const char *con
 bool dra_room_claim_allocated(dra_snapshot *s, const char *ns, const char *name, const char **uid, json_t **obj) {
     const dra_claim *c = dra_world_find_claim(dra__snapshot_world(s), ns, name);
     *uid = c ? c->uid : NULL;
-    *obj = c && c->allocated ? parse(c->raw_json) : NULL;
+    *obj = c && c->allocated ? dra_claim_object(c) : NULL;
     return c && c->allocated;
 }
 

@@ -124,3 +124,65 @@ Test(claim_output, prebind_writes_finalizer_then_status) {
     json_decref(other);
     json_decref(c);
 }
+
+/* A stored claim's text (decode_claim.c, claim_text): its results left out when
+ * dra_claim_object puts the same JSON back — same value and same key order — and kept
+ * whole when anything else is there (tolerations, adminAccess: null, another key
+ * order, a string with a NUL in it). */
+Test(claim_output, stored_results_elided_and_put_back) {
+    static const struct {
+        const char *name, *result;
+        bool elided;
+    } cases[] = {
+        {"plain", "{\"request\": \"gpu\", \"driver\": \"d.example.com\", \"pool\": \"p\", \"device\": \"gpu-0\"}", true},
+        {"admin-share", "{\"request\": \"gpu\", \"driver\": \"d\", \"pool\": \"p\", \"device\": \"g\", \"adminAccess\": false,"
+                        " \"shareID\": \"0a\"}", true},
+        {"tolerations", "{\"request\": \"gpu\", \"driver\": \"d\", \"pool\": \"p\", \"device\": \"g\","
+                        " \"tolerations\": [{\"key\": \"k\", \"operator\": \"Exists\"}]}", false},
+        {"admin-null", "{\"request\": \"gpu\", \"driver\": \"d\", \"pool\": \"p\", \"device\": \"g\", \"adminAccess\": null}",
+         false},
+        {"order", "{\"driver\": \"d\", \"request\": \"gpu\", \"pool\": \"p\", \"device\": \"g\"}", false},
+        {"nul", "{\"request\": \"gpu\", \"driver\": \"d\", \"pool\": \"p\", \"device\": \"g\\u0000x\"}", false},
+        {"share-before-admin", "{\"request\": \"gpu\", \"driver\": \"d\", \"pool\": \"p\", \"device\": \"g\", \"shareID\": \"s\","
+                               " \"adminAccess\": true}", false},
+    };
+    dra_features f;
+    dra_features_default(&f);
+    dra_store *st = dra_store_new_with(&f, &(dra_store_opts){.keep_text = true});
+    json_t *items = json_array();
+    char text[1200];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(text, sizeof text,
+                 "{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"ResourceClaim\","
+                 " \"metadata\": {\"name\": \"%s\", \"namespace\": \"ml\", \"uid\": \"u-%zu\"},"
+                 " \"spec\": {\"devices\": {\"requests\": [{\"name\": \"gpu\", \"exactly\": {\"deviceClassName\": \"c\"}}]}},"
+                 " \"status\": {\"allocation\": {\"devices\": {\"results\": [%s, %s], \"config\": []},"
+                 " \"nodeSelector\": null}, \"reservedFor\": [{\"resource\": \"pods\", \"name\": \"p\", \"uid\": \"x\"}]}}",
+                 cases[i].name, i, cases[i].result, cases[i].result);
+        json_error_t je;
+        json_t *o = json_loads(text, JSON_ALLOW_NUL, &je);
+        cr_assert_not_null(o, "%s: %s", cases[i].name, je.text);
+        json_array_append_new(items, o);
+    }
+    err e;
+    err_clear(&e);
+    cr_assert(dra_store_apply_json(st, items, &e), "%s", e.msg);
+    dra_snapshot *s = dra_store_acquire(st);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const dra_claim *c = dra_world_find_claim(dra_snapshot_world(s), "ml", cases[i].name);
+        cr_assert_not_null(c, "%s", cases[i].name);
+        cr_assert_eq(c->raw_results_elided, cases[i].elided, "%s: elided %d", cases[i].name, c->raw_results_elided);
+        json_t *got = dra_claim_object(c);
+        cr_assert_not_null(got, "%s", cases[i].name);
+        char *g = json_dumps(got, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *w = json_dumps(json_array_get(items, i), JSON_COMPACT | JSON_PRESERVE_ORDER);
+        cr_assert_str_eq(g, w, "%s: the claim read back differs", cases[i].name);
+        if (cases[i].elided) cr_assert(strlen(c->raw_json) < strlen(w) - 100, "%s: kept %s", cases[i].name, c->raw_json);
+        free(g);
+        free(w);
+        json_decref(got);
+    }
+    dra_snapshot_release(s);
+    dra_store_free(st);
+    json_decref(items);
+}
