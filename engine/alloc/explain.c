@@ -547,6 +547,10 @@ static struct dra_explain *analyse(dra_alloc_ctx *x) {
      * (as dra_allocate does for the in-use set) */
     for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
         uint8_t m = x->st_use[c];
+        if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch_chunk(&x->st->holders, x->v->cands[c].key);
+    }
+    for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
+        uint8_t m = x->st_use[c];
         if (!(m & DRA_USE_DEV_KNOWN)) cmap_prefetch(&x->st->devices, x->v->cands[c].key);
         if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch(&x->st->holders, x->v->cands[c].key);
     }
