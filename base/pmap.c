@@ -326,6 +326,10 @@ void cmap_prefetch(const cmap *m, uint64_t key) {
     if (c) hmap_prefetch(&c->m, key);
 }
 
+void cmap_prefetch_chunk(const cmap *m, uint64_t key) {
+    if (m->dir) __builtin_prefetch(m->dir->c[chunk_of(m, key)]);
+}
+
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val) {
     const cmap_chunk *c = m->dir->c[chunk_of(m, key)];
     return c && hmap_get(&c->m, key, val);

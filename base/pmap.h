@@ -109,6 +109,9 @@ void cmap_share(cmap *dst, const cmap *src);
 static inline size_t cmap_len(const cmap *m) { return m->len; }
 bool cmap_get(const cmap *m, uint64_t key, uint64_t *val);
 void cmap_prefetch(const cmap *m, uint64_t key);   /* as hmap_prefetch */
+/* Starts loading the header of key's chunk only: a pass of these over a batch of keys
+ * before the pass of cmap_prefetch, which reads the headers, lets their misses overlap. */
+void cmap_prefetch_chunk(const cmap *m, uint64_t key);
 /* As hmap_upsert, in a chunk made private to m first (the pointer is valid until the
  * next change of m). With ops, a value replaced through the pointer is the caller's
  * to release. */

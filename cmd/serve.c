@@ -313,6 +313,11 @@ static const cmd_flag serve_flags[] = {
              "connections (plain HTTP, for probes); unaffected by the main listener's load"},
     {.name = "--verbose", .shorthand = "-v", .kind = CMD_BOOL, .off = offsetof(serve_opts, cfg.verbose),
      .label = "-v, --verbose", .help = "log one line per filter/prioritize request"},
+    {.name = "--warm-views", .kind = CMD_BOOL, .off = offsetof(serve_opts, cfg.warm_views),
+     .label = "--warm-views=false",
+     .help = "build node views when a request first meets a node, not ahead (default:\n"
+             "--snapshot builds every node's view before listening, and a thread builds\n"
+             "those a new snapshot lacks; the memory is what serving every node takes)"},
     {.kind = CMD_SECTION, .help = "\nServing securely\n"},
     {TEXT_ROW("--tls-cert-file", to.cert_file), .label = "--tls-cert-file FILE",
      .help = "serve HTTPS with this PEM certificate (chain), with"},
@@ -609,6 +614,12 @@ static bool serve_wire(serve_opts *o, serve_rt *rt) {
 
 static int serve_run(serve_opts *o, serve_rt *rt, sigset_t *stop) {
     ext_service *svc = ext_service_new(rt->st, &o->cfg);
+    if (o->cfg.warm_views && !rt->live) {
+        /* static mode: the views built before the first request can come */
+        uint64_t t0 = dra_monotonic_ns();
+        size_t n = ext_service_warm_views(svc);
+        fprintf(stderr, "dralloc serve: %zu node views built in %.1f ms\n", n, (double)(dra_monotonic_ns() - t0) / 1e6);
+    }
     char bound[300];
     err e;
     err_clear(&e);
@@ -653,6 +664,7 @@ int cmd_serve(int argc, char **argv) {
                     .choice = DRA_CHOICE_FIRST_FIT, .lease_ns = "kube-system", .lease_name = "dralloc-extender",
                     .max_inflight = EXT_DEFAULT_MAX_INFLIGHT_BYTES};
     ext_config_default(&o.cfg);
+    o.cfg.warm_views = true;
     dra_features_default(&o.feat);
     int rc = cmd_flags_parse(&serve_spec, argc, argv, &o);
     if (rc == CMD_PARSE_OK && !serve_check(&o)) rc = 2;

@@ -179,6 +179,13 @@ size_t dra_snapshot_nnodes(const dra_snapshot *s);
  * request and not kept). For /debug/cache and tests. */
 size_t dra_snapshot_cached_views(dra_snapshot *s, size_t *bare);
 const char *dra_snapshot_node_name(const dra_snapshot *s, size_t i);
+/* Builds the views of the snapshot's nodes that have none yet (made here or handed on
+ * from an earlier snapshot): the nodes i with i % nlanes == lane, so that nlanes
+ * threads can share the work; the views are handed on to later snapshots as those a
+ * request builds. Returns how many were built. */
+size_t dra_snapshot_warm_views(dra_snapshot *s, size_t lane, size_t nlanes);
+/* How many of the snapshot's Node objects have no view yet; O(views made here). */
+size_t dra_snapshot_views_missing(dra_snapshot *s);
 /* True when every ResourceSlice names its node (spec.nodeName): no device is visible
  * from two nodes, so an allocation on one node changes no other node's answer
  * (engine/pod/allocatable.c; `dralloc plan` fits only the node that changed). */

@@ -26,6 +26,9 @@ typedef struct ext_config {
     uint64_t filter_budget_ns;   /* per-request deadline for deciding nodes (0: none) */
     dra_score_mode score;        /* /prioritize */
     bool verbose;                /* one log line per request on stderr */
+    /* build the node views ahead of the requests (--warm-views): a thread of the
+     * service builds the views a new snapshot lacks, at most every WARM_PERIOD (service.c) */
+    bool warm_views;
     /* live mode (watch.h, lease.h, bind.h), all borrowed; NULL in static mode */
     struct ext_watch *watch;     /* readiness: listed and not stale; /objects refused */
     struct ext_lease *lease;     /* --leader-elect: only the leader binds; a standby is ready too */
@@ -54,6 +57,9 @@ typedef struct ext_service ext_service;
 ext_service *ext_service_new(dra_store *st, const ext_config *c);
 void ext_service_free(ext_service *s);
 const ext_config *ext_service_config(const ext_service *s);
+/* Builds the current snapshot's missing node views on the service's worker count of
+ * threads and waits for them (serve --snapshot, before it listens); the count built. */
+size_t ext_service_warm_views(ext_service *s);
 
 typedef struct ext_reply {
     int status;

@@ -43,6 +43,16 @@ struct ext_service {
     ext_metrics *metrics;
     pthread_mutex_t recent_lock;
     json_t *recent;          /* the last RECENT_MAX filter decisions, newest first */
+    /* the view warmer (cfg.warm_views): stop asks it to end, under warm_lock */
+    pthread_t warm_thread;
+    bool warming, warm_stop;
+    pthread_mutex_t warm_run;    /* held while views are built: one warm pass at a time */
+    pthread_mutex_t warm_lock;
+    pthread_cond_t warm_cond;
+    /* one request's fits kept for the next (fits_take) */
+    pthread_mutex_t stash_lock;
+    dra_fit *stash;
+    size_t stash_cap;
 };
 
 static const char mime_json[] = "application/json";
@@ -58,6 +68,92 @@ void ext_config_default(ext_config *c) {
     };
 }
 
+/* ---- node views built ahead ------------------------------------------------------------ */
+
+/* How often the warmer looks for a new snapshot: a view a snapshot lacks (a node or
+ * its slices changed, a node added) is built by the first request that meets it
+ * until then. Counting what is missing is O(views made on the snapshot). */
+enum { WARM_PERIOD_MS = 500 };
+
+typedef struct warm_lane {
+    dra_snapshot *snap;
+    size_t lane, nlanes, built;
+    pthread_t t;
+} warm_lane;
+
+static void *warm_lane_main(void *arg) {
+    warm_lane *l = arg;
+    l->built = dra_snapshot_warm_views(l->snap, l->lane, l->nlanes);
+    return NULL;
+}
+
+/* snap's missing views on nlanes threads (the caller's one of them). */
+static size_t warm_snapshot(dra_snapshot *snap, size_t nlanes) {
+    warm_lane *l = xcalloc(nlanes, sizeof *l);
+    size_t started = 1;
+    for (size_t i = 0; i < nlanes; i++) l[i] = (warm_lane){.snap = snap, .lane = i, .nlanes = nlanes};
+    for (size_t i = 1; i < nlanes; i++)
+        if (!pthread_create(&l[i].t, NULL, warm_lane_main, &l[i])) started++;
+        else break;
+    /* lanes whose thread did not start run here */
+    for (size_t i = started; i < nlanes; i++) warm_lane_main(&l[i]);
+    warm_lane_main(&l[0]);
+    size_t built = 0;
+    for (size_t i = 0; i < nlanes; i++) {
+        if (i && i < started) pthread_join(l[i].t, NULL);
+        built += l[i].built;
+    }
+    free(l);
+    return built;
+}
+
+size_t ext_service_warm_views(ext_service *s) {
+    dra_snapshot *snap = dra_store_acquire(s->store);
+    if (!snap) return 0;
+    pthread_mutex_lock(&s->warm_run);
+    size_t n = dra_snapshot_views_missing(snap) ? warm_snapshot(snap, s->cfg.workers ? s->cfg.workers : 1) : 0;
+    pthread_mutex_unlock(&s->warm_run);
+    dra_snapshot_release(snap);
+    return n;
+}
+
+/* One thread, so that requests keep the other cores: the snapshots after the first
+ * lack only the views of what changed. It waits first: serve --snapshot has built
+ * the first snapshot's views on every core (ext_service_warm_views). */
+static void *warm_main(void *arg) {
+    ext_service *s = arg;
+    uint64_t last = 0, wait_ns = WARM_PERIOD_MS * 1000000ull;
+    pthread_mutex_lock(&s->warm_lock);
+    while (!s->warm_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(wait_ns / 1000000000ull);
+        until.tv_nsec += (long)(wait_ns % 1000000000ull);
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&s->warm_cond, &s->warm_lock, &until);
+        if (s->warm_stop) break;
+        pthread_mutex_unlock(&s->warm_lock);
+        dra_snapshot *snap = dra_store_acquire(s->store);
+        uint64_t took = 0;
+        if (snap && dra_snapshot_generation(snap) != last) {
+            last = dra_snapshot_generation(snap);
+            uint64_t t0 = dra_monotonic_ns();
+            pthread_mutex_lock(&s->warm_run);
+            if (dra_snapshot_views_missing(snap)) dra_snapshot_warm_views(snap, 0, 1);
+            pthread_mutex_unlock(&s->warm_run);
+            took = dra_monotonic_ns() - t0;
+        }
+        if (snap) dra_snapshot_release(snap);
+        /* at most a fifth of a core: slices without a node name, changing all the
+         * time, drop every view of every snapshot (store.c inherit_views) */
+        wait_ns = took * 4 > WARM_PERIOD_MS * 1000000ull ? took * 4 : WARM_PERIOD_MS * 1000000ull;
+        pthread_mutex_lock(&s->warm_lock);
+    }
+    pthread_mutex_unlock(&s->warm_lock);
+    return NULL;
+}
+
 ext_service *ext_service_new(dra_store *st, const ext_config *c) {
     ext_service *s = xcalloc(1, sizeof *s);
     s->store = st;
@@ -70,11 +166,28 @@ ext_service *ext_service_new(dra_store *st, const ext_config *c) {
     }
     s->pool = ext_pool_new(s->cfg.workers);
     s->metrics = ext_metrics_new();
+    pthread_mutex_init(&s->stash_lock, NULL);
+    pthread_mutex_init(&s->warm_run, NULL);
+    pthread_mutex_init(&s->warm_lock, NULL);
+    pthread_cond_init(&s->warm_cond, NULL);
+    if (s->cfg.warm_views) s->warming = !pthread_create(&s->warm_thread, NULL, warm_main, s);
     return s;
 }
 
 void ext_service_free(ext_service *s) {
     if (!s) return;
+    if (s->warming) {
+        pthread_mutex_lock(&s->warm_lock);
+        s->warm_stop = true;
+        pthread_cond_signal(&s->warm_cond);
+        pthread_mutex_unlock(&s->warm_lock);
+        pthread_join(s->warm_thread, NULL);
+    }
+    free(s->stash);
+    pthread_mutex_destroy(&s->stash_lock);
+    pthread_mutex_destroy(&s->warm_run);
+    pthread_mutex_destroy(&s->warm_lock);
+    pthread_cond_destroy(&s->warm_cond);
     json_decref(s->recent);
     pthread_mutex_destroy(&s->recent_lock);
     ext_pool_free(s->pool);
@@ -169,6 +282,36 @@ static void status_page(ext_service *s, ext_reply *r) {
     reply(r, 200, "text/html; charset=utf-8", buf);
 }
 
+/* A request's fits, zeroed (n of them, half a KiB each: 2.7 MB for 5,000 names): the
+ * buffer the last request gave back when it is large enough. Allocated afresh, a
+ * buffer that size is fresh pages, and faulting them in was a tenth of a /filter
+ * answered from the fit memo. One buffer is kept, the largest given back; requests
+ * at the same time allocate their own. */
+static dra_fit *fits_take(ext_service *s, size_t n, size_t *cap) {
+    dra_fit *f = NULL;
+    pthread_mutex_lock(&s->stash_lock);
+    if (s->stash && s->stash_cap >= n) f = s->stash, *cap = s->stash_cap, s->stash = NULL;
+    pthread_mutex_unlock(&s->stash_lock);
+    if (!f) {
+        *cap = n;
+        return xcalloc(n, sizeof *f);
+    }
+    memset(f, 0, n * sizeof *f);
+    return f;
+}
+
+static void fits_give(ext_service *s, dra_fit *f, size_t cap) {
+    if (!f) return;
+    pthread_mutex_lock(&s->stash_lock);
+    if (!s->stash || s->stash_cap < cap) {
+        dra_fit *old = s->stash;
+        s->stash = f, s->stash_cap = cap;
+        f = old;
+    }
+    pthread_mutex_unlock(&s->stash_lock);
+    free(f);
+}
+
 /* Decides the nodes of a (needs_dra, no pod error) request; fits has a->n entries. */
 static void evaluate(ext_service *s, const dra_pod_request *pr, const ext_args *a, dra_score_mode mode,
                      dra_fit *fits) {
@@ -218,10 +361,11 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
     const char *pod_err = needs ? dra_pod_request_error(pr) : NULL;
     ext_metrics_pod(s->metrics, needs, pod_err != NULL);
     dra_fit *fits = NULL;
+    size_t fits_cap = 0;
     dra_score_mode mode = prioritize ? s->cfg.score : DRA_SCORE_NONE;
     /* a pod without claims passes everywhere, scores nothing, costs nothing */
     if (needs && !pod_err && !(prioritize && mode == DRA_SCORE_NONE)) {
-        fits = xcalloc(a.n + 1, sizeof *fits);
+        fits = fits_take(s, a.n + 1, &fits_cap);
         evaluate(s, pr, &a, mode, fits);
     }
     char *out;
@@ -308,7 +452,7 @@ static void verb(ext_service *s, bool prioritize, const char *body, size_t len, 
                 prioritize ? "prioritize" : "filter", pod, (unsigned long long)dra_snapshot_generation(snap), a.n,
                 nfit, fatal ? " error=" : "", fatal ? fatal : "", (double)(dra_monotonic_ns() - t0) / 1e6);
     }
-    free(fits);
+    fits_give(s, fits, fits_cap);
     dra_pod_request_free(pr);
     dra_snapshot_release(snap);
     ext_args_free(&a);

@@ -1831,7 +1831,9 @@ dra_alloc_status dra_allocate(dra_alloc_ctx *x, const dra_nodeview *v, const dra
     x->st_use = state ? ARENA_NEWN(&x->a, uint8_t, nc) : NULL;
     /* A fleet's in-use set is far larger than the caches, and a node's candidates sit
      * at random places in it: their lines are asked for all at once, so that the
-     * misses overlap, before the search reads them one candidate at a time. */
+     * misses overlap, before the search reads them one candidate at a time (the
+     * chunks' headers first: cmap_prefetch reads them). */
+    for (uint32_t c = 0; state && c < v->ncands; c++) cmap_prefetch_chunk(&state->devices, v->cands[c].key);
     for (uint32_t c = 0; state && c < v->ncands; c++) cmap_prefetch(&state->devices, v->cands[c].key);
     x->cnt_avail = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);
     x->cnt_used = ARENA_NEWN(&x->a, quantity *, v->npools ? v->npools : 1);

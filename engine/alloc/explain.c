@@ -35,6 +35,7 @@
 
 #include "engine/alloc/alloc_internal.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,9 +55,6 @@ enum {
     K_COUNTERS,       /* a shared counter used up (p: pool, idx: counter, want, left) */
     K_LOST,           /* in a slice the node view leaves out (p: lost_slice) */
 };
-
-/* Why a slice's devices are not in the node view. */
-enum { LOST_COUNTERS_GATE, LOST_PER_DEVICE_GATE, LOST_MIXED };
 
 typedef struct lost_slice {
     const dra_slice *s;
@@ -316,46 +314,15 @@ static void analyse_request(dra_alloc_ctx *x, struct dra_explain *ex, req_ex *re
     if (rd->all_mode && rd->nall == 0) re->fails = true;
 }
 
-/* Slices relevant to the node that the node view leaves out, with their devices. */
+/* Slices relevant to the node that the node view leaves out, with their devices: the
+ * view found them when it was built (pools.c), for its world and gates. */
 static void find_lost(dra_alloc_ctx *x, struct dra_explain *ex) {
-    const dra_world *w = x->w;
-    const dra_node *node = x->v->node;
-    const bool gate = x->f->partitionable;
-    if (!node) return;
-    uint32_t cap = 0;
-    uint32_t nid = node ? intern_get(w->names, node->name, strlen(node->name)) : 0;
-    const dra_slice_list *own = nid ? dra__world_node_slices(w, nid) : NULL, *un = dra__world_unnamed(w);
-    uint32_t nown = own ? own->n : 0, nun = un ? un->n : 0;
-    for (uint32_t si = 0; si < nown + nun; si++) {
-        const dra_slice *s = si < nown ? own->v[si] : un->v[si - nown];
-        if (!s->ndevices) continue;
-        uint8_t why;
-        if (!gate && s->nshared) why = LOST_COUNTERS_GATE;
-        else if (!gate && s->per_device_node_selection != -1) why = LOST_PER_DEVICE_GATE;
-        else if (gate && s->nshared) why = LOST_MIXED;
-        else continue;
-        /* does the slice target the node at all? */
-        bool rel = false;
-        err e;
-        err_clear(&e);
-        if ((s->node_name && *s->node_name) || s->all_nodes || s->node_selector) {
-            if (!dra__node_matches(node, s->node_name, s->all_nodes, s->node_selector, &rel, &e)) rel = false;
-        } else if (s->per_device_node_selection == 1) {
-            for (uint32_t j = 0; j < s->ndevices && !rel; j++) {
-                const dra_device *d = &s->devices[j];
-                bool m = false;
-                if (dra__node_matches(node, d->node_name, d->all_nodes, d->node_selector, &m, &e) && m) rel = true;
-            }
-        }
-        if (!rel) continue;
-        if (ex->nlost == cap) {
-            cap = cap ? cap * 2 : 4;
-            lost_slice *nl = ARENA_NEWN(&x->a, lost_slice, cap);
-            if (ex->nlost) memcpy(nl, ex->lost, sizeof *nl * ex->nlost);
-            ex->lost = nl;
-        }
-        ex->lost[ex->nlost++] = (lost_slice){s, why};
-    }
+    const dra_nodeview *v = x->v;
+    assert(v->w == x->w && v->f.partitionable == x->f->partitionable);
+    if (!v->nlost) return;
+    ex->lost = ARENA_NEWN(&x->a, lost_slice, v->nlost);
+    for (uint32_t i = 0; i < v->nlost; i++) ex->lost[i] = (lost_slice){v->lost[i], v->lost_why[i]};
+    ex->nlost = v->nlost;
 }
 
 /* ---- constraints ------------------------------------------------------------------------- */
@@ -580,6 +547,10 @@ static struct dra_explain *analyse(dra_alloc_ctx *x) {
      * (as dra_allocate does for the in-use set) */
     for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
         uint8_t m = x->st_use[c];
+        if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch_chunk(&x->st->holders, x->v->cands[c].key);
+    }
+    for (uint32_t c = 0; x->st && c < x->v->ncands; c++) {
+        uint8_t m = x->st_use[c];
         if (!(m & DRA_USE_DEV_KNOWN)) cmap_prefetch(&x->st->devices, x->v->cands[c].key);
         if (!(m & DRA_USE_DEV_KNOWN) || (m & DRA_USE_DEV)) cmap_prefetch(&x->st->holders, x->v->cands[c].key);
     }
@@ -689,8 +660,8 @@ static void put_holders(out *o, const req_ex *re, bool brief) {
 
 static const char *lost_why(uint8_t why) {
     switch (why) {
-    case LOST_COUNTERS_GATE: return "it has sharedCounters, which need DRAPartitionableDevices (off)";
-    case LOST_PER_DEVICE_GATE: return "it sets perDeviceNodeSelection, which needs DRAPartitionableDevices (off)";
+    case DRA_LOST_COUNTERS_GATE: return "it has sharedCounters, which need DRAPartitionableDevices (off)";
+    case DRA_LOST_PER_DEVICE_GATE: return "it sets perDeviceNodeSelection, which needs DRAPartitionableDevices (off)";
     default: return "a slice with sharedCounters holds no devices";
     }
 }

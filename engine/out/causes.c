@@ -71,9 +71,9 @@ static void unsat_cause(const char *s, dra_cause *out) {
     while (*s) {
         const char *end = strstr(s, "; ");
         size_t len = end ? (size_t)(end - s) : strlen(s);
-        const char *w = NULL;
-        for (const char *p = s; p + 8 <= s + len && !w; p++)
-            if (!strncmp(p, ": wants ", 8)) w = p + 8;
+        /* the part's first ": wants " (a strncmp at every byte was a tenth of a memo-hit /filter) */
+        const char *w = memmem(s, len, ": wants ", 8);
+        if (w) w += 8;
         if (starts(s, "claim ") && w) {
             long long want = 0, m = 0, fr = 0;
             char cls[256] = "";

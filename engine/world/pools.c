@@ -324,6 +324,54 @@ static void lay_out_cands(dra_nodeview *v) {
     }
 }
 
+/* The slices relevant to v's node that the view leaves out (a slice with sharedCounters
+ * or perDeviceNodeSelection while DRAPartitionableDevices is off; with it on, one that
+ * holds devices and sharedCounters both), the node's own slices first, then those
+ * without a node name: explain.c counts their matching devices. A slice whose node
+ * selection cannot be read is not counted. */
+static void find_lost(dra_nodeview *v) {
+    const dra_world *w = v->w;
+    const dra_node *node = v->node;
+    const bool gate = v->f.partitionable;
+    if (!node) return;
+    uint32_t cap = 0;
+    uint32_t nid = intern_get(w->names, node->name, strlen(node->name));
+    const dra_slice_list *own = nid ? dra__world_node_slices(w, nid) : NULL, *un = dra__world_unnamed(w);
+    uint32_t nown = own ? own->n : 0, nun = un ? un->n : 0;
+    for (uint32_t si = 0; si < nown + nun; si++) {
+        const dra_slice *s = si < nown ? own->v[si] : un->v[si - nown];
+        if (!s->ndevices) continue;
+        uint8_t why;
+        if (!gate && s->nshared) why = DRA_LOST_COUNTERS_GATE;
+        else if (!gate && s->per_device_node_selection != -1) why = DRA_LOST_PER_DEVICE_GATE;
+        else if (gate && s->nshared) why = DRA_LOST_MIXED;
+        else continue;
+        /* does the slice target the node at all? */
+        bool rel = false;
+        err e;
+        err_clear(&e);
+        if ((s->node_name && *s->node_name) || s->all_nodes || s->node_selector) {
+            if (!dra__node_matches(node, s->node_name, s->all_nodes, s->node_selector, &rel, &e)) rel = false;
+        } else if (s->per_device_node_selection == 1) {
+            for (uint32_t j = 0; j < s->ndevices && !rel; j++) {
+                const dra_device *d = &s->devices[j];
+                bool m = false;
+                if (dra__node_matches(node, d->node_name, d->all_nodes, d->node_selector, &m, &e) && m) rel = true;
+            }
+        }
+        if (!rel) continue;
+        if (v->nlost == cap) {
+            cap = cap ? cap * 2 : 4;
+            const dra_slice **nl = ARENA_NEWN(&v->mem, const dra_slice *, cap);
+            uint8_t *nw = ARENA_NEWN(&v->mem, uint8_t, cap);
+            if (v->nlost) memcpy(nl, v->lost, sizeof *nl * v->nlost), memcpy(nw, v->lost_why, v->nlost);
+            v->lost = nl, v->lost_why = nw;
+        }
+        v->lost[v->nlost] = s;
+        v->lost_why[v->nlost++] = why;
+    }
+}
+
 /* A view's arena: the first block before any view was built, the blocks after a
  * first one sized from the last view, and the largest view whose size the next one's
  * first block follows. */
@@ -353,6 +401,7 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
     build_pools(v, &gp);
     free(gp.v);
     lay_out_cands(v);
+    find_lost(v);
     if (v->mem.total < VIEW_EXPECT_MAX)
         atomic_store_explicit(&w->cat->view_bytes, (uint32_t)v->mem.total, memory_order_relaxed);
     return v;
