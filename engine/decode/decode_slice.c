@@ -658,7 +658,7 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, 
          * unqualified attribute's domain is the driver's) */
         const dra_slice *prev = d->prev && d->prev->driver_id == s->driver_id ? d->prev : NULL;
         dra_take_memo tm = {0};
-        uint32_t taken = 0, driver_len = (uint32_t)strlen(s->driver);
+        uint32_t taken = 0, changed = 0, driver_len = (uint32_t)strlen(s->driver);
         uint8_t took_stack[128], *took = NULL;   /* which devices were taken over */
         if (prev) took = n <= sizeof took_stack ? memset(took_stack, 0, n) : xcalloc(n, 1);
         for (size_t i = 0; i < n; i++) {
@@ -678,6 +678,10 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, 
                 taken++;
                 continue;
             }
+            /* a slice republished with every device changed (a driver upgrade): no
+             * more comparing once the first two changed, or once so many changed that
+             * nothing would be taken over (below) */
+            if (prev && (++changed * 4 > n || (changed == 2 && !taken))) prev = NULL;
             size_t m2 = dra__dpush_idx(&c, i);
             if (!decode_device(&c, &vs, dv, s, &s->devices[i])) {
                 if (took != took_stack) free(took);
