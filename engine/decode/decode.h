@@ -42,6 +42,13 @@ typedef struct dra_decoder {
     /* the object's fields are all known (dra__input_fields_known, computed on the
      * thread ahead): the unknown-field walk is skipped */
     bool fields_known;
+    /* A ResourceSlice's previous version (NULL: none, or another kind): a device at the
+     * same position that would decode to what it has there (decode_take.c) is taken
+     * over — the struct copied, what it points to shared — not decoded again. The
+     * caller keeps prev's memory as long as the new slice when *taken (the count of
+     * devices taken over) is not 0. */
+    const dra_slice *prev;
+    uint32_t *taken;
 } dra_decoder;
 
 /* YAML stream → JSON array with one element per non-empty document; documents that

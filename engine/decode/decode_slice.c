@@ -10,6 +10,7 @@
 #include "engine/decode/validate.h"
 #include "base/hash.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* The CEL view refers to string, version and quantity values instead of holding
@@ -653,11 +654,61 @@ static bool decode_slice_v1(const dra_decoder *d, const json_t *obj, void *out, 
         s->devices = ARENA_NEWN(d->a, dra_device, n ? n : 1);
         m = dra__dpush_key(&c, "devices");
         view_shared vs = {0};
+        /* the previous version's devices, by position, where the driver is the same (an
+         * unqualified attribute's domain is the driver's) */
+        const dra_slice *prev = d->prev && d->prev->driver_id == s->driver_id ? d->prev : NULL;
+        dra_take_memo tm = {0};
+        uint32_t taken = 0, changed = 0, driver_len = (uint32_t)strlen(s->driver);
+        uint8_t took_stack[128], *took = NULL;   /* which devices were taken over */
+        if (prev) took = n <= sizeof took_stack ? memset(took_stack, 0, n) : xcalloc(n, 1);
         for (size_t i = 0; i < n; i++) {
+            const json_t *dv = json_array_get(devs, i);
+            if (prev && i + 1 < prev->ndevices) {
+                /* the previous version left the cache long ago: the next device's
+                 * arrays fetched while this one is compared */
+                const dra_device *next = &prev->devices[i + 1];
+                __builtin_prefetch(next->cel.attrs);
+                __builtin_prefetch((const char *)next->cel.attrs + 64);
+                __builtin_prefetch(next->consumes);
+            }
+            if (prev && i < prev->ndevices && dra__device_unchanged(&tm, dv, &prev->devices[i])) {
+                s->devices[i] = prev->devices[i];
+                s->devices[i].cel.driver = (cel_str){.s = s->driver, .len = driver_len};
+                took[i] = 1;
+                taken++;
+                continue;
+            }
+            /* a slice republished with every device changed (a driver upgrade): no
+             * more comparing once the first two changed, or once so many changed that
+             * nothing would be taken over (below) */
+            if (prev && (++changed * 4 > n || (changed == 2 && !taken))) prev = NULL;
             size_t m2 = dra__dpush_idx(&c, i);
-            if (!decode_device(&c, &vs, json_array_get(devs, i), s, &s->devices[i])) return false;
+            if (!decode_device(&c, &vs, dv, s, &s->devices[i])) {
+                if (took != took_stack) free(took);
+                return false;
+            }
             dpop(&c, m2);
         }
+        /* Taken over, a device keeps the previous version whole in memory (the caller
+         * holds it): worth it when most of the slice is unchanged, not for one device
+         * of a slice republished with new values — then the taken ones are decoded
+         * too, and the previous version goes when nothing else holds it. */
+        if (taken && (uint64_t)taken * 4 < (uint64_t)n * 3) {
+            for (size_t i = 0; i < n; i++) {
+                if (!took[i]) continue;
+                size_t m2 = dra__dpush_idx(&c, i);
+                memset(&s->devices[i], 0, sizeof s->devices[i]);
+                if (!decode_device(&c, &vs, json_array_get(devs, i), s, &s->devices[i])) {
+                    assert(!"a device taken over decodes");   /* it decoded to what it has */
+                    if (took != took_stack) free(took);
+                    return false;
+                }
+                dpop(&c, m2);
+            }
+            taken = 0;
+        }
+        if (took != took_stack) free(took);
+        if (d->taken) *d->taken = taken;
         s->ndevices = (uint32_t)n;
         dpop(&c, m);
     }

@@ -243,8 +243,7 @@ bool dra__dget_strs(dctx *c, const json_t *o, const char *key, dra_strs *out) {
     return true;
 }
 
-bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
-    char buf[64];
+bool dra__qty_text(const json_t *v, char buf[DRA_QTY_BUF], const char **out, size_t *len) {
     const char *s;
     size_t n;
     if (json_is_string(v)) {
@@ -254,18 +253,29 @@ bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
         /* digits by hand: snprintf was most of reading an unquoted `98` */
         long long x = json_integer_value(v);
         unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
-        char *p = buf + sizeof buf;
+        char *p = buf + DRA_QTY_BUF;
         do *--p = (char)('0' + u % 10);
         while ((u /= 10));
         if (x < 0) *--p = '-';
         s = p;
-        n = (size_t)(buf + sizeof buf - p);
+        n = (size_t)(buf + DRA_QTY_BUF - p);
     } else if (json_is_real(v)) {
-        n = (size_t)snprintf(buf, sizeof buf, "%.17g", json_real_value(v));
+        n = (size_t)snprintf(buf, DRA_QTY_BUF, "%.17g", json_real_value(v));
         s = buf;
     } else {
-        return dra__dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
+        return false;
     }
+    *out = s;
+    *len = n;
+    return true;
+}
+
+bool dra__dqty(dctx *c, const json_t *v, quantity *out) {
+    char buf[DRA_QTY_BUF];
+    const char *s;
+    size_t n;
+    if (!dra__qty_text(v, buf, &s, &n))
+        return dra__dfail(c, "expected a quantity (string), got %s", v ? type_name(v) : "nothing");
     err qe;
     err_clear(&qe);
     if (!quantity_parse(s, n, out, &qe)) return dra__dfail(c, "%s", qe.msg);

@@ -91,11 +91,31 @@ bool dra__dval_objs(dctx *c, const char *key, const json_t *v, size_t size, void
     dra__dval_objs((c), (key), (v), sizeof(**(out)), (out), (n), (each), (ud))
 /* A Quantity (string, or a number as YAML writes an unquoted `8`). */
 bool dra__dqty(dctx *c, const json_t *v, quantity *out);
+/* The text dra__dqty parses for v (a number written out in buf), or false when v is no
+ * quantity: one reading for the decoder and for decode_take.c's comparison. */
+enum { DRA_QTY_BUF = 64 };
+bool dra__qty_text(const json_t *v, char buf[DRA_QTY_BUF], const char **out, size_t *len);
 /* Compact JSON text of a value; NULL when the decoder skips raw text (no_raw_text). */
 const char *dra__djson_text(dctx *c, const json_t *v);
 /* The same text whatever no_raw_text says: a part of the object its results carry
  * (an opaque config's parameters, copied into status.allocation.config). */
 const char *dra__djson_part(dctx *c, const json_t *v);
+
+/* What the comparisons of one slice's devices remember: quantity texts lately parsed
+ * (zeroed before the first device). */
+enum { DRA_TAKE_QTY = 4 };
+typedef struct dra_take_memo {
+    struct {
+        char text[15];
+        uint8_t len;
+        quantity q;
+    } qty[DRA_TAKE_QTY];
+    unsigned next;
+} dra_take_memo;
+/* Whether decoding v, a device of a slice of the same driver as the slice that holds o,
+ * would give o again, value for value (decode_take.c): conservative, false for any
+ * shape it does not compare. */
+bool dra__device_unchanged(dra_take_memo *m, const json_t *v, const dra_device *o);
 
 bool dra__ddecode_node_selector(dctx *c, const json_t *v, dra_node_selector **out);
 /* metadata.namespace ("" → NULL) and metadata.name. */

@@ -77,7 +77,9 @@ void dra__store_entry_release(entry *e) {
     arena_free(&e->mem);
     free(e->key);
     free(e->source);
+    entry *base = e->base;   /* at most ENTRY_BASE_MAX deep */
     free(e);
+    dra__store_entry_release(base);
 }
 
 static void entry_retain_v(void *p) { entry_retain(p); }
@@ -689,8 +691,10 @@ static size_t entry_shape(const json_t *obj, dra_kind k) {
     return (size_t)(hash_u64(h) % ENTRY_SHAPES);
 }
 
+/* prev: the entry this one replaces (NULL: none); a slice takes its unchanged devices
+ * over unless its chain of bases is ENTRY_BASE_MAX deep. */
 static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t hash,
-                        uint64_t json_hash, bool fields_known, dra_name_memo *memo, err *e) {
+                        uint64_t json_hash, bool fields_known, const entry *prev, dra_name_memo *memo, err *e) {
     entry *en = xcalloc(1, sizeof *en);
     atomic_init(&en->refs, 1);
     en->kind = k;
@@ -710,7 +714,11 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
     if (expect) arena_init_sized(&en->mem, expect + expect / 64 + 64, ENTRY_BLOCK_MORE);
     else arena_init(&en->mem, ENTRY_BLOCK_FIRST);
     en->cat = dra__catalog_retain(st->cat);
+    uint32_t taken = 0;
+    if (k != DRA_KIND_SLICE || (prev && (prev->kind != k || prev->depth >= ENTRY_BASE_MAX))) prev = NULL;
     dra_decoder d = {.a = &en->mem,
+                     .prev = prev ? prev->obj : NULL,
+                     .taken = &taken,
                      .cat = st->cat,
                      .holds = &en->holds,
                      .memo = memo,
@@ -728,6 +736,12 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
         goto fail;
     }
     dra__holds_compact(&en->holds, st->cat);
+    if (taken) {
+        /* prev lives while it is read here (the snapshot holding it is pinned) */
+        en->base = entry_retain((entry *)prev);
+        en->depth = prev->depth + 1;
+        return en;   /* its arena holds the changed devices only: no size to expect */
+    }
     if (en->mem.total < ENTRY_EXPECT_MAX)
         atomic_store_explicit(&st->entry_bytes[shape], (uint32_t)en->mem.total, memory_order_relaxed);
     return en;
@@ -795,7 +809,7 @@ void dra__store_prepare_entry(dra_store *st, const dra_snapshot *base, const jso
          * decoding that waited for each line in turn find it there (json_warm.h) */
         dra__json_warm(obj);
     }
-    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, memo ? *memo : NULL, &e);
+    p->en = entry_new(st, obj, k, source, key, h, p->f.hash, p->f.fields_known, old, memo ? *memo : NULL, &e);
     p->failed = !p->en;
     if (p->failed) p->e = e;
 }
@@ -812,7 +826,7 @@ void dra__store_prepare_one(void *arg, size_t i, unsigned lane) {
 /* The entry for obj under key (taken over): the one p prepared ahead (taken; p may be
  * NULL), else decoded here; NULL with e set when it is refused (ahead or here). */
 entry *dra__store_entry_for(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t h,
-                        uint64_t jh, prepared *p, err *e) {
+                        uint64_t jh, const entry *prev, prepared *p, err *e) {
     if (p && (p->en || p->failed)) {
         free(key);   /* decoded (or refused) ahead, under the same key */
         entry *en = p->en;
@@ -820,7 +834,7 @@ entry *dra__store_entry_for(dra_store *st, const json_t *obj, dra_kind k, const 
         if (!en) *e = p->e;
         return en;
     }
-    return entry_new(st, obj, k, source, key, h, jh, p && p->f.fields_known, NULL, e);
+    return entry_new(st, obj, k, source, key, h, jh, p && p->f.fields_known, prev, NULL, e);
 }
 
 /* Applies one change to s (unpublished) and records it for the build; p: what was
@@ -864,7 +878,7 @@ bool dra__store_apply_one(dra_store *st, dra_snapshot *s, const dra_change *c, p
         if (p) dra__store_entry_release(p->en), p->en = NULL;
         return true;
     }
-    entry *en = dra__store_entry_for(st, c->upsert, k, c->source, key, h, jh, p, e);
+    entry *en = dra__store_entry_for(st, c->upsert, k, c->source, key, h, jh, old, p, e);
     if (!en) return false;
     dra__store_entry_place(st, en);
     if (own_key) entry_own_key(en);

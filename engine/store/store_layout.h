@@ -61,7 +61,15 @@ typedef struct entry {
     void *obj;               /* decoded model object; NULL for kinds decoded per world */
     dra_catalog *cat;        /* where holds are (retained while the entry lives) */
     dra_holds holds;         /* the names and programs the object holds (catalog.h) */
+    /* A slice's previous version whose unchanged devices this one took over
+     * (decode_take.c), held: their memory is in its arena (or its base's), their names
+     * in its holds. NULL: decoded whole. depth: how many bases the chain has below this
+     * entry; at ENTRY_BASE_MAX the next version is decoded whole, so a slice that is
+     * republished for months keeps at most that many old versions. */
+    struct entry *base;
+    uint32_t depth;
 } entry;
+enum { ENTRY_BASE_MAX = 4 };
 
 /* A list the world walks (classes or pods, in arrival order), or the decoded taint
  * rules and pod groups: shared by the snapshots between two changes of its kind. */
@@ -214,9 +222,10 @@ void dra__store_entry_release(entry *e);
 /* The entries of one map in arrival order (malloc'd; *n of them). */
 entry **dra__store_entries_by_seq(const pmap *m, size_t *n);
 /* The entry for obj under key (taken over): the one p prepared ahead (taken; p may be
- * NULL), else decoded here; NULL with e set when it is refused (ahead or here). */
+ * NULL), else decoded here — prev: the entry it replaces (NULL: none), whose unchanged
+ * devices a slice takes over; NULL with e set when it is refused (ahead or here). */
 entry *dra__store_entry_for(dra_store *st, const json_t *obj, dra_kind k, const char *source, char *key, uint64_t h,
-                        uint64_t jh, prepared *p, err *e);
+                        uint64_t jh, const entry *prev, prepared *p, err *e);
 /* Its place in the store's arrival order, given when it is applied (entries are
  * decoded on two threads, applied on one, in order). */
 void dra__store_entry_place(dra_store *st, entry *en);

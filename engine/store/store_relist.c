@@ -96,7 +96,7 @@ static bool relist_take(dra_relist *r, const dra_snapshot *base, const json_t *o
     /* nothing prepared: unchanged in base (the store's entry, shared), or decoded here */
     const entry *old = !p->en && !p->failed && base ? dra__store_find_entry(base, k, key, h) : NULL;
     bool fresh = !(old && old->json_hash == jh);
-    entry *en = fresh ? dra__store_entry_for(st, obj, k, NULL, xstrdup(key), h, jh, p, e) : entry_retain((entry *)old);
+    entry *en = fresh ? dra__store_entry_for(st, obj, k, NULL, xstrdup(key), h, jh, old, p, e) : entry_retain((entry *)old);
     relist_stage(r, key, h, en, fresh);
     return en != NULL;
 }
