@@ -52,6 +52,13 @@ void arena_init_sized(arena *a, size_t expect, size_t block_size) {
     if (expect) a->first_size = size_class(sizeof(arena_block) + align_up(expect));
 }
 
+void arena_init_like(arena *a, size_t expect, size_t block_size) {
+    arena_init(a, block_size);
+    if (!expect) return;
+    size_t need = sizeof(arena_block) + align_up(expect), tight = size_class(need);
+    a->first_size = tight - need >= 32 ? tight : size_class(sizeof(arena_block) + align_up(expect + expect / 64 + 64));
+}
+
 size_t arena_bytes_reserved(const arena *a) { return a->reserved; }
 
 static arena_block *block_new(arena *a, size_t size, arena_block *prev) {

@@ -711,7 +711,7 @@ static entry *entry_new(dra_store *st, const json_t *obj, dra_kind k, const char
      * size class rounds up besides); what overflows it goes to small blocks */
     size_t shape = entry_shape(obj, k);
     uint32_t expect = atomic_load_explicit(&st->entry_bytes[shape], memory_order_relaxed);
-    if (expect) arena_init_sized(&en->mem, expect + expect / 64 + 64, ENTRY_BLOCK_MORE);
+    if (expect) arena_init_like(&en->mem, expect, ENTRY_BLOCK_MORE);
     else arena_init(&en->mem, ENTRY_BLOCK_FIRST);
     en->cat = dra__catalog_retain(st->cat);
     uint32_t taken = 0;

@@ -12,6 +12,7 @@
  * the result is one flat candidate array in search order. */
 #include "engine/world/world.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,8 +316,11 @@ static void lay_out_cands(dra_nodeview *v) {
                 c->per_device_node = s->per_device_node_selection == 1;
                 if (!f->partitionable || !c->dev->nconsumes || p->invalid) continue;
                 uint64_t at;
-                if (hmap_get(&mapped, c->key, &at)) c->cons = p->all_devs[at - 1].cons, c->ncons = p->all_devs[at - 1].ncons;
-                else map_consumption(v, p, c->dev, &c->cons, &c->ncons);
+                uint32_t nc = 0;
+                if (hmap_get(&mapped, c->key, &at)) c->cons = p->all_devs[at - 1].cons, nc = p->all_devs[at - 1].ncons;
+                else map_consumption(v, p, c->dev, &c->cons, &nc);
+                assert(nc < (1u << 31));
+                c->ncons = nc & 0x7fffffffu;
             }
         }
         hmap_free(&mapped);
@@ -389,7 +393,7 @@ dra_nodeview *dra_nodeview_new(const dra_world *w, const dra_node *node, const d
      * "Fleet scale"); what does not fit goes to small blocks, or blocks of their own
      * size for the large arrays (arena_alloc) */
     uint32_t expect = atomic_load_explicit(&w->cat->view_bytes, memory_order_relaxed);
-    if (expect) arena_init_sized(&v->mem, expect + expect / 64 + 64, VIEW_BLOCK_MORE);
+    if (expect) arena_init_like(&v->mem, expect, VIEW_BLOCK_MORE);
     else arena_init(&v->mem, VIEW_BLOCK_FIRST);
     gpools gp = {0};
     if (!gather_pools(v, &gp, e)) {

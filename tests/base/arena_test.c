@@ -266,3 +266,28 @@ Test(arena, sized_first_block) {
     cr_expect_null(a.big);
     arena_free(&a);
 }
+
+/* arena_init_like: the size class that holds what the last object took when it leaves
+ * 32 bytes of room, else that and a slack of expect/64 + 64 — never a class more for
+ * a slack the class already has (a 1,456-byte node view: 1,536, not 1,792). */
+Test(arena, like_first_block) {
+    arena a;
+    arena_init_like(&a, 1456, 1024);   /* header + 1,456 in 1,536 leaves room */
+    arena_alloc(&a, 1456);
+    size_t tight = arena_bytes_reserved(&a);
+    cr_expect(tight >= 1456 + 32 && tight <= 1536, "a 1,456-byte object's block: %zu bytes", tight);
+    arena_alloc(&a, 16);   /* a longer name: still in the first block */
+    cr_expect_eq(arena_bytes_reserved(&a), tight);
+    arena_free(&a);
+    /* no room in its class: the slack, in the class above */
+    size_t full = 0;
+    for (size_t e = 1400; e < 1540 && !full; e += 16) {
+        arena_init_like(&a, e, 1024);
+        arena_alloc(&a, e);
+        size_t r = arena_bytes_reserved(&a);
+        if (r > 1536) full = e;
+        cr_expect(r - e >= 32, "expect %zu: %zu bytes leave less than 32 of room", e, r);
+        arena_free(&a);
+    }
+    cr_expect_neq(full, 0, "some expect near 1,536 must have gone to the class above");
+}
