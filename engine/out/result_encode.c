@@ -94,17 +94,24 @@ static json_t *consumed_json(const dra_cap_value *v, uint32_t n) {
     return cc;
 }
 
+/* A result's first members, in the API server's order (DeviceRequestAllocationResult:
+ * Request, Driver, Pool, Device): the rest is the caller's. */
+static json_t *result_names_json(const char *request, const char *driver, const char *pool, const char *device) {
+    json_t *x = json_object();
+    json_object_set_new(x, "request", json_string(request));
+    json_object_set_new(x, "driver", json_string(driver));
+    json_object_set_new(x, "pool", json_string(pool));
+    json_object_set_new(x, "device", json_string(device));
+    return x;
+}
+
 json_t *dra_alloc_result_to_json(const dra_alloc_result *r) {
     json_t *o = json_object();
     json_t *devs = json_object();
     json_t *res = json_array();
     for (uint32_t i = 0; i < r->nresults; i++) {
         const dra_device_result *d = &r->results[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "request", json_string(d->request));
-        json_object_set_new(x, "driver", json_string(d->driver));
-        json_object_set_new(x, "pool", json_string(d->pool));
-        json_object_set_new(x, "device", json_string(d->device));
+        json_t *x = result_names_json(d->request, d->driver, d->pool, d->device);
         if (d->admin_access == 1) json_object_set_new(x, "adminAccess", json_true());
         if (d->ntols) json_object_set_new(x, "tolerations", tols_json(d->tols, d->ntols));
         if (d->binding_conditions.n) json_object_set_new(x, "bindingConditions", strs_json(&d->binding_conditions));
@@ -153,11 +160,7 @@ json_t *dra_claim_object(const dra_claim *c) {
     for (uint32_t i = 0; i < c->nalloc_results; i++) {
         const dra_claim_result *r = &c->alloc_results[i];
         /* the keys in decode_claim.c's ELIDE_KEYS order: what results_elidable let through */
-        json_t *x = json_object();
-        json_object_set_new(x, "request", json_string(r->request));
-        json_object_set_new(x, "driver", json_string(r->driver));
-        json_object_set_new(x, "pool", json_string(r->pool));
-        json_object_set_new(x, "device", json_string(r->device));
+        json_t *x = result_names_json(r->request, r->driver, r->pool, r->device);
         if (r->admin_access >= 0) json_object_set_new(x, "adminAccess", json_boolean(r->admin_access == 1));
         if (r->share_id) json_object_set_new(x, "shareID", json_string(r->share_id));
         json_array_append_new(res, x);
